@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: MIT */
+/* cpu.c - CPUID feature detection, model string and TSC frequency (see cpu.h). */
+#include "cpu.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "trace_format.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+
+static uint64_t xgetbv0(void)
+{
+	uint32_t lo, hi;
+	__asm__ __volatile__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static uint32_t detect_features(void)
+{
+	unsigned a, b, c, d;
+	uint32_t f = 0;
+	if (!__get_cpuid(1, &a, &b, &c, &d))
+		return 0;
+	if (c & bit_AES)
+		f |= CT_CPU_AES;
+	if (c & bit_PCLMUL)
+		f |= CT_CPU_PCLMULQDQ;
+	if (c & (1u << 31))
+		f |= CT_CPU_HYPERVISOR;
+	/* AVX state must be enabled by the OS (OSXSAVE + XCR0 bits 1,2), or the ymm code faults. */
+	int os_avx = (c & bit_OSXSAVE) && (xgetbv0() & 0x6) == 0x6;
+	int os_avx512 = os_avx && (xgetbv0() & 0xe6) == 0xe6;
+	if (os_avx && (c & bit_AVX))
+		f |= CT_CPU_AVX;
+	if (__get_cpuid_max(0, NULL) >= 7) {
+		__cpuid_count(7, 0, a, b, c, d);
+		if (os_avx && (b & bit_AVX2))
+			f |= CT_CPU_AVX2;
+		if (os_avx512 && (b & bit_AVX512F))
+			f |= CT_CPU_AVX512F;
+		if (b & bit_SHA)
+			f |= CT_CPU_SHA;
+		if (os_avx && (c & (1u << 9)))
+			f |= CT_CPU_VAES;
+		if (os_avx && (c & (1u << 10)))
+			f |= CT_CPU_VPCLMULQDQ;
+		if (c & (1u << 8))
+			f |= CT_CPU_GFNI;
+	}
+	return f;
+}
+
+void ct_cpu_model(char *buf, size_t cap)
+{
+	unsigned regs[12];
+	if (cap == 0)
+		return;
+	buf[0] = 0;
+	if (__get_cpuid_max(0x80000000, NULL) < 0x80000004)
+		return;
+	for (unsigned i = 0; i < 3; i++)
+		__cpuid(0x80000002 + i, regs[4 * i], regs[4 * i + 1], regs[4 * i + 2], regs[4 * i + 3]);
+	char brand[49];
+	memcpy(brand, regs, 48);
+	brand[48] = 0;
+	const char *s = brand;
+	while (*s == ' ')
+		s++;
+	snprintf(buf, cap, "%s", s);
+	/* trim trailing blanks */
+	for (size_t n = strlen(buf); n > 0 && buf[n - 1] == ' '; n--)
+		buf[n - 1] = 0;
+}
+
+static int tsc_invariant(void)
+{
+	unsigned a, b, c, d;
+	if (__get_cpuid_max(0x80000000, NULL) < 0x80000007)
+		return 0;
+	__cpuid(0x80000007, a, b, c, d);
+	return (d >> 8) & 1;
+}
+#else
+static uint32_t detect_features(void)
+{
+	uint32_t f = 0;
+	FILE *fp = fopen("/proc/cpuinfo", "re");
+	char line[1024];
+	while (fp && fgets(line, sizeof line, fp)) {
+		if (strncmp(line, "Features", 8) != 0)
+			continue;
+		if (strstr(line, " aes"))
+			f |= CT_CPU_ARM_AES;
+		if (strstr(line, " pmull"))
+			f |= CT_CPU_ARM_PMULL;
+		if (strstr(line, " sha2"))
+			f |= CT_CPU_SHA;
+		break;
+	}
+	if (fp)
+		fclose(fp);
+	return f;
+}
+
+void ct_cpu_model(char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%s", "unknown");
+}
+
+static int tsc_invariant(void)
+{
+	return 0;
+}
+#endif
+
+uint32_t ct_cpu_features(void)
+{
+	static uint32_t cached;
+	static int done;
+	if (__atomic_load_n(&done, __ATOMIC_ACQUIRE))
+		return cached;
+	uint32_t f = detect_features();
+	__atomic_store_n(&cached, f, __ATOMIC_RELAXED);
+	__atomic_store_n(&done, 1, __ATOMIC_RELEASE);
+	return f;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t ct_tsc_hz(void)
+{
+	static uint64_t cached;
+	uint64_t hz = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+	if (hz)
+		return hz == 1 ? 0 : hz;
+	if (!tsc_invariant()) {
+		__atomic_store_n(&cached, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	/* Measure against the raw monotonic clock; take the best of three 1 ms windows so that a
+	 * preemption in one window does not skew the result. */
+	uint64_t best = 0;
+	for (int i = 0; i < 3; i++) {
+		uint64_t n0 = mono_ns(), t0 = ct_rdtsc(), n1, t1;
+		do {
+			n1 = mono_ns();
+		} while (n1 - n0 < 1000000);
+		t1 = ct_rdtsc();
+		uint64_t est = (t1 - t0) * 1000000000u / (n1 - n0);
+		if (best == 0 || est < best)
+			best = est;
+	}
+	__atomic_store_n(&cached, best ? best : 1, __ATOMIC_RELAXED);
+	return best;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cpu.h - run-time CPU facts: crypto feature bits from CPUID (never assumed from the build
+ * machine), the model string and the TSC frequency. Used by the preload header, the doctor and
+ * the AES-NI backend's dispatch.
+ */
+#ifndef CT_CPU_H
+#define CT_CPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* enum ct_cpu_flag bits (trace_format.h); cached after the first call, thread-safe. */
+uint32_t ct_cpu_features(void);
+/* "AMD EPYC 7B13 64-Core Processor" (CPUID brand string, /proc/cpuinfo elsewhere). */
+void ct_cpu_model(char *buf, size_t cap);
+/* Reads the time-stamp counter (0 where there is none). */
+static inline uint64_t ct_rdtsc(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	uint32_t lo, hi;
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+#else
+	return 0;
+#endif
+}
+/* TSC ticks per second: from CPUID leaf 0x15 when it says, else measured against
+ * CLOCK_MONOTONIC over ~2 ms; 0 when the TSC is unusable (not invariant, or absent). */
+uint64_t ct_tsc_hz(void);
+
+#endif

@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trace_format.h - the one trace-file format, shared by the preload (writer), the launcher and the
+ * reporter (reader). Encode, decode and validate only: no hooks, no globals, no I/O, no malloc in
+ * the encoder (the preload calls it from hooks). docs/trace-format.md is the prose version.
+ *
+ * File layout (all integers fixed-width little-endian):
+ *
+ *   preamble   16 bytes: magic "CRYTRACE", u16 version, u16 preamble size, u32 flags (0)
+ *   record*    u16 type, u16 reserved (0), u32 payload length, payload, u32 crc32c
+ *              (the CRC covers type, reserved, length and payload)
+ *
+ * A record's payload is a sequence of fields written with the ct_put_* helpers. Decoders read the
+ * fields they know and ignore any bytes after them, and fields missing at the end of an older
+ * payload read as zero / empty: that is how the format grows without a version bump.
+ * Snapshots (CT_REC_STATS, CT_REC_EVENT, CT_REC_PROC) are cumulative: a later record with the
+ * same id replaces an earlier one, so a file cut short still holds the newest complete snapshot.
+ */
+#ifndef CT_TRACE_FORMAT_H
+#define CT_TRACE_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CT_MAGIC "CRYTRACE"
+#define CT_FORMAT_VERSION 1
+#define CT_PREAMBLE_SIZE 16
+#define CT_RECORD_HEADER_SIZE 8
+#define CT_RECORD_TRAILER_SIZE 4
+#define CT_MAX_PAYLOAD (1u << 20)
+
+/* Request-size histogram: bucket b holds sizes in [2^(b-1), 2^b), bucket 0 holds size 0. */
+#define CT_SIZE_BUCKETS 33
+/* Latency histogram: log-linear, 4 sub-buckets per power of two of nanoseconds (see ct_lat_bucket). */
+#define CT_LAT_BUCKETS 160
+
+enum ct_record_type {
+	CT_REC_HEADER = 1, /* once, first record: who, where, how measured */
+	CT_REC_PATH = 2,   /* a path definition: id -> api x impl x cipher x dir */
+	CT_REC_STATS = 3,  /* cumulative counters of one path */
+	CT_REC_EVENT = 4,  /* a failure, fallback, engine/provider selection, session setup... */
+	CT_REC_OPS = 5,    /* per-call mode: a batch of individual operations of one thread */
+	CT_REC_THREAD = 6, /* a thread's id and name */
+	CT_REC_PROC = 7,   /* cumulative process facts: rusage, loaded crypto libraries, drops */
+	CT_REC_END = 8,    /* the process closed its trace cleanly (exit or exec) */
+};
+
+enum ct_api {
+	CT_API_UNKNOWN = 0,
+	CT_API_EVP = 1,       /* OpenSSL EVP cipher API */
+	CT_API_AES = 2,       /* OpenSSL low-level AES_* API */
+	CT_API_CRYPTODEV = 3, /* /dev/crypto ioctls */
+	CT_API_AFALG = 4,     /* AF_ALG sockets */
+};
+
+enum ct_dir { CT_DIR_UNKNOWN = 0, CT_DIR_ENCRYPT = 1, CT_DIR_DECRYPT = 2 };
+
+/* Which entry point the program used for the data operations of a path. */
+enum ct_entry {
+	CT_ENTRY_UNKNOWN = 0,
+	CT_ENTRY_EVP_UPDATE = 1, /* EVP_{Encrypt,Decrypt,Cipher}Update / Final */
+	CT_ENTRY_EVP_CIPHER = 2, /* EVP_Cipher: the raw one-shot call (openssl speed without -evp) */
+	CT_ENTRY_AES_LOWLEVEL = 3,
+	CT_ENTRY_CRYPTODEV_IOCTL = 4,
+	CT_ENTRY_AFALG_SENDMSG = 5, /* sendmsg/send/write + read/recv */
+	CT_ENTRY_AFALG_SPLICE = 6,  /* vmsplice/splice */
+	CT_ENTRY_AFALG_AIO = 7,     /* io_submit/io_getevents (OpenSSL's afalg engine, libkcapi) */
+};
+
+/* Where the preload's route sent the work (CT_ROUTE_NONE: untouched, as the program asked). */
+enum ct_route_target {
+	CT_ROUTE_NONE = 0,
+	CT_ROUTE_NATIVE = 1,
+	CT_ROUTE_AESNI = 2,
+	CT_ROUTE_AFALG = 3,
+	CT_ROUTE_CRYPTODEV = 4,
+};
+
+/* CPU feature bits recorded in the header (filled from CPUID by common/cpu.c). */
+enum ct_cpu_flag {
+	CT_CPU_AES = 1u << 0,
+	CT_CPU_PCLMULQDQ = 1u << 1,
+	CT_CPU_AVX = 1u << 2,
+	CT_CPU_AVX2 = 1u << 3,
+	CT_CPU_VAES = 1u << 4,
+	CT_CPU_VPCLMULQDQ = 1u << 5,
+	CT_CPU_AVX512F = 1u << 6,
+	CT_CPU_SHA = 1u << 7,
+	CT_CPU_HYPERVISOR = 1u << 8,
+	CT_CPU_GFNI = 1u << 9,
+	CT_CPU_ARM_AES = 1u << 16,
+	CT_CPU_ARM_PMULL = 1u << 17,
+};
+
+enum ct_event_kind {
+	CT_EV_CALL_FAILED = 1,      /* a hooked call failed: call, errno, decoded params, call site */
+	CT_EV_ENGINE_REQUEST = 2,   /* ENGINE_by_id / ENGINE_init / ENGINE_set_default*: ret says ok */
+	CT_EV_PROVIDER_LOAD = 3,    /* OSSL_PROVIDER_load / try_load: ret says ok */
+	CT_EV_SESSION = 4,          /* a kernel session/socket set up (cryptodev CIOCGSESSION, AF_ALG bind) */
+	CT_EV_FALLBACK = 5,         /* a route could not serve a request and fell back to native */
+	CT_EV_ROUTE = 6,            /* a route was applied to a path */
+	CT_EV_LIB_LOADED = 7,       /* libcrypto appeared (at start or by a later dlopen) */
+	CT_EV_CHILD = 8,            /* fork/vfork/posix_spawn/exec of a child; detail says which */
+	CT_EV_TRACE_WARNING = 9,    /* cryptrace's own trouble: write error, table full, bad config */
+	CT_EV_CIPHER_FETCH = 10,    /* EVP_CIPHER_fetch: name, properties, provider that answered */
+};
+
+enum ct_end_reason { CT_END_EXIT = 1, CT_END_EXEC = 2, CT_END_SIGNAL = 3 };
+
+/* CT_REC_HEADER flags */
+#define CT_HDR_PER_CALL (1u << 0)    /* per-call (timeline) mode was on */
+#define CT_HDR_ROUTES (1u << 1)      /* a route spec was active */
+#define CT_HDR_SECURE_EXEC (1u << 2) /* setuid/setgid process: tracing disabled, header only */
+
+/* CT_REC_PROC flags */
+#define CT_PROC_INCOMPLETE (1u << 0) /* some records could not be written (disk full, EIO...) */
+#define CT_PROC_HAS_LIBCRYPTO (1u << 1)
+#define CT_PROC_FINAL (1u << 2)      /* written at exit/exec: the last snapshot */
+
+/* Path flags */
+#define CT_PATH_ROUTED (1u << 0)      /* the route moved this work (impl names the route) */
+#define CT_PATH_NESTED (1u << 1)      /* kernel path driven from inside an EVP call (engine) */
+#define CT_PATH_HW_DRIVER (1u << 2)   /* kernel driver is hardware offload */
+#define CT_PATH_CPU_DRIVER (1u << 3)  /* kernel driver uses CPU instructions (aesni, ce...) */
+#define CT_PATH_SW_DRIVER (1u << 4)   /* kernel driver is generic software */
+
+/* A string inside a decoded record: points into the record buffer, not NUL-terminated. */
+struct ct_str {
+	const char *p;
+	uint32_t len;
+};
+
+struct ct_header {
+	uint32_t pid, ppid;
+	uint64_t start_realtime_ns; /* CLOCK_REALTIME at process start (constructor) */
+	uint64_t start_mono_ns;     /* CLOCK_MONOTONIC at the same moment: all *_mono_ns are on it */
+	uint64_t tsc_hz;            /* measured TSC frequency; 0 when timing uses clock_gettime */
+	uint32_t cpu_flags;         /* enum ct_cpu_flag */
+	uint32_t flags;             /* CT_HDR_* */
+	uint32_t sample_period;     /* time 1 in N calls below sample_all_bytes (1 = every call) */
+	uint32_t sample_all_bytes;  /* calls of at least this many bytes are always timed */
+	uint32_t flush_interval_ms;
+	uint32_t aesni_cpb_milli;   /* calibrated in-process AES-NI cycles/byte x1000 (0 = unknown) */
+	struct ct_str exe, argv;    /* argv: arguments separated by NUL bytes */
+	struct ct_str cpu_model, kernel, hostname;
+	struct ct_str libcrypto;    /* OpenSSL_version(OPENSSL_VERSION) if loaded at start, else "" */
+	struct ct_str ia32cap;      /* the OPENSSL_ia32cap environment value, "" if unset */
+	struct ct_str route_spec;   /* the CRYPTRACE_ROUTE in force, "" if none */
+	struct ct_str timing;       /* human description of the timing method */
+};
+
+struct ct_path_def {
+	uint32_t path_id;
+	uint8_t api;    /* enum ct_api */
+	uint8_t dir;    /* enum ct_dir */
+	uint16_t key_bits;
+	uint8_t entry;  /* enum ct_entry */
+	uint8_t route;  /* enum ct_route_target */
+	uint32_t flags; /* CT_PATH_* */
+	struct ct_str impl;      /* "provider:default", "engine:afalg", "lowlevel", "kernel:cbc-aes-aesni", "route:aesni" */
+	struct ct_str cipher;    /* OpenSSL lower-case name: "aes-128-cbc" (kernel paths map to it too) */
+	struct ct_str requested; /* what the program asked for, when it differs: "engine:afalg", "cbc(aes)" */
+	struct ct_str callsite;  /* first context-init call site, "module!symbol+0xoff" frames joined by '\n' */
+};
+
+struct ct_size_bucket {
+	uint64_t calls, bytes;
+	uint64_t timed_calls, timed_ns; /* calls whose wall time was measured, and that time */
+};
+
+struct ct_path_stats {
+	uint32_t path_id;
+	uint64_t calls, bytes, errors;
+	uint64_t timed_calls, timed_ns;     /* wall time of the measured calls */
+	uint64_t cpu_samples;               /* calls whose thread CPU time was also measured */
+	uint64_t cpu_sample_wall_ns, cpu_sample_user_ns, cpu_sample_sys_ns;
+	uint64_t syscalls;                  /* syscalls made to serve this path's operations */
+	uint64_t setup_calls, setup_ns;     /* kernel session/socket set-up, or context init */
+	uint64_t teardown_calls, teardown_ns;
+	uint64_t spliced_calls;             /* AF_ALG: operations fed with splice instead of a copy */
+	struct ct_size_bucket size[CT_SIZE_BUCKETS];
+	uint64_t lat[CT_LAT_BUCKETS];       /* measured-call latency histogram (ct_lat_bucket) */
+};
+
+struct ct_event {
+	uint32_t event_id; /* unique in the process; a later record with the same id updates count */
+	uint16_t kind;     /* enum ct_event_kind */
+	int32_t err;       /* errno value (0: none) */
+	int64_t ret;       /* the call's return value */
+	uint32_t path_id;  /* related path, or CT_NO_PATH */
+	uint32_t tid;
+	uint64_t first_mono_ns, last_mono_ns;
+	uint64_t count;    /* how many identical events (same kind, call, err, detail, call site) */
+	struct ct_str call;     /* "socket", "ioctl(CIOCGSESSION)", "ENGINE_by_id" */
+	struct ct_str detail;   /* decoded parameters: "cipher=AES_CBC keylen=32 mac=0" (never key bytes) */
+	struct ct_str callsite; /* frames "module!symbol+0xoff" joined by '\n', innermost first */
+};
+#define CT_NO_PATH 0xffffffffu
+
+struct ct_op {
+	uint64_t start_mono_ns;
+	uint32_t dur_ns;
+	uint32_t path_id;
+	uint32_t bytes;
+};
+
+struct ct_ops_batch {
+	uint32_t tid;
+	uint32_t count;
+	uint64_t dropped; /* ops this thread dropped so far because its buffer was full */
+	/* count ops follow; decode them one by one with ct_decode_op_at() */
+	const uint8_t *ops_data;
+};
+#define CT_OP_WIRE_SIZE 20
+
+struct ct_thread_info {
+	uint32_t tid;
+	struct ct_str name;
+};
+
+struct ct_proc {
+	uint64_t mono_ns;              /* when this snapshot was taken */
+	uint64_t utime_ns, stime_ns;   /* getrusage(RUSAGE_SELF) */
+	uint64_t maxrss_kb;
+	uint32_t flags;                /* CT_PROC_* */
+	uint32_t threads_seen;
+	uint64_t dropped_ops, dropped_events, write_errors;
+	uint64_t hooked_calls;         /* every intercepted call, any family (0 = nothing seen) */
+	struct ct_str crypto_libs;     /* '\n'-joined paths of mapped crypto libraries (libcrypto, gnutls, nss, sodium...) */
+	struct ct_str libcrypto;       /* OpenSSL_version() once known */
+};
+
+struct ct_end {
+	uint64_t mono_ns;
+	uint32_t reason; /* enum ct_end_reason */
+	int32_t status;  /* exit status, or signal number */
+};
+
+/* ---- encoding: into a caller buffer, no allocation. Each returns bytes written, 0 if it does not fit. */
+
+size_t ct_encode_preamble(uint8_t *buf, size_t cap);
+size_t ct_encode_header(uint8_t *buf, size_t cap, const struct ct_header *h);
+size_t ct_encode_path(uint8_t *buf, size_t cap, const struct ct_path_def *p);
+size_t ct_encode_stats(uint8_t *buf, size_t cap, const struct ct_path_stats *s);
+size_t ct_encode_event(uint8_t *buf, size_t cap, const struct ct_event *e);
+/* An ops batch: the header fields from *b (ops_data ignored), then n ops. */
+size_t ct_encode_ops(uint8_t *buf, size_t cap, const struct ct_ops_batch *b, const struct ct_op *ops, uint32_t n);
+size_t ct_encode_thread(uint8_t *buf, size_t cap, const struct ct_thread_info *t);
+size_t ct_encode_proc(uint8_t *buf, size_t cap, const struct ct_proc *p);
+size_t ct_encode_end(uint8_t *buf, size_t cap, const struct ct_end *e);
+
+/* Make a ct_str from a C string (NULL -> empty). */
+struct ct_str ct_str_from(const char *s);
+
+/* ---- decoding */
+
+enum ct_read_status {
+	CT_READ_OK = 0,
+	CT_READ_EOF = 1,        /* clean end of file */
+	CT_READ_TRUNCATED = 2,  /* the file ends inside a record: everything before it is good */
+	CT_READ_CORRUPT = 3,    /* bad CRC, impossible length or malformed payload at offset */
+	CT_READ_NOT_TRACE = 4,  /* no cryptrace magic: a foreign file */
+	CT_READ_VERSION = 5,    /* a newer major format version than this reader knows */
+};
+
+struct ct_reader {
+	const uint8_t *buf;
+	size_t len;
+	size_t off;         /* offset of the next record */
+	uint16_t version;
+	enum ct_read_status status;
+	char error[160];    /* one-line description once status is not OK/EOF */
+};
+
+struct ct_record {
+	uint16_t type;
+	size_t offset; /* where the record starts in the file */
+	union {
+		struct ct_header header;
+		struct ct_path_def path;
+		struct ct_path_stats stats;
+		struct ct_event event;
+		struct ct_ops_batch ops;
+		struct ct_thread_info thread;
+		struct ct_proc proc;
+		struct ct_end end;
+	} u;
+};
+
+/* Checks the preamble; returns CT_READ_OK or an error status (with r->error set). */
+enum ct_read_status ct_reader_init(struct ct_reader *r, const uint8_t *buf, size_t len);
+/* Decodes the next record. Unknown record types are skipped (CRC still checked). Returns
+ * CT_READ_OK with *rec filled, CT_READ_EOF at a clean end, or an error status; after an error
+ * every later call returns the same status. Never reads outside buf. */
+enum ct_read_status ct_reader_next(struct ct_reader *r, struct ct_record *rec);
+/* The i-th op of a decoded batch. */
+void ct_decode_op_at(const struct ct_ops_batch *b, uint32_t i, struct ct_op *op);
+
+/* ---- shared helpers */
+
+uint32_t ct_crc32c(uint32_t crc, const void *data, size_t len);
+/* Request-size bucket: 0 for 0, else 1 + floor(log2(size)), capped at CT_SIZE_BUCKETS-1. */
+unsigned ct_size_bucket(uint64_t size);
+/* Smallest size that falls in bucket b (0, 1, 2, 4, ...). */
+uint64_t ct_size_bucket_low(unsigned b);
+/* Latency bucket of a duration in ns, and the lower bound of a bucket. */
+unsigned ct_lat_bucket(uint64_t ns);
+uint64_t ct_lat_bucket_low(unsigned b);
+
+const char *ct_api_name(unsigned api);      /* "evp", "aes", "cryptodev", "afalg", "unknown" */
+const char *ct_dir_name(unsigned dir);      /* "encrypt", "decrypt", "unknown" */
+const char *ct_entry_name(unsigned entry);  /* "EVP_*Update", "EVP_Cipher", "AES_*", ... */
+const char *ct_route_name(unsigned route);  /* "", "native", "aesni", "afalg", "cryptodev" */
+const char *ct_event_kind_name(unsigned kind); /* stable kebab-case names: "call-failed", ... */
+
+#endif
