@@ -271,6 +271,7 @@ struct ct_reader {
 	uint16_t version;
 	enum ct_read_status status;
 	char error[160];    /* one-line description once status is not OK/EOF */
+	uint64_t records;   /* whole records read so far (added by h1: names the record in errors) */
 };
 
 struct ct_record {
@@ -299,6 +300,15 @@ void ct_decode_op_at(const struct ct_ops_batch *b, uint32_t i, struct ct_op *op)
 
 /* ---- shared helpers */
 
+/* Fixed-width little-endian fields (added by h1, used by the encoders and decoders). */
+void ct_put_le16(uint8_t *p, uint16_t v);
+void ct_put_le32(uint8_t *p, uint32_t v);
+void ct_put_le64(uint8_t *p, uint64_t v);
+uint16_t ct_get_le16(const uint8_t *p);
+uint32_t ct_get_le32(const uint8_t *p);
+uint64_t ct_get_le64(const uint8_t *p);
+
+/* CRC32C; start with crc = 0 and pass the previous result to continue. */
 uint32_t ct_crc32c(uint32_t crc, const void *data, size_t len);
 /* Request-size bucket: 0 for 0, else 1 + floor(log2(size)), capped at CT_SIZE_BUCKETS-1. */
 unsigned ct_size_bucket(uint64_t size);
