@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * run.c - `cryptrace run`: prepare the output directory, start CMD with the preload in its
+ * environment (the launcher itself never loads it), forward termination signals, wait, pass
+ * CMD's exit status through, then summarize the traces the run left behind.
+ *
+ * The launcher-to-preload contract is the CRYPTRACE_* environment (docs/environment.md):
+ * the preload carries it across fork and exec on its own.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tracer.h"
+#ifdef CT_HAVE_REPORT
+#include "report.h"
+#endif
+
+struct run_options {
+	const char *outdir; /* NULL: a fresh ./cryptrace-<timestamp> */
+	const char *route;
+	const char *mode;
+	bool quiet;
+	char **cmd; /* NULL-terminated */
+};
+
+static int run_usage_error(const char *fmt, const char *arg)
+{
+	fputs("cryptrace run: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs(" (try: cryptrace help run)\n", stderr);
+	return CT_EXIT_USAGE;
+}
+
+/* Returns -1 when parsing succeeded, else the exit status to return right away. */
+static int parse_options(int argc, char **argv, struct run_options *o)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "route", required_argument, NULL, 'R' },
+		{ "mode", required_argument, NULL, 'M' },
+		{ "follow", no_argument, NULL, 'f' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c;
+
+	/* "+": stop at the first non-option so CMD's own options stay CMD's. */
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+:o:fqh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			if (!*optarg)
+				return run_usage_error("empty output directory%s", "");
+			o->outdir = optarg;
+			break;
+		case 'R':
+			o->route = optarg;
+			break;
+		case 'M':
+			if (strcmp(optarg, "stats") && strcmp(optarg, "calls"))
+				return run_usage_error("--mode must be stats or calls, not '%s'",
+						       optarg);
+			o->mode = optarg;
+			break;
+		case 'f':
+			break; /* children are always followed */
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'h':
+			ct_usage_run(stdout);
+			return 0;
+		case ':':
+			return run_usage_error("option '%s' needs an argument", argv[optind - 1]);
+		default:
+			return run_usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return run_usage_error("missing command to run%s", "");
+	o->cmd = argv + optind;
+	return -1;
+}
+
+/* ---- signal forwarding -------------------------------------------------------------------- */
+
+static volatile sig_atomic_t child_pid;
+
+static const int forwarded_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+static void forward_signal(int sig, siginfo_t *si, void *uctx)
+{
+	(void)uctx;
+	/* A signal from the terminal (SI_KERNEL) already reached the whole foreground process
+	 * group, child included: sending it again would deliver it twice. */
+	if (child_pid > 0 && si->si_code != SI_KERNEL)
+		kill(child_pid, sig);
+}
+
+static void install_forwarding(void)
+{
+	struct sigaction sa = {
+		.sa_sigaction = forward_signal,
+		.sa_flags = SA_SIGINFO | SA_RESTART,
+	};
+
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(forwarded_signals) / sizeof(forwarded_signals[0]); i++)
+		sigaction(forwarded_signals[i], &sa, NULL);
+}
+
+/* ---- the child ---------------------------------------------------------------------------- */
+
+struct child_env {
+	const char *lib;
+	const char *outdir; /* absolute */
+	const struct run_options *opts;
+	uint32_t aesni_cpb_milli;
+};
+
+static void set_preload(const char *lib)
+{
+	const char *old = getenv("LD_PRELOAD");
+
+	if (!old || !*old) {
+		setenv("LD_PRELOAD", lib, 1);
+		return;
+	}
+	/* Keep the user's own preloads, after ours; do not add ours twice (nested runs). */
+	if (strstr(old, lib))
+		return;
+
+	size_t len = strlen(lib) + 1 + strlen(old) + 1;
+	char *v = malloc(len);
+
+	if (!v)
+		return;
+	snprintf(v, len, "%s:%s", lib, old);
+	setenv("LD_PRELOAD", v, 1);
+	free(v);
+}
+
+static void setup_child_env(const struct child_env *ce)
+{
+	set_preload(ce->lib);
+	setenv("CRYPTRACE_OUT", ce->outdir, 1);
+	if (ce->opts->mode)
+		setenv("CRYPTRACE_MODE", ce->opts->mode, 1);
+	if (ce->opts->route)
+		setenv("CRYPTRACE_ROUTE", ce->opts->route, 1);
+	if (ce->aesni_cpb_milli) {
+		char v[16];
+
+		snprintf(v, sizeof(v), "%u", ce->aesni_cpb_milli);
+		setenv("CRYPTRACE_AESNI_CPB", v, 1);
+	}
+}
+
+/* Never returns: execs CMD, or reports errno through the close-on-exec pipe and exits. */
+static void run_child(const struct child_env *ce, char **cmd, int err_pipe)
+{
+	sigset_t none;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	for (size_t i = 0; i < sizeof(forwarded_signals) / sizeof(forwarded_signals[0]); i++)
+		signal(forwarded_signals[i], SIG_DFL);
+
+	setup_child_env(ce);
+	execvp(cmd[0], cmd);
+
+	int err = errno;
+	ssize_t unused = write(err_pipe, &err, sizeof(err));
+
+	(void)unused;
+	_exit(err == ENOENT ? CT_EXIT_NOT_FOUND : CT_EXIT_NOT_EXEC);
+}
+
+static int exec_error_status(const char *cmd, int err)
+{
+	if (err == ENOENT && !strchr(cmd, '/')) {
+		fprintf(stderr, "cryptrace: %s: command not found\n", cmd);
+		return CT_EXIT_NOT_FOUND;
+	}
+	fprintf(stderr, "cryptrace: cannot run %s: %s\n", cmd, strerror(err));
+	return err == ENOENT ? CT_EXIT_NOT_FOUND : CT_EXIT_NOT_EXEC;
+}
+
+/* Starts CMD and waits for it. Returns its exit status the way a shell reports it; *started
+ * tells whether CMD was really executed (false: fork or exec failed, an error line was printed). */
+static int spawn_and_wait(const struct child_env *ce, char **cmd, bool *started)
+{
+	*started = false;
+	int pipefd[2];
+
+	if (pipe2(pipefd, O_CLOEXEC) != 0) {
+		fprintf(stderr, "cryptrace: pipe: %s\n", strerror(errno));
+		return CT_EXIT_NOT_EXEC;
+	}
+	fflush(NULL);
+	install_forwarding();
+
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		fprintf(stderr, "cryptrace: fork: %s\n", strerror(errno));
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return CT_EXIT_NOT_EXEC;
+	}
+	if (pid == 0) {
+		close(pipefd[0]);
+		run_child(ce, cmd, pipefd[1]);
+	}
+	child_pid = pid;
+	close(pipefd[1]);
+
+	/* EOF: exec succeeded (the pipe closed on exec). An int: exec failed with that errno. */
+	int exec_err = 0;
+	ssize_t n;
+
+	do
+		n = read(pipefd[0], &exec_err, sizeof(exec_err));
+	while (n < 0 && errno == EINTR);
+	close(pipefd[0]);
+
+	int status = 0;
+	pid_t w;
+
+	do
+		w = waitpid(pid, &status, 0);
+	while (w < 0 && errno == EINTR);
+	child_pid = 0;
+
+	if (n == (ssize_t)sizeof(exec_err))
+		return exec_error_status(cmd[0], exec_err);
+	if (w < 0) {
+		fprintf(stderr, "cryptrace: waitpid: %s\n", strerror(errno));
+		return CT_EXIT_NOT_EXEC;
+	}
+	*started = true;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+/* ---- after the run ------------------------------------------------------------------------ */
+
+static bool name_in(char **names, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return true;
+	return false;
+}
+
+/* Summarizes the trace files this run created (an existing directory may hold older ones). */
+static void summarize(const char *outdir, char **before, int nbefore, char **cmd)
+{
+	char **after;
+	int nafter = ct_outdir_list(outdir, &after);
+	int nnew = 0;
+	char **paths = calloc(nafter > 0 ? (size_t)nafter : 1, sizeof(*paths));
+
+	for (int i = 0; paths && i < nafter; i++) {
+		if (name_in(before, nbefore, after[i]))
+			continue;
+		size_t len = strlen(outdir) + 1 + strlen(after[i]) + 1;
+
+		paths[nnew] = malloc(len);
+		if (!paths[nnew])
+			break;
+		snprintf(paths[nnew], len, "%s/%s", outdir, after[i]);
+		nnew++;
+	}
+
+	char resolved[PATH_MAX];
+	bool found = ct_which(cmd[0], resolved, sizeof(resolved));
+	enum ct_elf_kind kind = found ? ct_elf_classify(resolved) : CT_ELF_UNKNOWN;
+
+	if (kind == CT_ELF_STATIC) {
+		fprintf(stderr, "cryptrace: no trace: %s is statically linked; cryptrace cannot "
+				"see inside it\n", cmd[0]);
+	} else if (nnew == 0) {
+		fprintf(stderr, "cryptrace: no trace: %s left no trace file in %s (setuid, a "
+				"cleared LD_PRELOAD, or not a dynamically linked program?)\n",
+			cmd[0], outdir);
+	} else {
+#ifdef CT_HAVE_REPORT
+		ct_report_summary((const char *const *)paths, nnew, stderr);
+#endif
+		fprintf(stderr, "cryptrace: %d trace file%s in %s (details: cryptrace report %s)\n",
+			nnew, nnew == 1 ? "" : "s", outdir, outdir);
+	}
+
+	for (int i = 0; paths && i < nnew; i++)
+		free(paths[i]);
+	free(paths);
+	if (nafter > 0)
+		ct_names_free(after, nafter);
+}
+
+int ct_run_main(int argc, char **argv)
+{
+	struct run_options opts = { 0 };
+	int early = parse_options(argc, argv, &opts);
+
+	if (early >= 0)
+		return early;
+
+	char lib[PATH_MAX], why[PATH_MAX * 2 + 128];
+
+	if (!ct_find_library(lib, sizeof(lib), why, sizeof(why))) {
+		fprintf(stderr, "cryptrace: %s\n", why);
+		return CT_EXIT_USAGE;
+	}
+
+	char defdir[64];
+	const char *outdir = opts.outdir;
+
+	if (!outdir) {
+		ct_outdir_default(defdir, sizeof(defdir));
+		outdir = defdir;
+	}
+	if (!ct_outdir_prepare(outdir, why, sizeof(why))) {
+		fprintf(stderr, "cryptrace: %s\n", why);
+		return CT_EXIT_USAGE;
+	}
+
+	/* The preload may run in a program that changes directory: give it an absolute path. */
+	char absdir[PATH_MAX];
+
+	if (!realpath(outdir, absdir)) {
+		fprintf(stderr, "cryptrace: %s: %s\n", outdir, strerror(errno));
+		return CT_EXIT_USAGE;
+	}
+	if (strlen(absdir) > PATH_MAX - 64) {
+		fprintf(stderr, "cryptrace: output directory path too long: %s\n", absdir);
+		return CT_EXIT_USAGE;
+	}
+
+	char **before;
+	int nbefore = ct_outdir_list(absdir, &before);
+
+	const struct child_env ce = {
+		.lib = lib,
+		.outdir = absdir,
+		.opts = &opts,
+		.aesni_cpb_milli = ct_calibrate_aesni_cpb(),
+	};
+	bool started;
+	int status = spawn_and_wait(&ce, opts.cmd, &started);
+
+	/* Without an exec there is nothing to summarize: the error line said it all. */
+	if (started && !opts.quiet)
+		summarize(absdir, before, nbefore > 0 ? nbefore : 0, opts.cmd);
+	if (nbefore > 0)
+		ct_names_free(before, nbefore);
+	return status;
+}

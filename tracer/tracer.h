@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tracer.h - the pieces of the `cryptrace` command that main.c dispatches to: the `run`
+ * subcommand, finding the preload library, inspecting the command's ELF file, preparing the
+ * output directory and the (future) AES-NI calibration. Nothing here is visible to the preload.
+ */
+#ifndef CT_TRACER_H
+#define CT_TRACER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Exit codes of the launcher itself (a traced command's own status passes through unchanged). */
+#define CT_EXIT_USAGE 2        /* bad option, missing command, unusable output directory */
+#define CT_EXIT_NOT_EXEC 126   /* the command exists but cannot be executed */
+#define CT_EXIT_NOT_FOUND 127  /* the command was not found */
+
+/* usage.c */
+void ct_usage_main(FILE *out);
+void ct_usage_run(FILE *out);
+void ct_version(FILE *out);
+
+/* run.c: `cryptrace run [options] [--] CMD...`; argv[0] is "run". Returns the exit status. */
+int ct_run_main(int argc, char **argv);
+
+/* libpath.c: finds libcryptrace.so ($CRYPTRACE_LIB, the build tree next to this executable,
+ * then the install dir). Writes an absolute path into buf and returns true, or false with a
+ * one-line reason in why (listing the places looked at). */
+bool ct_find_library(char *buf, size_t cap, char *why, size_t why_cap);
+
+/* elfcheck.c */
+enum ct_elf_kind {
+	CT_ELF_DYNAMIC = 0, /* has a PT_INTERP: the dynamic loader will honour LD_PRELOAD */
+	CT_ELF_STATIC = 1,  /* ELF without PT_INTERP (static or static-pie): no preload possible */
+	CT_ELF_NOT_ELF = 2, /* a script or something else: its interpreter decides */
+	CT_ELF_UNKNOWN = 3, /* unreadable or malformed */
+};
+enum ct_elf_kind ct_elf_classify(const char *path);
+/* Resolves cmd the way execvp does (a name with a '/' is used as is, else the first executable
+ * match in $PATH); returns false if nothing is found. */
+bool ct_which(const char *cmd, char *buf, size_t cap);
+
+/* outdir.c */
+/* Creates dir (and missing parents) with mode 0700, or accepts an existing directory, then
+ * proves it is writable by creating and removing a probe file. On failure returns false with a
+ * one-line reason. */
+bool ct_outdir_prepare(const char *dir, char *why, size_t why_cap);
+/* The default directory name: "cryptrace-YYYYmmdd-HHMMSS" in the current directory. */
+void ct_outdir_default(char *buf, size_t cap);
+/* The *.ctrace file names (not paths) in dir, sorted; *names is malloc'ed (free with
+ * ct_names_free). Returns the count, or -1 if dir cannot be read. */
+int ct_outdir_list(const char *dir, char ***names);
+void ct_names_free(char **names, int n);
+
+/* calibrate.c: the in-process AES-NI bound in cycles/byte x1000, handed to the preload as
+ * CRYPTRACE_AESNI_CPB so the reporter can say how far a path is from it; 0 means unknown and
+ * nothing is passed. */
+uint32_t ct_calibrate_aesni_cpb(void);
+
+#endif
