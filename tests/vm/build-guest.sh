@@ -1,0 +1,149 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# build-guest.sh: fetch Debian's cloud kernel once and extract what the qemu test guest needs.
+#
+# Usage: tests/vm/build-guest.sh [CACHE_DIR]        (default: tests/vm/cache, git-ignored)
+#
+# Result (printed on stdout, one line): CACHE_DIR/kernel/<version>/ holding
+#   vmlinuz                         the kernel image
+#   lib/modules/<version>/...       the modules the tests need plus their dependencies, at their
+#                                   original relative paths, uncompressed, with modules.dep
+#                                   (busybox depmod) so `modprobe cuse` works in the guest
+#   load-order                      "name relative/path.ko" lines, dependencies first: the order
+#                                   the guest's init insmods them in
+#   version                         the kernel release string (uname -r in the guest)
+# Idempotent: a kernel already extracted for the version apt resolves (or, offline, the last one
+# extracted) is reused without touching the network.
+#
+# Environment: CT_VM_KERNEL_PKG overrides the package (default: what linux-image-cloud-amd64
+# depends on, e.g. linux-image-6.1.0-57-cloud-amd64).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+cache=${1:-${CT_VM_CACHE:-$here/cache}}
+mkdir -p "$cache/kernel"
+cache=$(cd "$cache" && pwd)
+
+die() { echo "build-guest: $*" >&2; exit 1; }
+
+# The modules the tests load, by name. Their dependencies come from each .ko's modinfo
+# "depends=" (the deb ships no modules.dep). Why each one:
+#   cryptd, crypto_simd, aesni-intel      AES-NI drivers (cbc-aes-aesni, ...) for the "aesni" guest
+#   ghash-clmulni-intel                   the PCLMULQDQ ghash used by gcm(aes) next to AES-NI
+#   af_alg, algif_skcipher, algif_aead    the AF_ALG socket family and its cipher/AEAD types
+#   algif_hash, algif_rng                 the rest of AF_ALG (kcapi-dgst / kcapi-rng, afalg probes)
+#   ecb, ctr, xts, gcm, ghash-generic,    modes that are modules in this kernel (cbc and aes-generic
+#   seqiv                                 are built in)
+#   fuse, cuse                            /dev/cuse for the cryptodev CUSE server (issue [cuse])
+wanted_modules=(cryptd crypto_simd aesni-intel ghash-clmulni-intel af_alg algif_skcipher algif_aead
+	algif_hash algif_rng ecb ctr xts gcm ghash-generic seqiv fuse cuse)
+
+resolve_package() {
+	if [[ -n ${CT_VM_KERNEL_PKG:-} ]]; then
+		echo "$CT_VM_KERNEL_PKG"
+		return
+	fi
+	apt-cache depends linux-image-cloud-amd64 2>/dev/null |
+		sed -n 's/^ *Depends: \(linux-image-[0-9].*-cloud-amd64\)$/\1/p' | head -n1
+}
+
+pkg=$(resolve_package || true)
+if [[ -z $pkg ]]; then
+	# Offline or no apt index: reuse the last extracted kernel if there is one.
+	if [[ -e $cache/kernel/current/vmlinuz ]]; then
+		readlink -f "$cache/kernel/current"
+		exit 0
+	fi
+	die "cannot resolve linux-image-cloud-amd64 (run apt-get update?) and no cached kernel in $cache"
+fi
+version=${pkg#linux-image-}
+kdir=$cache/kernel/$version
+
+if [[ -e $kdir/vmlinuz && -e $kdir/load-order && -e $kdir/version ]]; then
+	ln -sfn "$version" "$cache/kernel/current"
+	echo "$kdir"
+	exit 0
+fi
+
+work=$(mktemp -d "$cache/.extract.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+echo "build-guest: fetching $pkg" >&2
+(cd "$work" && apt-get download "$pkg" >&2) || die "apt-get download $pkg failed"
+deb=$(ls "$work"/*.deb)
+dpkg-deb -x "$deb" "$work/x"
+
+mod_root="$work/x/lib/modules/$version"
+[[ -d $mod_root ]] || mod_root=$(ls -d "$work"/x/lib/modules/* | head -n1)
+release=$(basename "$mod_root")
+vmlinuz=$(ls "$work"/x/boot/vmlinuz-* | head -n1)
+[[ -f $vmlinuz ]] || die "no vmlinuz in $deb"
+
+# Decompress modules the guest's busybox insmod might not read (.ko.xz / .ko.zst / .ko.gz).
+while IFS= read -r -d '' f; do
+	case $f in
+	*.ko.xz) xz -dc "$f" >"${f%.xz}" ;;
+	*.ko.zst) zstd -qdc "$f" >"${f%.zst}" ;;
+	*.ko.gz) gzip -dc "$f" >"${f%.gz}" ;;
+	esac
+	rm -f "$f"
+done < <(find "$mod_root" \( -name '*.ko.xz' -o -name '*.ko.zst' -o -name '*.ko.gz' \) -print0)
+
+# name -> relative path; module names treat - and _ alike.
+declare -A path_of
+while IFS= read -r rel; do
+	name=$(basename "$rel" .ko)
+	path_of[${name//-/_}]=$rel
+done < <(cd "$mod_root" && find . -name '*.ko' | sed 's|^\./||')
+
+modinfo_field() {	# FIELD FILE: the values of one .modinfo field, one per line
+	local tmp=$work/modinfo
+	objcopy -O binary -j .modinfo "$1" "$tmp" 2>/dev/null || { : >"$tmp"; }
+	tr '\0' '\n' <"$tmp" | sed -n "s/^$2=//p"
+}
+
+declare -A visited
+order=()
+visit() {	# depth-first: dependencies are appended before the module itself
+	local key=${1//-/_}
+	[[ -n ${visited[$key]:-} ]] && return
+	visited[$key]=1
+	local rel=${path_of[$key]:-}
+	if [[ -z $rel ]]; then
+		if grep -q "/${1}.ko\$\|/${key}.ko\$\|/${1//_/-}.ko\$" "$mod_root/modules.builtin" 2>/dev/null; then
+			return	# built into this kernel: nothing to load
+		fi
+		die "module $1 is neither in $pkg nor built in"
+	fi
+	local deps dep
+	deps=$(modinfo_field "$mod_root/$rel" depends | tr ',' ' ')
+	# softdep "pre:" modules (xts wants ecb) are loaded first as well.
+	deps+=" $(modinfo_field "$mod_root/$rel" softdep | sed -n 's/^pre: *//p')"
+	for dep in $deps; do
+		visit "$dep"
+	done
+	order+=("$key $rel")
+}
+for m in "${wanted_modules[@]}"; do
+	visit "$m"
+done
+
+stage=$work/out
+mkdir -p "$stage/lib/modules/$release"
+cp "$vmlinuz" "$stage/vmlinuz"
+for line in "${order[@]}"; do
+	rel=${line#* }
+	mkdir -p "$stage/lib/modules/$release/$(dirname "$rel")"
+	cp "$mod_root/$rel" "$stage/lib/modules/$release/$rel"
+done
+cp "$mod_root"/modules.builtin* "$mod_root/modules.order" "$stage/lib/modules/$release/" 2>/dev/null || true
+# modules.dep + modules.alias for the guest's busybox modprobe (and the kernel's request_module).
+busybox depmod -b "$stage" "$release" >&2 || die "busybox depmod failed"
+printf '%s\n' "${order[@]}" >"$stage/load-order"
+echo "$release" >"$stage/version"
+
+rm -rf "$kdir"
+mv "$stage" "$kdir"
+ln -sfn "$version" "$cache/kernel/current"
+echo "build-guest: kernel $release with ${#order[@]} modules in $kdir" >&2
+echo "$kdir"
