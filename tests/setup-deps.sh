@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# setup-deps.sh - the ONE list of Debian packages that building and testing cryptrace needs
+# (used by quickstart.sh demo|test and so by .ci/run). Installs only what is missing, so a
+# prepared machine (or one without network) goes straight on.
+set -euo pipefail
+
+packages=(
+	build-essential meson ninja-build pkg-config # the build
+	libssl-dev openssl        # OpenSSL headers (build time only for the preload) and the CLI traced by tests
+	libunwind-dev             # call sites of failures and sessions
+	libcmocka-dev             # unit tests
+	python3 file              # integration test scripts; ELF checks in tests
+	openssh-server openssh-client curl # real programs traced by tests
+	qemu-system-x86 busybox-static kcapi-tools libfuse3-dev # the vm suite: a real kernel with AF_ALG
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing+=("$p")
+	fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "setup-deps: all ${#packages[@]} packages present"
+	exit 0
+fi
+
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+	command -v sudo >/dev/null || { echo "setup-deps: run as root to install: ${missing[*]}" >&2; exit 1; }
+	sudo=(sudo)
+fi
+echo "setup-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update
+"${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
