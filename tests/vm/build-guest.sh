@@ -34,9 +34,10 @@ die() { echo "build-guest: $*" >&2; exit 1; }
 #   algif_hash, algif_rng                 the rest of AF_ALG (kcapi-dgst / kcapi-rng, afalg probes)
 #   ecb, ctr, xts, gcm, ghash-generic,    modes that are modules in this kernel (cbc and aes-generic
 #   seqiv                                 are built in)
+#   crypto_user                           NETLINK_CRYPTO: libkcapi (kcapi-enc) asks it about ciphers
 #   fuse, cuse                            /dev/cuse for the cryptodev CUSE server (issue [cuse])
 wanted_modules=(cryptd crypto_simd aesni-intel ghash-clmulni-intel af_alg algif_skcipher algif_aead
-	algif_hash algif_rng ecb ctr xts gcm ghash-generic seqiv fuse cuse)
+	algif_hash algif_rng crypto_user ecb ctr xts gcm ghash-generic seqiv fuse cuse)
 
 resolve_package() {
 	if [[ -n ${CT_VM_KERNEL_PKG:-} ]]; then
@@ -59,7 +60,10 @@ fi
 version=${pkg#linux-image-}
 kdir=$cache/kernel/$version
 
-if [[ -e $kdir/vmlinuz && -e $kdir/load-order && -e $kdir/version ]]; then
+# A kernel extracted with a different module list is extracted again (from the kept .deb).
+wanted_stamp="${wanted_modules[*]}"
+if [[ -e $kdir/vmlinuz && -e $kdir/load-order && -e $kdir/version &&
+	$(cat "$kdir/wanted" 2>/dev/null) == "$wanted_stamp" ]]; then
 	ln -sfn "$version" "$cache/kernel/current"
 	echo "$kdir"
 	exit 0
@@ -68,9 +72,20 @@ fi
 work=$(mktemp -d "$cache/.extract.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-echo "build-guest: fetching $pkg" >&2
-(cd "$work" && apt-get download "$pkg" >&2) || die "apt-get download $pkg failed"
-deb=$(ls "$work"/*.deb)
+mkdir -p "$cache/debs"
+deb=$(ls "$cache/debs/${pkg}_"*.deb 2>/dev/null | head -n1 || true)
+if [[ -z $deb ]]; then
+	echo "build-guest: fetching $pkg" >&2
+	# apt's _apt user may not be able to write here; the download then runs as the caller.
+	(cd "$work" && apt-get download "$pkg" 2>&1 | grep -v '^W: Download is performed unsandboxed' >&2) ||
+		true
+	deb=$(ls "$work/${pkg}_"*.deb 2>/dev/null | head -n1 || true)
+	[[ -n $deb ]] || die "apt-get download $pkg failed"
+	mv "$deb" "$cache/debs/"
+	deb=$cache/debs/$(basename "$deb")
+	# Old kernels' packages are not needed any more.
+	find "$cache/debs" -name '*.deb' ! -name "$(basename "$deb")" -delete
+fi
 dpkg-deb -x "$deb" "$work/x"
 
 mod_root="$work/x/lib/modules/$version"
@@ -141,6 +156,7 @@ cp "$mod_root"/modules.builtin* "$mod_root/modules.order" "$stage/lib/modules/$r
 busybox depmod -b "$stage" "$release" >&2 || die "busybox depmod failed"
 printf '%s\n' "${order[@]}" >"$stage/load-order"
 echo "$release" >"$stage/version"
+echo "$wanted_stamp" >"$stage/wanted"
 
 rm -rf "$kdir"
 mv "$stage" "$kdir"

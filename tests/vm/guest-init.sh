@@ -18,7 +18,9 @@ mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mkdir -p /dev/pts /dev/shm /tmp /run /root /out
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
-mount -t tmpfs -o mode=1777 tmpfs /tmp
+# /tmp stays on the initramfs' own rootfs (already RAM-backed and writable), so files that
+# run-in-guest.sh --files placed under /tmp stay visible.
+chmod 1777 /tmp
 dmesg -n 1
 
 aesni=1

@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: MIT
+# lib.sh: helpers shared by the vm suite's test scripts (sourced, not run).
+#
+# Meson passes: CT_BUILD_ROOT (the build dir), QEMU (qemu-system-x86_64), CT_VM_WORK (initramfs
+# cache and run dirs inside the build dir). Run by hand, the defaults below find ./build.
+
+set -euo pipefail
+
+vm_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+src_root=$(cd "$vm_dir/../.." && pwd)
+build_root=${CT_BUILD_ROOT:-$src_root/build}
+run_in_guest=$vm_dir/run-in-guest.sh
+test_name=$(basename "$0" .sh)
+
+# A scratch dir per test, removed on success and kept (and named) on failure.
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/ct-vm-$test_name.XXXXXX")
+_vm_keep=0
+trap '((_vm_keep)) && echo "$test_name: kept $scratch" >&2 || rm -rf "$scratch"' EXIT
+
+fail() {
+	_vm_keep=1
+	echo "$test_name: FAIL: $*" >&2
+	exit 1
+}
+skip() {
+	echo "$test_name: SKIP: $*"
+	exit 77
+}
+note() { echo "$test_name: $*"; }
+
+# The qemu guest is not optional in this suite: a missing qemu fails loudly (CI installs it).
+[[ -n ${QEMU:-} ]] || QEMU=$(command -v qemu-system-x86_64 || true)
+[[ -n $QEMU && -x $QEMU ]] ||
+	fail "qemu-system-x86_64 not found: the vm suite needs it (apt-get install qemu-system-x86)"
+export QEMU
+
+# guest [run-in-guest options] -- 'script': run it, capturing stdout/stderr into the scratch dir.
+# Prints both (so meson's log has them) and returns the guest script's status.
+guest() {
+	local rc=0
+	"$run_in_guest" "$@" >"$scratch/guest.out" 2>"$scratch/guest.err" || rc=$?
+	echo "---- guest stdout ----"
+	cat "$scratch/guest.out"
+	echo "---- guest stderr ----"
+	cat "$scratch/guest.err"
+	echo "----"
+	return $rc
+}
+
+# The kernel's choice for an algorithm name in a saved /proc/crypto: the driver with the highest
+# priority among entries of that name whose self-test passed.
+proc_crypto_pick() {	# FILE NAME
+	awk -v want="$2" '
+		function flush() {
+			if (name == want && selftest == "passed" && prio + 0 > best) { best = prio + 0; pick = drv }
+			name = drv = selftest = ""; prio = -1
+		}
+		BEGIN { best = -1 }
+		/^$/ { flush(); next }
+		{ k = $1; v = $0; sub(/^[^:]*: /, "", v) }
+		k == "name" { name = v } k == "driver" { drv = v }
+		k == "priority" { prio = v } k == "selftest" { selftest = v }
+		END { flush(); print pick }' "$1"
+}
+
+# The drivers of every entry of one algorithm name in a saved /proc/crypto.
+proc_crypto_drivers() {	# FILE NAME
+	awk -v want="$2" '
+		/^name/ { n = $0; sub(/^[^:]*: /, "", n) }
+		/^driver/ && n == want { d = $0; sub(/^[^:]*: /, "", d); print d }' "$1"
+}
