@@ -6,6 +6,7 @@ Every test is a script run by meson with these environment variables (tests/inte
 meson.build sets them): CRYPTRACE (the launcher), CT_LIB (libcryptrace.so in the build tree),
 CT_EXAMPLES (the built examples folder). Exit 0 pass, 1 fail, 77 skip (with the reason printed).
 """
+import atexit
 import json
 import os
 import re
@@ -67,8 +68,25 @@ def need_program(name):
     return path
 
 
+_tmpdirs = []
+
+
+def _cleanup():
+    if os.environ.get("CT_KEEP_TMP"):
+        print(f"kept: {' '.join(_tmpdirs)}")
+        return
+    for d in _tmpdirs:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+atexit.register(_cleanup)
+
+
 def tmpdir(tag):
-    return tempfile.mkdtemp(prefix=f"ct-{tag}-")
+    """A fresh directory, removed when the test ends (set CT_KEEP_TMP=1 to keep them)."""
+    d = tempfile.mkdtemp(prefix=f"ct-{tag}-")
+    _tmpdirs.append(d)
+    return d
 
 
 def run(argv, env=None, stdin=None, cwd=None, input_bytes=None):

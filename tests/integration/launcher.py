@@ -37,7 +37,10 @@ def errors():
     check(p.returncode == 127, f"missing command -> 127 ({p.returncode})")
     check(len(lines(p.stderr)) == 1 and "not found" in p.stderr.decode(),
           f"missing command: one line: {p.stderr.decode().strip()}")
-    p = ctlib.run_traced(["/etc/hostname"], out)
+    noexec = os.path.join(out, "not-executable")
+    open(noexec, "w").write("echo should not run\n")
+    os.chmod(noexec, 0o644)
+    p = ctlib.run_traced([noexec], out)
     check(p.returncode == 126 and len(lines(p.stderr)) == 1, "not executable -> 126, one line")
     for argv in ([CT, "run", "--no-such-option", "true"], [CT, "run"], [CT, "bogus"], [CT],
                  [CT, "--bogus"], [CT, "run", "--mode", "fast", "true"], [CT, "run", "-o"]):
