@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * aes_internal.h - the block kernels behind the modes. A kernel works on whole blocks only and
+ * keeps no state of its own: the mode layer (aes_modes.c, aes_gcm.c) owns partial blocks, num
+ * state and counter carries, then calls the table of the level in use (dispatch.c). One table per
+ * instruction set: aes_xmm.c (AES-NI on 128-bit registers), aes_vaes.c (VAES on 256-bit ones).
+ */
+#ifndef CT_AES_INTERNAL_H
+#define CT_AES_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "aesni.h"
+
+/* Per-function targets: the library is built with the default flags and only ever calls a
+ * function whose instructions the CPU has (dispatch.c checks CPUID first). */
+#define CT_TARGET_XMM __attribute__((target("aes,pclmul,ssse3,sse4.1")))
+#define CT_TARGET_YMM                                                                              \
+	__attribute__((target("aes,pclmul,ssse3,sse4.1,avx,avx2,vaes,vpclmulqdq")))
+
+struct ct_aes_kernels {
+	void (*ecb_enc)(const struct ct_aes_key *k, const uint8_t *in, uint8_t *out, size_t nblocks);
+	void (*ecb_dec)(const struct ct_aes_key *k, const uint8_t *in, uint8_t *out, size_t nblocks);
+	void (*cbc_enc)(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *in, uint8_t *out,
+			size_t nblocks);
+	void (*cbc_dec)(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *in, uint8_t *out,
+			size_t nblocks);
+	/* ctr is big-endian; only its low 64 bits (bytes 8..15) are incremented and the caller
+	 * guarantees they do not wrap within the call. ctr ends as ctr + nblocks. */
+	void (*ctr)(const struct ct_aes_key *k, uint8_t ctr[16], const uint8_t *in, uint8_t *out,
+		    size_t nblocks);
+	void (*cfb_enc)(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *in, uint8_t *out,
+			size_t nblocks);
+	void (*cfb_dec)(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *in, uint8_t *out,
+			size_t nblocks);
+	void (*ofb)(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *in, uint8_t *out,
+		    size_t nblocks);
+	/* tweak is the encrypted tweak (little-endian GF(2^128) element); it ends as tweak*x^n. */
+	void (*xts_enc)(const struct ct_aes_key *k, uint8_t tweak[16], const uint8_t *in,
+			uint8_t *out, size_t nblocks);
+	void (*xts_dec)(const struct ct_aes_key *k, uint8_t tweak[16], const uint8_t *in,
+			uint8_t *out, size_t nblocks);
+	/* xi = (xi ^ block) * H for each block; hpow[j] = H^(8-j) in byte-reflected form. */
+	void (*ghash)(const uint8_t hpow[8][16], uint8_t xi[16], const uint8_t *in, size_t nblocks);
+};
+
+extern const struct ct_aes_kernels ct_aes_kernels_xmm;
+extern const struct ct_aes_kernels ct_aes_kernels_vaes;
+
+/* The table of the level in use (NULL when AES-NI is unavailable). */
+const struct ct_aes_kernels *ct_aes_active_kernels(void);
+
+/* aes_xmm.c: key expansion and GHASH key powers (AES-NI and PCLMULQDQ are enough for both). */
+void ct_aes_expand_key_xmm(struct ct_aes_key *k, const uint8_t *key, unsigned bits);
+void ct_ghash_init_xmm(uint8_t hpow[8][16], const uint8_t h[16]);
+
+#endif

@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * aes_modes.c - key setup and the non-AEAD modes with OpenSSL's semantics: the byte-wise num
+ * state of CTR/CFB/OFB (CRYPTO_ctr128/cfb128/ofb128), the 128-bit counter carry of EVP
+ * aes-*-ctr, and XTS ciphertext stealing. Whole blocks go to the dispatched kernels.
+ */
+#include <string.h>
+
+#include "aes_internal.h"
+
+int ct_aes_set_key(struct ct_aes_key *k, const uint8_t *key, unsigned bits)
+{
+	if (bits != 128 && bits != 192 && bits != 256)
+		return -1;
+	if (!ct_aesni_available())
+		return -1;
+	ct_aes_expand_key_xmm(k, key, bits);
+	return 0;
+}
+
+void ct_aes_key_wipe(struct ct_aes_key *k)
+{
+	explicit_bzero(k, sizeof(*k));
+}
+
+void ct_aes_encrypt_block(const struct ct_aes_key *k, const uint8_t in[16], uint8_t out[16])
+{
+	ct_aes_active_kernels()->ecb_enc(k, in, out, 1);
+}
+
+void ct_aes_decrypt_block(const struct ct_aes_key *k, const uint8_t in[16], uint8_t out[16])
+{
+	ct_aes_active_kernels()->ecb_dec(k, in, out, 1);
+}
+
+void ct_aes_ecb_encrypt(const struct ct_aes_key *k, const uint8_t *in, uint8_t *out, size_t len)
+{
+	if (len >= 16)
+		ct_aes_active_kernels()->ecb_enc(k, in, out, len / 16);
+}
+
+void ct_aes_ecb_decrypt(const struct ct_aes_key *k, const uint8_t *in, uint8_t *out, size_t len)
+{
+	if (len >= 16)
+		ct_aes_active_kernels()->ecb_dec(k, in, out, len / 16);
+}
+
+void ct_aes_cbc_encrypt(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *in, uint8_t *out,
+			size_t len)
+{
+	if (len >= 16)
+		ct_aes_active_kernels()->cbc_enc(k, iv, in, out, len / 16);
+}
+
+void ct_aes_cbc_decrypt(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *in, uint8_t *out,
+			size_t len)
+{
+	if (len >= 16)
+		ct_aes_active_kernels()->cbc_dec(k, iv, in, out, len / 16);
+}
+
+static uint64_t load_be64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return __builtin_bswap64(v);
+}
+
+static void store_be64(uint8_t *p, uint64_t v)
+{
+	v = __builtin_bswap64(v);
+	memcpy(p, &v, 8);
+}
+
+/* Big-endian increment of the whole 16-byte counter, as OpenSSL's ctr96_inc + ctr32 do. */
+static void ctr128_inc(uint8_t ctr[16])
+{
+	const uint64_t lo = load_be64(ctr + 8) + 1;
+	store_be64(ctr + 8, lo);
+	if (lo == 0)
+		store_be64(ctr, load_be64(ctr) + 1);
+}
+
+void ct_aes_ctr128(const struct ct_aes_key *k, uint8_t ctr[16], uint8_t ecount[16], unsigned *num,
+		   const uint8_t *in, uint8_t *out, size_t len)
+{
+	const struct ct_aes_kernels *kt = ct_aes_active_kernels();
+	unsigned n = *num & 15;
+
+	for (; n && len; len--)
+		*out++ = *in++ ^ ecount[n], n = (n + 1) & 15;
+
+	size_t nblocks = len / 16;
+	while (nblocks) {
+		/* The kernel only adds to the low 64 bits: stop where they wrap, carry here. */
+		const uint64_t lo = load_be64(ctr + 8);
+		const uint64_t room = -lo; /* blocks until the wrap; 0 means 2^64 */
+		const size_t chunk = (lo != 0 && room < nblocks) ? (size_t)room : nblocks;
+		kt->ctr(k, ctr, in, out, chunk);
+		if (lo != 0 && chunk == room)
+			store_be64(ctr, load_be64(ctr) + 1);
+		in += 16 * chunk, out += 16 * chunk, nblocks -= chunk;
+	}
+
+	len &= 15;
+	if (len) {
+		kt->ecb_enc(k, ctr, ecount, 1);
+		ctr128_inc(ctr);
+		for (; n < len; n++)
+			out[n] = in[n] ^ ecount[n];
+	}
+	*num = n;
+}
+
+void ct_aes_cfb128(const struct ct_aes_key *k, uint8_t iv[16], unsigned *num, const uint8_t *in,
+		   uint8_t *out, size_t len, bool encrypt)
+{
+	const struct ct_aes_kernels *kt = ct_aes_active_kernels();
+	unsigned n = *num & 15;
+
+	if (encrypt) {
+		for (; n && len; len--)
+			*out++ = iv[n] ^= *in++, n = (n + 1) & 15;
+		if (len >= 16)
+			kt->cfb_enc(k, iv, in, out, len / 16);
+		in += len & ~(size_t)15, out += len & ~(size_t)15, len &= 15;
+		if (len) {
+			kt->ecb_enc(k, iv, iv, 1);
+			for (; n < len; n++)
+				out[n] = iv[n] ^= in[n];
+		}
+	} else {
+		for (; n && len; len--) {
+			const uint8_t c = *in++;
+			*out++ = iv[n] ^ c;
+			iv[n] = c;
+			n = (n + 1) & 15;
+		}
+		if (len >= 16)
+			kt->cfb_dec(k, iv, in, out, len / 16);
+		in += len & ~(size_t)15, out += len & ~(size_t)15, len &= 15;
+		if (len) {
+			kt->ecb_enc(k, iv, iv, 1);
+			for (; n < len; n++) {
+				const uint8_t c = in[n];
+				out[n] = iv[n] ^ c;
+				iv[n] = c;
+			}
+		}
+	}
+	*num = n;
+}
+
+void ct_aes_ofb128(const struct ct_aes_key *k, uint8_t iv[16], unsigned *num, const uint8_t *in,
+		   uint8_t *out, size_t len)
+{
+	const struct ct_aes_kernels *kt = ct_aes_active_kernels();
+	unsigned n = *num & 15;
+
+	for (; n && len; len--)
+		*out++ = *in++ ^ iv[n], n = (n + 1) & 15;
+	if (len >= 16)
+		kt->ofb(k, iv, in, out, len / 16);
+	in += len & ~(size_t)15, out += len & ~(size_t)15, len &= 15;
+	if (len) {
+		kt->ecb_enc(k, iv, iv, 1);
+		for (; n < len; n++)
+			out[n] = in[n] ^ iv[n];
+	}
+	*num = n;
+}
+
+/* tweak * x, little-endian GF(2^128) with the 0x87 feedback (IEEE 1619 section 5.2). */
+static void xts_mulx(uint8_t t[16])
+{
+	uint64_t lo, hi;
+	memcpy(&lo, t, 8);
+	memcpy(&hi, t + 8, 8);
+	const uint64_t carry = hi >> 63;
+	hi = (hi << 1) | (lo >> 63);
+	lo = (lo << 1) ^ (carry * 0x87);
+	memcpy(t, &lo, 8);
+	memcpy(t + 8, &hi, 8);
+}
+
+int ct_aes_xts(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak_key,
+	       const uint8_t iv[16], const uint8_t *in, uint8_t *out, size_t len, bool encrypt)
+{
+	const struct ct_aes_kernels *kt = ct_aes_active_kernels();
+	uint8_t t[16], last[16], stolen[16];
+
+	if (len < 16)
+		return -1;
+	kt->ecb_enc(tweak_key, iv, t, 1);
+
+	const size_t tail = len & 15;
+	/* With stealing, the last whole block is handled together with the tail. */
+	const size_t bulk = len / 16 - (tail ? 1 : 0);
+	if (bulk)
+		(encrypt ? kt->xts_enc : kt->xts_dec)(data_key, t, in, out, bulk);
+	if (tail) {
+		in += 16 * bulk, out += 16 * bulk;
+		memcpy(last, in, 16);
+		memcpy(stolen + 0, in + 16, tail); /* read before any write: in-place safe */
+		if (encrypt) {
+			kt->xts_enc(data_key, t, last, last, 1); /* C_{m-1}' with T_{m-1} */
+			memcpy(stolen + tail, last + tail, 16 - tail);
+			memcpy(out + 16, last, tail);
+			kt->xts_enc(data_key, t, stolen, out, 1); /* with T_m */
+		} else {
+			uint8_t t_next[16];
+			memcpy(t_next, t, 16);
+			xts_mulx(t_next);
+			kt->xts_dec(data_key, t_next, last, last, 1); /* decrypt with T_m first */
+			memcpy(stolen + tail, last + tail, 16 - tail);
+			memcpy(out + 16, last, tail);
+			kt->xts_dec(data_key, t, stolen, out, 1); /* then T_{m-1} */
+			explicit_bzero(t_next, sizeof(t_next));
+		}
+	}
+	explicit_bzero(t, sizeof(t));
+	explicit_bzero(last, sizeof(last));
+	explicit_bzero(stolen, sizeof(stolen));
+	return 0;
+}

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * aesni.h - the in-process AES-NI / VAES backend: key schedules and the AES modes with OpenSSL's
+ * EVP semantics (IV/counter/num state updated in place, arbitrary chunking), so a provider or an
+ * emulated kernel interface can wrap each mode 1:1 and stay bit-exact with native OpenSSL.
+ *
+ * No malloc, no libcrypto, no stdio: this code lives inside libcryptrace.so. The fastest code path
+ * the CPU supports is chosen at run time (CPUID), never from the build machine's flags. Every
+ * function needs ct_aesni_available(): callers fall back to native OpenSSL when it is false.
+ * in == out (in-place) is allowed everywhere; other overlaps are not.
+ */
+#ifndef CT_AESNI_H
+#define CT_AESNI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CT_AES_BLOCK 16
+#define CT_AES_MAX_ROUNDS 14
+
+/* Expanded key: encryption round keys and the equivalent-inverse-cipher round keys. */
+struct ct_aes_key {
+	uint8_t enc[CT_AES_MAX_ROUNDS + 1][CT_AES_BLOCK] __attribute__((aligned(16)));
+	uint8_t dec[CT_AES_MAX_ROUNDS + 1][CT_AES_BLOCK] __attribute__((aligned(16)));
+	uint32_t rounds; /* 10, 12 or 14 */
+	uint32_t bits;   /* 128, 192 or 256 */
+};
+
+/* Code paths, from slowest to fastest. */
+enum ct_aesni_level {
+	CT_AESNI_NONE = 0, /* no AES-NI (or PCLMULQDQ): callers must use native OpenSSL */
+	CT_AESNI_XMM = 1,  /* AES-NI + PCLMULQDQ on 128-bit registers */
+	CT_AESNI_VAES = 2, /* VAES + VPCLMULQDQ + AVX2: two blocks per 256-bit register */
+};
+
+/* True when the CPU (and the level cap) allows at least the AES-NI path. */
+bool ct_aesni_available(void);
+/* The level in use: the best the CPU has, capped by CRYPTRACE_AESNI_MAX (none|xmm|vaes) or by
+ * ct_aesni_set_max_level(). */
+enum ct_aesni_level ct_aesni_level(void);
+/* Caps the level (tests use it to run the AES-NI path on a VAES CPU); returns the level now in
+ * use. Not meant to race with running operations of other threads. */
+enum ct_aesni_level ct_aesni_set_max_level(enum ct_aesni_level cap);
+/* "none", "aesni", "vaes". */
+const char *ct_aesni_level_name(enum ct_aesni_level level);
+
+/* Expands a 128/192/256-bit key. Returns 0, or -1 for another size or when !ct_aesni_available(). */
+int ct_aes_set_key(struct ct_aes_key *k, const uint8_t *key, unsigned bits);
+/* Wipes the schedule (explicit_bzero, not optimised away). */
+void ct_aes_key_wipe(struct ct_aes_key *k);
+
+void ct_aes_encrypt_block(const struct ct_aes_key *k, const uint8_t in[16], uint8_t out[16]);
+void ct_aes_decrypt_block(const struct ct_aes_key *k, const uint8_t in[16], uint8_t out[16]);
+
+/* ECB and CBC: whole blocks only (len is rounded down to a multiple of 16, as the caller's
+ * padding layer guarantees). CBC updates iv to the last ciphertext block, like OpenSSL. */
+void ct_aes_ecb_encrypt(const struct ct_aes_key *k, const uint8_t *in, uint8_t *out, size_t len);
+void ct_aes_ecb_decrypt(const struct ct_aes_key *k, const uint8_t *in, uint8_t *out, size_t len);
+void ct_aes_cbc_encrypt(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *in, uint8_t *out,
+			size_t len);
+void ct_aes_cbc_decrypt(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *in, uint8_t *out,
+			size_t len);
+
+/* CTR as OpenSSL's EVP aes-*-ctr: the whole 16-byte counter is one big-endian integer; ecount
+ * holds the keystream block of a partial block and *num (0..15) how much of it is used. Start
+ * with *num = 0. Encryption and decryption are the same operation. */
+void ct_aes_ctr128(const struct ct_aes_key *k, uint8_t ctr[16], uint8_t ecount[16], unsigned *num,
+		   const uint8_t *in, uint8_t *out, size_t len);
+/* CFB128 and OFB as CRYPTO_cfb128_encrypt / CRYPTO_ofb128_encrypt: iv is the feedback register,
+ * *num (0..15) the position in it. */
+void ct_aes_cfb128(const struct ct_aes_key *k, uint8_t iv[16], unsigned *num, const uint8_t *in,
+		   uint8_t *out, size_t len, bool encrypt);
+void ct_aes_ofb128(const struct ct_aes_key *k, uint8_t iv[16], unsigned *num, const uint8_t *in,
+		   uint8_t *out, size_t len);
+
+/* XTS (IEEE 1619): one whole data unit per call, tweak = E(tweak_key, iv); a length that is not
+ * a multiple of 16 uses ciphertext stealing like OpenSSL. Returns 0, or -1 when len < 16.
+ * The key split is OpenSSL's: the first half of the EVP key is data_key, the second tweak_key. */
+int ct_aes_xts(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak_key,
+	       const uint8_t iv[16], const uint8_t *in, uint8_t *out, size_t len, bool encrypt);
+
+/* GCM. Call order: init (once per key), then per message setiv, aad (any number of calls),
+ * encrypt or decrypt (any number of calls, any chunk sizes), then tag or verify. */
+struct ct_aes_gcm {
+	struct ct_aes_key key;
+	uint8_t hpow[8][16] __attribute__((aligned(32))); /* H^8 .. H^1, byte-reflected */
+	uint8_t ek0[16];    /* E(K, J0): masks the tag */
+	uint8_t ctr[16];    /* next counter block */
+	uint8_t xi[16];     /* GHASH accumulator */
+	uint8_t ks[16];     /* keystream of the current partial block */
+	uint64_t aad_len;   /* bytes */
+	uint64_t msg_len;   /* bytes */
+	unsigned ares;      /* bytes of a partial AAD block already folded into xi */
+	unsigned mres;      /* bytes of a partial data block used from ks */
+};
+/* Returns 0, or -1 (bad key size, no AES-NI). */
+int ct_aes_gcm_init(struct ct_aes_gcm *g, const uint8_t *key, unsigned bits);
+/* Any IV length >= 1 (12 bytes is the fast path, others go through GHASH). Resets the message. */
+int ct_aes_gcm_setiv(struct ct_aes_gcm *g, const uint8_t *iv, size_t ivlen);
+/* -1 after data was processed or when the AAD exceeds 2^61 bytes. */
+int ct_aes_gcm_aad(struct ct_aes_gcm *g, const uint8_t *aad, size_t len);
+/* -1 when the message would exceed 2^36 - 32 bytes (the GCM limit, as OpenSSL checks it). */
+int ct_aes_gcm_encrypt(struct ct_aes_gcm *g, const uint8_t *in, uint8_t *out, size_t len);
+int ct_aes_gcm_decrypt(struct ct_aes_gcm *g, const uint8_t *in, uint8_t *out, size_t len);
+/* Finishes the message and writes the full 16-byte tag (truncate it as you like). */
+void ct_aes_gcm_tag(struct ct_aes_gcm *g, uint8_t tag[16]);
+/* Finishes the message and compares the first taglen (1..16) bytes in constant time: 0 if equal. */
+int ct_aes_gcm_verify(struct ct_aes_gcm *g, const uint8_t *tag, size_t taglen);
+void ct_aes_gcm_wipe(struct ct_aes_gcm *g);
+
+/* Our own AES-128-CTR cost at 8 KiB on this CPU, in TSC cycles per byte, measured once in a few
+ * ms and cached (0 when there is no AES-NI or no usable TSC). The launcher stores it in the trace
+ * header (aesni_cpb_milli) to judge "software speed on an AES-NI CPU". */
+double ct_aesni_cpb_bound(void);
+uint32_t ct_aesni_cpb_milli(void);
+
+#endif

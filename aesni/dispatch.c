@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dispatch.c - picks the kernel table from CPUID once, capped by CRYPTRACE_AESNI_MAX or by
+ * ct_aesni_set_max_level() (so the tests can run the AES-NI path on a VAES machine too).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "aes_internal.h"
+#include "cpu.h"
+#include "trace_format.h"
+
+static int cached_level = -1; /* enum ct_aesni_level, -1 until first use */
+static int api_cap = CT_AESNI_VAES;
+
+static enum ct_aesni_level cpu_level(void)
+{
+	const uint32_t f = ct_cpu_features();
+	const uint32_t wide = CT_CPU_VAES | CT_CPU_VPCLMULQDQ | CT_CPU_AVX2;
+
+	/* GCM needs carry-less multiply too; a CPU with AES-NI but no PCLMULQDQ (only seen in odd
+	 * virtual machines) is left to OpenSSL rather than served half-way. */
+	if (!(f & CT_CPU_AES) || !(f & CT_CPU_PCLMULQDQ))
+		return CT_AESNI_NONE;
+	if ((f & wide) == wide)
+		return CT_AESNI_VAES;
+	return CT_AESNI_XMM;
+}
+
+static enum ct_aesni_level env_cap(void)
+{
+	/* secure_getenv: a setuid program's environment must not steer it. */
+	const char *s = secure_getenv("CRYPTRACE_AESNI_MAX");
+	if (!s || !*s)
+		return CT_AESNI_VAES;
+	if (!strcmp(s, "none") || !strcmp(s, "0"))
+		return CT_AESNI_NONE;
+	if (!strcmp(s, "aesni") || !strcmp(s, "xmm") || !strcmp(s, "1"))
+		return CT_AESNI_XMM;
+	return CT_AESNI_VAES;
+}
+
+static enum ct_aesni_level compute_level(void)
+{
+	enum ct_aesni_level l = cpu_level();
+	const enum ct_aesni_level e = env_cap();
+	const int a = __atomic_load_n(&api_cap, __ATOMIC_RELAXED);
+	if ((int)e < (int)l)
+		l = e;
+	if (a < (int)l)
+		l = (enum ct_aesni_level)a;
+	return l;
+}
+
+enum ct_aesni_level ct_aesni_level(void)
+{
+	int l = __atomic_load_n(&cached_level, __ATOMIC_ACQUIRE);
+	if (l < 0) {
+		/* Idempotent: two threads racing here compute the same value. */
+		l = compute_level();
+		__atomic_store_n(&cached_level, l, __ATOMIC_RELEASE);
+	}
+	return (enum ct_aesni_level)l;
+}
+
+enum ct_aesni_level ct_aesni_set_max_level(enum ct_aesni_level cap)
+{
+	__atomic_store_n(&api_cap, (int)cap, __ATOMIC_RELAXED);
+	const int l = compute_level();
+	__atomic_store_n(&cached_level, l, __ATOMIC_RELEASE);
+	return (enum ct_aesni_level)l;
+}
+
+bool ct_aesni_available(void)
+{
+	return ct_aesni_level() != CT_AESNI_NONE;
+}
+
+const char *ct_aesni_level_name(enum ct_aesni_level level)
+{
+	switch (level) {
+	case CT_AESNI_XMM:
+		return "aesni";
+	case CT_AESNI_VAES:
+		return "vaes";
+	default:
+		return "none";
+	}
+}
+
+const struct ct_aes_kernels *ct_aes_active_kernels(void)
+{
+	switch (ct_aesni_level()) {
+	case CT_AESNI_VAES:
+		return &ct_aes_kernels_vaes;
+	case CT_AESNI_XMM:
+		return &ct_aes_kernels_xmm;
+	default:
+		return NULL;
+	}
+}
