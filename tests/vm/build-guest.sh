@@ -16,7 +16,7 @@
 # extracted) is reused without touching the network.
 #
 # Environment: CT_VM_KERNEL_PKG overrides the package (default: what linux-image-cloud-amd64
-# depends on, e.g. linux-image-6.1.0-57-cloud-amd64).
+# depends on, e.g. linux-image-6.1.0-57-cloud-amd64); CT_VM_REFRESH=1 asks apt again at once.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -48,7 +48,16 @@ resolve_package() {
 		sed -n 's/^ *Depends: \(linux-image-[0-9].*-cloud-amd64\)$/\1/p' | head -n1
 }
 
-pkg=$(resolve_package || true)
+# apt-cache takes over a second: a resolution younger than 6 hours is reused (CT_VM_REFRESH=1
+# forces a new one), which keeps a suite of short guest runs from asking apt every time.
+stamp=$cache/kernel/resolved
+if [[ -z ${CT_VM_KERNEL_PKG:-} && ${CT_VM_REFRESH:-0} != 1 && -s $stamp &&
+	-n $(find "$stamp" -mmin -360 2>/dev/null) ]]; then
+	pkg=$(cat "$stamp")
+else
+	pkg=$(resolve_package || true)
+	[[ -n $pkg && -z ${CT_VM_KERNEL_PKG:-} ]] && echo "$pkg" >"$stamp"
+fi
 if [[ -z $pkg ]]; then
 	# Offline or no apt index: reuse the last extracted kernel if there is one.
 	if [[ -e $cache/kernel/current/vmlinuz ]]; then

@@ -212,7 +212,7 @@ timeout --kill-after=10 "$host_timeout" "$qemu" \
 	-accel tcg -machine pc -cpu "$cpu" -m 1024 -smp "$smp" \
 	-nodefaults -no-user-config -display none -no-reboot \
 	-kernel "$kdir/vmlinuz" -initrd "$run/initrd.cpio" \
-	-append "console=ttyS0 quiet loglevel=3 panic=-1 rdinit=/init ct.aesni=$aesni ct.timeout=$timeout_s" \
+	-append "console=ttyS0 quiet loglevel=3 panic=-1 rdinit=/init ct.aesni=$aesni ct.timeout=$timeout_s ${CT_VM_APPEND:-}" \
 	-serial "file:$run/console.log" -serial "file:$run/data.log" \
 	>"$run/qemu.log" 2>&1
 qemu_rc=$?
