@@ -71,7 +71,7 @@ log "test script exited with $rc"
 	echo "==CT-$nonce-STDERR=="
 	base64 </tmp/ct.stderr
 	echo "==CT-$nonce-OUT=="
-	tar -c -C /out . | base64
+	tar -c -C /out . | gzip -1 | base64
 	echo "==CT-$nonce-STATUS $rc=="
 	echo "==CT-$nonce-END=="
 } >$data

@@ -259,7 +259,7 @@ section STDOUT | base64 -d
 section STDERR | base64 -d >&2
 if [[ -n $out_dir ]]; then
 	mkdir -p "$out_dir"
-	section OUT | base64 -d | tar -x -C "$out_dir" --no-same-owner
+	section OUT | base64 -d | tar -xz -C "$out_dir" --no-same-owner
 fi
 if ((rc == 137)); then
 	echo "run-in-guest: FAILED: the guest script was killed after ${timeout_s}s" >&2
