@@ -4,26 +4,19 @@
  * modes (CBC/CFB encrypt, OFB: latency-bound on every CPU, so this code serves both levels), and
  * the parallel modes for CPUs without VAES, with eight blocks in flight to cover AESENC latency.
  */
-#include <immintrin.h>
 #include <string.h>
 
 #include "aes_internal.h"
 
-#define XI static inline __attribute__((always_inline)) CT_TARGET_XMM
+#define CT_SIMD_TARGET CT_TARGET_XMM
+#include "simd_inline.h"
+#define XI SI
 
 /* Expands to m(0) .. m(n-1): the unrolled per-block statements below keep every block in its own
  * register instead of trusting the compiler to scalarise an array. */
 #define X8(m) m(0) m(1) m(2) m(3) m(4) m(5) m(6) m(7)
 #define X4(m) m(0) m(1) m(2) m(3)
 #define X1(m) m(0)
-
-#define LD(p, i) _mm_loadu_si128((const __m128i *)(p) + (i))
-#define ST(p, i, v) _mm_storeu_si128((__m128i *)(p) + (i), (v))
-
-XI __m128i bswap128(__m128i v)
-{
-	return _mm_shuffle_epi8(v, _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
-}
 
 /* ---- key expansion (FIPS-197 section 5.2), SubWord done by AESENCLAST ---- */
 
@@ -64,24 +57,6 @@ CT_TARGET_XMM void ct_aes_expand_key_xmm(struct ct_aes_key *k, const uint8_t *ke
 	d[rounds] = e[0];
 	k->rounds = rounds;
 	k->bits = bits;
-}
-
-/* ---- one block ---- */
-
-XI __m128i enc1(const __m128i *rk, unsigned rounds, __m128i b)
-{
-	b = _mm_xor_si128(b, rk[0]);
-	for (unsigned r = 1; r < rounds; r++)
-		b = _mm_aesenc_si128(b, rk[r]);
-	return _mm_aesenclast_si128(b, rk[rounds]);
-}
-
-XI __m128i dec1(const __m128i *rk, unsigned rounds, __m128i b)
-{
-	b = _mm_xor_si128(b, rk[0]);
-	for (unsigned r = 1; r < rounds; r++)
-		b = _mm_aesdec_si128(b, rk[r]);
-	return _mm_aesdeclast_si128(b, rk[rounds]);
 }
 
 /* Runs the rounds of 'cipher' (enc/dec) over the blocks b0.. named by XN, keys rk. */
@@ -140,7 +115,7 @@ CT_TARGET_XMM static void ecb_dec(const struct ct_aes_key *k, const uint8_t *in,
 
 /* Serial: each block waits for the previous ciphertext, so the chain is rounds x AESENC latency.
  * The plaintext is pre-whitened off the chain; the chain itself is one XOR plus the rounds. */
-CT_TARGET_XMM static void cbc_enc(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *in,
+CT_TARGET_XMM void ct_aes_xmm_cbc_enc(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *in,
 				  uint8_t *out, size_t nblocks)
 {
 	const __m128i *rk = (const __m128i *)k->enc;
@@ -215,7 +190,7 @@ CT_TARGET_XMM static void ctr_blocks(const struct ct_aes_key *k, uint8_t ctr[16]
 
 /* ---- CFB128, OFB (full blocks; the mode layer handles num) ---- */
 
-CT_TARGET_XMM static void cfb_enc(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *in,
+CT_TARGET_XMM void ct_aes_xmm_cfb_enc(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *in,
 				  uint8_t *out, size_t nblocks)
 {
 	const __m128i *rk = (const __m128i *)k->enc;
@@ -253,7 +228,7 @@ CT_TARGET_XMM static void cfb_dec(const struct ct_aes_key *k, uint8_t iv[16], co
 	ST(iv, 0, prev);
 }
 
-CT_TARGET_XMM static void ofb(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *in,
+CT_TARGET_XMM void ct_aes_xmm_ofb(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *in,
 			      uint8_t *out, size_t nblocks)
 {
 	const __m128i *rk = (const __m128i *)k->enc;
@@ -267,15 +242,6 @@ CT_TARGET_XMM static void ofb(const struct ct_aes_key *k, uint8_t iv[16], const 
 }
 
 /* ---- XTS ---- */
-
-/* tweak * x in GF(2^128), little-endian: shift left one bit; bit 63 carries into bit 64 and
- * bit 127 folds back as 0x87. */
-XI __m128i xts_mulx(__m128i t)
-{
-	__m128i m = _mm_shuffle_epi32(_mm_srai_epi32(t, 31), 0x13);
-	m = _mm_and_si128(m, _mm_set_epi32(0, 1, 0, 0x87));
-	return _mm_xor_si128(_mm_add_epi64(t, t), m);
-}
 
 #define XTS_TWEAK(i) __m128i t##i = t; t = xts_mulx(t);
 #define XTS_IN(i) b##i = _mm_xor_si128(LD(in, i), t##i);
@@ -314,41 +280,6 @@ CT_TARGET_XMM static void xts_dec(const struct ct_aes_key *k, uint8_t tweak[16],
 
 /* ---- GHASH ---- */
 
-/* Operands are byte-reflected GHASH elements (bswap128 of the wire bytes); the product of two
- * reflected 128-bit values is the reflected 256-bit product shifted right by one bit, so the
- * reduction first shifts [hi:lo] left by one, then reduces modulo x^128 + x^7 + x^2 + x + 1
- * (Gueron and Kounavis, "Intel carry-less multiplication instruction and its usage for
- * computing the GCM mode", algorithm 5). Linear, so several products can share one reduction. */
-XI __m128i gf_reduce(__m128i lo, __m128i mid, __m128i hi)
-{
-	lo = _mm_xor_si128(lo, _mm_slli_si128(mid, 8));
-	hi = _mm_xor_si128(hi, _mm_srli_si128(mid, 8));
-
-	__m128i lc = _mm_srli_epi32(lo, 31), hc = _mm_srli_epi32(hi, 31);
-	__m128i across = _mm_srli_si128(lc, 12);
-	lo = _mm_or_si128(_mm_slli_epi32(lo, 1), _mm_slli_si128(lc, 4));
-	hi = _mm_or_si128(_mm_slli_epi32(hi, 1), _mm_slli_si128(hc, 4));
-	hi = _mm_or_si128(hi, across);
-
-	__m128i a = _mm_xor_si128(_mm_slli_epi32(lo, 31), _mm_slli_epi32(lo, 30));
-	a = _mm_xor_si128(a, _mm_slli_epi32(lo, 25));
-	__m128i b = _mm_srli_si128(a, 4);
-	lo = _mm_xor_si128(lo, _mm_slli_si128(a, 12));
-	__m128i d = _mm_xor_si128(_mm_srli_epi32(lo, 1), _mm_srli_epi32(lo, 2));
-	d = _mm_xor_si128(d, _mm_srli_epi32(lo, 7));
-	d = _mm_xor_si128(d, b);
-	lo = _mm_xor_si128(lo, d);
-	return _mm_xor_si128(hi, lo);
-}
-
-XI void clmul_acc(__m128i a, __m128i b, __m128i *lo, __m128i *mid, __m128i *hi)
-{
-	*lo = _mm_xor_si128(*lo, _mm_clmulepi64_si128(a, b, 0x00));
-	*hi = _mm_xor_si128(*hi, _mm_clmulepi64_si128(a, b, 0x11));
-	*mid = _mm_xor_si128(*mid, _mm_clmulepi64_si128(a, b, 0x01));
-	*mid = _mm_xor_si128(*mid, _mm_clmulepi64_si128(a, b, 0x10));
-}
-
 XI __m128i gf_mul(__m128i a, __m128i b)
 {
 	__m128i lo = _mm_setzero_si128(), mid = lo, hi = lo;
@@ -366,36 +297,21 @@ CT_TARGET_XMM void ct_ghash_init_xmm(uint8_t hpow[8][16], const uint8_t h[16])
 	}
 }
 
-/* Up to 8 blocks with one reduction: block i of n is multiplied by H^(n-i) = hpow[8-n+i]. */
 CT_TARGET_XMM static void ghash(const uint8_t hpow[8][16], uint8_t xi[16], const uint8_t *in,
 				size_t nblocks)
 {
-	__m128i x = bswap128(LD(xi, 0));
-	while (nblocks) {
-		const size_t n = nblocks < 8 ? nblocks : 8;
-		__m128i lo = _mm_setzero_si128(), mid = lo, hi = lo;
-		for (size_t i = 0; i < n; i++) {
-			__m128i blk = bswap128(LD(in, i));
-			if (i == 0)
-				blk = _mm_xor_si128(blk, x);
-			clmul_acc(blk, LD(hpow[8 - n + i], 0), &lo, &mid, &hi);
-		}
-		x = gf_reduce(lo, mid, hi);
-		in += 16 * n;
-		nblocks -= n;
-	}
-	ST(xi, 0, bswap128(x));
+	ST(xi, 0, bswap128(ghash_tail(hpow, bswap128(LD(xi, 0)), in, nblocks)));
 }
 
 const struct ct_aes_kernels ct_aes_kernels_xmm = {
 	.ecb_enc = ecb_enc,
 	.ecb_dec = ecb_dec,
-	.cbc_enc = cbc_enc,
+	.cbc_enc = ct_aes_xmm_cbc_enc,
 	.cbc_dec = cbc_dec,
 	.ctr = ctr_blocks,
-	.cfb_enc = cfb_enc,
+	.cfb_enc = ct_aes_xmm_cfb_enc,
 	.cfb_dec = cfb_dec,
-	.ofb = ofb,
+	.ofb = ct_aes_xmm_ofb,
 	.xts_enc = xts_enc,
 	.xts_dec = xts_dec,
 	.ghash = ghash,
