@@ -706,7 +706,7 @@ enum ct_read_status ct_reader_init(struct ct_reader *r, const uint8_t *buf, size
 	*r = (struct ct_reader){ .buf = buf, .len = buf ? len : 0, .status = CT_READ_OK };
 	size_t have = r->len < 8 ? r->len : 8;
 	if (r->len == 0)
-		return r_fail(r, CT_READ_TRUNCATED, "empty file (the traced process wrote nothing)");
+		return r_fail(r, CT_READ_TRUNCATED, "trace truncated at byte 0: the file is empty (the process wrote nothing)");
 	if (memcmp(buf, CT_MAGIC, have) != 0)
 		return r_fail(r, CT_READ_NOT_TRACE, "not a cryptrace trace file (bad magic)");
 	if (r->len < CT_PREAMBLE_SIZE)

@@ -1,0 +1,693 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * findings.c - plain-language diagnoses over the merged model. A table of evaluators, each
+ * adding zero or more findings {kind, severity, message, evidence, fix}. Thresholds are named
+ * constants below, and docs/report.md explains each one.
+ */
+#include "model.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* user-time-misleads: wall / user at or above this, on a path with enough calls and samples. */
+#define USER_MISLEADS_FACTOR 2.0
+#define USER_MISLEADS_MIN_CALLS 100
+#define USER_MISLEADS_MIN_SAMPLES 5
+/* software-aes: cycles/byte at >= 8 KiB requests above SOFTWARE_AES_FACTOR x the calibrated
+ * AES-NI bound (and never below SOFTWARE_AES_FLOOR_CPB: the bound may come from a parallel mode
+ * while CBC encryption is serial), or above SOFTWARE_AES_FIXED_CPB when no bound was calibrated. */
+#define SOFTWARE_AES_FACTOR 3.0
+#define SOFTWARE_AES_FLOOR_CPB 4.0
+#define SOFTWARE_AES_FIXED_CPB 5.0
+#define SOFTWARE_AES_MIN_BYTES 8192
+/* small-requests-offload: in-process cost when the trace has nothing better (about 2 GB/s). */
+#define INPROC_DEFAULT_NS_PER_BYTE 0.5
+#define SMALL_OFFLOAD_MIN_CALLS 10
+
+/* OPENSSL_ia32cap bit 57 is CPUID.1:ECX.AES (bit 25 of the ECX word at bit 32). */
+#define IA32CAP_AESNI (1ull << 57)
+
+const char *rp_severity_name(enum rp_severity s)
+{
+	return s == RP_ERROR ? "error" : s == RP_WARNING ? "warning" : "info";
+}
+
+static struct rp_finding *add(struct rp_model *m, const char *kind, enum rp_severity sev,
+			      uint32_t pid)
+{
+	if (m->nfindings == m->cap_findings) {
+		size_t ncap = m->cap_findings ? m->cap_findings * 2 : 8;
+		void *p = realloc(m->findings, ncap * sizeof(*m->findings));
+		if (!p)
+			return NULL;
+		m->findings = p;
+		m->cap_findings = ncap;
+	}
+	struct rp_finding *f = &m->findings[m->nfindings++];
+	memset(f, 0, sizeof(*f));
+	f->kind = kind;
+	f->severity = sev;
+	f->pid = pid;
+	return f;
+}
+
+/* Appends to a fixed buffer, truncating quietly. */
+static void __attribute__((format(printf, 3, 4))) cat(char *buf, size_t cap, const char *fmt, ...)
+{
+	size_t n = strlen(buf);
+	if (n + 1 >= cap)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf + n, cap - n, fmt, ap);
+	va_end(ap);
+}
+
+#define CAT(field, ...) cat(f->field, sizeof(f->field), __VA_ARGS__)
+#define S(s) (int)(s).len, (s).p
+
+static bool proc_selected(const struct rp_model *m, const struct rp_proc *p)
+{
+	return m->filter.pid < 0 || (long long)p->hdr.pid == m->filter.pid;
+}
+
+static bool is_inprocess(const struct rp_path *p)
+{
+	return p->def.api == CT_API_EVP || p->def.api == CT_API_AES;
+}
+
+static bool is_kernel(const struct rp_path *p)
+{
+	return p->def.api == CT_API_CRYPTODEV || p->def.api == CT_API_AFALG;
+}
+
+/* A path whose work ran in this process's software/provider code, not in an engine or kernel. */
+static bool is_software(const struct rp_path *p)
+{
+	return is_inprocess(p) && !rp_str_starts(p->def.impl, "engine:") &&
+	       !(p->def.flags & CT_PATH_ROUTED);
+}
+
+static const struct rp_proc *first_header(const struct rp_model *m)
+{
+	for (size_t i = 0; i < m->nprocs; i++)
+		if (m->procs[i].has_hdr && proc_selected(m, &m->procs[i]))
+			return &m->procs[i];
+	return NULL;
+}
+
+static void fmt_bytes(char *b, size_t cap, uint64_t n)
+{
+	rp_fmt_bytes(b, cap, (double)n);
+}
+
+/* ---- nothing-intercepted */
+
+void rp_nothing_reason(const struct rp_model *m, char *buf, size_t cap)
+{
+	size_t never = 0, other = 0, idle = 0, nofacts = 0;
+	struct ct_str other_lib = { .p = "", .len = 0 };
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct rp_proc *p = &m->procs[i];
+		if (!proc_selected(m, p))
+			continue;
+		if (!p->has_proc)
+			nofacts++;
+		else if (p->proc.flags & CT_PROC_HAS_LIBCRYPTO)
+			idle++;
+		else if (p->proc.crypto_libs.len) {
+			other++;
+			if (!other_lib.len)
+				other_lib = rp_str_part(p->proc.crypto_libs, '\n', 0);
+		} else
+			never++;
+	}
+	buf[0] = 0;
+	if (other)
+		cat(buf, cap, "it used %.*s which cryptrace does not hook (%zu process(es)); ",
+		    S(other_lib), other);
+	if (never)
+		cat(buf, cap, "libcrypto was never loaded (%zu process(es)); ", never);
+	if (idle)
+		cat(buf, cap, "no cipher work was done: libcrypto was loaded but no cipher was used "
+			      "(%zu process(es)); ", idle);
+	if (nofacts)
+		cat(buf, cap, "the trace holds no process facts: the process ended before its first "
+			      "flush (%zu process(es)); ", nofacts);
+	size_t n = strlen(buf);
+	if (n >= 2 && buf[n - 2] == ';')
+		buf[n - 2] = 0;
+	if (!buf[0])
+		snprintf(buf, cap, "no trace files were read");
+}
+
+static void eval_nothing_intercepted(struct rp_model *m)
+{
+	uint64_t calls = 0;
+	size_t nproc = 0, other = 0;
+	for (size_t i = 0; i < m->npaths; i++)
+		calls += m->paths[i].st.calls;
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct rp_proc *p = &m->procs[i];
+		if (!proc_selected(m, p))
+			continue;
+		nproc++;
+		other += p->has_proc && !(p->proc.flags & CT_PROC_HAS_LIBCRYPTO) && p->proc.crypto_libs.len;
+	}
+	if (calls || !nproc)
+		return;
+	/* Crypto in a library cryptrace cannot see is worth a warning; a program without any is not. */
+	struct rp_finding *f = add(m, "nothing-intercepted", other ? RP_WARNING : RP_INFO, 0);
+	if (!f)
+		return;
+	char why[600];
+	rp_nothing_reason(m, why, sizeof(why));
+	CAT(message, "No crypto calls were seen in %zu process(es): %s.", nproc, why);
+	CAT(evidence, "0 intercepted cipher calls in %zu trace file(s)", nproc);
+	if (other)
+		CAT(fix, "cryptrace hooks OpenSSL's libcrypto, /dev/crypto and AF_ALG only; trace this "
+			 "program's crypto library with its own tools, or build it against OpenSSL.");
+	else
+		CAT(fix, "Nothing to fix if the program should do no encryption. A statically linked "
+			 "program cannot be traced: link it dynamically against libcrypto.");
+}
+
+/* ---- lowlevel-api */
+
+static void eval_lowlevel_api(struct rp_model *m)
+{
+	for (size_t i = 0; i < m->npaths; i++) {
+		const struct rp_path *p = &m->paths[i];
+		if (p->def.api != CT_API_AES || !p->st.calls)
+			continue;
+		struct rp_finding *f = add(m, "lowlevel-api", RP_WARNING, 0);
+		if (!f)
+			return;
+		char b[32];
+		fmt_bytes(b, sizeof(b), p->st.bytes);
+		CAT(message, "%llu calls (%s) of %.*s %s went through the low-level AES_* API. It bypasses "
+			     "engines and providers, so no offload or provider configuration can apply, "
+			     "and in older libcrypto versions it does not use AES-NI either.",
+		    (unsigned long long)p->st.calls, b, S(p->def.cipher), ct_dir_name(p->def.dir));
+		CAT(evidence, "path %zu: api=aes impl=%.*s calls=%llu bytes=%llu", i + 1, S(p->def.impl),
+		    (unsigned long long)p->st.calls, (unsigned long long)p->st.bytes);
+		if (p->def.callsite.len)
+			CAT(evidence, "; first used at %.*s", S(rp_str_part(p->def.callsite, '\n', 0)));
+		CAT(fix, "Use the EVP API (EVP_CipherInit_ex2 with a cipher from EVP_CIPHER_fetch). "
+			 "For `openssl speed`, add -evp.");
+	}
+}
+
+/* ---- user-time-misleads */
+
+static void eval_user_time_misleads(struct rp_model *m)
+{
+	for (size_t i = 0; i < m->npaths; i++) {
+		const struct rp_path *p = &m->paths[i];
+		const struct rp_derived *d = &p->d;
+		if (!d->cpu_known || p->st.calls < USER_MISLEADS_MIN_CALLS ||
+		    p->st.cpu_samples < USER_MISLEADS_MIN_SAMPLES || d->wall_ns <= 0)
+			continue;
+		double factor = d->user_ns > 0 ? d->wall_ns / d->user_ns : INFINITY;
+		if (factor < USER_MISLEADS_FACTOR)
+			continue;
+		struct rp_finding *f = add(m, "user-time-misleads", RP_WARNING, 0);
+		if (!f)
+			return;
+		char w[32], u[32], s[32], fs[32];
+		if (isinf(factor) || factor > 1000)
+			snprintf(fs, sizeof(fs), "more than 1000");
+		else
+			snprintf(fs, sizeof(fs), "%.1f", factor);
+		CAT(message, "On path %zu (%s %.*s %.*s), wall time is %sx the user CPU time: the work "
+			     "happens in the kernel or waiting on it. A benchmark that counts user time "
+			     "only (like `openssl speed` without -elapsed) overstates this path's throughput "
+			     "by that factor.",
+		    i + 1, ct_api_name(p->def.api), S(p->def.impl), S(p->def.cipher), fs);
+		CAT(evidence, "wall %s, user %s, sys %s over %llu calls (%llu CPU-sampled)",
+		    rp_fmt_ns(w, sizeof(w), d->wall_ns), rp_fmt_ns(u, sizeof(u), d->user_ns),
+		    rp_fmt_ns(s, sizeof(s), d->sys_ns), (unsigned long long)p->st.calls,
+		    (unsigned long long)p->st.cpu_samples);
+		CAT(fix, "Compare paths by wall time (`openssl speed -elapsed`), or by user+sys CPU "
+			 "time, never by user time alone.");
+	}
+}
+
+/* ---- engine-failed */
+
+/* Engine and provider requests return a handle or 1 on success; kernel session set-up calls
+ * (ioctl, bind, accept) return 0 or a descriptor. */
+static bool event_failed(const struct ct_event *e)
+{
+	if (e->kind == CT_EV_SESSION)
+		return e->err != 0 || e->ret < 0;
+	return e->err != 0 || e->ret <= 0;
+}
+
+static void list_call_failures(struct rp_finding *f, const struct rp_proc *p)
+{
+	unsigned shown = 0;
+	for (size_t k = 0; k < p->nevents; k++) {
+		const struct ct_event *e = &p->events[k].ev;
+		if (e->kind != CT_EV_CALL_FAILED)
+			continue;
+		char eb[32];
+		if (shown++ == 0)
+			CAT(message, " Underneath, ");
+		else if (shown <= 3)
+			CAT(message, "; ");
+		if (shown <= 3)
+			CAT(message, "%.*s%s%.*s%s failed with %s (%s)", S(e->call),
+			    e->detail.len ? " [" : "", S(e->detail), e->detail.len ? "]" : "",
+			    rp_errno_name(e->err, eb, sizeof(eb)), e->err ? strerror(e->err) : "no errno");
+		CAT(evidence, "; %.*s -> %s x%llu", S(e->call), rp_errno_name(e->err, eb, sizeof(eb)),
+		    (unsigned long long)(e->count ? e->count : 1));
+	}
+	if (shown)
+		CAT(message, ".");
+	for (size_t k = 0; k < p->nevents; k++) {
+		const struct ct_event *e = &p->events[k].ev;
+		if (e->err == EAFNOSUPPORT && e->kind == CT_EV_CALL_FAILED) {
+			CAT(message, " EAFNOSUPPORT from socket() means this kernel has no AF_ALG support "
+				     "(or a sandbox refuses it).");
+			break;
+		}
+	}
+}
+
+static void eval_engine_failed(struct rp_model *m)
+{
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct rp_proc *p = &m->procs[i];
+		if (!proc_selected(m, p))
+			continue;
+		for (size_t k = 0; k < p->nevents; k++) {
+			const struct ct_event *e = &p->events[k].ev;
+			if ((e->kind != CT_EV_ENGINE_REQUEST && e->kind != CT_EV_PROVIDER_LOAD) ||
+			    !event_failed(e))
+				continue;
+			struct rp_finding *f = add(m, "engine-failed", RP_ERROR, p->hdr.pid);
+			if (!f)
+				return;
+			CAT(message, "The program asked for %s %.*s%s%.*s%s and it could not be %s.",
+			    e->kind == CT_EV_ENGINE_REQUEST ? "an engine with" : "a provider with",
+			    S(e->call), e->detail.len ? " (" : "", S(e->detail), e->detail.len ? ")" : "",
+			    e->kind == CT_EV_ENGINE_REQUEST ? "loaded or initialised" : "loaded");
+			list_call_failures(f, p);
+			CAT(evidence, "%.*s returned %lld, %llu time(s)", S(e->call), (long long)e->ret,
+			    (unsigned long long)(e->count ? e->count : 1));
+			if (e->callsite.len)
+				CAT(evidence, "; called at %.*s", S(rp_str_part(e->callsite, '\n', 0)));
+			CAT(fix, "Check that the engine/provider module exists and that what it needs is "
+				 "there (for afalg: a kernel with AF_ALG and algif_skcipher, not blocked by a "
+				 "sandbox); run `cryptrace doctor`. Make the program fail loudly instead of "
+				 "continuing in software when the offload is required.");
+		}
+	}
+}
+
+/* ---- silent-fallback */
+
+static bool offload_trouble(const struct rp_proc *p, char *why, size_t cap)
+{
+	why[0] = 0;
+	for (size_t k = 0; k < p->nevents; k++) {
+		const struct ct_event *e = &p->events[k].ev;
+		bool bad = false;
+		switch (e->kind) {
+		case CT_EV_ENGINE_REQUEST:
+		case CT_EV_PROVIDER_LOAD:
+		case CT_EV_SESSION:
+			bad = event_failed(e);
+			break;
+		case CT_EV_CALL_FAILED:
+		case CT_EV_FALLBACK:
+			bad = true;
+			break;
+		default:
+			break;
+		}
+		if (!bad)
+			continue;
+		char eb[32];
+		cat(why, cap, "%s%s %.*s%s%s", why[0] ? "; " : "", ct_event_kind_name(e->kind),
+		    S(e->call), e->err ? " " : "", e->err ? rp_errno_name(e->err, eb, sizeof(eb)) : "");
+	}
+	for (size_t k = 0; k < p->npaths; k++) {
+		const struct rp_path *pp = &p->paths[k];
+		if (is_kernel(pp) && pp->st.errors)
+			cat(why, cap, "%s%llu failed %s operations on %.*s", why[0] ? "; " : "",
+			    (unsigned long long)pp->st.errors, ct_api_name(pp->def.api), S(pp->def.impl));
+		if (pp->def.requested.len && !rp_str_eq(pp->def.requested, pp->def.impl) && pp->st.calls)
+			cat(why, cap, "%s%.*s was requested for %.*s", why[0] ? "; " : "",
+			    S(pp->def.requested), S(pp->def.cipher));
+	}
+	return why[0] != 0;
+}
+
+static void eval_silent_fallback(struct rp_model *m)
+{
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct rp_proc *p = &m->procs[i];
+		if (!proc_selected(m, p))
+			continue;
+		char why[600];
+		if (!offload_trouble(p, why, sizeof(why)))
+			continue;
+		uint64_t calls = 0, bytes = 0;
+		size_t npaths = 0;
+		for (size_t k = 0; k < p->npaths; k++) {
+			const struct rp_path *pp = &p->paths[k];
+			if (is_software(pp) && pp->st.calls && rp_path_selected(m, pp)) {
+				calls += pp->st.calls;
+				bytes += pp->st.bytes;
+				npaths++;
+			}
+		}
+		if (!calls)
+			continue;
+		struct rp_finding *f = add(m, "silent-fallback", RP_ERROR, p->hdr.pid);
+		if (!f)
+			return;
+		char b[32];
+		fmt_bytes(b, sizeof(b), bytes);
+		CAT(message, "Offload was requested but did not happen: %llu cipher calls (%s) ran in "
+			     "this process's own software instead:", (unsigned long long)calls, b);
+		for (size_t k = 0; k < p->npaths; k++) {
+			const struct rp_path *pp = &p->paths[k];
+			if (is_software(pp) && pp->st.calls && rp_path_selected(m, pp)) {
+				fmt_bytes(b, sizeof(b), pp->st.bytes);
+				CAT(message, " %.*s %s in %.*s (%llu calls, %s);", S(pp->def.cipher),
+				    ct_dir_name(pp->def.dir), S(pp->def.impl),
+				    (unsigned long long)pp->st.calls, b);
+			}
+		}
+		size_t n = strlen(f->message);
+		if (n && f->message[n - 1] == ';')
+			f->message[n - 1] = '.';
+		CAT(message, " The program did not report it.");
+		CAT(evidence, "%s; %zu software path(s), %llu calls, %llu bytes", why, npaths,
+		    (unsigned long long)calls, (unsigned long long)bytes);
+		CAT(fix, "Fix the offload (see engine-failed / session-failed), or stop requesting it "
+			 "if software is fast enough here; check offload with `cryptrace report` after "
+			 "configuration changes.");
+	}
+}
+
+/* ---- session-failed */
+
+static bool session_failure(const struct ct_event *e)
+{
+	if (e->kind == CT_EV_SESSION)
+		return event_failed(e);
+	if (e->kind != CT_EV_CALL_FAILED)
+		return false;
+	return rp_str_starts(e->call, "ioctl(CIOCGSESSION") || rp_str_starts(e->call, "bind") ||
+	       rp_str_starts(e->call, "setsockopt") || rp_str_starts(e->call, "accept");
+}
+
+static void eval_session_failed(struct rp_model *m)
+{
+	for (size_t i = 0; i < m->nevents; i++) {
+		const struct rp_event *e = &m->events[i];
+		if (!session_failure(&e->ev))
+			continue;
+		struct rp_finding *f = add(m, "session-failed", RP_WARNING, e->pids.n == 1 ? e->pid : 0);
+		if (!f)
+			return;
+		char eb[32];
+		CAT(message, "A kernel crypto session could not be set up: %.*s failed with %s (%s)%s%.*s%s, "
+			     "%llu time(s). Work meant for it runs elsewhere, usually in software.",
+		    S(e->ev.call), rp_errno_name(e->ev.err, eb, sizeof(eb)),
+		    e->ev.err ? strerror(e->ev.err) : "no errno", e->ev.detail.len ? " for " : "",
+		    S(e->ev.detail), e->ev.detail.len ? "" : "", (unsigned long long)e->ev.count);
+		if (e->ev.err == EINVAL)
+			CAT(message, " EINVAL usually means the driver lacks this algorithm or key size.");
+		CAT(evidence, "%.*s ret=%lld errno=%s count=%llu in %zu process(es)", S(e->ev.call),
+		    (long long)e->ev.ret, rp_errno_name(e->ev.err, eb, sizeof(eb)),
+		    (unsigned long long)e->ev.count, e->pids.n);
+		if (e->ev.callsite.len)
+			CAT(evidence, "; at %.*s", S(rp_str_part(e->ev.callsite, '\n', 0)));
+		CAT(fix, "Check the kernel's drivers for this algorithm and key size (/proc/crypto, "
+			 "`cryptrace doctor`), load the module that provides it, or use a supported key "
+			 "size.");
+	}
+}
+
+/* ---- software-aes */
+
+static bool ia32cap_disables_aesni(struct ct_str cap)
+{
+	char buf[64];
+	if (!cap.len || cap.len >= sizeof(buf))
+		return false;
+	snprintf(buf, sizeof(buf), "%.*s", S(cap));
+	bool clear = buf[0] == '~';
+	char *end;
+	unsigned long long v = strtoull(buf + clear, &end, 0);
+	if (end == buf + clear)
+		return false;
+	return clear ? (v & IA32CAP_AESNI) != 0 : (v & IA32CAP_AESNI) == 0;
+}
+
+/* Cycles per byte over the requests of at least SOFTWARE_AES_MIN_BYTES; < 0 when unknown. */
+static double large_request_cpb(const struct rp_path *p)
+{
+	double wall = 0;
+	uint64_t bytes = 0;
+	if (!p->tsc_hz || !p->d.wall_known)
+		return -1;
+	for (unsigned b = 0; b < CT_SIZE_BUCKETS; b++) {
+		if (ct_size_bucket_low(b) < SOFTWARE_AES_MIN_BYTES || !p->st.size[b].calls)
+			continue;
+		wall += p->d.bucket_wall_ns[b];
+		bytes += p->st.size[b].bytes;
+	}
+	return bytes ? wall * (double)p->tsc_hz / 1e9 / (double)bytes : -1;
+}
+
+static void eval_software_aes(struct rp_model *m)
+{
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct rp_proc *pr = &m->procs[i];
+		if (!proc_selected(m, pr) || !pr->has_hdr ||
+		    !(pr->hdr.cpu_flags & (CT_CPU_AES | CT_CPU_ARM_AES)))
+			continue;
+		bool masked = ia32cap_disables_aesni(pr->hdr.ia32cap);
+		double bound = pr->hdr.aesni_cpb_milli / 1000.0;
+		double limit = bound > 0 ? fmax(SOFTWARE_AES_FACTOR * bound, SOFTWARE_AES_FLOOR_CPB) :
+					   SOFTWARE_AES_FIXED_CPB;
+		for (size_t k = 0; k < pr->npaths; k++) {
+			const struct rp_path *p = &pr->paths[k];
+			if (!is_inprocess(p) || !p->st.calls || !rp_path_selected(m, p) ||
+			    !(rp_str_starts(p->def.cipher, "aes") || rp_str_starts(p->def.cipher, "id-aes")))
+				continue;
+			double cpb = large_request_cpb(p);
+			bool slow = cpb >= 0 && cpb > limit;
+			if (!slow && !(cpb < 0 && masked))
+				continue;
+			struct rp_finding *f = add(m, "software-aes", RP_WARNING, pr->hdr.pid);
+			if (!f)
+				return;
+			if (cpb >= 0)
+				CAT(message, "This CPU has AES instructions, but %.*s %s in %.*s ran at %.1f "
+					     "cycles per byte on requests of 8 KiB and more, %.1fx the %.1f "
+					     "cycles/byte %s: that is software AES speed.",
+				    S(p->def.cipher), ct_dir_name(p->def.dir), S(p->def.impl), cpb,
+				    cpb / (bound > 0 ? bound : SOFTWARE_AES_FIXED_CPB),
+				    bound > 0 ? bound : SOFTWARE_AES_FIXED_CPB,
+				    bound > 0 ? "measured for AES-NI on this machine" :
+						"that AES-NI stays well below (no calibrated bound in the trace)");
+			else
+				CAT(message, "This CPU has AES instructions, but OPENSSL_ia32cap hides them "
+					     "from libcrypto, so %.*s %s in %.*s runs in software AES.",
+				    S(p->def.cipher), ct_dir_name(p->def.dir), S(p->def.impl));
+			CAT(message, " Likely cause: ");
+			if (masked)
+				CAT(message, "the environment sets OPENSSL_ia32cap=%.*s, which masks AES-NI "
+					     "(bit 57) out of libcrypto's CPU capabilities.",
+				    S(pr->hdr.ia32cap));
+			else if (p->def.api == CT_API_AES)
+				CAT(message, "the low-level AES_* API, which may not use AES-NI.");
+			else if (pr->hdr.ia32cap.len)
+				CAT(message, "OPENSSL_ia32cap=%.*s is set; or a libcrypto built without "
+					     "AES assembly (no-asm).",
+				    S(pr->hdr.ia32cap));
+			else
+				CAT(message, "a libcrypto built without AES assembly (no-asm), or a CPU "
+					     "feature hidden by a hypervisor.");
+			CAT(evidence, "cpu_flags has aes; cycles/byte at >= 8 KiB: %s; bound: %s; "
+				      "OPENSSL_ia32cap: %.*s",
+			    cpb >= 0 ? "" : "unknown", bound > 0 ? "" : "not calibrated",
+			    pr->hdr.ia32cap.len ? (int)pr->hdr.ia32cap.len : 5,
+			    pr->hdr.ia32cap.len ? pr->hdr.ia32cap.p : "unset");
+			if (cpb >= 0)
+				CAT(evidence, " (measured %.2f, limit %.2f)", cpb, limit);
+			if (masked)
+				CAT(fix, "Unset OPENSSL_ia32cap (or drop ~0x200000000000000 from its mask).");
+			else
+				CAT(fix, "Use a libcrypto built with assembly (the distribution's), through "
+					 "EVP; check `openssl speed -evp aes-128-cbc`.");
+		}
+	}
+}
+
+/* ---- kernel-software-driver */
+
+/* In-process cost per byte for a cipher: from an in-process path in the model, else from the
+ * calibrated bound; *how says which. */
+static double inproc_ns_per_byte(const struct rp_model *m, struct ct_str cipher, const char **how)
+{
+	for (size_t i = 0; i < m->npaths; i++) {
+		const struct rp_path *p = &m->paths[i];
+		if (is_software(p) && rp_str_eq(p->def.cipher, cipher) && p->d.wall_known && p->st.bytes) {
+			*how = "the in-process path in this trace";
+			return p->d.wall_ns / (double)p->st.bytes;
+		}
+	}
+	const struct rp_proc *h = first_header(m);
+	if (h && h->hdr.aesni_cpb_milli && h->hdr.tsc_hz) {
+		*how = "the AES-NI bound calibrated at trace time";
+		return h->hdr.aesni_cpb_milli / 1000.0 / ((double)h->hdr.tsc_hz / 1e9);
+	}
+	*how = "a nominal in-process AES-NI cost of 0.5 ns/byte (no better figure in the trace)";
+	return INPROC_DEFAULT_NS_PER_BYTE;
+}
+
+static void eval_kernel_software_driver(struct rp_model *m)
+{
+	for (size_t i = 0; i < m->npaths; i++) {
+		const struct rp_path *p = &m->paths[i];
+		if (!is_kernel(p) || !p->st.calls ||
+		    !(p->def.flags & (CT_PATH_SW_DRIVER | CT_PATH_CPU_DRIVER)))
+			continue;
+		bool sw = p->def.flags & CT_PATH_SW_DRIVER;
+		struct rp_finding *f = add(m, "kernel-software-driver", RP_WARNING, 0);
+		if (!f)
+			return;
+		const char *how;
+		double in_nspb = inproc_ns_per_byte(m, p->def.cipher, &how);
+		CAT(message, "%.*s through %s is served by the kernel driver %.*s, which %s. The offload "
+			     "buys nothing: every request also pays system calls and copies.",
+		    S(p->def.cipher), ct_api_name(p->def.api), S(p->def.impl),
+		    sw ? "is generic software code" : "runs on the same CPU instructions as in-process code");
+		if (p->d.wall_known && p->st.bytes) {
+			double k_nspb = p->d.wall_ns / (double)p->st.bytes;
+			CAT(message, " It cost %.2f ns per byte against %.2f ns per byte in-process (%.1fx), "
+				     "by %s.",
+			    k_nspb, in_nspb, k_nspb / in_nspb, how);
+		}
+		CAT(evidence, "path %zu: impl=%.*s flags=%s calls=%llu bytes=%llu syscalls=%llu (%.1f per "
+			      "call)",
+		    i + 1, S(p->def.impl), sw ? "sw-driver" : "cpu-driver", (unsigned long long)p->st.calls,
+		    (unsigned long long)p->st.bytes, (unsigned long long)p->st.syscalls,
+		    (double)p->st.syscalls / (double)p->st.calls);
+		CAT(fix, "Do the work in-process through EVP (the default provider uses AES-NI), or load "
+			 "a hardware driver for this algorithm if the machine has one%s.",
+		    sw ? " (for AES-NI in the kernel: modprobe aesni_intel)" : "");
+	}
+}
+
+/* ---- small-requests-offload */
+
+static void eval_small_requests_offload(struct rp_model *m)
+{
+	for (size_t i = 0; i < m->npaths; i++) {
+		const struct rp_path *p = &m->paths[i];
+		if (!is_kernel(p) || !p->st.calls || !p->d.wall_known)
+			continue;
+		/* Per-call kernel cost vs size over the buckets: fit cost = overhead + slope x size. */
+		double sx = 0, sy = 0, sxx = 0, sxy = 0;
+		unsigned nb = 0, first = CT_SIZE_BUCKETS;
+		for (unsigned b = 0; b < CT_SIZE_BUCKETS; b++) {
+			const struct ct_size_bucket *sb = &p->st.size[b];
+			if (!sb->calls)
+				continue;
+			double x = (double)sb->bytes / (double)sb->calls;
+			double y = p->d.bucket_wall_ns[b] / (double)sb->calls;
+			sx += x;
+			sy += y;
+			sxx += x * x;
+			sxy += x * y;
+			nb++;
+			if (first == CT_SIZE_BUCKETS)
+				first = b;
+		}
+		if (!nb)
+			continue;
+		const char *how;
+		double in_nspb = inproc_ns_per_byte(m, p->def.cipher, &how);
+		double overhead = -1;
+		double den = nb * sxx - sx * sx;
+		if (nb >= 2 && den > 0) {
+			double slope = (nb * sxy - sx * sy) / den;
+			overhead = (sy - slope * sx) / nb;
+		}
+		if (overhead <= 0) { /* one bucket, or a fit that says nothing: smallest bucket's cost */
+			const struct ct_size_bucket *sb = &p->st.size[first];
+			double size = (double)sb->bytes / (double)sb->calls;
+			overhead = p->d.bucket_wall_ns[first] / (double)sb->calls - size * in_nspb;
+		}
+		if (overhead <= 0)
+			continue;
+		double crossover = overhead / in_nspb;
+		uint64_t below = 0, below_bytes = 0;
+		for (unsigned b = 0; b < CT_SIZE_BUCKETS; b++) {
+			const struct ct_size_bucket *sb = &p->st.size[b];
+			if (sb->calls && (double)sb->bytes / (double)sb->calls < crossover) {
+				below += sb->calls;
+				below_bytes += sb->bytes;
+			}
+		}
+		if (below < SMALL_OFFLOAD_MIN_CALLS)
+			continue;
+		struct rp_finding *f = add(m, "small-requests-offload", RP_WARNING, 0);
+		if (!f)
+			return;
+		char ov[32], cb[32];
+		CAT(message, "%llu of %llu %.*s requests through %s were smaller than %s, the size below "
+			     "which the kernel interface's fixed cost per call (about %s) exceeds the work "
+			     "itself done in-process.",
+		    (unsigned long long)below, (unsigned long long)p->st.calls, S(p->def.cipher),
+		    ct_api_name(p->def.api), rp_fmt_bytes(cb, sizeof(cb), crossover),
+		    rp_fmt_ns(ov, sizeof(ov), overhead));
+		CAT(evidence, "per-call cost by size:");
+		for (unsigned b = 0; b < CT_SIZE_BUCKETS; b++) {
+			const struct ct_size_bucket *sb = &p->st.size[b];
+			if (!sb->calls)
+				continue;
+			char c[32];
+			CAT(evidence, " %llu B: %s;", (unsigned long long)ct_size_bucket_low(b),
+			    rp_fmt_ns(c, sizeof(c), p->d.bucket_wall_ns[b] / (double)sb->calls));
+		}
+		CAT(evidence, " in-process %.2f ns/byte by %s; crossover %.0f bytes", in_nspb, how,
+		    crossover);
+		CAT(fix, "Send requests below %s through the in-process path (e.g. CRYPTRACE_ROUTE "
+			 "'%.*s:afalg>=%llu,aesni'), or batch small requests into larger ones.",
+		    cb, S(p->def.cipher), (unsigned long long)ceil(crossover));
+	}
+}
+
+typedef void (*rp_evaluator)(struct rp_model *m);
+
+static const rp_evaluator evaluators[] = {
+	eval_nothing_intercepted,
+	eval_engine_failed,
+	eval_silent_fallback,
+	eval_session_failed,
+	eval_software_aes,
+	eval_lowlevel_api,
+	eval_kernel_software_driver,
+	eval_small_requests_offload,
+	eval_user_time_misleads,
+};
+
+void rp_findings_evaluate(struct rp_model *m)
+{
+	m->nfindings = 0;
+	for (size_t i = 0; i < sizeof(evaluators) / sizeof(evaluators[0]); i++)
+		evaluators[i](m);
+}

@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * json.c - `cryptrace report --json`: the whole model as one JSON object for scripts. Always
+ * valid JSON: strings are escaped and invalid UTF-8 becomes U+FFFD; unknown figures are null.
+ */
+#include "model.h"
+
+#include <math.h>
+#include <string.h>
+
+/* A minimal streaming writer: it remembers per nesting level whether a comma is due. */
+struct jw {
+	FILE *f;
+	int depth;
+	bool need_comma[64];
+};
+
+static void j_sep(struct jw *w)
+{
+	if (w->need_comma[w->depth])
+		fputc(',', w->f);
+	w->need_comma[w->depth] = true;
+}
+
+static void j_open(struct jw *w, char c)
+{
+	j_sep(w);
+	fputc(c, w->f);
+	if (w->depth < 63)
+		w->depth++;
+	w->need_comma[w->depth] = false;
+}
+
+static void j_close(struct jw *w, char c)
+{
+	fputc(c, w->f);
+	if (w->depth > 0)
+		w->depth--;
+}
+
+/* Length of a valid UTF-8 sequence at p (1..4), or 0 when it is invalid. */
+static unsigned utf8_len(const unsigned char *p, size_t left)
+{
+	unsigned n;
+	uint32_t cp;
+	if (p[0] < 0x80)
+		return 1;
+	if ((p[0] & 0xe0) == 0xc0) {
+		n = 2;
+		cp = p[0] & 0x1f;
+	} else if ((p[0] & 0xf0) == 0xe0) {
+		n = 3;
+		cp = p[0] & 0x0f;
+	} else if ((p[0] & 0xf8) == 0xf0) {
+		n = 4;
+		cp = p[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (n > left)
+		return 0;
+	for (unsigned i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	static const uint32_t min_cp[] = { 0, 0, 0x80, 0x800, 0x10000 };
+	if (cp < min_cp[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+static void j_raw_str(FILE *f, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	fputc('"', f);
+	for (size_t i = 0; i < len;) {
+		unsigned char c = p[i];
+		if (c == '"' || c == '\\') {
+			fputc('\\', f);
+			fputc(c, f);
+		} else if (c == '\n') {
+			fputs("\\n", f);
+		} else if (c == '\t') {
+			fputs("\\t", f);
+		} else if (c == '\r') {
+			fputs("\\r", f);
+		} else if (c < 0x20 || c == 0x7f) {
+			fprintf(f, "\\u%04x", c);
+		} else if (c >= 0x80) {
+			unsigned n = utf8_len(p + i, len - i);
+			if (n == 0) {
+				fputs("\\ufffd", f);
+				i++;
+				continue;
+			}
+			fwrite(p + i, 1, n, f);
+			i += n;
+			continue;
+		} else {
+			fputc(c, f);
+		}
+		i++;
+	}
+	fputc('"', f);
+}
+
+static void j_key(struct jw *w, const char *k)
+{
+	j_sep(w);
+	j_raw_str(w->f, k, strlen(k));
+	fputc(':', w->f);
+	w->need_comma[w->depth] = false; /* the value follows without a comma */
+}
+
+static void j_value_done(struct jw *w)
+{
+	w->need_comma[w->depth] = true;
+}
+
+static void j_str(struct jw *w, const char *k, struct ct_str s)
+{
+	if (k)
+		j_key(w, k);
+	else
+		j_sep(w);
+	j_raw_str(w->f, s.p, s.len);
+	j_value_done(w);
+}
+
+static void j_cstr(struct jw *w, const char *k, const char *s)
+{
+	j_str(w, k, ct_str_from(s));
+}
+
+static void j_u64(struct jw *w, const char *k, uint64_t v)
+{
+	if (k)
+		j_key(w, k);
+	else
+		j_sep(w);
+	fprintf(w->f, "%llu", (unsigned long long)v);
+	j_value_done(w);
+}
+
+static void j_i64(struct jw *w, const char *k, int64_t v)
+{
+	j_key(w, k);
+	fprintf(w->f, "%lld", (long long)v);
+	j_value_done(w);
+}
+
+/* A number, or null when unknown. */
+static void j_num(struct jw *w, const char *k, double v, bool known)
+{
+	j_key(w, k);
+	if (!known || isnan(v) || isinf(v))
+		fputs("null", w->f);
+	else if (v == floor(v) && fabs(v) < 9e15)
+		fprintf(w->f, "%.0f", v);
+	else
+		fprintf(w->f, "%.6g", v);
+	j_value_done(w);
+}
+
+static void j_bool(struct jw *w, const char *k, bool v)
+{
+	j_key(w, k);
+	fputs(v ? "true" : "false", w->f);
+	j_value_done(w);
+}
+
+static void j_obj(struct jw *w, const char *k)
+{
+	if (k) {
+		j_key(w, k);
+		w->need_comma[w->depth] = false;
+	}
+	j_open(w, '{');
+}
+
+static void j_arr(struct jw *w, const char *k)
+{
+	if (k) {
+		j_key(w, k);
+		w->need_comma[w->depth] = false;
+	}
+	j_open(w, '[');
+}
+
+static void j_pids(struct jw *w, const char *k, const struct rp_u32list *l)
+{
+	j_arr(w, k);
+	for (size_t i = 0; i < l->n; i++)
+		j_u64(w, NULL, l->v[i]);
+	j_close(w, ']');
+}
+
+static const char *const cpu_flag_names[32] = {
+	[0] = "aes", [1] = "pclmulqdq", [2] = "avx", [3] = "avx2", [4] = "vaes",
+	[5] = "vpclmulqdq", [6] = "avx512f", [7] = "sha", [8] = "hypervisor", [9] = "gfni",
+	[16] = "arm-aes", [17] = "arm-pmull",
+};
+
+static void json_path_figures(struct jw *w, const struct rp_path *p)
+{
+	const struct rp_derived *d = &p->d;
+	j_u64(w, "calls", p->st.calls);
+	j_u64(w, "bytes", p->st.bytes);
+	j_u64(w, "errors", p->st.errors);
+	j_num(w, "wall_ns", d->wall_ns, d->wall_known);
+	j_num(w, "user_ns", d->user_ns, d->cpu_known);
+	j_num(w, "sys_ns", d->sys_ns, d->cpu_known);
+}
+
+static void json_path(struct jw *w, const struct rp_path *p)
+{
+	const struct rp_derived *d = &p->d;
+	j_obj(w, NULL);
+	j_cstr(w, "api", ct_api_name(p->def.api));
+	j_str(w, "impl", p->def.impl);
+	j_str(w, "cipher", p->def.cipher);
+	j_cstr(w, "dir", ct_dir_name(p->def.dir));
+	j_u64(w, "key_bits", p->def.key_bits);
+	j_cstr(w, "entry", ct_entry_name(p->def.entry));
+	j_cstr(w, "route", ct_route_name(p->def.route));
+	j_str(w, "requested", p->def.requested);
+	j_u64(w, "flags", p->def.flags);
+	json_path_figures(w, p);
+	j_bool(w, "wall_exact", d->wall_exact);
+	j_num(w, "cycles_per_byte", d->cycles_per_byte, d->cycles_per_byte >= 0);
+	j_num(w, "throughput_wall_bps", (double)p->st.bytes * 1e9 / d->wall_ns,
+	      d->wall_known && d->wall_ns > 0);
+	j_num(w, "throughput_cpu_bps", (double)p->st.bytes * 1e9 / (d->user_ns + d->sys_ns),
+	      d->cpu_known && d->user_ns + d->sys_ns > 0);
+	j_u64(w, "syscalls", p->st.syscalls);
+	j_obj(w, "latency_ns");
+	j_num(w, "p50", (double)d->p50_ns, d->lat_known);
+	j_num(w, "p99", (double)d->p99_ns, d->lat_known);
+	j_close(w, '}');
+	j_obj(w, "timing");
+	j_u64(w, "timed_calls", p->st.timed_calls);
+	j_u64(w, "cpu_samples", p->st.cpu_samples);
+	j_close(w, '}');
+	j_obj(w, "session");
+	j_u64(w, "setup_calls", p->st.setup_calls);
+	j_u64(w, "setup_ns", p->st.setup_ns);
+	j_u64(w, "teardown_calls", p->st.teardown_calls);
+	j_u64(w, "teardown_ns", p->st.teardown_ns);
+	j_u64(w, "spliced_calls", p->st.spliced_calls);
+	j_close(w, '}');
+	j_pids(w, "pids", &p->pids);
+	j_str(w, "callsite", p->def.callsite);
+	j_arr(w, "sizes");
+	for (unsigned b = 0; b < CT_SIZE_BUCKETS; b++) {
+		const struct ct_size_bucket *sb = &p->st.size[b];
+		if (!sb->calls)
+			continue;
+		j_obj(w, NULL);
+		j_u64(w, "bucket_low", ct_size_bucket_low(b));
+		j_u64(w, "calls", sb->calls);
+		j_u64(w, "bytes", sb->bytes);
+		j_num(w, "wall_ns", d->bucket_wall_ns[b], d->wall_known);
+		j_close(w, '}');
+	}
+	j_close(w, ']');
+	j_close(w, '}');
+}
+
+static void json_proc(struct jw *w, const struct rp_model *m, const struct rp_proc *p)
+{
+	const struct ct_header *h = &p->hdr;
+	j_obj(w, NULL);
+	j_u64(w, "pid", h->pid);
+	j_u64(w, "ppid", h->ppid);
+	j_cstr(w, "file", p->file);
+	j_str(w, "exe", h->exe);
+	j_arr(w, "argv");
+	for (unsigned i = 0, n = rp_str_nparts(h->argv, '\0'); i < n; i++)
+		j_str(w, NULL, rp_str_part(h->argv, '\0', i));
+	j_close(w, ']');
+	j_u64(w, "start_realtime_ns", h->start_realtime_ns);
+	j_str(w, "libcrypto", p->proc.libcrypto.len ? p->proc.libcrypto : h->libcrypto);
+	j_str(w, "cpu_model", h->cpu_model);
+	j_arr(w, "cpu_flags");
+	for (unsigned b = 0; b < 32; b++)
+		if ((h->cpu_flags & (1u << b)) && cpu_flag_names[b])
+			j_cstr(w, NULL, cpu_flag_names[b]);
+	j_close(w, ']');
+	j_str(w, "kernel", h->kernel);
+	j_str(w, "hostname", h->hostname);
+	j_str(w, "ia32cap", h->ia32cap);
+	j_str(w, "route_spec", h->route_spec);
+	j_str(w, "timing", h->timing);
+	j_u64(w, "tsc_hz", h->tsc_hz);
+	j_u64(w, "sample_period", h->sample_period);
+	j_u64(w, "aesni_cpb_milli", h->aesni_cpb_milli);
+	enum rp_status st = rp_proc_status(p);
+	j_cstr(w, "status", rp_status_name(st));
+	if (p->read_status != CT_READ_EOF)
+		j_cstr(w, "damage", p->damage);
+	j_key(w, "end_reason");
+	if (p->has_end) {
+		static const char *const reasons[] = { "", "exit", "exec", "signal" };
+		j_sep(w);
+		w->need_comma[w->depth] = false;
+		j_raw_str(w->f, p->end.reason <= 3 ? reasons[p->end.reason] : "unknown",
+			  strlen(p->end.reason <= 3 ? reasons[p->end.reason] : "unknown"));
+		j_value_done(w);
+		j_i64(w, "exit_status", p->end.status);
+	} else {
+		fputs("null", w->f);
+		j_value_done(w);
+		j_key(w, "exit_status");
+		fputs("null", w->f);
+		j_value_done(w);
+	}
+	j_num(w, "utime_ns", (double)p->proc.utime_ns, p->has_proc);
+	j_num(w, "stime_ns", (double)p->proc.stime_ns, p->has_proc);
+	j_u64(w, "hooked_calls", p->proc.hooked_calls);
+	j_bool(w, "has_libcrypto", p->proc.flags & CT_PROC_HAS_LIBCRYPTO);
+	j_arr(w, "crypto_libs");
+	for (unsigned i = 0, n = rp_str_nparts(p->proc.crypto_libs, '\n'); i < n; i++)
+		j_str(w, NULL, rp_str_part(p->proc.crypto_libs, '\n', i));
+	j_close(w, ']');
+	j_u64(w, "dropped_ops", p->proc.dropped_ops);
+	j_u64(w, "dropped_events", p->proc.dropped_events);
+	j_u64(w, "write_errors", p->proc.write_errors);
+	j_arr(w, "paths");
+	for (size_t i = 0; i < p->npaths; i++) {
+		const struct rp_path *pp = &p->paths[i];
+		if (!rp_path_selected(m, pp))
+			continue;
+		j_obj(w, NULL);
+		j_u64(w, "path_id", pp->def.path_id);
+		j_cstr(w, "api", ct_api_name(pp->def.api));
+		j_str(w, "impl", pp->def.impl);
+		j_str(w, "cipher", pp->def.cipher);
+		j_cstr(w, "dir", ct_dir_name(pp->def.dir));
+		json_path_figures(w, pp);
+		j_close(w, '}');
+	}
+	j_close(w, ']');
+	j_close(w, '}');
+}
+
+static void json_event(struct jw *w, const struct rp_event *e)
+{
+	char buf[32];
+	j_obj(w, NULL);
+	j_cstr(w, "kind", ct_event_kind_name(e->ev.kind));
+	j_str(w, "call", e->ev.call);
+	j_i64(w, "errno", e->ev.err);
+	j_cstr(w, "errno_name", e->ev.err ? rp_errno_name(e->ev.err, buf, sizeof(buf)) : "");
+	j_i64(w, "ret", e->ev.ret);
+	j_str(w, "detail", e->ev.detail);
+	j_str(w, "callsite", e->ev.callsite);
+	j_u64(w, "count", e->ev.count);
+	j_pids(w, "pids", &e->pids);
+	j_close(w, '}');
+}
+
+void rp_print_json(const struct rp_model *m, FILE *out)
+{
+	struct jw w = { .f = out };
+	j_obj(&w, NULL);
+	j_u64(&w, "format_version", 1);
+	j_arr(&w, "processes");
+	for (size_t i = 0; i < m->nprocs; i++)
+		if (m->filter.pid < 0 || (long long)m->procs[i].hdr.pid == m->filter.pid)
+			json_proc(&w, m, &m->procs[i]);
+	j_close(&w, ']');
+	j_arr(&w, "paths");
+	for (size_t i = 0; i < m->npaths; i++)
+		json_path(&w, &m->paths[i]);
+	j_close(&w, ']');
+	j_arr(&w, "events");
+	for (size_t i = 0; i < m->nevents; i++)
+		json_event(&w, &m->events[i]);
+	j_close(&w, ']');
+	j_arr(&w, "findings");
+	for (size_t i = 0; i < m->nfindings; i++) {
+		const struct rp_finding *f = &m->findings[i];
+		j_obj(&w, NULL);
+		j_cstr(&w, "kind", f->kind);
+		j_cstr(&w, "severity", rp_severity_name(f->severity));
+		j_cstr(&w, "message", f->message);
+		j_cstr(&w, "evidence", f->evidence);
+		j_cstr(&w, "fix", f->fix);
+		if (f->pid)
+			j_u64(&w, "pid", f->pid);
+		j_close(&w, '}');
+	}
+	j_close(&w, ']');
+	j_arr(&w, "warnings");
+	for (size_t i = 0; i < m->nwarnings; i++)
+		j_cstr(&w, NULL, m->warnings[i]);
+	j_close(&w, ']');
+	j_close(&w, '}');
+	fputc('\n', out);
+}

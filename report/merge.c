@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * merge.c - turns per-process snapshots into the report's view: applies the filters, adds up
+ * paths that are the same across processes, groups identical events, and derives wall, CPU,
+ * cycles/byte and latency percentiles from the sampled timings (method: docs/report.md).
+ */
+#include "model.h"
+
+#include <fnmatch.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool rp_str_eq(struct ct_str a, struct ct_str b)
+{
+	return a.len == b.len && (a.len == 0 || memcmp(a.p, b.p, a.len) == 0);
+}
+
+bool rp_str_is(struct ct_str a, const char *lit)
+{
+	return rp_str_eq(a, ct_str_from(lit));
+}
+
+bool rp_str_starts(struct ct_str a, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	return a.len >= n && memcmp(a.p, prefix, n) == 0;
+}
+
+struct ct_str rp_str_part(struct ct_str s, char sep, unsigned i)
+{
+	uint32_t start = 0;
+	for (uint32_t k = 0; k <= s.len; k++) {
+		if (k == s.len || s.p[k] == sep) {
+			if (i == 0)
+				return (struct ct_str){ .p = s.p + start, .len = k - start };
+			i--;
+			start = k + 1;
+		}
+	}
+	return (struct ct_str){ .p = "", .len = 0 };
+}
+
+unsigned rp_str_nparts(struct ct_str s, char sep)
+{
+	if (s.len == 0)
+		return 0;
+	unsigned n = 1;
+	for (uint32_t k = 0; k < s.len; k++)
+		n += s.p[k] == sep;
+	return s.p[s.len - 1] == sep ? n - 1 : n; /* a trailing separator ends the last part */
+}
+
+enum rp_status rp_proc_status(const struct rp_proc *p)
+{
+	if (p->read_status != CT_READ_EOF)
+		return RP_TRUNCATED;
+	if (!p->has_end || (p->has_proc && (p->proc.flags & CT_PROC_INCOMPLETE)))
+		return RP_INCOMPLETE;
+	return RP_COMPLETE;
+}
+
+const char *rp_status_name(enum rp_status s)
+{
+	static const char *const names[] = { "complete", "truncated", "incomplete" };
+	return s <= RP_INCOMPLETE ? names[s] : "unknown";
+}
+
+/* ---- derived figures */
+
+static uint64_t lat_percentile(const uint64_t *lat, uint64_t total, double q)
+{
+	uint64_t want = (uint64_t)ceil(q * (double)total), seen = 0;
+	if (want == 0)
+		want = 1;
+	for (unsigned b = 0; b < CT_LAT_BUCKETS; b++) {
+		seen += lat[b];
+		if (seen >= want)
+			return ct_lat_bucket_low(b);
+	}
+	return ct_lat_bucket_low(CT_LAT_BUCKETS - 1);
+}
+
+void rp_derive(struct rp_path *p)
+{
+	const struct ct_path_stats *s = &p->st;
+	struct rp_derived *d = &p->d;
+	memset(d, 0, sizeof(*d));
+	d->cycles_per_byte = -1;
+	double mean = s->timed_calls ? (double)s->timed_ns / (double)s->timed_calls : 0;
+	d->wall_known = s->timed_calls > 0;
+	d->wall_exact = s->calls > 0 && s->timed_calls >= s->calls;
+	uint64_t bucket_calls = 0;
+	for (unsigned b = 0; b < CT_SIZE_BUCKETS; b++) {
+		const struct ct_size_bucket *sb = &s->size[b];
+		bucket_calls += sb->calls;
+		double per = sb->timed_calls ? (double)sb->timed_ns / (double)sb->timed_calls : mean;
+		d->bucket_wall_ns[b] = (double)sb->calls * per;
+		d->wall_ns += d->bucket_wall_ns[b];
+	}
+	/* A writer that counted calls but no histogram: fall back to the overall mean. */
+	if (bucket_calls == 0 && s->calls)
+		d->wall_ns = (double)s->calls * mean;
+	if (d->wall_exact)
+		d->wall_ns = (double)s->timed_ns;
+	if (s->cpu_samples && s->cpu_sample_wall_ns) {
+		d->cpu_known = true;
+		d->user_ns = d->wall_ns * (double)s->cpu_sample_user_ns / (double)s->cpu_sample_wall_ns;
+		d->sys_ns = d->wall_ns * (double)s->cpu_sample_sys_ns / (double)s->cpu_sample_wall_ns;
+	}
+	if (p->tsc_hz && s->bytes && d->wall_known)
+		d->cycles_per_byte = d->wall_ns * (double)p->tsc_hz / 1e9 / (double)s->bytes;
+	uint64_t lat_total = 0;
+	for (unsigned b = 0; b < CT_LAT_BUCKETS; b++)
+		lat_total += s->lat[b];
+	if (lat_total) {
+		d->lat_known = true;
+		d->p50_ns = lat_percentile(s->lat, lat_total, 0.50);
+		d->p99_ns = lat_percentile(s->lat, lat_total, 0.99);
+	}
+}
+
+/* ---- filters */
+
+bool rp_path_selected(const struct rp_model *m, const struct rp_path *p)
+{
+	const struct rp_filter *f = &m->filter;
+	if (f->api && strcmp(f->api, ct_api_name(p->def.api)) != 0)
+		return false;
+	if (f->cipher_glob) {
+		char cipher[128];
+		snprintf(cipher, sizeof(cipher), "%.*s", (int)p->def.cipher.len, p->def.cipher.p);
+		if (fnmatch(f->cipher_glob, cipher, 0) != 0)
+			return false;
+	}
+	return true;
+}
+
+/* Keeps only the size buckets inside [min_size, max_size] and recomputes the totals from them;
+ * the latency histogram and CPU samples cannot be split by size and stay whole. */
+static void apply_size_filter(const struct rp_filter *f, struct ct_path_stats *s)
+{
+	if (!f->min_size && !f->max_size)
+		return;
+	s->calls = s->bytes = s->timed_calls = s->timed_ns = 0;
+	for (unsigned b = 0; b < CT_SIZE_BUCKETS; b++) {
+		uint64_t low = ct_size_bucket_low(b);
+		uint64_t high = b + 1 < CT_SIZE_BUCKETS ? ct_size_bucket_low(b + 1) - 1 : UINT64_MAX;
+		if (b == 0)
+			high = 0;
+		bool in = high >= f->min_size && (!f->max_size || low <= f->max_size);
+		if (!in) {
+			memset(&s->size[b], 0, sizeof(s->size[b]));
+			continue;
+		}
+		s->calls += s->size[b].calls;
+		s->bytes += s->size[b].bytes;
+		s->timed_calls += s->size[b].timed_calls;
+		s->timed_ns += s->size[b].timed_ns;
+	}
+}
+
+static bool same_path(const struct rp_path *a, const struct rp_path *b)
+{
+	return a->def.api == b->def.api && a->def.dir == b->def.dir &&
+	       a->def.key_bits == b->def.key_bits && a->def.entry == b->def.entry &&
+	       a->def.route == b->def.route && rp_str_eq(a->def.impl, b->def.impl) &&
+	       rp_str_eq(a->def.cipher, b->def.cipher);
+}
+
+static void add_stats(struct ct_path_stats *to, const struct ct_path_stats *s)
+{
+	to->calls += s->calls;
+	to->bytes += s->bytes;
+	to->errors += s->errors;
+	to->timed_calls += s->timed_calls;
+	to->timed_ns += s->timed_ns;
+	to->cpu_samples += s->cpu_samples;
+	to->cpu_sample_wall_ns += s->cpu_sample_wall_ns;
+	to->cpu_sample_user_ns += s->cpu_sample_user_ns;
+	to->cpu_sample_sys_ns += s->cpu_sample_sys_ns;
+	to->syscalls += s->syscalls;
+	to->setup_calls += s->setup_calls;
+	to->setup_ns += s->setup_ns;
+	to->teardown_calls += s->teardown_calls;
+	to->teardown_ns += s->teardown_ns;
+	to->spliced_calls += s->spliced_calls;
+	for (unsigned b = 0; b < CT_SIZE_BUCKETS; b++) {
+		to->size[b].calls += s->size[b].calls;
+		to->size[b].bytes += s->size[b].bytes;
+		to->size[b].timed_calls += s->size[b].timed_calls;
+		to->size[b].timed_ns += s->size[b].timed_ns;
+	}
+	for (unsigned b = 0; b < CT_LAT_BUCKETS; b++)
+		to->lat[b] += s->lat[b];
+}
+
+static bool same_event(const struct ct_event *a, const struct ct_event *b)
+{
+	return a->kind == b->kind && a->err == b->err && rp_str_eq(a->call, b->call) &&
+	       rp_str_eq(a->detail, b->detail) && rp_str_eq(a->callsite, b->callsite) &&
+	       (a->ret <= 0) == (b->ret <= 0);
+}
+
+static int cmp_path(const void *a, const void *b)
+{
+	const struct rp_path *x = a, *y = b;
+	if (x->st.bytes != y->st.bytes)
+		return x->st.bytes < y->st.bytes ? 1 : -1;
+	if (x->st.calls != y->st.calls)
+		return x->st.calls < y->st.calls ? 1 : -1;
+	return 0;
+}
+
+void rp_model_merge(struct rp_model *m)
+{
+	for (size_t i = 0; i < m->npaths; i++)
+		free(m->paths[i].pids.v);
+	for (size_t i = 0; i < m->nevents; i++)
+		free(m->events[i].pids.v);
+	m->npaths = m->nevents = 0;
+
+	for (size_t i = 0; i < m->nprocs; i++) {
+		struct rp_proc *p = &m->procs[i];
+		if (m->filter.pid >= 0 && (long long)p->hdr.pid != m->filter.pid)
+			continue;
+		for (size_t k = 0; k < p->npaths; k++) {
+			struct rp_path *pp = &p->paths[k];
+			pp->tsc_hz = p->hdr.tsc_hz;
+			apply_size_filter(&m->filter, &pp->st);
+			rp_derive(pp);
+			if (!rp_path_selected(m, pp))
+				continue;
+			struct rp_path *to = NULL;
+			for (size_t j = 0; j < m->npaths && !to; j++)
+				if (same_path(&m->paths[j], pp))
+					to = &m->paths[j];
+			if (!to) {
+				if (m->npaths == m->cap_paths) {
+					size_t ncap = m->cap_paths ? m->cap_paths * 2 : 16;
+					void *np = realloc(m->paths, ncap * sizeof(*m->paths));
+					if (!np)
+						continue;
+					m->paths = np;
+					m->cap_paths = ncap;
+				}
+				to = &m->paths[m->npaths++];
+				memset(to, 0, sizeof(*to));
+				to->def = pp->def;
+				to->has_def = pp->has_def;
+				to->st.path_id = pp->def.path_id;
+			}
+			to->has_stats |= pp->has_stats;
+			if (!to->tsc_hz)
+				to->tsc_hz = pp->tsc_hz;
+			if (!to->def.callsite.len)
+				to->def.callsite = pp->def.callsite;
+			add_stats(&to->st, &pp->st);
+			rp_u32list_add(&to->pids, p->hdr.pid);
+		}
+		for (size_t k = 0; k < p->nevents; k++) {
+			const struct rp_event *e = &p->events[k];
+			struct rp_event *to = NULL;
+			for (size_t j = 0; j < m->nevents && !to; j++)
+				if (same_event(&m->events[j].ev, &e->ev))
+					to = &m->events[j];
+			if (!to) {
+				if (m->nevents == m->cap_events) {
+					size_t ncap = m->cap_events ? m->cap_events * 2 : 16;
+					void *np = realloc(m->events, ncap * sizeof(*m->events));
+					if (!np)
+						continue;
+					m->events = np;
+					m->cap_events = ncap;
+				}
+				to = &m->events[m->nevents++];
+				memset(to, 0, sizeof(*to));
+				to->ev = e->ev;
+				to->ev.count = 0;
+				to->pid = e->pid;
+			}
+			to->ev.count += e->ev.count ? e->ev.count : 1;
+			rp_u32list_add(&to->pids, e->pid);
+		}
+	}
+	for (size_t j = 0; j < m->npaths; j++)
+		rp_derive(&m->paths[j]);
+	qsort(m->paths, m->npaths, sizeof(*m->paths), cmp_path);
+}

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/* model.c - building the reporter's model: processes, their newest path/event snapshots, warnings. */
+#include "model.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Grows an array to hold one more element; false when memory ran out (the caller drops it). */
+static bool grow(void **arr, size_t *cap, size_t n, size_t elem)
+{
+	if (n < *cap)
+		return true;
+	size_t ncap = *cap ? *cap * 2 : 8;
+	void *p = realloc(*arr, ncap * elem);
+	if (!p)
+		return false;
+	memset((char *)p + *cap * elem, 0, (ncap - *cap) * elem);
+	*arr = p;
+	*cap = ncap;
+	return true;
+}
+
+bool rp_u32list_add(struct rp_u32list *l, uint32_t v)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i] == v)
+			return true;
+	if (!grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v)))
+		return false;
+	l->v[l->n++] = v;
+	return true;
+}
+
+void rp_model_init(struct rp_model *m)
+{
+	*m = (struct rp_model){ .filter = { .pid = -1 } };
+}
+
+void rp_model_free(struct rp_model *m)
+{
+	for (size_t i = 0; i < m->nprocs; i++) {
+		struct rp_proc *p = &m->procs[i];
+		free(p->paths);
+		free(p->events);
+		free(p->map);
+		free((void *)p->file);
+	}
+	for (size_t i = 0; i < m->npaths; i++)
+		free(m->paths[i].pids.v);
+	for (size_t i = 0; i < m->nevents; i++)
+		free(m->events[i].pids.v);
+	for (size_t i = 0; i < m->nwarnings; i++)
+		free(m->warnings[i]);
+	free(m->procs);
+	free(m->paths);
+	free(m->events);
+	free(m->findings);
+	free(m->warnings);
+	rp_model_init(m);
+}
+
+struct rp_proc *rp_model_add_proc(struct rp_model *m)
+{
+	if (!grow((void **)&m->procs, &m->cap_procs, m->nprocs, sizeof(*m->procs)))
+		return NULL;
+	struct rp_proc *p = &m->procs[m->nprocs++];
+	memset(p, 0, sizeof(*p));
+	p->read_status = CT_READ_EOF;
+	return p;
+}
+
+struct rp_path *rp_proc_path(struct rp_proc *p, uint32_t path_id)
+{
+	for (size_t i = 0; i < p->npaths; i++)
+		if (p->paths[i].def.path_id == path_id)
+			return &p->paths[i];
+	if (!grow((void **)&p->paths, &p->cap_paths, p->npaths, sizeof(*p->paths)))
+		return NULL;
+	struct rp_path *path = &p->paths[p->npaths++];
+	memset(path, 0, sizeof(*path));
+	path->def.path_id = path_id;
+	path->def.impl = path->def.cipher = path->def.requested = path->def.callsite = ct_str_from(NULL);
+	path->st.path_id = path_id;
+	return path;
+}
+
+void rp_proc_set_event(struct rp_proc *p, const struct ct_event *ev)
+{
+	for (size_t i = 0; i < p->nevents; i++)
+		if (p->events[i].ev.event_id == ev->event_id) {
+			p->events[i].ev = *ev;
+			return;
+		}
+	if (!grow((void **)&p->events, &p->cap_events, p->nevents, sizeof(*p->events)))
+		return;
+	struct rp_event *e = &p->events[p->nevents++];
+	memset(e, 0, sizeof(*e));
+	e->ev = *ev;
+	e->pid = p->hdr.pid;
+}
+
+void rp_model_warn(struct rp_model *m, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	char *s = strdup(buf);
+	if (!s || !grow((void **)&m->warnings, &m->cap_warnings, m->nwarnings, sizeof(char *))) {
+		free(s);
+		return;
+	}
+	m->warnings[m->nwarnings++] = s;
+}

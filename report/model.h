@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * model.h - the reporter's in-memory model: one rp_proc per trace file (newest snapshot of each
+ * path, event and process fact), and the merged view across processes with the derived figures
+ * (wall, user, sys, cycles/byte, percentiles). Loading, merging, deriving, findings and the
+ * printers each live in their own file; the unit tests build models by hand through this API.
+ * Strings are ct_str slices into the loaded file (kept mapped) or into the caller's memory.
+ */
+#ifndef CT_REPORT_MODEL_H
+#define CT_REPORT_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "trace_format.h"
+
+struct rp_u32list {
+	uint32_t *v;
+	size_t n, cap;
+};
+
+/* Figures derived from a path's counters (see docs/report.md for the method). */
+struct rp_derived {
+	double wall_ns;           /* estimated wall time of all calls */
+	bool wall_exact;          /* every call was timed */
+	bool wall_known;          /* at least one call was timed */
+	bool cpu_known;           /* CPU samples exist: user/sys are estimates, else unknown */
+	double user_ns, sys_ns;
+	double cycles_per_byte;   /* < 0: unknown (no TSC frequency, no timing or no bytes) */
+	bool lat_known;
+	uint64_t p50_ns, p99_ns;  /* lower bounds of the latency buckets */
+	double bucket_wall_ns[CT_SIZE_BUCKETS];
+};
+
+struct rp_path {
+	struct ct_path_def def;
+	struct ct_path_stats st;
+	bool has_def, has_stats;
+	uint64_t tsc_hz;          /* of the process that recorded it (merged: first known) */
+	struct rp_u32list pids;   /* merged paths: the processes that contributed */
+	struct rp_derived d;
+};
+
+struct rp_event {
+	struct ct_event ev;
+	uint32_t pid;             /* per-process events: the process */
+	struct rp_u32list pids;   /* merged events: the processes it was seen in */
+};
+
+enum rp_status { RP_COMPLETE = 0, RP_TRUNCATED = 1, RP_INCOMPLETE = 2 };
+
+struct rp_proc {
+	const char *file;
+	struct ct_header hdr;
+	struct ct_proc proc;
+	struct ct_end end;
+	bool has_hdr, has_proc, has_end;
+	enum ct_read_status read_status; /* CT_READ_EOF when the file read cleanly */
+	char damage[160];                /* reader's message when truncated or corrupt */
+	uint64_t ops_batches, ops, ops_dropped;
+	struct rp_path *paths;
+	size_t npaths, cap_paths;
+	struct rp_event *events;
+	size_t nevents, cap_events;
+	void *map;                       /* the file's bytes, owned */
+	size_t map_len;
+};
+
+enum rp_severity { RP_INFO = 0, RP_WARNING = 1, RP_ERROR = 2 };
+
+struct rp_finding {
+	const char *kind;       /* stable kebab-case name */
+	enum rp_severity severity;
+	char message[1024];     /* one paragraph, plain words */
+	char evidence[1024];    /* the numbers and events it rests on */
+	char fix[512];
+	uint32_t pid;           /* 0: the whole run */
+};
+
+struct rp_filter {
+	long long pid;          /* -1: all */
+	const char *cipher_glob;
+	const char *api;
+	uint64_t min_size, max_size; /* request-size filter, by size bucket (max 0: none) */
+};
+
+struct rp_model {
+	struct rp_proc *procs;
+	size_t nprocs, cap_procs;
+	struct rp_path *paths;  /* merged across processes */
+	size_t npaths, cap_paths;
+	struct rp_event *events; /* merged across processes */
+	size_t nevents, cap_events;
+	struct rp_finding *findings;
+	size_t nfindings, cap_findings;
+	char **warnings;
+	size_t nwarnings, cap_warnings;
+	struct rp_filter filter;
+};
+
+/* ---- model.c: building */
+void rp_model_init(struct rp_model *m);
+void rp_model_free(struct rp_model *m);
+struct rp_proc *rp_model_add_proc(struct rp_model *m);
+/* Newest snapshot wins: these replace an earlier record with the same id. */
+struct rp_path *rp_proc_path(struct rp_proc *p, uint32_t path_id); /* finds or adds */
+void rp_proc_set_event(struct rp_proc *p, const struct ct_event *ev);
+void rp_model_warn(struct rp_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool rp_u32list_add(struct rp_u32list *l, uint32_t v); /* adds if absent */
+
+/* ---- load.c: reading trace files. Returns 0 (read cleanly), 1 (damaged: what was read is kept,
+ * msg says where), 2 (unreadable / not a trace / newer version: nothing kept). msg: one line. */
+int rp_load_file(struct rp_model *m, const char *path, char *msg, size_t msgcap);
+/* A FILE or a DIR of *.ctrace files; worst status of the files, messages go to err. */
+int rp_load_path(struct rp_model *m, const char *path, FILE *err);
+/* Loads a trace already in memory (tests); buf is copied. */
+int rp_load_buffer(struct rp_model *m, const char *name, const void *buf, size_t len, char *msg,
+		   size_t msgcap);
+
+/* ---- merge.c: filters, merge across processes, derived figures */
+void rp_derive(struct rp_path *p);
+void rp_model_merge(struct rp_model *m);
+bool rp_path_selected(const struct rp_model *m, const struct rp_path *p);
+enum rp_status rp_proc_status(const struct rp_proc *p);
+const char *rp_status_name(enum rp_status s);
+
+/* ---- findings.c */
+void rp_findings_evaluate(struct rp_model *m);
+/* Why nothing was intercepted, from the process facts: one line, no trailing period. */
+void rp_nothing_reason(const struct rp_model *m, char *buf, size_t cap);
+const char *rp_severity_name(enum rp_severity s);
+
+/* ---- text.c / json.c */
+void rp_print_text(const struct rp_model *m, FILE *out);
+void rp_print_json(const struct rp_model *m, FILE *out);
+void rp_print_summary(const struct rp_model *m, FILE *out);
+
+/* ---- fmt.c: humanized numbers for the text printers (into buf, returns buf) */
+char *rp_fmt_bytes(char *buf, size_t cap, double bytes);
+char *rp_fmt_ns(char *buf, size_t cap, double ns);
+char *rp_fmt_count(char *buf, size_t cap, double n);
+const char *rp_errno_name(int err, char *buf, size_t cap);
+/* "crypto" for "crypto\0x" style NUL-joined strings: the i-th part. */
+struct ct_str rp_str_part(struct ct_str s, char sep, unsigned i);
+unsigned rp_str_nparts(struct ct_str s, char sep);
+bool rp_str_eq(struct ct_str a, struct ct_str b);
+bool rp_str_is(struct ct_str a, const char *lit);
+bool rp_str_starts(struct ct_str a, const char *prefix);
+
+#endif

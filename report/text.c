@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * text.c - the human report: processes, per-path figures and cost, an `openssl speed`-shaped
+ * throughput-by-size table, events, findings, and how the figures were measured. 100 columns.
+ */
+#include "model.h"
+
+#include <string.h>
+
+#define WIDTH 100
+
+static void print_wrapped(FILE *out, const char *indent, const char *first, const char *text)
+{
+	size_t ind = strlen(indent), col = strlen(first);
+	bool line_empty = true; /* nothing but the lead-in on this line yet */
+	fputs(first, out);
+	for (const char *p = text; *p;) {
+		if (*p == ' ') {
+			p++;
+			continue;
+		}
+		if (*p == '\n') {
+			fprintf(out, "\n%s", indent);
+			col = ind;
+			line_empty = true;
+			p++;
+			continue;
+		}
+		size_t w = strcspn(p, " \n");
+		if (!line_empty && col + 1 + w > WIDTH) {
+			fprintf(out, "\n%s", indent);
+			col = ind;
+			line_empty = true;
+		}
+		if (!line_empty) {
+			fputc(' ', out);
+			col++;
+		}
+		fwrite(p, 1, w, out);
+		col += w;
+		p += w;
+		line_empty = false;
+	}
+	fputc('\n', out);
+}
+
+/* "openssl speed -evp aes-128-cbc", shortened to fit. */
+static void argv_short(const struct ct_header *h, char *buf, size_t cap)
+{
+	size_t n = 0;
+	buf[0] = 0;
+	unsigned parts = rp_str_nparts(h->argv, '\0');
+	for (unsigned i = 0; i < parts && n + 1 < cap; i++) {
+		struct ct_str a = rp_str_part(h->argv, '\0', i);
+		if (i == 0) { /* the basename of argv[0] */
+			for (uint32_t k = a.len; k > 0; k--)
+				if (a.p[k - 1] == '/') {
+					a.p += k;
+					a.len -= k;
+					break;
+				}
+		}
+		n += (size_t)snprintf(buf + n, cap - n, "%s%.*s", i ? " " : "", (int)a.len, a.p);
+		if (n >= cap)
+			break;
+	}
+	if (!parts && h->exe.len)
+		snprintf(buf, cap, "%.*s", (int)h->exe.len, h->exe.p);
+	if (strlen(buf) + 1 >= cap && cap > 4)
+		strcpy(buf + cap - 4, "...");
+}
+
+static void print_processes(const struct rp_model *m, FILE *out)
+{
+	fprintf(out, "Processes\n");
+	fprintf(out, "  %-7s %-7s %-22s %-16s %s\n", "PID", "PPID", "TRACE", "LIBCRYPTO", "COMMAND");
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct rp_proc *p = &m->procs[i];
+		if (m->filter.pid >= 0 && (long long)p->hdr.pid != m->filter.pid)
+			continue;
+		char status[48], cmd[48], lib[24];
+		enum rp_status st = rp_proc_status(p);
+		if (st == RP_TRUNCATED) {
+			const char *at = strstr(p->damage, "at byte ");
+			unsigned long long off = 0;
+			if (at)
+				sscanf(at, "at byte %llu", &off);
+			snprintf(status, sizeof(status), "%s at %llu",
+				 p->read_status == CT_READ_CORRUPT ? "corrupt" : "truncated", off);
+		} else if (st == RP_INCOMPLETE) {
+			snprintf(status, sizeof(status), "incomplete");
+		} else {
+			static const char *const how[] = { "", "exit", "exec", "signal" };
+			snprintf(status, sizeof(status), "complete (%s %d)",
+				 p->end.reason <= 3 ? how[p->end.reason] : "?", p->end.status);
+		}
+		struct ct_str l = p->proc.libcrypto.len ? p->proc.libcrypto : p->hdr.libcrypto;
+		/* "OpenSSL 3.0.19 1 Jan 2026" -> "OpenSSL 3.0.19": the name and version words only */
+		unsigned words = 0;
+		uint32_t cut = 0;
+		while (cut < l.len && !(l.p[cut] == ' ' && ++words == 2))
+			cut++;
+		snprintf(lib, sizeof(lib), "%.*s", (int)cut, l.p);
+		if (!l.len)
+			snprintf(lib, sizeof(lib), "-");
+		argv_short(&p->hdr, cmd, sizeof(cmd));
+		fprintf(out, "  %-7u %-7u %-22s %-16.16s %s\n", p->hdr.pid, p->hdr.ppid, status, lib, cmd);
+	}
+	fputc('\n', out);
+}
+
+static void print_paths(const struct rp_model *m, FILE *out)
+{
+	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32];
+	fprintf(out, "Paths (all processes added up)\n");
+	fprintf(out, "  %-2s %-9s %-20s %-12s %-3s %-16s %11s %9s %4s %4s\n", "#", "API", "IMPL",
+		"CIPHER", "DIR", "ENTRY", "CALLS", "BYTES", "ERR", "PROC");
+	for (size_t i = 0; i < m->npaths; i++) {
+		const struct rp_path *p = &m->paths[i];
+		fprintf(out, "  %-2zu %-9s %-20.*s %-12.*s %-3.3s %-16s %11llu %9s %4llu %4zu\n", i + 1,
+			ct_api_name(p->def.api), (int)(p->def.impl.len > 20 ? 20 : p->def.impl.len),
+			p->def.impl.p, (int)(p->def.cipher.len > 12 ? 12 : p->def.cipher.len),
+			p->def.cipher.p, ct_dir_name(p->def.dir), ct_entry_name(p->def.entry),
+			(unsigned long long)p->st.calls, rp_fmt_bytes(b1, sizeof(b1), (double)p->st.bytes),
+			(unsigned long long)p->st.errors, p->pids.n);
+	}
+	fputc('\n', out);
+	fprintf(out, "Cost per path\n");
+	fprintf(out, "  %-2s %9s %9s %9s %10s %9s %7s %8s %8s  %s\n", "#", "WALL", "USER", "SYS",
+		"MB/s WALL", "MB/s CPU", "CYC/B", "P50", "P99", "TIMED CALLS");
+	for (size_t i = 0; i < m->npaths; i++) {
+		const struct rp_path *p = &m->paths[i];
+		const struct rp_derived *d = &p->d;
+		char mbw[24] = "-", mbc[24] = "-", cpb[24] = "-", timed[40];
+		if (d->wall_known && d->wall_ns > 0)
+			snprintf(mbw, sizeof(mbw), "%.1f", (double)p->st.bytes * 1e3 / d->wall_ns);
+		if (d->cpu_known && d->user_ns + d->sys_ns > 0)
+			snprintf(mbc, sizeof(mbc), "%.1f",
+				 (double)p->st.bytes * 1e3 / (d->user_ns + d->sys_ns));
+		if (d->cycles_per_byte >= 0)
+			snprintf(cpb, sizeof(cpb), "%.2f", d->cycles_per_byte);
+		if (d->wall_exact)
+			snprintf(timed, sizeof(timed), "all");
+		else
+			snprintf(timed, sizeof(timed), "%s of %s", rp_fmt_count(b6, sizeof(b6), (double)p->st.timed_calls),
+				 rp_fmt_count(b7, sizeof(b7), (double)p->st.calls));
+		fprintf(out, "  %-2zu %9s %9s %9s %10s %9s %7s %8s %8s  %s\n", i + 1,
+			d->wall_known ? rp_fmt_ns(b1, sizeof(b1), d->wall_ns) : "-",
+			d->cpu_known ? rp_fmt_ns(b2, sizeof(b2), d->user_ns) : "-",
+			d->cpu_known ? rp_fmt_ns(b3, sizeof(b3), d->sys_ns) : "-", mbw, mbc, cpb,
+			d->lat_known ? rp_fmt_ns(b4, sizeof(b4), (double)d->p50_ns) : "-",
+			d->lat_known ? rp_fmt_ns(b5, sizeof(b5), (double)d->p99_ns) : "-", timed);
+	}
+	fputc('\n', out);
+}
+
+/* Like `openssl speed`: rows are paths, columns the request sizes seen, cells in 1000s of bytes
+ * per second, wall / CPU. Columns are printed in groups that fit the width. */
+static void print_speed(const struct rp_model *m, FILE *out)
+{
+	unsigned cols[CT_SIZE_BUCKETS], ncols = 0;
+	for (unsigned b = 0; b < CT_SIZE_BUCKETS; b++) {
+		bool any = false;
+		for (size_t i = 0; i < m->npaths && !any; i++)
+			any = m->paths[i].st.size[b].calls > 0;
+		if (any)
+			cols[ncols++] = b;
+	}
+	if (!ncols)
+		return;
+	fprintf(out, "Throughput by request size (1000s of bytes per second: wall / cpu; columns are\n"
+		     "size buckets [N, 2N) named by N, like `openssl speed -bytes N`)\n");
+	const int cellw = 25, per_line = (WIDTH - 6) / (cellw + 1);
+	for (unsigned c0 = 0; c0 < ncols; c0 += (unsigned)per_line) {
+		unsigned c1 = c0 + (unsigned)per_line < ncols ? c0 + (unsigned)per_line : ncols;
+		fprintf(out, "  %-2s", "#");
+		for (unsigned c = c0; c < c1; c++) {
+			char h[32];
+			snprintf(h, sizeof(h), "%llu bytes", (unsigned long long)ct_size_bucket_low(cols[c]));
+			fprintf(out, " %*s", cellw, h);
+		}
+		fputc('\n', out);
+		for (size_t i = 0; i < m->npaths; i++) {
+			const struct rp_path *p = &m->paths[i];
+			fprintf(out, "  %-2zu", i + 1);
+			double cpu_share = p->d.cpu_known && p->d.wall_ns > 0 ?
+						   (p->d.user_ns + p->d.sys_ns) / p->d.wall_ns : -1;
+			for (unsigned c = c0; c < c1; c++) {
+				const struct ct_size_bucket *sb = &p->st.size[cols[c]];
+				double w = p->d.bucket_wall_ns[cols[c]];
+				char cell[64], wall[24] = "-", cpu[24] = "-";
+				if (!sb->calls) {
+					fprintf(out, " %*s", cellw, "");
+					continue;
+				}
+				if (p->d.wall_known && w > 0)
+					snprintf(wall, sizeof(wall), "%.2fk", (double)sb->bytes / 1e3 / (w / 1e9));
+				if (cpu_share > 0 && w > 0)
+					snprintf(cpu, sizeof(cpu), "%.2fk",
+						 (double)sb->bytes / 1e3 / (w * cpu_share / 1e9));
+				snprintf(cell, sizeof(cell), "%s / %s", wall, cpu);
+				fprintf(out, " %*s", cellw, cell);
+			}
+			fputc('\n', out);
+		}
+	}
+	fputc('\n', out);
+}
+
+static void print_callsite(FILE *out, struct ct_str cs)
+{
+	unsigned n = rp_str_nparts(cs, '\n');
+	if (!n)
+		return;
+	fprintf(out, "        at ");
+	for (unsigned i = 0; i < n && i < 3; i++) {
+		struct ct_str f = rp_str_part(cs, '\n', i);
+		fprintf(out, "%s%.*s", i ? " < " : "", (int)f.len, f.p);
+	}
+	fputc('\n', out);
+}
+
+static void print_event_group(const struct rp_model *m, FILE *out, const char *title,
+			      const unsigned *kinds, unsigned nkinds)
+{
+	bool any = false;
+	for (size_t i = 0; i < m->nevents; i++) {
+		const struct rp_event *e = &m->events[i];
+		bool in = false;
+		for (unsigned k = 0; k < nkinds; k++)
+			in |= e->ev.kind == kinds[k];
+		if (!in)
+			continue;
+		if (!any)
+			fprintf(out, "  %s:\n", title);
+		any = true;
+		char eb[32], result[48];
+		if (e->ev.err)
+			snprintf(result, sizeof(result), "%s", rp_errno_name(e->ev.err, eb, sizeof(eb)));
+		else
+			snprintf(result, sizeof(result), "ret=%lld", (long long)e->ev.ret);
+		fprintf(out, "    %6llux %-24.*s %-14s %.*s", (unsigned long long)e->ev.count,
+			(int)e->ev.call.len, e->ev.call.p, result, (int)e->ev.detail.len, e->ev.detail.p);
+		if (e->pids.n > 1)
+			fprintf(out, " (%zu processes)", e->pids.n);
+		else
+			fprintf(out, " (pid %u)", e->pid);
+		fputc('\n', out);
+		print_callsite(out, e->ev.callsite);
+	}
+}
+
+static void print_events(const struct rp_model *m, FILE *out)
+{
+	if (!m->nevents)
+		return;
+	fprintf(out, "Events\n");
+	static const unsigned failed[] = { CT_EV_CALL_FAILED };
+	static const unsigned engine[] = { CT_EV_ENGINE_REQUEST, CT_EV_PROVIDER_LOAD,
+					   CT_EV_CIPHER_FETCH };
+	static const unsigned session[] = { CT_EV_SESSION };
+	static const unsigned fallback[] = { CT_EV_FALLBACK, CT_EV_ROUTE };
+	static const unsigned other[] = { CT_EV_LIB_LOADED, CT_EV_CHILD, CT_EV_TRACE_WARNING };
+	print_event_group(m, out, "failures", failed, 1);
+	print_event_group(m, out, "engine/provider requests", engine, 3);
+	print_event_group(m, out, "kernel sessions", session, 1);
+	print_event_group(m, out, "routes and fallbacks", fallback, 2);
+	print_event_group(m, out, "other", other, 3);
+	fputc('\n', out);
+}
+
+static void print_findings(const struct rp_model *m, FILE *out)
+{
+	if (!m->nfindings)
+		return;
+	fprintf(out, "Findings\n");
+	for (size_t i = 0; i < m->nfindings; i++) {
+		const struct rp_finding *f = &m->findings[i];
+		char first[96];
+		if (f->pid)
+			snprintf(first, sizeof(first), "  [%s] %s (pid %u): ", rp_severity_name(f->severity),
+				 f->kind, f->pid);
+		else
+			snprintf(first, sizeof(first), "  [%s] %s: ", rp_severity_name(f->severity), f->kind);
+		print_wrapped(out, "      ", first, f->message);
+		if (f->evidence[0])
+			print_wrapped(out, "        ", "      evidence: ", f->evidence);
+		if (f->fix[0])
+			print_wrapped(out, "        ", "      fix: ", f->fix);
+	}
+	fputc('\n', out);
+}
+
+static void print_method(const struct rp_model *m, FILE *out)
+{
+	const struct rp_proc *first = NULL;
+	for (size_t i = 0; i < m->nprocs && !first; i++)
+		if (m->procs[i].has_hdr)
+			first = &m->procs[i];
+	static const char how[] =
+		 "How these figures were measured: calls and bytes are exact counts. WALL adds up, per "
+		 "request-size bucket, calls x the mean time of that bucket's timed calls (exact when "
+		 "every call was timed). USER/SYS = WALL x the user/system share of the calls whose "
+		 "thread CPU time was sampled (\"-\" when none was). CYC/B = WALL x TSC Hz / bytes. "
+		 "P50/P99 are lower bounds of latency buckets (4 per power of two, within 25%). MB/s "
+		 "is 10^6 bytes per second; the size table uses 1000s of bytes per second like openssl.";
+	print_wrapped(out, "", "", how);
+	if (first && first->hdr.timing.len) {
+		char t[300];
+		snprintf(t, sizeof(t), "Timing in this trace: %.*s", (int)first->hdr.timing.len,
+			 first->hdr.timing.p);
+		print_wrapped(out, "", "", t);
+	}
+}
+
+static uint64_t total_calls(const struct rp_model *m)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < m->npaths; i++)
+		n += m->paths[i].st.calls;
+	return n;
+}
+
+void rp_print_text(const struct rp_model *m, FILE *out)
+{
+	size_t nproc = 0;
+	for (size_t i = 0; i < m->nprocs; i++)
+		nproc += m->filter.pid < 0 || (long long)m->procs[i].hdr.pid == m->filter.pid;
+	fprintf(out, "cryptrace report: %zu process(es), %zu path(s)\n\n", nproc, m->npaths);
+	print_processes(m, out);
+	if (total_calls(m) == 0) {
+		char why[400];
+		rp_nothing_reason(m, why, sizeof(why));
+		fprintf(out, "*** no crypto calls were seen in %zu process(es): %s ***\n\n", nproc, why);
+	}
+	if (m->npaths) {
+		print_paths(m, out);
+		print_speed(m, out);
+	}
+	print_events(m, out);
+	print_findings(m, out);
+	for (size_t i = 0; i < m->nwarnings; i++)
+		fprintf(out, "warning: %s\n", m->warnings[i]);
+	if (m->nwarnings)
+		fputc('\n', out);
+	if (m->npaths)
+		print_method(m, out);
+}
+
+/* The `strace -c`-like table at the end of `cryptrace run`. */
+void rp_print_summary(const struct rp_model *m, FILE *out)
+{
+	char b1[32], b2[32], b3[32], b4[32];
+	size_t nproc = m->nprocs;
+	if (total_calls(m) == 0) {
+		char why[400];
+		rp_nothing_reason(m, why, sizeof(why));
+		fprintf(out, "cryptrace: no crypto calls were seen in %zu process(es): %s\n", nproc, why);
+		return;
+	}
+	fprintf(out, "cryptrace: %zu process(es)\n", nproc);
+	fprintf(out, "%12s %9s %9s %9s %9s %8s  %s\n", "calls", "bytes", "wall", "user", "sys",
+		"MB/s", "path");
+	for (size_t i = 0; i < m->npaths; i++) {
+		const struct rp_path *p = &m->paths[i];
+		const struct rp_derived *d = &p->d;
+		char mbw[24] = "-";
+		if (d->wall_known && d->wall_ns > 0)
+			snprintf(mbw, sizeof(mbw), "%.1f", (double)p->st.bytes * 1e3 / d->wall_ns);
+		fprintf(out, "%12llu %9s %9s %9s %9s %8s  %s %.*s %.*s %s\n",
+			(unsigned long long)p->st.calls, rp_fmt_bytes(b1, sizeof(b1), (double)p->st.bytes),
+			d->wall_known ? rp_fmt_ns(b2, sizeof(b2), d->wall_ns) : "-",
+			d->cpu_known ? rp_fmt_ns(b3, sizeof(b3), d->user_ns) : "-",
+			d->cpu_known ? rp_fmt_ns(b4, sizeof(b4), d->sys_ns) : "-", mbw,
+			ct_api_name(p->def.api), (int)p->def.impl.len, p->def.impl.p,
+			(int)p->def.cipher.len, p->def.cipher.p, ct_dir_name(p->def.dir));
+	}
+	for (size_t i = 0; i < m->nfindings; i++)
+		if (m->findings[i].severity >= RP_WARNING)
+			fprintf(out, "cryptrace: [%s] %s: see `cryptrace report`\n",
+				rp_severity_name(m->findings[i].severity), m->findings[i].kind);
+}

@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_findings.c - every finding kind on hand-built models, on both sides of its threshold,
+ * plus a clean run that must raise nothing of warning severity.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "model.h"
+#include "tracegen.h"
+
+static struct rp_proc *mk_proc(struct rp_model *m, uint32_t pid)
+{
+	static const char argv[] = "prog";
+	struct rp_proc *p = rp_model_add_proc(m);
+	assert_non_null(p);
+	p->hdr = tg_default_header(pid, argv, 4);
+	p->has_hdr = p->has_proc = p->has_end = true;
+	p->proc.flags = CT_PROC_HAS_LIBCRYPTO | CT_PROC_FINAL;
+	p->proc.crypto_libs = ct_str_from("/usr/lib/libcrypto.so.3");
+	p->end.reason = CT_END_EXIT;
+	return p;
+}
+
+static struct rp_path *mk_path(struct rp_proc *p, uint32_t id, uint8_t api, const char *impl,
+			       const char *cipher, uint32_t flags)
+{
+	struct rp_path *path = rp_proc_path(p, id);
+	assert_non_null(path);
+	path->has_def = path->has_stats = true;
+	path->def.api = api;
+	path->def.dir = CT_DIR_ENCRYPT;
+	path->def.key_bits = 128;
+	path->def.entry = api == CT_API_AFALG ? CT_ENTRY_AFALG_SENDMSG :
+			  api == CT_API_AES   ? CT_ENTRY_AES_LOWLEVEL :
+						CT_ENTRY_EVP_UPDATE;
+	path->def.flags = flags;
+	path->def.impl = ct_str_from(impl);
+	path->def.cipher = ct_str_from(cipher);
+	return path;
+}
+
+static void mk_event(struct rp_proc *p, uint32_t id, uint16_t kind, const char *call, int err,
+		     int64_t ret, const char *detail)
+{
+	struct ct_event e = { .event_id = id, .kind = kind, .err = err, .ret = ret, .count = 1,
+			      .path_id = CT_NO_PATH, .call = ct_str_from(call),
+			      .detail = ct_str_from(detail), .callsite = ct_str_from("prog!main+0x1") };
+	rp_proc_set_event(p, &e);
+}
+
+static const struct rp_finding *find(struct rp_model *m, const char *kind)
+{
+	rp_model_merge(m);
+	rp_findings_evaluate(m);
+	for (size_t i = 0; i < m->nfindings; i++)
+		if (!strcmp(m->findings[i].kind, kind))
+			return &m->findings[i];
+	return NULL;
+}
+
+#define MODEL(m)            \
+	struct rp_model m;  \
+	rp_model_init(&m)
+
+static void test_lowlevel_api(void **state)
+{
+	(void)state;
+	MODEL(m);
+	struct rp_proc *p = mk_proc(&m, 1);
+	struct rp_path *a = mk_path(p, 0, CT_API_AES, "lowlevel", "aes-256-cbc", 0);
+	tg_fill_stats(&a->st, 0, 100, 8192, 3000, 0.99, 0);
+	const struct rp_finding *f = find(&m, "lowlevel-api");
+	assert_non_null(f);
+	assert_int_equal(f->severity, RP_WARNING);
+	assert_non_null(strstr(f->message, "100 calls"));
+	assert_non_null(strstr(f->fix, "-evp"));
+	a->def.api = CT_API_EVP;
+	assert_null(find(&m, "lowlevel-api"));
+	rp_model_free(&m);
+}
+
+static void test_user_time_misleads(void **state)
+{
+	(void)state;
+	MODEL(m);
+	struct rp_proc *p = mk_proc(&m, 1);
+	struct rp_path *a = mk_path(p, 0, CT_API_AFALG, "kernel:cbc-aes-aesni", "aes-128-cbc",
+				    CT_PATH_CPU_DRIVER);
+	tg_fill_stats(&a->st, 0, 1000, 4096, 10000, 0.3, 0.6); /* wall = 3.3x user */
+	const struct rp_finding *f = find(&m, "user-time-misleads");
+	assert_non_null(f);
+	assert_non_null(strstr(f->message, "3.3x"));
+	tg_fill_stats(&a->st, 0, 1000, 4096, 10000, 0.6, 0.3); /* 1.7x: below the threshold */
+	assert_null(find(&m, "user-time-misleads"));
+	tg_fill_stats(&a->st, 0, 50, 4096, 10000, 0.1, 0.8); /* too few calls to judge */
+	assert_null(find(&m, "user-time-misleads"));
+	tg_fill_stats(&a->st, 0, 1000, 4096, 10000, -1, 0); /* no CPU samples: no claim */
+	assert_null(find(&m, "user-time-misleads"));
+	rp_model_free(&m);
+}
+
+static void test_nothing_intercepted(void **state)
+{
+	(void)state;
+	MODEL(m);
+	struct rp_proc *p = mk_proc(&m, 1);
+	p->proc.flags = CT_PROC_FINAL;
+	p->proc.crypto_libs = ct_str_from("");
+	const struct rp_finding *f = find(&m, "nothing-intercepted");
+	assert_non_null(f);
+	assert_int_equal(f->severity, RP_INFO);
+	assert_non_null(strstr(f->message, "libcrypto was never loaded"));
+	p->proc.crypto_libs = ct_str_from("/usr/lib/x86_64-linux-gnu/libgnutls.so.30");
+	f = find(&m, "nothing-intercepted");
+	assert_non_null(f);
+	assert_int_equal(f->severity, RP_WARNING);
+	assert_non_null(strstr(f->message, "libgnutls.so.30 which cryptrace does not hook"));
+	struct rp_path *a = mk_path(p, 0, CT_API_EVP, "provider:default", "aes-128-cbc", 0);
+	tg_fill_stats(&a->st, 0, 1, 16, 100, -1, 0);
+	assert_null(find(&m, "nothing-intercepted"));
+	rp_model_free(&m);
+}
+
+static void test_engine_failed(void **state)
+{
+	(void)state;
+	MODEL(m);
+	struct rp_proc *p = mk_proc(&m, 1);
+	mk_event(p, 1, CT_EV_ENGINE_REQUEST, "ENGINE_by_id", 0, 0, "id=afalg");
+	mk_event(p, 2, CT_EV_CALL_FAILED, "socket", EAFNOSUPPORT, -1, "domain=AF_ALG");
+	const struct rp_finding *f = find(&m, "engine-failed");
+	assert_non_null(f);
+	assert_int_equal(f->severity, RP_ERROR);
+	assert_non_null(strstr(f->message, "id=afalg"));
+	assert_non_null(strstr(f->message, "socket"));
+	assert_non_null(strstr(f->message, "EAFNOSUPPORT"));
+	assert_int_equal(f->pid, 1);
+	/* the same engine loading fine is no finding */
+	mk_event(p, 1, CT_EV_ENGINE_REQUEST, "ENGINE_by_id", 0, 0x5555, "id=afalg");
+	assert_null(find(&m, "engine-failed"));
+	/* a provider that fails to load is */
+	mk_event(p, 3, CT_EV_PROVIDER_LOAD, "OSSL_PROVIDER_load", ENOENT, 0, "name=fips");
+	assert_non_null(find(&m, "engine-failed"));
+	rp_model_free(&m);
+}
+
+static void test_silent_fallback(void **state)
+{
+	(void)state;
+	MODEL(m);
+	struct rp_proc *p = mk_proc(&m, 1);
+	mk_event(p, 1, CT_EV_ENGINE_REQUEST, "ENGINE_by_id", 0, 0, "id=afalg");
+	struct rp_path *a = mk_path(p, 0, CT_API_EVP, "provider:default", "aes-128-cbc", 0);
+	tg_fill_stats(&a->st, 0, 0, 16, 100, -1, 0); /* offload failed but no work done yet */
+	assert_null(find(&m, "silent-fallback"));
+	tg_fill_stats(&a->st, 0, 12345, 16, 100, -1, 0);
+	const struct rp_finding *f = find(&m, "silent-fallback");
+	assert_non_null(f);
+	assert_int_equal(f->severity, RP_ERROR);
+	assert_non_null(strstr(f->message, "12345 cipher calls"));
+	assert_non_null(strstr(f->message, "provider:default"));
+	assert_non_null(strstr(f->evidence, "197520 bytes"));
+	/* a working engine doing the work itself: no fallback */
+	mk_event(p, 1, CT_EV_ENGINE_REQUEST, "ENGINE_by_id", 0, 1, "id=afalg");
+	a->def.impl = ct_str_from("engine:afalg");
+	assert_null(find(&m, "silent-fallback"));
+	/* a kernel session refused at setup (CIOCGSESSION EINVAL), work in software */
+	a->def.impl = ct_str_from("provider:default");
+	mk_event(p, 2, CT_EV_SESSION, "ioctl(CIOCGSESSION)", EINVAL, -1, "cipher=AES_CBC keylen=24");
+	assert_non_null(find(&m, "silent-fallback"));
+	rp_model_free(&m);
+}
+
+static void test_session_failed(void **state)
+{
+	(void)state;
+	MODEL(m);
+	struct rp_proc *p = mk_proc(&m, 1);
+	mk_event(p, 1, CT_EV_SESSION, "ioctl(CIOCGSESSION)", 0, 0, "cipher=AES_CBC keylen=16");
+	assert_null(find(&m, "session-failed"));
+	mk_event(p, 2, CT_EV_SESSION, "ioctl(CIOCGSESSION)", EINVAL, -1, "cipher=AES_CBC keylen=24");
+	const struct rp_finding *f = find(&m, "session-failed");
+	assert_non_null(f);
+	assert_non_null(strstr(f->message, "EINVAL"));
+	assert_non_null(strstr(f->message, "keylen=24"));
+	assert_non_null(strstr(f->evidence, "prog!main+0x1"));
+	rp_model_free(&m);
+}
+
+static void test_software_aes(void **state)
+{
+	(void)state;
+	MODEL(m);
+	struct rp_proc *p = mk_proc(&m, 1);
+	p->hdr.aesni_cpb_milli = 650; /* limit: max(3 x 0.65, 4) = 4 cycles/byte */
+	struct rp_path *a = mk_path(p, 0, CT_API_EVP, "provider:default", "aes-128-cbc", 0);
+	/* TSC 2 GHz: 8192 B in 16384 ns = 4 cycles/byte, exactly at the limit: not above */
+	tg_fill_stats(&a->st, 0, 1000, 8192, 16384, 0.99, 0);
+	assert_null(find(&m, "software-aes"));
+	tg_fill_stats(&a->st, 0, 1000, 8192, 32768, 0.99, 0); /* 8 cycles/byte */
+	const struct rp_finding *f = find(&m, "software-aes");
+	assert_non_null(f);
+	assert_non_null(strstr(f->message, "8.0 cycles per byte"));
+	/* small requests alone say nothing (per-call overhead dominates them) */
+	tg_fill_stats(&a->st, 0, 1000, 16, 1000, 0.99, 0);
+	assert_null(find(&m, "software-aes"));
+	/* the mask is named when set */
+	tg_fill_stats(&a->st, 0, 1000, 8192, 32768, 0.99, 0);
+	p->hdr.ia32cap = ct_str_from("~0x200000200000000");
+	f = find(&m, "software-aes");
+	assert_non_null(f);
+	assert_non_null(strstr(f->message, "OPENSSL_ia32cap=~0x200000200000000"));
+	assert_non_null(strstr(f->fix, "OPENSSL_ia32cap"));
+	/* no AES in this CPU: software speed is expected */
+	p->hdr.cpu_flags = CT_CPU_AVX2;
+	assert_null(find(&m, "software-aes"));
+	/* no calibrated bound: a fixed 5 cycles/byte limit */
+	p->hdr.cpu_flags = CT_CPU_AES;
+	p->hdr.aesni_cpb_milli = 0;
+	p->hdr.ia32cap = ct_str_from("");
+	tg_fill_stats(&a->st, 0, 1000, 8192, 18000, 0.99, 0); /* 4.4 cycles/byte */
+	assert_null(find(&m, "software-aes"));
+	tg_fill_stats(&a->st, 0, 1000, 8192, 24000, 0.99, 0); /* 5.9 cycles/byte */
+	assert_non_null(find(&m, "software-aes"));
+	/* no timing at all, but the mask hides AES-NI: still said */
+	p->hdr.tsc_hz = 0;
+	assert_null(find(&m, "software-aes"));
+	p->hdr.ia32cap = ct_str_from("~0x200000000000000");
+	assert_non_null(find(&m, "software-aes"));
+	p->hdr.ia32cap = ct_str_from("~0x200000000"); /* PCLMULQDQ only */
+	assert_null(find(&m, "software-aes"));
+	rp_model_free(&m);
+}
+
+static void test_kernel_software_driver(void **state)
+{
+	(void)state;
+	MODEL(m);
+	struct rp_proc *p = mk_proc(&m, 1);
+	struct rp_path *k = mk_path(p, 0, CT_API_AFALG, "kernel:cbc-aes-generic", "aes-128-cbc",
+				    CT_PATH_HW_DRIVER);
+	tg_fill_stats(&k->st, 0, 1000, 4096, 20000, 0.05, 0.9);
+	k->st.syscalls = 3000;
+	assert_null(find(&m, "kernel-software-driver"));
+	k->def.flags = CT_PATH_SW_DRIVER;
+	struct rp_path *e = mk_path(p, 1, CT_API_EVP, "provider:default", "aes-128-cbc", 0);
+	tg_fill_stats(&e->st, 1, 1000, 4096, 2048, 0.99, 0); /* 0.5 ns/byte in-process */
+	const struct rp_finding *f = find(&m, "kernel-software-driver");
+	assert_non_null(f);
+	assert_non_null(strstr(f->message, "generic software"));
+	assert_non_null(strstr(f->message, "4.88 ns per byte against 0.50 ns per byte"));
+	assert_non_null(strstr(f->evidence, "3.0 per call"));
+	k->def.flags = CT_PATH_CPU_DRIVER;
+	assert_non_null(find(&m, "kernel-software-driver"));
+	rp_model_free(&m);
+}
+
+static void test_small_requests_offload(void **state)
+{
+	(void)state;
+	MODEL(m);
+	struct rp_proc *p = mk_proc(&m, 1);
+	struct rp_path *k = mk_path(p, 0, CT_API_AFALG, "kernel:cbc-aes-aesni", "aes-128-cbc",
+				    CT_PATH_CPU_DRIVER);
+	/* 64 KiB requests at 40 us: overhead about 7 us, crossover about 14 KB: all above it */
+	tg_fill_stats(&k->st, 0, 1000, 65536, 40000, 0.1, 0.8);
+	assert_null(find(&m, "small-requests-offload"));
+	/* plus 16-byte requests at 5 us each: a fit over both sizes puts them far below */
+	tg_add_calls(&k->st, 1000, 16, 5000);
+	const struct rp_finding *f = find(&m, "small-requests-offload");
+	assert_non_null(f);
+	assert_non_null(strstr(f->message, "1000 of 2000"));
+	assert_non_null(strstr(f->evidence, "crossover"));
+	/* only 16-byte requests, but too few of them to matter */
+	tg_fill_stats(&k->st, 0, 5, 16, 5000, 0.1, 0.8);
+	assert_null(find(&m, "small-requests-offload"));
+	tg_fill_stats(&k->st, 0, 500, 16, 5000, 0.1, 0.8);
+	f = find(&m, "small-requests-offload");
+	assert_non_null(f);
+	assert_non_null(strstr(f->message, "500 of 500"));
+	rp_model_free(&m);
+}
+
+static void test_clean_run_raises_nothing(void **state)
+{
+	(void)state;
+	MODEL(m);
+	struct rp_proc *p = mk_proc(&m, 1);
+	p->hdr.aesni_cpb_milli = 650;
+	struct rp_path *a = mk_path(p, 0, CT_API_EVP, "provider:default", "aes-128-cbc", 0);
+	tg_fill_stats(&a->st, 0, 100000, 16, 60, 0.98, 0.01);
+	tg_add_calls(&a->st, 10000, 8192, 8500); /* about 2.1 cycles/byte: AES-NI CBC */
+	rp_model_merge(&m);
+	rp_findings_evaluate(&m);
+	for (size_t i = 0; i < m.nfindings; i++)
+		if (m.findings[i].severity >= RP_WARNING)
+			fail_msg("unexpected finding %s: %s", m.findings[i].kind, m.findings[i].message);
+	rp_model_free(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lowlevel_api),
+		cmocka_unit_test(test_user_time_misleads),
+		cmocka_unit_test(test_nothing_intercepted),
+		cmocka_unit_test(test_engine_failed),
+		cmocka_unit_test(test_silent_fallback),
+		cmocka_unit_test(test_session_failed),
+		cmocka_unit_test(test_software_aes),
+		cmocka_unit_test(test_kernel_software_driver),
+		cmocka_unit_test(test_small_requests_offload),
+		cmocka_unit_test(test_clean_run_raises_nothing),
+	};
+	return cmocka_run_group_tests_name("findings", tests, NULL, NULL);
+}
