@@ -219,7 +219,8 @@ int rp_load_path(struct rp_model *m, const char *path, FILE *err)
 			fprintf(err, "cryptrace report: %s: no .ctrace files in this directory\n", path);
 			worst = 2;
 		}
-		qsort(names, n, sizeof(*names), cmp_str); /* stable output order */
+		if (n > 1)
+			qsort(names, n, sizeof(*names), cmp_str); /* stable output order */
 		for (size_t i = 0; i < n; i++) {
 			int rc = rp_load_file(m, names[i], msg, sizeof(msg));
 			if (rc)

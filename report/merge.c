@@ -285,5 +285,6 @@ void rp_model_merge(struct rp_model *m)
 	}
 	for (size_t j = 0; j < m->npaths; j++)
 		rp_derive(&m->paths[j]);
-	qsort(m->paths, m->npaths, sizeof(*m->paths), cmp_path);
+	if (m->npaths > 1)
+		qsort(m->paths, m->npaths, sizeof(*m->paths), cmp_path);
 }
