@@ -1,0 +1,500 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * afalg_data.c - the AF_ALG data path. Sends (sendmsg, send, sendto, write, writev, splice into
+ * the op socket) open an operation and carry its control messages (ALG_SET_OP sets the direction;
+ * IV and AEAD lengths only); reads (read, readv, recv, recvfrom, recvmsg, splice out of it) and
+ * io_getevents complete it. OpenSSL's afalg engine and libkcapi submit their reads with
+ * io_submit through syscall(2), so syscall() is hooked too, for the AIO numbers only: every other
+ * number goes straight to the real syscall() with its six argument words.
+ *
+ * Each hook on an fd that is not an AF_ALG op socket passes through after one O(1) table check.
+ */
+/* We define both open and open64 (fcntl and fcntl64): the 64-bit-offset redirection meson turns
+ * on would alias them. */
+#undef _FILE_OFFSET_BITS
+#include <linux/aio_abi.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "afalg_ops.h"
+#include "kernel/kernel_decode.h"
+#include "khooks.h"
+
+ssize_t vmsplice(int fd, const struct iovec *iov, size_t n, unsigned int flags);
+ssize_t splice(int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len, unsigned int flags);
+
+/* vmsplice goes to a pipe, not to the socket: count it with the splice that follows. */
+static __thread uint32_t pending_vmsplices __attribute__((tls_model("initial-exec")));
+
+/* ---- operation life cycle ------------------------------------------------------------------ */
+
+uint32_t ct_afalg_path(struct ct_thread *t, struct ct_alg_state *a, uint8_t dir, uint8_t entry)
+{
+	if (dir > CT_DIR_DECRYPT)
+		dir = CT_DIR_UNKNOWN;
+	if (entry >= CT_KFD_ENTRIES)
+		entry = 0;
+	if (CT_LIKELY(a->paths[dir][entry]))
+		return a->paths[dir][entry] - 1;
+	static const uint8_t entries[CT_KFD_ENTRIES] = { CT_ENTRY_AFALG_SENDMSG, CT_ENTRY_AFALG_SPLICE,
+							 CT_ENTRY_AFALG_AIO };
+	uint32_t keybits = a->keylen * 8;
+	if (!strncmp(a->name, "xts(", 4))
+		keybits /= 2;
+	else if (!strncmp(a->name, "rfc4106(", 8) || !strncmp(a->name, "rfc3686(", 8))
+		keybits = keybits >= 32 ? keybits - 32 : 0;
+	struct ct_path_key key = {
+		.api = CT_API_AFALG,
+		.dir = dir,
+		.entry = entries[entry],
+		.route = CT_ROUTE_NONE,
+		.key_bits = (uint16_t)keybits,
+		.flags = a->drv_flags,
+		.impl = a->impl[0] ? a->impl : "kernel:unknown",
+		.cipher = a->cipher[0] ? a->cipher : (a->name[0] ? a->name : "unknown"),
+		.requested = a->name[0] ? a->name : NULL,
+	};
+	/* Inside an EVP call: OpenSSL's afalg engine is driving this socket. */
+	if (ct_enter(t, CT_FAM_EVP))
+		ct_leave(t, CT_FAM_EVP);
+	else
+		key.flags |= CT_PATH_NESTED;
+	uint32_t id = ct_path_intern(&key);
+	if (id == CT_NO_PATH)
+		return id;
+	char site[1024];
+	ct_path_set_callsite(id, ct_callsite(site, sizeof(site), 0));
+	a->paths[dir][entry] = id + 1;
+	if (a->setup_ns) {
+		ct_phase_setup(t, id, a->setup_ns);
+		a->setup_ns = 0;
+	}
+	return id;
+}
+
+void ct_afalg_op_begin(struct ct_thread *t, struct ct_alg_state *a)
+{
+	if (a->op_open)
+		return;
+	a->op_open = true;
+	a->op_spliced = false;
+	a->op_failed = false;
+	a->op_syscalls = 0;
+	a->op_bytes = 0;
+	ct_op_begin(t, &a->timer, a->last_len);
+}
+
+uint32_t ct_afalg_op_end(struct ct_thread *t, struct ct_alg_state *a, uint8_t entry, uint64_t bytes,
+			 bool ok)
+{
+	uint32_t path = ct_afalg_path(t, a, a->dir, entry);
+
+	if (path == CT_NO_PATH) {
+		a->op_open = false;
+		return path;
+	}
+	for (uint32_t i = 0; i < a->op_syscalls; i++)
+		ct_count_syscall(t, path);
+	if (a->op_spliced)
+		ct_mark_spliced(t, path);
+	if (a->op_open)
+		ct_op_end(t, &a->timer, path, bytes, ok && !a->op_failed);
+	a->op_open = false;
+	a->op_syscalls = 0;
+	a->last_len = bytes;
+	a->last_path = path;
+	return path;
+}
+
+static uint8_t current_entry(const struct ct_alg_state *a, bool aio)
+{
+	return aio ? 2 : a->op_spliced ? 1 : 0;
+}
+
+/* ---- sends --------------------------------------------------------------------------------- */
+
+/* Before a send on op socket st: the op begins (and the thread must be recording). */
+static struct ct_thread *send_begin(struct ct_kfd_state *st)
+{
+	struct ct_thread *t = ct_thread_get();
+
+	if (!t || !ct_enter(t, CT_FAM_KERNEL))
+		return NULL;
+	ct_afalg_op_begin(t, &st->alg);
+	return t;
+}
+
+/* After it: count it, take the direction from the cmsgs, record a failure. */
+static void send_end(struct ct_thread *t, struct ct_kfd_state *st, const char *call, ssize_t r,
+		     int e, const struct msghdr *msg, size_t len)
+{
+	struct ct_alg_state *a = &st->alg;
+	struct ct_alg_cmsgs c = { 0 };
+
+	a->op_syscalls++;
+	if (msg && !(r < 0 && e == EFAULT)) {
+		ct_alg_parse_cmsgs(msg, &c);
+		if (c.has_op)
+			a->dir = c.op == CT_ALG_OP_ENCRYPT ? CT_DIR_ENCRYPT
+				 : c.op == CT_ALG_OP_DECRYPT ? CT_DIR_DECRYPT : CT_DIR_UNKNOWN;
+	}
+	if (r >= 0) {
+		a->op_bytes += (uint64_t)r;
+	} else if (e != EINTR && e != EAGAIN) {
+		char desc[200], cm[96];
+		ct_afalg_describe(a, desc, sizeof(desc));
+		ct_alg_fmt_cmsgs(cm, sizeof(cm), &c);
+		ct_event(CT_EV_CALL_FAILED, call, e, r, CT_NO_PATH, true, "%s%s%s len=%zu", desc,
+			 cm[0] ? " " : "", cm, len);
+		a->op_failed = true;
+		ct_afalg_op_end(t, a, current_entry(a, false), a->op_bytes, false);
+	}
+	ct_leave(t, CT_FAM_KERNEL);
+}
+
+static size_t iov_total(const struct iovec *iov, size_t n)
+{
+	size_t sum = 0;
+	for (size_t i = 0; iov && i < n; i++)
+		sum += iov[i].iov_len;
+	return sum;
+}
+
+#define OP_STATE(fd) ({ struct ct_kfd_state *s_ = ct_kfd_get(fd); \
+			s_ && s_->kind == CT_KFD_ALG_OP ? s_ : NULL; })
+
+CT_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+	struct ct_kfd_state *st = OP_STATE(fd);
+	struct ct_thread *t = st ? send_begin(st) : NULL;
+
+	if (CT_LIKELY(!t))
+		return CT_REAL(sendmsg)(fd, msg, flags);
+	ssize_t r = CT_REAL(sendmsg)(fd, msg, flags);
+	int e = ct_errno_save();
+	send_end(t, st, "sendmsg", r, e, msg, msg && !(r < 0 && e == EFAULT) ? iov_total(msg->msg_iov, msg->msg_iovlen) : 0);
+	ct_errno_restore(e);
+	return r;
+}
+
+CT_EXPORT ssize_t send(int fd, const void *buf, size_t len, int flags)
+{
+	struct ct_kfd_state *st = OP_STATE(fd);
+	struct ct_thread *t = st ? send_begin(st) : NULL;
+
+	if (CT_LIKELY(!t))
+		return CT_REAL(send)(fd, buf, len, flags);
+	ssize_t r = CT_REAL(send)(fd, buf, len, flags);
+	int e = ct_errno_save();
+	send_end(t, st, "send", r, e, NULL, len);
+	ct_errno_restore(e);
+	return r;
+}
+
+CT_EXPORT ssize_t sendto(int fd, const void *buf, size_t len, int flags, const struct sockaddr *to,
+			 socklen_t tolen)
+{
+	struct ct_kfd_state *st = OP_STATE(fd);
+	struct ct_thread *t = st ? send_begin(st) : NULL;
+
+	if (CT_LIKELY(!t))
+		return CT_REAL(sendto)(fd, buf, len, flags, to, tolen);
+	ssize_t r = CT_REAL(sendto)(fd, buf, len, flags, to, tolen);
+	int e = ct_errno_save();
+	send_end(t, st, "sendto", r, e, NULL, len);
+	ct_errno_restore(e);
+	return r;
+}
+
+CT_EXPORT ssize_t write(int fd, const void *buf, size_t len)
+{
+	struct ct_kfd_state *st = OP_STATE(fd);
+	struct ct_thread *t = st ? send_begin(st) : NULL;
+
+	if (CT_LIKELY(!t))
+		return CT_REAL(write)(fd, buf, len);
+	ssize_t r = CT_REAL(write)(fd, buf, len);
+	int e = ct_errno_save();
+	send_end(t, st, "write", r, e, NULL, len);
+	ct_errno_restore(e);
+	return r;
+}
+
+CT_EXPORT ssize_t writev(int fd, const struct iovec *iov, int n)
+{
+	struct ct_kfd_state *st = OP_STATE(fd);
+	struct ct_thread *t = st ? send_begin(st) : NULL;
+
+	if (CT_LIKELY(!t))
+		return CT_REAL(writev)(fd, iov, n);
+	ssize_t r = CT_REAL(writev)(fd, iov, n);
+	int e = ct_errno_save();
+	send_end(t, st, "writev", r, e, NULL, r >= 0 ? (size_t)r : 0);
+	ct_errno_restore(e);
+	return r;
+}
+
+/* ---- reads --------------------------------------------------------------------------------- */
+
+/* After a read-side call on op socket st returned r: the op completes (or fails). */
+static void read_end(struct ct_kfd_state *st, const char *call, ssize_t r, int e)
+{
+	struct ct_thread *t = ct_thread_get();
+	struct ct_alg_state *a = &st->alg;
+
+	if (!t || !ct_enter(t, CT_FAM_KERNEL))
+		return;
+	if (r < 0 && (e == EINTR || e == EAGAIN)) {
+		/* Not done yet: the retry completes it. */
+		if (a->op_open)
+			a->op_syscalls++;
+	} else if (a->op_open || r < 0) {
+		if (!a->op_open) /* a read with nothing sent (an rng socket, or a bad call) */
+			ct_afalg_op_begin(t, a);
+		a->op_syscalls++;
+		uint64_t bytes = a->op_bytes ? a->op_bytes : (r > 0 ? (uint64_t)r : 0);
+		uint32_t path = ct_afalg_op_end(t, a, current_entry(a, false), bytes, r >= 0);
+		if (r < 0) {
+			char desc[200];
+			ct_afalg_describe(a, desc, sizeof(desc));
+			ct_event(CT_EV_CALL_FAILED, call, e, r, path, true, "%s dir=%s len=%llu", desc,
+				 ct_dir_name(a->dir), (unsigned long long)bytes);
+		}
+	} else if (!strcmp(a->type, "rng") && r > 0) {
+		ct_afalg_op_begin(t, a);
+		a->op_syscalls++;
+		ct_afalg_op_end(t, a, 0, (uint64_t)r, true);
+	} else if (a->last_path != CT_NO_PATH) {
+		ct_count_syscall(t, a->last_path); /* the rest of an earlier result */
+	}
+	ct_leave(t, CT_FAM_KERNEL);
+}
+
+#define READ_HOOK(call, realcall)                                                              \
+	({                                                                                     \
+		struct ct_kfd_state *st_ = OP_STATE(fd);                                       \
+		ssize_t r_;                                                                    \
+		if (CT_LIKELY(!st_)) {                                                         \
+			r_ = realcall;                                                         \
+		} else {                                                                       \
+			r_ = realcall;                                                         \
+			int e_ = ct_errno_save();                                              \
+			read_end(st_, call, r_, e_);                                           \
+			ct_errno_restore(e_);                                                  \
+		}                                                                              \
+		r_;                                                                            \
+	})
+
+CT_EXPORT ssize_t read(int fd, void *buf, size_t len)
+{
+	return READ_HOOK("read", CT_REAL(read)(fd, buf, len));
+}
+
+/* _FORTIFY_SOURCE builds read through these when the buffer size is known. */
+ssize_t __read_chk(int fd, void *buf, size_t len, size_t buflen);
+ssize_t __recv_chk(int fd, void *buf, size_t len, size_t buflen, int flags);
+ssize_t __recvfrom_chk(int fd, void *buf, size_t len, size_t buflen, int flags,
+		       struct sockaddr *from, socklen_t *fromlen);
+
+CT_EXPORT ssize_t __read_chk(int fd, void *buf, size_t len, size_t buflen)
+{
+	return READ_HOOK("read", CT_REAL(__read_chk)(fd, buf, len, buflen));
+}
+
+CT_EXPORT ssize_t __recv_chk(int fd, void *buf, size_t len, size_t buflen, int flags)
+{
+	return READ_HOOK("recv", CT_REAL(__recv_chk)(fd, buf, len, buflen, flags));
+}
+
+CT_EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t len, size_t buflen, int flags,
+				 struct sockaddr *from, socklen_t *fromlen)
+{
+	return READ_HOOK("recvfrom", CT_REAL(__recvfrom_chk)(fd, buf, len, buflen, flags, from, fromlen));
+}
+
+CT_EXPORT ssize_t readv(int fd, const struct iovec *iov, int n)
+{
+	return READ_HOOK("readv", CT_REAL(readv)(fd, iov, n));
+}
+
+CT_EXPORT ssize_t recv(int fd, void *buf, size_t len, int flags)
+{
+	return READ_HOOK("recv", CT_REAL(recv)(fd, buf, len, flags));
+}
+
+CT_EXPORT ssize_t recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *from,
+			   socklen_t *fromlen)
+{
+	return READ_HOOK("recvfrom", CT_REAL(recvfrom)(fd, buf, len, flags, from, fromlen));
+}
+
+CT_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	return READ_HOOK("recvmsg", CT_REAL(recvmsg)(fd, msg, flags));
+}
+
+/* ---- splice / vmsplice --------------------------------------------------------------------- */
+
+CT_EXPORT ssize_t vmsplice(int fd, const struct iovec *iov, size_t n, unsigned int flags)
+{
+	ssize_t r = CT_REAL(vmsplice)(fd, iov, n, flags);
+
+	if (atomic_load_explicit(&ct_kfd_alg_ops, memory_order_relaxed))
+		pending_vmsplices++;
+	return r;
+}
+
+CT_EXPORT ssize_t splice(int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len,
+			 unsigned int flags)
+{
+	struct ct_kfd_state *out = OP_STATE(fd_out), *in = OP_STATE(fd_in);
+
+	if (CT_LIKELY(!out && !in))
+		return CT_REAL(splice)(fd_in, off_in, fd_out, off_out, len, flags);
+	struct ct_thread *t = out ? send_begin(out) : NULL;
+	ssize_t r = CT_REAL(splice)(fd_in, off_in, fd_out, off_out, len, flags);
+	int e = ct_errno_save();
+	if (t) {
+		out->alg.op_spliced = true;
+		out->alg.op_syscalls += pending_vmsplices;
+		pending_vmsplices = 0;
+		send_end(t, out, "splice", r, e, NULL, len);
+	}
+	if (in) /* the result spliced out of the op socket */
+		read_end(in, "splice", r, e);
+	ct_errno_restore(e);
+	return r;
+}
+
+/* ---- AIO through syscall(2) ---------------------------------------------------------------- */
+
+/* iocb -> op fd for submitted reads, so io_getevents can find the op without dereferencing a
+ * pointer the program may have freed. */
+#define AIO_SLOTS 256u
+static struct {
+	_Atomic uintptr_t iocb;
+	int fd;
+} aio_slots[AIO_SLOTS];
+
+static unsigned aio_hash(uintptr_t p) { return (unsigned)((p >> 4) * 0x9e3779b1u) & (AIO_SLOTS - 1); }
+
+static void aio_remember(uintptr_t iocb, int fd)
+{
+	for (unsigned i = 0, at = aio_hash(iocb); i < AIO_SLOTS; i++, at = (at + 1) & (AIO_SLOTS - 1)) {
+		uintptr_t expect = 0;
+		if (atomic_load(&aio_slots[at].iocb) == iocb ||
+		    atomic_compare_exchange_strong(&aio_slots[at].iocb, &expect, iocb)) {
+			aio_slots[at].fd = fd;
+			return;
+		}
+	}
+}
+
+static int aio_take(uintptr_t iocb)
+{
+	for (unsigned i = 0, at = aio_hash(iocb); i < AIO_SLOTS; i++, at = (at + 1) & (AIO_SLOTS - 1)) {
+		if (atomic_load(&aio_slots[at].iocb) == iocb) {
+			int fd = aio_slots[at].fd;
+			atomic_store(&aio_slots[at].iocb, 0);
+			return fd;
+		}
+	}
+	return -1;
+}
+
+static void aio_submitted(long r, int e, long nr, struct iocb **iocbpp)
+{
+	struct ct_thread *t = ct_thread_get();
+
+	if (!t || !iocbpp || nr <= 0 || (r < 0 && e == EFAULT) || !ct_enter(t, CT_FAM_KERNEL))
+		return;
+	bool counted = false;
+	/* On success the kernel read the first r pointers; on failure, at least the first one. */
+	long n = r >= 0 ? r : 1;
+	for (long i = 0; i < n && i < nr; i++) {
+		struct iocb *cb = iocbpp[i];
+		struct ct_kfd_state *st = cb ? OP_STATE((int)cb->aio_fildes) : NULL;
+		if (!st)
+			continue;
+		struct ct_alg_state *a = &st->alg;
+		ct_afalg_op_begin(t, a);
+		if (!counted) {
+			a->op_syscalls++; /* one io_submit, charged to its first op */
+			counted = true;
+		}
+		if (r >= 0) {
+			aio_remember((uintptr_t)cb, (int)cb->aio_fildes);
+		} else {
+			char desc[200];
+			ct_afalg_describe(a, desc, sizeof(desc));
+			uint32_t path = ct_afalg_op_end(t, a, 2, a->op_bytes, false);
+			ct_event(CT_EV_CALL_FAILED, "io_submit", e, r, path, true, "%s opcode=%u nbytes=%llu",
+				 desc, (unsigned)cb->aio_lio_opcode, (unsigned long long)cb->aio_nbytes);
+		}
+	}
+	ct_leave(t, CT_FAM_KERNEL);
+}
+
+static void aio_completed(long r, struct io_event *events)
+{
+	struct ct_thread *t = ct_thread_get();
+
+	if (!t || r <= 0 || !events || !ct_enter(t, CT_FAM_KERNEL))
+		return;
+	bool counted = false;
+	for (long i = 0; i < r; i++) {
+		int fd = aio_take((uintptr_t)events[i].obj);
+		struct ct_kfd_state *st = fd >= 0 ? OP_STATE(fd) : NULL;
+		if (!st)
+			continue;
+		struct ct_alg_state *a = &st->alg;
+		if (!counted) {
+			a->op_syscalls++; /* one io_getevents, charged to its first op */
+			counted = true;
+		}
+		long res = (long)events[i].res;
+		uint64_t bytes = a->op_bytes ? a->op_bytes : (res > 0 ? (uint64_t)res : 0);
+		uint32_t path = ct_afalg_op_end(t, a, 2, bytes, res >= 0);
+		if (res < 0) {
+			char desc[200];
+			ct_afalg_describe(a, desc, sizeof(desc));
+			ct_event(CT_EV_CALL_FAILED, "io_getevents", (int)-res, res, path, true,
+				 "%s dir=%s len=%llu", desc, ct_dir_name(a->dir), (unsigned long long)bytes);
+		}
+	}
+	ct_leave(t, CT_FAM_KERNEL);
+}
+
+/* syscall(2) is variadic; the kernel takes at most six argument words, and reading six from a
+ * call that passed fewer reads registers/stack slots that are simply unused, as glibc's own
+ * syscall() does. */
+CT_EXPORT long syscall(long number, ...)
+{
+	va_list ap;
+	va_start(ap, number);
+	long a1 = va_arg(ap, long), a2 = va_arg(ap, long), a3 = va_arg(ap, long);
+	long a4 = va_arg(ap, long), a5 = va_arg(ap, long), a6 = va_arg(ap, long);
+	va_end(ap);
+
+	long (*real)(long, ...) = CT_REAL(syscall);
+	if (CT_UNLIKELY(!real)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (CT_LIKELY(number != SYS_io_submit && number != SYS_io_getevents) ||
+	    !atomic_load_explicit(&ct_kfd_alg_ops, memory_order_relaxed))
+		return real(number, a1, a2, a3, a4, a5, a6);
+	long r = real(number, a1, a2, a3, a4, a5, a6);
+	int e = ct_errno_save();
+	if (number == SYS_io_submit)
+		aio_submitted(r, e, a2, (struct iocb **)a3);
+	else
+		aio_completed(r, (struct io_event *)a4);
+	ct_errno_restore(e);
+	return r;
+}

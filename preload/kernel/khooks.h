@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * khooks.h - what the kernel hook files (fd bookkeeping, cryptodev, AF_ALG) call in each other.
+ */
+#ifndef CT_KHOOKS_H
+#define CT_KHOOKS_H
+
+#include <stdint.h>
+
+#include "kfd.h"
+
+/* The last descriptor of a tracked file was closed (close, dup2 over it, close_range...):
+ * finish its life cycle (AF_ALG op fd: teardown timing; cryptodev: forget its sessions) and
+ * free the state. close_ns is the close call's own duration (0 when not known). */
+void ct_kernel_closed(int fd, struct ct_kfd_state *st, uint64_t close_ns);
+
+void ct_afalg_closed(struct ct_thread *t, struct ct_kfd_state *st, uint64_t close_ns);
+void ct_cdev_closed(struct ct_thread *t, struct ct_kfd_state *st);
+
+/* "family=AF_ALG type=SOCK_SEQPACKET|SOCK_CLOEXEC"-style socket type. */
+const char *ct_sock_type_name(int type, char *buf, size_t cap);
+
+#endif
