@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * callsite.c - "who asked for this": the caller's stack with libunwind, symbolized with dladdr as
+ * "module!symbol+0xoff" (or "module+0xoff" when the symbol is not exported), innermost first,
+ * joined by '\n'. The preload's own frames are skipped. Used on failures and context/session
+ * set-up only, never per operation.
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+#include "internal.h"
+
+#define MAX_FRAMES 16
+#define KEEP_FRAMES 8
+
+static const void *self_base(void)
+{
+	static const void *base;
+	if (!base) {
+		Dl_info info;
+		if (dladdr((void *)self_base, &info))
+			base = info.dli_fbase;
+	}
+	return base;
+}
+
+char *ct_callsite(char *buf, size_t cap, unsigned skip_frames)
+{
+	if (!buf || cap == 0)
+		return buf;
+	buf[0] = 0;
+	int saved = errno;
+	void *ips[MAX_FRAMES];
+	int n = unw_backtrace(ips, MAX_FRAMES);
+	const void *mine = self_base();
+	size_t used = 0;
+	unsigned kept = 0;
+	for (int i = 0; i < n && kept < KEEP_FRAMES; i++) {
+		Dl_info info = { 0 };
+		/* return addresses point after the call: look up ip-1 so a call at a function's very
+		 * end is not attributed to the next symbol */
+		void *ip = (char *)ips[i] - (i ? 1 : 0);
+		if (!dladdr(ip, &info) || !info.dli_fname)
+			continue;
+		if (info.dli_fbase == mine)
+			continue;
+		if (skip_frames) {
+			skip_frames--;
+			continue;
+		}
+		const char *mod = strrchr(info.dli_fname, '/');
+		mod = mod ? mod + 1 : info.dli_fname;
+		if (!*mod)
+			mod = "main";
+		int w;
+		if (info.dli_sname && info.dli_saddr)
+			w = snprintf(buf + used, cap - used, "%s%s!%s+0x%lx", kept ? "\n" : "", mod,
+				     info.dli_sname, (unsigned long)((char *)ips[i] - (char *)info.dli_saddr));
+		else
+			w = snprintf(buf + used, cap - used, "%s%s+0x%lx", kept ? "\n" : "", mod,
+				     (unsigned long)((char *)ips[i] - (char *)info.dli_fbase));
+		if (w < 0 || (size_t)w >= cap - used) {
+			buf[used] = 0; /* drop the frame that did not fit whole */
+			break;
+		}
+		used += (size_t)w;
+		kept++;
+	}
+	errno = saved;
+	return buf;
+}

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * config.c - CRYPTRACE_* variables, read once with secure_getenv (docs/environment.md), and the
+ * preload's own log. A bad value is a one-line warning and the default; never fatal. The log
+ * goes only where CRYPTRACE_LOG asks: never on the host's stdio otherwise.
+ */
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define LOG_PREFIX "cryptrace: "
+
+static struct ct_config cfg = {
+	.sample_period = 16,
+	.sample_all_bytes = 1024,
+	.flush_ms = 1000,
+};
+static uint32_t aesni_cpb;
+static const char *ia32cap;
+static int log_fd = -1;
+
+/* Every CRYPTRACE_* plus LD_PRELOAD as seen at start, for re-injection across exec. */
+#define MAX_ENV 24
+static const char *saved_env[MAX_ENV + 1];
+
+unsigned ct_sample_period = 16, ct_sample_all_bytes = 1024;
+bool ct_per_call;
+
+const struct ct_config *ct_config(void)
+{
+	return &cfg;
+}
+
+const char *const *ct_config_env(void)
+{
+	return saved_env;
+}
+
+const char *ct_config_ia32cap(void)
+{
+	return ia32cap ? ia32cap : "";
+}
+
+uint32_t ct_config_aesni_cpb(void)
+{
+	return aesni_cpb;
+}
+
+void ct_log(unsigned level, const char *fmt, ...)
+{
+	if (level == 0 || level > cfg.log_level || log_fd < 0)
+		return;
+	int saved = errno;
+	char line[512];
+	int n = snprintf(line, sizeof(line), LOG_PREFIX "[%d] ", (int)getpid());
+	va_list ap;
+	va_start(ap, fmt);
+	int m = vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	size_t len = (size_t)n + (m < 0 ? 0 : (size_t)m);
+	if (len > sizeof(line) - 2)
+		len = sizeof(line) - 2;
+	line[len++] = '\n';
+	ssize_t w = write(log_fd, line, len);
+	(void)w;
+	errno = saved;
+}
+
+/* Parses an unsigned decimal in [lo, hi]; a bad value warns and keeps *out. */
+static void parse_uint(const char *name, unsigned lo, unsigned hi, unsigned *out)
+{
+	const char *s = secure_getenv(name);
+	if (!s || !*s)
+		return;
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (errno || *end || v < lo || v > hi || *s == '-') {
+		ct_log(1, "%s=\"%s\" is not a number in %u..%u; using %u", name, s, lo, hi, *out);
+		return;
+	}
+	*out = (unsigned)v;
+}
+
+static void open_log(void)
+{
+	const char *lv = secure_getenv("CRYPTRACE_LOG");
+	if (!lv || !*lv)
+		return;
+	cfg.log_level = 1;
+	if (!strcmp(lv, "2") || !strcmp(lv, "debug"))
+		cfg.log_level = 2;
+	const char *file = secure_getenv("CRYPTRACE_LOG_FILE");
+	if (file && *file) {
+		int fd = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (fd >= 0) {
+			int hi = fcntl(fd, F_DUPFD_CLOEXEC, 1010);
+			if (hi >= 0) {
+				close(fd);
+				fd = hi;
+			}
+			log_fd = fd;
+			return;
+		}
+	}
+	log_fd = STDERR_FILENO; /* the user asked for the log and gave no file */
+}
+
+static void save_env(void)
+{
+	extern char **environ;
+	unsigned n = 0;
+	for (char **e = environ; e && *e && n < MAX_ENV; e++)
+		if (!strncmp(*e, "CRYPTRACE_", 10) || !strncmp(*e, "LD_PRELOAD=", 11))
+			saved_env[n++] = *e; /* environ strings live as long as the process, unless the
+					      * program rewrites them: good enough for a hint */
+	saved_env[n] = NULL;
+}
+
+void ct_config_load(void)
+{
+	open_log();
+	if (getauxval(AT_SECURE)) {
+		/* secure_getenv gives nothing here anyway; a setuid program is never traced */
+		cfg.enabled = false;
+		return;
+	}
+	save_env();
+	const char *mode = secure_getenv("CRYPTRACE_MODE");
+	if (mode && *mode) {
+		if (!strcmp(mode, "calls"))
+			cfg.per_call = true;
+		else if (strcmp(mode, "stats"))
+			ct_log(1, "CRYPTRACE_MODE=\"%s\" is neither stats nor calls; using stats", mode);
+	}
+	parse_uint("CRYPTRACE_SAMPLE", 1, 1u << 30, &cfg.sample_period);
+	parse_uint("CRYPTRACE_SAMPLE_ALL_BYTES", 0, 1u << 30, &cfg.sample_all_bytes);
+	parse_uint("CRYPTRACE_FLUSH_MS", 10, 3600000, &cfg.flush_ms);
+	unsigned cpb = 0;
+	parse_uint("CRYPTRACE_AESNI_CPB", 0, 1000000, &cpb);
+	aesni_cpb = cpb;
+	ia32cap = getenv("OPENSSL_ia32cap");
+	cfg.route_spec = secure_getenv("CRYPTRACE_ROUTE");
+	if (cfg.route_spec && !*cfg.route_spec)
+		cfg.route_spec = NULL;
+	if (cfg.route_spec)
+		ct_log(1, "CRYPTRACE_ROUTE=\"%s\": routes are not active in this build; tracing only",
+		       cfg.route_spec);
+	cfg.out_dir = secure_getenv("CRYPTRACE_OUT");
+	if (!cfg.out_dir || !*cfg.out_dir) {
+		cfg.out_dir = NULL;
+		ct_log(1, "CRYPTRACE_OUT is not set: nothing is traced in this process");
+		cfg.enabled = false;
+		return;
+	}
+	if (cfg.per_call)
+		cfg.sample_period = 1; /* per-call mode times every call */
+	ct_per_call = cfg.per_call;
+	ct_sample_period = cfg.sample_period;
+	/* sample_all_bytes 0 means "time every call" as well */
+	ct_sample_all_bytes = cfg.per_call ? 0 : cfg.sample_all_bytes;
+	cfg.enabled = true;
+}

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * events.c - failures, engine/provider requests, sessions, children...: deduplicated in a fixed
+ * table keyed by (kind, call, errno, detail, call site), counted, and flushed as CT_REC_EVENT with
+ * stable ids. A full table counts the loss (dropped_events) instead of growing.
+ */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define EVENT_SLOTS 1024
+#define CALL_MAX 48
+#define DETAIL_MAX 256
+#define CALLSITE_MAX 1024
+
+struct event_slot {
+	bool used, dirty;
+	uint32_t hash;
+	struct ct_event ev; /* strings are set at encode time from the arrays below */
+	char call[CALL_MAX], detail[DETAIL_MAX], callsite[CALLSITE_MAX];
+};
+
+static pthread_mutex_t ev_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct event_slot events[EVENT_SLOTS];
+static uint32_t nevents;
+static uint32_t encode_cursor; /* where the last encode stopped when the buffer filled */
+
+void ct_events_lock(void)
+{
+	pthread_mutex_lock(&ev_lock);
+}
+
+void ct_events_unlock(void)
+{
+	pthread_mutex_unlock(&ev_lock);
+}
+
+static uint32_t fnv(uint32_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	return (h ^ 0xff) * 16777619u;
+}
+
+void ct_event(enum ct_event_kind kind, const char *call, int err, int64_t ret, uint32_t path_id,
+	      bool want_callsite, const char *detail_fmt, ...)
+{
+	if (!ct_ready())
+		return;
+	int saved = errno;
+	struct ct_thread *t = ct_thread_fast();
+	uint32_t guard = t ? t->guard : 0;
+	if (t)
+		t->guard = CT_GUARD_ALL; /* libunwind/dladdr/snprintf must not re-enter our hooks */
+
+	char detail[DETAIL_MAX] = "";
+	if (detail_fmt) {
+		va_list ap;
+		va_start(ap, detail_fmt);
+		vsnprintf(detail, sizeof(detail), detail_fmt, ap);
+		va_end(ap);
+	}
+	char callsite[CALLSITE_MAX] = "";
+	if (want_callsite)
+		ct_callsite(callsite, sizeof(callsite), 0);
+	if (!call)
+		call = "";
+
+	uint32_t h = 2166136261u;
+	h = (h ^ (uint32_t)kind) * 16777619u;
+	h = (h ^ (uint32_t)err) * 16777619u;
+	h = fnv(fnv(fnv(h, call), detail), callsite);
+	uint64_t now = ct_now_ns();
+	uint32_t tid = t ? t->tid : 0;
+
+	pthread_mutex_lock(&ev_lock);
+	struct event_slot *s = NULL;
+	for (uint32_t i = 0; i < nevents; i++) {
+		struct event_slot *e = &events[i];
+		if (e->hash == h && e->ev.kind == kind && e->ev.err == err && !strncmp(e->call, call, CALL_MAX - 1) &&
+		    !strcmp(e->detail, detail) && !strcmp(e->callsite, callsite)) {
+			s = e;
+			break;
+		}
+	}
+	if (s) {
+		s->ev.count++;
+		s->ev.last_mono_ns = now;
+		s->ev.ret = ret;
+		s->dirty = true;
+	} else if (nevents < EVENT_SLOTS) {
+		s = &events[nevents];
+		*s = (struct event_slot){ .used = true, .dirty = true, .hash = h };
+		s->ev = (struct ct_event){
+			.event_id = nevents,
+			.kind = (uint16_t)kind,
+			.err = err,
+			.ret = ret,
+			.path_id = path_id,
+			.tid = tid,
+			.first_mono_ns = now,
+			.last_mono_ns = now,
+			.count = 1,
+		};
+		snprintf(s->call, sizeof(s->call), "%s", call);
+		memcpy(s->detail, detail, sizeof(detail));
+		memcpy(s->callsite, callsite, sizeof(callsite));
+		nevents++;
+	} else {
+		atomic_fetch_add(&ct_g.dropped_events, 1);
+	}
+	pthread_mutex_unlock(&ev_lock);
+	ct_log(2, "event %s %s err=%d ret=%lld %s", ct_event_kind_name(kind), call, err, (long long)ret,
+	       detail);
+	if (t)
+		t->guard = guard;
+	errno = saved;
+}
+
+/* Caller holds ev_lock (the flusher). */
+size_t ct_events_encode(uint8_t *buf, size_t cap, bool *more)
+{
+	size_t used = 0;
+	*more = false;
+	for (uint32_t i = encode_cursor; i < nevents; i++) {
+		struct event_slot *s = &events[i];
+		if (!s->dirty)
+			continue;
+		s->ev.call = ct_str_from(s->call);
+		s->ev.detail = ct_str_from(s->detail);
+		s->ev.callsite = ct_str_from(s->callsite);
+		size_t n = ct_encode_event(buf + used, cap - used, &s->ev);
+		if (!n) {
+			encode_cursor = i;
+			*more = true;
+			return used;
+		}
+		used += n;
+		s->dirty = false;
+	}
+	encode_cursor = 0;
+	return used;
+}
+
+/* Fork child: the parent's events belong to the parent's trace. */
+void ct_events_reset(void)
+{
+	pthread_mutex_init(&ev_lock, NULL);
+	nevents = 0;
+	encode_cursor = 0;
+}
+
+/* Every event is written again into a new file (the fd was closed and the file reopened). */
+void ct_events_mark_all_dirty(void)
+{
+	for (uint32_t i = 0; i < nevents; i++)
+		events[i].dirty = true;
+}

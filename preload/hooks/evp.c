@@ -1,0 +1,492 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * evp.c - the EVP cipher life cycle. A context is classified once, at init, into a path (api evp,
+ * the provider or engine that serves it, cipher, key bits, direction); its data calls then cost a
+ * ctxmap lookup and a few counter bumps. The entry the program uses for data (EVP_*Update or the
+ * raw EVP_Cipher) is part of the path: it is attached at the first data call as a path variant.
+ * Every libcrypto accessor is resolved at run time (OpenSSL 3 names first, then 1.1 names).
+ */
+#define OPENSSL_SUPPRESS_DEPRECATED
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <openssl/engine.h>
+#include <openssl/evp.h>
+
+#include "ctxmap.h"
+#include "internal.h"
+
+extern struct ct_ctxmap ct_global_ctxmap;
+
+/* ---- accessors, resolved once ------------------------------------------------------------- */
+
+static struct {
+	bool done;
+	const EVP_CIPHER *(*ctx_cipher)(const EVP_CIPHER_CTX *);
+	int (*ctx_key_length)(const EVP_CIPHER_CTX *);
+	int (*ctx_encrypting)(const EVP_CIPHER_CTX *);
+	const char *(*cipher_name)(const EVP_CIPHER *);
+	int (*cipher_nid)(const EVP_CIPHER *);
+	const void *(*cipher_provider)(const EVP_CIPHER *);
+	const char *(*provider_name)(const void *);
+	const char *(*nid2sn)(int);
+	const char *(*engine_id)(const ENGINE *);
+	ENGINE *(*cipher_engine)(int);
+	int (*engine_finish)(ENGINE *);
+} acc;
+
+static void *resolve2(const char *a, const char *b)
+{
+	void *p = ct_resolve(a);
+	return p || !b ? p : ct_resolve(b);
+}
+
+static void resolve_accessors(void)
+{
+	if (__atomic_load_n(&acc.done, __ATOMIC_ACQUIRE))
+		return;
+	acc.ctx_cipher = resolve2("EVP_CIPHER_CTX_get0_cipher", "EVP_CIPHER_CTX_cipher");
+	acc.ctx_key_length = resolve2("EVP_CIPHER_CTX_get_key_length", "EVP_CIPHER_CTX_key_length");
+	acc.ctx_encrypting = resolve2("EVP_CIPHER_CTX_is_encrypting", "EVP_CIPHER_CTX_encrypting");
+	acc.cipher_name = resolve2("EVP_CIPHER_get0_name", NULL);
+	acc.cipher_nid = resolve2("EVP_CIPHER_get_nid", "EVP_CIPHER_nid");
+	acc.cipher_provider = resolve2("EVP_CIPHER_get0_provider", NULL);
+	acc.provider_name = resolve2("OSSL_PROVIDER_get0_name", NULL);
+	acc.nid2sn = resolve2("OBJ_nid2sn", NULL);
+	acc.engine_id = resolve2("ENGINE_get_id", NULL);
+	acc.cipher_engine = resolve2("ENGINE_get_cipher_engine", NULL);
+	acc.engine_finish = resolve2("ENGINE_finish", NULL);
+	__atomic_store_n(&acc.done, true, __ATOMIC_RELEASE);
+}
+
+/* ---- classification (context init: slow path, guarded) ------------------------------------ */
+
+static void lower_copy(char *dst, size_t cap, const char *src)
+{
+	size_t i = 0;
+	for (; src && src[i] && i + 1 < cap; i++)
+		dst[i] = (char)tolower((unsigned char)src[i]);
+	dst[i] = 0;
+}
+
+static uint32_t classify_uncached(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *c, ENGINE *engine, int key_len,
+				  uint8_t dir)
+{
+	char impl[64], cipher[48], requested[64];
+	int nid = acc.cipher_nid ? acc.cipher_nid(c) : 0;
+	const void *prov = acc.cipher_provider ? acc.cipher_provider(c) : NULL;
+	if (engine) {
+		const char *id = acc.engine_id ? acc.engine_id(engine) : NULL;
+		snprintf(impl, sizeof(impl), "engine:%s", id ? id : "?");
+	} else if (prov) {
+		const char *name = acc.provider_name ? acc.provider_name(prov) : NULL;
+		snprintf(impl, sizeof(impl), "provider:%s", name ? name : "?");
+	} else {
+		ENGINE *e = acc.cipher_engine && nid ? acc.cipher_engine(nid) : NULL;
+		if (e) {
+			const char *id = acc.engine_id ? acc.engine_id(e) : NULL;
+			snprintf(impl, sizeof(impl), "engine:%s", id ? id : "?");
+			if (acc.engine_finish)
+				acc.engine_finish(e); /* ENGINE_get_cipher_engine took a reference */
+		} else {
+			snprintf(impl, sizeof(impl), "builtin");
+		}
+	}
+	const char *name = acc.cipher_name ? acc.cipher_name(c) : NULL;
+	if (!name && acc.nid2sn && nid)
+		name = acc.nid2sn(nid);
+	lower_copy(cipher, sizeof(cipher), name ? name : "unknown");
+	/* an engine was asked for, but something else serves this context */
+	bool req = ct_g.requested_engine[0] && strncmp(impl, "engine:", 7) != 0;
+	if (req)
+		snprintf(requested, sizeof(requested), "engine:%.56s", ct_g.requested_engine);
+	struct ct_path_key key = {
+		.api = CT_API_EVP,
+		.dir = dir,
+		.entry = CT_ENTRY_UNKNOWN,
+		.key_bits = (uint16_t)(key_len > 0 ? key_len * 8 : 0),
+		.impl = impl,
+		.cipher = cipher,
+		.requested = req ? requested : NULL,
+	};
+	uint32_t id = ct_path_intern(&key);
+	if (id != CT_NO_PATH && !ct_path_has_callsite(id)) {
+		char site[1024];
+		ct_callsite(site, sizeof(site), 0);
+		ct_path_set_callsite(id, site);
+	}
+	(void)ctx;
+	return id;
+}
+
+static uint8_t dir_of(EVP_CIPHER_CTX *ctx, int enc)
+{
+	if (enc == 1)
+		return CT_DIR_ENCRYPT;
+	if (enc == 0)
+		return CT_DIR_DECRYPT;
+	int e = acc.ctx_encrypting ? acc.ctx_encrypting(ctx) : -1;
+	return e == 1 ? CT_DIR_ENCRYPT : e == 0 ? CT_DIR_DECRYPT : CT_DIR_UNKNOWN;
+}
+
+/* The path of a freshly initialised ctx, through the per-thread cache. */
+static uint32_t classify(struct ct_thread *t, EVP_CIPHER_CTX *ctx, const EVP_CIPHER *arg, ENGINE *engine, int enc)
+{
+	resolve_accessors();
+	const EVP_CIPHER *c = acc.ctx_cipher ? acc.ctx_cipher(ctx) : NULL;
+	if (!c)
+		c = arg;
+	if (!c)
+		return CT_NO_PATH;
+	int key_len = acc.ctx_key_length ? acc.ctx_key_length(ctx) : 0;
+	uint8_t dir = dir_of(ctx, enc);
+	uint32_t gen = atomic_load_explicit(&ct_g.classify_gen, memory_order_relaxed);
+	for (unsigned i = 0; i < sizeof(t->cls) / sizeof(t->cls[0]); i++) {
+		if (t->cls[i].cipher == c && t->cls[i].engine == engine && t->cls[i].key_len == key_len &&
+		    t->cls[i].dir == dir && t->cls[i].gen == gen && t->cls[i].path != CT_NO_PATH)
+			return t->cls[i].path;
+	}
+	uint32_t id = classify_uncached(ctx, c, engine, key_len, dir);
+	unsigned slot = t->cls_next++ % (sizeof(t->cls) / sizeof(t->cls[0]));
+	t->cls[slot].cipher = c;
+	t->cls[slot].engine = engine;
+	t->cls[slot].key_len = key_len;
+	t->cls[slot].dir = dir;
+	t->cls[slot].gen = gen;
+	t->cls[slot].path = id;
+	return id;
+}
+
+static unsigned failure_callsites; /* failures with a stack capture so far (bounded: unwinding is slow) */
+
+static void record_failure(const char *call, uint32_t path, int64_t ret)
+{
+	bool site = __atomic_fetch_add(&failure_callsites, 1, __ATOMIC_RELAXED) < 256;
+	ct_event(CT_EV_CALL_FAILED, call, 0, ret, path, site, NULL);
+}
+
+/* After a real init returned: map ctx to its path. The guard is fully raised meanwhile so that
+ * libcrypto functions we call cannot re-enter our hooks. */
+static void after_init(struct ct_thread *t, const char *call, EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cipher,
+		       ENGINE *engine, int enc, int ret)
+{
+	uint32_t guard = t->guard;
+	t->guard = CT_GUARD_ALL;
+	atomic_fetch_add_explicit(&ct_g.hooked_calls_slow, 1, memory_order_relaxed);
+	if (ret != 1) {
+		record_failure(call, ct_ctxmap_get(ctx), ret);
+	} else if (!cipher && !engine) {
+		/* key/IV (re)set on an initialised ctx: keep its path, follow a direction change */
+		uint32_t id = ct_ctxmap_get(ctx);
+		if (id == CT_NO_PATH) {
+			ct_ctxmap_set(ctx, classify(t, ctx, NULL, NULL, enc));
+		} else if (enc == 0 || enc == 1) {
+			uint8_t dir = enc ? CT_DIR_ENCRYPT : CT_DIR_DECRYPT;
+			if (ct_path_dir(id) != dir)
+				ct_ctxmap_set(ctx, ct_path_variant(id, dir, ct_path_entry(id)));
+		}
+	} else {
+		ct_ctxmap_set(ctx, classify(t, ctx, cipher, engine, enc));
+	}
+	t->guard = guard;
+}
+
+#define INIT_HOOK(fn, params, args, cipher, engine, enc)                                          \
+	CT_EXPORT int fn params                                                                   \
+	{                                                                                         \
+		__typeof__(&fn) real = CT_REAL(fn);                                               \
+		if (CT_UNLIKELY(!real)) {                                                         \
+			errno = ENOSYS;                                                           \
+			return 0;                                                                 \
+		}                                                                                 \
+		struct ct_thread *t = ct_thread_fast();                                           \
+		if (!t || !ct_enter_fast(t, CT_FAM_EVP))                                          \
+			return real args;                                                         \
+		int r = real args;                                                                \
+		int e = errno;                                                                    \
+		after_init(t, #fn, ctx, cipher, engine, enc, r);                                  \
+		ct_leave_fast(t, CT_FAM_EVP);                                                     \
+		errno = e;                                                                        \
+		return r;                                                                         \
+	}
+
+INIT_HOOK(EVP_CipherInit, (EVP_CIPHER_CTX * ctx, const EVP_CIPHER *cipher, const unsigned char *key,
+			   const unsigned char *iv, int enc),
+	  (ctx, cipher, key, iv, enc), cipher, NULL, enc)
+INIT_HOOK(EVP_CipherInit_ex, (EVP_CIPHER_CTX * ctx, const EVP_CIPHER *cipher, ENGINE *impl,
+			      const unsigned char *key, const unsigned char *iv, int enc),
+	  (ctx, cipher, impl, key, iv, enc), cipher, impl, enc)
+INIT_HOOK(EVP_CipherInit_ex2, (EVP_CIPHER_CTX * ctx, const EVP_CIPHER *cipher, const unsigned char *key,
+			       const unsigned char *iv, int enc, const OSSL_PARAM params[]),
+	  (ctx, cipher, key, iv, enc, params), cipher, NULL, enc)
+INIT_HOOK(EVP_EncryptInit, (EVP_CIPHER_CTX * ctx, const EVP_CIPHER *cipher, const unsigned char *key,
+			    const unsigned char *iv),
+	  (ctx, cipher, key, iv), cipher, NULL, 1)
+INIT_HOOK(EVP_EncryptInit_ex, (EVP_CIPHER_CTX * ctx, const EVP_CIPHER *cipher, ENGINE *impl,
+			       const unsigned char *key, const unsigned char *iv),
+	  (ctx, cipher, impl, key, iv), cipher, impl, 1)
+INIT_HOOK(EVP_EncryptInit_ex2, (EVP_CIPHER_CTX * ctx, const EVP_CIPHER *cipher, const unsigned char *key,
+				const unsigned char *iv, const OSSL_PARAM params[]),
+	  (ctx, cipher, key, iv, params), cipher, NULL, 1)
+INIT_HOOK(EVP_DecryptInit, (EVP_CIPHER_CTX * ctx, const EVP_CIPHER *cipher, const unsigned char *key,
+			    const unsigned char *iv),
+	  (ctx, cipher, key, iv), cipher, NULL, 0)
+INIT_HOOK(EVP_DecryptInit_ex, (EVP_CIPHER_CTX * ctx, const EVP_CIPHER *cipher, ENGINE *impl,
+			       const unsigned char *key, const unsigned char *iv),
+	  (ctx, cipher, impl, key, iv), cipher, impl, 0)
+INIT_HOOK(EVP_DecryptInit_ex2, (EVP_CIPHER_CTX * ctx, const EVP_CIPHER *cipher, const unsigned char *key,
+				const unsigned char *iv, const OSSL_PARAM params[]),
+	  (ctx, cipher, key, iv, params), cipher, NULL, 0)
+
+/* ---- data calls (the hot path) ------------------------------------------------------------ */
+
+/* The ctx's path for this entry; switches the ctx to the entry's variant on its first data call. */
+static uint32_t data_path(const EVP_CIPHER_CTX *ctx, uint8_t entry)
+{
+	uint32_t id = ct_ctxmap_lookup_inline(&ct_global_ctxmap, ctx);
+	if (CT_UNLIKELY(id == CT_NO_PATH))
+		return id;
+	if (CT_UNLIKELY(ct_path_entry(id) != entry)) {
+		id = ct_path_variant(id, ct_path_dir(id), entry);
+		ct_ctxmap_set(ctx, id);
+	}
+	return id;
+}
+
+/* The counters of ctx's path on this thread, through the thread's one-entry cache. NULL: a ctx we
+ * never saw initialised (made before the preload could see it): passed through uncounted. */
+static __attribute__((noinline)) struct ct_counters *data_counters_slow(struct ct_thread *t, const EVP_CIPHER_CTX *ctx,
+									uint8_t entry)
+{
+	uint32_t gen = atomic_load_explicit(&ct_ctxmap_gen, memory_order_relaxed);
+	uint32_t path = data_path(ctx, entry);
+	struct ct_counters *c = path == CT_NO_PATH ? NULL : ct_counters_of(t, path);
+	if (!c) {
+		atomic_fetch_add_explicit(&ct_g.hooked_calls_slow, 1, memory_order_relaxed);
+		return NULL;
+	}
+	/* data_path may have re-mapped ctx (bumping the generation): cache under the newest one */
+	if (path != CT_NO_PATH && ct_ctxmap_get(ctx) == path)
+		gen = atomic_load_explicit(&ct_ctxmap_gen, memory_order_relaxed);
+	t->hot_ctx = ctx;
+	t->hot_c = c;
+	t->hot_path = path;
+	t->hot_entry = entry;
+	t->hot_gen = gen;
+	return c;
+}
+
+static inline struct ct_counters *data_counters(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, uint8_t entry)
+{
+	if (CT_LIKELY(ctx == t->hot_ctx && entry == t->hot_entry &&
+		      t->hot_gen == atomic_load_explicit(&ct_ctxmap_gen, memory_order_relaxed)))
+		return t->hot_c;
+	return data_counters_slow(t, ctx, entry);
+}
+
+/* Out of line, so that only t lives across the real call on the fast path. */
+static __attribute__((noinline)) void data_error(struct ct_thread *t)
+{
+	CT_ADD(t->hot_c->errors, 1);
+}
+
+/* Shared body: count the outermost data call on the ctx's path (exactly, before the call), and
+ * time it when sampled (out of line, so the untimed path stays short). */
+#define DATA_HOOK(fn, ret_t, params, args, entry, bytes_expr, ok_expr)                            \
+	static __attribute__((noinline)) ret_t fn##_timed(struct ct_thread *t, struct ct_counters *c, \
+							  __typeof__(&fn) real, uint64_t bytes,   \
+							  CT_UNPAREN params)                      \
+	{                                                                                         \
+		struct ct_op_timer op;                                                            \
+		ct_timed_begin(t, &op);                                                           \
+		ret_t r = real args;                                                              \
+		ct_timed_end(t, &op, c, t->hot_path, bytes);                                      \
+		if (CT_UNLIKELY(!(ok_expr)))                                                      \
+			CT_ADD(c->errors, 1);                                                     \
+		ct_leave_fast(t, CT_FAM_EVP);                                                     \
+		return r;                                                                         \
+	}                                                                                         \
+	CT_EXPORT ret_t fn params                                                                 \
+	{                                                                                         \
+		__typeof__(&fn) real = CT_REAL(fn);                                               \
+		if (CT_UNLIKELY(!real)) {                                                         \
+			errno = ENOSYS;                                                           \
+			return 0;                                                                 \
+		}                                                                                 \
+		struct ct_thread *t = ct_tls_thread;                                              \
+		if (CT_UNLIKELY(!t)) {                                                            \
+			t = ct_thread_slow();                                                     \
+			if (!t)                                                                   \
+				return real args;                                                 \
+		}                                                                                 \
+		if (CT_UNLIKELY(!ct_enter_fast(t, CT_FAM_EVP)))                                   \
+			return real args;                                                         \
+		struct ct_counters *c = data_counters(t, ctx, entry);                             \
+		if (CT_UNLIKELY(!c)) {                                                            \
+			ret_t r_ = real args;                                                     \
+			ct_leave_fast(t, CT_FAM_EVP);                                             \
+			return r_;                                                                \
+		}                                                                                 \
+		uint64_t bytes = (bytes_expr);                                                    \
+		if (CT_UNLIKELY(ct_count_fast(t, c, bytes)))                                      \
+			return fn##_timed(t, c, real, bytes, CT_UNPAREN args);                    \
+		ret_t r = real args;                                                              \
+		if (CT_UNLIKELY(!(ok_expr)))                                                      \
+			data_error(t);                                                            \
+		ct_leave_fast(t, CT_FAM_EVP);                                                     \
+		return r;                                                                         \
+	}
+
+/* CT_UNPAREN (a, b) -> a, b: a parenthesised parameter or argument list spliced into another */
+#define CT_UNPAREN(...) __VA_ARGS__
+
+DATA_HOOK(EVP_EncryptUpdate, int, (EVP_CIPHER_CTX * ctx, unsigned char *out, int *outl, const unsigned char *in,
+			      int inl),
+	  (ctx, out, outl, in, inl), CT_ENTRY_EVP_UPDATE, inl > 0 ? (uint64_t)inl : 0, r == 1)
+DATA_HOOK(EVP_DecryptUpdate, int, (EVP_CIPHER_CTX * ctx, unsigned char *out, int *outl, const unsigned char *in,
+			      int inl),
+	  (ctx, out, outl, in, inl), CT_ENTRY_EVP_UPDATE, inl > 0 ? (uint64_t)inl : 0, r == 1)
+DATA_HOOK(EVP_CipherUpdate, int, (EVP_CIPHER_CTX * ctx, unsigned char *out, int *outl, const unsigned char *in,
+			     int inl),
+	  (ctx, out, outl, in, inl), CT_ENTRY_EVP_UPDATE, inl > 0 ? (uint64_t)inl : 0, r == 1)
+/* EVP_Cipher returns 1/0, or a byte count / -1 for ciphers with their own framing (GCM in TLS) */
+DATA_HOOK(EVP_Cipher, int, (EVP_CIPHER_CTX * ctx, unsigned char *out, const unsigned char *in, unsigned int inl),
+	  (ctx, out, in, inl), CT_ENTRY_EVP_CIPHER, in ? (uint64_t)inl : 0, r > 0 || (r == 0 && !in))
+
+/* ---- final, context life cycle, fetch ----------------------------------------------------- */
+
+/* Final is not a data call (it adds at most a block of padding): passed through, failures noted
+ * (a bad decrypt is the usual one). */
+#define FINAL_HOOK(fn)                                                                            \
+	CT_EXPORT int fn(EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl)                      \
+	{                                                                                         \
+		__typeof__(&fn) real = CT_REAL(fn);                                               \
+		if (CT_UNLIKELY(!real)) {                                                         \
+			errno = ENOSYS;                                                           \
+			return 0;                                                                 \
+		}                                                                                 \
+		struct ct_thread *t = ct_thread_fast();                                           \
+		if (!t || !ct_enter_fast(t, CT_FAM_EVP))                                          \
+			return real(ctx, out, outl);                                              \
+		int r = real(ctx, out, outl);                                                     \
+		if (CT_UNLIKELY(r != 1)) {                                                        \
+			int e = errno;                                                            \
+			uint32_t g = t->guard;                                                    \
+			t->guard = CT_GUARD_ALL;                                                  \
+			record_failure(#fn, ct_ctxmap_get(ctx), r);                               \
+			t->guard = g;                                                             \
+			errno = e;                                                                \
+		}                                                                                 \
+		ct_leave_fast(t, CT_FAM_EVP);                                                     \
+		return r;                                                                         \
+	}
+
+FINAL_HOOK(EVP_EncryptFinal)
+FINAL_HOOK(EVP_EncryptFinal_ex)
+FINAL_HOOK(EVP_DecryptFinal)
+FINAL_HOOK(EVP_DecryptFinal_ex)
+FINAL_HOOK(EVP_CipherFinal)
+FINAL_HOOK(EVP_CipherFinal_ex)
+
+CT_EXPORT EVP_CIPHER_CTX *EVP_CIPHER_CTX_new(void)
+{
+	__typeof__(&EVP_CIPHER_CTX_new) real = CT_REAL(EVP_CIPHER_CTX_new);
+	if (CT_UNLIKELY(!real)) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	EVP_CIPHER_CTX *ctx = real();
+	int e = errno;
+	if (ctx && ct_ready())
+		ct_ctxmap_del(ctx); /* an address reused without our seeing the free */
+	errno = e;
+	return ctx;
+}
+
+CT_EXPORT void EVP_CIPHER_CTX_free(EVP_CIPHER_CTX *ctx)
+{
+	__typeof__(&EVP_CIPHER_CTX_free) real = CT_REAL(EVP_CIPHER_CTX_free);
+	if (ctx && ct_ready())
+		ct_ctxmap_del(ctx);
+	if (real)
+		real(ctx);
+}
+
+CT_EXPORT int EVP_CIPHER_CTX_reset(EVP_CIPHER_CTX *ctx)
+{
+	__typeof__(&EVP_CIPHER_CTX_reset) real = CT_REAL(EVP_CIPHER_CTX_reset);
+	if (CT_UNLIKELY(!real)) {
+		errno = ENOSYS;
+		return 0;
+	}
+	struct ct_thread *t = ct_thread_fast();
+	/* a reset inside an init (EVP_CipherInit) is followed by the classification of that init */
+	if (!t || !ct_enter_fast(t, CT_FAM_EVP))
+		return real(ctx);
+	ct_ctxmap_del(ctx);
+	int r = real(ctx);
+	ct_leave_fast(t, CT_FAM_EVP);
+	return r;
+}
+
+CT_EXPORT int EVP_CIPHER_CTX_copy(EVP_CIPHER_CTX *out, const EVP_CIPHER_CTX *in)
+{
+	__typeof__(&EVP_CIPHER_CTX_copy) real = CT_REAL(EVP_CIPHER_CTX_copy);
+	if (CT_UNLIKELY(!real)) {
+		errno = ENOSYS;
+		return 0;
+	}
+	struct ct_thread *t = ct_thread_fast();
+	if (!t || !ct_enter_fast(t, CT_FAM_EVP))
+		return real(out, in);
+	int r = real(out, in);
+	int e = errno;
+	if (r == 1)
+		ct_ctxmap_set(out, ct_ctxmap_get(in));
+	ct_leave_fast(t, CT_FAM_EVP);
+	errno = e;
+	return r;
+}
+
+CT_EXPORT int EVP_CIPHER_CTX_ctrl(EVP_CIPHER_CTX *ctx, int type, int arg, void *ptr)
+{
+	__typeof__(&EVP_CIPHER_CTX_ctrl) real = CT_REAL(EVP_CIPHER_CTX_ctrl);
+	if (CT_UNLIKELY(!real)) {
+		errno = ENOSYS;
+		return 0;
+	}
+	struct ct_thread *t = ct_thread_fast();
+	if (!t || !ct_enter_fast(t, CT_FAM_EVP))
+		return real(ctx, type, arg, ptr);
+	int r = real(ctx, type, arg, ptr);
+	ct_leave_fast(t, CT_FAM_EVP);
+	return r;
+}
+
+CT_EXPORT EVP_CIPHER *EVP_CIPHER_fetch(OSSL_LIB_CTX *libctx, const char *algorithm, const char *properties)
+{
+	__typeof__(&EVP_CIPHER_fetch) real = CT_REAL(EVP_CIPHER_fetch);
+	if (CT_UNLIKELY(!real)) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	struct ct_thread *t = ct_thread_fast();
+	if (!t || !ct_enter_fast(t, CT_FAM_EVP))
+		return real(libctx, algorithm, properties);
+	EVP_CIPHER *c = real(libctx, algorithm, properties);
+	int e = errno;
+	uint32_t guard = t->guard;
+	t->guard = CT_GUARD_ALL;
+	resolve_accessors();
+	const void *prov = c && acc.cipher_provider ? acc.cipher_provider(c) : NULL;
+	const char *pname = prov && acc.provider_name ? acc.provider_name(prov) : NULL;
+	atomic_fetch_add_explicit(&ct_g.hooked_calls_slow, 1, memory_order_relaxed);
+	ct_event(CT_EV_CIPHER_FETCH, "EVP_CIPHER_fetch", 0, c != NULL, CT_NO_PATH, !c,
+		 "name=%s props=%s provider=%s", algorithm ? algorithm : "", properties ? properties : "",
+		 pname ? pname : "-");
+	t->guard = guard;
+	ct_leave_fast(t, CT_FAM_EVP);
+	errno = e;
+	return c;
+}

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * proc.c (hooks) - process life cycle: fork (the atfork handlers in ../proc.c do the work; the
+ * parent notes the child), the exec family and posix_spawn (final snapshot + END before the image
+ * is replaced, environment re-injected so the new image traces itself), and exit (its status goes
+ * into the END record). vfork is deliberately not hooked: a wrapper's stack frame would be shared
+ * with the child; the exec hooks recognise a vfork child by its pid and never write from it.
+ */
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+extern char **environ;
+
+CT_EXPORT pid_t fork(void)
+{
+	__typeof__(&fork) real = CT_REAL(fork);
+	if (CT_UNLIKELY(!real)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	pid_t pid = real();
+	if (pid > 0 && ct_ready()) {
+		int e = errno;
+		ct_event(CT_EV_CHILD, "fork", 0, pid, CT_NO_PATH, false, "fork");
+		errno = e;
+	}
+	return pid;
+}
+
+CT_EXPORT void exit(int status)
+{
+	__typeof__(&exit) real = CT_REAL(exit);
+	ct_exit_status = status;
+	if (real)
+		real(status);
+	_exit(status); /* unreachable unless libc has no exit: never return from exit() */
+}
+
+/* An exec that returns failed: the trace goes on (END is written again at exit). */
+static int exec_failed(int r, char *const *fixed, char *const *orig)
+{
+	int e = errno;
+	ct_proc_exec_failed();
+	ct_proc_free_env(fixed, orig);
+	errno = e;
+	return r;
+}
+
+CT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	__typeof__(&execve) real = CT_REAL(execve);
+	if (CT_UNLIKELY(!real)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	char *const *env = ct_proc_fix_env(envp);
+	ct_proc_before_exec("execve", path);
+	return exec_failed(real(path, argv, env), env, envp);
+}
+
+CT_EXPORT int execv(const char *path, char *const argv[])
+{
+	return execve(path, argv, environ);
+}
+
+CT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	__typeof__(&execvpe) real = CT_REAL(execvpe);
+	if (CT_UNLIKELY(!real)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	char *const *env = ct_proc_fix_env(envp);
+	ct_proc_before_exec("execvpe", file);
+	return exec_failed(real(file, argv, env), env, envp);
+}
+
+CT_EXPORT int execvp(const char *file, char *const argv[])
+{
+	return execvpe(file, argv, environ);
+}
+
+CT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	__typeof__(&fexecve) real = CT_REAL(fexecve);
+	if (CT_UNLIKELY(!real)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	char *const *env = ct_proc_fix_env(envp);
+	ct_proc_before_exec("fexecve", "(fd)");
+	return exec_failed(real(fd, argv, env), env, envp);
+}
+
+/* execl* take their arguments as varargs: collect them into an argv on the stack. */
+#define COLLECT_ARGS(arg0, last, argvp)                                                           \
+	size_t argc_ = 1;                                                                         \
+	va_list ap_;                                                                              \
+	va_start(ap_, arg0);                                                                      \
+	while (va_arg(ap_, const char *))                                                         \
+		argc_++;                                                                          \
+	va_end(ap_);                                                                              \
+	const char *argvp[argc_ + 1];                                                             \
+	argvp[0] = arg0;                                                                          \
+	va_start(ap_, arg0);                                                                      \
+	for (size_t i_ = 1; i_ <= argc_; i_++)                                                    \
+		argvp[i_] = va_arg(ap_, const char *);                                            \
+	last = va_arg(ap_, char *const *);                                                        \
+	va_end(ap_);
+
+CT_EXPORT int execl(const char *path, const char *arg, ...)
+{
+	char *const *unused;
+	COLLECT_ARGS(arg, unused, argv)
+	(void)unused;
+	return execve(path, (char *const *)argv, environ);
+}
+
+CT_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	char *const *unused;
+	COLLECT_ARGS(arg, unused, argv)
+	(void)unused;
+	return execvpe(file, (char *const *)argv, environ);
+}
+
+CT_EXPORT int execle(const char *path, const char *arg, ...)
+{
+	char *const *envp;
+	COLLECT_ARGS(arg, envp, argv)
+	return execve(path, (char *const *)argv, envp);
+}
+
+#define SPAWN_HOOK(fn, what)                                                                      \
+	CT_EXPORT int fn(pid_t *pid, const char *what, const posix_spawn_file_actions_t *fa,      \
+			 const posix_spawnattr_t *attr, char *const argv[], char *const envp[])   \
+	{                                                                                         \
+		__typeof__(&fn) real = CT_REAL(fn);                                               \
+		if (CT_UNLIKELY(!real))                                                           \
+			return ENOSYS;                                                            \
+		char *const *env = ct_proc_fix_env(envp);                                         \
+		pid_t child = 0;                                                                  \
+		int r = real(&child, what, fa, attr, argv, env);                                  \
+		if (pid)                                                                          \
+			*pid = child;                                                             \
+		ct_proc_free_env(env, envp);                                                      \
+		if (ct_ready() && !ct_proc_is_vfork_child()) {                                    \
+			int e = errno;                                                            \
+			ct_event(CT_EV_CHILD, #fn, r, r ? -1 : child, CT_NO_PATH, r != 0, "spawn %s", what); \
+			errno = e;                                                                \
+		}                                                                                 \
+		return r;                                                                         \
+	}
+
+SPAWN_HOOK(posix_spawn, path)
+SPAWN_HOOK(posix_spawnp, file)

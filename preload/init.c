@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * init.c - start and end of the process. Initialisation runs once, from the constructor or from
+ * the first hook that gets there first (other libraries' constructors may call hooks before
+ * ours ran). It reads the configuration, measures the clock and creates the trace file, so that
+ * a process with no crypto at all still leaves a trace saying so. The destructor (the preload
+ * is initialised first, so it is finalised last) writes the last snapshot and END.
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ct_config.h"
+#include "internal.h"
+
+CT_EXPORT const char *cryptrace_version = CT_VERSION;
+
+struct ct_global ct_g;
+int ct_exit_status;
+
+static void read_comm(void)
+{
+	char name[32] = "";
+	FILE *f = fopen("/proc/self/comm", "re");
+	if (f) {
+		if (!fgets(name, sizeof(name), f))
+			name[0] = 0;
+		fclose(f);
+	}
+	size_t n = strcspn(name, "\n");
+	name[n] = 0;
+	if (!n)
+		snprintf(name, sizeof(name), "%s", program_invocation_short_name);
+	/* a file name component: keep it boring */
+	for (char *p = name; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		      *p == '.' || *p == '-' || *p == '_') || (p == name && *p == '.'))
+			*p = '_';
+	snprintf(ct_g.comm, sizeof(ct_g.comm), "%s", name[0] ? name : "process");
+}
+
+static void find_self(void)
+{
+	Dl_info info;
+	if (dladdr((void *)find_self, &info) && info.dli_fname)
+		snprintf(ct_g.self_path, sizeof(ct_g.self_path), "%s", info.dli_fname);
+}
+
+bool ct_init(void)
+{
+	int expect = 0;
+	if (!atomic_compare_exchange_strong(&ct_g.state, &expect, 1))
+		return expect == 2;
+	int saved = errno;
+	ct_config_load();
+	if (!ct_config()->enabled) {
+		atomic_store(&ct_g.state, 3);
+		errno = saved;
+		return false;
+	}
+	struct timespec rt;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	ct_g.start_mono_ns = ct_now_ns();
+	ct_g.start_realtime_ns = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec;
+	ct_g.pid = (uint32_t)getpid();
+	ct_g.ppid = (uint32_t)getppid();
+	read_comm();
+	find_self();
+	ct_clock_init();
+	ct_g.flush_ticks = (uint64_t)ct_config()->flush_ms * ct_clk.ms_ticks;
+	ct_ctxmap_global_init();
+	ct_proc_install_atfork();
+	atomic_store(&ct_g.next_flush, ct_clock_now() + ct_g.flush_ticks);
+	atomic_store(&ct_g.state, 2);
+	ct_writer_open();
+	errno = saved;
+	return true;
+}
+
+__attribute__((constructor)) static void ct_constructor(void)
+{
+	ct_init();
+}
+
+__attribute__((destructor)) static void ct_destructor(void)
+{
+	ct_writer_end(CT_END_EXIT, ct_exit_status);
+}

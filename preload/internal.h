@@ -1,0 +1,309 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * internal.h - what the preload's core files share with each other (and with the hook files that
+ * want the inline fast path). Not a contract for other helpers: core.h is.
+ *
+ * Data layout: every thread owns one `struct ct_thread` (mmap'd, never freed, reused through a
+ * free list after the thread exits). It carries the recursion guard, the sampling countdown and
+ * the thread's shard of per-path counters. Counters are single-writer; the flusher sums shards.
+ */
+#ifndef CT_INTERNAL_H
+#define CT_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "core.h"
+#include "cpu.h"
+#include "trace_format.h"
+
+#define CT_PATH_CAPACITY 4096u
+#define CT_PATHS_PER_CHUNK 64u
+#define CT_CHUNKS (CT_PATH_CAPACITY / CT_PATHS_PER_CHUNK)
+#define CT_OPS_RING 65536u /* per-call mode: ops kept per thread between flushes */
+#define CT_GUARD_ALL ((1u << CT_FAM_COUNT) - 1)
+
+/* Per path, per thread. size[] holds calls and bytes: the totals are their sums (fewer stores on
+ * the hot path). */
+struct ct_counters {
+	struct ct_size_bucket size[CT_SIZE_BUCKETS];
+	uint64_t errors;
+	uint64_t cpu_samples, cpu_sample_wall_ns, cpu_sample_user_ns, cpu_sample_sys_ns;
+	uint64_t syscalls, spliced_calls;
+	uint64_t setup_calls, setup_ns, teardown_calls, teardown_ns;
+	uint64_t lat[CT_LAT_BUCKETS];
+};
+
+struct ct_thread {
+	uint32_t guard;          /* bit per enum ct_family: inside that family's outermost call */
+	uint32_t countdown;      /* calls left until the next sampled (timed) small call */
+	uint64_t cpu_deadline;   /* clock value after which the next timed call is CPU-sampled */
+	uint32_t syscalls;       /* syscalls counted by kernel hooks on this thread (monotonic) */
+	uint32_t tid;
+	struct ct_counters *chunks[CT_CHUNKS];
+	/* per-call mode: single-producer (this thread) / single-consumer (flusher) ring */
+	struct ct_op *ops;
+	_Atomic uint64_t ops_head, ops_tail;
+	_Atomic uint64_t ops_dropped;
+	uint32_t tid_written;    /* tid of the last CT_REC_THREAD written for this shard */
+	/* one-entry cache of the last context's counters (evp.c): a loop on one ctx skips the
+	 * ctxmap; valid while hot_gen == ct_ctxmap_gen */
+	const void *hot_ctx;
+	struct ct_counters *hot_c;
+	uint32_t hot_path, hot_gen;
+	uint8_t hot_entry;
+	bool in_use;
+	struct ct_thread *next;      /* global list of every shard ever made */
+	struct ct_thread *next_free; /* free list */
+	/* EVP classification cache (evp.c): hot re-inits skip the name functions */
+	struct {
+		const void *cipher, *engine;
+		int key_len;
+		uint8_t dir;
+		uint32_t gen;
+		uint32_t path;
+	} cls[8];
+	unsigned cls_next;
+};
+
+extern __thread struct ct_thread *ct_tls_thread __attribute__((tls_model("initial-exec")));
+struct ct_thread *ct_thread_slow(void);
+struct ct_thread *ct_thread_list(void); /* head of the list of every shard (flusher) */
+void ct_thread_after_fork_child(void);
+
+/* ---- clocks: TSC when invariant, else CLOCK_MONOTONIC ns ---------------------------------- */
+
+struct ct_clock {
+	bool use_tsc;
+	uint64_t tsc_hz;
+	uint64_t mult;       /* ns = (ticks * mult) >> 32 */
+	uint64_t tsc0, mono0;
+	uint64_t ms_ticks;   /* one millisecond in clock units */
+};
+extern struct ct_clock ct_clk;
+void ct_clock_init(void);
+
+static inline uint64_t ct_mono_ns_raw(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+static inline uint64_t ct_clock_now(void)
+{
+	return CT_LIKELY(ct_clk.use_tsc) ? ct_rdtsc() : ct_mono_ns_raw();
+}
+static inline uint64_t ct_clock_to_ns(uint64_t d)
+{
+	if (!ct_clk.use_tsc)
+		return d;
+	return (uint64_t)(((unsigned __int128)d * ct_clk.mult) >> 32);
+}
+/* A clock value -> CLOCK_MONOTONIC ns. */
+static inline uint64_t ct_clock_to_mono(uint64_t c)
+{
+	if (!ct_clk.use_tsc)
+		return c;
+	return ct_clk.mono0 + ct_clock_to_ns(c - ct_clk.tsc0);
+}
+
+/* ---- global state ------------------------------------------------------------------------ */
+
+struct ct_global {
+	_Atomic int state;          /* 0 not yet, 1 initialising, 2 ready (tracing), 3 off */
+	uint32_t pid, ppid;
+	uint64_t start_realtime_ns, start_mono_ns;
+	uint32_t aesni_cpb_milli;
+	_Atomic uint64_t next_flush; /* clock value of the next periodic flush */
+	uint64_t flush_ticks;
+	_Atomic uint64_t hooked_calls_slow; /* calls counted outside the per-path counters */
+	_Atomic uint64_t lost_paths;        /* registry or ctxmap full */
+	_Atomic uint64_t dropped_events;
+	_Atomic uint32_t threads_seen;
+	_Atomic uint32_t classify_gen;      /* bumped when engine defaults change (evp.c cache) */
+	char requested_engine[64];          /* last ENGINE_by_id/set_default id, for the report */
+	char self_path[512];                /* this library, from dladdr (exec re-injection) */
+	char comm[32];
+};
+extern struct ct_global ct_g;
+
+bool ct_init(void); /* idempotent; true when tracing is on */
+extern int ct_exit_status; /* from the exit() hook, for the END record */
+static inline bool ct_ready(void)
+{
+	return atomic_load_explicit(&ct_g.state, memory_order_relaxed) == 2;
+}
+
+/* ---- resolving (resolve.c) ---------------------------------------------------------------- */
+void *ct_libcrypto_handle(void); /* dlopen(RTLD_NOLOAD) of a mapped libcrypto; dlclose it */
+bool ct_libcrypto_mapped(void);
+
+/* ---- config (config.c) --------------------------------------------------------------------- */
+void ct_config_load(void);
+/* Every CRYPTRACE_* and the LD_PRELOAD of process start, as "NAME=value" (exec re-injection). */
+const char *const *ct_config_env(void);
+const char *ct_config_ia32cap(void);
+uint32_t ct_config_aesni_cpb(void);
+
+/* ---- registry (registry.c) ----------------------------------------------------------------- */
+uint32_t ct_path_count(void);
+uint8_t ct_path_entry(uint32_t id);
+uint8_t ct_path_dir(uint32_t id);
+uint8_t ct_path_api(uint32_t id);
+/* The path with the same key as id but another dir / entry (cached, lock only on a miss). */
+uint32_t ct_path_variant(uint32_t id, uint8_t dir, uint8_t entry);
+/* Fills def (strings point into the registry) for the flusher; false if id is not defined. */
+bool ct_path_def_get(uint32_t id, struct ct_path_def *def);
+bool ct_path_has_callsite(uint32_t id);
+void ct_registry_lock(void);
+void ct_registry_unlock(void);
+void ct_registry_after_fork_child(void);
+
+/* ---- stats (stats.c) ---------------------------------------------------------------------- */
+bool ct_stats_sum(uint32_t path_id, struct ct_path_stats *s);
+
+/* ---- events (events.c) --------------------------------------------------------------------- */
+void ct_events_lock(void);
+void ct_events_unlock(void);
+void ct_events_reset(void);
+void ct_events_mark_all_dirty(void);
+/* Encodes the events changed since the last call; returns bytes used (0 = nothing or no room). */
+size_t ct_events_encode(uint8_t *buf, size_t cap, bool *more);
+
+/* ---- writer (writer.c) --------------------------------------------------------------------- */
+void ct_writer_open(void);      /* creates the file and writes preamble + header */
+void ct_writer_end(enum ct_end_reason reason, int status);
+void ct_writer_after_fork_child(void);
+void ct_writer_reopen_after_failed_exec(void);
+void ct_flush_lock(void);
+void ct_flush_unlock(void);
+void ct_flush_due(uint64_t now); /* a timed call saw now >= next_flush */
+uint64_t ct_write_errors(void);
+
+/* ---- ctxmap (ctxmap.c) --------------------------------------------------------------------- */
+uint64_t ct_ctxmap_full_count(void);
+extern _Atomic uint32_t ct_ctxmap_gen; /* bumped by every set/del: invalidates hot caches */
+void ct_ctxmap_global_init(void);
+
+/* ---- process-level (proc.c) ---------------------------------------------------------------- */
+void ct_proc_install_atfork(void);
+/* envp with LD_PRELOAD and CRYPTRACE_* re-injected when missing (mmap'd copy, or envp itself). */
+char *const *ct_proc_fix_env(char *const envp[]);
+void ct_proc_free_env(char *const *env, char *const *orig); /* no-op when env == orig */
+/* Before an exec: final flush + END(EXEC) unless this is a vfork child; records CT_EV_CHILD. */
+void ct_proc_before_exec(const char *call, const char *file);
+void ct_proc_exec_failed(void);
+bool ct_proc_is_vfork_child(void);
+
+/* ---- hot path (inline, used by the hook files directly) ------------------------------------ */
+
+struct ct_counters *ct_counters_alloc(struct ct_thread *t, uint32_t path_id);
+
+static inline struct ct_counters *ct_counters_of(struct ct_thread *t, uint32_t path_id)
+{
+	if (CT_UNLIKELY(path_id >= CT_PATH_CAPACITY))
+		return NULL;
+	struct ct_counters *c = t->chunks[path_id / CT_PATHS_PER_CHUNK];
+	if (CT_UNLIKELY(!c))
+		return ct_counters_alloc(t, path_id);
+	return c + path_id % CT_PATHS_PER_CHUNK;
+}
+
+static inline struct ct_thread *ct_thread_fast(void)
+{
+	struct ct_thread *t = ct_tls_thread;
+	return CT_LIKELY(t) ? t : ct_thread_slow();
+}
+
+static inline bool ct_enter_fast(struct ct_thread *t, enum ct_family fam)
+{
+	uint32_t bit = 1u << fam;
+	if (t->guard & bit)
+		return false;
+	t->guard |= bit;
+	return true;
+}
+static inline void ct_leave_fast(struct ct_thread *t, enum ct_family fam)
+{
+	t->guard &= ~(1u << fam);
+}
+
+/* Single-writer counter bump: a plain add, but atomic-typed so the flusher's loads are defined. */
+#define CT_ADD(field, v) __atomic_store_n(&(field), __atomic_load_n(&(field), __ATOMIC_RELAXED) + (v), __ATOMIC_RELAXED)
+
+extern unsigned ct_sample_period, ct_sample_all_bytes;
+extern bool ct_per_call;
+
+void ct_op_slow_begin(struct ct_thread *t, struct ct_op_timer *op);
+void ct_op_slow_end(struct ct_thread *t, struct ct_op_timer *op, struct ct_counters *c, uint32_t path_id,
+		    uint64_t bytes, uint64_t now);
+
+static inline void ct_op_begin_fast(struct ct_thread *t, struct ct_op_timer *op, uint64_t bytes)
+{
+	op->t0 = 0;
+	op->cpu0_ns = 0;
+	op->syscalls_before = t->syscalls;
+	if (bytes >= ct_sample_all_bytes || --t->countdown == 0) {
+		if (bytes < ct_sample_all_bytes)
+			t->countdown = ct_sample_period;
+		op->t0 = ct_clock_now();
+		if (CT_UNLIKELY(op->t0 >= t->cpu_deadline))
+			ct_op_slow_begin(t, op);
+	}
+}
+
+/* Counts one call of `bytes` on counters c (exact, every call) and says whether this call is to be
+ * timed (the caller then takes its slow path: ct_op_begin_fast + ct_op_end_fast minus counts). */
+static inline bool ct_count_fast(struct ct_thread *t, struct ct_counters *c, uint64_t bytes)
+{
+	unsigned b = bytes ? 64 - __builtin_clzll(bytes) : 0;
+	if (CT_UNLIKELY(b >= CT_SIZE_BUCKETS))
+		b = CT_SIZE_BUCKETS - 1;
+	CT_ADD(c->size[b].calls, 1);
+	CT_ADD(c->size[b].bytes, bytes);
+	if (CT_LIKELY(bytes < ct_sample_all_bytes)) {
+		if (CT_LIKELY(--t->countdown != 0))
+			return false;
+		t->countdown = ct_sample_period;
+	}
+	return true;
+}
+
+/* The timed part of a call already counted by ct_count_fast. */
+static inline void ct_timed_begin(struct ct_thread *t, struct ct_op_timer *op)
+{
+	op->cpu0_ns = 0;
+	op->syscalls_before = t->syscalls;
+	op->t0 = ct_clock_now();
+	if (CT_UNLIKELY(op->t0 >= t->cpu_deadline))
+		ct_op_slow_begin(t, op);
+}
+static inline void ct_timed_end(struct ct_thread *t, struct ct_op_timer *op, struct ct_counters *c,
+				uint32_t path_id, uint64_t bytes)
+{
+	uint64_t now = ct_clock_now();
+	ct_op_slow_end(t, op, c, path_id, bytes, now);
+}
+
+static inline void ct_op_end_fast(struct ct_thread *t, struct ct_op_timer *op, uint32_t path_id,
+				  uint64_t bytes, bool ok)
+{
+	struct ct_counters *c = ct_counters_of(t, path_id);
+	if (CT_UNLIKELY(!c))
+		return;
+	unsigned b = bytes ? 64 - __builtin_clzll(bytes) : 0;
+	if (CT_UNLIKELY(b >= CT_SIZE_BUCKETS))
+		b = CT_SIZE_BUCKETS - 1;
+	CT_ADD(c->size[b].calls, 1);
+	CT_ADD(c->size[b].bytes, bytes);
+	if (CT_UNLIKELY(!ok))
+		CT_ADD(c->errors, 1);
+	if (op->t0) {
+		uint64_t now = ct_clock_now();
+		ct_op_slow_end(t, op, c, path_id, bytes, now);
+	}
+}
+
+#endif

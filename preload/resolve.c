@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * resolve.c - finding the real functions. dlsym(RTLD_NEXT) covers the usual case (libcrypto
+ * linked by the program). A libcrypto dlopen'd RTLD_LOCAL (python's _ssl, plugins) is invisible
+ * to RTLD_NEXT, so we then look for a mapped libcrypto with dl_iterate_phdr and ask it directly,
+ * with RTLD_NOLOAD so that we never load a library the program did not.
+ */
+#include <dlfcn.h>
+#include <link.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct find_lib {
+	char path[512];
+};
+
+static int find_libcrypto_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct find_lib *f = arg;
+	const char *name = info->dlpi_name;
+	if (!name || !*name)
+		return 0;
+	const char *base = strrchr(name, '/');
+	base = base ? base + 1 : name;
+	if (strncmp(base, "libcrypto.so", 12) != 0)
+		return 0;
+	size_t n = strlen(name);
+	if (n >= sizeof(f->path))
+		return 0;
+	memcpy(f->path, name, n + 1);
+	return 1;
+}
+
+/* The dlopen handle of a mapped libcrypto, or NULL. Not cached: a library may come and go. */
+void *ct_libcrypto_handle(void)
+{
+	struct find_lib f = { .path = "" };
+	if (!dl_iterate_phdr(find_libcrypto_cb, &f))
+		return NULL;
+	return dlopen(f.path, RTLD_NOLOAD | RTLD_LAZY);
+}
+
+bool ct_libcrypto_mapped(void)
+{
+	struct find_lib f = { .path = "" };
+	return dl_iterate_phdr(find_libcrypto_cb, &f) != 0;
+}
+
+void *ct_resolve(const char *name)
+{
+	int saved = errno;
+	void *p = dlsym(RTLD_NEXT, name);
+	if (!p) {
+		void *h = ct_libcrypto_handle();
+		if (h) {
+			p = dlsym(h, name);
+			dlclose(h); /* drops only the reference RTLD_NOLOAD took */
+		}
+	}
+	errno = saved;
+	return p;
+}

@@ -1,0 +1,553 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * writer.c - the trace file: "<CRYPTRACE_OUT>/<comm>.<pid>.ctrace" (".N" added on EEXIST), made
+ * 0600 with O_EXCL|O_NOFOLLOW, its fd moved above 1000 so programs that dup2 over low fds leave
+ * it alone. Records are encoded into one mmap'd buffer and appended with write() only: sshd's
+ * seccomp sandbox kills a process for lseek/pwrite/fsync, getrusage or readlink, so everything
+ * but write(), clock_gettime, getpid and a failing open() happens once, at start.
+ *
+ * A flush appends: new PATH records (a path is written just before its first STATS), STATS of
+ * paths that changed, changed EVENTs, THREAD names, OPS batches (per-call mode) and PROC.
+ */
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "writer.h"
+
+#define BUF_SIZE (4u << 20)
+#define BUF_SPILL (BUF_SIZE - (1u << 20) - 65536) /* write out before the next record may not fit */
+#define OPS_PER_BATCH 4096u
+
+static pthread_mutex_t flush_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic int trace_fd = -1;
+static bool fd_lost;          /* the program closed our fd: reopen at the next flush */
+static bool ended;            /* END written (exit or exec) */
+static uint32_t proc_flags;
+static _Atomic uint64_t write_errors;
+static uint8_t *buf;
+static size_t buf_used;
+static uint8_t path_written[CT_PATH_CAPACITY];
+static uint64_t path_sig[CT_PATH_CAPACITY];
+static char libcrypto_version[128];
+static bool libcrypto_seen;
+
+/* Header facts, gathered once (later, a sandbox may forbid the syscalls they need). */
+static struct {
+	char exe[512], argv[4096], cpu_model[128], kernel[256], hostname[128], timing[160];
+	size_t argv_len;
+	bool done;
+} facts;
+
+void ct_flush_lock(void)
+{
+	pthread_mutex_lock(&flush_lock);
+}
+
+void ct_flush_unlock(void)
+{
+	pthread_mutex_unlock(&flush_lock);
+}
+
+uint64_t ct_write_errors(void)
+{
+	return atomic_load(&write_errors);
+}
+
+bool ct_writer_owns_fd(int fd)
+{
+	return fd >= 0 && fd == atomic_load(&trace_fd);
+}
+
+void ct_writer_fd_closed(void)
+{
+	atomic_store(&trace_fd, -1);
+	fd_lost = true;
+}
+
+static void read_small_file(const char *path, char *dst, size_t cap, size_t *len)
+{
+	size_t n = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		ssize_t r;
+		while (n < cap - 1 && (r = read(fd, dst + n, cap - 1 - n)) > 0)
+			n += (size_t)r;
+		close(fd);
+	}
+	dst[n] = 0;
+	if (len)
+		*len = n;
+}
+
+static void gather_facts(void)
+{
+	if (facts.done)
+		return;
+	facts.done = true;
+	ssize_t n = readlink("/proc/self/exe", facts.exe, sizeof(facts.exe) - 1);
+	facts.exe[n > 0 ? n : 0] = 0;
+	read_small_file("/proc/self/cmdline", facts.argv, sizeof(facts.argv), &facts.argv_len);
+	while (facts.argv_len && facts.argv[facts.argv_len - 1] == 0)
+		facts.argv_len--; /* arguments are NUL-separated, not NUL-terminated */
+	ct_cpu_model(facts.cpu_model, sizeof(facts.cpu_model));
+	struct utsname u;
+	if (uname(&u) == 0)
+		snprintf(facts.kernel, sizeof(facts.kernel), "%s %s %s", u.sysname, u.release, u.machine);
+	gethostname(facts.hostname, sizeof(facts.hostname) - 1);
+	const struct ct_config *c = ct_config();
+	if (c->per_call)
+		snprintf(facts.timing, sizeof(facts.timing), "%s; every call timed (per-call mode); thread CPU sampled ~1/ms",
+			 ct_clk.use_tsc ? "TSC" : "CLOCK_MONOTONIC");
+	else
+		snprintf(facts.timing, sizeof(facts.timing),
+			 "%s; 1 in %u calls < %u B timed, every call >= %u B; thread CPU sampled ~1/ms",
+			 ct_clk.use_tsc ? "TSC" : "CLOCK_MONOTONIC", c->sample_period, c->sample_all_bytes,
+			 c->sample_all_bytes);
+}
+
+/* The version string of a mapped libcrypto, without loading one. */
+static const char *query_libcrypto_version(void)
+{
+	if (libcrypto_seen)
+		return libcrypto_version;
+	if (!ct_libcrypto_mapped())
+		return "";
+	const char *(*ver)(int) = (const char *(*)(int))ct_resolve("OpenSSL_version");
+	if (!ver)
+		ver = (const char *(*)(int))ct_resolve("SSLeay_version");
+	const char *v = ver ? ver(0 /* OPENSSL_VERSION */) : NULL;
+	snprintf(libcrypto_version, sizeof(libcrypto_version), "%s", v ? v : "libcrypto (unknown version)");
+	libcrypto_seen = true;
+	proc_flags |= CT_PROC_HAS_LIBCRYPTO;
+	return libcrypto_version;
+}
+
+static void buf_write_out(void)
+{
+	int fd = atomic_load(&trace_fd);
+	size_t off = 0;
+	while (fd >= 0 && off < buf_used) {
+		ssize_t w = write(fd, buf + off, buf_used - off);
+		if (w > 0) {
+			off += (size_t)w;
+			continue;
+		}
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno == EBADF) {
+			ct_writer_fd_closed(); /* closed behind our back: the next flush reopens */
+			break;
+		}
+		atomic_fetch_add(&write_errors, 1);
+		proc_flags |= CT_PROC_INCOMPLETE;
+		break;
+	}
+	buf_used = 0;
+}
+
+/* Appends one encoded record (enc writes into the free part of buf and returns its size). */
+#define EMIT(call)                                                                              \
+	do {                                                                                    \
+		if (buf_used > BUF_SPILL)                                                       \
+			buf_write_out();                                                        \
+		size_t n_ = (call);                                                             \
+		if (!n_) {                                                                      \
+			buf_write_out();                                                        \
+			n_ = (call);                                                            \
+		}                                                                               \
+		buf_used += n_;                                                                 \
+	} while (0)
+#define FREE_BUF (buf + buf_used), (BUF_SIZE - buf_used)
+
+static int create_file(void)
+{
+	const struct ct_config *c = ct_config();
+	char path[1024];
+	for (unsigned i = 0; i < 1000; i++) {
+		int n = i ? snprintf(path, sizeof(path), "%s/%s.%u.ctrace.%u", c->out_dir, ct_g.comm, ct_g.pid, i)
+			  : snprintf(path, sizeof(path), "%s/%s.%u.ctrace", c->out_dir, ct_g.comm, ct_g.pid);
+		if (n < 0 || (size_t)n >= sizeof(path))
+			return -1;
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0 && errno == EEXIST)
+			continue;
+		if (fd < 0) {
+			ct_log(1, "cannot create %s: %s", path, strerror(errno));
+			return -1;
+		}
+		int hi = fcntl(fd, F_DUPFD_CLOEXEC, 1000);
+		if (hi >= 0) {
+			close(fd);
+			fd = hi;
+		}
+		ct_log(2, "tracing to %s", path);
+		return fd;
+	}
+	return -1;
+}
+
+static void write_header(void)
+{
+	const struct ct_config *c = ct_config();
+	uint32_t flags = 0;
+	if (c->per_call)
+		flags |= CT_HDR_PER_CALL;
+	if (c->route_spec)
+		flags |= CT_HDR_ROUTES;
+	struct ct_header h = {
+		.pid = ct_g.pid,
+		.ppid = ct_g.ppid,
+		.start_realtime_ns = ct_g.start_realtime_ns,
+		.start_mono_ns = ct_g.start_mono_ns,
+		.tsc_hz = ct_clk.tsc_hz,
+		.cpu_flags = ct_cpu_features(),
+		.flags = flags,
+		.sample_period = c->per_call ? 1 : c->sample_period,
+		.sample_all_bytes = c->per_call ? 0 : c->sample_all_bytes,
+		.flush_interval_ms = c->flush_ms,
+		.aesni_cpb_milli = ct_config_aesni_cpb(),
+		.exe = ct_str_from(facts.exe),
+		.argv = { .p = facts.argv, .len = (uint32_t)facts.argv_len },
+		.cpu_model = ct_str_from(facts.cpu_model),
+		.kernel = ct_str_from(facts.kernel),
+		.hostname = ct_str_from(facts.hostname),
+		.libcrypto = ct_str_from(query_libcrypto_version()),
+		.ia32cap = ct_str_from(ct_config_ia32cap()),
+		.route_spec = ct_str_from(c->route_spec),
+		.timing = ct_str_from(facts.timing),
+	};
+	EMIT(ct_encode_preamble(FREE_BUF));
+	EMIT(ct_encode_header(FREE_BUF, &h));
+}
+
+/* Caller holds flush_lock. A new file repeats everything: it must read on its own. */
+static bool open_locked(void)
+{
+	if (!buf) {
+		void *p = mmap(NULL, BUF_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p == MAP_FAILED)
+			return false;
+		buf = p;
+	}
+	gather_facts();
+	int fd = create_file();
+	if (fd < 0) {
+		atomic_fetch_add(&write_errors, 1);
+		proc_flags |= CT_PROC_INCOMPLETE;
+		return false;
+	}
+	atomic_store(&trace_fd, fd);
+	fd_lost = false;
+	ended = false;
+	buf_used = 0;
+	memset(path_written, 0, sizeof(path_written));
+	memset(path_sig, 0, sizeof(path_sig));
+	ct_events_lock();
+	ct_events_mark_all_dirty();
+	ct_events_unlock();
+	for (struct ct_thread *t = ct_thread_list(); t; t = t->next)
+		t->tid_written = 0;
+	write_header();
+	buf_write_out();
+	return true;
+}
+
+void ct_writer_open(void)
+{
+	pthread_mutex_lock(&flush_lock);
+	open_locked();
+	if (query_libcrypto_version()[0]) {
+		pthread_mutex_unlock(&flush_lock);
+		ct_event(CT_EV_LIB_LOADED, "libcrypto", 0, 0, CT_NO_PATH, false, "%s", libcrypto_version);
+		return;
+	}
+	pthread_mutex_unlock(&flush_lock);
+}
+
+/* ---- snapshot pieces ----------------------------------------------------------------------- */
+
+static void flush_paths(void)
+{
+	uint32_t n = ct_path_count();
+	struct ct_path_stats s;
+	for (uint32_t id = 0; id < n; id++) {
+		if (!ct_stats_sum(id, &s))
+			continue;
+		uint64_t sig = s.calls + s.errors + s.timed_calls + s.setup_calls + s.teardown_calls +
+			       s.syscalls + s.cpu_samples + s.spliced_calls;
+		if (!sig || sig == path_sig[id])
+			continue;
+		if (!path_written[id]) {
+			struct ct_path_def def;
+			if (!ct_path_def_get(id, &def))
+				continue;
+			EMIT(ct_encode_path(FREE_BUF, &def));
+			path_written[id] = 1;
+		}
+		EMIT(ct_encode_stats(FREE_BUF, &s));
+		path_sig[id] = sig;
+	}
+}
+
+static void flush_events(void)
+{
+	bool more = true;
+	ct_events_lock();
+	while (more) {
+		size_t n = ct_events_encode(FREE_BUF, &more);
+		buf_used += n;
+		if (more)
+			buf_write_out();
+		if (more && !n)
+			break; /* one event larger than the whole buffer: impossible, but never loop */
+	}
+	ct_events_unlock();
+}
+
+static void flush_threads_and_ops(void)
+{
+	for (struct ct_thread *t = ct_thread_list(); t; t = t->next) {
+		if (t->in_use && t->tid && t->tid_written != t->tid) {
+			char path[64], name[32];
+			snprintf(path, sizeof(path), "/proc/self/task/%u/comm", t->tid);
+			size_t len = 0;
+			read_small_file(path, name, sizeof(name), &len);
+			while (len && name[len - 1] == '\n')
+				name[--len] = 0;
+			struct ct_thread_info ti = { .tid = t->tid, .name = ct_str_from(name) };
+			EMIT(ct_encode_thread(FREE_BUF, &ti));
+			t->tid_written = t->tid;
+		}
+		if (!t->ops)
+			continue;
+		uint64_t head = atomic_load_explicit(&t->ops_head, memory_order_acquire);
+		uint64_t tail = atomic_load_explicit(&t->ops_tail, memory_order_relaxed);
+		while (tail < head) {
+			uint64_t n = head - tail;
+			uint64_t at = tail % CT_OPS_RING;
+			if (n > CT_OPS_RING - at)
+				n = CT_OPS_RING - at; /* one contiguous piece of the ring per batch */
+			if (n > OPS_PER_BATCH)
+				n = OPS_PER_BATCH;
+			struct ct_ops_batch b = {
+				.tid = t->tid,
+				.count = (uint32_t)n,
+				.dropped = atomic_load_explicit(&t->ops_dropped, memory_order_relaxed),
+			};
+			EMIT(ct_encode_ops(FREE_BUF, &b, &t->ops[at], (uint32_t)n));
+			tail += n;
+			atomic_store_explicit(&t->ops_tail, tail, memory_order_release);
+		}
+	}
+}
+
+struct libs_acc {
+	char *dst;
+	size_t cap, used;
+};
+
+static int crypto_libs_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	static const char *const names[] = { "libcrypto.so", "libgnutls.so", "libnss3.so", "libsodium.so",
+					     "libgcrypt.so", "libmbedcrypto.so", "libwolfssl.so", "libkcapi.so",
+					     "libnettle.so" };
+	struct libs_acc *a = arg;
+	const char *name = info->dlpi_name;
+	if (!name || !*name)
+		return 0;
+	const char *base = strrchr(name, '/');
+	base = base ? base + 1 : name;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strncmp(base, names[i], strlen(names[i])))
+			continue;
+		int w = snprintf(a->dst + a->used, a->cap - a->used, "%s%s", a->used ? "\n" : "", name);
+		if (w > 0 && (size_t)w < a->cap - a->used)
+			a->used += (size_t)w;
+		break;
+	}
+	return 0;
+}
+
+/* utime/stime/maxrss from /proc/self/stat and status: open() fails harmlessly in a sandbox,
+ * where getrusage would kill the process. */
+static void proc_times(struct ct_proc *p)
+{
+	char stat[1024];
+	size_t len = 0;
+	read_small_file("/proc/self/stat", stat, sizeof(stat), &len);
+	const char *s = strrchr(stat, ')');
+	if (s) {
+		unsigned long long ut = 0, st = 0;
+		/* after "pid (comm)": state ppid pgrp session tty tpgid flags minflt cminflt majflt
+		 * cmajflt utime stime */
+		if (sscanf(s + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) == 2) {
+			long hz = sysconf(_SC_CLK_TCK);
+			if (hz <= 0)
+				hz = 100;
+			p->utime_ns = ut * (1000000000ull / (unsigned long long)hz);
+			p->stime_ns = st * (1000000000ull / (unsigned long long)hz);
+		}
+	} else {
+		struct timespec ts; /* sandboxed: at least the total, as user time */
+		if (!clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts))
+			p->utime_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	}
+	char status[4096];
+	read_small_file("/proc/self/status", status, sizeof(status), &len);
+	const char *hw = strstr(status, "VmHWM:");
+	if (hw)
+		sscanf(hw + 6, " %lu", (unsigned long *)&p->maxrss_kb);
+}
+
+static void flush_proc(bool final)
+{
+	char libs[2048] = "";
+	struct libs_acc acc = { .dst = libs, .cap = sizeof(libs) };
+	dl_iterate_phdr(crypto_libs_cb, &acc);
+	bool had = libcrypto_seen;
+	const char *ver = query_libcrypto_version();
+	if (!had && ver[0]) {
+		/* libcrypto appeared after start (dlopen): say so once; events are flushed above, so
+		 * this one goes out with the next snapshot */
+		ct_event(CT_EV_LIB_LOADED, "libcrypto", 0, 0, CT_NO_PATH, false, "%s", ver);
+	}
+	uint64_t hooked = atomic_load(&ct_g.hooked_calls_slow);
+	struct ct_path_stats s;
+	for (uint32_t id = 0, n = ct_path_count(); id < n; id++)
+		if (ct_stats_sum(id, &s))
+			hooked += s.calls;
+	uint64_t dropped_ops = 0;
+	for (struct ct_thread *t = ct_thread_list(); t; t = t->next)
+		dropped_ops += atomic_load_explicit(&t->ops_dropped, memory_order_relaxed);
+	struct ct_proc p = {
+		.mono_ns = ct_now_ns(),
+		.flags = proc_flags | (final ? CT_PROC_FINAL : 0) | (ver[0] ? CT_PROC_HAS_LIBCRYPTO : 0),
+		.threads_seen = atomic_load(&ct_g.threads_seen),
+		.dropped_ops = dropped_ops,
+		.dropped_events = atomic_load(&ct_g.dropped_events),
+		.write_errors = atomic_load(&write_errors),
+		.hooked_calls = hooked,
+		.crypto_libs = ct_str_from(libs),
+		.libcrypto = ct_str_from(ver),
+	};
+	proc_times(&p);
+	if (atomic_load(&ct_g.lost_paths))
+		p.flags |= CT_PROC_INCOMPLETE;
+	EMIT(ct_encode_proc(FREE_BUF, &p));
+}
+
+/* Caller holds flush_lock. */
+static void flush_locked(bool final)
+{
+	if (ended && !final)
+		return;
+	if (atomic_load(&trace_fd) < 0) {
+		if (!fd_lost || !open_locked())
+			return;
+	}
+	flush_paths();
+	flush_events();
+	flush_threads_and_ops();
+	flush_proc(final);
+	flush_events(); /* a libcrypto-loaded event found by flush_proc */
+	buf_write_out();
+	uint64_t now = ct_clock_now();
+	atomic_store_explicit(&ct_g.next_flush, now + ct_g.flush_ticks, memory_order_relaxed);
+}
+
+/* Runs the flush with every hook family blocked on this thread (we call libc and libcrypto). */
+static void flush_guarded(bool final, bool wait)
+{
+	if (!ct_ready())
+		return;
+	if (getpid() != (pid_t)ct_g.pid)
+		return; /* a child made without fork() (vfork, raw clone): never write the parent's file */
+	int saved = errno;
+	struct ct_thread *t = ct_tls_thread;
+	uint32_t guard = t ? t->guard : 0;
+	if (t)
+		t->guard = CT_GUARD_ALL;
+	if (wait)
+		pthread_mutex_lock(&flush_lock);
+	else if (pthread_mutex_trylock(&flush_lock) != 0)
+		goto out;
+	flush_locked(final);
+	pthread_mutex_unlock(&flush_lock);
+out:
+	if (t)
+		t->guard = guard;
+	errno = saved;
+}
+
+void ct_flush(bool final)
+{
+	flush_guarded(final, final);
+}
+
+void ct_flush_due(uint64_t now)
+{
+	/* only one thread takes it; the others see the new deadline or a busy lock */
+	uint64_t due = atomic_load_explicit(&ct_g.next_flush, memory_order_relaxed);
+	if (now < due)
+		return;
+	if (!atomic_compare_exchange_strong(&ct_g.next_flush, &due, now + ct_g.flush_ticks))
+		return;
+	flush_guarded(false, false);
+}
+
+void ct_writer_end(enum ct_end_reason reason, int status)
+{
+	if (!ct_ready() || getpid() != (pid_t)ct_g.pid)
+		return;
+	int saved = errno;
+	struct ct_thread *t = ct_tls_thread;
+	uint32_t guard = t ? t->guard : 0;
+	if (t)
+		t->guard = CT_GUARD_ALL;
+	pthread_mutex_lock(&flush_lock);
+	flush_locked(true);
+	if (atomic_load(&trace_fd) >= 0 && !ended) {
+		struct ct_end e = { .mono_ns = ct_now_ns(), .reason = reason, .status = status };
+		EMIT(ct_encode_end(FREE_BUF, &e));
+		buf_write_out();
+		ended = true;
+	}
+	pthread_mutex_unlock(&flush_lock);
+	if (t)
+		t->guard = guard;
+	errno = saved;
+}
+
+/* exec failed after we wrote END: the process goes on, and so does its trace. */
+void ct_writer_reopen_after_failed_exec(void)
+{
+	pthread_mutex_lock(&flush_lock);
+	ended = false;
+	pthread_mutex_unlock(&flush_lock);
+}
+
+/* Fork child (atfork handler, flush lock held by the prepare handler): new pid, new file. */
+void ct_writer_after_fork_child(void)
+{
+	int fd = atomic_load(&trace_fd);
+	if (fd >= 0)
+		close(fd);
+	atomic_store(&trace_fd, -1);
+	write_errors = 0;
+	proc_flags = libcrypto_seen ? CT_PROC_HAS_LIBCRYPTO : 0;
+	pthread_mutex_init(&flush_lock, NULL);
+	pthread_mutex_lock(&flush_lock);
+	open_locked();
+	pthread_mutex_unlock(&flush_lock);
+	atomic_store(&ct_g.next_flush, ct_clock_now() + ct_g.flush_ticks);
+}
