@@ -247,12 +247,21 @@ static bool event_failed(const struct ct_event *e)
 	return e->err != 0 || e->ret <= 0;
 }
 
+/* A failed hooked call that says an offload did not work: a kernel interface call (socket, bind,
+ * open, ioctl, io_submit...), not a library-level failure such as EVP_DecryptFinal on bad
+ * padding or AES_set_encrypt_key on a bad key size. */
+static bool offload_call_failed(const struct ct_event *e)
+{
+	return e->kind == CT_EV_CALL_FAILED && !rp_str_starts(e->call, "EVP_") &&
+	       !rp_str_starts(e->call, "AES_");
+}
+
 static void list_call_failures(struct rp_finding *f, const struct rp_proc *p)
 {
 	unsigned shown = 0;
 	for (size_t k = 0; k < p->nevents; k++) {
 		const struct ct_event *e = &p->events[k].ev;
-		if (e->kind != CT_EV_CALL_FAILED)
+		if (!offload_call_failed(e))
 			continue;
 		char eb[32];
 		if (shown++ == 0)
@@ -296,11 +305,11 @@ static void eval_engine_failed(struct rp_model *m)
 			    e->kind == CT_EV_ENGINE_REQUEST ? "an engine with" : "a provider with",
 			    S(e->call), e->detail.len ? " (" : "", S(e->detail), e->detail.len ? ")" : "",
 			    e->kind == CT_EV_ENGINE_REQUEST ? "loaded or initialised" : "loaded");
-			list_call_failures(f, p);
 			CAT(evidence, "%.*s returned %lld, %llu time(s)", S(e->call), (long long)e->ret,
 			    (unsigned long long)(e->count ? e->count : 1));
 			if (e->callsite.len)
-				CAT(evidence, "; called at %.*s", S(rp_str_part(e->callsite, '\n', 0)));
+				CAT(evidence, ", called at %.*s", S(rp_str_part(e->callsite, '\n', 0)));
+			list_call_failures(f, p);
 			CAT(fix, "Check that the engine/provider module exists and that what it needs is "
 				 "there (for afalg: a kernel with AF_ALG and algif_skcipher, not blocked by a "
 				 "sandbox); run `cryptrace doctor`. Make the program fail loudly instead of "
@@ -324,6 +333,8 @@ static bool offload_trouble(const struct rp_proc *p, char *why, size_t cap)
 			bad = event_failed(e);
 			break;
 		case CT_EV_CALL_FAILED:
+			bad = offload_call_failed(e);
+			break;
 		case CT_EV_FALLBACK:
 			bad = true;
 			break;

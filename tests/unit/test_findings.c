@@ -168,6 +168,10 @@ static void test_silent_fallback(void **state)
 	assert_non_null(strstr(f->message, "12345 cipher calls"));
 	assert_non_null(strstr(f->message, "provider:default"));
 	assert_non_null(strstr(f->evidence, "197520 bytes"));
+	/* a library-level failure (bad padding at EVP_DecryptFinal_ex) is not an offload failure */
+	mk_event(p, 1, CT_EV_ENGINE_REQUEST, "ENGINE_by_id", 0, 1, "id=afalg");
+	mk_event(p, 5, CT_EV_CALL_FAILED, "EVP_DecryptFinal_ex", 0, 0, "");
+	assert_null(find(&m, "silent-fallback"));
 	/* a working engine doing the work itself: no fallback */
 	mk_event(p, 1, CT_EV_ENGINE_REQUEST, "ENGINE_by_id", 0, 1, "id=afalg");
 	a->def.impl = ct_str_from("engine:afalg");
