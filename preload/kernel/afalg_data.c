@@ -77,10 +77,25 @@ uint32_t ct_afalg_path(struct ct_thread *t, struct ct_alg_state *a, uint8_t dir,
 	return id;
 }
 
+/* The key lives on the tfm socket and may be set (or changed) after accept. */
+static void sync_key(struct ct_alg_state *a)
+{
+	const struct ct_alg_state *tfm = a->tfm;
+
+	if (CT_LIKELY(!tfm || (tfm->keylen == a->keylen && tfm->authsize == a->authsize)))
+		return;
+	a->keylen = tfm->keylen;
+	a->authsize = tfm->authsize;
+	if (!ct_alg_openssl_cipher(a->name, a->keylen, a->cipher, sizeof(a->cipher)))
+		snprintf(a->cipher, sizeof(a->cipher), "%.*s", (int)sizeof(a->cipher) - 1, a->name);
+	memset(a->paths, 0, sizeof(a->paths)); /* another key size is another path */
+}
+
 void ct_afalg_op_begin(struct ct_thread *t, struct ct_alg_state *a)
 {
 	if (a->op_open)
 		return;
+	sync_key(a);
 	a->op_open = true;
 	a->op_spliced = false;
 	a->op_failed = false;

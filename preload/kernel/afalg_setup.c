@@ -159,6 +159,9 @@ static int accepted(const char *call, struct ct_kfd_state *tfm, int r, int e, ui
 		struct ct_kfd_state *op = ct_kfd_new(r, CT_KFD_ALG_OP);
 		if (op) {
 			op->alg = tfm->alg;
+			ct_kfd_hold(tfm);
+			op->tfm_ref = tfm;
+			op->alg.tfm = &tfm->alg;
 			op->alg.setup_ns = tfm->alg.setup_ns + ns;
 			tfm->alg.setup_ns = 0; /* later accepts on this tfm cost only themselves */
 			memset(op->alg.paths, 0, sizeof(op->alg.paths));
@@ -210,12 +213,7 @@ void ct_afalg_closed(struct ct_thread *t, struct ct_kfd_state *st, uint64_t clos
 
 	if (a->op_open) /* sent but never read back: not a completed operation */
 		a->op_open = false;
-	if (a->last_path == CT_NO_PATH && a->setup_ns) {
-		/* Set up and closed without a single operation: still a session life cycle. */
-		uint32_t p = ct_afalg_path(t, a, a->dir, 0);
-		if (p != CT_NO_PATH)
-			a->last_path = p;
-	}
+	/* A socket closed without a single operation (a probe) has no path to charge. */
 	if (a->last_path != CT_NO_PATH)
 		ct_phase_teardown(t, a->last_path, close_ns);
 }

@@ -29,8 +29,8 @@ void closefrom(int lowfd);
 
 void ct_kernel_closed(int fd, struct ct_kfd_state *st, uint64_t close_ns)
 {
-	struct ct_thread *t = ct_thread_get();
 	(void)fd;
+	struct ct_thread *t = ct_thread_get();
 
 	if (t && ct_enter(t, CT_FAM_KERNEL)) {
 		if (st->kind == CT_KFD_ALG_OP)

@@ -147,10 +147,26 @@ struct ct_kfd_state *ct_kfd_forget(int fd)
 	return last;
 }
 
+void ct_kfd_hold(struct ct_kfd_state *st)
+{
+	if (st)
+		atomic_fetch_add(&st->refs, 1);
+}
+
+void ct_kfd_put(struct ct_kfd_state *st)
+{
+	if (st && atomic_fetch_sub(&st->refs, 1) == 1)
+		ct_kfd_free(st);
+}
+
 void ct_kfd_free(struct ct_kfd_state *st)
 {
 	if (!st)
 		return;
+	struct ct_kfd_state *tfm = st->tfm_ref;
+	st->tfm_ref = NULL;
+	if (tfm)
+		ct_kfd_put(tfm);
 	lock();
 	st->next_free = free_states;
 	free_states = st;

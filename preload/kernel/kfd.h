@@ -42,6 +42,9 @@ struct ct_alg_state {
 	uint64_t op_bytes;
 	uint64_t last_len;      /* previous op's size: the sampling hint for the next begin */
 	struct ct_op_timer timer;
+	/* The tfm socket an op socket came from: the kernel keeps the key there, and OpenSSL's
+	 * afalg engine sets it after accept(). Held by a reference (ct_kfd_state.refs). */
+	struct ct_alg_state *tfm;
 };
 
 struct ct_kfd_state {
@@ -50,6 +53,7 @@ struct ct_kfd_state {
 	struct ct_alg_state alg;
 	uint64_t cdev_last_len;
 	struct ct_kfd_state *next_free;
+	struct ct_kfd_state *tfm_ref; /* op sockets: the referenced tfm state */
 };
 
 extern _Atomic(struct ct_kfd_state *) *ct_kfd_table;
@@ -73,6 +77,10 @@ void ct_kfd_share(int fd, struct ct_kfd_state *st);
  * finishes its teardown and then calls ct_kfd_free), else NULL. */
 struct ct_kfd_state *ct_kfd_forget(int fd);
 void ct_kfd_free(struct ct_kfd_state *st);
+/* Takes / drops a reference that is not an fd (an op socket holding its tfm); the last drop
+ * frees the state. */
+void ct_kfd_hold(struct ct_kfd_state *st);
+void ct_kfd_put(struct ct_kfd_state *st);
 /* Forget every tracked fd in [first, last] (close_range, closefrom); returns the last-reference
  * states through cb (teardown), which must call ct_kfd_free. */
 void ct_kfd_forget_range(unsigned first, unsigned last, void (*cb)(int fd, struct ct_kfd_state *st));
