@@ -181,23 +181,34 @@ static void eval_lowlevel_api(struct rp_model *m)
 {
 	for (size_t i = 0; i < m->npaths; i++) {
 		const struct rp_path *p = &m->paths[i];
-		if (p->def.api != CT_API_AES || !p->st.calls)
+		bool aes = p->def.api == CT_API_AES;
+		bool raw = p->def.api == CT_API_EVP && p->def.entry == CT_ENTRY_EVP_CIPHER;
+		if (!(aes || raw) || !p->st.calls)
 			continue;
 		struct rp_finding *f = add(m, "lowlevel-api", RP_WARNING, 0);
 		if (!f)
 			return;
 		char b[32];
 		fmt_bytes(b, sizeof(b), p->st.bytes);
-		CAT(message, "%llu calls (%s) of %.*s %s went through the low-level AES_* API. It bypasses "
-			     "engines and providers, so no offload or provider configuration can apply, "
-			     "and in older libcrypto versions it does not use AES-NI either.",
-		    (unsigned long long)p->st.calls, b, S(p->def.cipher), ct_dir_name(p->def.dir));
-		CAT(evidence, "path %zu: api=aes impl=%.*s calls=%llu bytes=%llu", i + 1, S(p->def.impl),
+		if (aes)
+			CAT(message, "%llu calls (%s) of %.*s %s went through the low-level AES_* API. It "
+				     "bypasses engines and providers, so no offload or provider configuration "
+				     "can apply, and in older libcrypto versions it does not use AES-NI either.",
+			    (unsigned long long)p->st.calls, b, S(p->def.cipher), ct_dir_name(p->def.dir));
+		else
+			CAT(message, "%llu calls (%s) of %.*s %s went through EVP_Cipher(), the raw one-shot "
+				     "entry point that OpenSSL documents as not meant for applications: no "
+				     "buffering or padding, and its return value means different things per "
+				     "cipher. It is what `openssl speed` without -evp measures (older versions "
+				     "measured the low-level AES_* functions there).",
+			    (unsigned long long)p->st.calls, b, S(p->def.cipher), ct_dir_name(p->def.dir));
+		CAT(evidence, "path %zu: api=%s entry=%s impl=%.*s calls=%llu bytes=%llu", i + 1,
+		    ct_api_name(p->def.api), ct_entry_name(p->def.entry), S(p->def.impl),
 		    (unsigned long long)p->st.calls, (unsigned long long)p->st.bytes);
 		if (p->def.callsite.len)
 			CAT(evidence, "; first used at %.*s", S(rp_str_part(p->def.callsite, '\n', 0)));
-		CAT(fix, "Use the EVP API (EVP_CipherInit_ex2 with a cipher from EVP_CIPHER_fetch). "
-			 "For `openssl speed`, add -evp.");
+		CAT(fix, "Use EVP_CipherInit_ex2 with a cipher from EVP_CIPHER_fetch, then "
+			 "EVP_CipherUpdate/EVP_CipherFinal_ex. For `openssl speed`, add -evp.");
 	}
 }
 
@@ -320,6 +331,18 @@ static void eval_engine_failed(struct rp_model *m)
 
 /* ---- silent-fallback */
 
+static bool requested_differs(const struct rp_path *p)
+{
+	return p->def.requested.len && !rp_str_eq(p->def.requested, p->def.impl) && p->st.calls;
+}
+
+static int cmp_bytes_desc(const void *a, const void *b)
+{
+	const struct rp_path *x = *(const struct rp_path *const *)a;
+	const struct rp_path *y = *(const struct rp_path *const *)b;
+	return x->st.bytes < y->st.bytes ? 1 : x->st.bytes > y->st.bytes ? -1 : 0;
+}
+
 static bool offload_trouble(const struct rp_proc *p, char *why, size_t cap)
 {
 	why[0] = 0;
@@ -352,9 +375,24 @@ static bool offload_trouble(const struct rp_proc *p, char *why, size_t cap)
 		if (is_kernel(pp) && pp->st.errors)
 			cat(why, cap, "%s%llu failed %s operations on %.*s", why[0] ? "; " : "",
 			    (unsigned long long)pp->st.errors, ct_api_name(pp->def.api), S(pp->def.impl));
-		if (pp->def.requested.len && !rp_str_eq(pp->def.requested, pp->def.impl) && pp->st.calls)
-			cat(why, cap, "%s%.*s was requested for %.*s", why[0] ? "; " : "",
-			    S(pp->def.requested), S(pp->def.cipher));
+	}
+	/* Paths served by something other than what was requested, grouped by the request. */
+	for (size_t k = 0; k < p->npaths; k++) {
+		const struct rp_path *pp = &p->paths[k];
+		if (!requested_differs(pp))
+			continue;
+		bool earlier = false;
+		size_t n = 0;
+		for (size_t j = 0; j < p->npaths; j++) {
+			const struct rp_path *o = &p->paths[j];
+			if (!requested_differs(o) || !rp_str_eq(o->def.requested, pp->def.requested))
+				continue;
+			earlier |= j < k;
+			n++;
+		}
+		if (!earlier)
+			cat(why, cap, "%s%.*s was requested, %.*s served it (%zu path(s))",
+			    why[0] ? "; " : "", S(pp->def.requested), S(pp->def.impl), n);
 	}
 	return why[0] != 0;
 }
@@ -387,15 +425,22 @@ static void eval_silent_fallback(struct rp_model *m)
 		fmt_bytes(b, sizeof(b), bytes);
 		CAT(message, "Offload was requested but did not happen: %llu cipher calls (%s) ran in "
 			     "this process's own software instead:", (unsigned long long)calls, b);
-		for (size_t k = 0; k < p->npaths; k++) {
+		const struct rp_path **sorted = calloc(npaths, sizeof(*sorted));
+		size_t ns = 0;
+		for (size_t k = 0; k < p->npaths && sorted; k++) {
 			const struct rp_path *pp = &p->paths[k];
-			if (is_software(pp) && pp->st.calls && rp_path_selected(m, pp)) {
-				fmt_bytes(b, sizeof(b), pp->st.bytes);
-				CAT(message, " %.*s %s in %.*s (%llu calls, %s);", S(pp->def.cipher),
-				    ct_dir_name(pp->def.dir), S(pp->def.impl),
-				    (unsigned long long)pp->st.calls, b);
-			}
+			if (is_software(pp) && pp->st.calls && rp_path_selected(m, pp))
+				sorted[ns++] = pp;
 		}
+		if (ns > 1)
+			qsort(sorted, ns, sizeof(*sorted), cmp_bytes_desc);
+		for (size_t k = 0; k < ns; k++) {
+			const struct rp_path *pp = sorted[k];
+			fmt_bytes(b, sizeof(b), pp->st.bytes);
+			CAT(message, " %.*s %s in %.*s (%llu calls, %s);", S(pp->def.cipher),
+			    ct_dir_name(pp->def.dir), S(pp->def.impl), (unsigned long long)pp->st.calls, b);
+		}
+		free(sorted);
 		size_t n = strlen(f->message);
 		if (n && f->message[n - 1] == ';')
 			f->message[n - 1] = '.';
@@ -480,6 +525,14 @@ static double large_request_cpb(const struct rp_path *p)
 	return bytes ? wall * (double)p->tsc_hz / 1e9 / (double)bytes : -1;
 }
 
+static bool is_aes_inprocess(const struct rp_model *m, const struct rp_path *p)
+{
+	return is_inprocess(p) && p->st.calls && rp_path_selected(m, p) &&
+	       (rp_str_starts(p->def.cipher, "aes") || rp_str_starts(p->def.cipher, "id-aes"));
+}
+
+/* One finding per process: the AES path with the most bytes carries the evidence, the others
+ * that ran slow (or, under a mask, every AES path) are listed. */
 static void eval_software_aes(struct rp_model *m)
 {
 	for (size_t i = 0; i < m->nprocs; i++) {
@@ -491,58 +544,91 @@ static void eval_software_aes(struct rp_model *m)
 		double bound = pr->hdr.aesni_cpb_milli / 1000.0;
 		double limit = bound > 0 ? fmax(SOFTWARE_AES_FACTOR * bound, SOFTWARE_AES_FLOOR_CPB) :
 					   SOFTWARE_AES_FIXED_CPB;
+		const struct rp_path *main = NULL;
+		double main_cpb = -1;
+		size_t nslow = 0;
 		for (size_t k = 0; k < pr->npaths; k++) {
 			const struct rp_path *p = &pr->paths[k];
-			if (!is_inprocess(p) || !p->st.calls || !rp_path_selected(m, p) ||
-			    !(rp_str_starts(p->def.cipher, "aes") || rp_str_starts(p->def.cipher, "id-aes")))
+			if (!is_aes_inprocess(m, p))
 				continue;
 			double cpb = large_request_cpb(p);
-			bool slow = cpb >= 0 && cpb > limit;
-			if (!slow && !(cpb < 0 && masked))
+			if (!(cpb > limit || (cpb < 0 && masked)))
 				continue;
-			struct rp_finding *f = add(m, "software-aes", RP_WARNING, pr->hdr.pid);
-			if (!f)
-				return;
-			if (cpb >= 0)
-				CAT(message, "This CPU has AES instructions, but %.*s %s in %.*s ran at %.1f "
-					     "cycles per byte on requests of 8 KiB and more, %.1fx the %.1f "
-					     "cycles/byte %s: that is software AES speed.",
-				    S(p->def.cipher), ct_dir_name(p->def.dir), S(p->def.impl), cpb,
-				    cpb / (bound > 0 ? bound : SOFTWARE_AES_FIXED_CPB),
-				    bound > 0 ? bound : SOFTWARE_AES_FIXED_CPB,
-				    bound > 0 ? "measured for AES-NI on this machine" :
-						"that AES-NI stays well below (no calibrated bound in the trace)");
-			else
-				CAT(message, "This CPU has AES instructions, but OPENSSL_ia32cap hides them "
-					     "from libcrypto, so %.*s %s in %.*s runs in software AES.",
-				    S(p->def.cipher), ct_dir_name(p->def.dir), S(p->def.impl));
-			CAT(message, " Likely cause: ");
-			if (masked)
-				CAT(message, "the environment sets OPENSSL_ia32cap=%.*s, which masks AES-NI "
-					     "(bit 57) out of libcrypto's CPU capabilities.",
-				    S(pr->hdr.ia32cap));
-			else if (p->def.api == CT_API_AES)
-				CAT(message, "the low-level AES_* API, which may not use AES-NI.");
-			else if (pr->hdr.ia32cap.len)
-				CAT(message, "OPENSSL_ia32cap=%.*s is set; or a libcrypto built without "
-					     "AES assembly (no-asm).",
-				    S(pr->hdr.ia32cap));
-			else
-				CAT(message, "a libcrypto built without AES assembly (no-asm), or a CPU "
-					     "feature hidden by a hypervisor.");
-			CAT(evidence, "cpu_flags has aes; cycles/byte at >= 8 KiB: %s; bound: %s; "
-				      "OPENSSL_ia32cap: %.*s",
-			    cpb >= 0 ? "" : "unknown", bound > 0 ? "" : "not calibrated",
-			    pr->hdr.ia32cap.len ? (int)pr->hdr.ia32cap.len : 5,
-			    pr->hdr.ia32cap.len ? pr->hdr.ia32cap.p : "unset");
-			if (cpb >= 0)
-				CAT(evidence, " (measured %.2f, limit %.2f)", cpb, limit);
-			if (masked)
-				CAT(fix, "Unset OPENSSL_ia32cap (or drop ~0x200000000000000 from its mask).");
-			else
-				CAT(fix, "Use a libcrypto built with assembly (the distribution's), through "
-					 "EVP; check `openssl speed -evp aes-128-cbc`.");
+			nslow++;
+			if (!main || p->st.bytes > main->st.bytes) {
+				main = p;
+				main_cpb = cpb;
+			}
 		}
+		if (!main)
+			continue;
+		struct rp_finding *f = add(m, "software-aes", RP_WARNING, pr->hdr.pid);
+		if (!f)
+			return;
+		const struct rp_path *p = main;
+		if (main_cpb >= 0 && bound > 0)
+			CAT(message, "This CPU has AES instructions, but %.*s %s in %.*s ran at %.1f cycles "
+				     "per byte on requests of 8 KiB and more, %.1fx the %.2f cycles/byte "
+				     "measured for AES-NI on this machine when the trace was taken: that is "
+				     "software AES speed.",
+			    S(p->def.cipher), ct_dir_name(p->def.dir), S(p->def.impl), main_cpb,
+			    main_cpb / bound, bound);
+		else if (main_cpb >= 0)
+			CAT(message, "This CPU has AES instructions, but %.*s %s in %.*s ran at %.1f cycles "
+				     "per byte on requests of 8 KiB and more, above the %.0f cycles/byte that "
+				     "AES-NI stays under in every mode (CBC encryption, the slowest, runs near "
+				     "2): that is software AES speed.",
+			    S(p->def.cipher), ct_dir_name(p->def.dir), S(p->def.impl), main_cpb, limit);
+		else
+			CAT(message, "This CPU has AES instructions, but OPENSSL_ia32cap hides them from "
+				     "libcrypto, so %.*s %s in %.*s runs in software AES.",
+			    S(p->def.cipher), ct_dir_name(p->def.dir), S(p->def.impl));
+		if (nslow > 1) {
+			CAT(message, " Also affected:");
+			for (size_t k = 0; k < pr->npaths; k++) {
+				const struct rp_path *o = &pr->paths[k];
+				double cpb = is_aes_inprocess(m, o) ? large_request_cpb(o) : -1;
+				if (o == main || !is_aes_inprocess(m, o) || !(cpb > limit || (cpb < 0 && masked)))
+					continue;
+				CAT(message, " %.*s %s (%llu calls);", S(o->def.cipher), ct_dir_name(o->def.dir),
+				    (unsigned long long)o->st.calls);
+			}
+			size_t n = strlen(f->message);
+			if (f->message[n - 1] == ';')
+				f->message[n - 1] = '.';
+		}
+		CAT(message, " Likely cause: ");
+		if (masked)
+			CAT(message, "the environment sets OPENSSL_ia32cap=%.*s, which masks AES-NI (bit 57) "
+				     "out of libcrypto's CPU capabilities.",
+			    S(pr->hdr.ia32cap));
+		else if (p->def.api == CT_API_AES)
+			CAT(message, "the low-level AES_* API, which may not use AES-NI.");
+		else if (pr->hdr.ia32cap.len)
+			CAT(message, "OPENSSL_ia32cap=%.*s is set; or a libcrypto built without AES "
+				     "assembly (no-asm).",
+			    S(pr->hdr.ia32cap));
+		else
+			CAT(message, "a libcrypto built without AES assembly (no-asm), or a CPU feature "
+				     "hidden by a hypervisor.");
+		CAT(evidence, "cpu_flags has aes; ");
+		if (main_cpb >= 0)
+			CAT(evidence, "%.2f cycles/byte at >= 8 KiB (limit %.2f); ", main_cpb, limit);
+		else
+			CAT(evidence, "cycles/byte unknown (no timed requests of 8 KiB or more); ");
+		if (bound > 0)
+			CAT(evidence, "AES-NI bound %.2f cycles/byte; ", bound);
+		else
+			CAT(evidence, "no AES-NI bound calibrated; ");
+		if (pr->hdr.ia32cap.len)
+			CAT(evidence, "OPENSSL_ia32cap=%.*s", S(pr->hdr.ia32cap));
+		else
+			CAT(evidence, "OPENSSL_ia32cap unset");
+		if (masked)
+			CAT(fix, "Unset OPENSSL_ia32cap (or drop ~0x200000000000000 from its mask).");
+		else
+			CAT(fix, "Use a libcrypto built with assembly (the distribution's), through EVP; "
+				 "compare with `openssl speed -evp aes-128-cbc`.");
 	}
 }
 

@@ -375,8 +375,20 @@ void rp_print_summary(const struct rp_model *m, FILE *out)
 			ct_api_name(p->def.api), (int)p->def.impl.len, p->def.impl.p,
 			(int)p->def.cipher.len, p->def.cipher.p, ct_dir_name(p->def.dir));
 	}
-	for (size_t i = 0; i < m->nfindings; i++)
-		if (m->findings[i].severity >= RP_WARNING)
-			fprintf(out, "cryptrace: [%s] %s: see `cryptrace report`\n",
-				rp_severity_name(m->findings[i].severity), m->findings[i].kind);
+	/* One line per kind of finding of warning severity or above: the report has the detail. */
+	for (size_t i = 0; i < m->nfindings; i++) {
+		const struct rp_finding *f = &m->findings[i];
+		bool seen = false;
+		size_t count = 0;
+		for (size_t k = 0; k < m->nfindings; k++) {
+			seen |= k < i && !strcmp(m->findings[k].kind, f->kind);
+			count += !strcmp(m->findings[k].kind, f->kind);
+		}
+		if (seen || f->severity < RP_WARNING)
+			continue;
+		fprintf(out, "cryptrace: [%s] %s", rp_severity_name(f->severity), f->kind);
+		if (count > 1)
+			fprintf(out, " (x%zu)", count);
+		fprintf(out, ": see `cryptrace report`\n");
+	}
 }

@@ -83,7 +83,13 @@ static void test_lowlevel_api(void **state)
 	assert_non_null(strstr(f->message, "100 calls"));
 	assert_non_null(strstr(f->fix, "-evp"));
 	a->def.api = CT_API_EVP;
+	a->def.entry = CT_ENTRY_EVP_UPDATE;
 	assert_null(find(&m, "lowlevel-api"));
+	/* EVP_Cipher, the raw entry `openssl speed` uses without -evp on OpenSSL 3 */
+	a->def.entry = CT_ENTRY_EVP_CIPHER;
+	f = find(&m, "lowlevel-api");
+	assert_non_null(f);
+	assert_non_null(strstr(f->message, "EVP_Cipher()"));
 	rp_model_free(&m);
 }
 
