@@ -126,17 +126,22 @@ void rp_nothing_reason(const struct rp_model *m, char *buf, size_t cap)
 			never++;
 	}
 	buf[0] = 0;
+	/* Counts only when the processes differ in why. */
+	bool mixed = (other != 0) + (never != 0) + (idle != 0) + (nofacts != 0) > 1;
+	char cnt[48];
+#define COUNT(x) (mixed ? (snprintf(cnt, sizeof(cnt), " (%zu process(es))", (x)), cnt) : "")
 	if (other)
-		cat(buf, cap, "it used %.*s which cryptrace does not hook (%zu process(es)); ",
-		    S(other_lib), other);
+		cat(buf, cap, "it used %.*s which cryptrace does not hook%s; ", S(other_lib),
+		    COUNT(other));
 	if (never)
-		cat(buf, cap, "libcrypto was never loaded (%zu process(es)); ", never);
+		cat(buf, cap, "libcrypto was never loaded%s; ", COUNT(never));
 	if (idle)
-		cat(buf, cap, "no cipher work was done: libcrypto was loaded but no cipher was used "
-			      "(%zu process(es)); ", idle);
+		cat(buf, cap, "no cipher work was done: libcrypto was loaded but no cipher was used%s; ",
+		    COUNT(idle));
 	if (nofacts)
 		cat(buf, cap, "the trace holds no process facts: the process ended before its first "
-			      "flush (%zu process(es)); ", nofacts);
+			      "flush%s; ", COUNT(nofacts));
+#undef COUNT
 	size_t n = strlen(buf);
 	if (n >= 2 && buf[n - 2] == ';')
 		buf[n - 2] = 0;
@@ -509,7 +514,8 @@ static bool ia32cap_disables_aesni(struct ct_str cap)
 	return clear ? (v & IA32CAP_AESNI) != 0 : (v & IA32CAP_AESNI) == 0;
 }
 
-/* Cycles per byte over the requests of at least SOFTWARE_AES_MIN_BYTES; < 0 when unknown. */
+/* Cycles per byte over the requests of at least SOFTWARE_AES_MIN_BYTES (on CPU time when
+ * sampled); < 0 when unknown. */
 static double large_request_cpb(const struct rp_path *p)
 {
 	double wall = 0;
@@ -522,7 +528,14 @@ static double large_request_cpb(const struct rp_path *p)
 		wall += p->d.bucket_wall_ns[b];
 		bytes += p->st.size[b].bytes;
 	}
-	return bytes ? wall * (double)p->tsc_hz / 1e9 / (double)bytes : -1;
+	if (!bytes)
+		return -1;
+	/* On CPU time when it was sampled: a busy machine preempts the thread mid-call, which
+	 * inflates wall time but not the cycles the cipher actually spent. */
+	double share = 1;
+	if (p->d.cpu_known && p->d.wall_ns > 0)
+		share = fmin(1, (p->d.user_ns + p->d.sys_ns) / p->d.wall_ns);
+	return wall * share * (double)p->tsc_hz / 1e9 / (double)bytes;
 }
 
 static bool is_aes_inprocess(const struct rp_model *m, const struct rp_path *p)
