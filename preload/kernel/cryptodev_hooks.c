@@ -6,8 +6,9 @@
  * asked with CIOCGSESSINFO when the program did not); CIOCCRYPT / CIOCAUTHCRYPT /
  * CIOCASYNCCRYPT are operations on a path per direction; CIOCFSESSION is teardown.
  *
- * Structures are read only after the real call, and never after EFAULT: the kernel has just
- * shown they are readable, so a bogus pointer from the program cannot crash it through us.
+ * Structures are read only after the real call, and only when the kernel read them first
+ * (success, or an error cryptodev returns after copying them in; see arg_was_read): a bogus
+ * pointer from the program cannot crash it through us.
  */
 /* We define both open and open64 (fcntl and fcntl64): the 64-bit-offset redirection meson turns
  * on would alias them. */
@@ -228,9 +229,9 @@ static void on_gsession(int fd, struct ct_kfd_state *st, int r, int e, struct ct
 {
 	char detail[DETAIL_MAX];
 
-	if (!s || (r < 0 && e == EFAULT)) {
-		ct_event(CT_EV_CALL_FAILED, "ioctl(CIOCGSESSION)", e, r, CT_NO_PATH, true, "arg=%s",
-			 s ? "unreadable" : "NULL");
+	if (!s) {
+		ct_event(CT_EV_CALL_FAILED, "ioctl(CIOCGSESSION)", e, r, CT_NO_PATH, true,
+			 "arg=not decoded (the kernel did not read it)");
 		return;
 	}
 	ct_cdev_fmt_session(detail, sizeof(detail), s, false);
@@ -279,6 +280,20 @@ static void on_crypt(struct ct_thread *t, struct ct_kfd_state *st, const char *c
 		ct_event(CT_EV_CALL_FAILED, call, e, r, path, true, "%s", detail);
 }
 
+/* Did the kernel read the argument before failing with e? cryptodev copies it in first and
+ * fails after (EINVAL, ENOMEM, ENOENT...); these errors come before any read (or from a driver
+ * that never reads it, or a seccomp/LSM denial), so a bad pointer must not be touched. */
+static bool arg_was_read(int e)
+{
+	switch (e) {
+	case EFAULT: case ENOTTY: case EBADF: case ENOSYS: case EOPNOTSUPP: case EPERM:
+	case EACCES: case EINTR:
+		return false;
+	default:
+		return true;
+	}
+}
+
 static int ioctl_tracked(struct ct_kfd_state *st, int fd, unsigned long request, void *arg)
 {
 	int nr = ct_cdev_ioctl_nr(request);
@@ -296,7 +311,7 @@ static int ioctl_tracked(struct ct_kfd_state *st, int fd, unsigned long request,
 	int r = CT_REAL(ioctl)(fd, request, arg);
 	int e = ct_errno_save();
 	uint64_t ns = ct_now_ns() - t0;
-	bool readable = arg && !(r < 0 && e == EFAULT);
+	bool readable = arg && (r >= 0 || arg_was_read(e));
 
 	switch (nr) {
 	case CT_NR_CIOCGSESSION:
@@ -311,7 +326,10 @@ static int ioctl_tracked(struct ct_kfd_state *st, int fd, unsigned long request,
 				ct_cdev_session_del(s);
 		}
 		if (r < 0) {
-			ct_cdev_fmt_ioctl(detail, sizeof(detail), request, readable ? arg : NULL);
+			if (readable || !arg)
+				ct_cdev_fmt_ioctl(detail, sizeof(detail), request, arg);
+			else
+				snprintf(detail, sizeof(detail), "op=CIOCFSESSION arg=not decoded");
 			ct_event(CT_EV_CALL_FAILED, "ioctl(CIOCFSESSION)", e, r, CT_NO_PATH, true, "%s", detail);
 		}
 		break;
@@ -324,8 +342,8 @@ static int ioctl_tracked(struct ct_kfd_state *st, int fd, unsigned long request,
 			on_crypt(t, st, nr == CT_NR_CIOCCRYPT ? "ioctl(CIOCCRYPT)" : "ioctl(CIOCASYNCCRYPT)",
 				 r, e, c->ses, c->op, c->len, &timer, detail);
 		} else {
-			ct_event(CT_EV_CALL_FAILED, "ioctl(CIOCCRYPT)", e, r, CT_NO_PATH, true, "arg=%s",
-				 arg ? "unreadable" : "NULL");
+			ct_event(CT_EV_CALL_FAILED, nr == CT_NR_CIOCCRYPT ? "ioctl(CIOCCRYPT)" : "ioctl(CIOCASYNCCRYPT)",
+				 e, r, CT_NO_PATH, true, "arg=not decoded (the kernel did not read it)");
 		}
 		break;
 	case CT_NR_CIOCAUTHCRYPT:
@@ -335,8 +353,8 @@ static int ioctl_tracked(struct ct_kfd_state *st, int fd, unsigned long request,
 				ct_cdev_fmt_ioctl(detail, sizeof(detail), request, arg);
 			on_crypt(t, st, "ioctl(CIOCAUTHCRYPT)", r, e, a->ses, a->op, a->len, &timer, detail);
 		} else {
-			ct_event(CT_EV_CALL_FAILED, "ioctl(CIOCAUTHCRYPT)", e, r, CT_NO_PATH, true, "arg=%s",
-				 arg ? "unreadable" : "NULL");
+			ct_event(CT_EV_CALL_FAILED, "ioctl(CIOCAUTHCRYPT)", e, r, CT_NO_PATH, true,
+				 "arg=not decoded (the kernel did not read it)");
 		}
 		break;
 	case CT_NR_CIOCGSESSINFO:
@@ -364,11 +382,15 @@ static int ioctl_tracked(struct ct_kfd_state *st, int fd, unsigned long request,
 	}
 	default:
 	other:
-		if (r < 0) {
+		/* A fetch with nothing ready yet is how async users poll, not a failure. */
+		if (r < 0 && !(nr == CT_NR_CIOCASYNCFETCH && e == EAGAIN)) {
 			const char *name = ct_cdev_ioctl_name(request);
 			char call[48];
 			snprintf(call, sizeof(call), "ioctl(%s)", name ? name : "cryptodev");
-			ct_cdev_fmt_ioctl(detail, sizeof(detail), request, readable ? arg : NULL);
+			if (readable || !arg)
+				ct_cdev_fmt_ioctl(detail, sizeof(detail), request, arg);
+			else
+				snprintf(detail, sizeof(detail), "op=%s arg=not decoded", name ? name : "?");
 			ct_event(CT_EV_CALL_FAILED, call, e, r, CT_NO_PATH, true, "%s", detail);
 		}
 		break;
