@@ -78,7 +78,7 @@ static void print_processes(const struct rp_model *m, FILE *out)
 		const struct rp_proc *p = &m->procs[i];
 		if (m->filter.pid >= 0 && (long long)p->hdr.pid != m->filter.pid)
 			continue;
-		char status[48], cmd[48], lib[24];
+		char status[48], cmd[43], lib[24]; /* cmd: what is left of 100 columns */
 		enum rp_status st = rp_proc_status(p);
 		if (st == RP_TRUNCATED) {
 			const char *at = strstr(p->damage, "at byte ");
@@ -113,11 +113,11 @@ static void print_paths(const struct rp_model *m, FILE *out)
 {
 	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32];
 	fprintf(out, "Paths (all processes added up)\n");
-	fprintf(out, "  %-2s %-9s %-20s %-12s %-3s %-16s %11s %9s %4s %4s\n", "#", "API", "IMPL",
+	fprintf(out, "  %-2s %-9s %-20s %-12s %-3s %-16s %10s %9s %4s %4s\n", "#", "API", "IMPL",
 		"CIPHER", "DIR", "ENTRY", "CALLS", "BYTES", "ERR", "PROC");
 	for (size_t i = 0; i < m->npaths; i++) {
 		const struct rp_path *p = &m->paths[i];
-		fprintf(out, "  %-2zu %-9s %-20.*s %-12.*s %-3.3s %-16s %11llu %9s %4llu %4zu\n", i + 1,
+		fprintf(out, "  %-2zu %-9s %-20.*s %-12.*s %-3.3s %-16s %10llu %9s %4llu %4zu\n", i + 1,
 			ct_api_name(p->def.api), (int)(p->def.impl.len > 20 ? 20 : p->def.impl.len),
 			p->def.impl.p, (int)(p->def.cipher.len > 12 ? 12 : p->def.cipher.len),
 			p->def.cipher.p, ct_dir_name(p->def.dir), ct_entry_name(p->def.entry),
@@ -212,12 +212,17 @@ static void print_callsite(FILE *out, struct ct_str cs)
 	unsigned n = rp_str_nparts(cs, '\n');
 	if (!n)
 		return;
-	fprintf(out, "        at ");
+	char line[WIDTH + 1];
+	size_t len = (size_t)snprintf(line, sizeof(line), "            at ");
 	for (unsigned i = 0; i < n && i < 3; i++) {
 		struct ct_str f = rp_str_part(cs, '\n', i);
-		fprintf(out, "%s%.*s", i ? " < " : "", (int)f.len, f.p);
+		size_t need = f.len + (i ? 3 : 0);
+		if (len + need > WIDTH)
+			break; /* whole frames only */
+		len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%.*s", i ? " < " : "",
+					(int)f.len, f.p);
 	}
-	fputc('\n', out);
+	fprintf(out, "%s\n", line);
 }
 
 static void print_event_group(const struct rp_model *m, FILE *out, const char *title,
@@ -234,18 +239,31 @@ static void print_event_group(const struct rp_model *m, FILE *out, const char *t
 		if (!any)
 			fprintf(out, "  %s:\n", title);
 		any = true;
-		char eb[32], result[48];
+		char eb[32], result[48], who[32];
 		if (e->ev.err)
 			snprintf(result, sizeof(result), "%s", rp_errno_name(e->ev.err, eb, sizeof(eb)));
-		else
+		else if (e->ev.kind == CT_EV_ENGINE_REQUEST || e->ev.kind == CT_EV_PROVIDER_LOAD ||
+			 e->ev.kind == CT_EV_CIPHER_FETCH)
+			snprintf(result, sizeof(result), e->ev.ret > 0 ? "ok" : "failed (ret=%lld)",
+				 (long long)e->ev.ret);
+		else if (e->ev.kind == CT_EV_SESSION)
+			snprintf(result, sizeof(result), e->ev.ret >= 0 ? "ok" : "failed (ret=%lld)",
+				 (long long)e->ev.ret);
+		else if (e->ev.kind == CT_EV_CALL_FAILED)
 			snprintf(result, sizeof(result), "ret=%lld", (long long)e->ev.ret);
-		fprintf(out, "    %6llux %-24.*s %-14s %.*s", (unsigned long long)e->ev.count,
-			(int)e->ev.call.len, e->ev.call.p, result, (int)e->ev.detail.len, e->ev.detail.p);
-		if (e->pids.n > 1)
-			fprintf(out, " (%zu processes)", e->pids.n);
 		else
-			fprintf(out, " (pid %u)", e->pid);
-		fputc('\n', out);
+			result[0] = 0;
+		if (e->pids.n > 1)
+			snprintf(who, sizeof(who), "%zu processes", e->pids.n);
+		else
+			snprintf(who, sizeof(who), "pid %u", e->pid);
+		fprintf(out, "    %6llux %-32.*s %-18s %s\n", (unsigned long long)e->ev.count,
+			(int)(e->ev.call.len > 32 ? 32 : e->ev.call.len), e->ev.call.p, result, who);
+		if (e->ev.detail.len) {
+			char detail[600];
+			snprintf(detail, sizeof(detail), "%.*s", (int)e->ev.detail.len, e->ev.detail.p);
+			print_wrapped(out, "            ", "            ", detail);
+		}
 		print_callsite(out, e->ev.callsite);
 	}
 }
