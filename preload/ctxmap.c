@@ -49,7 +49,8 @@ bool ct_ctxmap_put(struct ct_ctxmap *m, const void *key, uint32_t val)
 		/* The key is not in the table: take the first tombstone seen, else this slot. */
 		uint32_t at = tomb != UINT32_MAX ? tomb : i;
 		uintptr_t expect = tomb != UINT32_MAX ? CT_CTXMAP_KEY_TOMB : CT_CTXMAP_KEY_EMPTY;
-		__atomic_store_n(&m->slots[at].val, 0, __ATOMIC_RELAXED);
+		/* val is 0 here (never used, or cleared by remove before the tombstone): writing it
+		 * before winning the slot could clobber the winner's value */
 		if (__atomic_compare_exchange_n(&m->slots[at].key, &expect, k, false, __ATOMIC_ACQ_REL,
 						__ATOMIC_ACQUIRE)) {
 			__atomic_store_n(&m->slots[at].val, val + 1, __ATOMIC_RELEASE);
@@ -78,9 +79,7 @@ bool ct_ctxmap_put(struct ct_ctxmap *m, const void *key, uint32_t val)
 
 uint32_t ct_ctxmap_lookup(const struct ct_ctxmap *m, const void *key)
 {
-	if (!m->slots)
-		return CT_NO_PATH;
-	return ct_ctxmap_lookup_inline(m, key);
+	return ct_ctxmap_lookup_inline(m, key); /* 0xffffffff (CT_NO_PATH) when absent */
 }
 
 void ct_ctxmap_remove(struct ct_ctxmap *m, const void *key)

@@ -28,7 +28,8 @@ static const char *engine_name(const ENGINE *e)
 
 static void remember_engine(const char *id)
 {
-	if (!id)
+	/* "dynamic" is the loader apps fall back to for the engine they really want: keep that one */
+	if (!id || !strcmp(id, "dynamic") || !strcmp(id, "(null)"))
 		return;
 	snprintf(ct_g.requested_engine, sizeof(ct_g.requested_engine), "%s", id);
 	atomic_fetch_add(&ct_g.classify_gen, 1);
@@ -79,6 +80,10 @@ CT_EXPORT int ENGINE_init(ENGINE *e)
 CT_EXPORT int ENGINE_finish(ENGINE *e)
 {
 	ENGINE_PROLOGUE(ENGINE_finish, 0, e)
+	if (!e) { /* a no-op that programs call unconditionally: not worth an event */
+		ct_leave_fast(t, CT_FAM_ENGINE);
+		return real(e);
+	}
 	const char *name = engine_name(e); /* before: finish may drop the last reference */
 	char id[64];
 	snprintf(id, sizeof(id), "%s", name);
