@@ -777,7 +777,7 @@ static void eval_small_requests_offload(struct rp_model *m)
 		    crossover);
 		CAT(fix, "Send requests below %s through the in-process path (e.g. CRYPTRACE_ROUTE "
 			 "'%.*s:afalg>=%llu,aesni'), or batch small requests into larger ones.",
-		    cb, S(p->def.cipher), (unsigned long long)ceil(crossover));
+		    cb, S(p->def.cipher), (unsigned long long)fmin(ceil(crossover), 1e18));
 	}
 }
 

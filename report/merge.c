@@ -70,7 +70,8 @@ const char *rp_status_name(enum rp_status s)
 
 static uint64_t lat_percentile(const uint64_t *lat, uint64_t total, double q)
 {
-	uint64_t want = (uint64_t)ceil(q * (double)total), seen = 0;
+	double w = ceil(q * (double)total);
+	uint64_t want = w >= (double)total ? total : (uint64_t)w, seen = 0; /* no float overflow */
 	if (want == 0)
 		want = 1;
 	for (unsigned b = 0; b < CT_LAT_BUCKETS; b++) {

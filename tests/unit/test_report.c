@@ -463,6 +463,46 @@ static void test_json_parses_and_escapes(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* Payloads with valid CRCs but arbitrary values (bogus enums, huge counts, odd strings) go
+ * through the whole pipeline: load, merge, findings, text and JSON. Nothing may crash. */
+static void test_garbage_values_never_crash(void **state)
+{
+	(void)state;
+	struct tg g;
+	tg_init(&g);
+	tg_simple_process(&g, 800, "aes-128-cbc", 1000, 16);
+	struct ct_event e = { .event_id = 1, .kind = CT_EV_ENGINE_REQUEST, .ret = 0, .count = 1,
+			      .call = ct_str_from("ENGINE_by_id"), .detail = ct_str_from("id=afalg") };
+	tg_event(&g, &e);
+	uint8_t *copy = malloc(g.len);
+	FILE *null = fopen("/dev/null", "w");
+	srand(12345);
+	for (int round = 0; round < 3000; round++) {
+		memcpy(copy, g.buf, g.len);
+		size_t k = (size_t)rand() % g.nrecords;
+		size_t start = k ? g.ends[k - 1] : CT_PREAMBLE_SIZE, end = g.ends[k];
+		size_t plen = end - start - 12;
+		for (int n = 1 + rand() % 4; n > 0 && plen; n--) {
+			size_t at = start + 8 + (size_t)rand() % plen;
+			copy[at] = (uint8_t)(rand() % 4 == 0 ? 0xff : rand());
+		}
+		ct_put_le32(copy + end - 4, ct_crc32c(0, copy + start, end - start - 4));
+		struct rp_model m;
+		rp_model_init(&m);
+		char msg[256];
+		rp_load_buffer(&m, "garbage", copy, g.len, msg, sizeof(msg));
+		rp_model_merge(&m);
+		rp_findings_evaluate(&m);
+		rp_print_text(&m, null);
+		rp_print_json(&m, null);
+		rp_print_summary(&m, null);
+		rp_model_free(&m);
+	}
+	fclose(null);
+	free(copy);
+	tg_free(&g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -476,6 +516,7 @@ int main(void)
 		cmocka_unit_test(test_nothing_intercepted_line),
 		cmocka_unit_test(test_summary_table),
 		cmocka_unit_test(test_json_parses_and_escapes),
+		cmocka_unit_test(test_garbage_values_never_crash),
 	};
 	return cmocka_run_group_tests_name("report", tests, setup, teardown);
 }
