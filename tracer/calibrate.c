@@ -2,14 +2,22 @@
 /*
  * calibrate.c - the in-process AES-NI bound (cycles per byte x1000) that the launcher hands to
  * the preload as CRYPTRACE_AESNI_CPB, so that reports can say how far a path runs from what
- * this CPU can do. This build has no in-process AES-NI backend to measure with, so the bound is
- * unknown (0) and nothing is passed; the backend replaces this function when it lands.
+ * this CPU can do. Measured by the AES-NI backend (aesni/calib.c: a few ms, once per run, in
+ * the launcher so the traced program never pays for it). 0 means unknown: a CPU without AES-NI,
+ * no usable TSC, or a build without the backend; then nothing is passed.
  */
 #include <stdint.h>
 
 #include "tracer.h"
+#ifdef CT_HAVE_AESNI
+#include "aesni.h"
+#endif
 
 uint32_t ct_calibrate_aesni_cpb(void)
 {
+#ifdef CT_HAVE_AESNI
+	return ct_aesni_cpb_milli();
+#else
 	return 0;
+#endif
 }

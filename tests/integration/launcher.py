@@ -4,7 +4,7 @@
 a missing command -> 127 with one line, a bad option -> 2, an unwritable output directory -> 2
 before anything runs, SIGTERM to the launcher reaches the command, LD_PRELOAD is prepended to
 an existing value, CRYPTRACE_OUT is absolute, the default directory is private, static
-binaries are called out, and the help/version entry points work."""
+binaries are called out, the AES-NI bound is passed, and the help/version entry points work."""
 import os
 import signal
 import stat
@@ -75,6 +75,20 @@ def environment():
     p = ctlib.run([CT, "run", "-q", "--mode", "calls", "-o", out, "--", "sh", "-c",
                    'echo "$CRYPTRACE_MODE"'])
     check(p.stdout.decode().strip() == "calls", "--mode calls sets CRYPTRACE_MODE")
+
+    # The calibrated AES-NI bound travels to the preload and into every trace header.
+    cpu_has_aes = " aes " in " ".join(l for l in open("/proc/cpuinfo") if l.startswith("flags"))
+    cal = ctlib.tmpdir("launch-cpb")
+    p = ctlib.run([CT, "run", "-q", "-o", cal, "--", "sh", "-c",
+                   'echo "${CRYPTRACE_AESNI_CPB-unset}"'])
+    cpb = p.stdout.decode().strip()
+    if cpu_has_aes:
+        check(cpb.isdigit() and int(cpb) > 0, f"CRYPTRACE_AESNI_CPB is a positive bound ({cpb})")
+        doc = ctlib.report_ok([cal])
+        check(any(q.get("aesni_cpb_milli") == int(cpb) for q in doc.get("processes", [])),
+              "the trace header carries the launcher's AES-NI bound")
+    else:
+        print("note: this CPU has no AES-NI: no bound to pass")
 
     cwd = ctlib.tmpdir("launch-default")
     p = ctlib.run([CT, "run", "-q", "--", "true"], cwd=cwd)
