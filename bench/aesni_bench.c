@@ -1,0 +1,513 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * aesni_bench.c - the in-process AES backend against OpenSSL EVP, side by side in one run:
+ * native OpenSSL, OpenSSL with AES-NI masked off (OPENSSL_ia32cap="~0x200000200000000", the
+ * "libcrypto without its AES assembly" case; a child process, because libcrypto reads the mask
+ * when it loads) and ours, per mode and request size, as GB/s with the ratios, plus how close
+ * ours gets to the instruction-throughput limit measured on this CPU.
+ *
+ *   aesni_bench [--bits 128|192|256] [--modes m1,m2,..] [--sizes s1,s2,..] [--ms N]
+ *               [--level aesni|vaes] [--no-masked]
+ * Single thread; pin it (taskset -c 1) on a quiet machine for stable numbers.
+ */
+#include <openssl/evp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "aesni.h"
+#include "cpu.h"
+
+#define MASK "~0x200000200000000"
+#define MAX_SIZE 16384
+
+enum bmode {
+	B_ECB,
+	B_CBC_ENC,
+	B_CBC_DEC,
+	B_CTR,
+	B_CFB_ENC,
+	B_CFB_DEC,
+	B_OFB,
+	B_XTS_ENC,
+	B_XTS_DEC,
+	B_GCM_ENC,
+	B_GCM_DEC,
+	B_COUNT
+};
+static const char *const bname[B_COUNT] = { "ecb",     "cbc-enc", "cbc-dec", "ctr",
+					     "cfb-enc", "cfb-dec", "ofb",     "xts-enc",
+					     "xts-dec", "gcm-enc", "gcm-dec" };
+/* Serial modes wait for each block: their limit is latency, not throughput. */
+static const int serial[B_COUNT] = { [B_CBC_ENC] = 1, [B_CFB_ENC] = 1, [B_OFB] = 1 };
+
+static size_t sizes[16] = { 16, 64, 256, 1024, 8192, 16384 };
+static int nsizes = 6;
+static int enabled[B_COUNT];
+static unsigned bits = 128;
+static double trial_ms = 60; /* time budget per table cell */
+static double tsc_hz;
+
+static uint8_t key[64], iv[16], inbuf[MAX_SIZE + 64], outbuf[MAX_SIZE + 64], tag[16];
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* ---- OpenSSL ---- */
+
+static const EVP_CIPHER *evp_of(enum bmode m)
+{
+	const int i = bits == 128 ? 0 : bits == 192 ? 1 : 2;
+	switch (m) {
+	case B_ECB:
+		return (const EVP_CIPHER *[]){ EVP_aes_128_ecb(), EVP_aes_192_ecb(), EVP_aes_256_ecb() }[i];
+	case B_CBC_ENC:
+	case B_CBC_DEC:
+		return (const EVP_CIPHER *[]){ EVP_aes_128_cbc(), EVP_aes_192_cbc(), EVP_aes_256_cbc() }[i];
+	case B_CTR:
+		return (const EVP_CIPHER *[]){ EVP_aes_128_ctr(), EVP_aes_192_ctr(), EVP_aes_256_ctr() }[i];
+	case B_CFB_ENC:
+	case B_CFB_DEC:
+		return (const EVP_CIPHER *[]){ EVP_aes_128_cfb128(), EVP_aes_192_cfb128(),
+					       EVP_aes_256_cfb128() }[i];
+	case B_OFB:
+		return (const EVP_CIPHER *[]){ EVP_aes_128_ofb(), EVP_aes_192_ofb(), EVP_aes_256_ofb() }[i];
+	case B_XTS_ENC:
+	case B_XTS_DEC:
+		return bits == 256 ? EVP_aes_256_xts() : EVP_aes_128_xts();
+	case B_GCM_ENC:
+	case B_GCM_DEC:
+		return (const EVP_CIPHER *[]){ EVP_aes_128_gcm(), EVP_aes_192_gcm(), EVP_aes_256_gcm() }[i];
+	default:
+		return NULL;
+	}
+}
+
+static int is_enc(enum bmode m)
+{
+	return !(m == B_CBC_DEC || m == B_CFB_DEC || m == B_XTS_DEC || m == B_GCM_DEC);
+}
+
+/* One request the way a program issues it: streaming modes just update; XTS starts each data
+ * unit with its IV; GCM is a whole message (IV, data, tag), as in openssl speed -evp. */
+__attribute__((noinline)) static void evp_op(EVP_CIPHER_CTX *ctx, enum bmode m, size_t len)
+{
+	int n;
+	switch (m) {
+	case B_XTS_ENC:
+	case B_XTS_DEC:
+		EVP_CipherInit_ex(ctx, NULL, NULL, NULL, iv, -1);
+		EVP_CipherUpdate(ctx, outbuf, &n, inbuf, (int)len);
+		break;
+	case B_GCM_ENC:
+		EVP_CipherInit_ex(ctx, NULL, NULL, NULL, iv, -1);
+		EVP_CipherUpdate(ctx, outbuf, &n, inbuf, (int)len);
+		EVP_CipherFinal_ex(ctx, outbuf + n, &n);
+		EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag);
+		break;
+	case B_GCM_DEC:
+		EVP_CipherInit_ex(ctx, NULL, NULL, NULL, iv, -1);
+		EVP_CipherUpdate(ctx, outbuf, &n, inbuf, (int)len);
+		EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag);
+		if (EVP_CipherFinal_ex(ctx, outbuf + n, &n) <= 0) {
+			fprintf(stderr, "gcm-dec: OpenSSL rejected the tag\n");
+			exit(1);
+		}
+		break;
+	default:
+		EVP_CipherUpdate(ctx, outbuf, &n, inbuf, (int)len);
+		break;
+	}
+}
+
+/* For decryption benchmarks the input is a genuine ciphertext (GCM checks its tag). */
+static void prepare_input(enum bmode m, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		inbuf[i] = (uint8_t)(i * 131 + 7);
+	if (m == B_GCM_DEC) {
+		EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+		int n;
+		EVP_EncryptInit_ex(ctx, evp_of(m), NULL, key, iv);
+		EVP_EncryptUpdate(ctx, outbuf, &n, inbuf, (int)len);
+		EVP_EncryptFinal_ex(ctx, outbuf + n, &n);
+		EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag);
+		memcpy(inbuf, outbuf, len);
+		EVP_CIPHER_CTX_free(ctx);
+	}
+}
+
+/* ---- ours ---- */
+
+struct ours {
+	struct ct_aes_key k1, k2;
+	struct ct_aes_gcm gcm;
+	uint8_t state[16], ecount[16];
+	unsigned num;
+};
+
+__attribute__((noinline)) static void our_op(struct ours *o, enum bmode m, size_t len)
+{
+	switch (m) {
+	case B_ECB:
+		ct_aes_ecb_encrypt(&o->k1, inbuf, outbuf, len);
+		break;
+	case B_CBC_ENC:
+		ct_aes_cbc_encrypt(&o->k1, o->state, inbuf, outbuf, len);
+		break;
+	case B_CBC_DEC:
+		ct_aes_cbc_decrypt(&o->k1, o->state, inbuf, outbuf, len);
+		break;
+	case B_CTR:
+		ct_aes_ctr128(&o->k1, o->state, o->ecount, &o->num, inbuf, outbuf, len);
+		break;
+	case B_CFB_ENC:
+	case B_CFB_DEC:
+		ct_aes_cfb128(&o->k1, o->state, &o->num, inbuf, outbuf, len, m == B_CFB_ENC);
+		break;
+	case B_OFB:
+		ct_aes_ofb128(&o->k1, o->state, &o->num, inbuf, outbuf, len);
+		break;
+	case B_XTS_ENC:
+	case B_XTS_DEC:
+		ct_aes_xts(&o->k1, &o->k2, iv, inbuf, outbuf, len, m == B_XTS_ENC);
+		break;
+	case B_GCM_ENC:
+		ct_aes_gcm_setiv(&o->gcm, iv, 12);
+		ct_aes_gcm_encrypt(&o->gcm, inbuf, outbuf, len);
+		ct_aes_gcm_tag(&o->gcm, tag);
+		break;
+	case B_GCM_DEC:
+		ct_aes_gcm_setiv(&o->gcm, iv, 12);
+		ct_aes_gcm_decrypt(&o->gcm, inbuf, outbuf, len);
+		if (ct_aes_gcm_verify(&o->gcm, tag, 16) != 0) {
+			fprintf(stderr, "gcm-dec: our backend rejected OpenSSL's tag\n");
+			exit(1);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- timing ----
+ * Requests are timed in batches of about 32 KiB, and the fastest batch counts: on a shared
+ * machine most batches are unlucky (preempted, or the other hyperthread is busy) and the
+ * minimum is the only statistic that is stable from run to run. Native and ours alternate
+ * batch by batch, so drift (clock, temperature) hits both alike. */
+
+enum impl { I_EVP, I_OURS };
+
+static uint64_t run_batch(enum impl which, EVP_CIPHER_CTX *ctx, struct ours *o, enum bmode m,
+			  size_t len, uint64_t ops)
+{
+	const uint64_t t0 = ct_rdtsc();
+	for (uint64_t i = 0; i < ops; i++) {
+		if (which == I_EVP)
+			evp_op(ctx, m, len);
+		else
+			our_op(o, m, len);
+	}
+	return ct_rdtsc() - t0;
+}
+
+/* Best bytes per second of each implementation enabled in want[] (NULL ctx or o: skipped). */
+static void measure(EVP_CIPHER_CTX *ctx, struct ours *o, enum bmode m, size_t len, double *evp_bps,
+		    double *our_bps)
+{
+	const uint64_t ops = len >= 32768 ? 1 : 32768 / len;
+	uint64_t best[2] = { UINT64_MAX, UINT64_MAX };
+	const double start = now();
+	for (int r = 0; r < 1000 && (r < 30 || now() - start < trial_ms * 1e-3); r++) {
+		for (int w = 0; w < 2; w++) {
+			if ((w == I_EVP && !ctx) || (w == I_OURS && !o))
+				continue;
+			const uint64_t t = run_batch((enum impl)w, ctx, o, m, len, ops);
+			if (t < best[w])
+				best[w] = t;
+		}
+	}
+	if (ctx)
+		*evp_bps = (double)ops * len * tsc_hz / best[I_EVP];
+	if (o)
+		*our_bps = (double)ops * len * tsc_hz / best[I_OURS];
+}
+
+static EVP_CIPHER_CTX *evp_setup(enum bmode m)
+{
+	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+	if (!ctx || !EVP_CipherInit_ex(ctx, evp_of(m), NULL, key, iv, is_enc(m))) {
+		fprintf(stderr, "OpenSSL cannot set up %s\n", bname[m]);
+		exit(1);
+	}
+	EVP_CIPHER_CTX_set_padding(ctx, 0);
+	return ctx;
+}
+
+static void ours_setup(struct ours *o, enum bmode m)
+{
+	memset(o, 0, sizeof(*o));
+	memcpy(o->state, iv, 16);
+	if (m == B_GCM_ENC || m == B_GCM_DEC)
+		ct_aes_gcm_init(&o->gcm, key, bits);
+	ct_aes_set_key(&o->k1, key, bits);
+	ct_aes_set_key(&o->k2, key + bits / 8, bits);
+}
+
+/* ---- this CPU's limits, measured ----
+ * In seconds, not cycles: the core clock under turbo is not the TSC, and a bound measured in
+ * the same conditions as the modes needs no clock at all. Fastest of many short runs. */
+
+struct limits {
+	double ghz;        /* core clock from a chain of dependent adds (information only) */
+	double aes_lat_s;  /* seconds per AESENC on a dependency chain */
+	double aes_ips;    /* independent 256-bit VAESENC per second (0 without VAES) */
+};
+
+static double chain_seconds(void (*fn)(uint64_t), uint64_t n)
+{
+	uint64_t best = UINT64_MAX;
+	for (int r = 0; r < 200; r++) {
+		const uint64_t t0 = ct_rdtsc();
+		fn(n);
+		const uint64_t t = ct_rdtsc() - t0;
+		if (t < best)
+			best = t;
+	}
+	return best / tsc_hz;
+}
+
+/* 100 dependent one-cycle adds per iteration: iterations x 100 = cycles. */
+static void add_chain(uint64_t n)
+{
+	uint64_t x = 0;
+	for (uint64_t i = 0; i < n; i++)
+		__asm__ volatile(".rept 100\n\tadd $1, %0\n\t.endr" : "+r"(x));
+}
+
+static void aes_chain(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		__asm__ volatile(".rept 100\n\taesenc %%xmm0, %%xmm1\n\t.endr" ::: "xmm0", "xmm1");
+}
+
+/* 12 independent accumulators: enough to cover latency x issue width on current cores. */
+#define INDEP(op, r)                                                                               \
+	"\t" op " %%" r "0, %%" r "1, %%" r "1\n\t" op " %%" r "0, %%" r "2, %%" r "2\n"            \
+	"\t" op " %%" r "0, %%" r "3, %%" r "3\n\t" op " %%" r "0, %%" r "4, %%" r "4\n"            \
+	"\t" op " %%" r "0, %%" r "5, %%" r "5\n\t" op " %%" r "0, %%" r "6, %%" r "6\n"            \
+	"\t" op " %%" r "0, %%" r "7, %%" r "7\n\t" op " %%" r "0, %%" r "8, %%" r "8\n"            \
+	"\t" op " %%" r "0, %%" r "9, %%" r "9\n\t" op " %%" r "0, %%" r "10, %%" r "10\n"          \
+	"\t" op " %%" r "0, %%" r "11, %%" r "11\n\t" op " %%" r "0, %%" r "12, %%" r "12\n"
+static void aes_tput_ymm(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		__asm__ volatile(".rept 10\n" INDEP("vaesenc", "ymm") ".endr\n\tvzeroupper" ::
+					 : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6",
+					   "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12");
+}
+
+static struct limits measure_limits(void)
+{
+	struct limits l = { 0 };
+	const uint64_t n = 200;
+	l.ghz = n * 100.0 / chain_seconds(add_chain, n) / 1e9;
+	l.aes_lat_s = chain_seconds(aes_chain, n) / (n * 100.0);
+	if (ct_aesni_level() == CT_AESNI_VAES)
+		l.aes_ips = n * 120.0 / chain_seconds(aes_tput_ymm, n);
+	return l;
+}
+
+/* Bytes per second the AES instructions alone allow (0: not measured for this path). */
+static double limit_bps(const struct limits *l, enum bmode m)
+{
+	const unsigned rounds = bits / 32 + 6;
+	if (serial[m])
+		return 16 / (rounds * l->aes_lat_s);
+	return l->aes_ips * 32 / rounds;
+}
+
+/* ---- driver ---- */
+
+static double results[3][B_COUNT][16]; /* [native, masked, ours] bytes/s */
+
+static void bench_evp_all(int slot)
+{
+	for (int m = 0; m < B_COUNT; m++) {
+		if (!enabled[m])
+			continue;
+		for (int s = 0; s < nsizes; s++) {
+			prepare_input(m, sizes[s]);
+			EVP_CIPHER_CTX *ctx = evp_setup(m);
+			measure(ctx, NULL, m, sizes[s], &results[slot][m][s], NULL);
+			EVP_CIPHER_CTX_free(ctx);
+		}
+	}
+}
+
+static void parse_list(const char *arg, int is_modes)
+{
+	char buf[256];
+	snprintf(buf, sizeof(buf), "%s", arg);
+	if (is_modes)
+		memset(enabled, 0, sizeof(enabled));
+	else
+		nsizes = 0;
+	for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+		if (!is_modes) {
+			const size_t v = strtoul(tok, NULL, 0);
+			if (nsizes < 16 && v > 0 && v <= MAX_SIZE)
+				sizes[nsizes++] = v;
+			continue;
+		}
+		int found = 0;
+		for (int m = 0; m < B_COUNT; m++)
+			if (!strcmp(tok, bname[m]))
+				enabled[m] = found = 1;
+		if (!found) {
+			fprintf(stderr, "unknown mode %s\n", tok);
+			exit(2);
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	int child = 0, masked = 1;
+	for (int m = 0; m < B_COUNT; m++)
+		enabled[m] = 1;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--child"))
+			child = 1;
+		else if (!strcmp(argv[i], "--no-masked"))
+			masked = 0;
+		else if (!strcmp(argv[i], "--bits") && i + 1 < argc)
+			bits = (unsigned)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--modes") && i + 1 < argc)
+			parse_list(argv[++i], 1);
+		else if (!strcmp(argv[i], "--sizes") && i + 1 < argc)
+			parse_list(argv[++i], 0);
+		else if (!strcmp(argv[i], "--ms") && i + 1 < argc)
+			trial_ms = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--level") && i + 1 < argc)
+			ct_aesni_set_max_level(!strcmp(argv[++i], "aesni") ? CT_AESNI_XMM
+									  : CT_AESNI_VAES);
+		else {
+			fprintf(stderr,
+				"usage: %s [--bits 128|192|256] [--modes m,..] [--sizes s,..] "
+				"[--ms N] [--level aesni|vaes] [--no-masked]\nmodes:",
+				argv[0]);
+			for (int m = 0; m < B_COUNT; m++)
+				fprintf(stderr, " %s", bname[m]);
+			fprintf(stderr, "\n");
+			return 2;
+		}
+	}
+	if (bits != 128 && bits != 192 && bits != 256) {
+		fprintf(stderr, "--bits must be 128, 192 or 256\n");
+		return 2;
+	}
+	if (bits == 192)
+		enabled[B_XTS_ENC] = enabled[B_XTS_DEC] = 0;
+	for (int i = 0; i < 64; i++)
+		key[i] = (uint8_t)(i * 29 + 1);
+	for (int i = 0; i < 16; i++)
+		iv[i] = (uint8_t)(0xa0 + i);
+
+	tsc_hz = (double)ct_tsc_hz();
+	if (tsc_hz <= 0) {
+		fprintf(stderr, "no usable TSC: cannot time\n");
+		return 77;
+	}
+	if (!child && !ct_aesni_available()) {
+		printf("no AES-NI on this CPU: nothing to compare\n");
+		return 77;
+	}
+
+	if (child) {
+		/* Masked OpenSSL: print raw results for the parent. */
+		bench_evp_all(0);
+		for (int m = 0; m < B_COUNT; m++)
+			for (int s = 0; enabled[m] && s < nsizes; s++)
+				printf("%d %d %.6e\n", m, s, results[0][m][s]);
+		return 0;
+	}
+	const struct limits lim = measure_limits();
+	printf("AES-%u, single thread, our path: %s; core ~%.2f GHz, AESENC latency %.2f ns "
+	       "(%.1f cycles), %.2f G VAESENC/s (%.2f per cycle)\n",
+	       bits, ct_aesni_level_name(ct_aesni_level()), lim.ghz, lim.aes_lat_s * 1e9,
+	       lim.aes_lat_s * lim.ghz * 1e9, lim.aes_ips / 1e9, lim.aes_ips / (lim.ghz * 1e9));
+	fflush(stdout);
+
+	if (masked) {
+		/* The child re-runs this program with the mask in its environment from the start. */
+		char cmd[4096];
+		int len = snprintf(cmd, sizeof(cmd), "OPENSSL_ia32cap='%s' /proc/%d/exe --child --bits %u "
+				   "--ms %g --sizes ", MASK, (int)getpid(), bits, trial_ms);
+		for (int s = 0; s < nsizes; s++)
+			len += snprintf(cmd + len, sizeof(cmd) - len, "%s%zu", s ? "," : "", sizes[s]);
+		len += snprintf(cmd + len, sizeof(cmd) - len, " --modes ");
+		for (int m = 0, first = 1; m < B_COUNT; m++)
+			if (enabled[m]) {
+				len += snprintf(cmd + len, sizeof(cmd) - len, "%s%s", first ? "" : ",",
+						bname[m]);
+				first = 0;
+			}
+		FILE *p = popen(cmd, "r");
+		int m, s;
+		double v;
+		while (p && fscanf(p, "%d %d %le", &m, &s, &v) == 3)
+			if (m >= 0 && m < B_COUNT && s >= 0 && s < nsizes)
+				results[1][m][s] = v;
+		if (!p || pclose(p) != 0)
+			fprintf(stderr, "masked run failed; masked column left empty\n");
+	}
+
+	/* Native and ours alternate per cell, so drift (thermals, turbo) hits both alike. */
+	printf("\n%-8s %6s %8s %8s %8s %9s %9s %7s\n", "mode", "bytes", "native", "masked", "ours",
+	       "ours/nat", "ours/mask", "%limit");
+	printf("%-8s %6s %8s %8s %8s %9s %9s %7s\n", "", "", "GB/s", "GB/s", "GB/s", "", "", "");
+	for (int m = 0; m < B_COUNT; m++) {
+		if (!enabled[m])
+			continue;
+		for (int s = 0; s < nsizes; s++) {
+			struct ours o;
+			prepare_input(m, sizes[s]);
+			EVP_CIPHER_CTX *ctx = evp_setup(m);
+			ours_setup(&o, m);
+			measure(ctx, &o, m, sizes[s], &results[0][m][s], &results[2][m][s]);
+			EVP_CIPHER_CTX_free(ctx);
+			ct_aes_gcm_wipe(&o.gcm);
+
+			const double nat = results[0][m][s], msk = results[1][m][s];
+			const double our = results[2][m][s], lb = limit_bps(&lim, m);
+			printf("%-8s %6zu %8.2f ", bname[m], sizes[s], nat / 1e9);
+			if (msk > 0)
+				printf("%8.2f ", msk / 1e9);
+			else
+				printf("%8s ", "-");
+			printf("%8.2f %8.2fx ", our / 1e9, our / nat);
+			if (msk > 0)
+				printf("%8.2fx ", our / msk);
+			else
+				printf("%9s ", "-");
+			if (lb > 0)
+				printf("%6.0f%%\n", 100.0 * our / lb);
+			else
+				printf("%7s\n", "-");
+			fflush(stdout);
+		}
+	}
+	printf("\n%%limit: ours against what the AES instructions alone allow on this CPU, measured "
+	       "above: parallel modes 32 bytes per %u VAESENC at the measured rate, serial modes "
+	       "16 bytes per %u AESENC latencies.\n",
+	       bits / 32 + 6, bits / 32 + 6);
+	return 0;
+}
