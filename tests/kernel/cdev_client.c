@@ -9,7 +9,7 @@
  *   -> recorded; keylen=17 on an fd that close_range freed and /dev/null reused -> never recorded;
  *   keylen=48 (XTS) after closefrom(3) closed the trace fd -> recorded in the reopened trace.
  */
-#define _GNU_SOURCE
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

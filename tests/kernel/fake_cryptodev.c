@@ -9,7 +9,7 @@
  * driver, the rest cbc/ctr/xts-aes-aesni), CIOCCRYPT transforms data (not real AES: the tests
  * check the trace, the examples' OpenSSL check is off). Everything else goes to libc.
  */
-#define _GNU_SOURCE
+#undef _FILE_OFFSET_BITS /* we define open and open64 both */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>

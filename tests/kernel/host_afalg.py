@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""AF_ALG on this host, which refuses it (EAFNOSUPPORT): the examples fail the same way traced or
+not and the trace shows the failed socket(AF_ALG) with its decoded type and the caller; for
+`openssl speed -engine afalg -evp aes-128-cbc` (a silent fallback: it prints `Invalid engine` and
+benchmarks software AES) the caller is inside the engine, afalg.so."""
+import os
+import shutil
+import socket
+
+from kernel_lib import EXAMPLES, CT_LIB, Failure, check, events, main, report, run, skip
+
+
+def afalg_refused():
+    try:
+        s = socket.socket(38, socket.SOCK_SEQPACKET, 0)
+    except OSError as e:
+        return e.errno == 97
+    s.close()
+    return False
+
+
+def test(tmp):
+    if not afalg_refused():
+        skip('AF_ALG works on this host: the EAFNOSUPPORT story does not apply (the vm suite covers AF_ALG)')
+    for name, expect_type in (('afalg_bench', 'SOCK_SEQPACKET|SOCK_CLOEXEC'),
+                              ('afalg_aead', 'SOCK_SEQPACKET|SOCK_CLOEXEC')):
+        prog = os.path.join(EXAMPLES, name)
+        bare = run([prog, '--count', '1'] if name == 'afalg_aead' else [prog, '--count', '1', '--sizes', '16'])
+        out = os.path.join(tmp, name)
+        traced = run([prog, '--count', '1'] if name == 'afalg_aead' else [prog, '--count', '1', '--sizes', '16'],
+                     [CT_LIB], out)
+        check(bare.returncode == 2 and traced.returncode == 2, '%s exits 2, traced or not' % name)
+        check(traced.stderr == bare.stderr == 'socket(AF_ALG): Address family not supported by protocol\n',
+              '%s prints the errno: %s' % (name, traced.stderr.strip()))
+        ev = events(report(out), kind='call-failed', call='socket', errno_name='EAFNOSUPPORT')
+        check(len(ev) == 1 and ev[0]['detail'] == 'family=AF_ALG type=%s protocol=0' % expect_type,
+              '%s: socket EAFNOSUPPORT decoded (%s)' % (name, ev and ev[0]['detail']))
+        check(name in ev[0]['callsite'], '%s: call site in the program' % name)
+
+    openssl = shutil.which('openssl')
+    if not openssl:
+        skip('no openssl binary')
+    argv = [openssl, 'speed', '-seconds', '1', '-bytes', '16', '-engine', 'afalg', '-evp', 'aes-128-cbc']
+    out = os.path.join(tmp, 'openssl')
+    bare = run(argv)
+    traced = run(argv, [CT_LIB], out)
+    check(bare.returncode == traced.returncode == 0, 'openssl speed exits 0 both ways (the silent fallback)')
+    check('Invalid engine "afalg"' in traced.stderr + traced.stdout, 'openssl says Invalid engine "afalg"')
+    ev = events(report(out), kind='call-failed', call='socket', errno_name='EAFNOSUPPORT')
+    check(len(ev) == 1 and ev[0]['detail'].startswith('family=AF_ALG type=SOCK_SEQPACKET'),
+          'the engine\'s socket(AF_ALG) failure is in the trace')
+    check('afalg.so' in ev[0]['callsite'].split('\n')[0],
+          'its call site is inside afalg.so: ' + ev[0]['callsite'].replace('\n', ' < '))
+
+
+if __name__ == '__main__':
+    main(test)

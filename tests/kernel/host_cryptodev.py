@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The /dev/crypto hooks on this host, which has no /dev/crypto:
+ 1. cryptodev_bench under the preload fails like it does bare (exit 2, same stderr), and the trace
+    shows the failed open("/dev/crypto") as ENOENT with a call site in cryptodev_bench; with
+    --fallback it runs OpenSSL in software and says so.
+ 2. Against a stand-in /dev/crypto (fake_cryptodev.so, preloaded after the tracer: it plays the
+    kernel), every cryptodev ioctl returns the same value and errno with and without the preload
+    (cdev_client prints them); the trace decodes each one; the fd table follows dup2/F_DUPFD and
+    forgets fds on close_range; after closefrom() closed the trace fd, recording goes on in a new
+    file.
+ 3. cryptodev_bench on the stand-in: sessions, operations, syscalls, setup/teardown and the driver
+    (from our own CIOCGSESSINFO) add up exactly."""
+import os
+
+from kernel_lib import (EXAMPLES, CDEV_CLIENT, CT_LIB, FAKE_CDEV, Failure, check, events, main,
+                        paths, report, report_files, run, skip)
+
+
+def test(tmp):
+    if os.path.exists('/dev/crypto'):
+        skip('this host has /dev/crypto: the ENOENT story does not apply (the vm suite covers it)')
+    bench = os.path.join(EXAMPLES, 'cryptodev_bench')
+
+    # 1. the missing device
+    bare = run([bench, '--count', '1', '--sizes', '16'])
+    out = os.path.join(tmp, 'missing')
+    traced = run([bench, '--count', '1', '--sizes', '16'], [CT_LIB], out)
+    check(bare.returncode == 2 and traced.returncode == 2, 'cryptodev_bench exits 2 without /dev/crypto, traced or not')
+    check(traced.stderr == bare.stderr and 'open(/dev/crypto): No such file or directory' in traced.stderr,
+          'same message: ' + traced.stderr.strip())
+    doc = report(out)
+    ev = events(doc, kind='call-failed', call='open', errno_name='ENOENT')
+    check(len(ev) == 1 and ev[0]['count'] == 1, 'one failed open, ENOENT')
+    check(ev[0]['detail'] == 'path=/dev/crypto flags=O_RDWR|O_CLOEXEC', 'decoded: ' + ev[0]['detail'])
+    check('cryptodev_bench' in ev[0]['callsite'], 'call site in the program: ' + ev[0]['callsite'].split('\n')[0])
+
+    fb = run([bench, '--fallback', '--count', '1', '--sizes', '16,64', '--cipher', 'cbc'], [CT_LIB],
+             os.path.join(tmp, 'fallback'))
+    check(fb.returncode == 0 and 'falling back to OpenSSL EVP in software' in fb.stdout,
+          '--fallback runs in software and says so')
+    doc = report(os.path.join(tmp, 'fallback'))
+    check(len(events(doc, kind='call-failed', call='open', errno_name='ENOENT')) == 1,
+          'the fallback run still shows the failed open')
+    check(any(p['api'] == 'evp' and p['cipher'] == 'aes-128-cbc' and p['calls'] >= 2 for p in doc['paths']),
+          'and the work on an EVP path')
+
+    # 2. every ioctl, against the stand-in device
+    if not os.path.exists(FAKE_CDEV) or not os.path.exists(CDEV_CLIENT):
+        raise Failure('test helpers not built: %s %s' % (FAKE_CDEV, CDEV_CLIENT))
+    bare = run([CDEV_CLIENT], [FAKE_CDEV])
+    out = os.path.join(tmp, 'client')
+    traced = run([CDEV_CLIENT], [CT_LIB, FAKE_CDEV], out)
+    check(bare.returncode == 0 and traced.returncode == 0, 'cdev_client ran (%d/%d)' % (bare.returncode, traced.returncode))
+    check(traced.stdout == bare.stdout, 'every return value and errno identical with and without the preload')
+    check('fd -1 CIOCGSESSION                       r=-1 errno=EBADF' in traced.stdout,
+          'ioctl on fd -1 passes EBADF through')
+    files = sorted(os.listdir(out))
+    check(len(files) == 2 and files[1].endswith('.ctrace.1'),
+          'closefrom(3) closed the trace fd: recording went on in a second file: %s' % files)
+    evs = report_files(out)
+
+    def one(call, errno_name, detail):
+        got = [e for e in evs if e['call'] == call and e['errno_name'] == errno_name and e['detail'] == detail]
+        check(len(got) == 1 and 'cdev_client' in got[0]['callsite'],
+              '%s %s "%s" recorded once with its call site' % (call, errno_name or 'ok', detail))
+
+    one('ioctl(CIOCGSESSION)', '', 'cipher=AES_CBC keylen=32 (aes-256-cbc) mac=0 driver=cbc-aes-aesni kernel_driver_only=0')
+    one('ioctl(CIOCCRYPT)', 'EINVAL', 'op=CIOCCRYPT ses=7 dir=encrypt len=64 inplace')
+    one('ioctl(CIOCASYNCCRYPT)', 'EINVAL', 'op=CIOCASYNCCRYPT ses=7 dir=encrypt len=64 inplace')
+    one('ioctl(CIOCAUTHCRYPT)', 'EINVAL', 'op=CIOCAUTHCRYPT ses=7 dir=decrypt len=64 auth_len=13 tag_len=16 iv_len=12')
+    one('ioctl(CIOCGSESSINFO)', 'EINVAL', 'op=CIOCGSESSINFO ses=7')
+    one('ioctl(CIOCFSESSION)', 'EINVAL', 'op=CIOCFSESSION ses=7')
+    one('ioctl(CIOCKEY)', 'ENOTTY', 'op=CIOCKEY arg=not decoded')
+    one('ioctl(CIOCASYMFEAT)', 'ENOTTY', 'op=CIOCASYMFEAT arg=not decoded')
+    one('ioctl(CIOCGSESSION)', 'EFAULT', 'arg=not decoded (the kernel did not read it)')
+    one('ioctl(CIOCGSESSION)', '', 'cipher=AES_CBC keylen=16 (aes-128-cbc) mac=0 driver=cbc-aes-aesni kernel_driver_only=0')
+    one('ioctl(CIOCGSESSION)', '', 'cipher=AES_CTR keylen=24 (aes-192-ctr) mac=0 driver=ctr-aes-aesni kernel_driver_only=0')
+    one('ioctl(CIOCGSESSION)', 'EINVAL', 'cipher=AES_XTS keylen=48 mac=0')
+    check(not [e for e in evs if 'keylen=17' in e['detail']],
+          'the /dev/null fd that reused a closed number is not traced (close_range forgot it)')
+    check(not [e for e in evs if e['call'] == 'ioctl(CIOCASYNCFETCH)'], 'a fetch with nothing ready (EAGAIN) is not a failure')
+
+    # 3. the numbers of a benchmark run
+    out = os.path.join(tmp, 'bench')
+    r = run([bench, '--no-verify', '--cipher', 'cbc', '--bits', '256', '--count', '2', '--sizes', '16,4096'],
+            [CT_LIB, FAKE_CDEV], out)
+    check(r.returncode == 0, 'cryptodev_bench on the stand-in device')
+    doc = report(out)
+    ps = paths(doc, api='cryptodev', cipher='aes-256-cbc')
+    check(len(ps) == 1, 'one cryptodev aes-256-cbc path')
+    p = ps[0]
+    check(p['impl'] == 'kernel:cbc-aes-aesni' and p['dir'] == 'encrypt' and p['key_bits'] == 256,
+          'impl from our CIOCGSESSINFO, dir and key bits: %s %s %s' % (p['impl'], p['dir'], p['key_bits']))
+    check(p['flags'] & 8 and not p['flags'] & 4, 'classified as a CPU-instruction driver (flags %d)' % p['flags'])
+    # per size: 2 set-up/crypt/tear-down cycles + 2 operations in one session
+    check(p['calls'] == 8 and p['bytes'] == 4 * 16 + 4 * 4096, 'calls 8, bytes %d' % p['bytes'])
+    check(p['syscalls'] == 8, 'one syscall per operation (%d)' % p['syscalls'])
+    s = p['session']
+    check(s['setup_calls'] == 6 and s['teardown_calls'] == 6 and s['setup_ns'] > 0,
+          'set-up and teardown of the 6 sessions that worked (%s)' % s)
+    ses = events(doc, kind='session', call='ioctl(CIOCGSESSION)')
+    check(sum(e['count'] for e in ses if 'keylen=32' in e['detail']) == 6, 'six session events for keylen=32')
+
+
+if __name__ == '__main__':
+    main(test)
