@@ -56,6 +56,12 @@ if [[ -z ${CT_VM_KERNEL_PKG:-} && ${CT_VM_REFRESH:-0} != 1 && -s $stamp &&
 	pkg=$(cat "$stamp")
 else
 	pkg=$(resolve_package || true)
+	# A fresh container often has no apt lists at all: as root, fetch them once and ask again.
+	if [[ -z $pkg && ! -e $cache/kernel/current/vmlinuz && $(id -u) == 0 ]]; then
+		echo "build-guest: no apt index for linux-image-cloud-amd64; running apt-get update" >&2
+		apt-get update -qq >&2 || true
+		pkg=$(resolve_package || true)
+	fi
 	[[ -n $pkg && -z ${CT_VM_KERNEL_PKG:-} ]] && echo "$pkg" >"$stamp"
 fi
 if [[ -z $pkg ]]; then
