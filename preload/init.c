@@ -7,6 +7,7 @@
  * is initialised first, so it is finalised last) writes the last snapshot and END.
  */
 #include <dlfcn.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -76,6 +77,23 @@ bool ct_init(void)
 	ct_writer_open();
 	errno = saved;
 	return true;
+}
+
+/* exit status for END: an on_exit handler sees it. Registered once the program is running (the
+ * first thread state made by a hook), so that it runs before the loader's destructors, which
+ * glibc registers after our constructor ran. */
+static void exit_handler(int status, void *arg)
+{
+	(void)arg;
+	ct_exit_status = status;
+	ct_writer_end(CT_END_EXIT, status);
+}
+
+void ct_register_exit_handler(void)
+{
+	static _Atomic int done;
+	if (!atomic_exchange(&done, 1))
+		on_exit(exit_handler, NULL);
 }
 
 __attribute__((constructor)) static void ct_constructor(void)

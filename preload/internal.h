@@ -130,7 +130,8 @@ struct ct_global {
 extern struct ct_global ct_g;
 
 bool ct_init(void); /* idempotent; true when tracing is on */
-extern int ct_exit_status; /* from the exit() hook, for the END record */
+extern int ct_exit_status;
+void ct_register_exit_handler(void); /* from the exit() hook, for the END record */
 static inline bool ct_ready(void)
 {
 	return atomic_load_explicit(&ct_g.state, memory_order_relaxed) == 2;
@@ -174,6 +175,8 @@ size_t ct_events_encode(uint8_t *buf, size_t cap, bool *more);
 
 /* ---- writer (writer.c) --------------------------------------------------------------------- */
 void ct_writer_open(void);      /* creates the file and writes preamble + header */
+/* END after a final snapshot. CT_END_SIGNAL is used by the _exit hook to mean "exit, but do not
+ * wait for the flush lock" (a signal handler may have interrupted a flush); it is written as EXIT. */
 void ct_writer_end(enum ct_end_reason reason, int status);
 void ct_writer_after_fork_child(void);
 void ct_writer_reopen_after_failed_exec(void);

@@ -94,6 +94,7 @@ struct ct_thread *ct_thread_slow(void)
 	if (exit_key != (pthread_key_t)-1)
 		pthread_setspecific(exit_key, t);
 	ct_tls_thread = t;
+	ct_register_exit_handler();
 	tls_busy = 0;
 	errno = saved;
 	return t;

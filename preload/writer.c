@@ -509,12 +509,21 @@ void ct_writer_end(enum ct_end_reason reason, int status)
 {
 	if (!ct_ready() || getpid() != (pid_t)ct_g.pid)
 		return;
+	if (reason != CT_END_EXEC && ended)
+		return; /* the exit handler wrote it; this is the destructor */
 	int saved = errno;
 	struct ct_thread *t = ct_tls_thread;
 	uint32_t guard = t ? t->guard : 0;
 	if (t)
 		t->guard = CT_GUARD_ALL;
-	pthread_mutex_lock(&flush_lock);
+	if (reason == CT_END_SIGNAL) {
+		/* _exit, possibly from a signal handler that interrupted a flush: never wait */
+		if (pthread_mutex_trylock(&flush_lock) != 0)
+			goto out;
+		reason = CT_END_EXIT;
+	} else {
+		pthread_mutex_lock(&flush_lock);
+	}
 	flush_locked(true);
 	if (atomic_load(&trace_fd) >= 0 && !ended) {
 		struct ct_end e = { .mono_ns = ct_now_ns(), .reason = reason, .status = status };
@@ -523,6 +532,7 @@ void ct_writer_end(enum ct_end_reason reason, int status)
 		ended = true;
 	}
 	pthread_mutex_unlock(&flush_lock);
+out:
 	if (t)
 		t->guard = guard;
 	errno = saved;

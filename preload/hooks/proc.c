@@ -40,6 +40,21 @@ CT_EXPORT void exit(int status)
 	_exit(status); /* unreachable unless libc has no exit: never return from exit() */
 }
 
+/* _exit skips atexit handlers and destructors: write the last snapshot here (not in a vfork
+ * child, which shares our memory and file offsets). */
+CT_EXPORT void _exit(int status)
+{
+	__typeof__(&_exit) real = CT_REAL(_exit);
+	if (ct_ready() && !ct_proc_is_vfork_child()) {
+		ct_exit_status = status;
+		ct_writer_end(CT_END_SIGNAL, status);
+	}
+	if (real)
+		real(status);
+	for (;;)
+		; /* _exit never returns; without libc's there is nothing better to do */
+}
+
 /* An exec that returns failed: the trace goes on (END is written again at exit). */
 static int exec_failed(int r, char *const *fixed, char *const *orig)
 {

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * route.c - applying the route table to EVP contexts at init time (see route.h).
+ *
+ * The cryptrace provider lives in a private OSSL_LIB_CTX, not in the program's default one: the
+ * program's own fetches never see it (with two providers offering AES-128-CBC in one context, an
+ * unqualified fetch could land on either), and loading it cannot stop OpenSSL from auto-loading
+ * the default provider in the program's context. An EVP_CIPHER from any library context works
+ * with any EVP_CIPHER_CTX, so the hook only swaps the cipher pointer.
+ * Every libcrypto function is bound at run time (CT_REAL): the preload never links libcrypto.
+ */
+#include <ctype.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <openssl/provider.h>
+
+#include "aesni.h"
+#include "core.h"
+#include "provider.h"
+#include "route.h"
+
+static pthread_once_t table_once = PTHREAD_ONCE_INIT;
+static struct ct_route_table table;
+static bool table_active;
+
+static void load_table(void)
+{
+	const struct ct_config *cfg = ct_config();
+	const char *spec = cfg ? cfg->route_spec : NULL;
+	if (!spec)
+		return;
+	char err[256];
+	if (ct_route_parse(spec, &table, err, sizeof(err)) != 0) {
+		char line[320];
+		int n = snprintf(line, sizeof(line), "cryptrace: CRYPTRACE_ROUTE: %s; routing nothing\n", err);
+		if (n > 0) {
+			ssize_t w = write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+			(void)w;
+		}
+		ct_event(CT_EV_TRACE_WARNING, "CRYPTRACE_ROUTE", 0, -1, CT_NO_PATH, false, "%s", err);
+		return;
+	}
+	table_active = table.count > 0;
+}
+
+void ct_route_init(void)
+{
+	pthread_once(&table_once, load_table);
+}
+
+const struct ct_route_table *ct_route_active(void)
+{
+	ct_route_init();
+	return table_active ? &table : NULL;
+}
+
+/* ---- the provider, registered once in a private library context ---------------------------- */
+
+static pthread_mutex_t prov_lock = PTHREAD_MUTEX_INITIALIZER;
+static int prov_state; /* 0 not tried, 1 loaded, -1 failed (with prov_error) */
+static const char *prov_error;
+static OSSL_LIB_CTX *route_libctx;
+static EVP_CIPHER *fetched[CT_PROVIDER_ALGS];
+
+/* Caller holds prov_lock. */
+static bool provider_load_locked(void)
+{
+	if (prov_state)
+		return prov_state > 0;
+	prov_state = -1;
+	if (!CT_REAL(OSSL_LIB_CTX_new) || !CT_REAL(OSSL_PROVIDER_add_builtin) ||
+	    !CT_REAL(OSSL_PROVIDER_load) || !CT_REAL(EVP_CIPHER_fetch)) {
+		prov_error = "libcrypto has no providers (OpenSSL 1.x)";
+		return false;
+	}
+	route_libctx = CT_REAL(OSSL_LIB_CTX_new)();
+	if (!route_libctx) {
+		prov_error = "OSSL_LIB_CTX_new failed";
+		return false;
+	}
+	if (!CT_REAL(OSSL_PROVIDER_add_builtin)(route_libctx, CT_PROVIDER_NAME, ct_provider_init) ||
+	    !CT_REAL(OSSL_PROVIDER_load)(route_libctx, CT_PROVIDER_NAME)) {
+		prov_error = "the cryptrace provider did not load";
+		return false;
+	}
+	prov_state = 1;
+	return true;
+}
+
+static const EVP_CIPHER *fetch_ours(int idx, const char *name, const char **why)
+{
+	pthread_mutex_lock(&prov_lock);
+	const EVP_CIPHER *c = NULL;
+	if (!provider_load_locked()) {
+		*why = prov_error;
+	} else {
+		if (!fetched[idx])
+			fetched[idx] = CT_REAL(EVP_CIPHER_fetch)(route_libctx, name,
+							   "provider=" CT_PROVIDER_NAME);
+		c = fetched[idx];
+		if (!c)
+			*why = "EVP_CIPHER_fetch from the cryptrace provider failed";
+	}
+	pthread_mutex_unlock(&prov_lock);
+	return c;
+}
+
+int ct_route_is_ours(const EVP_CIPHER *cipher)
+{
+	if (!cipher || __atomic_load_n(&prov_state, __ATOMIC_ACQUIRE) <= 0)
+		return 0;
+	for (unsigned i = 0; i < CT_PROVIDER_ALGS; i++) {
+		if (__atomic_load_n(&fetched[i], __ATOMIC_ACQUIRE) == cipher)
+			return 1;
+	}
+	return 0;
+}
+
+/* ---- the EVP init hook's entry ------------------------------------------------------------- */
+
+static const char *cipher_name(const EVP_CIPHER *c, char *buf, size_t cap)
+{
+	const char *name = NULL;
+	if (CT_REAL(EVP_CIPHER_get0_name))
+		name = CT_REAL(EVP_CIPHER_get0_name)(c);
+	if (!name && CT_REAL(EVP_CIPHER_nid) && CT_REAL(OBJ_nid2sn))
+		name = CT_REAL(OBJ_nid2sn)(CT_REAL(EVP_CIPHER_nid)(c));
+	size_t i = 0;
+	for (; name && name[i] && i + 1 < cap; i++)
+		buf[i] = (char)tolower((unsigned char)name[i]);
+	buf[i] = 0;
+	return i ? buf : NULL;
+}
+
+static void fallback(const char *name, int dir, const char *reason)
+{
+	ct_event(CT_EV_FALLBACK, "EVP_CipherInit_ex", 0, 0, CT_NO_PATH, false,
+		 "route aesni -> native: %s %s: %s", name,
+		 dir == CT_DIR_ENCRYPT ? "enc" : dir == CT_DIR_DECRYPT ? "dec" : "any", reason);
+}
+
+const EVP_CIPHER *ct_route_evp_cipher(const EVP_CIPHER *requested, ENGINE *impl, int enc,
+				      uint32_t *route_out)
+{
+	if (route_out)
+		*route_out = CT_ROUTE_NONE;
+	const struct ct_route_table *t = ct_route_active();
+	if (!t || !requested)
+		return NULL;
+	if (ct_route_is_ours(requested)) {
+		if (route_out)
+			*route_out = CT_ROUTE_AESNI;
+		return NULL;
+	}
+	char name[64];
+	if (!cipher_name(requested, name, sizeof(name)))
+		return NULL;
+	int dir = enc == 1 ? CT_DIR_ENCRYPT : enc == 0 ? CT_DIR_DECRYPT : CT_DIR_UNKNOWN;
+	unsigned flags;
+	enum ct_route_target target = ct_route_lookup_ex(t, name, dir, CT_ROUTE_SIZE_UNKNOWN, &flags);
+	if (!(flags & CT_ROUTE_F_MATCHED))
+		return NULL;
+	if (route_out)
+		*route_out = target;
+	if (target != CT_ROUTE_AESNI)
+		return NULL; /* native: untouched; afalg/cryptodev: the kernel routes' business */
+
+	const char *why = NULL;
+	int idx = ct_provider_alg_index(name);
+	const EVP_CIPHER *sub = NULL;
+	if (impl)
+		why = "the program named an ENGINE for this context";
+	else if (idx < 0)
+		why = "cipher or mode not served by the aesni route";
+	else if (!ct_aesni_available())
+		why = "no AES-NI on this CPU (or CRYPTRACE_AESNI_MAX=none)";
+	else
+		sub = fetch_ours(idx, name, &why);
+	if (!sub) {
+		if (route_out)
+			*route_out = CT_ROUTE_NATIVE;
+		fallback(name, dir, why ? why : "unknown");
+		return NULL;
+	}
+	ct_event(CT_EV_ROUTE, "EVP_CipherInit_ex", 0, 1, CT_NO_PATH, false, "%s %s -> aesni (%s%s)", name,
+		 dir == CT_DIR_ENCRYPT ? "enc" : dir == CT_DIR_DECRYPT ? "dec" : "any",
+		 ct_aesni_level_name(ct_aesni_level()),
+		 flags & CT_ROUTE_F_SIZE_DEPENDENT ? ", size condition decided per context" : "");
+	return sub;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * route.h - what the hooks call to apply CRYPTRACE_ROUTE. Today: EVP contexts routed to "aesni"
+ * get the cryptrace provider's cipher in place of the one the program asked for, at init time.
+ */
+#ifndef CT_ROUTE_H
+#define CT_ROUTE_H
+
+#include <stdint.h>
+
+#include <openssl/evp.h>
+
+#include "route_spec.h"
+
+/* Parses CRYPTRACE_ROUTE once (later calls are no-ops). A spec that does not parse is reported
+ * once on stderr (bare LD_PRELOAD has no other way to tell the user) and as a trace warning, and
+ * nothing is routed. Call from the constructor; every other function here calls it too. */
+void ct_route_init(void);
+
+/* The active table, or NULL when no (valid) spec is set. */
+const struct ct_route_table *ct_route_active(void);
+
+/* For the EVP init hooks: the cipher to pass to the real init instead of `requested`, or NULL to
+ * leave the call untouched. *route_out (may be NULL) gets the enum ct_route_target that applies
+ * to this context: CT_ROUTE_NONE when no rule matched, CT_ROUTE_AESNI when the substitute is
+ * returned (or requested already is ours), CT_ROUTE_NATIVE when a rule said native or when the
+ * aesni route had to fall back (a CT_EV_FALLBACK event then says why). afalg/cryptodev targets
+ * are reported in *route_out and left to the kernel routes (NULL returned). enc: 1, 0 or -1. */
+const EVP_CIPHER *ct_route_evp_cipher(const EVP_CIPHER *requested, ENGINE *impl, int enc,
+				      uint32_t *route_out);
+
+/* True when cipher is one of ours (a context already routed to aesni). */
+int ct_route_is_ours(const EVP_CIPHER *cipher);
+
+/* The path impl to record for a routed context: "route:aesni". */
+#define CT_ROUTE_IMPL_AESNI "route:aesni"
+
+#endif
