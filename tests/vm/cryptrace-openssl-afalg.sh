@@ -6,7 +6,8 @@
 # really picked for cbc(aes): cbc-aes-aesni with aesni-intel loaded, the generic driver without
 # it. Calls and bytes must add up to what openssl printed, with 3 syscalls per request (sendmsg,
 # io_submit, io_getevents: what the afalg engine issues, as strace counts in
-# openssl-afalg-engine.sh).
+# openssl-afalg-engine.sh). The reporter's kernel-software-driver finding must name the driver
+# and its class (generic software, or the same CPU instructions as in-process AES-NI).
 source "$(dirname "$0")/lib.sh"
 
 mode=${1:?usage: cryptrace-openssl-afalg.sh aesni|generic}
@@ -96,6 +97,15 @@ evp = [p for p in paths if p.get("api") == "evp" and p.get("impl") == "engine:af
 evp_calls = sum(p.get("calls", 0) for p in evp)
 if evp_calls != blocks:
     errors.append(f"evp path with impl engine:afalg has {evp_calls} calls, expected {blocks}")
+
+# The driver's class, as the reporter explains it: the generic driver is software, the aesni one
+# runs the same CPU instructions as in-process code (h4 classifies, h1 words it).
+phrase = ("runs on the same CPU instructions" if mode == "aesni" else "is generic software code")
+ksd = [f for f in report.get("findings", []) if f.get("kind") == "kernel-software-driver"]
+for f in ksd:
+    print("finding:", f.get("message", "")[:200])
+if not any(want_impl in f.get("message", "") and phrase in f.get("message", "") for f in ksd):
+    errors.append(f"no kernel-software-driver finding saying {want_impl} {phrase!r}")
 
 for e in errors:
     print("MISMATCH:", e)
