@@ -227,6 +227,12 @@ static void eval_user_time_misleads(struct rp_model *m)
 		if (!d->cpu_known || p->st.calls < USER_MISLEADS_MIN_CALLS ||
 		    p->st.cpu_samples < USER_MISLEADS_MIN_SAMPLES || d->wall_ns <= 0)
 			continue;
+		/* Only where the kernel takes part: in-process software work is all user time, and
+		 * wall above it there only means the thread was preempted on a busy machine. */
+		bool kernel_involved = is_kernel(p) || rp_str_starts(p->def.impl, "engine:") ||
+				       p->st.syscalls > 0 || d->sys_ns > 0.1 * d->wall_ns;
+		if (!kernel_involved)
+			continue;
 		double factor = d->user_ns > 0 ? d->wall_ns / d->user_ns : INFINITY;
 		if (factor < USER_MISLEADS_FACTOR)
 			continue;

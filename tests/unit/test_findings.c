@@ -110,6 +110,14 @@ static void test_user_time_misleads(void **state)
 	assert_null(find(&m, "user-time-misleads"));
 	tg_fill_stats(&a->st, 0, 1000, 4096, 10000, -1, 0); /* no CPU samples: no claim */
 	assert_null(find(&m, "user-time-misleads"));
+	/* in-process software preempted on a busy machine: wall 3.3x user, but no kernel part */
+	struct rp_path *e = mk_path(p, 1, CT_API_EVP, "provider:default", "aes-128-cbc", 0);
+	tg_fill_stats(&e->st, 1, 1000, 4096, 10000, 0.3, 0.0);
+	a->st.calls = 0;
+	assert_null(find(&m, "user-time-misleads"));
+	/* the same through an engine (afalg: the work is in the kernel) is the real case */
+	e->def.impl = ct_str_from("engine:afalg");
+	assert_non_null(find(&m, "user-time-misleads"));
 	rp_model_free(&m);
 }
 
