@@ -108,13 +108,15 @@ static void fmt_bytes(char *b, size_t cap, uint64_t n)
 
 void rp_nothing_reason(const struct rp_model *m, char *buf, size_t cap)
 {
-	size_t never = 0, other = 0, idle = 0, nofacts = 0;
+	size_t never = 0, other = 0, idle = 0, nofacts = 0, secure = 0;
 	struct ct_str other_lib = { .p = "", .len = 0 };
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const struct rp_proc *p = &m->procs[i];
 		if (!proc_selected(m, p))
 			continue;
-		if (!p->has_proc)
+		if (p->hdr.flags & CT_HDR_SECURE_EXEC)
+			secure++;
+		else if (!p->has_proc)
 			nofacts++;
 		else if (p->proc.flags & CT_PROC_HAS_LIBCRYPTO)
 			idle++;
@@ -127,7 +129,7 @@ void rp_nothing_reason(const struct rp_model *m, char *buf, size_t cap)
 	}
 	buf[0] = 0;
 	/* Counts only when the processes differ in why. */
-	bool mixed = (other != 0) + (never != 0) + (idle != 0) + (nofacts != 0) > 1;
+	bool mixed = (other != 0) + (never != 0) + (idle != 0) + (nofacts != 0) + (secure != 0) > 1;
 	char cnt[48];
 #define COUNT(x) (mixed ? (snprintf(cnt, sizeof(cnt), " (%zu process(es))", (x)), cnt) : "")
 	if (other)
@@ -141,6 +143,8 @@ void rp_nothing_reason(const struct rp_model *m, char *buf, size_t cap)
 	if (nofacts)
 		cat(buf, cap, "the trace holds no process facts: the process ended before its first "
 			      "flush%s; ", COUNT(nofacts));
+	if (secure)
+		cat(buf, cap, "tracing is disabled in setuid/setgid programs%s; ", COUNT(secure));
 #undef COUNT
 	size_t n = strlen(buf);
 	if (n >= 2 && buf[n - 2] == ';')

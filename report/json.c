@@ -299,21 +299,14 @@ static void json_proc(struct jw *w, const struct rp_model *m, const struct rp_pr
 	j_cstr(w, "status", rp_status_name(st));
 	if (p->read_status != CT_READ_EOF)
 		j_cstr(w, "damage", p->damage);
-	j_key(w, "end_reason");
 	if (p->has_end) {
 		static const char *const reasons[] = { "", "exit", "exec", "signal" };
-		j_sep(w);
-		w->need_comma[w->depth] = false;
-		j_raw_str(w->f, p->end.reason <= 3 ? reasons[p->end.reason] : "unknown",
-			  strlen(p->end.reason <= 3 ? reasons[p->end.reason] : "unknown"));
-		j_value_done(w);
+		j_cstr(w, "end_reason", p->end.reason >= 1 && p->end.reason <= 3 ? reasons[p->end.reason] :
+										  "unknown");
 		j_i64(w, "exit_status", p->end.status);
 	} else {
-		fputs("null", w->f);
-		j_value_done(w);
-		j_key(w, "exit_status");
-		fputs("null", w->f);
-		j_value_done(w);
+		j_num(w, "end_reason", 0, false);
+		j_num(w, "exit_status", 0, false);
 	}
 	j_num(w, "utime_ns", (double)p->proc.utime_ns, p->has_proc);
 	j_num(w, "stime_ns", (double)p->proc.stime_ns, p->has_proc);

@@ -137,6 +137,12 @@ static void test_nothing_intercepted(void **state)
 	assert_non_null(f);
 	assert_int_equal(f->severity, RP_WARNING);
 	assert_non_null(strstr(f->message, "libgnutls.so.30 which cryptrace does not hook"));
+	struct rp_proc *q = mk_proc(&m, 2);
+	q->hdr.flags = CT_HDR_SECURE_EXEC;
+	q->has_proc = false;
+	f = find(&m, "nothing-intercepted");
+	assert_non_null(f);
+	assert_non_null(strstr(f->message, "tracing is disabled in setuid/setgid programs (1 process(es))"));
 	struct rp_path *a = mk_path(p, 0, CT_API_EVP, "provider:default", "aes-128-cbc", 0);
 	tg_fill_stats(&a->st, 0, 1, 16, 100, -1, 0);
 	assert_null(find(&m, "nothing-intercepted"));
