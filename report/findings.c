@@ -783,8 +783,9 @@ static void eval_small_requests_offload(struct rp_model *m)
 			CAT(evidence, " %llu B: %s;", (unsigned long long)ct_size_bucket_low(b),
 			    rp_fmt_ns(c, sizeof(c), p->d.bucket_wall_ns[b] / (double)sb->calls));
 		}
-		CAT(evidence, " in-process %.2f ns/byte by %s; crossover %.0f bytes", in_nspb, how,
-		    crossover);
+		CAT(evidence, " in-process %.2f ns/byte by %s; crossover %.0f bytes; %llu bytes in the "
+			      "requests below it",
+		    in_nspb, how, crossover, (unsigned long long)below_bytes);
 		CAT(fix, "Send requests below %s through the in-process path (e.g. CRYPTRACE_ROUTE "
 			 "'%.*s:afalg>=%llu,aesni'), or batch small requests into larger ones.",
 		    cb, S(p->def.cipher), (unsigned long long)fmin(ceil(crossover), 1e18));
