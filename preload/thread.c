@@ -89,6 +89,8 @@ struct ct_thread *ct_thread_slow(void)
 	t->countdown = ct_sample_period;
 	t->cpu_deadline = 0;
 	t->cls_next = 0;
+	t->hot_ctx = NULL; /* a reused shard must not inherit its last owner's context */
+	t->hot_c = NULL;
 	memset(t->cls, 0, sizeof(t->cls));
 	t->tid = (uint32_t)syscall(SYS_gettid);
 	if (exit_key != (pthread_key_t)-1)

@@ -277,23 +277,19 @@ static __attribute__((noinline)) struct ct_counters *data_counters_slow(struct c
 	return c;
 }
 
-static inline struct ct_counters *data_counters(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, uint8_t entry)
-{
-	if (CT_LIKELY(ctx == t->hot_ctx && entry == t->hot_entry &&
-		      t->hot_gen == atomic_load_explicit(&ct_ctxmap_gen, memory_order_relaxed)))
-		return t->hot_c;
-	return data_counters_slow(t, ctx, entry);
-}
-
 /* Out of line, so that only t lives across the real call on the fast path. */
 static __attribute__((noinline)) void data_error(struct ct_thread *t)
 {
 	CT_ADD(t->hot_c->errors, 1);
 }
 
-/* Shared body: count the outermost data call on the ctx's path (exactly, before the call), and
- * time it when sampled (out of line, so the untimed path stays short). */
+/* Shared body. The exported hook is the fast path only: this thread's state exists, no EVP call
+ * is in progress, and ctx is the one this thread used last (its counters cached). It counts the
+ * call exactly (before it runs) and calls the real function with nothing but the thread pointer
+ * kept across the call. Everything else (first call, another ctx, nested call, timed call) is a
+ * tail call to an out-of-line path. */
 #define DATA_HOOK(fn, ret_t, params, args, entry, bytes_expr, ok_expr)                            \
+	static __typeof__(&fn) fn##_real;                                                         \
 	static __attribute__((noinline)) ret_t fn##_timed(struct ct_thread *t, struct ct_counters *c, \
 							  __typeof__(&fn) real, uint64_t bytes,   \
 							  CT_UNPAREN params)                      \
@@ -307,27 +303,45 @@ static __attribute__((noinline)) void data_error(struct ct_thread *t)
 		ct_leave_fast(t, CT_FAM_EVP);                                                     \
 		return r;                                                                         \
 	}                                                                                         \
-	CT_EXPORT ret_t fn params                                                                 \
+	static __attribute__((noinline)) ret_t fn##_slow(CT_UNPAREN params)                       \
 	{                                                                                         \
-		__typeof__(&fn) real = CT_REAL(fn);                                               \
+		__typeof__(&fn) real = __atomic_load_n(&fn##_real, __ATOMIC_RELAXED);             \
 		if (CT_UNLIKELY(!real)) {                                                         \
-			errno = ENOSYS;                                                           \
-			return 0;                                                                 \
+			real = (__typeof__(&fn))ct_resolve(#fn);                                  \
+			if (!real) {                                                              \
+				errno = ENOSYS;                                                   \
+				return 0;                                                         \
+			}                                                                         \
+			__atomic_store_n(&fn##_real, real, __ATOMIC_RELAXED);                     \
 		}                                                                                 \
-		struct ct_thread *t = ct_tls_thread;                                              \
-		if (CT_UNLIKELY(!t)) {                                                            \
-			t = ct_thread_slow();                                                     \
-			if (!t)                                                                   \
-				return real args;                                                 \
-		}                                                                                 \
-		if (CT_UNLIKELY(!ct_enter_fast(t, CT_FAM_EVP)))                                   \
+		struct ct_thread *t = ct_thread_fast();                                           \
+		if (!t || !ct_enter_fast(t, CT_FAM_EVP))                                          \
 			return real args;                                                         \
-		struct ct_counters *c = data_counters(t, ctx, entry);                             \
+		struct ct_counters *c = data_counters_slow(t, ctx, entry);                        \
 		if (CT_UNLIKELY(!c)) {                                                            \
 			ret_t r_ = real args;                                                     \
 			ct_leave_fast(t, CT_FAM_EVP);                                             \
 			return r_;                                                                \
 		}                                                                                 \
+		uint64_t bytes = (bytes_expr);                                                    \
+		if (ct_count_fast(t, c, bytes))                                                   \
+			return fn##_timed(t, c, real, bytes, CT_UNPAREN args);                    \
+		ret_t r = real args;                                                              \
+		if (CT_UNLIKELY(!(ok_expr)))                                                      \
+			data_error(t);                                                            \
+		ct_leave_fast(t, CT_FAM_EVP);                                                     \
+		return r;                                                                         \
+	}                                                                                         \
+	CT_EXPORT ret_t fn params                                                                 \
+	{                                                                                         \
+		struct ct_thread *t = ct_tls_thread;                                              \
+		__typeof__(&fn) real = __atomic_load_n(&fn##_real, __ATOMIC_RELAXED);             \
+		if (CT_UNLIKELY(!t || !real || (t->guard & (1u << CT_FAM_EVP)) || ctx != t->hot_ctx || \
+				entry != t->hot_entry ||                                          \
+				t->hot_gen != atomic_load_explicit(&ct_ctxmap_gen, memory_order_relaxed))) \
+			return fn##_slow args;                                                    \
+		struct ct_counters *c = t->hot_c;                                                 \
+		t->guard |= 1u << CT_FAM_EVP;                                                     \
 		uint64_t bytes = (bytes_expr);                                                    \
 		if (CT_UNLIKELY(ct_count_fast(t, c, bytes)))                                      \
 			return fn##_timed(t, c, real, bytes, CT_UNPAREN args);                    \
