@@ -77,8 +77,21 @@ kdir=$cache/kernel/$version
 
 # A kernel extracted with a different module list is extracted again (from the kept .deb).
 wanted_stamp="${wanted_modules[*]}"
-if [[ -e $kdir/vmlinuz && -e $kdir/load-order && -e $kdir/version &&
-	$(cat "$kdir/wanted" 2>/dev/null) == "$wanted_stamp" ]]; then
+kernel_ready() {
+	[[ -e $kdir/vmlinuz && -e $kdir/load-order && -e $kdir/version &&
+		$(cat "$kdir/wanted" 2>/dev/null) == "$wanted_stamp" ]]
+}
+if kernel_ready; then
+	ln -sfn "$version" "$cache/kernel/current"
+	echo "$kdir"
+	exit 0
+fi
+
+# Several build dirs may run the suite at once: one extraction at a time, and whoever waited
+# finds the kernel ready.
+exec 9>"$cache/.lock"
+flock 9
+if kernel_ready; then
 	ln -sfn "$version" "$cache/kernel/current"
 	echo "$kdir"
 	exit 0
