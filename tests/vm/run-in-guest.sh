@@ -123,14 +123,19 @@ stage_list() {
 }
 
 make_cpio() {	# STAGE OUTPUT
-	(cd "$1" && find . -mindepth 1 | LC_ALL=C sort | "$busybox" cpio -o -H newc 2>/dev/null) >"$2.tmp"
-	mv "$2.tmp" "$2"
+	(cd "$1" && find . -mindepth 1 | LC_ALL=C sort | "$busybox" cpio -o -H newc 2>/dev/null) >"$2.$$"
+	mv "$2.$$" "$2"
 }
 
 # ---- the base initramfs: cached by the hash of everything in it ------------------------------
 
+# Everything of this run lives in its own dir (other runs may share $work).
+run=$(mktemp -d "$work/run.XXXXXX")
+cleanup() { if ((keep)); then echo "run-in-guest: kept $run" >&2; else rm -rf "$run"; fi; }
+trap cleanup EXIT
+
 libdir=$(dirname "$(readlink -f "$(ldd /usr/bin/openssl | sed -n 's/.*libcrypto.so.3 => \([^ ]*\).*/\1/p')")")
-base_list=$work/base.list
+base_list=$run/base.list
 {
 	emit_file "$(command -v openssl)"
 	for f in "$libdir"/engines-3/*.so "$libdir"/ossl-modules/*.so; do
@@ -183,10 +188,6 @@ if [[ ! -s $base_cpio ]]; then
 fi
 
 # ---- this run: the script, the nonce and --files ---------------------------------------------
-
-run=$(mktemp -d "$work/run.XXXXXX")
-cleanup() { if ((keep)); then echo "run-in-guest: kept $run" >&2; else rm -rf "$run"; fi; }
-trap cleanup EXIT
 
 nonce=$(head -c12 /dev/urandom | od -An -tx1 | tr -d ' \n')
 stage=$run/stage
