@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * callsite.c - "who asked for this": the caller's stack with libunwind, symbolized with dladdr as
+ * callsite.c - "who asked for this": the caller's stack, symbolized with dladdr as
  * "module!symbol+0xoff" (or "module+0xoff" when the symbol is not exported), innermost first,
  * joined by '\n'. The preload's own frames are skipped. Used on failures and context/session
  * set-up only, never per operation.
+ *
+ * The unwinder is glibc's backtrace() (libgcc's _Unwind_Backtrace over .eh_frame), not libunwind:
+ * libunwind 1.6 probes memory with mincore() and makes a pipe2() to validate addresses while it
+ * unwinds, and sshd's seccomp sandbox kills a process for either. backtrace() makes no syscall
+ * once libgcc_s is loaded, which the warm-up below does at start, outside any sandbox.
  */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
-#define UNW_LOCAL_ONLY
-#include <libunwind.h>
+#include <execinfo.h>
 
 #include "internal.h"
 
@@ -35,7 +39,7 @@ char *ct_callsite(char *buf, size_t cap, unsigned skip_frames)
 	buf[0] = 0;
 	int saved = errno;
 	void *ips[MAX_FRAMES];
-	int n = unw_backtrace(ips, MAX_FRAMES);
+	int n = backtrace(ips, MAX_FRAMES);
 	const void *mine = self_base();
 	size_t used = 0;
 	unsigned kept = 0;
@@ -72,4 +76,14 @@ char *ct_callsite(char *buf, size_t cap, unsigned skip_frames)
 	}
 	errno = saved;
 	return buf;
+}
+
+/* The first backtrace() dlopens libgcc_s: do it early, while open/mmap are still allowed. */
+void ct_callsite_warm_up(void)
+{
+	static _Atomic int done;
+	if (__atomic_exchange_n(&done, 1, __ATOMIC_RELAXED))
+		return;
+	char buf[256];
+	ct_callsite(buf, sizeof(buf), 0);
 }

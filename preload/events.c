@@ -54,7 +54,7 @@ void ct_event(enum ct_event_kind kind, const char *call, int err, int64_t ret, u
 	struct ct_thread *t = ct_thread_fast();
 	uint32_t guard = t ? t->guard : 0;
 	if (t)
-		t->guard = CT_GUARD_ALL; /* libunwind/dladdr/snprintf must not re-enter our hooks */
+		t->guard = CT_GUARD_ALL; /* the unwinder, dladdr and snprintf must not re-enter our hooks */
 
 	char detail[DETAIL_MAX] = "";
 	if (detail_fmt) {

@@ -75,6 +75,10 @@ bool ct_init(void)
 	atomic_store(&ct_g.next_flush, ct_clock_now() + ct_g.flush_ticks);
 	atomic_store(&ct_g.state, 2);
 	ct_writer_open();
+	/* the unwinder's first use loads libgcc_s: do that now, while no seccomp sandbox (sshd's)
+	 * can kill us for it, in every process that may do crypto */
+	if (ct_libcrypto_mapped())
+		ct_callsite_warm_up();
 	errno = saved;
 	return true;
 }

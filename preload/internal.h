@@ -137,6 +137,9 @@ static inline bool ct_ready(void)
 	return atomic_load_explicit(&ct_g.state, memory_order_relaxed) == 2;
 }
 
+/* ---- call sites (callsite.c) -------------------------------------------------------------- */
+void ct_callsite_warm_up(void); /* first libunwind use, before any sandbox: once per process */
+
 /* ---- resolving (resolve.c) ---------------------------------------------------------------- */
 void *ct_libcrypto_handle(void); /* dlopen(RTLD_NOLOAD) of a mapped libcrypto; dlclose it */
 bool ct_libcrypto_mapped(void);

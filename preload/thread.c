@@ -97,6 +97,7 @@ struct ct_thread *ct_thread_slow(void)
 		pthread_setspecific(exit_key, t);
 	ct_tls_thread = t;
 	ct_register_exit_handler();
+	ct_callsite_warm_up();
 	tls_busy = 0;
 	errno = saved;
 	return t;
