@@ -42,8 +42,8 @@ struct ct_aes_kernels {
 			uint8_t *out, size_t nblocks);
 	void (*xts_dec)(const struct ct_aes_key *k, uint8_t tweak[16], const uint8_t *in,
 			uint8_t *out, size_t nblocks);
-	/* xi = (xi ^ block) * H for each block; hpow[j] = H^(8-j) in byte-reflected form. */
-	void (*ghash)(const uint8_t hpow[8][16], uint8_t xi[16], const uint8_t *in, size_t nblocks);
+	/* xi = (xi ^ block) * H for each block; hpow[j] = H^(16-j) in byte-reflected form. */
+	void (*ghash)(const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16], const uint8_t *in, size_t nblocks);
 };
 
 extern const struct ct_aes_kernels ct_aes_kernels_xmm;
@@ -54,7 +54,7 @@ const struct ct_aes_kernels *ct_aes_active_kernels(void);
 
 /* aes_xmm.c: key expansion and GHASH key powers (AES-NI and PCLMULQDQ are enough for both). */
 void ct_aes_expand_key_xmm(struct ct_aes_key *k, const uint8_t *key, unsigned bits);
-void ct_ghash_init_xmm(uint8_t hpow[8][16], const uint8_t h[16]);
+void ct_ghash_init_xmm(uint8_t hpow[CT_GHASH_POWERS][16], const uint8_t h[16]);
 /* The serial modes, shared by both tables (latency-bound: wider registers cannot help). */
 void ct_aes_xmm_cbc_enc(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *in, uint8_t *out,
 			size_t nblocks);

@@ -287,17 +287,17 @@ XI __m128i gf_mul(__m128i a, __m128i b)
 	return gf_reduce(lo, mid, hi);
 }
 
-CT_TARGET_XMM void ct_ghash_init_xmm(uint8_t hpow[8][16], const uint8_t h[16])
+CT_TARGET_XMM void ct_ghash_init_xmm(uint8_t hpow[CT_GHASH_POWERS][16], const uint8_t h[16])
 {
 	__m128i h1 = bswap128(LD(h, 0)), p = h1;
-	ST(hpow[7], 0, h1);
-	for (int j = 6; j >= 0; j--) {
+	ST(hpow[CT_GHASH_POWERS - 1], 0, h1);
+	for (int j = CT_GHASH_POWERS - 2; j >= 0; j--) {
 		p = gf_mul(p, h1);
 		ST(hpow[j], 0, p);
 	}
 }
 
-CT_TARGET_XMM static void ghash(const uint8_t hpow[8][16], uint8_t xi[16], const uint8_t *in,
+CT_TARGET_XMM static void ghash(const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16], const uint8_t *in,
 				size_t nblocks)
 {
 	ST(xi, 0, bswap128(ghash_tail(hpow, bswap128(LD(xi, 0)), in, nblocks)));

@@ -18,6 +18,8 @@
 
 #define CT_AES_BLOCK 16
 #define CT_AES_MAX_ROUNDS 14
+/* GHASH key powers kept per GCM key: one reduction per this many blocks. */
+#define CT_GHASH_POWERS 16
 
 /* Expanded key: encryption round keys and the equivalent-inverse-cipher round keys. */
 struct ct_aes_key {
@@ -84,7 +86,8 @@ int ct_aes_xts(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak
  * encrypt or decrypt (any number of calls, any chunk sizes), then tag or verify. */
 struct ct_aes_gcm {
 	struct ct_aes_key key;
-	uint8_t hpow[8][16] __attribute__((aligned(32))); /* H^8 .. H^1, byte-reflected */
+	/* H^16 .. H^1, byte-reflected: hpow[j] = H^(CT_GHASH_POWERS - j) */
+	uint8_t hpow[CT_GHASH_POWERS][16] __attribute__((aligned(32)));
 	uint8_t ek0[16];    /* E(K, J0): masks the tag */
 	uint8_t ctr[16];    /* next counter block */
 	uint8_t xi[16];     /* GHASH accumulator */

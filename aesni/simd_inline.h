@@ -81,17 +81,17 @@ SI void clmul_acc(__m128i a, __m128i b, __m128i *lo, __m128i *mid, __m128i *hi)
 	*mid = _mm_xor_si128(*mid, _mm_clmulepi64_si128(a, b, 0x10));
 }
 
-/* Up to 8 blocks with one reduction: block i of n is multiplied by H^(n-i) = hpow[8-n+i]. */
-SI __m128i ghash_tail(const uint8_t hpow[8][16], __m128i x, const uint8_t *in, size_t nblocks)
+/* Up to 16 blocks with one reduction: block i of n is multiplied by H^(n-i) = hpow[16-n+i]. */
+SI __m128i ghash_tail(const uint8_t hpow[CT_GHASH_POWERS][16], __m128i x, const uint8_t *in, size_t nblocks)
 {
 	while (nblocks) {
-		const size_t n = nblocks < 8 ? nblocks : 8;
+		const size_t n = nblocks < CT_GHASH_POWERS ? nblocks : CT_GHASH_POWERS;
 		__m128i lo = _mm_setzero_si128(), mid = lo, hi = lo;
 		for (size_t i = 0; i < n; i++) {
 			__m128i blk = bswap128(LD(in, i));
 			if (i == 0)
 				blk = _mm_xor_si128(blk, x);
-			clmul_acc(blk, LD(hpow[8 - n + i], 0), &lo, &mid, &hi);
+			clmul_acc(blk, LD(hpow[CT_GHASH_POWERS - n + i], 0), &lo, &mid, &hi);
 		}
 		x = gf_reduce(lo, mid, hi);
 		in += 16 * n;
