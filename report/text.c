@@ -182,26 +182,31 @@ static void print_speed(const struct rp_model *m, FILE *out)
 		fputc('\n', out);
 		for (size_t i = 0; i < m->npaths; i++) {
 			const struct rp_path *p = &m->paths[i];
-			fprintf(out, "  %-2zu", i + 1);
+			char line[256];
+			size_t len = (size_t)snprintf(line, sizeof(line), "  %-2zu", i + 1);
 			double cpu_share = p->d.cpu_known && p->d.wall_ns > 0 ?
 						   (p->d.user_ns + p->d.sys_ns) / p->d.wall_ns : -1;
-			for (unsigned c = c0; c < c1; c++) {
+			for (unsigned c = c0; c < c1 && len < sizeof(line); c++) {
 				const struct ct_size_bucket *sb = &p->st.size[cols[c]];
 				double w = p->d.bucket_wall_ns[cols[c]];
 				char cell[64], wall[24] = "-", cpu[24] = "-";
-				if (!sb->calls) {
-					fprintf(out, " %*s", cellw, "");
-					continue;
+				cell[0] = 0;
+				if (sb->calls) {
+					if (p->d.wall_known && w > 0)
+						snprintf(wall, sizeof(wall), "%.2fk",
+							 (double)sb->bytes / 1e3 / (w / 1e9));
+					if (cpu_share > 0 && w > 0)
+						snprintf(cpu, sizeof(cpu), "%.2fk",
+							 (double)sb->bytes / 1e3 / (w * cpu_share / 1e9));
+					snprintf(cell, sizeof(cell), "%s / %s", wall, cpu);
 				}
-				if (p->d.wall_known && w > 0)
-					snprintf(wall, sizeof(wall), "%.2fk", (double)sb->bytes / 1e3 / (w / 1e9));
-				if (cpu_share > 0 && w > 0)
-					snprintf(cpu, sizeof(cpu), "%.2fk",
-						 (double)sb->bytes / 1e3 / (w * cpu_share / 1e9));
-				snprintf(cell, sizeof(cell), "%s / %s", wall, cpu);
-				fprintf(out, " %*s", cellw, cell);
+				len += (size_t)snprintf(line + len, sizeof(line) - len, " %*s", cellw, cell);
 			}
-			fputc('\n', out);
+			if (len >= sizeof(line))
+				len = sizeof(line) - 1;
+			while (len > 0 && line[len - 1] == ' ') /* no trailing blanks after empty cells */
+				line[--len] = 0;
+			fprintf(out, "%s\n", line);
 		}
 	}
 	fputc('\n', out);
