@@ -189,7 +189,7 @@ int ct_route_parse(const char *spec, struct ct_route_table *out, char *err, size
 		p++;
 	if (!*p)
 		return fail(&ps, p, "empty spec (expected GLOB[:DIR]=TARGET[>=SIZE|<SIZE],...)");
-	struct ct_route_rule prev;
+	struct ct_route_rule prev = { .target = CT_ROUTE_NONE };
 	bool have_prev = false;
 	for (;;) {
 		while (*p == ' ' || *p == '\t')

@@ -1,0 +1,750 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_route_diff.c - the cryptrace provider against OpenSSL's default provider, through EVP.
+ * Each case is a script drawn from a seed (cipher, direction, key, IV and IV length, padding,
+ * data length 0..64 KiB, update chunking, in-place buffers, AAD, tag length, tampering, context
+ * copies, re-inits, IV/num read-back, raw EVP_Cipher use); the same script runs on both ciphers
+ * and every return value, length and output byte goes into a transcript. The transcripts must be
+ * identical. Also: cipher constants, OpenSSH-style and TLS-style GCM record flows, and the route
+ * decisions of ct_route_evp_cipher (substitution, fallbacks).
+ *
+ * CT_ROUTE_CASES (default 100000) and CT_ROUTE_SEED (default 1) pick the run; a failure prints
+ * the case number and seed needed to replay it alone (CT_ROUTE_ONLY=n).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/core_names.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/provider.h>
+
+#include "aesni.h"
+#include "core_stub.h"
+#include "provider.h"
+#include "route.h"
+
+static const char *const names[] = {
+	"AES-128-ECB", "AES-192-ECB", "AES-256-ECB", "AES-128-CBC", "AES-192-CBC", "AES-256-CBC",
+	"AES-128-CTR", "AES-192-CTR", "AES-256-CTR", "AES-128-CFB", "AES-192-CFB", "AES-256-CFB",
+	"AES-128-OFB", "AES-192-OFB", "AES-256-OFB", "AES-128-XTS", "AES-256-XTS", "AES-128-GCM",
+	"AES-192-GCM", "AES-256-GCM",
+};
+#define N_CIPHERS (sizeof(names) / sizeof(names[0]))
+
+static EVP_CIPHER *native[N_CIPHERS];
+static const EVP_CIPHER *ours[N_CIPHERS];
+
+/* ---- deterministic randomness -------------------------------------------------------------- */
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static size_t rnd_below(size_t n)
+{
+	return n ? (size_t)(rnd() % n) : 0;
+}
+
+static void rnd_bytes(uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)rnd();
+}
+
+/* Mostly short requests, some up to 64 KiB. */
+static size_t rnd_len(void)
+{
+	switch (rnd_below(10)) {
+	case 0: case 1: case 2: case 3:
+		return rnd_below(65);
+	case 4: case 5: case 6:
+		return rnd_below(1025);
+	case 7: case 8:
+		return rnd_below(8193);
+	default:
+		return rnd_below(65537);
+	}
+}
+
+/* ---- transcripts --------------------------------------------------------------------------- */
+
+struct tr {
+	uint8_t *buf;
+	size_t len, cap;
+};
+
+static void tr_put(struct tr *t, const void *p, size_t n)
+{
+	if (t->len + n > t->cap) {
+		t->cap = (t->len + n) * 2 + 4096;
+		t->buf = realloc(t->buf, t->cap);
+		if (!t->buf)
+			abort();
+	}
+	memcpy(t->buf + t->len, p, n);
+	t->len += n;
+}
+
+static void tr_int(struct tr *t, int tag, long v)
+{
+	int64_t rec[2] = { tag, v };
+	tr_put(t, rec, sizeof(rec));
+}
+
+/* ---- scripts ------------------------------------------------------------------------------- */
+
+enum op_kind { OP_DATA, OP_AAD, OP_COPY, OP_REINIT_IV, OP_REINIT_NONE, OP_REINIT_KEY, OP_QUERY };
+
+struct op {
+	enum op_kind kind;
+	size_t len;
+	int inplace;
+};
+
+#define MAX_OPS 96
+
+struct script {
+	unsigned alg;
+	int mode, enc, pad, raw;
+	int keylen, ivlen;
+	uint8_t key[64], iv[64];
+	uint8_t *in;
+	size_t inlen;
+	uint8_t aad[512];
+	size_t aadlen;
+	uint8_t tag[16];
+	int taglen;
+	int nops;
+	struct op ops[MAX_OPS];
+};
+
+static void add_op(struct script *s, enum op_kind k, size_t len, int inplace)
+{
+	if (s->nops < MAX_OPS)
+		s->ops[s->nops++] = (struct op){ .kind = k, .len = len, .inplace = inplace };
+}
+
+/* Splits total bytes into chunks (multiples of `unit` when unit > 1). */
+static void add_chunks(struct script *s, enum op_kind k, size_t total, size_t unit, int *copies)
+{
+	int style = (int)rnd_below(4);
+	size_t left = total;
+	while (left > 0 && s->nops < MAX_OPS - 8) {
+		size_t n;
+		if (style == 0 || s->nops >= MAX_OPS - 12)
+			n = left;
+		else if (style == 1)
+			n = 1 + rnd_below(17);
+		else
+			n = rnd_below(left + 1);
+		if (unit > 1)
+			n -= n % unit;
+		if (n > left)
+			n = left;
+		add_op(s, k, n, (int)rnd_below(2));
+		left -= n;
+		if (rnd_below(8) == 0)
+			add_op(s, OP_QUERY, 0, 0);
+		if (*copies < 2 && rnd_below(12) == 0) {
+			add_op(s, OP_COPY, 0, 0);
+			++*copies;
+		}
+		if (unit > 1 && n == 0)
+			break;
+	}
+	if (left && unit <= 1)
+		add_op(s, k, left, 0);
+	else if (left)
+		add_op(s, k, left - left % unit, 0);
+}
+
+static int run_ops(EVP_CIPHER_CTX *ctx, const struct script *s, int from, size_t pos, size_t apos,
+		   struct tr *t);
+
+static void one_shot_encrypt(const struct script *s, uint8_t *out, size_t *outlen, uint8_t tag[16])
+{
+	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+	int outl = 0, fl = 0;
+	EVP_CipherInit_ex(ctx, native[s->alg], NULL, NULL, NULL, 1);
+	if (s->mode == EVP_CIPH_GCM_MODE && s->ivlen != 12)
+		EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_IVLEN, s->ivlen, NULL);
+	EVP_CipherInit_ex(ctx, NULL, NULL, s->key, s->iv, 1);
+	EVP_CIPHER_CTX_set_padding(ctx, s->pad);
+	if (s->aadlen)
+		EVP_CipherUpdate(ctx, NULL, &outl, s->aad, (int)s->aadlen);
+	if (!EVP_CipherUpdate(ctx, out, &outl, s->in, (int)s->inlen))
+		outl = 0;
+	if (!EVP_CipherFinal_ex(ctx, out + outl, &fl))
+		fl = 0;
+	*outlen = (size_t)(outl + fl);
+	if (s->mode == EVP_CIPH_GCM_MODE)
+		EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag);
+	EVP_CIPHER_CTX_free(ctx);
+}
+
+static void make_script(struct script *s, unsigned alg)
+{
+	memset(s, 0, sizeof(*s));
+	s->alg = alg;
+	s->mode = EVP_CIPHER_get_mode(native[alg]);
+	s->keylen = EVP_CIPHER_get_key_length(native[alg]);
+	s->ivlen = EVP_CIPHER_get_iv_length(native[alg]);
+	s->enc = (int)rnd_below(2);
+	s->pad = rnd_below(3) != 0;
+	rnd_bytes(s->key, sizeof(s->key));
+	if (s->mode == EVP_CIPH_XTS_MODE && rnd_below(50) == 0)
+		memcpy(s->key + s->keylen / 2, s->key, (size_t)s->keylen / 2); /* refused for enc */
+	rnd_bytes(s->iv, sizeof(s->iv));
+	bool block = s->mode == EVP_CIPH_ECB_MODE || s->mode == EVP_CIPH_CBC_MODE;
+	bool gcm = s->mode == EVP_CIPH_GCM_MODE;
+	bool xts = s->mode == EVP_CIPH_XTS_MODE;
+	s->raw = !xts && rnd_below(5) == 0;
+	if (gcm && rnd_below(3) == 0)
+		s->ivlen = 1 + (int)rnd_below(64);
+	if (gcm) {
+		s->aadlen = rnd_below(4) ? rnd_below(sizeof(s->aad) + 1) : 0;
+		rnd_bytes(s->aad, s->aadlen);
+		s->taglen = 1 + (int)rnd_below(16);
+		if (rnd_below(2))
+			s->taglen = 16;
+	}
+	s->inlen = rnd_len();
+	if (block && s->raw)
+		s->inlen -= s->inlen % 16;
+	s->in = malloc(s->inlen + 64);
+	rnd_bytes(s->in, s->inlen);
+	if (!s->enc && (rnd_below(2) || gcm)) {
+		/* decrypt real ciphertext (valid padding, right tag) most of the time */
+		uint8_t *ct = malloc(s->inlen + 64);
+		size_t ctlen;
+		struct script tmp = *s;
+		if (block && !s->pad)
+			tmp.inlen -= tmp.inlen % 16;
+		one_shot_encrypt(&tmp, ct, &ctlen, s->tag);
+		if (block && s->raw)
+			ctlen -= ctlen % 16;
+		free(s->in);
+		s->in = ct;
+		s->inlen = ctlen;
+		if (rnd_below(10) == 0) { /* tamper: both must refuse alike */
+			if (s->inlen && rnd_below(2))
+				s->in[rnd_below(s->inlen)] ^= (uint8_t)(1u << rnd_below(8));
+			else
+				s->tag[rnd_below((size_t)s->taglen)] ^= 0x80;
+		}
+	}
+	int copies = 0;
+	if (gcm) {
+		add_chunks(s, OP_AAD, s->aadlen, 1, &copies);
+		if (rnd_below(40) == 0)
+			add_op(s, OP_REINIT_IV, 0, 0); /* restarts the message: AAD again below */
+	}
+	if (xts) {
+		/* every update is one data unit; a few units per context */
+		size_t units = 1 + rnd_below(3), left = s->inlen;
+		for (size_t u = 0; u < units && left; u++) {
+			size_t n = u + 1 == units ? left : rnd_below(left + 1);
+			add_op(s, OP_DATA, n, (int)rnd_below(2));
+			left -= n;
+			if (rnd_below(3) == 0)
+				add_op(s, OP_QUERY, 0, 0);
+			if (rnd_below(8) == 0)
+				add_op(s, OP_COPY, 0, 0);
+		}
+	} else {
+		size_t first = rnd_below(4) ? s->inlen : rnd_below(s->inlen + 1);
+		if (block && s->raw)
+			first -= first % 16;
+		add_chunks(s, OP_DATA, first, block && s->raw ? 16 : 1, &copies);
+		if (first < s->inlen) {
+			/* re-init mid-stream: OpenSSL restores the CBC/CFB/OFB IV, continues CTR */
+			enum op_kind k = rnd_below(3) == 0 ? OP_REINIT_KEY :
+					 rnd_below(2) ? OP_REINIT_NONE : OP_REINIT_IV;
+			if (gcm)
+				k = OP_REINIT_NONE;
+			add_op(s, k, 0, 0);
+			add_chunks(s, OP_DATA, s->inlen - first, block && s->raw ? 16 : 1, &copies);
+		}
+		if (gcm && rnd_below(30) == 0)
+			add_op(s, OP_AAD, 1 + rnd_below(16), 0); /* AAD after data: refused */
+	}
+	add_op(s, OP_QUERY, 0, 0);
+	/* EVP_EncryptUpdate(3): in-place is only defined while the context holds no partial block
+	 * (and, decrypting with padding, no held-back last block: any data already fed) */
+	size_t done = 0;
+	for (int i = 0; block && i < s->nops; i++) {
+		if (s->ops[i].kind == OP_REINIT_IV || s->ops[i].kind == OP_REINIT_NONE ||
+		    s->ops[i].kind == OP_REINIT_KEY)
+			done = 0;
+		if (s->ops[i].kind != OP_DATA)
+			continue;
+		if (done % 16 || (done && !s->enc && s->pad))
+			s->ops[i].inplace = 0;
+		done += s->ops[i].len;
+	}
+}
+
+static void query(EVP_CIPHER_CTX *ctx, struct tr *t, int i)
+{
+	uint8_t ivb[128];
+	memset(ivb, 0xee, sizeof(ivb));
+	int r = EVP_CIPHER_CTX_get_updated_iv(ctx, ivb, sizeof(ivb));
+	tr_int(t, 100 + i, r);
+	if (r > 0)
+		tr_put(t, ivb, (size_t)EVP_CIPHER_CTX_get_iv_length(ctx));
+	memset(ivb, 0xee, sizeof(ivb));
+	r = EVP_CIPHER_CTX_get_original_iv(ctx, ivb, sizeof(ivb));
+	tr_int(t, 200 + i, r);
+	if (r > 0)
+		tr_put(t, ivb, (size_t)EVP_CIPHER_CTX_get_iv_length(ctx));
+	tr_int(t, 300 + i, EVP_CIPHER_CTX_get_num(ctx));
+	tr_int(t, 400 + i, EVP_CIPHER_CTX_get_iv_length(ctx));
+	tr_int(t, 500 + i, EVP_CIPHER_CTX_get_key_length(ctx));
+}
+
+static int finish(EVP_CIPHER_CTX *ctx, const struct script *s, struct tr *t)
+{
+	uint8_t out[64];
+	int outl = -1, r;
+	memset(out, 0xcc, sizeof(out));
+	if (s->raw) {
+		r = s->mode == EVP_CIPH_GCM_MODE ? EVP_Cipher(ctx, NULL, NULL, 0) : 0;
+		tr_int(t, 900, r);
+	} else {
+		r = EVP_CipherFinal_ex(ctx, out, &outl);
+		tr_int(t, 901, r);
+		if (r > 0) {
+			tr_int(t, 902, outl);
+			tr_put(t, out, (size_t)outl);
+		}
+	}
+	if (s->mode == EVP_CIPH_GCM_MODE && s->enc) {
+		uint8_t tag[16];
+		memset(tag, 0xdd, sizeof(tag));
+		r = EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, s->taglen, tag);
+		tr_int(t, 903, r);
+		tr_put(t, tag, sizeof(tag));
+		tr_int(t, 904, EVP_CIPHER_CTX_get_tag_length(ctx));
+	}
+	query(ctx, t, 99);
+	return 0;
+}
+
+static int run_ops(EVP_CIPHER_CTX *ctx, const struct script *s, int from, size_t pos, size_t apos,
+		   struct tr *t)
+{
+	static uint8_t *out;
+	static size_t out_cap;
+	for (int i = from; i < s->nops; i++) {
+		const struct op *o = &s->ops[i];
+		int r, outl = -1;
+		switch (o->kind) {
+		case OP_DATA: {
+			size_t n = o->len;
+			if (n > s->inlen - pos)
+				n = s->inlen - pos;
+			if (out_cap < n + 64) {
+				out_cap = n + 65536;
+				out = realloc(out, out_cap);
+			}
+			memset(out, 0xcc, n + 64);
+			const uint8_t *src = s->in + pos;
+			if (o->inplace) {
+				memcpy(out, src, n);
+				src = out;
+			}
+			if (s->raw) {
+				r = EVP_Cipher(ctx, out, src, (unsigned)n);
+				tr_int(t, i, r);
+				if (r > 0 || (r == 0 && n == 0) || s->mode == EVP_CIPH_ECB_MODE ||
+				    s->mode == EVP_CIPH_CBC_MODE)
+					tr_put(t, out, n);
+			} else {
+				r = EVP_CipherUpdate(ctx, out, &outl, src, (int)n);
+				tr_int(t, i, r);
+				tr_int(t, i, outl);
+				if (r > 0 && outl > 0)
+					tr_put(t, out, (size_t)outl);
+			}
+			pos += n;
+			break;
+		}
+		case OP_AAD: {
+			size_t n = o->len;
+			const uint8_t *a = s->aad + apos;
+			uint8_t extra[16] = { 1, 2, 3 };
+			if (apos + n > s->aadlen) { /* AAD after data: any bytes */
+				a = extra;
+				n = n > sizeof(extra) ? sizeof(extra) : n;
+			} else {
+				apos += n;
+			}
+			if (s->raw)
+				r = EVP_Cipher(ctx, NULL, a, (unsigned)n);
+			else
+				r = EVP_CipherUpdate(ctx, NULL, &outl, a, (int)n);
+			tr_int(t, i, r);
+			tr_int(t, i, outl);
+			break;
+		}
+		case OP_COPY: {
+			EVP_CIPHER_CTX *dup = EVP_CIPHER_CTX_new();
+			r = EVP_CIPHER_CTX_copy(dup, ctx);
+			tr_int(t, i, r);
+			if (r == 1) {
+				run_ops(dup, s, i + 1, pos, apos, t);
+				tr_int(t, 999, 0);
+			}
+			EVP_CIPHER_CTX_free(dup);
+			break;
+		}
+		case OP_REINIT_IV:
+			r = EVP_CipherInit_ex(ctx, NULL, NULL, NULL, s->iv, s->enc);
+			tr_int(t, i, r);
+			if (s->mode == EVP_CIPH_GCM_MODE) {
+				apos = 0; /* a new message: feed the AAD again */
+				if (s->aadlen) {
+					r = s->raw ? EVP_Cipher(ctx, NULL, s->aad, (unsigned)s->aadlen)
+						   : EVP_CipherUpdate(ctx, NULL, &outl, s->aad, (int)s->aadlen);
+					tr_int(t, i, r);
+					apos = s->aadlen;
+				}
+			}
+			break;
+		case OP_REINIT_NONE:
+			r = EVP_CipherInit_ex(ctx, NULL, NULL, NULL, NULL, s->enc);
+			tr_int(t, i, r);
+			break;
+		case OP_REINIT_KEY:
+			r = EVP_CipherInit_ex(ctx, NULL, NULL, s->key, NULL, s->enc);
+			tr_int(t, i, r);
+			if (s->mode == EVP_CIPH_ECB_MODE || s->mode == EVP_CIPH_CBC_MODE)
+				EVP_CIPHER_CTX_set_padding(ctx, s->pad);
+			break;
+		case OP_QUERY:
+			query(ctx, t, i);
+			break;
+		}
+	}
+	return finish(ctx, s, t);
+}
+
+static void run_script(const struct script *s, const EVP_CIPHER *c, struct tr *t)
+{
+	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+	int r;
+	if (s->mode == EVP_CIPH_GCM_MODE) {
+		r = EVP_CipherInit_ex(ctx, c, NULL, NULL, NULL, s->enc);
+		tr_int(t, -1, r);
+		if (s->ivlen != 12) {
+			r = EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_IVLEN, s->ivlen, NULL);
+			tr_int(t, -2, r);
+		}
+		r = EVP_CipherInit_ex(ctx, NULL, NULL, s->key, s->iv, s->enc);
+		tr_int(t, -3, r);
+		if (!s->enc) {
+			r = EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, s->taglen, (void *)s->tag);
+			tr_int(t, -4, r);
+		}
+	} else {
+		r = EVP_CipherInit_ex(ctx, c, NULL, s->key, s->iv, s->enc);
+		tr_int(t, -1, r);
+		if (s->mode == EVP_CIPH_ECB_MODE || s->mode == EVP_CIPH_CBC_MODE)
+			tr_int(t, -5, EVP_CIPHER_CTX_set_padding(ctx, s->pad));
+	}
+	tr_int(t, -6, EVP_CIPHER_CTX_get_block_size(ctx));
+	tr_int(t, -7, EVP_CIPHER_CTX_get_mode(ctx));
+	if (r == 1)
+		run_ops(ctx, s, 0, 0, 0, t);
+	EVP_CIPHER_CTX_free(ctx);
+	ERR_clear_error();
+}
+
+/* ---- checks -------------------------------------------------------------------------------- */
+
+static int failures;
+
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                       \
+			fprintf(stderr, __VA_ARGS__);                                              \
+			fputc('\n', stderr);                                                       \
+			failures++;                                                                \
+		}                                                                                  \
+	} while (0)
+
+static void check_constants(void)
+{
+	for (unsigned i = 0; i < N_CIPHERS; i++) {
+		const EVP_CIPHER *a = native[i], *b = ours[i];
+		CHECK(EVP_CIPHER_get_key_length(a) == EVP_CIPHER_get_key_length(b), "%s keylen", names[i]);
+		CHECK(EVP_CIPHER_get_iv_length(a) == EVP_CIPHER_get_iv_length(b), "%s ivlen", names[i]);
+		CHECK(EVP_CIPHER_get_block_size(a) == EVP_CIPHER_get_block_size(b), "%s blocksize", names[i]);
+		CHECK(EVP_CIPHER_get_mode(a) == EVP_CIPHER_get_mode(b), "%s mode", names[i]);
+		CHECK(EVP_CIPHER_get_flags(a) == EVP_CIPHER_get_flags(b), "%s flags %lx vs %lx", names[i],
+		      (unsigned long)EVP_CIPHER_get_flags(a), (unsigned long)EVP_CIPHER_get_flags(b));
+		CHECK(EVP_CIPHER_get_nid(a) == EVP_CIPHER_get_nid(b), "%s nid", names[i]);
+		CHECK(strcmp(OSSL_PROVIDER_get0_name(EVP_CIPHER_get0_provider(b)), "cryptrace") == 0,
+		      "%s provider", names[i]);
+		/* every parameter the default provider lists, we list too */
+		const OSSL_PARAM *(*lists[][2])(const EVP_CIPHER *) = {
+			{ EVP_CIPHER_gettable_params, EVP_CIPHER_gettable_params },
+			{ EVP_CIPHER_gettable_ctx_params, EVP_CIPHER_gettable_ctx_params },
+			{ EVP_CIPHER_settable_ctx_params, EVP_CIPHER_settable_ctx_params },
+		};
+		for (unsigned l = 0; l < 3; l++) {
+			const OSSL_PARAM *pa = lists[l][0](a), *pb = lists[l][1](b);
+			for (; pa && pa->key; pa++) {
+				const OSSL_PARAM *q = OSSL_PARAM_locate_const(pb, pa->key);
+				CHECK(q && q->data_type == pa->data_type, "%s list %u lacks %s", names[i], l,
+				      pa->key);
+			}
+		}
+	}
+}
+
+/* OpenSSH's AES-GCM: whole IV fixed once, IV_GEN per packet, AAD and data through EVP_Cipher. */
+static void gcm_ssh_flow(const EVP_CIPHER *c, unsigned alg, struct tr *t, const uint8_t *key,
+			 const uint8_t *iv, int enc, uint8_t (*tags)[16], uint8_t *data, size_t len)
+{
+	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+	(void)alg;
+	tr_int(t, 1, EVP_CipherInit(ctx, c, NULL, iv, enc));
+	tr_int(t, 2, EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IV_FIXED, -1, (void *)iv));
+	tr_int(t, 3, EVP_CipherInit(ctx, NULL, key, NULL, -1));
+	uint8_t *buf = malloc(len + 16);
+	for (int pkt = 0; pkt < 20; pkt++) {
+		uint8_t lastiv[1], aad[4] = { 0, 0, (uint8_t)(len >> 8), (uint8_t)len };
+		if (!enc)
+			tr_int(t, 4, EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, 16, tags[pkt]));
+		tr_int(t, 5, EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_IV_GEN, 1, lastiv));
+		tr_put(t, lastiv, 1);
+		tr_int(t, 6, EVP_Cipher(ctx, NULL, aad, sizeof(aad)));
+		tr_int(t, 7, EVP_Cipher(ctx, buf, data + pkt * 16, (unsigned)len));
+		tr_put(t, buf, len);
+		tr_int(t, 8, EVP_Cipher(ctx, NULL, NULL, 0));
+		if (enc) {
+			tr_int(t, 9, EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, 16, tags[pkt]));
+			tr_put(t, tags[pkt], 16);
+		}
+	}
+	free(buf);
+	EVP_CIPHER_CTX_free(ctx);
+}
+
+/* libssl's TLS 1.2 AES-GCM records (decrypt side; encrypt makes a random explicit IV). */
+static int tls_record(const EVP_CIPHER *c, int enc, const uint8_t *key, const uint8_t *fixed,
+		      uint8_t *rec, size_t reclen, size_t *outlen)
+{
+	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+	int ok = EVP_CipherInit_ex(ctx, c, NULL, key, NULL, enc) == 1 &&
+		 EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IV_FIXED, 4, (void *)fixed) == 1;
+	uint8_t aad[13] = { 0, 0, 0, 0, 0, 0, 0, 1, 23, 3, 3 };
+	size_t payload = enc ? reclen - 24 : reclen - 24;
+	size_t field = enc ? payload + 8 : reclen; /* the length libssl writes into the AAD */
+	aad[11] = (uint8_t)(field >> 8);
+	aad[12] = (uint8_t)field;
+	int pad = ok ? EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_TLS1_AAD, 13, aad) : 0;
+	int r = ok && pad == 16 ? EVP_Cipher(ctx, rec, rec, (unsigned)reclen) : -1;
+	*outlen = r > 0 ? (size_t)r : 0;
+	EVP_CIPHER_CTX_free(ctx);
+	return r;
+}
+
+static void check_aead_flows(void)
+{
+	for (unsigned i = 17; i < N_CIPHERS; i++) {
+		uint8_t key[32], iv[12], data[20 * 16 + 300];
+		uint8_t tags_a[20][16], tags_b[20][16];
+		rnd_bytes(key, sizeof(key));
+		rnd_bytes(iv, sizeof(iv));
+		rnd_bytes(data, sizeof(data));
+		for (size_t len = 0; len < 300; len += 37) {
+			struct tr ta = { 0 }, tb = { 0 };
+			gcm_ssh_flow(native[i], i, &ta, key, iv, 1, tags_a, data, len);
+			gcm_ssh_flow(ours[i], i, &tb, key, iv, 1, tags_b, data, len);
+			CHECK(ta.len == tb.len && !memcmp(ta.buf, tb.buf, ta.len), "%s ssh enc len %zu", names[i], len);
+			ta.len = tb.len = 0;
+			if (len == 74)
+				tags_b[3][5] ^= 1; /* a forged packet is refused alike */
+			gcm_ssh_flow(native[i], i, &ta, key, iv, 0, tags_b, data, len);
+			gcm_ssh_flow(ours[i], i, &tb, key, iv, 0, tags_b, data, len);
+			CHECK(ta.len == tb.len && !memcmp(ta.buf, tb.buf, ta.len), "%s ssh dec len %zu", names[i], len);
+			free(ta.buf);
+			free(tb.buf);
+		}
+		/* TLS: records made by one side open on the other, and tampering is refused alike */
+		for (size_t len = 0; len < 1200; len += 101) {
+			uint8_t fixed[4], plain[1300], rec[1400], rec2[1400];
+			size_t outl, outl2;
+			rnd_bytes(fixed, sizeof(fixed));
+			rnd_bytes(plain, len);
+			for (int maker = 0; maker < 2; maker++) {
+				const EVP_CIPHER *mk = maker ? ours[i] : native[i];
+				const EVP_CIPHER *op = maker ? native[i] : ours[i];
+				memcpy(rec + 8, plain, len);
+				int r = tls_record(mk, 1, key, fixed, rec, len + 24, &outl);
+				CHECK(r == (int)(len + 24) && outl == len + 24, "%s tls enc %zu: %d", names[i], len, r);
+				memcpy(rec2, rec, len + 24);
+				r = tls_record(op, 0, key, fixed, rec2, len + 24, &outl2);
+				/* both providers return the record length from EVP_Cipher, even when opening */
+				CHECK(r == (int)(len + 24) && !memcmp(rec2 + 8, plain, len), "%s tls dec %zu: %d",
+				      names[i], len, r);
+				rec[8 + len / 2] ^= 4;
+				memcpy(rec2, rec, len + 24);
+				int ra = tls_record(native[i], 0, key, fixed, rec, len + 24, &outl);
+				int rb = tls_record(ours[i], 0, key, fixed, rec2, len + 24, &outl2);
+				CHECK(ra == -1 && rb == -1, "%s tls forged %zu: %d %d", names[i], len, ra, rb);
+			}
+		}
+	}
+}
+
+static void check_route_decisions(void)
+{
+	uint32_t route = 99;
+	EVP_CIPHER *cbc = EVP_CIPHER_fetch(NULL, "AES-128-CBC", NULL);
+	const EVP_CIPHER *sub = ct_route_evp_cipher(cbc, NULL, 1, &route);
+	CHECK(sub == ours[3] && route == CT_ROUTE_AESNI, "cbc enc routed to aesni");
+	/* legacy static EVP_CIPHERs are routed as well */
+	sub = ct_route_evp_cipher(EVP_aes_256_ctr(), NULL, 0, &route);
+	CHECK(sub == ours[8] && route == CT_ROUTE_AESNI, "legacy aes-256-ctr routed");
+	sub = ct_route_evp_cipher(cbc, NULL, 0, &route);
+	CHECK(!sub && route == CT_ROUTE_NATIVE, "cbc dec stays native by rule");
+	sub = ct_route_evp_cipher(native[18], NULL, 1, &route);
+	CHECK(!sub && route == CT_ROUTE_AFALG, "gcm goes to the afalg rule, not ours");
+	sub = ct_route_evp_cipher(ours[3], NULL, 1, &route);
+	CHECK(!sub && route == CT_ROUTE_AESNI, "already ours: untouched");
+	sub = ct_route_evp_cipher(EVP_des_ede3_cbc(), NULL, 1, &route);
+	CHECK(!sub && route == CT_ROUTE_NONE, "no rule: untouched");
+	unsigned fb = ct_stub_events.count[CT_EV_FALLBACK];
+	sub = ct_route_evp_cipher(EVP_chacha20(), NULL, 1, &route);
+	CHECK(!sub && route == CT_ROUTE_NATIVE && ct_stub_events.count[CT_EV_FALLBACK] == fb + 1,
+	      "unsupported cipher falls back with an event: %s", ct_stub_events.last_detail);
+	sub = ct_route_evp_cipher(EVP_aes_128_ocb(), NULL, 1, &route);
+	CHECK(!sub && route == CT_ROUTE_NATIVE && ct_stub_events.count[CT_EV_FALLBACK] == fb + 2,
+	      "unsupported mode falls back: %s", ct_stub_events.last_detail);
+	sub = ct_route_evp_cipher(cbc, (ENGINE *)cbc /* any non-NULL engine */, 1, &route);
+	CHECK(!sub && route == CT_ROUTE_NATIVE && strstr(ct_stub_events.last_detail, "ENGINE"),
+	      "an ENGINE falls back: %s", ct_stub_events.last_detail);
+	enum ct_aesni_level was = ct_aesni_level();
+	ct_aesni_set_max_level(CT_AESNI_NONE);
+	sub = ct_route_evp_cipher(cbc, NULL, 1, &route);
+	CHECK(!sub && route == CT_ROUTE_NATIVE && strstr(ct_stub_events.last_detail, "AES-NI"),
+	      "no AES-NI falls back: %s", ct_stub_events.last_detail);
+	ct_aesni_set_max_level(was);
+	/* the program's own unqualified fetches never see our provider */
+	EVP_CIPHER *plain = EVP_CIPHER_fetch(NULL, "AES-128-CBC", NULL);
+	CHECK(plain && strcmp(OSSL_PROVIDER_get0_name(EVP_CIPHER_get0_provider(plain)), "default") == 0,
+	      "default library context untouched");
+	EVP_CIPHER_free(plain);
+	EVP_CIPHER_free(cbc);
+}
+
+int main(void)
+{
+	if (!ct_aesni_available()) {
+		printf("SKIP: no AES-NI on this CPU: the aesni route cannot run here\n");
+		return 77;
+	}
+	ct_stub_set_route("aes-*-cbc:dec=native,aes-192-gcm=afalg,chacha20=aesni,aes-128-ocb=aesni,"
+			  "aes-*=aesni");
+	uint32_t route;
+	for (unsigned i = 0; i < N_CIPHERS; i++) {
+		native[i] = EVP_CIPHER_fetch(NULL, names[i], "provider=default");
+		if (!native[i]) {
+			fprintf(stderr, "FAIL: default provider has no %s\n", names[i]);
+			return 1;
+		}
+		/* ours through the production entry point where the spec above routes to aesni */
+		ours[i] = ct_route_evp_cipher(native[i], NULL, 1, &route);
+	}
+	/* aes-192-gcm goes to the afalg rule: fetch ours from a library context of our own */
+	OSSL_LIB_CTX *lc = OSSL_LIB_CTX_new();
+	if (lc && OSSL_PROVIDER_add_builtin(lc, CT_PROVIDER_NAME, ct_provider_init) &&
+	    OSSL_PROVIDER_load(lc, CT_PROVIDER_NAME))
+		ours[18] = EVP_CIPHER_fetch(lc, names[18], NULL);
+	for (unsigned i = 0; i < N_CIPHERS; i++) {
+		if (!ours[i]) {
+			fprintf(stderr, "FAIL: no cryptrace %s\n", names[i]);
+			return 1;
+		}
+	}
+	check_constants();
+	check_route_decisions();
+
+	const char *e = getenv("CT_ROUTE_CASES");
+	long cases = e ? atol(e) : 100000;
+	e = getenv("CT_ROUTE_SEED");
+	uint64_t seed = e ? strtoull(e, NULL, 0) : 1;
+	e = getenv("CT_ROUTE_ONLY");
+	long only = e ? atol(e) : -1;
+	rng_state = seed * 0x1000193;
+	check_aead_flows();
+
+	enum ct_aesni_level best = ct_aesni_level();
+	struct tr ta = { 0 }, tb = { 0 };
+	long per_alg[N_CIPHERS] = { 0 };
+	uint64_t bytes = 0;
+	long ran = 0;
+	for (long n = 0; n < cases && failures < 5; n++) {
+		if (only >= 0 && n != only)
+			continue;
+		rng_state = seed * 0x100000001b3ull + (uint64_t)n * 0x9e3779b97f4a7c15ull;
+		/* a quarter of the cases on the 128-bit AES-NI path, the rest on the best one */
+		ct_aesni_set_max_level(n % 4 == 3 ? CT_AESNI_XMM : best);
+		struct script s;
+		unsigned alg = (unsigned)rnd_below(N_CIPHERS);
+		make_script(&s, alg);
+		ta.len = tb.len = 0;
+		run_script(&s, native[alg], &ta);
+		run_script(&s, ours[alg], &tb);
+		per_alg[alg]++;
+		ran++;
+		bytes += s.inlen;
+		if (ta.len != tb.len || memcmp(ta.buf, tb.buf, ta.len)) {
+			size_t at = 0;
+			while (at < ta.len && at < tb.len && ta.buf[at] == tb.buf[at])
+				at++;
+			fprintf(stderr,
+				"FAIL case %ld (CT_ROUTE_SEED=%" PRIu64 " CT_ROUTE_ONLY=%ld): %s %s len %zu pad %d raw %d "
+				"ivlen %d taglen %d ops %d level %s: transcripts differ at byte %zu (%zu vs %zu)\n",
+				n, seed, n, names[alg], s.enc ? "enc" : "dec", s.inlen, s.pad, s.raw, s.ivlen,
+				s.taglen, s.nops, ct_aesni_level_name(ct_aesni_level()), at, ta.len, tb.len);
+			if (getenv("CT_ROUTE_DUMP")) {
+				for (int i = 0; i < s.nops; i++)
+					fprintf(stderr, "  op %d kind %d len %zu inplace %d\n", i, s.ops[i].kind,
+						s.ops[i].len, s.ops[i].inplace);
+				for (size_t k = at & ~(size_t)15; k < at + 64 && k < ta.len; k += 16) {
+					fprintf(stderr, "  @%zu native:", k);
+					for (size_t j = k; j < k + 16 && j < ta.len; j++)
+						fprintf(stderr, " %02x", ta.buf[j]);
+					fprintf(stderr, "\n  @%zu ours:  ", k);
+					for (size_t j = k; j < k + 16 && j < tb.len; j++)
+						fprintf(stderr, " %02x", tb.buf[j]);
+					fprintf(stderr, "\n");
+				}
+			}
+			failures++;
+		}
+		free(s.in);
+	}
+	ct_aesni_set_max_level(best);
+	printf("%ld differential cases (seed %" PRIu64 "), %" PRIu64 " bytes of input:", ran, seed, bytes);
+	for (unsigned i = 0; i < N_CIPHERS; i++)
+		printf(" %s=%ld", names[i], per_alg[i]);
+	printf("\n%s\n", failures ? "FAILED" : "all transcripts identical");
+	free(ta.buf);
+	free(tb.buf);
+	return failures ? 1 : 0;
+}
