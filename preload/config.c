@@ -24,6 +24,7 @@ static struct ct_config cfg = {
 static uint32_t aesni_cpb;
 static const char *ia32cap;
 static int log_fd = -1;
+static char warning[200]; /* the last configuration problem, for a CT_EV_TRACE_WARNING */
 
 /* Every CRYPTRACE_* plus LD_PRELOAD as seen at start, for re-injection across exec. */
 #define MAX_ENV 24
@@ -40,6 +41,11 @@ const struct ct_config *ct_config(void)
 const char *const *ct_config_env(void)
 {
 	return saved_env;
+}
+
+const char *ct_config_warning(void)
+{
+	return warning;
 }
 
 const char *ct_config_ia32cap(void)
@@ -82,7 +88,9 @@ static void parse_uint(const char *name, unsigned lo, unsigned hi, unsigned *out
 	errno = 0;
 	unsigned long v = strtoul(s, &end, 10);
 	if (errno || *end || v < lo || v > hi || *s == '-') {
-		ct_log(1, "%s=\"%s\" is not a number in %u..%u; using %u", name, s, lo, hi, *out);
+		snprintf(warning, sizeof(warning), "%s=\"%.40s\" is not a number in %u..%u; using %u", name, s,
+			 lo, hi, *out);
+		ct_log(1, "%s", warning);
 		return;
 	}
 	*out = (unsigned)v;
@@ -136,8 +144,11 @@ void ct_config_load(void)
 	if (mode && *mode) {
 		if (!strcmp(mode, "calls"))
 			cfg.per_call = true;
-		else if (strcmp(mode, "stats"))
-			ct_log(1, "CRYPTRACE_MODE=\"%s\" is neither stats nor calls; using stats", mode);
+		else if (strcmp(mode, "stats")) {
+			snprintf(warning, sizeof(warning), "CRYPTRACE_MODE=\"%.40s\" is neither stats nor calls; using stats",
+				 mode);
+			ct_log(1, "%s", warning);
+		}
 	}
 	parse_uint("CRYPTRACE_SAMPLE", 1, 1u << 30, &cfg.sample_period);
 	parse_uint("CRYPTRACE_SAMPLE_ALL_BYTES", 0, 1u << 30, &cfg.sample_all_bytes);

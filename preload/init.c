@@ -75,6 +75,11 @@ bool ct_init(void)
 	atomic_store(&ct_g.next_flush, ct_clock_now() + ct_g.flush_ticks);
 	atomic_store(&ct_g.state, 2);
 	ct_writer_open();
+	if (ct_config_warning()[0])
+		ct_event(CT_EV_TRACE_WARNING, "config", EINVAL, 0, CT_NO_PATH, false, "%s", ct_config_warning());
+	if (ct_config()->route_spec)
+		ct_event(CT_EV_TRACE_WARNING, "config", 0, 0, CT_NO_PATH, false,
+			 "CRYPTRACE_ROUTE is set but routes are not active in this build: tracing only");
 	/* the unwinder's first use loads libgcc_s: do that now, while no seccomp sandbox (sshd's)
 	 * can kill us for it, in every process that may do crypto */
 	if (ct_libcrypto_mapped())

@@ -149,6 +149,7 @@ void ct_config_load(void);
 /* Every CRYPTRACE_* and the LD_PRELOAD of process start, as "NAME=value" (exec re-injection). */
 const char *const *ct_config_env(void);
 const char *ct_config_ia32cap(void);
+const char *ct_config_warning(void); /* "" when the configuration was fine */
 uint32_t ct_config_aesni_cpb(void);
 
 /* ---- registry (registry.c) ----------------------------------------------------------------- */

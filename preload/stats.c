@@ -116,6 +116,11 @@ void ct_op_slow_end(struct ct_thread *t, struct ct_op_timer *op, struct ct_count
 			o->path_id = path_id;
 			o->bytes = bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes;
 			atomic_store_explicit(&t->ops_head, head + 1, memory_order_release);
+			/* half full: write it out now rather than drop at the next second's flush */
+			if (CT_UNLIKELY(head + 1 - tail == CT_OPS_RING / 2)) {
+				ct_flush(false);
+				return;
+			}
 		}
 	}
 

@@ -201,8 +201,7 @@ static void write_header(void)
 	uint32_t flags = 0;
 	if (c->per_call)
 		flags |= CT_HDR_PER_CALL;
-	if (c->route_spec)
-		flags |= CT_HDR_ROUTES;
+	/* CT_HDR_ROUTES stays clear: the spec is recorded, but no route is applied in this build */
 	struct ct_header h = {
 		.pid = ct_g.pid,
 		.ppid = ct_g.ppid,
@@ -420,6 +419,19 @@ static void flush_proc(bool final)
 		/* libcrypto appeared after start (dlopen): say so once; events are flushed above, so
 		 * this one goes out with the next snapshot */
 		ct_event(CT_EV_LIB_LOADED, "libcrypto", 0, 0, CT_NO_PATH, false, "%s", ver);
+	}
+	static uint64_t lost_reported, errors_reported;
+	uint64_t lost = atomic_load(&ct_g.lost_paths) + ct_ctxmap_full_count();
+	if (lost != lost_reported) {
+		lost_reported = lost;
+		ct_event(CT_EV_TRACE_WARNING, "cryptrace", ENOSPC, (int64_t)lost, CT_NO_PATH, false,
+			 "path registry or context map full: some calls were not attributed to a path");
+	}
+	uint64_t werr = atomic_load(&write_errors);
+	if (werr != errors_reported) {
+		errors_reported = werr;
+		ct_event(CT_EV_TRACE_WARNING, "write", 0, (int64_t)werr, CT_NO_PATH, false,
+			 "trace writes failed: this trace misses some records");
 	}
 	uint64_t hooked = atomic_load(&ct_g.hooked_calls_slow);
 	struct ct_path_stats s;
