@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/* test_sampling.c - the hot path's counting and sampling decision (ct_count_fast): every call and
+ * byte counted in the right size bucket, 1 in N small calls timed, every large call timed. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "internal.h"
+
+/* the globals ct_count_fast reads (config.c in the preload) */
+unsigned ct_sample_period, ct_sample_all_bytes;
+bool ct_per_call;
+
+static struct ct_thread t;
+static struct ct_counters c;
+
+static void setup(unsigned period, unsigned all_bytes)
+{
+	memset(&t, 0, sizeof(t));
+	memset(&c, 0, sizeof(c));
+	ct_sample_period = period;
+	ct_sample_all_bytes = all_bytes;
+	t.countdown = period;
+}
+
+static void test_one_in_n(void **state)
+{
+	(void)state;
+	setup(16, 1024);
+	unsigned timed = 0;
+	for (unsigned i = 0; i < 1600; i++)
+		timed += ct_count_fast(&t, &c, 16);
+	assert_int_equal(timed, 100);
+	assert_int_equal(c.size[5].calls, 1600); /* 16 B: bucket [16, 32) */
+	assert_int_equal(c.size[5].bytes, 1600 * 16);
+}
+
+static void test_large_always_timed(void **state)
+{
+	(void)state;
+	setup(16, 1024);
+	unsigned timed = 0;
+	for (unsigned i = 0; i < 100; i++)
+		timed += ct_count_fast(&t, &c, 8192);
+	assert_int_equal(timed, 100);
+	assert_int_equal(c.size[14].calls, 100); /* 8192: bucket [8192, 16384) */
+	/* large calls do not consume the small-call countdown */
+	assert_int_equal(t.countdown, 16);
+}
+
+static void test_every_call(void **state)
+{
+	(void)state;
+	setup(1, 1024);
+	for (unsigned i = 0; i < 50; i++)
+		assert_true(ct_count_fast(&t, &c, 1));
+	setup(16, 0); /* sample_all_bytes 0: everything is "large" */
+	for (unsigned i = 0; i < 50; i++)
+		assert_true(ct_count_fast(&t, &c, 0));
+	assert_int_equal(c.size[0].calls, 50);
+}
+
+static void test_buckets_match_format(void **state)
+{
+	(void)state;
+	setup(1000000, 1u << 30);
+	const uint64_t sizes[] = { 0, 1, 2, 3, 15, 16, 17, 1023, 1024, 65535, 1u << 20, (1ull << 40) };
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		memset(&c, 0, sizeof(c));
+		ct_count_fast(&t, &c, sizes[i]);
+		unsigned b = ct_size_bucket(sizes[i]);
+		assert_int_equal(c.size[b].calls, 1);
+		assert_int_equal(c.size[b].bytes, sizes[i]);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_one_in_n),
+		cmocka_unit_test(test_large_always_timed),
+		cmocka_unit_test(test_every_call),
+		cmocka_unit_test(test_buckets_match_format),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
