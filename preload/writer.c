@@ -69,6 +69,10 @@ bool ct_writer_owns_fd(int fd)
 
 void ct_writer_fd_closed(void)
 {
+	/* a vfork child (posix_spawn, python's subprocess) closing fds before exec shares our
+	 * memory: the parent's fd is still open, so nothing changes */
+	if (ct_proc_is_vfork_child())
+		return;
 	atomic_store(&trace_fd, -1);
 	fd_lost = true;
 }
