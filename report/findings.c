@@ -223,22 +223,39 @@ static void eval_lowlevel_api(struct rp_model *m)
 
 /* ---- user-time-misleads */
 
+/* The wall / user factor of a path, or 0 when the path does not qualify. */
+static double user_misleads_factor(const struct rp_path *p)
+{
+	const struct rp_derived *d = &p->d;
+	if (!d->cpu_known || p->st.calls < USER_MISLEADS_MIN_CALLS ||
+	    p->st.cpu_samples < USER_MISLEADS_MIN_SAMPLES || d->wall_ns <= 0)
+		return 0;
+	/* Only where the kernel takes part: in-process software work is all user time, and
+	 * wall above it there only means the thread was preempted on a busy machine. */
+	bool kernel_involved = is_kernel(p) || rp_str_starts(p->def.impl, "engine:") ||
+			       p->st.syscalls > 0 || d->sys_ns > 0.1 * d->wall_ns;
+	if (!kernel_involved)
+		return 0;
+	double factor = d->user_ns > 0 ? d->wall_ns / d->user_ns : INFINITY;
+	return factor >= USER_MISLEADS_FACTOR ? factor : 0;
+}
+
 static void eval_user_time_misleads(struct rp_model *m)
 {
 	for (size_t i = 0; i < m->npaths; i++) {
 		const struct rp_path *p = &m->paths[i];
 		const struct rp_derived *d = &p->d;
-		if (!d->cpu_known || p->st.calls < USER_MISLEADS_MIN_CALLS ||
-		    p->st.cpu_samples < USER_MISLEADS_MIN_SAMPLES || d->wall_ns <= 0)
+		double factor = user_misleads_factor(p);
+		if (factor == 0)
 			continue;
-		/* Only where the kernel takes part: in-process software work is all user time, and
-		 * wall above it there only means the thread was preempted on a busy machine. */
-		bool kernel_involved = is_kernel(p) || rp_str_starts(p->def.impl, "engine:") ||
-				       p->st.syscalls > 0 || d->sys_ns > 0.1 * d->wall_ns;
-		if (!kernel_involved)
-			continue;
-		double factor = d->user_ns > 0 ? d->wall_ns / d->user_ns : INFINITY;
-		if (factor < USER_MISLEADS_FACTOR)
+		/* A kernel path driven from inside an engine's EVP calls is the same work as that
+		 * EVP path: say it once, on the EVP path the program's benchmark sees. */
+		bool outer_said = false;
+		for (size_t j = 0; j < m->npaths && (p->def.flags & CT_PATH_NESTED); j++)
+			outer_said |= j != i && !is_kernel(&m->paths[j]) &&
+				      rp_str_eq(m->paths[j].def.cipher, p->def.cipher) &&
+				      user_misleads_factor(&m->paths[j]) > 0;
+		if (outer_said)
 			continue;
 		struct rp_finding *f = add(m, "user-time-misleads", RP_WARNING, 0);
 		if (!f)
@@ -351,6 +368,36 @@ static bool requested_differs(const struct rp_path *p)
 	return p->def.requested.len && !rp_str_eq(p->def.requested, p->def.impl) && p->st.calls;
 }
 
+/* "aes-128-cbc" -> "cbc": the part after the last '-'. */
+static struct ct_str cipher_mode(struct ct_str c)
+{
+	for (uint32_t k = c.len; k > 0; k--)
+		if (c.p[k - 1] == '-')
+			return (struct ct_str){ .p = c.p + k, .len = c.len - k };
+	return c;
+}
+
+/*
+ * A software path whose work was meant for something else (requested "engine:afalg", served by
+ * "provider:default") fell back only if that something serves this mode elsewhere in the trace:
+ * an afalg engine that does CBC is not failing when the DRBG's AES-256-CTR stays in the default
+ * provider, but an AES-192-CBC context it refused is a fallback. A kernel path's requested
+ * algorithm name ("cbc(aes)" -> "kernel:cbc-aes-aesni") is a name, not a fallback.
+ */
+static bool fell_back(const struct rp_model *m, const struct rp_path *p)
+{
+	if (!is_software(p) || !requested_differs(p))
+		return false;
+	for (size_t i = 0; i < m->nprocs; i++)
+		for (size_t k = 0; k < m->procs[i].npaths; k++) {
+			const struct rp_path *o = &m->procs[i].paths[k];
+			if (o->st.calls && rp_str_eq(o->def.impl, p->def.requested) &&
+			    rp_str_eq(cipher_mode(o->def.cipher), cipher_mode(p->def.cipher)))
+				return true;
+		}
+	return false;
+}
+
 static int cmp_bytes_desc(const void *a, const void *b)
 {
 	const struct rp_path *x = *(const struct rp_path *const *)a;
@@ -358,7 +405,8 @@ static int cmp_bytes_desc(const void *a, const void *b)
 	return x->st.bytes < y->st.bytes ? 1 : x->st.bytes > y->st.bytes ? -1 : 0;
 }
 
-static bool offload_trouble(const struct rp_proc *p, char *why, size_t cap)
+/* Failures that say an offload did not work in this process (why: what they were). */
+static bool offload_failed(const struct rp_proc *p, char *why, size_t cap)
 {
 	why[0] = 0;
 	for (size_t k = 0; k < p->nevents; k++) {
@@ -391,16 +439,23 @@ static bool offload_trouble(const struct rp_proc *p, char *why, size_t cap)
 			cat(why, cap, "%s%llu failed %s operations on %.*s", why[0] ? "; " : "",
 			    (unsigned long long)pp->st.errors, ct_api_name(pp->def.api), S(pp->def.impl));
 	}
-	/* Paths served by something other than what was requested, grouped by the request. */
+	return why[0] != 0;
+}
+
+/* Paths served by something other than what was requested, grouped by the request. */
+static bool paths_fell_back(const struct rp_model *m, const struct rp_proc *p, char *why, size_t cap)
+{
+	bool any = false;
 	for (size_t k = 0; k < p->npaths; k++) {
 		const struct rp_path *pp = &p->paths[k];
-		if (!requested_differs(pp))
+		if (!fell_back(m, pp))
 			continue;
+		any = true;
 		bool earlier = false;
 		size_t n = 0;
 		for (size_t j = 0; j < p->npaths; j++) {
 			const struct rp_path *o = &p->paths[j];
-			if (!requested_differs(o) || !rp_str_eq(o->def.requested, pp->def.requested))
+			if (!fell_back(m, o) || !rp_str_eq(o->def.requested, pp->def.requested))
 				continue;
 			earlier |= j < k;
 			n++;
@@ -409,7 +464,14 @@ static bool offload_trouble(const struct rp_proc *p, char *why, size_t cap)
 			cat(why, cap, "%s%.*s was requested, %.*s served it (%zu path(s))",
 			    why[0] ? "; " : "", S(pp->def.requested), S(pp->def.impl), n);
 	}
-	return why[0] != 0;
+	return any;
+}
+
+/* Does this path's work count as fallen back? */
+static bool fallback_path(const struct rp_model *m, const struct rp_path *p, bool after_failure)
+{
+	return is_software(p) && p->st.calls && rp_path_selected(m, p) &&
+	       (after_failure || fell_back(m, p));
 }
 
 static void eval_silent_fallback(struct rp_model *m)
@@ -419,13 +481,17 @@ static void eval_silent_fallback(struct rp_model *m)
 		if (!proc_selected(m, p))
 			continue;
 		char why[600];
-		if (!offload_trouble(p, why, sizeof(why)))
+		/* After a failure every software path counts (the failure rarely names its cipher);
+		 * without one, only the paths that demonstrably fell back. */
+		bool failed = offload_failed(p, why, sizeof(why));
+		bool fell = paths_fell_back(m, p, why, sizeof(why));
+		if (!failed && !fell)
 			continue;
 		uint64_t calls = 0, bytes = 0;
 		size_t npaths = 0;
 		for (size_t k = 0; k < p->npaths; k++) {
 			const struct rp_path *pp = &p->paths[k];
-			if (is_software(pp) && pp->st.calls && rp_path_selected(m, pp)) {
+			if (fallback_path(m, pp, failed)) {
 				calls += pp->st.calls;
 				bytes += pp->st.bytes;
 				npaths++;
@@ -444,7 +510,7 @@ static void eval_silent_fallback(struct rp_model *m)
 		size_t ns = 0;
 		for (size_t k = 0; k < p->npaths && sorted; k++) {
 			const struct rp_path *pp = &p->paths[k];
-			if (is_software(pp) && pp->st.calls && rp_path_selected(m, pp))
+			if (fallback_path(m, pp, failed))
 				sorted[ns++] = pp;
 		}
 		if (ns > 1)

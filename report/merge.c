@@ -104,7 +104,7 @@ void rp_derive(struct rp_path *p)
 		d->wall_ns = (double)s->calls * mean;
 	if (d->wall_exact)
 		d->wall_ns = (double)s->timed_ns;
-	if (s->cpu_samples && s->cpu_sample_wall_ns) {
+	if (s->cpu_samples && s->cpu_sample_wall_ns && d->wall_known) {
 		d->cpu_known = true;
 		d->user_ns = d->wall_ns * (double)s->cpu_sample_user_ns / (double)s->cpu_sample_wall_ns;
 		d->sys_ns = d->wall_ns * (double)s->cpu_sample_sys_ns / (double)s->cpu_sample_wall_ns;

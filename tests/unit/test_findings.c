@@ -118,6 +118,15 @@ static void test_user_time_misleads(void **state)
 	/* the same through an engine (afalg: the work is in the kernel) is the real case */
 	e->def.impl = ct_str_from("engine:afalg");
 	assert_non_null(find(&m, "user-time-misleads"));
+	/* with the engine's nested kernel path also slow, it is still said once */
+	a->def.flags |= CT_PATH_NESTED;
+	tg_fill_stats(&a->st, 0, 1000, 4096, 10000, 0.0, 0.95);
+	find(&m, "user-time-misleads");
+	size_t n = 0;
+	for (size_t i = 0; i < m.nfindings; i++)
+		n += !strcmp(m.findings[i].kind, "user-time-misleads");
+	assert_int_equal(n, 1);
+	assert_non_null(strstr(find(&m, "user-time-misleads")->message, "engine:afalg"));
 	rp_model_free(&m);
 }
 
@@ -188,6 +197,30 @@ static void test_silent_fallback(void **state)
 	assert_non_null(strstr(f->message, "12345 cipher calls"));
 	assert_non_null(strstr(f->message, "provider:default"));
 	assert_non_null(strstr(f->evidence, "197520 bytes"));
+	/* an engine that works (it serves CBC) while the DRBG's CTR stays in the provider, and a
+	 * kernel path named by its algorithm: no fallback */
+	mk_event(p, 1, CT_EV_ENGINE_REQUEST, "ENGINE_by_id", 0, 1, "id=afalg");
+	a->def.impl = ct_str_from("engine:afalg");
+	struct rp_path *ctr = mk_path(p, 1, CT_API_EVP, "provider:default", "aes-256-ctr", 0);
+	ctr->def.requested = ct_str_from("engine:afalg");
+	tg_fill_stats(&ctr->st, 1, 11, 16, 100, -1, 0);
+	struct rp_path *k = mk_path(p, 2, CT_API_AFALG, "kernel:cbc-aes-aesni", "aes-128-cbc",
+				    CT_PATH_NESTED | CT_PATH_CPU_DRIVER);
+	k->def.requested = ct_str_from("cbc(aes)");
+	tg_fill_stats(&k->st, 2, 12345, 16, 100, -1, 0);
+	assert_null(find(&m, "silent-fallback"));
+	/* but a CBC context the working engine did not take is one */
+	struct rp_path *cbc192 = mk_path(p, 3, CT_API_EVP, "provider:default", "aes-192-cbc", 0);
+	cbc192->def.requested = ct_str_from("engine:afalg");
+	tg_fill_stats(&cbc192->st, 3, 77, 16, 100, -1, 0);
+	f = find(&m, "silent-fallback");
+	assert_non_null(f);
+	assert_non_null(strstr(f->message, "77 cipher calls"));
+	assert_null(strstr(f->message, "aes-256-ctr"));
+	cbc192->st.calls = 0;
+	k->st.calls = 0;
+	ctr->st.calls = 0;
+	a->def.impl = ct_str_from("provider:default");
 	/* a library-level failure (bad padding at EVP_DecryptFinal_ex) is not an offload failure */
 	mk_event(p, 1, CT_EV_ENGINE_REQUEST, "ENGINE_by_id", 0, 1, "id=afalg");
 	mk_event(p, 5, CT_EV_CALL_FAILED, "EVP_DecryptFinal_ex", 0, 0, "");
