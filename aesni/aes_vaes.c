@@ -39,13 +39,23 @@ YI __m256i pair(__m128i lo, __m128i hi)
 	return _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
 }
 
+/* Rounds fully unrolled (1..9 always, 10..13 by key size): a loop over the rounds makes the
+ * compiler shuffle the eight registers around at every iteration at -O2. */
+#define YROUND(cipher, rk, r)                                                                      \
+	k_ = bcast((rk)[r]);                                                                       \
+	X8(cipher##_YROUND)
 #define YROUNDS(cipher, rk, rounds)                                                                \
 	do {                                                                                       \
 		__m256i k_ = bcast((rk)[0]);                                                       \
 		X8(YWHITEN)                                                                        \
-		for (unsigned r_ = 1; r_ < (rounds); r_++) {                                       \
-			k_ = bcast((rk)[r_]);                                                      \
-			X8(cipher##_YROUND)                                                        \
+		YROUND(cipher, rk, 1) YROUND(cipher, rk, 2) YROUND(cipher, rk, 3)                  \
+		YROUND(cipher, rk, 4) YROUND(cipher, rk, 5) YROUND(cipher, rk, 6)                  \
+		YROUND(cipher, rk, 7) YROUND(cipher, rk, 8) YROUND(cipher, rk, 9)                  \
+		if ((rounds) > 10) {                                                               \
+			YROUND(cipher, rk, 10) YROUND(cipher, rk, 11)                              \
+		}                                                                                  \
+		if ((rounds) > 12) {                                                               \
+			YROUND(cipher, rk, 12) YROUND(cipher, rk, 13)                              \
 		}                                                                                  \
 		k_ = bcast((rk)[rounds]);                                                          \
 		X8(cipher##_YLAST)                                                                 \

@@ -59,14 +59,24 @@ CT_TARGET_XMM void ct_aes_expand_key_xmm(struct ct_aes_key *k, const uint8_t *ke
 	k->bits = bits;
 }
 
-/* Runs the rounds of 'cipher' (enc/dec) over the blocks b0.. named by XN, keys rk. */
+/* Runs the rounds of 'cipher' (ENC/DEC) over the blocks b0.. named by XN, keys rk. Fully
+ * unrolled (1..9 always, 10..13 by key size): a loop over the rounds makes the compiler copy
+ * every block register at each iteration at -O2. */
+#define ROUND(XN, cipher, rk, r)                                                                   \
+	k_ = (rk)[r];                                                                              \
+	XN(cipher##_ROUND)
 #define ROUNDS(XN, cipher, rk, rounds)                                                             \
 	do {                                                                                       \
 		__m128i k_ = (rk)[0];                                                              \
 		XN(WHITEN)                                                                         \
-		for (unsigned r_ = 1; r_ < (rounds); r_++) {                                       \
-			k_ = (rk)[r_];                                                             \
-			XN(cipher##_ROUND)                                                         \
+		ROUND(XN, cipher, rk, 1) ROUND(XN, cipher, rk, 2) ROUND(XN, cipher, rk, 3)         \
+		ROUND(XN, cipher, rk, 4) ROUND(XN, cipher, rk, 5) ROUND(XN, cipher, rk, 6)         \
+		ROUND(XN, cipher, rk, 7) ROUND(XN, cipher, rk, 8) ROUND(XN, cipher, rk, 9)         \
+		if ((rounds) > 10) {                                                               \
+			ROUND(XN, cipher, rk, 10) ROUND(XN, cipher, rk, 11)                        \
+		}                                                                                  \
+		if ((rounds) > 12) {                                                               \
+			ROUND(XN, cipher, rk, 12) ROUND(XN, cipher, rk, 13)                        \
 		}                                                                                  \
 		k_ = (rk)[rounds];                                                                 \
 		XN(cipher##_LAST)                                                                  \
