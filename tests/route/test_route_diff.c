@@ -651,6 +651,106 @@ static void check_route_decisions(void)
 	EVP_CIPHER_free(cbc);
 }
 
+/* ---- known answers: SP 800-38A (F.1.1, F.1.5, F.2.1, F.3.13, F.4.1, F.5.1), GCM spec test
+ * cases 1-2, IEEE 1619 XTS vectors 1 (decrypt: equal key halves are refused for encryption) and 2 */
+
+struct kat {
+	const char *cipher, *key, *iv, *plain, *cipher_text, *tag;
+	int dec_only;
+};
+
+#define SP_PLAIN "6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51" \
+		 "30c81c46a35ce411e5fbc1191a0a52eff69f2445df4f9b17ad2b417be66c3710"
+#define SP_KEY128 "2b7e151628aed2a6abf7158809cf4f3c"
+#define SP_IV "000102030405060708090a0b0c0d0e0f"
+
+static const struct kat kats[] = {
+	{ "AES-128-ECB", SP_KEY128, NULL, SP_PLAIN,
+	  "3ad77bb40d7a3660a89ecaf32466ef97f5d3d58503b9699de785895a96fdbaaf"
+	  "43b1cd7f598ece23881b00e3ed0306887b0c785e27e8ad3f8223207104725dd4", NULL, 0 },
+	{ "AES-256-ECB", "603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4", NULL,
+	  SP_PLAIN,
+	  "f3eed1bdb5d2a03c064b5a7e3db181f8591ccb10d410ed26dc5ba74a31362870"
+	  "b6ed21b99ca6f4f9f153e7b1beafed1d23304b7a39f9f3ff067d8d8f9e24ecc7", NULL, 0 },
+	{ "AES-128-CBC", SP_KEY128, SP_IV, SP_PLAIN,
+	  "7649abac8119b246cee98e9b12e9197d5086cb9b507219ee95db113a917678b2"
+	  "73bed6b8e3c1743b7116e69e222295163ff1caa1681fac09120eca307586e1a7", NULL, 0 },
+	{ "AES-128-CFB", SP_KEY128, SP_IV, SP_PLAIN,
+	  "3b3fd92eb72dad20333449f8e83cfb4ac8a64537a0b3a93fcde3cdad9f1ce58b"
+	  "26751f67a3cbb140b1808cf187a4f4dfc04b05357c5d1c0eeac4c66f9ff7f2e6", NULL, 0 },
+	{ "AES-128-OFB", SP_KEY128, SP_IV, SP_PLAIN,
+	  "3b3fd92eb72dad20333449f8e83cfb4a7789508d16918f03f53c52dac54ed825"
+	  "9740051e9c5fecf64344f7a82260edcc304c6528f659c77866a510d9c1d6ae5e", NULL, 0 },
+	{ "AES-128-CTR", SP_KEY128, "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff", SP_PLAIN,
+	  "874d6191b620e3261bef6864990db6ce9806f66b7970fdff8617187bb9fffdff"
+	  "5ae4df3edbd5d35e5b4f09020db03eab1e031dda2fbe03d1792170a0f3009cee", NULL, 0 },
+	{ "AES-128-GCM", "00000000000000000000000000000000", "000000000000000000000000", "", "",
+	  "58e2fccefa7e3061367f1d57a4e7455a", 0 },
+	{ "AES-128-GCM", "00000000000000000000000000000000", "000000000000000000000000",
+	  "00000000000000000000000000000000", "0388dace60b6a392f328c2b971b2fe78",
+	  "ab6e47d42cec13bdf53a67b21257bddf", 0 },
+	{ "AES-128-XTS", "0000000000000000000000000000000000000000000000000000000000000000",
+	  "00000000000000000000000000000000",
+	  "0000000000000000000000000000000000000000000000000000000000000000",
+	  "917cf69ebd68b2ec9b9fe9a3eadda692cd43d2f59598ed858c02c2652fbf922e", NULL, 1 },
+	{ "AES-128-XTS", "1111111111111111111111111111111122222222222222222222222222222222",
+	  "33333333330000000000000000000000",
+	  "4444444444444444444444444444444444444444444444444444444444444444",
+	  "c454185e6a16936e39334038acef838bfb186fff7480adc4289382ecd6d394f0", NULL, 0 },
+};
+
+static size_t unhex(const char *h, uint8_t *out)
+{
+	size_t n = 0;
+	for (; h && h[0] && h[1]; h += 2)
+		out[n++] = (uint8_t)strtoul((char[]){ h[0], h[1], 0 }, NULL, 16);
+	return n;
+}
+
+static int kat_index(const char *name)
+{
+	for (unsigned i = 0; i < N_CIPHERS; i++) {
+		if (!strcmp(names[i], name))
+			return (int)i;
+	}
+	return -1;
+}
+
+static void check_kats(void)
+{
+	for (unsigned k = 0; k < sizeof(kats) / sizeof(kats[0]); k++) {
+		const struct kat *v = &kats[k];
+		uint8_t key[64], iv[16], pt[64], ct[64], tag[16], out[96];
+		unhex(v->key, key);
+		unhex(v->iv, iv);
+		size_t plen = unhex(v->plain, pt), clen = unhex(v->cipher_text, ct);
+		size_t tlen = unhex(v->tag, tag);
+		int idx = kat_index(v->cipher);
+		for (int impl = 0; impl < 2; impl++) {
+			const EVP_CIPHER *c = impl ? ours[idx] : native[idx];
+			const char *who = impl ? "cryptrace" : "default";
+			for (int enc = v->dec_only ? 0 : 1; enc >= 0; enc--) {
+				EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+				int outl = 0, fl = 0;
+				int ok = EVP_CipherInit_ex(ctx, c, NULL, key, v->iv ? iv : NULL, enc);
+				EVP_CIPHER_CTX_set_padding(ctx, 0);
+				if (!enc && tlen)
+					ok &= EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, (int)tlen, tag);
+				ok &= EVP_CipherUpdate(ctx, out, &outl, enc ? pt : ct, (int)plen);
+				ok &= EVP_CipherFinal_ex(ctx, out + outl, &fl);
+				CHECK(ok == 1 && (size_t)(outl + fl) == clen && !memcmp(out, enc ? ct : pt, clen),
+				      "KAT %u %s %s (%s)", k, v->cipher, enc ? "enc" : "dec", who);
+				if (enc && tlen) {
+					uint8_t got[16];
+					EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, got);
+					CHECK(!memcmp(got, tag, 16), "KAT %u %s tag (%s)", k, v->cipher, who);
+				}
+				EVP_CIPHER_CTX_free(ctx);
+			}
+		}
+	}
+}
+
 int main(void)
 {
 	if (!ct_aesni_available()) {
@@ -681,6 +781,7 @@ int main(void)
 		}
 	}
 	check_constants();
+	check_kats();
 	check_route_decisions();
 
 	const char *e = getenv("CT_ROUTE_CASES");
