@@ -67,8 +67,7 @@ uint32_t ct_afalg_path(struct ct_thread *t, struct ct_alg_state *a, uint8_t dir,
 	uint32_t id = ct_path_intern(&key);
 	if (id == CT_NO_PATH)
 		return id;
-	char site[1024];
-	ct_path_set_callsite(id, ct_callsite(site, sizeof(site), 0));
+	ct_kernel_path_callsite(id);
 	a->paths[dir][entry] = id + 1;
 	if (a->setup_ns) {
 		ct_phase_setup(t, id, a->setup_ns);

@@ -51,7 +51,11 @@ static void set_cipher(struct ct_alg_state *a)
 
 CT_EXPORT int socket(int domain, int type, int protocol)
 {
-	if (CT_LIKELY(domain != AF_ALG) || !CT_REAL(socket))
+	if (!CT_REAL(socket)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (CT_LIKELY(domain != AF_ALG))
 		return CT_REAL(socket)(domain, type, protocol);
 	uint64_t t0 = ct_now_ns();
 	int fd = CT_REAL(socket)(domain, type, protocol);

@@ -195,8 +195,7 @@ static uint32_t session_path(struct ct_thread *t, struct ct_cdev_session *s, uin
 	uint32_t id = ct_path_intern(&key);
 	if (id == CT_NO_PATH)
 		return id;
-	char site[1024];
-	ct_path_set_callsite(id, ct_callsite(site, sizeof(site), 0));
+	ct_kernel_path_callsite(id);
 	atomic_store_explicit(&s->paths[dir], id + 1, memory_order_release);
 	if (s->setup_ns) {
 		ct_phase_setup(t, id, s->setup_ns);

@@ -5,6 +5,7 @@
 #ifndef CT_KHOOKS_H
 #define CT_KHOOKS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "kfd.h"
@@ -16,6 +17,10 @@ void ct_kernel_closed(int fd, struct ct_kfd_state *st, uint64_t close_ns);
 
 void ct_afalg_closed(struct ct_thread *t, struct ct_kfd_state *st, uint64_t close_ns);
 void ct_cdev_closed(struct ct_thread *t, struct ct_kfd_state *st);
+
+/* Attaches the current call site to a new path once (the stack walk is not free: skip it when
+ * this path already has one). */
+void ct_kernel_path_callsite(uint32_t path_id);
 
 /* "family=AF_ALG type=SOCK_SEQPACKET|SOCK_CLOEXEC"-style socket type. */
 const char *ct_sock_type_name(int type, char *buf, size_t cap);

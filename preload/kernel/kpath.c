@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kpath.c - call sites for kernel paths. Sessions come and go (one per EVP context with OpenSSL's
+ * afalg engine) but map to few paths: walk the stack only for the first session of each path.
+ */
+#include <stdatomic.h>
+
+#include "core.h"
+#include "khooks.h"
+
+void ct_kernel_path_callsite(uint32_t path_id)
+{
+	static _Atomic uint64_t done[65536 / 64];
+	char site[1024];
+
+	if (path_id >= 65536)
+		return;
+	uint64_t bit = 1ull << (path_id % 64);
+	if (atomic_fetch_or(&done[path_id / 64], bit) & bit)
+		return;
+	ct_path_set_callsite(path_id, ct_callsite(site, sizeof(site), 0));
+}
