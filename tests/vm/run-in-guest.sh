@@ -144,6 +144,8 @@ base_list=$run/base.list
 	for t in kcapi-enc kcapi-dgst kcapi-rng; do
 		t=$(command -v "$t") && emit_file "$t"
 	done
+	# glibc dlopens libgcc_s for pthread_cancel and thread exit unwinding; ldd cannot see that.
+	[[ -e $libdir/libgcc_s.so.1 ]] && emit_file "$libdir/libgcc_s.so.1"
 	[[ -e /etc/ssl/openssl.cnf ]] && printf '%s\t%s\n' /etc/ssl/openssl.cnf /etc/ssl/openssl.cnf
 } | LC_ALL=C sort -u >"$base_list"
 
