@@ -59,7 +59,7 @@ data=/dev/ttyS1
 stty -F $data raw -echo 2>/dev/null
 
 export OUT=/out CT_VM_AESNI=$aesni
-cd /tmp
+cd /tmp || exit 1
 log "running the test script (aesni=$aesni, timeout ${timeout_s}s)"
 timeout -s KILL "$timeout_s" /bin/sh /ct/script.sh >/tmp/ct.stdout 2>/tmp/ct.stderr </dev/null
 rc=$?

@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034  # sourced: the variables are for the test scripts
 # SPDX-License-Identifier: MIT
 # lib.sh: helpers shared by the vm suite's test scripts (sourced, not run).
 #
