@@ -37,8 +37,15 @@ struct ct_counters {
 };
 
 struct ct_thread {
+	/* first cache line: everything the EVP fast path touches */
 	uint32_t guard;          /* bit per enum ct_family: inside that family's outermost call */
 	uint32_t countdown;      /* calls left until the next sampled (timed) small call */
+	/* one-entry cache of the last context's counters (evp.c): a loop on one ctx skips the
+	 * ctxmap; valid while hot_gen == ct_ctxmap_gen */
+	const void *hot_ctx;
+	struct ct_counters *hot_c;
+	uint32_t hot_path, hot_gen;
+	uint8_t hot_entry;
 	uint64_t cpu_deadline;   /* clock value after which the next timed call is CPU-sampled */
 	uint32_t syscalls;       /* syscalls counted by kernel hooks on this thread (monotonic) */
 	uint32_t tid;
@@ -48,12 +55,6 @@ struct ct_thread {
 	_Atomic uint64_t ops_head, ops_tail;
 	_Atomic uint64_t ops_dropped;
 	uint32_t tid_written;    /* tid of the last CT_REC_THREAD written for this shard */
-	/* one-entry cache of the last context's counters (evp.c): a loop on one ctx skips the
-	 * ctxmap; valid while hot_gen == ct_ctxmap_gen */
-	const void *hot_ctx;
-	struct ct_counters *hot_c;
-	uint32_t hot_path, hot_gen;
-	uint8_t hot_entry;
 	bool in_use;
 	struct ct_thread *next;      /* global list of every shard ever made */
 	struct ct_thread *next_free; /* free list */
