@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -290,9 +291,17 @@ static void summarize(const char *outdir, char **before, int nbefore, char **cmd
 	bool found = ct_which(cmd[0], resolved, sizeof(resolved));
 	enum ct_elf_kind kind = found ? ct_elf_classify(resolved) : CT_ELF_UNKNOWN;
 
+	struct stat st;
+	bool setid = found && stat(resolved, &st) == 0 &&
+		     (((st.st_mode & S_ISUID) && st.st_uid != getuid()) ||
+		      ((st.st_mode & S_ISGID) && st.st_gid != getgid()));
+
 	if (kind == CT_ELF_STATIC) {
 		fprintf(stderr, "cryptrace: no trace: %s is statically linked; cryptrace cannot "
 				"see inside it\n", cmd[0]);
+	} else if (nnew == 0 && setid) {
+		fprintf(stderr, "cryptrace: no trace: %s is setuid/setgid; the dynamic loader "
+				"ignores LD_PRELOAD for it (run it as its owner to trace it)\n", cmd[0]);
 	} else if (nnew == 0) {
 		fprintf(stderr, "cryptrace: no trace: %s left no trace file in %s (setuid, a "
 				"cleared LD_PRELOAD, or not a dynamically linked program?)\n",

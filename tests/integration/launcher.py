@@ -4,7 +4,7 @@
 a missing command -> 127 with one line, a bad option -> 2, an unwritable output directory -> 2
 before anything runs, SIGTERM to the launcher reaches the command, LD_PRELOAD is prepended to
 an existing value, CRYPTRACE_OUT is absolute, the default directory is private, static
-binaries are called out, the AES-NI bound is passed, and the help/version entry points work."""
+and setuid binaries are called out, the AES-NI bound is passed, and the help/version entry points work."""
 import os
 import signal
 import stat
@@ -134,6 +134,30 @@ def static_binary():
           f"a static program is called out: {p.stderr.decode().strip()[:160]}")
 
 
+def setuid_binary():
+    """A set-user-ID program (owned by someone else) never gets LD_PRELOAD: say so plainly."""
+    import pwd
+    import shutil
+    if os.geteuid() != 0:
+        print("note: not root, setuid check not run")
+        return
+    try:
+        nobody = pwd.getpwnam("nobody")
+    except KeyError:
+        print("note: no user nobody, setuid check not run")
+        return
+    d = ctlib.tmpdir("setuid")
+    os.chmod(d, 0o755)
+    prog = os.path.join(d, "true-setuid")
+    shutil.copy(ctlib.need_program("true"), prog)
+    os.chown(prog, nobody.pw_uid, nobody.pw_gid)
+    os.chmod(prog, 0o4755)
+    p = ctlib.run([CT, "run", "-o", ctlib.tmpdir("setuid-out"), "--", prog])
+    check(p.returncode == 0, "a setuid program still runs")
+    check("setuid" in p.stderr.decode(),
+          f"a setuid program is called out: {p.stderr.decode().strip()[:160]}")
+
+
 def help_and_version():
     for argv in ([CT, "--help"], [CT, "-h"], [CT, "help"], [CT, "help", "run"],
                  [CT, "run", "--help"], [CT, "--version"]):
@@ -149,6 +173,7 @@ def test():
     environment()
     forwarding()
     static_binary()
+    setuid_binary()
     help_and_version()
 
 
