@@ -1,5 +1,5 @@
-# shellcheck shell=bash disable=SC2034  # sourced: the variables are for the test scripts
 # SPDX-License-Identifier: MIT
+# shellcheck shell=bash disable=SC2034  # sourced: the variables are for the test scripts
 # lib.sh: helpers shared by the vm suite's test scripts (sourced, not run).
 #
 # Meson passes: CT_BUILD_ROOT (the build dir), QEMU (qemu-system-x86_64), CT_VM_WORK (initramfs
