@@ -54,6 +54,7 @@ bool ct_init(void)
 	if (!atomic_compare_exchange_strong(&ct_g.state, &expect, 1))
 		return expect == 2;
 	int saved = errno;
+	ct_proc_hooks_resolve();
 	ct_config_load();
 	if (!ct_config()->enabled) {
 		atomic_store(&ct_g.state, 3);

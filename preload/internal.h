@@ -204,6 +204,7 @@ void ct_proc_free_env(char *const *env, char *const *orig); /* no-op when env ==
 void ct_proc_before_exec(const char *call, const char *file);
 void ct_proc_exec_failed(void);
 bool ct_proc_is_vfork_child(void);
+void ct_proc_hooks_resolve(void); /* hooks/proc.c: the exec family's real functions, at start */
 
 /* ---- hot path (inline, used by the hook files directly) ------------------------------------ */
 

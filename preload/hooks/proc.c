@@ -15,9 +15,40 @@
 
 extern char **environ;
 
+/* Resolved at start (ct_proc_hooks_resolve), not on first use: the first use may be in a vfork
+ * child, where dlsym (loader lock, malloc) would run on memory the parent's other threads use. */
+static __typeof__(&fork) real_fork;
+static __typeof__(&exit) real_exit;
+static __typeof__(&_exit) real__exit;
+static __typeof__(&execve) real_execve;
+static __typeof__(&execvpe) real_execvpe;
+static __typeof__(&fexecve) real_fexecve;
+static __typeof__(&posix_spawn) real_posix_spawn;
+static __typeof__(&posix_spawnp) real_posix_spawnp;
+
+#define RESOLVE(fn)                                                                               \
+	do {                                                                                      \
+		if (!__atomic_load_n(&real_##fn, __ATOMIC_ACQUIRE))                               \
+			__atomic_store_n(&real_##fn, (__typeof__(&fn))ct_resolve(#fn), __ATOMIC_RELEASE); \
+	} while (0)
+
+void ct_proc_hooks_resolve(void)
+{
+	RESOLVE(fork);
+	RESOLVE(exit);
+	RESOLVE(_exit);
+	RESOLVE(execve);
+	RESOLVE(execvpe);
+	RESOLVE(fexecve);
+	RESOLVE(posix_spawn);
+	RESOLVE(posix_spawnp);
+}
+
+#define REAL(fn) (__atomic_load_n(&real_##fn, __ATOMIC_ACQUIRE) ? real_##fn : (ct_proc_hooks_resolve(), real_##fn))
+
 CT_EXPORT pid_t fork(void)
 {
-	__typeof__(&fork) real = CT_REAL(fork);
+	__typeof__(&fork) real = REAL(fork);
 	if (CT_UNLIKELY(!real)) {
 		errno = ENOSYS;
 		return -1;
@@ -33,7 +64,7 @@ CT_EXPORT pid_t fork(void)
 
 CT_EXPORT void exit(int status)
 {
-	__typeof__(&exit) real = CT_REAL(exit);
+	__typeof__(&exit) real = REAL(exit);
 	ct_exit_status = status;
 	if (real)
 		real(status);
@@ -44,7 +75,7 @@ CT_EXPORT void exit(int status)
  * child, which shares our memory and file offsets). */
 CT_EXPORT void _exit(int status)
 {
-	__typeof__(&_exit) real = CT_REAL(_exit);
+	__typeof__(&_exit) real = REAL(_exit);
 	if (ct_ready() && !ct_proc_is_vfork_child()) {
 		ct_exit_status = status;
 		ct_writer_end(CT_END_SIGNAL, status);
@@ -67,7 +98,7 @@ static int exec_failed(int r, char *const *fixed, char *const *orig)
 
 CT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-	__typeof__(&execve) real = CT_REAL(execve);
+	__typeof__(&execve) real = REAL(execve);
 	if (CT_UNLIKELY(!real)) {
 		errno = ENOSYS;
 		return -1;
@@ -84,7 +115,7 @@ CT_EXPORT int execv(const char *path, char *const argv[])
 
 CT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	__typeof__(&execvpe) real = CT_REAL(execvpe);
+	__typeof__(&execvpe) real = REAL(execvpe);
 	if (CT_UNLIKELY(!real)) {
 		errno = ENOSYS;
 		return -1;
@@ -101,7 +132,7 @@ CT_EXPORT int execvp(const char *file, char *const argv[])
 
 CT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	__typeof__(&fexecve) real = CT_REAL(fexecve);
+	__typeof__(&fexecve) real = REAL(fexecve);
 	if (CT_UNLIKELY(!real)) {
 		errno = ENOSYS;
 		return -1;
@@ -154,7 +185,7 @@ CT_EXPORT int execle(const char *path, const char *arg, ...)
 	CT_EXPORT int fn(pid_t *pid, const char *what, const posix_spawn_file_actions_t *fa,      \
 			 const posix_spawnattr_t *attr, char *const argv[], char *const envp[])   \
 	{                                                                                         \
-		__typeof__(&fn) real = CT_REAL(fn);                                               \
+		__typeof__(&fn) real = REAL(fn);                                               \
 		if (CT_UNLIKELY(!real))                                                           \
 			return ENOSYS;                                                            \
 		char *const *env = ct_proc_fix_env(envp);                                         \
