@@ -35,6 +35,13 @@ files=("$server" "$checker" "$bench")
 libgcc=$(ldconfig -p | awk '$1 == "libgcc_s.so.1" && /x86-64/ && !n++ { print $NF }')
 [[ -n $libgcc ]] || fail "libgcc_s.so.1 not found (ldconfig -p)"
 files+=("$libgcc")
+compat32=$cuse_dir/cdev_compat32
+if [[ $mode == aesni && -f $compat32 ]]; then
+	files+=("$compat32")
+else
+	[[ $mode != aesni ]] || note "SKIP (part): $compat32 not built (gcc cannot link -m32 here)"
+	compat32=
+fi
 traced=0
 if [[ ! -f $cryptrace || ! -f $preload ]]; then
 	note "SKIP (part): $cryptrace or $preload is not built; the cryptrace checks are left out"
@@ -103,6 +110,9 @@ for p in $PROFILES; do
 	case $p in full|glxsb) run check-$p "$CHECK" -p $p ;; *) BARE_ONLY=1 run check-$p "$CHECK" -p $p ;; esac
 	case $p in
 	full)
+		if [ -n "$COMPAT32" ]; then
+			BARE_ONLY=1 run compat32 "$COMPAT32"
+		fi
 		run bench-full "$BENCH" --cipher $FULL_CIPHERS --bits 128 --count $COUNT --sizes $SIZES ;;
 	glxsb)
 		run bench-glxsb-128 "$BENCH" --cipher cbc --bits 128 --count $COUNT --sizes $SIZES
@@ -122,7 +132,7 @@ GUEST
 guest "$guest_opt" --files "${files[@]}" --out "$scratch/out" -- "
 SERVER='$server' CHECK='$checker' BENCH='$bench' CRYPTRACE='$cryptrace' TRACED=$traced
 COUNT=$count SIZES=$sizes SLOW_COUNT=$slow_count SLOW_SIZES=$slow_sizes
-PROFILES='$profiles' FULL_CIPHERS=$full_ciphers
+PROFILES='$profiles' FULL_CIPHERS=$full_ciphers COMPAT32='$compat32'
 $body" || fail "the guest script failed"
 
 o=$scratch/out
@@ -170,6 +180,19 @@ for b in "${benches[@]}"; do
 done
 [[ $mode != aesni ]] || grep -q "Invalid argument" "$o/bench-glxsb-256-strict.err" ||
 	fail "bench-glxsb-256-strict did not report EINVAL"
+if [[ -n $compat32 ]]; then
+	echo "== cdev_compat32 (a 32-bit program): exit $(cat "$o/compat32.status")"
+	cat "$o/compat32.out" "$o/compat32.err"
+	[[ $(cat "$o/compat32.status") == 0 ]] || fail "the 32-bit client failed"
+	# Its fixed inputs: key 00..0f, IV f0..ff, 64 bytes i*7.
+	want=$(python3 -c 'import sys; sys.stdout.buffer.write(bytes(i * 7 % 256 for i in range(64)))' |
+		openssl enc -aes-128-cbc -nopad -K 000102030405060708090a0b0c0d0e0f \
+			-iv f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff | od -An -tx1 -v | tr -d ' \n')
+	grep -qx "compat32: cbc $want" "$o/compat32.out" ||
+		fail "the 32-bit client's CBC ciphertext differs from openssl enc ($want)"
+	grep -qx "compat32: driver $cbc_driver" "$o/compat32.out" ||
+		fail "the 32-bit client's CIOCGSESSINFO driver is not $cbc_driver"
+fi
 note "the CUSE /dev/crypto serves every profile as promised; results equal OpenSSL's"
 
 ((traced)) || { note "PASS ($mode; cryptrace part skipped, see above)"; exit 0; }
