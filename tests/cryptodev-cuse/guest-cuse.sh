@@ -207,6 +207,15 @@ for name in $traced_runs; do
 	"$cryptrace" report --json "$o/$name.trace" >"$scratch/$name.json" ||
 		fail "cryptrace report --json $name failed"
 done
+# cdev_check prints every ioctl's errno and every comparison: identical output means the preload
+# changed no return value, errno or byte read back.
+for name in $traced_runs; do
+	[[ $name != check-* ]] || cmp -s "$o/$name.out" "$o/$name.ct.out" ||
+		fail "$name: output differs under cryptrace: $(diff "$o/$name.out" "$o/$name.ct.out" | head -n 6)"
+done
+[[ $mode != aesni ]] || cmp -s "$o/bench-glxsb-256-strict.err" "$o/bench-glxsb-256-strict.ct.err" ||
+	fail "bench-glxsb-256-strict: the error differs under cryptrace"
+note "transparency: the same exit statuses, cdev_check output and errors with and without cryptrace"
 [[ $mode != aesni ]] || "$cryptrace" report "$o/bench-glxsb-256.trace" | head -n 60
 
 python3 - "$scratch" "$mode" "$cbc_driver" "$ctr_driver" "$count" "$sizes" "$slow_count" \
