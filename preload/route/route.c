@@ -86,7 +86,7 @@ static bool provider_load_locked(void)
 		prov_error = "the cryptrace provider did not load";
 		return false;
 	}
-	prov_state = 1;
+	__atomic_store_n(&prov_state, 1, __ATOMIC_RELEASE);
 	return true;
 }
 
@@ -97,9 +97,10 @@ static const EVP_CIPHER *fetch_ours(int idx, const char *name, const char **why)
 	if (!provider_load_locked()) {
 		*why = prov_error;
 	} else {
-		if (!fetched[idx])
-			fetched[idx] = CT_REAL(EVP_CIPHER_fetch)(route_libctx, name,
-							   "provider=" CT_PROVIDER_NAME);
+		if (!fetched[idx]) /* ct_route_is_ours reads these without the lock */
+			__atomic_store_n(&fetched[idx],
+					 CT_REAL(EVP_CIPHER_fetch)(route_libctx, name, "provider=" CT_PROVIDER_NAME),
+					 __ATOMIC_RELEASE);
 		c = fetched[idx];
 		if (!c)
 			*why = "EVP_CIPHER_fetch from the cryptrace provider failed";
