@@ -40,6 +40,7 @@ struct ct_thread {
 	/* first cache line: everything the EVP fast path touches */
 	uint32_t guard;          /* bit per enum ct_family: inside that family's outermost call */
 	uint32_t countdown;      /* calls left until the next sampled (timed) small call */
+	uint32_t rng;            /* xorshift32 state for the sampling intervals */
 	/* one-entry cache of the last context's counters (evp.c): a loop on one ctx skips the
 	 * ctxmap; valid while hot_gen == ct_ctxmap_gen */
 	const void *hot_ctx;
@@ -249,6 +250,22 @@ void ct_op_slow_begin(struct ct_thread *t, struct ct_op_timer *op);
 void ct_op_slow_end(struct ct_thread *t, struct ct_op_timer *op, struct ct_counters *c, uint32_t path_id,
 		    uint64_t bytes, uint64_t now);
 
+/* The next sampling interval: uniform in [1, 2 * period - 1], mean = period. A fixed interval would
+ * alias with periodic call patterns (TLS: AAD, data, AAD, data... on two paths) and never time some
+ * of them. xorshift32 per thread; only timed calls pay for it. */
+static inline uint32_t ct_sample_next(struct ct_thread *t)
+{
+	uint32_t p = ct_sample_period;
+	if (p <= 1)
+		return 1;
+	uint32_t x = t->rng ? t->rng : 0x9e3779b9u;
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	t->rng = x;
+	return 1 + x % (2 * p - 1);
+}
+
 static inline void ct_op_begin_fast(struct ct_thread *t, struct ct_op_timer *op, uint64_t bytes)
 {
 	op->t0 = 0;
@@ -256,7 +273,7 @@ static inline void ct_op_begin_fast(struct ct_thread *t, struct ct_op_timer *op,
 	op->syscalls_before = t->syscalls;
 	if (bytes >= ct_sample_all_bytes || --t->countdown == 0) {
 		if (bytes < ct_sample_all_bytes)
-			t->countdown = ct_sample_period;
+			t->countdown = ct_sample_next(t);
 		op->t0 = ct_clock_now();
 		if (CT_UNLIKELY(op->t0 >= t->cpu_deadline))
 			ct_op_slow_begin(t, op);
@@ -275,7 +292,7 @@ static inline bool ct_count_fast(struct ct_thread *t, struct ct_counters *c, uin
 	if (CT_LIKELY(bytes < ct_sample_all_bytes)) {
 		if (CT_LIKELY(--t->countdown != 0))
 			return false;
-		t->countdown = ct_sample_period;
+		t->countdown = ct_sample_next(t);
 	}
 	return true;
 }

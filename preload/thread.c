@@ -93,6 +93,7 @@ struct ct_thread *ct_thread_slow(void)
 	t->hot_c = NULL;
 	memset(t->cls, 0, sizeof(t->cls));
 	t->tid = (uint32_t)syscall(SYS_gettid);
+	t->rng = t->tid * 2654435761u | 1;
 	if (exit_key != (pthread_key_t)-1)
 		pthread_setspecific(exit_key, t);
 	ct_tls_thread = t;

@@ -25,6 +25,7 @@ static void setup(unsigned period, unsigned all_bytes)
 	ct_sample_period = period;
 	ct_sample_all_bytes = all_bytes;
 	t.countdown = period;
+	t.rng = 12345;
 }
 
 static void test_one_in_n(void **state)
@@ -32,11 +33,25 @@ static void test_one_in_n(void **state)
 	(void)state;
 	setup(16, 1024);
 	unsigned timed = 0;
-	for (unsigned i = 0; i < 1600; i++)
+	for (unsigned i = 0; i < 16000; i++)
 		timed += ct_count_fast(&t, &c, 16);
-	assert_int_equal(timed, 100);
-	assert_int_equal(c.size[5].calls, 1600); /* 16 B: bucket [16, 32) */
-	assert_int_equal(c.size[5].bytes, 1600 * 16);
+	/* intervals are uniform in [1, 31]: about 1000 timed, never all or none */
+	assert_in_range(timed, 850, 1150);
+	assert_int_equal(c.size[5].calls, 16000); /* 16 B: bucket [16, 32) */
+	assert_int_equal(c.size[5].bytes, 16000 * 16);
+}
+
+/* Two call kinds alternating in a period that divides the sampling period (TLS records: AAD then
+ * data) must both be timed: a fixed interval of 16 would time only one of them. */
+static void test_no_aliasing(void **state)
+{
+	(void)state;
+	setup(16, 1024);
+	unsigned timed[4] = { 0 };
+	for (unsigned i = 0; i < 16000; i++)
+		timed[i % 4] += ct_count_fast(&t, &c, 16);
+	for (unsigned k = 0; k < 4; k++)
+		assert_in_range(timed[k], 150, 350);
 }
 
 static void test_large_always_timed(void **state)
@@ -82,6 +97,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_one_in_n),
+		cmocka_unit_test(test_no_aliasing),
 		cmocka_unit_test(test_large_always_timed),
 		cmocka_unit_test(test_every_call),
 		cmocka_unit_test(test_buckets_match_format),
