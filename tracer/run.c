@@ -296,7 +296,7 @@ static void summarize(const char *outdir, char **before, int nbefore, char **cmd
 		     (((st.st_mode & S_ISUID) && st.st_uid != getuid()) ||
 		      ((st.st_mode & S_ISGID) && st.st_gid != getgid()));
 
-	if (kind == CT_ELF_STATIC) {
+	if (kind == CT_ELF_STATIC && nnew == 0) {
 		fprintf(stderr, "cryptrace: no trace: %s is statically linked; cryptrace cannot "
 				"see inside it\n", cmd[0]);
 	} else if (nnew == 0 && setid) {
@@ -307,6 +307,10 @@ static void summarize(const char *outdir, char **before, int nbefore, char **cmd
 				"cleared LD_PRELOAD, or not a dynamically linked program?)\n",
 			cmd[0], outdir);
 	} else {
+		/* A static program may still start dynamic ones: those were traced. */
+		if (kind == CT_ELF_STATIC)
+			fprintf(stderr, "cryptrace: %s is statically linked; cryptrace cannot see "
+					"inside it, only into the dynamic programs it started\n", cmd[0]);
 #ifdef CT_HAVE_REPORT
 		ct_report_summary((const char *const *)paths, nnew, stderr);
 #endif

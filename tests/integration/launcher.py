@@ -132,6 +132,16 @@ def static_binary():
     check(p.returncode == 0, "a static program still runs")
     check("statically linked" in p.stderr.decode(),
           f"a static program is called out: {p.stderr.decode().strip()[:160]}")
+    # A static shell that starts a dynamic program: that program is still traced.
+    openssl = ctlib.need_program("openssl")
+    out = ctlib.tmpdir("static-child")
+    p = ctlib.run([CT, "run", "-o", out, "--", busybox, "sh", "-c",
+                   f"{openssl} enc -aes-128-cbc -K 00000000000000000000000000000000 -iv "
+                   "00000000000000000000000000000000 -in /etc/hostname -out /dev/null"])
+    check(p.returncode == 0 and "statically linked" in p.stderr.decode(),
+          "a static shell is called out")
+    calls, _ = ctlib.totals(ctlib.report_ok([out]), api="evp", cipher="aes-128-cbc")
+    check(calls > 0, "the dynamic program a static shell started was traced")
 
 
 def setuid_binary():
