@@ -123,20 +123,51 @@ CT_TARGET_XMM static void ecb_dec(const struct ct_aes_key *k, const uint8_t *in,
 
 /* ---- CBC ---- */
 
-/* Serial: each block waits for the previous ciphertext, so the chain is rounds x AESENC latency.
- * The plaintext is pre-whitened off the chain; the chain itself is one XOR plus the rounds. */
+/* ---- serial modes: CBC and CFB encryption, OFB ----
+ * Each block waits for the previous one, so the speed is the latency of the dependency chain.
+ * The chain is kept to the AES rounds alone: AESENCLAST ends with an XOR of its key, so giving
+ * it klast ^ k0 ^ (next plaintext) yields the next block's whitened input directly, and this
+ * block's output is recovered off the chain by XORing k0 ^ plaintext back. */
+
+/* Rounds 1 .. rounds-1 of one block (unrolled: the chain must not wait for loop overhead). */
+XI __m128i mid_rounds(const __m128i *rk, unsigned rounds, __m128i b)
+{
+	b = _mm_aesenc_si128(b, rk[1]);
+	b = _mm_aesenc_si128(b, rk[2]);
+	b = _mm_aesenc_si128(b, rk[3]);
+	b = _mm_aesenc_si128(b, rk[4]);
+	b = _mm_aesenc_si128(b, rk[5]);
+	b = _mm_aesenc_si128(b, rk[6]);
+	b = _mm_aesenc_si128(b, rk[7]);
+	b = _mm_aesenc_si128(b, rk[8]);
+	b = _mm_aesenc_si128(b, rk[9]);
+	if (rounds > 10) {
+		b = _mm_aesenc_si128(b, rk[10]);
+		b = _mm_aesenc_si128(b, rk[11]);
+	}
+	if (rounds > 12) {
+		b = _mm_aesenc_si128(b, rk[12]);
+		b = _mm_aesenc_si128(b, rk[13]);
+	}
+	return b;
+}
+
+/* C_i = E(P_i ^ C_{i-1}); the state b holds P_i ^ C_{i-1} ^ k0. */
 CT_TARGET_XMM void ct_aes_xmm_cbc_enc(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *in,
-				  uint8_t *out, size_t nblocks)
+				      uint8_t *out, size_t nblocks)
 {
 	const __m128i *rk = (const __m128i *)k->enc;
 	const unsigned rounds = k->rounds;
 	const __m128i k0 = rk[0], klast = rk[rounds];
-	__m128i c = LD(iv, 0);
-	for (; nblocks; nblocks--, in += 16, out += 16) {
-		__m128i b = _mm_xor_si128(c, _mm_xor_si128(LD(in, 0), k0));
-		for (unsigned r = 1; r < rounds; r++)
-			b = _mm_aesenc_si128(b, rk[r]);
-		c = _mm_aesenclast_si128(b, klast);
+	__m128i b = _mm_xor_si128(LD(iv, 0), _mm_xor_si128(LD(in, 0), k0)), c = LD(iv, 0);
+	for (; nblocks > 1; nblocks--, in += 16, out += 16) {
+		const __m128i next = _mm_xor_si128(LD(in, 1), k0); /* P_{i+1} ^ k0 */
+		b = _mm_aesenclast_si128(mid_rounds(rk, rounds, b), _mm_xor_si128(klast, next));
+		c = _mm_xor_si128(b, next);
+		ST(out, 0, c);
+	}
+	if (nblocks) {
+		c = _mm_aesenclast_si128(mid_rounds(rk, rounds, b), klast);
 		ST(out, 0, c);
 	}
 	ST(iv, 0, c);
@@ -200,14 +231,18 @@ CT_TARGET_XMM static void ctr_blocks(const struct ct_aes_key *k, uint8_t ctr[16]
 
 /* ---- CFB128, OFB (full blocks; the mode layer handles num) ---- */
 
+/* C_i = E(C_{i-1}) ^ P_i; the state b holds C_{i-1} ^ k0. */
 CT_TARGET_XMM void ct_aes_xmm_cfb_enc(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *in,
-				  uint8_t *out, size_t nblocks)
+				      uint8_t *out, size_t nblocks)
 {
 	const __m128i *rk = (const __m128i *)k->enc;
 	const unsigned rounds = k->rounds;
-	__m128i c = LD(iv, 0);
+	const __m128i k0 = rk[0], klast = rk[rounds];
+	__m128i b = _mm_xor_si128(LD(iv, 0), k0), c = LD(iv, 0);
 	for (; nblocks; nblocks--, in += 16, out += 16) {
-		c = _mm_xor_si128(enc1(rk, rounds, c), LD(in, 0));
+		const __m128i p = _mm_xor_si128(LD(in, 0), k0); /* P_i ^ k0 */
+		b = _mm_aesenclast_si128(mid_rounds(rk, rounds, b), _mm_xor_si128(klast, p));
+		c = _mm_xor_si128(b, k0);
 		ST(out, 0, c);
 	}
 	ST(iv, 0, c);
@@ -238,17 +273,19 @@ CT_TARGET_XMM static void cfb_dec(const struct ct_aes_key *k, uint8_t iv[16], co
 	ST(iv, 0, prev);
 }
 
+/* S_i = E(S_{i-1}), O_i = P_i ^ S_i; the state b holds S_{i-1} ^ k0. */
 CT_TARGET_XMM void ct_aes_xmm_ofb(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *in,
-			      uint8_t *out, size_t nblocks)
+				  uint8_t *out, size_t nblocks)
 {
 	const __m128i *rk = (const __m128i *)k->enc;
 	const unsigned rounds = k->rounds;
-	__m128i s = LD(iv, 0);
+	const __m128i k0 = rk[0], klk0 = _mm_xor_si128(rk[rounds], k0);
+	__m128i b = _mm_xor_si128(LD(iv, 0), k0);
 	for (; nblocks; nblocks--, in += 16, out += 16) {
-		s = enc1(rk, rounds, s);
-		ST(out, 0, _mm_xor_si128(s, LD(in, 0)));
+		b = _mm_aesenclast_si128(mid_rounds(rk, rounds, b), klk0);
+		ST(out, 0, _mm_xor_si128(_mm_xor_si128(b, k0), LD(in, 0)));
 	}
-	ST(iv, 0, s);
+	ST(iv, 0, _mm_xor_si128(b, k0));
 }
 
 /* ---- XTS ---- */
