@@ -25,6 +25,9 @@
 #ifdef CT_HAVE_REPORT
 #include "report.h"
 #endif
+#ifdef CT_HAVE_ROUTE_SPEC
+#include "route_spec.h"
+#endif
 
 struct run_options {
 	const char *outdir; /* NULL: a fresh ./cryptrace-<timestamp> */
@@ -40,6 +43,23 @@ static int run_usage_error(const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg);
 	fputs(" (try: cryptrace help run)\n", stderr);
 	return CT_EXIT_USAGE;
+}
+
+/* A bad route spec is refused here, before anything runs, rather than ignored by the preload. */
+static bool route_spec_ok(const char *spec)
+{
+#ifdef CT_HAVE_ROUTE_SPEC
+	struct ct_route_table table;
+	char err[200];
+
+	if (ct_route_parse(spec, &table, err, sizeof(err)) != 0) {
+		fprintf(stderr, "cryptrace run: %s (see docs/routes.md)\n", err);
+		return false;
+	}
+#else
+	(void)spec;
+#endif
+	return true;
 }
 
 /* Returns -1 when parsing succeeded, else the exit status to return right away. */
@@ -67,6 +87,8 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 			o->outdir = optarg;
 			break;
 		case 'R':
+			if (!route_spec_ok(optarg))
+				return CT_EXIT_USAGE;
 			o->route = optarg;
 			break;
 		case 'M':

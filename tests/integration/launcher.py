@@ -48,6 +48,10 @@ def errors():
         check(p.returncode == 2 and len(lines(p.stderr)) == 1,
               f"{' '.join(argv[1:]) or '(nothing)'} -> exit 2 with one line ({p.returncode})")
 
+    p = ctlib.run([CT, "run", "-o", out, "--route", "aes-*-cbc=aesnii", "--", "true"])
+    check(p.returncode == 2 and len(lines(p.stderr)) == 1 and b"route" in p.stderr,
+          f"a bad --route -> exit 2 with one line: {p.stderr.decode().strip()[:120]}")
+
     marker = os.path.join(ctlib.tmpdir("marker"), "ran")
     for bad in ("/dev/null/sub", "/proc/cryptrace-cannot-be-here",
                 "/proc/self/cryptrace-cannot-be-here"):
@@ -75,6 +79,10 @@ def environment():
     p = ctlib.run([CT, "run", "-q", "--mode", "calls", "-o", out, "--", "sh", "-c",
                    'echo "$CRYPTRACE_MODE"'])
     check(p.stdout.decode().strip() == "calls", "--mode calls sets CRYPTRACE_MODE")
+    spec = "aes-*-cbc=afalg>=4096,aesni"
+    p = ctlib.run([CT, "run", "-q", "--route", spec, "-o", out, "--", "sh", "-c",
+                   'echo "$CRYPTRACE_ROUTE"'])
+    check(p.stdout.decode().strip() == spec, "--route passes the spec as CRYPTRACE_ROUTE")
 
     # The calibrated AES-NI bound travels to the preload and into every trace header.
     cpu_has_aes = " aes " in " ".join(l for l in open("/proc/cpuinfo") if l.startswith("flags"))
