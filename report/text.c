@@ -113,14 +113,29 @@ static void print_paths(const struct rp_model *m, FILE *out)
 {
 	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32];
 	fprintf(out, "Paths (all processes added up)\n");
-	fprintf(out, "  %-2s %-9s %-20s %-12s %-3s %-16s %10s %9s %4s %4s\n", "#", "API", "IMPL",
-		"CIPHER", "DIR", "ENTRY", "CALLS", "BYTES", "ERR", "PROC");
+	/* The text columns take what the figures leave of the width: entry and cipher as long as
+	 * they are, impl gets the rest (a longer impl is cut; JSON has it whole). */
+	int entry_w = 5, cipher_w = 6, impl_w = 4;
 	for (size_t i = 0; i < m->npaths; i++) {
 		const struct rp_path *p = &m->paths[i];
-		fprintf(out, "  %-2zu %-9s %-20.*s %-12.*s %-3.3s %-16s %10llu %9s %4llu %4zu\n", i + 1,
-			ct_api_name(p->def.api), (int)(p->def.impl.len > 20 ? 20 : p->def.impl.len),
-			p->def.impl.p, (int)(p->def.cipher.len > 12 ? 12 : p->def.cipher.len),
-			p->def.cipher.p, ct_dir_name(p->def.dir), ct_entry_name(p->def.entry),
+		int e = (int)strlen(ct_entry_name(p->def.entry));
+		entry_w = e > entry_w ? e : entry_w;
+		cipher_w = (int)p->def.cipher.len > cipher_w ? (int)p->def.cipher.len : cipher_w;
+		impl_w = (int)p->def.impl.len > impl_w ? (int)p->def.impl.len : impl_w;
+	}
+	cipher_w = cipher_w > 20 ? 20 : cipher_w;
+	/* fixed: "  " #(2) API(9) DIR(3) CALLS(10) BYTES(9) ERR(4) PROC(4) and 9 separators */
+	int room = WIDTH - (2 + 2 + 9 + 3 + 10 + 9 + 4 + 4 + 9) - entry_w - cipher_w;
+	impl_w = impl_w > room ? room : impl_w;
+	fprintf(out, "  %-2s %-9s %-*s %-*s %-3s %-*s %10s %9s %4s %4s\n", "#", "API", impl_w, "IMPL",
+		cipher_w, "CIPHER", "DIR", entry_w, "ENTRY", "CALLS", "BYTES", "ERR", "PROC");
+	for (size_t i = 0; i < m->npaths; i++) {
+		const struct rp_path *p = &m->paths[i];
+		int il = (int)p->def.impl.len > impl_w ? impl_w : (int)p->def.impl.len;
+		int cl = (int)p->def.cipher.len > cipher_w ? cipher_w : (int)p->def.cipher.len;
+		fprintf(out, "  %-2zu %-9s %-*.*s %-*.*s %-3.3s %-*s %10llu %9s %4llu %4zu\n", i + 1,
+			ct_api_name(p->def.api), impl_w, il, p->def.impl.p, cipher_w, cl, p->def.cipher.p,
+			ct_dir_name(p->def.dir), entry_w, ct_entry_name(p->def.entry),
 			(unsigned long long)p->st.calls, rp_fmt_bytes(b1, sizeof(b1), (double)p->st.bytes),
 			(unsigned long long)p->st.errors, p->pids.n);
 	}
