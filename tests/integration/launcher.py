@@ -105,10 +105,15 @@ def environment():
     mode = stat.S_IMODE(os.stat(os.path.join(cwd, made[0])).st_mode)
     check(mode == 0o700, f"default output directory is mode 0700 ({oct(mode)})")
 
-    # Not quiet: a summary and where the traces are.
-    p = ctlib.run([CT, "run", "-o", out, "--", "true"])
-    check(p.returncode == 0 and os.path.realpath(out) in p.stderr.decode(),
-          "without -q the launcher says where the traces are")
+    # Not quiet: a summary and where the traces are; an existing, non-empty directory is fine
+    # and only this run's traces are summarized.
+    again = ctlib.tmpdir("launch-again")
+    for n in (1, 2):
+        p = ctlib.run([CT, "run", "-o", again, "--", "true"])
+        check(p.returncode == 0 and os.path.realpath(again) in p.stderr.decode(),
+              f"run {n}: without -q the launcher says where the traces are")
+        check("1 trace file in" in p.stderr.decode(), f"run {n}: it counts this run's trace only")
+    check(len(ctlib.traces(again)) == 2, "both runs' traces are in the shared directory")
 
 
 def forwarding():
