@@ -5,6 +5,7 @@
  */
 #include "model.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define WIDTH 100
@@ -359,7 +360,37 @@ static uint64_t total_calls(const struct rp_model *m)
 	return n;
 }
 
-void rp_print_text(const struct rp_model *m, FILE *out)
+/*
+ * Program-controlled strings (argv, call details, library names) reach the terminal: render into
+ * memory first, then neutralize control characters (escape sequences, carriage returns) so that
+ * a trace cannot rewrite the screen it is shown on.
+ */
+static void emit_clean(FILE *out, void (*render)(const struct rp_model *, FILE *),
+		       const struct rp_model *m)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	if (!mem) {
+		render(m, out); /* out of memory: unfiltered beats nothing */
+		return;
+	}
+	render(m, mem);
+	if (fclose(mem) != 0 || !buf) {
+		free(buf);
+		render(m, out);
+		return;
+	}
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)buf[i];
+		if ((c < 0x20 && c != '\n') || c == 0x7f)
+			buf[i] = '?';
+	}
+	fwrite(buf, 1, len, out);
+	free(buf);
+}
+
+static void render_text(const struct rp_model *m, FILE *out)
 {
 	size_t nproc = 0;
 	for (size_t i = 0; i < m->nprocs; i++)
@@ -385,8 +416,13 @@ void rp_print_text(const struct rp_model *m, FILE *out)
 		print_method(m, out);
 }
 
+void rp_print_text(const struct rp_model *m, FILE *out)
+{
+	emit_clean(out, render_text, m);
+}
+
 /* The `strace -c`-like table at the end of `cryptrace run`. */
-void rp_print_summary(const struct rp_model *m, FILE *out)
+static void render_summary(const struct rp_model *m, FILE *out)
 {
 	char b1[32], b2[32], b3[32], b4[32];
 	size_t nproc = m->nprocs;
@@ -429,4 +465,9 @@ void rp_print_summary(const struct rp_model *m, FILE *out)
 			fprintf(out, " (x%zu)", count);
 		fprintf(out, ": see `cryptrace report`\n");
 	}
+}
+
+void rp_print_summary(const struct rp_model *m, FILE *out)
+{
+	emit_clean(out, render_summary, m);
 }

@@ -458,6 +458,15 @@ static void test_json_parses_and_escapes(void **state)
 		 "assert set(d) >= {\"format_version\",\"processes\",\"paths\",\"events\",\"findings\",\"warnings\"}' '%s'",
 		 tpath("odd.json"));
 	assert_int_equal(system(cmd), 0);
+	/* the text report neutralizes control characters (no terminal escapes from a trace) */
+	const char *targs[] = { tpath("odd.ctrace") };
+	assert_int_equal(run_report(&out, &err, 1, targs), 0);
+	assert_null(strchr(out, '\x01'));
+	assert_null(strchr(out, '\x1f'));
+	assert_null(strchr(out, '\x7f'));
+	assert_non_null(strstr(out, "ctl???"));
+	free(out);
+	free(err);
 	/* and the standard tool agrees */
 	snprintf(cmd, sizeof(cmd), "python3 -m json.tool '%s' >/dev/null", tpath("odd.json"));
 	assert_int_equal(system(cmd), 0);
