@@ -65,3 +65,18 @@ int cdev_profile_allows(const struct cdev_profile *p, uint32_t cipher, uint32_t 
 	}
 	return 0;
 }
+
+void cdev_next_iv(const struct cdev_cipher *ci, bool encrypt, const uint8_t *src,
+		  const uint8_t *dst, unsigned len, uint8_t iv[16])
+{
+	if (ci->id == CT_CRYPTO_AES_CBC && len >= 16) {
+		memcpy(iv, (encrypt ? dst : src) + len - 16, 16);
+	} else if (ci->id == CT_CRYPTO_AES_CTR) {
+		uint64_t blocks = (len + 15u) / 16u;
+		for (int i = 15; i >= 0 && blocks; i--) {
+			uint64_t sum = iv[i] + (blocks & 0xff);
+			iv[i] = (uint8_t)sum;
+			blocks = (blocks >> 8) + (sum >> 8);
+		}
+	}
+}

@@ -2,7 +2,8 @@
 /*
  * cdev_profile.h - what the CUSE cryptodev server accepts: the cryptodev cipher ids it maps to
  * kernel (AF_ALG) algorithm names, and the start-up profiles that mimic limited hardware
- * (glxsb: AES-128-CBC only; eip93-like: no AES-CBC at all; slow: added latency per request).
+ * (glxsb: AES-128-CBC only; eip93-like: no AES-CBC at all; slow: added latency per request), and
+ * the IV each mode leaves for a chained request.
  */
 #ifndef CDEV_PROFILE_H
 #define CDEV_PROFILE_H
@@ -44,5 +45,11 @@ bool cdev_profile_parse(const char *name, struct cdev_profile *out);
  * negative errno CIOCGSESSION returns (-EINVAL, as the real drivers do). Key lengths the kernel
  * itself refuses are left to the kernel (its setkey error is what the program sees). */
 int cdev_profile_allows(const struct cdev_profile *p, uint32_t cipher, uint32_t keylen, uint32_t mac);
+
+/* The IV a chained next request needs (COP_FLAG_WRITE_IV), as the kernel's modes leave it: CBC
+ * the last ciphertext block (src when decrypting, dst when encrypting), CTR the 128-bit big-endian
+ * counter advanced once per block, a partial block included. Other modes leave iv as it is. */
+void cdev_next_iv(const struct cdev_cipher *ci, bool encrypt, const uint8_t *src,
+		  const uint8_t *dst, unsigned len, uint8_t iv[16]);
 
 #endif

@@ -346,23 +346,6 @@ static void fsession(const struct ioctl_call *c)
 	fuse_reply_ioctl(c->req, 0, NULL, 0);
 }
 
-/* The IV a chained next request would need (COP_FLAG_WRITE_IV), as the kernel modes leave it. */
-static void next_iv(const struct cdev_cipher *ci, bool encrypt, const uint8_t *src,
-		    const uint8_t *dst, unsigned len, uint8_t *iv)
-{
-	if (ci->id == CT_CRYPTO_AES_CBC && len >= 16) {
-		memcpy(iv, (encrypt ? dst : src) + len - 16, 16);
-	} else if (ci->id == CT_CRYPTO_AES_CTR) {
-		/* The 128-bit big-endian counter advances once per block, a partial one included. */
-		uint64_t blocks = (len + 15u) / 16u;
-		for (int i = 15; i >= 0 && blocks; i--) {
-			uint64_t sum = iv[i] + (blocks & 0xff);
-			iv[i] = (uint8_t)sum;
-			blocks = (blocks >> 8) + (sum >> 8);
-		}
-	}
-}
-
 static void crypt_op(const struct ioctl_call *c)
 {
 	size_t size = ABI_SIZE(c->compat, crypt_op);
@@ -410,7 +393,7 @@ static void crypt_op(const struct ioctl_call *c)
 		err = cdev_tfm_skcipher(&s->tfm, encrypt, iv, s->cipher->ivlen, src, dst, r.len);
 	if (!err) {
 		engine_latency();
-		next_iv(s->cipher, encrypt, src, dst, r.len, iv);
+		cdev_next_iv(s->cipher, encrypt, src, dst, r.len, iv);
 	}
 	pthread_mutex_unlock(&c->file->lock);
 	if (err) {
