@@ -277,6 +277,13 @@ gcm = [p for p in cdev_paths(load("check-full"), "check-full") if "gcm" in (p.ge
 if not gcm:
     errors.append("check-full: no cryptodev GCM (CIOCAUTHCRYPT) path")
 expect_paths("bench-full", "aes-128-cbc", cbc, count, sizes)
+# Each successful session is an event naming the driver CIOCGSESSINFO reported.
+sessions = [e for e in load("bench-full").get("events", [])
+            if e.get("kind") == "session" and "CIOCGSESSION" in (e.get("call") or "")]
+if not any(f"driver={cbc} " in e.get("detail", "") + " " and "keylen=16" in e.get("detail", "")
+           for e in sessions):
+    errors.append(f"bench-full: no CIOCGSESSION session event with driver={cbc}: "
+                  f"{[e.get('detail') for e in sessions][:3]}")
 if mode != "aesni":
     found = kinds(load("bench-full"))
     print("bench-full: findings", sorted(found))
