@@ -316,7 +316,8 @@ static void json_proc(struct jw *w, const struct rp_model *m, const struct rp_pr
 	for (unsigned i = 0, n = rp_str_nparts(p->proc.crypto_libs, '\n'); i < n; i++)
 		j_str(w, NULL, rp_str_part(p->proc.crypto_libs, '\n', i));
 	j_close(w, ']');
-	j_u64(w, "dropped_ops", p->proc.dropped_ops);
+	j_u64(w, "per_call_ops", p->ops);
+	j_u64(w, "dropped_ops", p->proc.dropped_ops > p->ops_dropped ? p->proc.dropped_ops : p->ops_dropped);
 	j_u64(w, "dropped_events", p->proc.dropped_events);
 	j_u64(w, "write_errors", p->proc.write_errors);
 	j_arr(w, "paths");
