@@ -36,12 +36,13 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT INT TERM
 
 # one run: prints the throughput in 1000s of bytes/s (openssl's last line, the number before 'k')
-speed() { # bytes mode(native|stats|calls|sample1)
+speed() { # bytes mode(native|stats|calls|sample1|sample64)
 	case $2 in
 	native) env -u LD_PRELOAD openssl speed -seconds "$seconds" -bytes "$1" -evp aes-128-cbc 2>/dev/null ;;
 	stats) LD_PRELOAD=$lib CRYPTRACE_OUT=$out openssl speed -seconds "$seconds" -bytes "$1" -evp aes-128-cbc 2>/dev/null ;;
 	calls) LD_PRELOAD=$lib CRYPTRACE_OUT=$out CRYPTRACE_MODE=calls openssl speed -seconds "$seconds" -bytes "$1" -evp aes-128-cbc 2>/dev/null ;;
 	sample1) LD_PRELOAD=$lib CRYPTRACE_OUT=$out CRYPTRACE_SAMPLE=1 openssl speed -seconds "$seconds" -bytes "$1" -evp aes-128-cbc 2>/dev/null ;;
+	sample64) LD_PRELOAD=$lib CRYPTRACE_OUT=$out CRYPTRACE_SAMPLE=64 openssl speed -seconds "$seconds" -bytes "$1" -evp aes-128-cbc 2>/dev/null ;;
 	esac | awk '/^(AES|aes)-128-(CBC|cbc)/ { v = $2; sub(/k$/, "", v); print v }'
 	rm -f "$out"/*
 }
@@ -53,7 +54,7 @@ echo "library: $lib"
 echo "host: $(nproc) cpus, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
 printf '%-8s %-8s %14s %14s %8s %s\n' bytes mode native_k traced_k ratio "min..max"
 for bytes in 16 8192; do
-	for mode in stats calls sample1; do
+	for mode in stats sample64 calls sample1; do
 		: >"$out.n"; : >"$out.t"; : >"$out.r"
 		i=0
 		while [ $i -lt "$rounds" ]; do
@@ -70,4 +71,5 @@ for bytes in 16 8192; do
 done
 rm -f "$out.n" "$out.t" "$out.r"
 echo "modes: stats = default (1 in 16 calls < 1024 B timed, all larger calls timed);"
-echo "       calls = CRYPTRACE_MODE=calls (every call timed and kept); sample1 = CRYPTRACE_SAMPLE=1"
+echo "       sample64 = CRYPTRACE_SAMPLE=64; calls = CRYPTRACE_MODE=calls (every call timed and kept);"
+echo "       sample1 = CRYPTRACE_SAMPLE=1 (every call timed, aggregates only)"
