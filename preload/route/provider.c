@@ -16,6 +16,7 @@
 
 #include "aesni.h"
 #include "core.h"
+#include "native_ctx.h"
 #include "params.h"
 #include "provider.h"
 
@@ -57,6 +58,10 @@ struct ct_rctx {
 	size_t bufsz;
 	unsigned num;
 	bool enc, pad, key_set, iv_set;
+	/* libssl's TLS CBC record layer is handed to a native context (native_ctx.h): the raw key
+	 * is kept for that (wiped with the rest), and once `native` is set every call goes there */
+	uint8_t rawkey[32];
+	void *native;
 	/* GCM */
 	uint8_t giv[GCM_IV_MAX];
 	enum gcm_iv_state iv_state;
@@ -137,7 +142,8 @@ static void rctx_free(void *vctx)
 	struct ct_rctx *c = vctx;
 	if (!c)
 		return;
-	explicit_bzero(c, sizeof(*c)); /* key schedules, IVs, buffered plaintext */
+	ct_native_free(c->native);
+	explicit_bzero(c, sizeof(*c)); /* key schedules, raw key, IVs, buffered plaintext */
 	free(c);
 }
 
@@ -145,8 +151,13 @@ static void *rctx_dup(void *vctx)
 {
 	struct ct_rctx *src = vctx;
 	struct ct_rctx *c = rctx_new(src->alg);
-	if (c)
-		memcpy(c, src, sizeof(*c)); /* self-contained: no pointers into itself */
+	if (!c)
+		return NULL;
+	memcpy(c, src, sizeof(*c)); /* self-contained: no pointers into itself */
+	if (src->native && !(c->native = ct_native_dup(src->native))) {
+		rctx_free(c);
+		return NULL;
+	}
 	return c;
 }
 
@@ -189,6 +200,8 @@ static int generic_set_ctx_params(void *vctx, const OSSL_PARAM params[]);
 static int generic_init(struct ct_rctx *c, const unsigned char *key, size_t keylen,
 			const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[], bool enc)
 {
+	if (c->native)
+		return ct_native_reinit(c->native, key, iv, enc, params);
 	c->num = 0;
 	c->bufsz = 0;
 	c->enc = enc;
@@ -208,6 +221,7 @@ static int generic_init(struct ct_rctx *c, const unsigned char *key, size_t keyl
 			return 0;
 		if (ct_aes_set_key(&c->u.k.key, key, (unsigned)keylen * 8) != 0)
 			return 0;
+		memcpy(c->rawkey, key, keylen);
 		c->key_set = true;
 	}
 	return generic_set_ctx_params(c, params);
@@ -363,6 +377,8 @@ static int generic_update(void *vctx, unsigned char *out, size_t *outl, size_t o
 			  const unsigned char *in, size_t inl)
 {
 	struct ct_rctx *c = vctx;
+	if (CT_UNLIKELY(c->native != NULL))
+		return ct_native_update(c->native, out, outl, outsize, in, inl);
 	if (c->alg->blocksize > 1)
 		return block_update(vctx, out, outl, outsize, in, inl);
 	return stream_update(vctx, out, outl, outsize, in, inl);
@@ -371,6 +387,8 @@ static int generic_update(void *vctx, unsigned char *out, size_t *outl, size_t o
 static int generic_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
 {
 	struct ct_rctx *c = vctx;
+	if (CT_UNLIKELY(c->native != NULL))
+		return ct_native_final(c->native, out, outl, outsize);
 	if (c->alg->blocksize > 1)
 		return block_final(vctx, out, outl, outsize);
 	return stream_final(vctx, out, outl, outsize);
@@ -381,6 +399,8 @@ static int generic_cipher(void *vctx, unsigned char *out, size_t *outl, size_t o
 			  const unsigned char *in, size_t inl)
 {
 	struct ct_rctx *c = vctx;
+	if (CT_UNLIKELY(c->native != NULL))
+		return ct_native_cipher(c->native, out, outl, outsize, in, inl);
 	if (!c->key_set || outsize < inl)
 		return 0;
 	hw_cipher(c, out, in, inl);
@@ -391,6 +411,8 @@ static int generic_cipher(void *vctx, unsigned char *out, size_t *outl, size_t o
 static int generic_get_ctx_params(void *vctx, OSSL_PARAM params[])
 {
 	struct ct_rctx *c = vctx;
+	if (c->native)
+		return ct_native_get_params(c->native, params);
 	for (OSSL_PARAM *p = params; p && p->key; p++) {
 		int ok = 1;
 		if (!strcmp(p->key, OSSL_CIPHER_PARAM_IVLEN))
@@ -413,9 +435,26 @@ static int generic_get_ctx_params(void *vctx, OSSL_PARAM params[])
 	return 1;
 }
 
+/* libssl set `tls-version`: from now on a native context does the work (see native_ctx.h). */
+static int hand_over_to_native(struct ct_rctx *c, const OSSL_PARAM params[])
+{
+	if (!c->key_set)
+		return 0;
+	c->native = ct_native_open(c->alg->name, c->rawkey, c->keylen, c->iv_set ? c->iv : NULL,
+				   c->ivlen, c->enc, params);
+	if (!c->native)
+		return 0;
+	ct_event(CT_EV_FALLBACK, "EVP_CIPHER_CTX_set_params", 0, 0, CT_NO_PATH, false,
+		 "route aesni -> native: %s: libssl's TLS CBC record layer (tls-version set)",
+		 c->alg->name);
+	return 1;
+}
+
 static int generic_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 {
 	struct ct_rctx *c = vctx;
+	if (c->native)
+		return ct_native_set_params(c->native, params);
 	for (const OSSL_PARAM *p = params; p && p->key; p++) {
 		uint64_t v;
 		if (!strcmp(p->key, OSSL_CIPHER_PARAM_PADDING)) {
@@ -432,10 +471,12 @@ static int generic_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 			if (!ct_param_get_uint(p, &v))
 				return 0; /* only CFB1 uses it; accepted and ignored like OpenSSL */
 		} else if (!strcmp(p->key, OSSL_CIPHER_PARAM_TLS_VERSION)) {
-			/* libssl's CBC record layer (constant-time unpadding, MAC extraction) is not
-			 * served here: refuse loudly rather than mis-handle a TLS record */
-			if (!ct_param_get_uint(p, &v) || v != 0)
+			/* libssl's CBC record layer (constant-time unpadding, MAC extraction) is
+			 * OpenSSL's business: hand the whole context over, with all of params */
+			if (!ct_param_get_uint(p, &v))
 				return 0;
+			if (v > 0)
+				return hand_over_to_native(c, params);
 		} else if (!strcmp(p->key, OSSL_CIPHER_PARAM_TLS_MAC_SIZE)) {
 			if (!ct_param_get_uint(p, &v))
 				return 0;
