@@ -317,6 +317,9 @@ for name, keylen, cipher in (("bench-glxsb-256", 32, "aes-256-cbc"),
 report = load("bench-slow")
 found = kinds(report)
 print("bench-slow: findings", sorted(found))
+for f in report.get("findings", []):
+    if f.get("kind") == "small-requests-offload":
+        print("bench-slow:", f.get("message"), "|", f.get("evidence"))
 if "small-requests-offload" not in found:
     timed = sum(p.get("timing", {}).get("timed_calls", 0)
                 for p in report.get("paths", []) if p.get("api") == "cryptodev")
