@@ -5,6 +5,7 @@
  * goes only where CRYPTRACE_LOG asks: never on the host's stdio otherwise.
  */
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,9 +27,41 @@ static const char *ia32cap;
 static int log_fd = -1;
 static char warning[200]; /* the last configuration problem, for a CT_EV_TRACE_WARNING */
 
-/* Every CRYPTRACE_* plus LD_PRELOAD as seen at start, for re-injection across exec. */
+/* Every CRYPTRACE_* plus LD_PRELOAD as seen at start, for re-injection across exec. Copied:
+ * programs rewrite their environment block (sshd's setproctitle clobbers it, setenv moves it), so
+ * no pointer into environ may be kept. */
 #define MAX_ENV 24
+#define ENV_ARENA 8192
 static const char *saved_env[MAX_ENV + 1];
+static char env_arena[ENV_ARENA];
+static size_t env_used;
+static char out_dir_copy[1024], route_copy[1024], ia32cap_copy[128];
+
+/* A private copy of s in the arena (NULL when it does not fit). */
+static const char *keep(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	if (env_used + n > sizeof(env_arena))
+		return NULL;
+	char *d = env_arena + env_used;
+	memcpy(d, s, n);
+	env_used += n;
+	return d;
+}
+
+/* secure_getenv(name) copied into buf; NULL when unset, empty or too long (logged). */
+static const char *getenv_copy(const char *name, char *buf, size_t cap)
+{
+	const char *v = secure_getenv(name);
+	if (!v || !*v)
+		return NULL;
+	if (strlen(v) >= cap) {
+		ct_log(1, "%s is longer than %zu bytes; ignored", name, cap - 1);
+		return NULL;
+	}
+	memcpy(buf, v, strlen(v) + 1);
+	return buf;
+}
 
 unsigned ct_sample_period = 16, ct_sample_all_bytes = 1024;
 bool ct_per_call;
@@ -124,10 +157,13 @@ static void save_env(void)
 {
 	extern char **environ;
 	unsigned n = 0;
-	for (char **e = environ; e && *e && n < MAX_ENV; e++)
-		if (!strncmp(*e, "CRYPTRACE_", 10) || !strncmp(*e, "LD_PRELOAD=", 11))
-			saved_env[n++] = *e; /* environ strings live as long as the process, unless the
-					      * program rewrites them: good enough for a hint */
+	for (char **e = environ; e && *e && n < MAX_ENV; e++) {
+		if (strncmp(*e, "CRYPTRACE_", 10) && strncmp(*e, "LD_PRELOAD=", 11))
+			continue;
+		const char *copy = keep(*e);
+		if (copy)
+			saved_env[n++] = copy;
+	}
 	saved_env[n] = NULL;
 }
 
@@ -156,16 +192,23 @@ void ct_config_load(void)
 	unsigned cpb = 0;
 	parse_uint("CRYPTRACE_AESNI_CPB", 0, 1000000, &cpb);
 	aesni_cpb = cpb;
-	ia32cap = getenv("OPENSSL_ia32cap");
-	cfg.route_spec = secure_getenv("CRYPTRACE_ROUTE");
-	if (cfg.route_spec && !*cfg.route_spec)
-		cfg.route_spec = NULL;
+	const char *cap = getenv("OPENSSL_ia32cap");
+	if (cap) {
+		snprintf(ia32cap_copy, sizeof(ia32cap_copy), "%s", cap);
+		ia32cap = ia32cap_copy;
+	}
+	cfg.route_spec = getenv_copy("CRYPTRACE_ROUTE", route_copy, sizeof(route_copy));
 	if (cfg.route_spec)
 		ct_log(1, "CRYPTRACE_ROUTE=\"%s\": routes are not active in this build; tracing only",
 		       cfg.route_spec);
-	cfg.out_dir = secure_getenv("CRYPTRACE_OUT");
-	if (!cfg.out_dir || !*cfg.out_dir) {
-		cfg.out_dir = NULL;
+	cfg.out_dir = getenv_copy("CRYPTRACE_OUT", out_dir_copy, sizeof(out_dir_copy));
+	if (cfg.out_dir && cfg.out_dir[0] != '/') {
+		/* a relative directory must not follow the program's chdir (daemons chdir("/")) */
+		static char abs_dir[PATH_MAX];
+		if (realpath(cfg.out_dir, abs_dir))
+			cfg.out_dir = abs_dir;
+	}
+	if (!cfg.out_dir) {
 		ct_log(1, "CRYPTRACE_OUT is not set: nothing is traced in this process");
 		cfg.enabled = false;
 		return;

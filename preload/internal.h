@@ -186,6 +186,7 @@ void ct_writer_open(void);      /* creates the file and writes preamble + header
 void ct_writer_end(enum ct_end_reason reason, int status);
 void ct_writer_after_fork_child(void);
 void ct_writer_reopen_after_failed_exec(void);
+void ct_writer_fsize_limit(uint64_t limit); /* setrlimit(RLIMIT_FSIZE) hook: flush, then obey */
 void ct_flush_lock(void);
 void ct_flush_unlock(void);
 void ct_flush_due(uint64_t now); /* a timed call saw now >= next_flush */

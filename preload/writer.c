@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,6 +34,10 @@ static bool fd_lost;          /* the program closed our fd: reopen at the next f
 static bool ended;            /* END written (exit or exec) */
 static uint32_t proc_flags;
 static _Atomic uint64_t write_errors;
+/* RLIMIT_FSIZE: a write past it raises SIGXFSZ, which kills (sshd's sandboxed child sets it to 0).
+ * We track our file's size (append only) and never write past the limit. */
+static uint64_t file_size;
+static _Atomic uint64_t fsize_limit = UINT64_MAX;
 static uint8_t *buf;
 static size_t buf_used;
 static uint8_t path_written[CT_PATH_CAPACITY];
@@ -139,10 +144,17 @@ static void buf_write_out(void)
 {
 	int fd = atomic_load(&trace_fd);
 	size_t off = 0;
+	if (fd >= 0 && buf_used && file_size + buf_used > atomic_load(&fsize_limit)) {
+		atomic_fetch_add(&write_errors, 1);
+		proc_flags |= CT_PROC_INCOMPLETE;
+		buf_used = 0;
+		return;
+	}
 	while (fd >= 0 && off < buf_used) {
 		ssize_t w = write(fd, buf + off, buf_used - off);
 		if (w > 0) {
 			off += (size_t)w;
+			file_size += (uint64_t)w;
 			continue;
 		}
 		if (w < 0 && errno == EINTR)
@@ -252,6 +264,7 @@ static bool open_locked(void)
 	fd_lost = false;
 	ended = false;
 	buf_used = 0;
+	file_size = 0;
 	memset(path_written, 0, sizeof(path_written));
 	memset(path_sig, 0, sizeof(path_sig));
 	ct_events_lock();
@@ -264,8 +277,22 @@ static bool open_locked(void)
 	return true;
 }
 
+/* The program is about to limit file sizes (RLIMIT_FSIZE): write what we have while we still can,
+ * then keep every later write under the limit. */
+void ct_writer_fsize_limit(uint64_t limit)
+{
+	if (limit == (uint64_t)RLIM_INFINITY)
+		limit = UINT64_MAX;
+	if (limit < atomic_load(&fsize_limit) && limit != UINT64_MAX)
+		ct_flush(false);
+	atomic_store(&fsize_limit, limit);
+}
+
 void ct_writer_open(void)
 {
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		atomic_store(&fsize_limit, (uint64_t)rl.rlim_cur);
 	pthread_mutex_lock(&flush_lock);
 	open_locked();
 	if (query_libcrypto_version()[0]) {

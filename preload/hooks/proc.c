@@ -6,7 +6,11 @@
  * into the END record). vfork is deliberately not hooked: a wrapper's stack frame would be shared
  * with the child; the exec hooks recognise a vfork child by its pid and never write from it.
  */
+/* setrlimit and setrlimit64 are distinct exported symbols: with a 64-bit off_t the headers would
+ * rename the first into the second */
+#undef _FILE_OFFSET_BITS
 #include <spawn.h>
+#include <sys/resource.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -25,6 +29,10 @@ static __typeof__(&execvpe) real_execvpe;
 static __typeof__(&fexecve) real_fexecve;
 static __typeof__(&posix_spawn) real_posix_spawn;
 static __typeof__(&posix_spawnp) real_posix_spawnp;
+static __typeof__(&setrlimit) real_setrlimit;
+static __typeof__(&setrlimit64) real_setrlimit64;
+static __typeof__(&prlimit) real_prlimit;
+static __typeof__(&prlimit64) real_prlimit64;
 
 #define RESOLVE(fn)                                                                               \
 	do {                                                                                      \
@@ -42,6 +50,10 @@ void ct_proc_hooks_resolve(void)
 	RESOLVE(fexecve);
 	RESOLVE(posix_spawn);
 	RESOLVE(posix_spawnp);
+	RESOLVE(setrlimit);
+	RESOLVE(setrlimit64);
+	RESOLVE(prlimit);
+	RESOLVE(prlimit64);
 }
 
 #define REAL(fn) (__atomic_load_n(&real_##fn, __ATOMIC_ACQUIRE) ? real_##fn : (ct_proc_hooks_resolve(), real_##fn))
@@ -204,3 +216,69 @@ CT_EXPORT int execle(const char *path, const char *arg, ...)
 
 SPAWN_HOOK(posix_spawn, path)
 SPAWN_HOOK(posix_spawnp, file)
+
+/* RLIMIT_FSIZE: writing past it kills the process with SIGXFSZ (sshd's sandboxed child sets it to
+ * 0 right before seccomp). Flush while we can, then keep the trace under the limit. */
+static void fsize_limit_set(int resource, uint64_t cur)
+{
+	if (resource == RLIMIT_FSIZE && ct_ready() && !ct_proc_is_vfork_child())
+		ct_writer_fsize_limit(cur);
+}
+
+CT_EXPORT int setrlimit(__rlimit_resource_t resource, const struct rlimit *rlim)
+{
+	__typeof__(&setrlimit) real = REAL(setrlimit);
+	if (CT_UNLIKELY(!real)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	int e = errno; /* rlim is nonnull by contract */
+	fsize_limit_set(resource, rlim->rlim_cur);
+	errno = e;
+	return real(resource, rlim);
+}
+
+CT_EXPORT int setrlimit64(__rlimit_resource_t resource, const struct rlimit64 *rlim)
+{
+	__typeof__(&setrlimit64) real = REAL(setrlimit64);
+	if (CT_UNLIKELY(!real)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	int e = errno; /* rlim is nonnull by contract */
+	fsize_limit_set(resource, rlim->rlim_cur);
+	errno = e;
+	return real(resource, rlim);
+}
+
+CT_EXPORT int prlimit(pid_t pid, __rlimit_resource_t resource, const struct rlimit *new_limit,
+		      struct rlimit *old_limit)
+{
+	__typeof__(&prlimit) real = REAL(prlimit);
+	if (CT_UNLIKELY(!real)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (new_limit && (pid == 0 || pid == getpid())) {
+		int e = errno;
+		fsize_limit_set(resource, new_limit->rlim_cur);
+		errno = e;
+	}
+	return real(pid, resource, new_limit, old_limit);
+}
+
+CT_EXPORT int prlimit64(pid_t pid, __rlimit_resource_t resource, const struct rlimit64 *new_limit,
+			struct rlimit64 *old_limit)
+{
+	__typeof__(&prlimit64) real = REAL(prlimit64);
+	if (CT_UNLIKELY(!real)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (new_limit && (pid == 0 || pid == getpid())) {
+		int e = errno;
+		fsize_limit_set(resource, new_limit->rlim_cur);
+		errno = e;
+	}
+	return real(pid, resource, new_limit, old_limit);
+}
