@@ -43,7 +43,8 @@ struct ct_aes_kernels {
 	void (*xts_dec)(const struct ct_aes_key *k, uint8_t tweak[16], const uint8_t *in,
 			uint8_t *out, size_t nblocks);
 	/* xi = (xi ^ block) * H for each block; hpow[j] = H^(16-j) in byte-reflected form. */
-	void (*ghash)(const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16], const uint8_t *in, size_t nblocks);
+	void (*ghash)(const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16], const uint8_t *in,
+		      size_t nblocks);
 };
 
 extern const struct ct_aes_kernels ct_aes_kernels_xmm;

@@ -193,22 +193,22 @@ YI __m256i xts_mul_x16(__m256i t)
 #define YTWEAK_INIT(i)                                                                             \
 	__m256i t##i;                                                                              \
 	{                                                                                          \
-		const __m128i lo_ = tw_;                                                            \
-		tw_ = xts_mulx(tw_);                                                                 \
-		t##i = pair(lo_, tw_);                                                              \
-		tw_ = xts_mulx(tw_);                                                                 \
+		const __m128i lo_ = tw_;                                                           \
+		tw_ = xts_mulx(tw_);                                                               \
+		t##i = pair(lo_, tw_);                                                             \
+		tw_ = xts_mulx(tw_);                                                               \
 	}
 #define YXTS_IN(i) b##i = _mm256_xor_si256(LD2(in, i), t##i);
 #define YXTS_OUT(i) ST2(out, i, _mm256_xor_si256(b##i, t##i));
 #define YTWEAK_NEXT(i) t##i = xts_mul_x16(t##i);
 
 #define XTS_KERNEL(name, cipher, keys, tail)                                                       \
-	CT_TARGET_YMM static void name(const struct ct_aes_key *k, uint8_t tweak[16],               \
+	CT_TARGET_YMM static void name(const struct ct_aes_key *k, uint8_t tweak[16],              \
 				       const uint8_t *in, uint8_t *out, size_t nblocks)            \
 	{                                                                                          \
 		const unsigned rounds = k->rounds;                                                 \
 		if (nblocks >= WIDE_MIN) {                                                         \
-			__m128i tw_ = LD(tweak, 0);                                                 \
+			__m128i tw_ = LD(tweak, 0);                                                \
 			X8(YTWEAK_INIT)                                                            \
 			for (; nblocks >= 16; in += 256, out += 256, nblocks -= 16) {              \
 				X8(YDECL)                                                          \
@@ -239,8 +239,8 @@ XTS_KERNEL(xts_dec, DEC, dec, xts_dec)
 		if (i == 0)                                                                        \
 			d_ = _mm256_xor_si256(d_, _mm256_zextsi128_si256(x));                      \
 		const __m256i h_ = LD2(hpow[base], i);                                             \
-		const __m256i hk_ = _mm256_xor_si256(h_, _mm256_shuffle_epi32(h_, 0x4e));         \
-		const __m256i dk_ = _mm256_xor_si256(d_, _mm256_shuffle_epi32(d_, 0x4e));         \
+		const __m256i hk_ = _mm256_xor_si256(h_, _mm256_shuffle_epi32(h_, 0x4e));          \
+		const __m256i dk_ = _mm256_xor_si256(d_, _mm256_shuffle_epi32(d_, 0x4e));          \
 		lo = _mm256_xor_si256(lo, _mm256_clmulepi64_epi128(d_, h_, 0x00));                 \
 		hi = _mm256_xor_si256(hi, _mm256_clmulepi64_epi128(d_, h_, 0x11));                 \
 		mid = _mm256_xor_si256(mid, _mm256_clmulepi64_epi128(dk_, hk_, 0x00));             \

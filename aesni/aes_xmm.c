@@ -344,7 +344,8 @@ CT_TARGET_XMM void ct_ghash_init_xmm(uint8_t hpow[CT_GHASH_POWERS][16], const ui
 	}
 }
 
-CT_TARGET_XMM static void ghash(const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16], const uint8_t *in,
+CT_TARGET_XMM static void ghash(const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16],
+				const uint8_t *in,
 				size_t nblocks)
 {
 	ST(xi, 0, bswap128(ghash_tail(hpow, bswap128(LD(xi, 0)), in, nblocks)));

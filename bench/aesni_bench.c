@@ -62,29 +62,32 @@ static double now(void)
 
 /* ---- OpenSSL ---- */
 
+/* The EVP cipher of a mode for the key size index i (0: 128, 1: 192, 2: 256). */
+#define BY_BITS(m)                                                                                 \
+	(const EVP_CIPHER *[]){ EVP_aes_128_##m(), EVP_aes_192_##m(), EVP_aes_256_##m() }[i]
+
 static const EVP_CIPHER *evp_of(enum bmode m)
 {
 	const int i = bits == 128 ? 0 : bits == 192 ? 1 : 2;
 	switch (m) {
 	case B_ECB:
-		return (const EVP_CIPHER *[]){ EVP_aes_128_ecb(), EVP_aes_192_ecb(), EVP_aes_256_ecb() }[i];
+		return BY_BITS(ecb);
 	case B_CBC_ENC:
 	case B_CBC_DEC:
-		return (const EVP_CIPHER *[]){ EVP_aes_128_cbc(), EVP_aes_192_cbc(), EVP_aes_256_cbc() }[i];
+		return BY_BITS(cbc);
 	case B_CTR:
-		return (const EVP_CIPHER *[]){ EVP_aes_128_ctr(), EVP_aes_192_ctr(), EVP_aes_256_ctr() }[i];
+		return BY_BITS(ctr);
 	case B_CFB_ENC:
 	case B_CFB_DEC:
-		return (const EVP_CIPHER *[]){ EVP_aes_128_cfb128(), EVP_aes_192_cfb128(),
-					       EVP_aes_256_cfb128() }[i];
+		return BY_BITS(cfb128);
 	case B_OFB:
-		return (const EVP_CIPHER *[]){ EVP_aes_128_ofb(), EVP_aes_192_ofb(), EVP_aes_256_ofb() }[i];
+		return BY_BITS(ofb);
 	case B_XTS_ENC:
 	case B_XTS_DEC:
 		return bits == 256 ? EVP_aes_256_xts() : EVP_aes_128_xts();
 	case B_GCM_ENC:
 	case B_GCM_DEC:
-		return (const EVP_CIPHER *[]){ EVP_aes_128_gcm(), EVP_aes_192_gcm(), EVP_aes_256_gcm() }[i];
+		return BY_BITS(gcm);
 	default:
 		return NULL;
 	}
@@ -300,11 +303,11 @@ static void aes_chain(uint64_t n)
 
 /* 12 independent accumulators: enough to cover latency x issue width on current cores. */
 #define INDEP(op, r)                                                                               \
-	"\t" op " %%" r "0, %%" r "1, %%" r "1\n\t" op " %%" r "0, %%" r "2, %%" r "2\n"            \
-	"\t" op " %%" r "0, %%" r "3, %%" r "3\n\t" op " %%" r "0, %%" r "4, %%" r "4\n"            \
-	"\t" op " %%" r "0, %%" r "5, %%" r "5\n\t" op " %%" r "0, %%" r "6, %%" r "6\n"            \
-	"\t" op " %%" r "0, %%" r "7, %%" r "7\n\t" op " %%" r "0, %%" r "8, %%" r "8\n"            \
-	"\t" op " %%" r "0, %%" r "9, %%" r "9\n\t" op " %%" r "0, %%" r "10, %%" r "10\n"          \
+	"\t" op " %%" r "0, %%" r "1, %%" r "1\n\t" op " %%" r "0, %%" r "2, %%" r "2\n"           \
+	"\t" op " %%" r "0, %%" r "3, %%" r "3\n\t" op " %%" r "0, %%" r "4, %%" r "4\n"           \
+	"\t" op " %%" r "0, %%" r "5, %%" r "5\n\t" op " %%" r "0, %%" r "6, %%" r "6\n"           \
+	"\t" op " %%" r "0, %%" r "7, %%" r "7\n\t" op " %%" r "0, %%" r "8, %%" r "8\n"           \
+	"\t" op " %%" r "0, %%" r "9, %%" r "9\n\t" op " %%" r "0, %%" r "10, %%" r "10\n"         \
 	"\t" op " %%" r "0, %%" r "11, %%" r "11\n\t" op " %%" r "0, %%" r "12, %%" r "12\n"
 static void aes_tput_ymm(uint64_t n)
 {
@@ -454,8 +457,9 @@ int main(int argc, char **argv)
 	if (masked) {
 		/* The child re-runs this program with the mask in its environment from the start. */
 		char cmd[4096];
-		int len = snprintf(cmd, sizeof(cmd), "OPENSSL_ia32cap='%s' /proc/%d/exe --child --bits %u "
-				   "--ms %g --sizes ", MASK, (int)getpid(), bits, trial_ms);
+		int len = snprintf(cmd, sizeof(cmd),
+				   "OPENSSL_ia32cap='%s' /proc/%d/exe --child --bits %u --ms %g --sizes ",
+				   MASK, (int)getpid(), bits, trial_ms);
 		for (int s = 0; s < nsizes; s++)
 			len += snprintf(cmd + len, sizeof(cmd) - len, "%s%zu", s ? "," : "", sizes[s]);
 		len += snprintf(cmd + len, sizeof(cmd) - len, " --modes ");

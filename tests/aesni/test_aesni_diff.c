@@ -64,25 +64,28 @@ static size_t pick_len(size_t max)
 	return (size_t)len > max ? max : (size_t)len;
 }
 
+/* The EVP cipher of a mode for the key size index i (0: 128, 1: 192, 2: 256). */
+#define BY_BITS(m)                                                                                 \
+	(const EVP_CIPHER *[]){ EVP_aes_128_##m(), EVP_aes_192_##m(), EVP_aes_256_##m() }[i]
+
 static const EVP_CIPHER *evp_cipher(enum mode m, unsigned bits)
 {
 	const int i = bits == 128 ? 0 : bits == 192 ? 1 : 2;
 	switch (m) {
 	case M_ECB:
-		return (const EVP_CIPHER *[]){ EVP_aes_128_ecb(), EVP_aes_192_ecb(), EVP_aes_256_ecb() }[i];
+		return BY_BITS(ecb);
 	case M_CBC:
-		return (const EVP_CIPHER *[]){ EVP_aes_128_cbc(), EVP_aes_192_cbc(), EVP_aes_256_cbc() }[i];
+		return BY_BITS(cbc);
 	case M_CTR:
-		return (const EVP_CIPHER *[]){ EVP_aes_128_ctr(), EVP_aes_192_ctr(), EVP_aes_256_ctr() }[i];
+		return BY_BITS(ctr);
 	case M_CFB:
-		return (const EVP_CIPHER *[]){ EVP_aes_128_cfb128(), EVP_aes_192_cfb128(),
-					       EVP_aes_256_cfb128() }[i];
+		return BY_BITS(cfb128);
 	case M_OFB:
-		return (const EVP_CIPHER *[]){ EVP_aes_128_ofb(), EVP_aes_192_ofb(), EVP_aes_256_ofb() }[i];
+		return BY_BITS(ofb);
 	case M_XTS:
 		return bits == 128 ? EVP_aes_128_xts() : EVP_aes_256_xts();
 	case M_GCM:
-		return (const EVP_CIPHER *[]){ EVP_aes_128_gcm(), EVP_aes_192_gcm(), EVP_aes_256_gcm() }[i];
+		return BY_BITS(gcm);
 	default:
 		return NULL;
 	}

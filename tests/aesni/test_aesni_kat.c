@@ -403,7 +403,8 @@ int main(void)
 		test_gcm(name);
 	}
 	if (best < CT_AESNI_VAES)
-		printf("note: VAES not available (CPU or CRYPTRACE_AESNI_MAX), only the AES-NI path was tested\n");
+		printf("note: VAES not available (CPU or CRYPTRACE_AESNI_MAX): only the AES-NI path "
+		       "was tested\n");
 	printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
 	return failures ? 1 : 0;
 }
