@@ -11,6 +11,8 @@
  * once libgcc_s is loaded, which the warm-up below does at start, outside any sandbox.
  */
 #include <dlfcn.h>
+#include <link.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,6 +22,35 @@
 
 #define MAX_FRAMES 16
 #define KEEP_FRAMES 8
+
+/* The main program's mapping and name. dladdr names it after argv[0], which programs rewrite
+ * (sshd's setproctitle: "sshd: root [priv]"); /proc/self/exe is what it really is. */
+static uintptr_t main_base;
+static char main_name[64];
+
+static int main_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	(void)arg;
+	uintptr_t lo = UINTPTR_MAX;
+	for (unsigned i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_LOAD && info->dlpi_phdr[i].p_vaddr < lo)
+			lo = info->dlpi_phdr[i].p_vaddr;
+	main_base = info->dlpi_addr + (lo == UINTPTR_MAX ? 0 : lo);
+	return 1; /* the first object is the main program */
+}
+
+void ct_callsite_init(void)
+{
+	dl_iterate_phdr(main_cb, NULL);
+	char exe[512];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		const char *b = strrchr(exe, '/');
+		snprintf(main_name, sizeof(main_name), "%.63s", b ? b + 1 : exe);
+	}
+}
 
 static const void *self_base(void)
 {
@@ -58,6 +89,8 @@ char *ct_callsite(char *buf, size_t cap, unsigned skip_frames)
 		}
 		const char *mod = strrchr(info.dli_fname, '/');
 		mod = mod ? mod + 1 : info.dli_fname;
+		if ((uintptr_t)info.dli_fbase == main_base && main_name[0])
+			mod = main_name;
 		if (!*mod)
 			mod = "main";
 		int w;

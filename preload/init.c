@@ -69,6 +69,7 @@ bool ct_init(void)
 	ct_g.ppid = (uint32_t)getppid();
 	read_comm();
 	find_self();
+	ct_callsite_init();
 	ct_clock_init();
 	ct_g.flush_ticks = (uint64_t)ct_config()->flush_ms * ct_clk.ms_ticks;
 	ct_ctxmap_global_init();

@@ -140,7 +140,8 @@ static inline bool ct_ready(void)
 }
 
 /* ---- call sites (callsite.c) -------------------------------------------------------------- */
-void ct_callsite_warm_up(void); /* first libunwind use, before any sandbox: once per process */
+void ct_callsite_warm_up(void); /* first unwinder use, before any sandbox: once per process */
+void ct_callsite_init(void);    /* the main program's base and real name (at start) */
 
 /* ---- resolving (resolve.c) ---------------------------------------------------------------- */
 void *ct_libcrypto_handle(void); /* dlopen(RTLD_NOLOAD) of a mapped libcrypto; dlclose it */
