@@ -81,7 +81,9 @@ SI void clmul_acc(__m128i a, __m128i b, __m128i *lo, __m128i *mid, __m128i *hi)
 	*mid = _mm_xor_si128(*mid, _mm_clmulepi64_si128(a, b, 0x10));
 }
 
-/* Up to 16 blocks with one reduction: block i of n is multiplied by H^(n-i) = hpow[16-n+i]. */
+/* Up to 16 blocks with one reduction: block i of n is multiplied by H^(n-i) = hpow[16-n+i].
+ * Karatsuba: three carry-less multiplies per block (the middle term is
+ * (a_lo ^ a_hi)(b_lo ^ b_hi) ^ lo ^ hi, fixed up once per reduction). */
 SI __m128i ghash_tail(const uint8_t hpow[CT_GHASH_POWERS][16], __m128i x, const uint8_t *in,
 		      size_t nblocks)
 {
@@ -92,9 +94,14 @@ SI __m128i ghash_tail(const uint8_t hpow[CT_GHASH_POWERS][16], __m128i x, const 
 			__m128i blk = bswap128(LD(in, i));
 			if (i == 0)
 				blk = _mm_xor_si128(blk, x);
-			clmul_acc(blk, LD(hpow[CT_GHASH_POWERS - n + i], 0), &lo, &mid, &hi);
+			const __m128i h = LD(hpow[CT_GHASH_POWERS - n + i], 0);
+			const __m128i hk = _mm_xor_si128(h, _mm_shuffle_epi32(h, 0x4e));
+			const __m128i dk = _mm_xor_si128(blk, _mm_shuffle_epi32(blk, 0x4e));
+			lo = _mm_xor_si128(lo, _mm_clmulepi64_si128(blk, h, 0x00));
+			hi = _mm_xor_si128(hi, _mm_clmulepi64_si128(blk, h, 0x11));
+			mid = _mm_xor_si128(mid, _mm_clmulepi64_si128(dk, hk, 0x00));
 		}
-		x = gf_reduce(lo, mid, hi);
+		x = gf_reduce(lo, _mm_xor_si128(mid, _mm_xor_si128(lo, hi)), hi);
 		in += 16 * n;
 		nblocks -= n;
 	}
