@@ -17,10 +17,8 @@
 #define FUSE_USE_VERSION 31
 
 #include <cuse_lowlevel.h>
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -28,25 +26,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cdev_afalg.h"
+#include "cdev_clone.h"
 #include "cdev_profile.h"
+#include "cdev_wire.h"
 #include "cryptodev_abi.h"
-
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
-#ifndef SYS_pidfd_getfd
-#define SYS_pidfd_getfd 438
-#endif
-
-/* The server's own question to itself (see crioget()): which open file is this descriptor? A
- * number cryptodev does not use. */
-#define CDEV_NR_IDENT 200
-#define CDEV_IOC_IDENT _IOR('c', CDEV_NR_IDENT, uint64_t)
 
 /* CUSE moves at most 32 pages per ioctl direction (the kernel's default max_pages). */
 #define CDEV_MAX_TRANSFER (32u * 4096u)
@@ -81,107 +68,6 @@ static atomic_ulong n_sessions, n_refused, n_crypt, n_auth, n_errors;
 		if (verbose)                                                                       \
 			fprintf(stderr, "cdev-cuse: " __VA_ARGS__);                               \
 	} while (0)
-
-/* ---- the structs in both ABIs ------------------------------------------------------------ */
-
-/* The 32-bit layouts: same fields, 4-byte pointers, 4-byte alignment. */
-struct session_op32 {
-	uint32_t cipher, mac, keylen, key, mackeylen, mackey, ses;
-};
-struct crypt_op32 {
-	uint32_t ses;
-	uint16_t op, flags;
-	uint32_t len, src, dst, mac, iv;
-};
-struct crypt_auth_op32 {
-	uint32_t ses;
-	uint16_t op, flags;
-	uint32_t len, auth_len, auth_src, src, dst, tag, tag_len, iv, iv_len;
-};
-
-/* Field values with user addresses as plain numbers, whatever the program's ABI. */
-struct session_req {
-	uint32_t cipher, mac, keylen, mackeylen;
-	uint64_t key, mackey;
-};
-struct crypt_req {
-	uint32_t ses, len;
-	uint16_t op, flags;
-	uint64_t src, dst, iv;
-};
-struct auth_req {
-	uint32_t ses, len, auth_len, tag_len, iv_len;
-	uint16_t op, flags;
-	uint64_t auth_src, src, dst, iv;
-};
-
-#define ABI_SIZE(compat, type) ((compat) ? sizeof(struct type##32) : sizeof(struct ct_cdev_##type))
-#define ABI_OFFSET(compat, type, field)                                                        \
-	((compat) ? offsetof(struct type##32, field) : offsetof(struct ct_cdev_##type, field))
-
-static void decode_session(const void *raw, bool compat, struct session_req *r)
-{
-	if (compat) {
-		struct session_op32 s;
-		memcpy(&s, raw, sizeof(s));
-		*r = (struct session_req){ .cipher = s.cipher, .mac = s.mac, .keylen = s.keylen,
-					   .mackeylen = s.mackeylen, .key = s.key, .mackey = s.mackey };
-	} else {
-		struct ct_cdev_session_op s;
-		memcpy(&s, raw, sizeof(s));
-		*r = (struct session_req){ .cipher = s.cipher, .mac = s.mac, .keylen = s.keylen,
-					   .mackeylen = s.mackeylen, .key = (uintptr_t)s.key,
-					   .mackey = (uintptr_t)s.mackey };
-	}
-}
-
-static void decode_crypt(const void *raw, bool compat, struct crypt_req *r)
-{
-	if (compat) {
-		struct crypt_op32 c;
-		memcpy(&c, raw, sizeof(c));
-		*r = (struct crypt_req){ .ses = c.ses, .len = c.len, .op = c.op, .flags = c.flags,
-					 .src = c.src, .dst = c.dst, .iv = c.iv };
-	} else {
-		struct ct_cdev_crypt_op c;
-		memcpy(&c, raw, sizeof(c));
-		*r = (struct crypt_req){ .ses = c.ses, .len = c.len, .op = c.op, .flags = c.flags,
-					 .src = (uintptr_t)c.src, .dst = (uintptr_t)c.dst,
-					 .iv = (uintptr_t)c.iv };
-	}
-}
-
-static void decode_auth(const void *raw, bool compat, struct auth_req *r)
-{
-	if (compat) {
-		struct crypt_auth_op32 a;
-		memcpy(&a, raw, sizeof(a));
-		*r = (struct auth_req){ .ses = a.ses, .len = a.len, .auth_len = a.auth_len,
-					.tag_len = a.tag_len, .iv_len = a.iv_len, .op = a.op,
-					.flags = a.flags, .auth_src = a.auth_src, .src = a.src,
-					.dst = a.dst, .iv = a.iv };
-	} else {
-		struct ct_cdev_crypt_auth_op a;
-		memcpy(&a, raw, sizeof(a));
-		*r = (struct auth_req){ .ses = a.ses, .len = a.len, .auth_len = a.auth_len,
-					.tag_len = a.tag_len, .iv_len = a.iv_len, .op = a.op,
-					.flags = a.flags, .auth_src = (uintptr_t)a.auth_src,
-					.src = (uintptr_t)a.src, .dst = (uintptr_t)a.dst,
-					.iv = (uintptr_t)a.iv };
-	}
-}
-
-/* Writes a user address into a struct image in the program's pointer width. */
-static void put_uptr(uint8_t *raw, size_t off, bool compat, uint64_t addr)
-{
-	if (compat) {
-		uint32_t v = (uint32_t)addr;
-		memcpy(raw + off, &v, sizeof(v));
-	} else {
-		uintptr_t v = (uintptr_t)addr;
-		memcpy(raw + off, &v, sizeof(v));
-	}
-}
 
 /* ---- sessions ---------------------------------------------------------------------------- */
 
@@ -263,12 +149,12 @@ static void ask_struct(const struct ioctl_call *c, size_t size)
 
 static void gsession(const struct ioctl_call *c)
 {
-	size_t size = ABI_SIZE(c->compat, session_op);
+	size_t size = CDEV_ABI_SIZE(c->compat, session_op);
 	struct session_req r;
 
 	if (c->in_size < size)
 		return ask_struct(c, size);
-	decode_session(c->in, c->compat, &r);
+	cdev_decode_session(c->in, c->compat, &r);
 	if (r.keylen > 64 || r.mackeylen > 64) {
 		atomic_fetch_add(&n_refused, 1);
 		return reply_errno(c->req, -EINVAL);
@@ -319,7 +205,7 @@ static void gsession(const struct ioctl_call *c)
 
 	uint8_t raw[sizeof(struct ct_cdev_session_op)];
 	memcpy(raw, c->in, size);
-	memcpy(raw + ABI_OFFSET(c->compat, session_op, ses), &s->id, sizeof(s->id));
+	memcpy(raw + CDEV_ABI_OFFSET(c->compat, session_op, ses), &s->id, sizeof(s->id));
 	fuse_reply_ioctl(c->req, 0, raw, size);
 }
 
@@ -348,14 +234,14 @@ static void fsession(const struct ioctl_call *c)
 
 static void crypt_op(const struct ioctl_call *c)
 {
-	size_t size = ABI_SIZE(c->compat, crypt_op);
+	size_t size = CDEV_ABI_SIZE(c->compat, crypt_op);
 	struct crypt_req r;
 	struct cdev_session *s;
 	int err = 0;
 
 	if (c->in_size < size)
 		return ask_struct(c, size);
-	decode_crypt(c->in, c->compat, &r);
+	cdev_decode_crypt(c->in, c->compat, &r);
 
 	pthread_mutex_lock(&c->file->lock);
 	s = session_find(c->file, r.ses);
@@ -408,14 +294,14 @@ static void crypt_op(const struct ioctl_call *c)
 
 static void authcrypt(const struct ioctl_call *c)
 {
-	size_t size = ABI_SIZE(c->compat, crypt_auth_op);
+	size_t size = CDEV_ABI_SIZE(c->compat, crypt_auth_op);
 	struct auth_req r;
 	struct cdev_session *s;
 	int err = 0;
 
 	if (c->in_size < size)
 		return ask_struct(c, size);
-	decode_auth(c->in, c->compat, &r);
+	cdev_decode_auth(c->in, c->compat, &r);
 
 	pthread_mutex_lock(&c->file->lock);
 	s = session_find(c->file, r.ses);
@@ -466,9 +352,9 @@ static void authcrypt(const struct ioctl_call *c)
 	/* As cryptodev-linux: tag points at the tag inside dst, tag_len says its length. */
 	uint8_t raw[sizeof(struct ct_cdev_crypt_auth_op)];
 	memcpy(raw, c->in, size);
-	put_uptr(raw, ABI_OFFSET(c->compat, crypt_auth_op, tag), c->compat,
+	cdev_put_uptr(raw, CDEV_ABI_OFFSET(c->compat, crypt_auth_op, tag), c->compat,
 		 r.dst + (encrypt ? r.len : r.len - tag_len));
-	memcpy(raw + ABI_OFFSET(c->compat, crypt_auth_op, tag_len), &tag_len, sizeof(uint32_t));
+	memcpy(raw + CDEV_ABI_OFFSET(c->compat, crypt_auth_op, tag_len), &tag_len, sizeof(uint32_t));
 	struct iovec out[2] = { { raw, size }, { dst, dst_len } };
 	fuse_reply_ioctl_iov(c->req, 0, out, 2);
 	free(dst);
@@ -503,58 +389,6 @@ static void gsessinfo(const struct ioctl_call *c)
 	fuse_reply_ioctl(c->req, 0, &si, sizeof(si));
 }
 
-/* The open file behind one of the program's descriptors: a descriptor of this device, duplicated
- * into the server (pidfd_getfd), asked CDEV_IOC_IDENT - which another server thread answers. */
-static int caller_fd_of(pid_t tid, uint64_t fh)
-{
-	char path[64], link[PATH_MAX], want[PATH_MAX];
-	pid_t tgid = tid;
-	FILE *st;
-	int found = -1;
-
-	/* fuse reports the calling thread; pidfds and /proc/PID/fd want its process. */
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	st = fopen(path, "re");
-	if (st) {
-		char line[128];
-		while (fgets(line, sizeof(line), st))
-			if (sscanf(line, "Tgid: %d", &tgid) == 1)
-				break;
-		fclose(st);
-	}
-	int pidfd = (int)syscall(SYS_pidfd_open, tgid, 0);
-	if (pidfd < 0)
-		return -1;
-	snprintf(want, sizeof(want), "/dev/%s", devname);
-	snprintf(path, sizeof(path), "/proc/%d/fd", (int)tgid);
-	DIR *d = opendir(path);
-	struct dirent *e;
-	while (d && found < 0 && (e = readdir(d))) {
-		char fdpath[PATH_MAX];
-		ssize_t n;
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(fdpath, sizeof(fdpath), "%s/%s", path, e->d_name);
-		n = readlink(fdpath, link, sizeof(link) - 1);
-		if (n <= 0)
-			continue;
-		link[n] = '\0';
-		if (strcmp(link, want))
-			continue;
-		int fd = atoi(e->d_name);
-		int mine = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
-		uint64_t id = 0;
-		if (mine >= 0 && ioctl(mine, CDEV_IOC_IDENT, &id) == 0 && id == fh)
-			found = fd;
-		if (mine >= 0)
-			close(mine);
-	}
-	if (d)
-		closedir(d);
-	close(pidfd);
-	return found;
-}
-
 /* CRIOGET clones the descriptor in cryptodev-linux. CUSE cannot install a descriptor in another
  * process, so this answers with the program's own descriptor of the same open file: sessions are
  * shared as with a clone, but closing either closes both (cryptodev-linux sets CRIOGET_NOT_NEEDED,
@@ -566,7 +400,7 @@ static void crioget(const struct ioctl_call *c, uint64_t fh)
 		fuse_reply_ioctl_retry(c->req, NULL, 0, &out, 1);
 		return;
 	}
-	int fd = caller_fd_of(fuse_req_ctx(c->req)->pid, fh);
+	int fd = cdev_caller_fd_of(fuse_req_ctx(c->req)->pid, fh, devname);
 	if (fd < 0) {
 		logv("CRIOGET: could not find the caller's descriptor\n");
 		return reply_errno(c->req, -EOPNOTSUPP);
