@@ -122,13 +122,27 @@ int ct_route_is_ours(const EVP_CIPHER *cipher)
 
 /* ---- the EVP init hook's entry ------------------------------------------------------------- */
 
+/* The cipher's OpenSSL lower-case name, the one route globs are written against: the long name
+ * of its NID ("aes-128-gcm"), because the short name of a legacy EVP_aes_128_gcm() is
+ * "id-aes128-GCM"; the fetched name for ciphers without a NID. */
 static const char *cipher_name(const EVP_CIPHER *c, char *buf, size_t cap)
 {
+	static int (*get_nid)(const EVP_CIPHER *);
+	static const char *(*nid2ln)(int);
+	static const char *(*get0_name)(const EVP_CIPHER *);
+	if (!get_nid) {
+		get_nid = (int (*)(const EVP_CIPHER *))ct_resolve("EVP_CIPHER_get_nid");
+		if (!get_nid) /* OpenSSL 1.1 */
+			get_nid = (int (*)(const EVP_CIPHER *))ct_resolve("EVP_CIPHER_nid");
+		nid2ln = (const char *(*)(int))ct_resolve("OBJ_nid2ln");
+		get0_name = (const char *(*)(const EVP_CIPHER *))ct_resolve("EVP_CIPHER_get0_name");
+	}
 	const char *name = NULL;
-	if (CT_REAL(EVP_CIPHER_get0_name))
-		name = CT_REAL(EVP_CIPHER_get0_name)(c);
-	if (!name && CT_REAL(EVP_CIPHER_nid) && CT_REAL(OBJ_nid2sn))
-		name = CT_REAL(OBJ_nid2sn)(CT_REAL(EVP_CIPHER_nid)(c));
+	int nid = get_nid ? get_nid(c) : 0;
+	if (nid > 0 && nid2ln)
+		name = nid2ln(nid);
+	if (!name && get0_name)
+		name = get0_name(c);
 	size_t i = 0;
 	for (; name && name[i] && i + 1 < cap; i++)
 		buf[i] = (char)tolower((unsigned char)name[i]);

@@ -619,6 +619,13 @@ static void check_route_decisions(void)
 	/* legacy static EVP_CIPHERs are routed as well */
 	sub = ct_route_evp_cipher(EVP_aes_256_ctr(), NULL, 0, &route);
 	CHECK(sub == ours[8] && route == CT_ROUTE_AESNI, "legacy aes-256-ctr routed");
+	/* legacy GCM's short name is "id-aes128-GCM": the route must still see "aes-128-gcm" */
+	sub = ct_route_evp_cipher(EVP_aes_128_gcm(), NULL, 1, &route);
+	CHECK(sub == ours[17] && route == CT_ROUTE_AESNI, "legacy aes-128-gcm routed");
+	sub = ct_route_evp_cipher(EVP_aes_256_cfb128(), NULL, 1, &route);
+	CHECK(sub == ours[11] && route == CT_ROUTE_AESNI, "legacy aes-256-cfb routed");
+	sub = ct_route_evp_cipher(EVP_aes_128_xts(), NULL, 0, &route);
+	CHECK(sub == ours[15] && route == CT_ROUTE_AESNI, "legacy aes-128-xts routed");
 	sub = ct_route_evp_cipher(cbc, NULL, 0, &route);
 	CHECK(!sub && route == CT_ROUTE_NATIVE, "cbc dec stays native by rule");
 	sub = ct_route_evp_cipher(native[18], NULL, 1, &route);
