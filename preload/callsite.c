@@ -114,7 +114,7 @@ char *ct_callsite(char *buf, size_t cap, unsigned skip_frames)
 /* The first backtrace() dlopens libgcc_s: do it early, while open/mmap are still allowed. */
 void ct_callsite_warm_up(void)
 {
-	static _Atomic int done;
+	static int done;
 	if (__atomic_exchange_n(&done, 1, __ATOMIC_RELAXED))
 		return;
 	char buf[256];
