@@ -61,7 +61,7 @@ static struct cdev_profile profile;
 static const char *devname = "crypto";
 static bool verbose;
 static atomic_uint next_session_id = 1;
-static atomic_ulong n_sessions, n_refused, n_crypt, n_auth, n_errors;
+static atomic_ulong n_sessions, n_refused, n_crypt, n_auth, n_errors, n_delayed;
 
 #define logv(...)                                                                              \
 	do {                                                                                       \
@@ -118,6 +118,7 @@ static void engine_latency(void)
 {
 	if (!profile.latency_us)
 		return;
+	atomic_fetch_add(&n_delayed, 1);
 	struct timespec ts = { .tv_sec = profile.latency_us / 1000000,
 			       .tv_nsec = (long)(profile.latency_us % 1000000) * 1000 };
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
@@ -555,8 +556,9 @@ int main(int argc, char **argv)
 	int rc = cuse_lowlevel_main(fargc, fargv, &ci, &cdev_ops, NULL);
 	fprintf(stderr,
 		"cdev-cuse: served profile %s: sessions %lu, refused %lu, crypt %lu, authcrypt %lu, "
-		"errors %lu\n",
+		"errors %lu, delayed %lu by %u us\n",
 		profile.name, atomic_load(&n_sessions), atomic_load(&n_refused), atomic_load(&n_crypt),
-		atomic_load(&n_auth), atomic_load(&n_errors));
+		atomic_load(&n_auth), atomic_load(&n_errors), atomic_load(&n_delayed),
+		profile.latency_us);
 	return rc;
 }

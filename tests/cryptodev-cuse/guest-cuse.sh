@@ -152,6 +152,19 @@ for p in $profiles; do
 done
 [[ $mode != aesni ]] || grep -q "refused [1-9]" "$o/server-glxsb.log" ||
 	fail "the glxsb server refused no session"
+# The slow profile delays every request it serves (a count, not a timing), the others none.
+for p in $profiles; do
+	read -r crypt auth delayed latency < <(sed -n \
+		's/.*crypt \([0-9]*\), authcrypt \([0-9]*\),.* delayed \([0-9]*\) by \([0-9]*\) us$/\1 \2 \3 \4/p' \
+		"$o/server-$p.log")
+	[[ -n $delayed ]] || fail "no served/delayed line in the $p server's log"
+	if [[ $p == slow ]]; then
+		((latency == 200 && delayed == crypt + auth)) ||
+			fail "slow: $delayed of $((crypt + auth)) requests delayed by $latency us"
+	else
+		((delayed == 0)) || fail "$p: $delayed requests delayed"
+	fi
+done
 
 # name, expected exit status, a line the output must have ("" for none)
 cbc_driver=$(proc_crypto_pick "$o/proc-crypto" 'cbc(aes)')
