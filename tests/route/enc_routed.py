@@ -6,8 +6,13 @@ both directions, with and without padding, at sizes around the block boundaries;
 the work on the cryptrace provider with a `route` event; `openssl speed -evp` completes under the
 route for every mode including XTS and GCM; a bad spec is refused with one line on stderr and
 changes nothing. Skips (77) while the preload does not apply routes yet."""
+import hashlib
 import os
+import shutil
+import socket
+import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
 import ctlib  # noqa: E402
@@ -40,6 +45,61 @@ def routed_paths(outdir):
     ours = [p for p in paths if p.get("impl") in ("provider:cryptrace", "route:aesni")]
     routes = [e for e in doc.get("events", []) if e.get("kind") == "route"]
     return paths, ours, routes, doc
+
+
+def ssh_loop(work):
+    """OpenSSH (EVP_Cipher, GCM ctrls) client and sshd both under the route: 4 MiB through ssh
+    arrive intact for AES-CTR and AES-GCM, and both ends ran them on the cryptrace provider."""
+    sshd, ssh, keygen = "/usr/sbin/sshd", shutil.which("ssh"), shutil.which("ssh-keygen")
+    if os.geteuid() != 0 or not os.path.exists(sshd) or not ssh or not keygen:
+        print("note: OpenSSH part skipped (needs root, sshd, ssh, ssh-keygen)")
+        return
+    d = os.path.join(work, "ssh")
+    os.makedirs(d)
+    os.makedirs("/run/sshd", exist_ok=True)
+    for k in ("hostkey", "id"):
+        ctlib.run([keygen, "-q", "-t", "ed25519", "-N", "", "-f", os.path.join(d, k)])
+    shutil.copy(os.path.join(d, "id.pub"), os.path.join(d, "authorized_keys"))
+    with open(os.path.join(d, "sshd_config"), "w") as f:
+        f.write(f"ListenAddress 127.0.0.1\nHostKey {d}/hostkey\nAuthorizedKeysFile {d}/authorized_keys\n"
+                "PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\n"
+                f"PermitRootLogin yes\nStrictModes no\nPidFile {d}/sshd.pid\n")
+    blob = os.urandom(4 << 20)
+    for cipher, evp_name in (("aes128-ctr", "aes-128-ctr"), ("aes256-gcm@openssh.com", "aes-256-gcm")):
+        out = ctlib.tmpdir("route-ssh")
+        env = routed_env(out)
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+        sock.close()
+        server = subprocess.Popen([sshd, "-D", "-e", "-f", os.path.join(d, "sshd_config"), "-p", str(port),
+                                   "-o", "Ciphers=" + cipher], env=env, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.PIPE)
+        try:
+            for _ in range(50):
+                with socket.socket() as probe:
+                    if probe.connect_ex(("127.0.0.1", port)) == 0:
+                        break
+                time.sleep(0.1)
+            p = ctlib.run([ssh, "-i", os.path.join(d, "id"), "-p", str(port), "-o", "BatchMode=yes",
+                           "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+                           "-o", "Ciphers=" + cipher, "root@127.0.0.1", "sha256sum"],
+                          env=env, input_bytes=blob)
+        finally:
+            server.terminate()
+            err = server.communicate(timeout=30)[1].decode(errors="replace")
+        check(p.stdout.decode().split()[:1] == [hashlib.sha256(blob).hexdigest()],
+              f"ssh -c {cipher}: 4 MiB arrive intact under the route")
+        check("terminated by signal" not in err, f"ssh -c {cipher}: no sshd child killed")
+        moved = {}
+        for t in ctlib.traces(out):
+            doc = ctlib.report_ok([t])
+            exe = os.path.basename(t).split(".")[0]
+            for q in doc.get("paths", []):
+                if q.get("impl") in ("provider:cryptrace", "route:aesni") and q.get("cipher") == evp_name:
+                    moved[exe] = moved.get(exe, 0) + q.get("bytes", 0)
+        check(moved.get("ssh", 0) >= len(blob) and moved.get("sshd", 0) >= len(blob),
+              f"ssh -c {cipher}: client and sshd ran {evp_name} on the provider ({moved})")
 
 
 def test():
@@ -137,6 +197,8 @@ def test():
                   and "TLS CBC" in e.get("detail", "")]
         check(bool(handed) != served, f"TLS 1.2 {suite}: "
               + ("no hand-over" if served else "CBC record layer handed to native, recorded"))
+
+    ssh_loop(work)
 
     # a bad spec: one line on stderr, nothing routed, output unchanged
     out = ctlib.tmpdir("route-badspec")
