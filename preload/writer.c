@@ -288,19 +288,37 @@ void ct_writer_fsize_limit(uint64_t limit)
 	atomic_store(&fsize_limit, limit);
 }
 
+/* Our own open/write/close calls reach the kernel-interface hooks of this library: mark every
+ * family entered on this thread meanwhile, so that they pass straight through. */
+static uint32_t guard_all(void)
+{
+	struct ct_thread *t = ct_tls_thread;
+	uint32_t g = t ? t->guard : 0;
+	if (t)
+		t->guard = CT_GUARD_ALL;
+	return g;
+}
+
+static void guard_restore(uint32_t g)
+{
+	struct ct_thread *t = ct_tls_thread;
+	if (t)
+		t->guard = g;
+}
+
 void ct_writer_open(void)
 {
+	uint32_t g = guard_all();
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
 		atomic_store(&fsize_limit, (uint64_t)rl.rlim_cur);
 	pthread_mutex_lock(&flush_lock);
 	open_locked();
-	if (query_libcrypto_version()[0]) {
-		pthread_mutex_unlock(&flush_lock);
-		ct_event(CT_EV_LIB_LOADED, "libcrypto", 0, 0, CT_NO_PATH, false, "%s", libcrypto_version);
-		return;
-	}
+	bool have_lib = query_libcrypto_version()[0] != 0;
 	pthread_mutex_unlock(&flush_lock);
+	guard_restore(g);
+	if (have_lib)
+		ct_event(CT_EV_LIB_LOADED, "libcrypto", 0, 0, CT_NO_PATH, false, "%s", libcrypto_version);
 }
 
 /* ---- snapshot pieces ----------------------------------------------------------------------- */
@@ -592,6 +610,7 @@ void ct_writer_reopen_after_failed_exec(void)
 /* Fork child (atfork handler, flush lock held by the prepare handler): new pid, new file. */
 void ct_writer_after_fork_child(void)
 {
+	uint32_t g = guard_all();
 	int fd = atomic_load(&trace_fd);
 	if (fd >= 0)
 		close(fd);
@@ -603,4 +622,5 @@ void ct_writer_after_fork_child(void)
 	open_locked();
 	pthread_mutex_unlock(&flush_lock);
 	atomic_store(&ct_g.next_flush, ct_clock_now() + ct_g.flush_ticks);
+	guard_restore(g);
 }
