@@ -258,7 +258,8 @@ static char *read_proc_crypto(size_t *len)
 	return text;
 }
 
-bool cdev_driver_info(const char *kname, bool aead, char *driver, size_t cap, bool *driver_only)
+bool cdev_driver_info(const char *kname, bool aead, char *driver, size_t cap, bool *driver_only,
+		      bool *flag_from_kernel)
 {
 	struct ct_kdrv kd;
 	size_t len = 0;
@@ -266,7 +267,7 @@ bool cdev_driver_info(const char *kname, bool aead, char *driver, size_t cap, bo
 	bool found;
 	uint32_t flags = 0;
 
-	*driver_only = false;
+	*driver_only = *flag_from_kernel = false;
 	if (cap)
 		driver[0] = '\0';
 	if (!text)
@@ -277,7 +278,8 @@ bool cdev_driver_info(const char *kname, bool aead, char *driver, size_t cap, bo
 		return false;
 	snprintf(driver, cap, "%s", kd.driver);
 	/* The kernel's own flag when crypto_user answers; otherwise the driver's class says it. */
-	if (driver_flags(kd.driver, &flags))
+	*flag_from_kernel = driver_flags(kd.driver, &flags);
+	if (*flag_from_kernel)
 		*driver_only = flags & CRYPTO_ALG_KERNEL_DRIVER_ONLY;
 	else
 		*driver_only = kd.cls == CT_KDRV_HW;

@@ -35,8 +35,10 @@ int cdev_tfm_aead(struct cdev_tfm *t, bool encrypt, const uint8_t *iv, unsigned 
 		  unsigned taglen, uint8_t *dst);
 
 /* The driver the kernel uses for kname (call after a transform of it exists, so that template
- * instances such as "cbc(aes-aesni)" are listed), and whether it is CRYPTO_ALG_KERNEL_DRIVER_ONLY.
- * Returns false if /proc/crypto names none; driver_only is then false too. */
-bool cdev_driver_info(const char *kname, bool aead, char *driver, size_t cap, bool *driver_only);
+ * instances such as "cbc(aes-generic)" are listed), and whether it is CRYPTO_ALG_KERNEL_DRIVER_ONLY:
+ * the kernel's own flag when crypto_user answers (*flag_from_kernel true), else a guess from the
+ * driver's class. Returns false if /proc/crypto names none; driver_only is then false too. */
+bool cdev_driver_info(const char *kname, bool aead, char *driver, size_t cap, bool *driver_only,
+		      bool *flag_from_kernel);
 
 #endif

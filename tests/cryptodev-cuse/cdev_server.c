@@ -94,7 +94,7 @@ static void driver_of(struct cdev_session *s)
 	static struct {
 		const struct cdev_cipher *cipher;
 		char driver[CT_CDEV_MAX_ALG_NAME];
-		bool driver_only;
+		bool driver_only, from_kernel;
 	} known[8];
 	size_t i;
 
@@ -104,8 +104,13 @@ static void driver_of(struct cdev_session *s)
 			break;
 	if (i < sizeof(known) / sizeof(known[0]) && !known[i].cipher &&
 	    cdev_driver_info(s->cipher->kname, s->cipher->aead, known[i].driver,
-			     sizeof(known[i].driver), &known[i].driver_only))
+			     sizeof(known[i].driver), &known[i].driver_only, &known[i].from_kernel)) {
 		known[i].cipher = s->cipher;
+		logv("%s is served by %s: kernel driver only %s (%s)\n", s->cipher->kname,
+		     known[i].driver, known[i].driver_only ? "yes" : "no",
+		     known[i].from_kernel ? "the kernel's flag, crypto_user"
+					  : "guessed from the driver's name: no crypto_user");
+	}
 	if (i < sizeof(known) / sizeof(known[0]) && known[i].cipher == s->cipher) {
 		memcpy(s->driver, known[i].driver, sizeof(s->driver));
 		s->driver_only = known[i].driver_only;

@@ -93,6 +93,8 @@ stop() {	# PROFILE: SIGTERM, its exit status, and wait for the device to go
 	echo $? >$OUT/server-$1.status
 	i=0
 	while [ -e /dev/crypto ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	# Else the next server's start would find the old node and not wait for its own.
+	[ ! -e /dev/crypto ] || { echo "/dev/crypto outlived the $1 server" >&2; exit 5; }
 }
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
 run() {		# NAME CMD...: bare, then (TRACED=1) under cryptrace; guest seconds into $OUT/times
@@ -171,6 +173,10 @@ cbc_driver=$(proc_crypto_pick "$o/proc-crypto" 'cbc(aes)')
 ctr_driver=$(proc_crypto_pick "$o/proc-crypto" 'ctr(aes)')
 note "guest drivers: cbc(aes) $cbc_driver, ctr(aes) $ctr_driver"
 [[ -n $cbc_driver ]] || fail "no cbc(aes) driver in the guest's /proc/crypto"
+# The kernel_driver_only flag comes from the kernel (crypto_user is in the guest's module list).
+grep "is served by" "$o/server-full.log"
+grep -q "cbc(aes) is served by $cbc_driver: kernel driver only no (the kernel's flag" \
+	"$o/server-full.log" || fail "the full server did not get cbc(aes)'s flags from crypto_user"
 if [[ $mode == aesni ]]; then
 	[[ $cbc_driver == *aesni* ]] || fail "cbc(aes) is $cbc_driver with aesni-intel loaded"
 else
