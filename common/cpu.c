@@ -59,7 +59,7 @@ void ct_cpu_model(char *buf, size_t cap)
 	if (cap == 0)
 		return;
 	buf[0] = 0;
-	if (__get_cpuid_max(0x80000000, NULL) < 0x80000004)
+	if ((unsigned)__get_cpuid_max(0x80000000, NULL) < 0x80000004u)
 		return;
 	for (unsigned i = 0; i < 3; i++)
 		__cpuid(0x80000002 + i, regs[4 * i], regs[4 * i + 1], regs[4 * i + 2], regs[4 * i + 3]);
@@ -78,7 +78,7 @@ void ct_cpu_model(char *buf, size_t cap)
 static int tsc_invariant(void)
 {
 	unsigned a, b, c, d;
-	if (__get_cpuid_max(0x80000000, NULL) < 0x80000007)
+	if ((unsigned)__get_cpuid_max(0x80000000, NULL) < 0x80000007u)
 		return 0;
 	__cpuid(0x80000007, a, b, c, d);
 	return (d >> 8) & 1;
