@@ -18,6 +18,8 @@ static const char usage[] =
 	"and prints per-path figures, throughput by request size, events and findings.\n"
 	"  --text            human-readable report (default)\n"
 	"  --json            one JSON object for scripts (see docs/report.md)\n"
+	"  --folded          folded stacks (call site -> path) for flamegraph.pl\n"
+	"  --folded-weight bytes|time  what a --folded line weighs (default bytes)\n"
 	"  -o FILE           write the report to FILE instead of stdout\n"
 	"  --pid N           only the process with this pid\n"
 	"  --cipher GLOB     only paths whose cipher matches, e.g. 'aes-*-cbc'\n"
@@ -56,10 +58,13 @@ static int load_all(struct rp_model *m, const char *const *paths, int n, FILE *e
 
 int ct_report_main(int argc, char **argv)
 {
-	enum { OPT_JSON = 256, OPT_TEXT, OPT_PID, OPT_CIPHER, OPT_API, OPT_MIN, OPT_MAX };
+	enum { OPT_JSON = 256, OPT_TEXT, OPT_PID, OPT_CIPHER, OPT_API, OPT_MIN, OPT_MAX, OPT_FOLDED,
+	       OPT_FOLDED_WEIGHT };
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "text", no_argument, NULL, OPT_TEXT },
+		{ "folded", no_argument, NULL, OPT_FOLDED },
+		{ "folded-weight", required_argument, NULL, OPT_FOLDED_WEIGHT },
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "cipher", required_argument, NULL, OPT_CIPHER },
 		{ "api", required_argument, NULL, OPT_API },
@@ -71,7 +76,8 @@ int ct_report_main(int argc, char **argv)
 	};
 	struct rp_model m;
 	rp_model_init(&m);
-	bool json = false;
+	bool json = false, folded = false;
+	enum rp_folded_weight fold_weight = RP_FOLD_BYTES;
 	const char *outpath = NULL;
 	uint64_t v;
 	int c;
@@ -80,7 +86,17 @@ int ct_report_main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_JSON: json = true; break;
-		case OPT_TEXT: json = false; break;
+		case OPT_TEXT: json = false; folded = false; break;
+		case OPT_FOLDED: folded = true; break;
+		case OPT_FOLDED_WEIGHT:
+			if (strcmp(optarg, "bytes") && strcmp(optarg, "time")) {
+				fprintf(stderr, "cryptrace report: --folded-weight must be bytes or time, "
+						"not '%s'\n", optarg);
+				return 2;
+			}
+			fold_weight = strcmp(optarg, "time") ? RP_FOLD_BYTES : RP_FOLD_TIME;
+			folded = true;
+			break;
 		case 'o': outpath = optarg; break;
 		case OPT_PID:
 			if (!parse_u64(optarg, &v)) {
@@ -142,7 +158,9 @@ int ct_report_main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (json)
+	if (folded)
+		rp_print_folded(&m, fold_weight, out);
+	else if (json)
 		rp_print_json(&m, out);
 	else
 		rp_print_text(&m, out);

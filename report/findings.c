@@ -71,7 +71,7 @@ static void __attribute__((format(printf, 3, 4))) cat(char *buf, size_t cap, con
 
 static bool proc_selected(const struct rp_model *m, const struct rp_proc *p)
 {
-	return m->filter.pid < 0 || (long long)p->hdr.pid == m->filter.pid;
+	return rp_proc_shown(m, p); /* superseded files (a later one of the same process) are stale */
 }
 
 static bool is_inprocess(const struct rp_path *p)

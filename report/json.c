@@ -213,6 +213,31 @@ static void json_path_figures(struct jw *w, const struct rp_path *p)
 	j_num(w, "sys_ns", d->sys_ns, d->cpu_known);
 }
 
+/* callsite plus who created the contexts (callsites.c): "created_by" "ssh+0x632ac", its module,
+ * the libcrypto API it went through and the purpose ("TLS", "SSH transport"...). */
+static void json_creator(struct jw *w, struct ct_str callsite)
+{
+	struct rp_creator c;
+	j_str(w, "callsite", callsite);
+	if (!rp_callsite_creator(callsite, &c)) {
+		j_num(w, "created_by", 0, false);
+		return;
+	}
+	j_obj(w, "created_by");
+	j_cstr(w, "frame", c.created_by);
+	j_cstr(w, "module", c.module);
+	j_cstr(w, "via", c.via);
+	j_cstr(w, "purpose", c.purpose);
+	j_close(w, '}');
+}
+
+/* part / whole, or null when either is unknown */
+static void j_share(struct jw *w, const char *k, double part, bool part_known, double whole,
+		    bool whole_known)
+{
+	j_num(w, k, part / whole, part_known && whole_known && whole > 0);
+}
+
 static void json_path(struct jw *w, const struct rp_path *p)
 {
 	const struct rp_derived *d = &p->d;
@@ -250,7 +275,7 @@ static void json_path(struct jw *w, const struct rp_path *p)
 	j_u64(w, "spliced_calls", p->st.spliced_calls);
 	j_close(w, '}');
 	j_pids(w, "pids", &p->pids);
-	j_str(w, "callsite", p->def.callsite);
+	json_creator(w, p->def.callsite);
 	j_arr(w, "sizes");
 	for (unsigned b = 0; b < CT_SIZE_BUCKETS; b++) {
 		const struct ct_size_bucket *sb = &p->st.size[b];
@@ -320,6 +345,21 @@ static void json_proc(struct jw *w, const struct rp_model *m, const struct rp_pr
 	j_u64(w, "dropped_ops", p->proc.dropped_ops > p->ops_dropped ? p->proc.dropped_ops : p->ops_dropped);
 	j_u64(w, "dropped_events", p->proc.dropped_events);
 	j_u64(w, "write_errors", p->proc.write_errors);
+	/* h10: what the process is, and how much of its life and CPU went into crypto */
+	j_bool(w, "superseded", p->superseded);
+	j_cstr(w, "role", p->role);
+	const struct rp_proc_figures *f = &p->fig;
+	j_num(w, "wall_ns", f->wall_ns, f->wall_known);
+	j_num(w, "cpu_ns", f->cpu_ns, f->cpu_known);
+	j_u64(w, "crypto_calls", f->crypto_calls);
+	j_u64(w, "crypto_bytes", f->crypto_bytes);
+	j_num(w, "crypto_wall_ns", f->crypto_wall_ns, f->crypto_wall_known);
+	j_num(w, "crypto_cpu_ns", f->crypto_cpu_ns, f->crypto_cpu_known);
+	j_share(w, "crypto_wall_share", f->crypto_wall_ns, f->crypto_wall_known, f->wall_ns,
+		f->wall_known);
+	j_share(w, "crypto_cpu_share", f->crypto_cpu_ns, f->crypto_cpu_known, f->cpu_ns, f->cpu_known);
+	j_num(w, "crypto_throughput_bps", (double)f->crypto_bytes * 1e9 / f->crypto_wall_ns,
+	      f->crypto_wall_known && f->crypto_wall_ns > 0);
 	j_arr(w, "paths");
 	for (size_t i = 0; i < p->npaths; i++) {
 		const struct rp_path *pp = &p->paths[i];
@@ -332,6 +372,12 @@ static void json_proc(struct jw *w, const struct rp_model *m, const struct rp_pr
 		j_str(w, "cipher", pp->def.cipher);
 		j_cstr(w, "dir", ct_dir_name(pp->def.dir));
 		json_path_figures(w, pp);
+		double cpu = pp->d.user_ns + pp->d.sys_ns;
+		j_share(w, "wall_share", pp->d.wall_ns, pp->d.wall_known, f->wall_ns, f->wall_known);
+		j_share(w, "cpu_share", cpu, pp->d.cpu_known, f->cpu_ns, f->cpu_known);
+		j_num(w, "throughput_wall_bps", (double)pp->st.bytes * 1e9 / pp->d.wall_ns,
+		      pp->d.wall_known && pp->d.wall_ns > 0);
+		json_creator(w, pp->def.callsite);
 		j_close(w, '}');
 	}
 	j_close(w, ']');
@@ -362,7 +408,7 @@ void rp_print_json(const struct rp_model *m, FILE *out)
 	j_arr(&w, "processes");
 	for (size_t i = 0; i < m->nprocs; i++)
 		if (m->filter.pid < 0 || (long long)m->procs[i].hdr.pid == m->filter.pid)
-			json_proc(&w, m, &m->procs[i]);
+			json_proc(&w, m, &m->procs[i]); /* superseded files too, flagged */
 	j_close(&w, ']');
 	j_arr(&w, "paths");
 	for (size_t i = 0; i < m->npaths; i++)

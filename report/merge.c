@@ -8,6 +8,7 @@
 
 #include <fnmatch.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -213,8 +214,169 @@ static int cmp_path(const void *a, const void *b)
 	return 0;
 }
 
+/* ---- one process, several files */
+
+/* N of a "name.ctrace.N" file (0 for "name.ctrace"): the writer opens .N when the program closed
+ * its trace fd (sshd's closefrom), and the new file repeats the header and every path. */
+static unsigned file_generation(const char *file)
+{
+	const char *dot = file ? strrchr(file, '.') : NULL;
+	if (!dot || dot[1] < '0' || dot[1] > '9')
+		return 0;
+	return (unsigned)strtoul(dot + 1, NULL, 10);
+}
+
+/* Is b a newer file of the same process image as a? Same pid and same start (an exec starts a
+ * new image with a new start time, and its file is a different process in the report). */
+static bool newer_file_of(const struct rp_proc *a, const struct rp_proc *b)
+{
+	if (!a->has_hdr || !b->has_hdr || a == b || a->hdr.pid != b->hdr.pid ||
+	    a->hdr.start_mono_ns != b->hdr.start_mono_ns)
+		return false;
+	unsigned ga = file_generation(a->file), gb = file_generation(b->file);
+	if (ga != gb)
+		return gb > ga;
+	if (a->has_proc && b->has_proc && a->proc.mono_ns != b->proc.mono_ns)
+		return b->proc.mono_ns > a->proc.mono_ns;
+	return b > a;
+}
+
+static void mark_superseded(struct rp_model *m)
+{
+	for (size_t i = 0; i < m->nprocs; i++) {
+		m->procs[i].superseded = false;
+		for (size_t k = 0; k < m->nprocs && !m->procs[i].superseded; k++)
+			m->procs[i].superseded = newer_file_of(&m->procs[i], &m->procs[k]);
+	}
+}
+
+bool rp_proc_shown(const struct rp_model *m, const struct rp_proc *p)
+{
+	return !p->superseded && (m->filter.pid < 0 || (long long)p->hdr.pid == m->filter.pid);
+}
+
+/* ---- roles: what each process is, from its exe, argv and place in the process tree */
+
+static bool argv_has(const struct rp_proc *p, const char *arg)
+{
+	for (unsigned i = 1, n = rp_str_nparts(p->hdr.argv, '\0'); i < n; i++)
+		if (rp_str_is(rp_str_part(p->hdr.argv, '\0', i), arg))
+			return true;
+	return false;
+}
+
+static struct ct_str exe_base(const struct rp_proc *p)
+{
+	struct ct_str e = p->hdr.exe.len ? p->hdr.exe : rp_str_part(p->hdr.argv, '\0', 0);
+	for (uint32_t k = e.len; k > 0; k--)
+		if (e.p[k - 1] == '/')
+			return (struct ct_str){ .p = e.p + k, .len = e.len - k };
+	return e;
+}
+
+static const struct rp_proc *parent_of(const struct rp_model *m, const struct rp_proc *p)
+{
+	const struct rp_proc *best = NULL;
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct rp_proc *q = &m->procs[i];
+		if (q->superseded || q->hdr.pid != p->hdr.ppid || q->hdr.start_mono_ns > p->hdr.start_mono_ns)
+			continue;
+		if (!best || q->hdr.start_mono_ns > best->hdr.start_mono_ns)
+			best = q; /* the image the parent ran when it forked: the latest that started before */
+	}
+	return best;
+}
+
+/* sshd's privilege separation (OpenSSH 9): the listener forks per connection and the child
+ * re-execs itself with -R; that monitor ("sshd: user [priv]") forks the sandboxed pre-auth
+ * child ("[net]"/"[preauth]") first, then after authentication a user child ("user@notty",
+ * which carries the session's traffic) - except after a root login, where the monitor itself
+ * carries the traffic and later children only run the session's commands or sftp. The trace
+ * holds argv from process start, not the proctitle sshd sets later, so roles come from the
+ * tree. */
+static void sshd_role(const struct rp_model *m, const struct rp_proc *p, char *buf, size_t cap)
+{
+	const struct rp_proc *parent = parent_of(m, p);
+	bool parent_sshd = parent && rp_str_is(exe_base(parent), "sshd");
+	if (argv_has(p, "-R")) {
+		if (p->has_end && p->end.reason == CT_END_EXEC)
+			snprintf(buf, cap, "sshd connection (exec'd)");
+		else if (!parent_sshd || !argv_has(parent, "-R") || parent->hdr.pid == p->hdr.pid)
+			snprintf(buf, cap, "sshd: monitor [priv] (carries the traffic after a root login)");
+		else {
+			/* a fork of the monitor: the first is the pre-auth child */
+			size_t earlier = 0;
+			for (size_t i = 0; i < m->nprocs; i++) {
+				const struct rp_proc *q = &m->procs[i];
+				earlier += !q->superseded && q != p && q->hdr.ppid == p->hdr.ppid &&
+					   q->hdr.pid != p->hdr.ppid && argv_has(q, "-R") &&
+					   q->hdr.start_mono_ns < p->hdr.start_mono_ns;
+			}
+			snprintf(buf, cap, "%s", earlier == 0 ? "sshd: [net] pre-auth child (sandboxed)" :
+						 "sshd: user@notty session child");
+		}
+	} else if (argv_has(p, "-i")) {
+		snprintf(buf, cap, "sshd (inetd mode)");
+	} else if (p->has_end && p->end.reason == CT_END_EXEC) {
+		snprintf(buf, cap, "sshd: connection fork (re-execs with -R)");
+	} else if (parent_sshd) {
+		snprintf(buf, cap, "sshd child");
+	} else {
+		snprintf(buf, cap, "sshd listener");
+	}
+}
+
+static void proc_role(const struct rp_model *m, const struct rp_proc *p, char *buf, size_t cap)
+{
+	struct ct_str base = exe_base(p);
+	struct ct_str arg1 = rp_str_part(p->hdr.argv, '\0', 1);
+	if (rp_str_is(base, "sshd"))
+		sshd_role(m, p, buf, cap);
+	else if (rp_str_is(base, "ssh"))
+		snprintf(buf, cap, "%s", argv_has(p, "-s") || argv_has(p, "sftp") ?
+				   "ssh client (scp/sftp transport)" : "ssh client");
+	else if (rp_str_is(base, "openssl") && arg1.len && arg1.p[0] != '-')
+		snprintf(buf, cap, "openssl %.*s", (int)(arg1.len > 40 ? 40 : arg1.len), arg1.p);
+	else if (rp_str_is(base, "curl"))
+		snprintf(buf, cap, "curl (client)");
+	else
+		snprintf(buf, cap, "%.*s", (int)(base.len > 80 ? 80 : base.len), base.p);
+}
+
+/* Lifetime, CPU and the crypto share of them, over the selected paths of one process. */
+static void proc_figures(const struct rp_model *m, struct rp_proc *p)
+{
+	struct rp_proc_figures *f = &p->fig;
+	memset(f, 0, sizeof(*f));
+	uint64_t last = p->has_end ? p->end.mono_ns : p->has_proc ? p->proc.mono_ns : 0;
+	if (p->has_hdr && last > p->hdr.start_mono_ns) {
+		f->wall_known = true;
+		f->wall_ns = (double)(last - p->hdr.start_mono_ns);
+	}
+	if (p->has_proc) {
+		f->cpu_known = true;
+		f->cpu_ns = (double)(p->proc.utime_ns + p->proc.stime_ns);
+	}
+	for (size_t k = 0; k < p->npaths; k++) {
+		const struct rp_path *pp = &p->paths[k];
+		if (!rp_path_selected(m, pp))
+			continue;
+		f->crypto_calls += pp->st.calls;
+		f->crypto_bytes += pp->st.bytes;
+		if (pp->d.wall_known) {
+			f->crypto_wall_known = true;
+			f->crypto_wall_ns += pp->d.wall_ns;
+		}
+		if (pp->d.cpu_known) {
+			f->crypto_cpu_known = true;
+			f->crypto_cpu_ns += pp->d.user_ns + pp->d.sys_ns;
+		}
+	}
+}
+
 void rp_model_merge(struct rp_model *m)
 {
+	mark_superseded(m);
 	for (size_t i = 0; i < m->npaths; i++)
 		free(m->paths[i].pids.v);
 	for (size_t i = 0; i < m->nevents; i++)
@@ -223,7 +385,7 @@ void rp_model_merge(struct rp_model *m)
 
 	for (size_t i = 0; i < m->nprocs; i++) {
 		struct rp_proc *p = &m->procs[i];
-		if (m->filter.pid >= 0 && (long long)p->hdr.pid != m->filter.pid)
+		if (!rp_proc_shown(m, p))
 			continue;
 		for (size_t k = 0; k < p->npaths; k++) {
 			struct rp_path *pp = &p->paths[k];
@@ -283,6 +445,14 @@ void rp_model_merge(struct rp_model *m)
 			to->ev.count += e->ev.count ? e->ev.count : 1;
 			rp_u32list_add(&to->pids, e->pid);
 		}
+	}
+	for (size_t i = 0; i < m->nprocs; i++) {
+		struct rp_proc *p = &m->procs[i];
+		proc_role(m, p, p->role, sizeof(p->role));
+		if (p->superseded) /* listed in JSON (flagged): its own figures still make sense */
+			for (size_t k = 0; k < p->npaths; k++)
+				rp_derive(&p->paths[k]);
+		proc_figures(m, p);
 	}
 	for (size_t j = 0; j < m->npaths; j++)
 		rp_derive(&m->paths[j]);

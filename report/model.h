@@ -49,6 +49,17 @@ struct rp_event {
 	struct rp_u32list pids;   /* merged events: the processes it was seen in */
 };
 
+/* A process's lifetime, CPU and the crypto part of them (rp_model_merge, selected paths only). */
+struct rp_proc_figures {
+	bool wall_known;          /* lifetime known: END or PROC mono_ns after the header's start */
+	bool cpu_known;           /* a PROC record gave utime + stime */
+	double wall_ns, cpu_ns;   /* lifetime, utime + stime */
+	double crypto_wall_ns;    /* sum of the paths' wall time (paths with known timing) */
+	double crypto_cpu_ns;     /* sum of the paths' user + sys (paths with CPU samples) */
+	bool crypto_wall_known, crypto_cpu_known;
+	uint64_t crypto_calls, crypto_bytes;
+};
+
 enum rp_status { RP_COMPLETE = 0, RP_TRUNCATED = 1, RP_INCOMPLETE = 2 };
 
 struct rp_proc {
@@ -66,6 +77,12 @@ struct rp_proc {
 	size_t nevents, cap_events;
 	void *map;                       /* the file's bytes, owned */
 	size_t map_len;
+	/* Filled by rp_model_merge (h10): */
+	bool superseded;                 /* a later file of the same process (same pid and start: the
+					  * writer reopened after the program closed its fd) holds
+					  * newer cumulative snapshots, so this one is not counted */
+	char role[96];                   /* "sshd connection monitor [priv]", "ssh client"... */
+	struct rp_proc_figures fig;
 };
 
 enum rp_severity { RP_INFO = 0, RP_WARNING = 1, RP_ERROR = 2 };
@@ -125,6 +142,23 @@ void rp_model_merge(struct rp_model *m);
 bool rp_path_selected(const struct rp_model *m, const struct rp_path *p);
 enum rp_status rp_proc_status(const struct rp_proc *p);
 const char *rp_status_name(enum rp_status s);
+/* A process that the report shows: selected by --pid and not superseded by a later file. */
+bool rp_proc_shown(const struct rp_model *m, const struct rp_proc *p);
+
+/* ---- callsites.c: who created a path's contexts, from its call site (innermost frame first) */
+struct rp_creator {
+	char created_by[160];   /* first frame outside libcrypto, without the offset when it has a
+				 * symbol: "ssh!cipher_init", "libssl.so.3+0x4e5a1" */
+	char module[96];        /* its module: "ssh", "libssl.so.3" */
+	char via[128];          /* the outermost named libcrypto frame under it: "libcrypto.so.3!RAND_status" */
+	const char *purpose;    /* "TLS", "SSH transport", "random numbers (DRBG)", or "" */
+};
+/* false when the call site is empty. */
+bool rp_callsite_creator(struct ct_str callsite, struct rp_creator *c);
+
+/* ---- folded.c: folded stacks for flamegraph.pl, one "frame;frame;leaf weight" per line */
+enum rp_folded_weight { RP_FOLD_BYTES = 0, RP_FOLD_TIME = 1 };
+void rp_print_folded(const struct rp_model *m, enum rp_folded_weight weight, FILE *out);
 
 /* ---- findings.c */
 void rp_findings_evaluate(struct rp_model *m);

@@ -77,7 +77,7 @@ static void print_processes(const struct rp_model *m, FILE *out)
 	fprintf(out, "  %-7s %-7s %-22s %-16s %s\n", "PID", "PPID", "TRACE", "LIBCRYPTO", "COMMAND");
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const struct rp_proc *p = &m->procs[i];
-		if (m->filter.pid >= 0 && (long long)p->hdr.pid != m->filter.pid)
+		if (!rp_proc_shown(m, p))
 			continue;
 		char status[48], cmd[43], lib[24]; /* cmd: what is left of 100 columns */
 		enum rp_status st = rp_proc_status(p);
@@ -226,6 +226,92 @@ static void print_speed(const struct rp_model *m, FILE *out)
 		}
 	}
 	fputc('\n', out);
+}
+
+/* "12.3%", or "-" when unknown */
+static char *fmt_share(char *buf, size_t cap, double part, bool part_known, double whole,
+		       bool whole_known)
+{
+	if (part_known && whole_known && whole > 0)
+		snprintf(buf, cap, "%.1f%%", 100.0 * part / whole);
+	else
+		snprintf(buf, cap, "-");
+	return buf;
+}
+
+/* Per process: its role, lifetime and CPU, the share of both spent in each crypto path, and its
+ * crypto throughput (bytes over the crypto calls' wall time). */
+static void print_crypto_share(const struct rp_model *m, FILE *out)
+{
+	char b1[32], b2[32], b3[32], b4[32], b5[32], mbs[24];
+	bool any = false;
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct rp_proc *p = &m->procs[i];
+		if (!rp_proc_shown(m, p) || !p->fig.crypto_calls)
+			continue;
+		const struct rp_proc_figures *f = &p->fig;
+		if (!any)
+			fprintf(out, "Crypto share per process (WALL: lifetime, CPU: user+sys of the "
+				     "process; shares are the crypto calls' part of them)\n");
+		any = true;
+		snprintf(mbs, sizeof(mbs), "-");
+		if (f->crypto_wall_known && f->crypto_wall_ns > 0)
+			snprintf(mbs, sizeof(mbs), "%.1f MB/s", (double)f->crypto_bytes * 1e3 /
+									 f->crypto_wall_ns);
+		fprintf(out, "  pid %u  %s\n", p->hdr.pid, p->role);
+		fprintf(out, "    wall %s, crypto %s of it; CPU %s, crypto %s of it; %s through the "
+			     "ciphers at %s\n",
+			f->wall_known ? rp_fmt_ns(b1, sizeof(b1), f->wall_ns) : "-",
+			fmt_share(b2, sizeof(b2), f->crypto_wall_ns, f->crypto_wall_known, f->wall_ns,
+				  f->wall_known),
+			f->cpu_known ? rp_fmt_ns(b3, sizeof(b3), f->cpu_ns) : "-",
+			fmt_share(b4, sizeof(b4), f->crypto_cpu_ns, f->crypto_cpu_known, f->cpu_ns,
+				  f->cpu_known),
+			rp_fmt_bytes(b5, sizeof(b5), (double)f->crypto_bytes), mbs);
+		for (size_t k = 0; k < p->npaths; k++) {
+			const struct rp_path *pp = &p->paths[k];
+			if (!rp_path_selected(m, pp) || !pp->st.calls)
+				continue;
+			double cpu = pp->d.user_ns + pp->d.sys_ns;
+			fprintf(out, "    %6s wall %6s CPU  %9s  %.*s %.*s %s\n",
+				fmt_share(b1, sizeof(b1), pp->d.wall_ns, pp->d.wall_known, f->wall_ns,
+					  f->wall_known),
+				fmt_share(b2, sizeof(b2), cpu, pp->d.cpu_known, f->cpu_ns, f->cpu_known),
+				rp_fmt_bytes(b3, sizeof(b3), (double)pp->st.bytes),
+				(int)pp->def.impl.len, pp->def.impl.p, (int)pp->def.cipher.len,
+				pp->def.cipher.p, ct_dir_name(pp->def.dir));
+		}
+	}
+	if (any)
+		fputc('\n', out);
+}
+
+/* Who created each path's contexts: the first call-site frame outside libcrypto. */
+static void print_creators(const struct rp_model *m, FILE *out)
+{
+	bool any = false;
+	for (size_t i = 0; i < m->npaths; i++) {
+		const struct rp_path *p = &m->paths[i];
+		struct rp_creator c;
+		if (!rp_callsite_creator(p->def.callsite, &c))
+			continue;
+		if (!any)
+			fprintf(out, "Call sites (who created the contexts: first frame outside libcrypto)\n");
+		any = true;
+		char line[512];
+		snprintf(line, sizeof(line), "%.*s %s contexts created by %s%s%s%s%s%s", (int)p->def.cipher.len,
+			 p->def.cipher.p, ct_dir_name(p->def.dir), c.module,
+			 c.purpose[0] ? " for " : "", c.purpose, strcmp(c.created_by, c.module) ? " (" : "",
+			 strcmp(c.created_by, c.module) ? c.created_by : "",
+			 strcmp(c.created_by, c.module) ? ")" : "");
+		char first[32];
+		snprintf(first, sizeof(first), "  %-3zu", i + 1);
+		print_wrapped(out, "      ", first, line);
+		if (c.via[0])
+			fprintf(out, "      through %s\n", c.via);
+	}
+	if (any)
+		fputc('\n', out);
 }
 
 static void print_callsite(FILE *out, struct ct_str cs)
@@ -394,7 +480,7 @@ static void render_text(const struct rp_model *m, FILE *out)
 {
 	size_t nproc = 0;
 	for (size_t i = 0; i < m->nprocs; i++)
-		nproc += m->filter.pid < 0 || (long long)m->procs[i].hdr.pid == m->filter.pid;
+		nproc += rp_proc_shown(m, &m->procs[i]);
 	fprintf(out, "cryptrace report: %zu process(es), %zu path(s)\n\n", nproc, m->npaths);
 	print_processes(m, out);
 	if (total_calls(m) == 0) {
@@ -405,6 +491,8 @@ static void render_text(const struct rp_model *m, FILE *out)
 	if (m->npaths) {
 		print_paths(m, out);
 		print_speed(m, out);
+		print_crypto_share(m, out);
+		print_creators(m, out);
 	}
 	print_events(m, out);
 	print_findings(m, out);
@@ -425,7 +513,9 @@ void rp_print_text(const struct rp_model *m, FILE *out)
 static void render_summary(const struct rp_model *m, FILE *out)
 {
 	char b1[32], b2[32], b3[32], b4[32];
-	size_t nproc = m->nprocs;
+	size_t nproc = 0;
+	for (size_t i = 0; i < m->nprocs; i++)
+		nproc += !m->procs[i].superseded; /* a reopened file is the same process */
 	if (total_calls(m) == 0) {
 		char why[400];
 		rp_nothing_reason(m, why, sizeof(why));
