@@ -157,19 +157,11 @@ static void fallback(const char *name, int dir, const char *reason)
 		 dir == CT_DIR_ENCRYPT ? "enc" : dir == CT_DIR_DECRYPT ? "dec" : "any", reason);
 }
 
-const EVP_CIPHER *ct_route_evp_cipher(const EVP_CIPHER *requested, ENGINE *impl, int enc,
-				      uint32_t *route_out)
+/* The decision for one (cipher, direction): slow (names, globs, the provider's table, events). */
+static const EVP_CIPHER *decide(const struct ct_route_table *t, const EVP_CIPHER *requested,
+				ENGINE *impl, int enc, uint32_t *route_out)
 {
-	if (route_out)
-		*route_out = CT_ROUTE_NONE;
-	const struct ct_route_table *t = ct_route_active();
-	if (!t || !requested)
-		return NULL;
-	if (ct_route_is_ours(requested)) {
-		if (route_out)
-			*route_out = CT_ROUTE_AESNI;
-		return NULL;
-	}
+	*route_out = CT_ROUTE_NONE;
 	char name[64];
 	if (!cipher_name(requested, name, sizeof(name)))
 		return NULL;
@@ -178,8 +170,7 @@ const EVP_CIPHER *ct_route_evp_cipher(const EVP_CIPHER *requested, ENGINE *impl,
 	enum ct_route_target target = ct_route_lookup_ex(t, name, dir, CT_ROUTE_SIZE_UNKNOWN, &flags);
 	if (!(flags & CT_ROUTE_F_MATCHED))
 		return NULL;
-	if (route_out)
-		*route_out = target;
+	*route_out = target;
 	if (target != CT_ROUTE_AESNI)
 		return NULL; /* native: untouched; afalg/cryptodev: the kernel routes' business */
 
@@ -195,8 +186,7 @@ const EVP_CIPHER *ct_route_evp_cipher(const EVP_CIPHER *requested, ENGINE *impl,
 	else
 		sub = fetch_ours(idx, name, &why);
 	if (!sub) {
-		if (route_out)
-			*route_out = CT_ROUTE_NATIVE;
+		*route_out = CT_ROUTE_NATIVE;
 		fallback(name, dir, why ? why : "unknown");
 		return NULL;
 	}
@@ -205,4 +195,67 @@ const EVP_CIPHER *ct_route_evp_cipher(const EVP_CIPHER *requested, ENGINE *impl,
 		 ct_aesni_level_name(ct_aesni_level()),
 		 flags & CT_ROUTE_F_SIZE_DEPENDENT ? ", size condition decided per context" : "");
 	return sub;
+}
+
+/* Programs that pass the cipher at every message (EVP_EncryptInit_ex(ctx, EVP_aes_128_gcm(), ...)
+ * per record) must not pay the decision each time: a small per-thread cache, keyed by the cipher
+ * pointer and direction and checked against the cipher's NID (a freed fetched cipher's address
+ * may come back as another cipher) and the backend level. Events are therefore recorded once per
+ * thread and decision, not per init. */
+struct decision {
+	const EVP_CIPHER *requested, *result;
+	int nid, enc, level;
+	uint32_t route;
+};
+#define DECISION_CACHE 8
+static __thread struct decision decisions[DECISION_CACHE];
+static __thread unsigned decision_next;
+
+static int nid_of(const EVP_CIPHER *c)
+{
+	static int (*get_nid)(const EVP_CIPHER *);
+	if (!get_nid) {
+		get_nid = (int (*)(const EVP_CIPHER *))ct_resolve("EVP_CIPHER_get_nid");
+		if (!get_nid)
+			get_nid = (int (*)(const EVP_CIPHER *))ct_resolve("EVP_CIPHER_nid");
+	}
+	return get_nid ? get_nid(c) : 0;
+}
+
+const EVP_CIPHER *ct_route_evp_cipher(const EVP_CIPHER *requested, ENGINE *impl, int enc,
+				      uint32_t *route_out)
+{
+	uint32_t route = CT_ROUTE_NONE;
+	const EVP_CIPHER *result = NULL;
+	const struct ct_route_table *t = ct_route_active();
+	if (!t || !requested) {
+		/* nothing to do */
+	} else if (ct_route_is_ours(requested)) {
+		route = CT_ROUTE_AESNI;
+	} else if (impl) {
+		result = decide(t, requested, impl, enc, &route); /* rare: never cached */
+	} else {
+		int nid = nid_of(requested), level = (int)ct_aesni_level();
+		struct decision *hit = NULL;
+		for (unsigned i = 0; i < DECISION_CACHE; i++) {
+			struct decision *d = &decisions[i];
+			if (d->requested == requested && d->enc == enc && d->nid == nid && d->level == level) {
+				hit = d;
+				break;
+			}
+		}
+		if (!hit) {
+			hit = &decisions[decision_next++ % DECISION_CACHE];
+			hit->result = decide(t, requested, impl, enc, &hit->route);
+			hit->requested = requested;
+			hit->enc = enc;
+			hit->nid = nid;
+			hit->level = level;
+		}
+		result = hit->result;
+		route = hit->route;
+	}
+	if (route_out)
+		*route_out = route;
+	return result;
 }
