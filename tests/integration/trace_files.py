@@ -36,6 +36,11 @@ def test():
     doc = ctlib.report_ok(files)
     calls, _ = ctlib.totals(doc, api="evp", cipher="aes-128-cbc", dir="encrypt")
     check(calls > 0, f"the renamed trace holds openssl's work ({calls} calls)")
+    # `cryptrace report DIR` must read the renamed trace too, or it would wrongly say that no
+    # crypto calls were seen.
+    doc = ctlib.report_ok([out])
+    calls, _ = ctlib.totals(doc, api="evp", cipher="aes-128-cbc", dir="encrypt")
+    check(calls > 0, f"report DIR includes the renamed trace ({calls} calls)")
 
 
 ctlib.main(test)
