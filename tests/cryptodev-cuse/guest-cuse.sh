@@ -104,21 +104,21 @@ run() {		# NAME CMD...: bare, then (TRACED=1) under cryptrace; guest seconds int
 	"$@" >$OUT/$name.out 2>$OUT/$name.err
 	echo $? >$OUT/$name.status
 	t1=$(uptime_s)
-	if [ "$TRACED" = 1 ] && [ "${BARE_ONLY:-0}" = 0 ]; then
+	if [ "$TRACED" = 1 ] && [ "$BARE_ONLY" = 0 ]; then
 		"$CRYPTRACE" run -q -o $OUT/$name.trace -- "$@" >$OUT/$name.ct.out 2>$OUT/$name.ct.err
 		echo $? >$OUT/$name.ct.status
 	fi
 	echo "$name $t0 $t1 $(uptime_s)" >>$OUT/times
 }
+BARE_ONLY=0
+bare() { BARE_ONLY=1; run "$@"; BARE_ONLY=0; }	# run without the cryptrace pass
 for p in $PROFILES; do
 	start $p
 	# Under cryptrace only where the trace is checked: each traced run costs guest seconds.
-	case $p in full|glxsb) run check-$p "$CHECK" -p $p ;; *) BARE_ONLY=1 run check-$p "$CHECK" -p $p ;; esac
+	case $p in full|glxsb) run check-$p "$CHECK" -p $p ;; *) bare check-$p "$CHECK" -p $p ;; esac
 	case $p in
 	full)
-		if [ -n "$COMPAT32" ]; then
-			BARE_ONLY=1 run compat32 "$COMPAT32"
-		fi
+		[ -z "$COMPAT32" ] || bare compat32 "$COMPAT32"
 		run bench-full "$BENCH" --cipher $FULL_CIPHERS --bits 128 --count $COUNT --sizes $SIZES ;;
 	glxsb)
 		run bench-glxsb-128 "$BENCH" --cipher cbc --bits 128 --count $COUNT --sizes $SIZES
