@@ -300,7 +300,7 @@ static void sshd_role(const struct rp_model *m, const struct rp_proc *p, char *b
 	bool parent_sshd = parent && rp_str_is(exe_base(parent), "sshd");
 	if (argv_has(p, "-R")) {
 		if (p->has_end && p->end.reason == CT_END_EXEC)
-			snprintf(buf, cap, "sshd connection (exec'd)");
+			snprintf(buf, cap, "sshd: session child (exec'd the user's command)");
 		else if (!parent_sshd || !argv_has(parent, "-R") || parent->hdr.pid == p->hdr.pid)
 			snprintf(buf, cap, "sshd: monitor [priv] (carries the traffic after a root login)");
 		else {

@@ -1,0 +1,138 @@
+# SPDX-License-Identifier: MIT
+"""e2elib - helpers for the end-to-end tests (suite `e2e`): real daemons on loopback started
+under `cryptrace run`, waited for by their own "listening" line (a probe connection would be a
+client of its own), stopped by the test, and their traces read with `cryptrace report --json`.
+Builds on tests/integration/ctlib.py (same environment variables, same exit codes)."""
+import os
+import select
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
+import ctlib  # noqa: E402
+from ctlib import Failure, check  # noqa: E402,F401
+
+MIB = 1 << 20
+COPY_BYTES = 64 * MIB
+# Generous bounds so a stuck daemon fails the test instead of hanging it; never a speed check.
+START_TIMEOUT = 30
+STOP_TIMEOUT = 60
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def random_file(path, size):
+    with open(path, "wb") as f:
+        left = size
+        while left:
+            n = min(left, MIB)
+            f.write(os.urandom(n))
+            left -= n
+
+
+def same_file(a, b):
+    return subprocess.run(["cmp", "-s", a, b]).returncode == 0
+
+
+class Daemon:
+    """A daemon under `cryptrace run -q -o outdir`; started() waits until `ready` shows up in its
+    stdout or stderr."""
+
+    def __init__(self, argv, outdir, ready, cwd=None):
+        self.outdir = outdir
+        self.lines = []
+        cmd = [ctlib.CRYPTRACE, "run", "-q", "-o", outdir, "--"] + list(argv)
+        self.p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=cwd,
+                                  start_new_session=True)
+        deadline = time.monotonic() + START_TIMEOUT
+        buf = b""
+        while time.monotonic() < deadline:
+            r, _, _ = select.select([self.p.stdout], [], [], 0.5)
+            if r:
+                chunk = os.read(self.p.stdout.fileno(), 4096)
+                if not chunk:
+                    break
+                buf += chunk
+                if ready.encode() in buf:
+                    self.lines.append(buf.decode(errors="replace"))
+                    return
+            if self.p.poll() is not None:
+                break
+        self.stop()
+        raise Failure(f"{argv[0]} did not start (no {ready!r}): {buf.decode(errors='replace')[-800:]}")
+
+    def output(self):
+        return "".join(self.lines)
+
+    def wait(self, timeout=STOP_TIMEOUT):
+        """Waits for the daemon (and the launcher) to end by itself; returns its output."""
+        try:
+            out, _ = self.p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.stop()
+            raise Failure(f"daemon still running after {timeout} s")
+        self.lines.append(out.decode(errors="replace"))
+        return self.output()
+
+    def stop(self, pid=None):
+        """SIGTERM to pid (the daemon itself, so it exits through its own handler and its trace
+        is closed cleanly), else to the whole session; then waits."""
+        if self.p.poll() is None:
+            try:
+                if pid:
+                    os.kill(pid, signal.SIGTERM)
+                else:
+                    os.killpg(self.p.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        try:
+            out, _ = self.p.communicate(timeout=STOP_TIMEOUT)
+            self.lines.append(out.decode(errors="replace") if out else "")
+        except subprocess.TimeoutExpired:
+            os.killpg(self.p.pid, signal.SIGKILL)
+            self.p.communicate()
+        return self.output()
+
+
+def side_paths(doc, cipher, direction):
+    """Per-process paths of one cipher and direction, with their process."""
+    out = []
+    for proc in doc.get("processes", []):
+        if proc.get("superseded"):
+            continue
+        for p in proc.get("paths", []):
+            if p.get("cipher") == cipher and p.get("dir") == direction:
+                out.append((proc, p))
+    return out
+
+
+def check_side(doc, side, cipher, direction, modules, purpose, lo=COPY_BYTES,
+               hi=COPY_BYTES * 1.01 + MIB):
+    """The side's bulk path: bytes within bounds, call site in one of modules, crypto shares
+    present. Returns the process that carried it."""
+    rows = side_paths(doc, cipher, direction)
+    total = sum(p.get("bytes", 0) for _, p in rows)
+    desc = "; ".join(f"pid {pr['pid']} ({pr.get('role')}) {p['bytes']} B" for pr, p in rows)
+    check(lo <= total <= hi,
+          f"{side}: {cipher} {direction} bytes {total} within [{lo}, {int(hi)}] ({desc or 'none'})")
+    proc, bulk = max(rows, key=lambda r: r[1].get("bytes", 0))
+    cb = bulk.get("created_by") or {}
+    check(cb.get("module") in modules,
+          f"{side}: {cipher} contexts created by {cb.get('frame')} (module {cb.get('module')}, "
+          f"expected one of {sorted(modules)})")
+    check(cb.get("purpose") == purpose, f"{side}: purpose {cb.get('purpose')!r} == {purpose!r}")
+    check(bulk.get("wall_share") is not None and bulk["wall_share"] > 0,
+          f"{side}: {cipher} share of pid {proc['pid']}'s wall time known: {bulk.get('wall_share')}")
+    check(proc.get("crypto_wall_share") is not None and proc.get("crypto_cpu_share") is not None,
+          f"{side}: process crypto shares wall={proc.get('crypto_wall_share')} "
+          f"cpu={proc.get('crypto_cpu_share')} ({proc.get('role')})")
+    check(proc.get("crypto_throughput_bps") and proc["crypto_throughput_bps"] > 0,
+          f"{side}: crypto throughput {proc.get('crypto_throughput_bps')} B/s")
+    return proc

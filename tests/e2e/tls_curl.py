@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""`openssl s_server -WWW` serving a 64 MiB file on loopback (throwaway self-signed cert) and
+`curl` fetching it over TLS 1.2 (ECDHE-RSA-AES128-GCM-SHA256) and TLS 1.3
+(TLS_AES_256_GCM_SHA384), both sides under cryptrace. Each side's report must show the GCM
+path with the file's bytes (server encrypt, client decrypt: >= 64 MiB, <= 64 MiB * 1.01 +
+1 MiB), contexts created by libssl for TLS, and the crypto share of the process's time; the
+fetched file is identical. s_server runs with -naccept 1, so it exits by itself (a clean END)."""
+import os
+
+import e2elib  # first: it makes tests/integration/ctlib.py importable
+import ctlib
+from e2elib import check
+
+CASES = [
+    ("TLS 1.2", ["--tlsv1.2", "--tls-max", "1.2", "--ciphers", "ECDHE-RSA-AES128-GCM-SHA256"],
+     "aes-128-gcm"),
+    ("TLS 1.3", ["--tlsv1.3", "--tls13-ciphers", "TLS_AES_256_GCM_SHA384"], "aes-256-gcm"),
+]
+
+
+def test():
+    openssl = ctlib.need_program("openssl")
+    curl = ctlib.need_program("curl")
+    ctlib.need_program("cmp")
+    v = ctlib.run([curl, "-V"]).stdout.decode(errors="replace")
+    if "OpenSSL/" not in v.splitlines()[0]:
+        ctlib.skip(f"this curl does not use OpenSSL: {v.splitlines()[0]}")
+    tmp = ctlib.tmpdir("e2e-tls")
+    key, cert = os.path.join(tmp, "key.pem"), os.path.join(tmp, "cert.pem")
+    p = ctlib.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
+                   "-out", cert, "-days", "1", "-subj", "/CN=localhost"])
+    check(p.returncode == 0, "throwaway certificate")
+    src = os.path.join(tmp, "big.bin")
+    e2elib.random_file(src, e2elib.COPY_BYTES)
+    for name, curl_opts, cipher in CASES:
+        print(f"--- {name}")
+        tag = name.replace(" ", "").replace(".", "")
+        sdir, cdir = ctlib.tmpdir(f"s_server-{tag}"), ctlib.tmpdir(f"curl-{tag}")
+        out = os.path.join(tmp, f"got-{tag}.bin")
+        port = e2elib.free_port()
+        server = e2elib.Daemon([openssl, "s_server", "-WWW", "-naccept", "1", "-accept",
+                                f"127.0.0.1:{port}", "-cert", cert, "-key", key], sdir,
+                               "ACCEPT", cwd=tmp)
+        try:
+            p = ctlib.run_traced([curl, "-sS", "-k", "-o", out] + curl_opts +
+                                 [f"https://127.0.0.1:{port}/big.bin"], cdir)
+            check(p.returncode == 0, f"{name}: curl exited 0 under cryptrace "
+                  f"({p.stderr.decode(errors='replace').strip()[-300:]})")
+            server.wait()
+        finally:
+            server.stop()
+        check(e2elib.same_file(src, out), f"{name}: the fetched file is identical")
+        client, srv = ctlib.report_ok([cdir]), ctlib.report_ok([sdir])
+        libssl = {m for doc in (client, srv) for pr in doc["processes"]
+                  for pa in pr.get("paths", [])
+                  for m in [(pa.get("created_by") or {}).get("module", "")]
+                  if m.startswith("libssl")}
+        check(libssl, f"{name}: some contexts were created by libssl ({sorted(libssl)})")
+        sproc = e2elib.check_side(srv, "server", cipher, "encrypt", libssl, "TLS")
+        cproc = e2elib.check_side(client, "client", cipher, "decrypt", libssl, "TLS")
+        check(sproc.get("role") == "openssl s_server", f"server role {sproc.get('role')!r}")
+        check(cproc.get("role", "").startswith("curl"), f"client role {cproc.get('role')!r}")
+
+
+ctlib.main(test)
