@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -542,6 +543,14 @@ int main(int argc, char **argv)
 	}
 	if (latency >= 0)
 		profile.latency_us = (unsigned)latency;
+
+	/* Two sockets per session: let sessions be limited by memory, as in the kernel module,
+	 * rather than by the soft descriptor limit. */
+	struct rlimit nofile;
+	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+		nofile.rlim_cur = nofile.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &nofile);
+	}
 
 	char devinfo[128];
 	const char *dev_info_argv[] = { devinfo };
