@@ -9,8 +9,10 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "model.h"
+#include "views.h"
 
 static const char usage[] =
 	"usage: cryptrace report [options] FILE|DIR...\n"
@@ -26,6 +28,15 @@ static const char usage[] =
 	"  --api NAME        only paths of this API: evp, aes, cryptodev, afalg\n"
 	"  --min-size N      only requests of at least N bytes (by size bucket)\n"
 	"  --max-size N      only requests of at most N bytes (by size bucket)\n"
+	"  --html FILE       a self-contained HTML report with charts (docs/reports.md)\n"
+	"  --perfetto FILE   Chrome trace-event JSON for ui.perfetto.dev / chrome://tracing\n"
+	"  --csv[=FILE]      one CSV row per path and request-size bucket (stdout or -o without =FILE)\n"
+	"  --diff A B        compare two traces, directories or comma-separated sets, path by path\n"
+	"                    (text, or --json)\n"
+	"  --path N|GLOB     only path N of the report, or paths whose 'api/impl/cipher/dir' (or one\n"
+	"                    of those parts) matches GLOB\n"
+	"  --since T, --until T  per-call operations and events in this window, T in seconds from\n"
+	"                    the first process start\n"
 	"  -h, --help        this help\n"
 	"Exit status: 0 ok, 1 some input was damaged (what was read before is reported),\n"
 	"2 usage error or unreadable input.\n";
@@ -43,7 +54,22 @@ static bool parse_u64(const char *s, uint64_t *v)
 	return true;
 }
 
-static int load_all(struct rp_model *m, const char *const *paths, int n, FILE *err)
+static bool parse_seconds(const char *s, double *v)
+{
+	char *end;
+	errno = 0;
+	if (!s || !*s)
+		return false;
+	double x = strtod(s, &end);
+	if (errno || *end || !(x >= 0))
+		return false;
+	*v = x;
+	return true;
+}
+
+/* Loads, applies the selection (--path, time window), merges and evaluates findings. */
+static int load_all(struct rp_model *m, const char *const *paths, int n, const struct rp_view *v,
+		    FILE *err)
 {
 	int worst = 0;
 	for (int i = 0; i < n; i++) {
@@ -51,15 +77,91 @@ static int load_all(struct rp_model *m, const char *const *paths, int n, FILE *e
 		if (rc > worst)
 			worst = rc;
 	}
-	rp_model_merge(m);
-	rp_findings_evaluate(m);
+	char msg[300];
+	if (!rp_view_apply(m, v, msg, sizeof(msg))) {
+		fprintf(err, "cryptrace report: %s\n", msg);
+		return 2;
+	}
 	return worst;
+}
+
+/* One side of --diff: a path, or a comma-separated set of paths (unless the name exists as is). */
+static int load_side(struct rp_model *m, const char *spec, const struct rp_view *v, FILE *err)
+{
+	struct stat sb;
+	if (!strchr(spec, ',') || stat(spec, &sb) == 0)
+		return load_all(m, &spec, 1, v, err);
+	char *copy = strdup(spec);
+	const char *parts[256];
+	int n = 0;
+	char *save = NULL;
+	for (char *tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && n < 256;
+	     tok = strtok_r(NULL, ",", &save))
+		parts[n++] = tok;
+	int rc = n ? load_all(m, parts, n, v, err) : 2;
+	free(copy);
+	return rc;
+}
+
+static FILE *open_out(const char *path)
+{
+	if (!path)
+		return stdout;
+	FILE *f = fopen(path, "w");
+	if (!f)
+		fprintf(stderr, "cryptrace report: %s: %s\n", path, strerror(errno));
+	return f;
+}
+
+/* 0, or 2 after a write error */
+static int close_out(FILE *f, const char *path)
+{
+	int rc = 0;
+	if (fflush(f) != 0 || ferror(f)) {
+		fprintf(stderr, "cryptrace report: %s: write error: %s\n", path ? path : "stdout",
+			strerror(errno));
+		rc = 2;
+	}
+	if (path && fclose(f) != 0 && !rc) {
+		fprintf(stderr, "cryptrace report: %s: %s\n", path, strerror(errno));
+		rc = 2;
+	}
+	return rc;
+}
+
+static int run_diff(struct rp_model *a, const struct rp_view *v, char **args, int n, bool json,
+		    const char *outpath)
+{
+	if (n != 2) {
+		fprintf(stderr, "cryptrace report: --diff needs two inputs, A and B (each a trace, a "
+				"directory or a comma-separated set), not %d\n", n);
+		return 2;
+	}
+	struct rp_model b;
+	rp_model_init(&b);
+	b.filter = a->filter;
+	int ra = load_side(a, args[0], v, stderr), rb = load_side(&b, args[1], v, stderr);
+	int rc = ra > rb ? ra : rb;
+	if (!a->nprocs || !b.nprocs || rc == 2) {
+		rp_model_free(&b);
+		return 2;
+	}
+	FILE *out = open_out(outpath);
+	if (!out) {
+		rp_model_free(&b);
+		return 2;
+	}
+	rp_print_diff(a, &b, args[0], args[1], json, out);
+	int wrc = close_out(out, outpath);
+	rp_model_free(&b);
+	return wrc ? wrc : rc;
 }
 
 int ct_report_main(int argc, char **argv)
 {
 	enum { OPT_JSON = 256, OPT_TEXT, OPT_PID, OPT_CIPHER, OPT_API, OPT_MIN, OPT_MAX, OPT_FOLDED,
-	       OPT_FOLDED_WEIGHT };
+	       OPT_FOLDED_WEIGHT, OPT_HTML, OPT_PERFETTO, OPT_CSV, OPT_DIFF, OPT_PATH, OPT_SINCE,
+	       OPT_UNTIL };
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "text", no_argument, NULL, OPT_TEXT },
@@ -70,6 +172,13 @@ int ct_report_main(int argc, char **argv)
 		{ "api", required_argument, NULL, OPT_API },
 		{ "min-size", required_argument, NULL, OPT_MIN },
 		{ "max-size", required_argument, NULL, OPT_MAX },
+		{ "html", required_argument, NULL, OPT_HTML },
+		{ "perfetto", required_argument, NULL, OPT_PERFETTO },
+		{ "csv", optional_argument, NULL, OPT_CSV },
+		{ "diff", no_argument, NULL, OPT_DIFF },
+		{ "path", required_argument, NULL, OPT_PATH },
+		{ "since", required_argument, NULL, OPT_SINCE },
+		{ "until", required_argument, NULL, OPT_UNTIL },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -79,14 +188,39 @@ int ct_report_main(int argc, char **argv)
 	bool json = false, folded = false;
 	enum rp_folded_weight fold_weight = RP_FOLD_BYTES;
 	const char *outpath = NULL;
+	/* views.h outputs: files of their own; the text/JSON report goes to stdout only when asked
+	 * for or when no other output was */
+	const char *html = NULL, *perfetto = NULL, *csv = NULL;
+	bool csv_main = false, diff = false, main_asked = false;
+	struct rp_view view = { 0 };
 	uint64_t v;
 	int c;
 	optind = 0; /* getopt state is global: reset it for each call (the launcher, the tests) */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
 		switch (c) {
-		case OPT_JSON: json = true; break;
-		case OPT_TEXT: json = false; folded = false; break;
+		case OPT_JSON: json = true; main_asked = true; break;
+		case OPT_TEXT: json = false; folded = false; main_asked = true; break;
+		case OPT_HTML: html = optarg; break;
+		case OPT_PERFETTO: perfetto = optarg; break;
+		case OPT_CSV:
+			csv = optarg;
+			csv_main = !optarg;
+			break;
+		case OPT_DIFF: diff = true; break;
+		case OPT_PATH: view.path_sel = optarg; break;
+		case OPT_SINCE:
+		case OPT_UNTIL:
+			if (!parse_seconds(optarg, c == OPT_SINCE ? &view.since_s : &view.until_s)) {
+				fprintf(stderr, "cryptrace report: --%s needs seconds (from the first process "
+						"start), not '%s'\n", c == OPT_SINCE ? "since" : "until", optarg);
+				return 2;
+			}
+			if (c == OPT_SINCE)
+				view.has_since = true;
+			else
+				view.has_until = true;
+			break;
 		case OPT_FOLDED: folded = true; break;
 		case OPT_FOLDED_WEIGHT:
 			if (strcmp(optarg, "bytes") && strcmp(optarg, "time")) {
@@ -144,10 +278,42 @@ int ct_report_main(int argc, char **argv)
 		fprintf(stderr, "cryptrace report: --min-size is larger than --max-size\n");
 		return 2;
 	}
-	int rc = load_all(&m, (const char *const *)argv + optind, argc - optind, stderr);
+	if (view.has_since && view.has_until && view.since_s > view.until_s) {
+		fprintf(stderr, "cryptrace report: --since is later than --until\n");
+		return 2;
+	}
+	if (diff) {
+		int drc = run_diff(&m, &view, argv + optind, argc - optind, json, outpath);
+		rp_model_free(&m);
+		return drc;
+	}
+	int rc = load_all(&m, (const char *const *)argv + optind, argc - optind, &view, stderr);
 	if (m.nprocs == 0) { /* nothing readable: the error lines already said why */
 		rp_model_free(&m);
 		return rc ? rc : 2;
+	}
+	const char *const side_path[3] = { html, perfetto, csv };
+	for (int k = 0; k < 3; k++) {
+		if (!side_path[k])
+			continue;
+		FILE *f = open_out(side_path[k]);
+		if (!f) {
+			rc = 2;
+			continue;
+		}
+		if (k == 0)
+			rp_print_html(&m, &view, f);
+		else if (k == 1)
+			rp_print_perfetto(&m, &view, f);
+		else
+			rp_print_csv(&m, f);
+		int wrc = close_out(f, side_path[k]);
+		if (wrc > rc)
+			rc = wrc;
+	}
+	if (!main_asked && !folded && !csv_main && (html || perfetto || csv)) {
+		rp_model_free(&m);
+		return rc;
 	}
 	FILE *out = stdout;
 	if (outpath) {
@@ -158,7 +324,9 @@ int ct_report_main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (folded)
+	if (csv_main && !main_asked && !folded)
+		rp_print_csv(&m, out);
+	else if (folded)
 		rp_print_folded(&m, fold_weight, out);
 	else if (json)
 		rp_print_json(&m, out);
@@ -179,7 +347,8 @@ int ct_report_summary(const char *const *paths, int npaths, FILE *out)
 {
 	struct rp_model m;
 	rp_model_init(&m);
-	int rc = load_all(&m, paths, npaths, out);
+	struct rp_view view = { 0 };
+	int rc = load_all(&m, paths, npaths, &view, out);
 	if (m.nprocs)
 		rp_print_summary(&m, out);
 	rp_model_free(&m);

@@ -114,7 +114,8 @@ int rp_load_buffer(struct rp_model *m, const char *name, const void *buf, size_t
 	return load_owned(m, name, copy, len, msg, msgcap);
 }
 
-int rp_load_file(struct rp_model *m, const char *path, char *msg, size_t msgcap)
+/* Reads a whole regular file into a malloc'd buffer. Returns 0, or 2 with msg set. */
+static int read_whole(const char *path, char **out, size_t *outlen, char *msg, size_t msgcap)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -161,83 +162,279 @@ int rp_load_file(struct rp_model *m, const char *path, char *msg, size_t msgcap)
 		len += (size_t)n;
 	}
 	close(fd);
+	*out = buf;
+	*outlen = len;
+	return 0;
+}
+
+int rp_load_file(struct rp_model *m, const char *path, char *msg, size_t msgcap)
+{
+	char *buf;
+	size_t len;
+	if (read_whole(path, &buf, &len, msg, msgcap))
+		return 2;
 	return load_owned(m, path, buf, len, msg, msgcap);
 }
 
-static int cmp_str(const void *a, const void *b)
+/* ---- continuations: the writer starts "X.<pid>.ctrace.N" when the program closed its trace fd
+ * (close_range, closefrom). Each file repeats the header and every cumulative snapshot, so the
+ * files of one process are one record stream: appended in order, a later snapshot replaces an
+ * earlier one by id and the per-call batches add up. */
+
+struct trace_name {
+	char *full;
+	size_t base_len; /* length of ".../X.<pid>.ctrace" */
+	unsigned long part; /* 0: the first file, N: ".N" */
+};
+
+/* "*.ctrace" -> 0, "*.ctrace.N" -> N, anything else -> -1 */
+static long trace_part(const char *name)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	const char *dot = strstr(name, ".ctrace");
+	long part = -1;
+	while (dot) {
+		const char *rest = dot + 7;
+		if (*rest == 0 && dot > name) {
+			part = 0;
+		} else if (*rest == '.' && rest[1] >= '0' && rest[1] <= '9' && dot > name) {
+			char *end;
+			errno = 0;
+			unsigned long n = strtoul(rest + 1, &end, 10);
+			if (*end == 0 && !errno && n > 0 && n < 1000000)
+				part = (long)n;
+		}
+		dot = strstr(dot + 1, ".ctrace");
+	}
+	return part;
 }
 
-static bool is_ctrace(const char *name)
+static int cmp_trace_name(const void *a, const void *b)
 {
-	size_t n = strlen(name);
-	return n > 7 && strcmp(name + n - 7, ".ctrace") == 0;
+	const struct trace_name *x = a, *y = b;
+	size_t n = x->base_len < y->base_len ? x->base_len : y->base_len;
+	int c = memcmp(x->full, y->full, n);
+	if (c)
+		return c;
+	if (x->base_len != y->base_len)
+		return x->base_len < y->base_len ? -1 : 1;
+	return x->part < y->part ? -1 : x->part > y->part;
+}
+
+struct hdr_id {
+	bool ok;
+	uint32_t pid;
+	uint64_t start_realtime_ns, start_mono_ns;
+	size_t first_record;   /* offset of the first record (after the preamble) */
+	size_t good_end;       /* end of the last whole record */
+	enum ct_read_status st;
+	char error[160];
+};
+
+static void scan_ids(const char *buf, size_t len, struct hdr_id *id)
+{
+	struct ct_reader r;
+	memset(id, 0, sizeof(*id));
+	id->st = ct_reader_init(&r, (const uint8_t *)buf, len);
+	if (id->st != CT_READ_OK) {
+		snprintf(id->error, sizeof(id->error), "%s", r.error);
+		return;
+	}
+	id->first_record = r.off;
+	struct ct_record *rec = malloc(sizeof(*rec));
+	if (!rec)
+		return;
+	size_t before = r.off;
+	while ((id->st = ct_reader_next(&r, rec)) == CT_READ_OK) {
+		if (rec->type == CT_REC_HEADER && !id->ok) {
+			id->ok = true;
+			id->pid = rec->u.header.pid;
+			id->start_realtime_ns = rec->u.header.start_realtime_ns;
+			id->start_mono_ns = rec->u.header.start_mono_ns;
+		}
+		before = r.off;
+	}
+	id->good_end = before;
+	if (id->st != CT_READ_EOF)
+		snprintf(id->error, sizeof(id->error), "%s", r.error);
+	free(rec);
+}
+
+static void report_rc(struct rp_model *m, FILE *err, int rc, const char *msg, int *worst)
+{
+	if (rc)
+		fprintf(err, "cryptrace report: %s%s\n", rc == 1 ? "warning: " : "", msg);
+	if (rc == 1)
+		rp_model_warn(m, "%s", msg);
+	if (rc > *worst)
+		*worst = rc;
+}
+
+/* Loads the files of one base name (sorted by part): continuations of the same process (same
+ * pid and start time in the header) are appended to the first file's records; a file that is
+ * not one (a reused pid, an exec'd image) is a process of its own. */
+static int load_group(struct rp_model *m, struct trace_name *g, size_t n, FILE *err)
+{
+	char msg[512];
+	int worst = 0;
+	char *acc = NULL;
+	size_t acc_len = 0;
+	const char *acc_name = NULL;
+	struct hdr_id acc_id = { 0 };
+	for (size_t i = 0; i <= n; i++) {
+		char *buf = NULL;
+		size_t len = 0;
+		struct hdr_id id = { 0 };
+		if (i < n) {
+			int rc = read_whole(g[i].full, &buf, &len, msg, sizeof(msg));
+			if (rc) {
+				report_rc(m, err, rc, msg, &worst);
+				continue;
+			}
+			scan_ids(buf, len, &id);
+			bool continues = acc && id.ok && acc_id.ok && id.pid == acc_id.pid &&
+					 id.start_realtime_ns == acc_id.start_realtime_ns &&
+					 id.start_mono_ns == acc_id.start_mono_ns;
+			if (continues) {
+				if (acc_id.st != CT_READ_EOF) {
+					snprintf(msg, sizeof(msg), "%s: %s (continued in %s)", acc_name,
+						 acc_id.error, g[i].full);
+					report_rc(m, err, 1, msg, &worst);
+				}
+				size_t keep = acc_id.good_end, add = len - id.first_record;
+				char *nb = realloc(acc, keep + add + 1);
+				if (!nb) {
+					free(buf);
+					continue;
+				}
+				memcpy(nb + keep, buf + id.first_record, add);
+				free(buf);
+				acc = nb;
+				acc_len = keep + add;
+				/* the stream now ends where this file ends */
+				acc_id.st = id.st;
+				acc_id.good_end = keep + (id.good_end - id.first_record);
+				snprintf(acc_id.error, sizeof(acc_id.error), "%s", id.error);
+				continue;
+			}
+		}
+		if (acc) {
+			int rc = load_owned(m, acc_name, acc, acc_len, msg, sizeof(msg));
+			report_rc(m, err, rc, msg, &worst);
+		}
+		acc = buf;
+		acc_len = len;
+		acc_id = id;
+		acc_name = i < n ? g[i].full : NULL;
+	}
+	return worst;
+}
+
+static int load_names(struct rp_model *m, struct trace_name *names, size_t n, FILE *err)
+{
+	int worst = 0;
+	if (n > 1)
+		qsort(names, n, sizeof(*names), cmp_trace_name); /* stable output order */
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1;
+		while (j < n && names[j].base_len == names[i].base_len &&
+		       memcmp(names[j].full, names[i].full, names[i].base_len) == 0)
+			j++;
+		int rc = load_group(m, names + i, j - i, err);
+		if (rc > worst)
+			worst = rc;
+		i = j;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i].full);
+	return worst;
+}
+
+static bool add_name(struct trace_name **names, size_t *n, size_t *cap, char *full, long part)
+{
+	if (*n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 16;
+		struct trace_name *nn = realloc(*names, ncap * sizeof(**names));
+		if (!nn)
+			return false;
+		*names = nn;
+		*cap = ncap;
+	}
+	size_t len = strlen(full);
+	if (part > 0)
+		len = (size_t)(strrchr(full, '.') - full);
+	(*names)[(*n)++] = (struct trace_name){ .full = full, .base_len = len,
+						.part = (unsigned long)part };
+	return true;
 }
 
 int rp_load_path(struct rp_model *m, const char *path, FILE *err)
 {
 	char msg[512];
 	struct stat sb;
+	struct trace_name *names = NULL;
+	size_t n = 0, cap = 0;
 	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
 		DIR *d = opendir(path);
 		if (!d) {
 			fprintf(err, "cryptrace report: %s: %s\n", path, strerror(errno));
 			return 2;
 		}
-		char **names = NULL;
-		size_t n = 0, cap = 0;
 		struct dirent *de;
 		while ((de = readdir(d))) {
-			if (!is_ctrace(de->d_name))
+			long part = trace_part(de->d_name);
+			if (part < 0)
 				continue;
 			size_t need = strlen(path) + strlen(de->d_name) + 2;
 			char *full = malloc(need);
 			if (!full)
 				break;
 			snprintf(full, need, "%s/%s", path, de->d_name);
+			/* lstat: a symlink planted in a shared output directory is not followed (the
+			 * writer never writes through one, so it is not a trace of this run) */
 			struct stat fs;
-			if (stat(full, &fs) != 0 || !S_ISREG(fs.st_mode)) {
+			if (lstat(full, &fs) != 0 || !S_ISREG(fs.st_mode) ||
+			    !add_name(&names, &n, &cap, full, part)) {
 				free(full);
 				continue;
 			}
-			if (n == cap) {
-				size_t ncap = cap ? cap * 2 : 16;
-				char **nn = realloc(names, ncap * sizeof(*names));
-				if (!nn) {
-					free(full);
-					break;
-				}
-				names = nn;
-				cap = ncap;
-			}
-			names[n++] = full;
 		}
 		closedir(d);
-		int worst = 0;
 		if (n == 0) {
 			fprintf(err, "cryptrace report: %s: no .ctrace files in this directory\n", path);
-			worst = 2;
+			free(names);
+			return 2;
 		}
-		if (n > 1)
-			qsort(names, n, sizeof(*names), cmp_str); /* stable output order */
-		for (size_t i = 0; i < n; i++) {
-			int rc = rp_load_file(m, names[i], msg, sizeof(msg));
-			if (rc)
-				fprintf(err, "cryptrace report: %s%s\n", rc == 1 ? "warning: " : "", msg);
-			if (rc > worst)
-				worst = rc;
-			if (rc == 1)
-				rp_model_warn(m, "%s", msg);
-			free(names[i]);
-		}
+		int rc = load_names(m, names, n, err);
 		free(names);
-		return worst;
+		return rc;
 	}
+	/* One file named "X.ctrace": its continuations X.ctrace.1, .2... beside it belong to it. */
+	long part = trace_part(path);
+	if (part == 0) {
+		char *full = strdup(path);
+		if (full && add_name(&names, &n, &cap, full, 0)) {
+			for (unsigned k = 1; k < 1000; k++) {
+				size_t need = strlen(path) + 12;
+				char *c = malloc(need);
+				if (!c)
+					break;
+				snprintf(c, need, "%s.%u", path, k);
+				struct stat fs;
+				if (stat(c, &fs) != 0 || !S_ISREG(fs.st_mode) ||
+				    !add_name(&names, &n, &cap, c, k)) {
+					free(c);
+					break;
+				}
+			}
+			int rc = load_names(m, names, n, err);
+			free(names);
+			return rc;
+		}
+		free(full);
+		free(names);
+	}
+	int worst = 0;
 	int rc = rp_load_file(m, path, msg, sizeof(msg));
-	if (rc)
-		fprintf(err, "cryptrace report: %s%s\n", rc == 1 ? "warning: " : "", msg);
-	if (rc == 1)
-		rp_model_warn(m, "%s", msg);
+	report_rc(m, err, rc, msg, &worst);
 	return rc;
 }

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * views.h - the reporter's "look at it" outputs (HTML, Perfetto trace-event JSON, CSV, diff) and
+ * the selection they share with the text and JSON reports: --path, --since/--until, the time base,
+ * per-call operations read back from the kept trace bytes, and the figures per size bucket. Every
+ * output draws from the merged model (model.h) that the text report prints; nothing here derives
+ * a figure differently.
+ */
+#ifndef CT_REPORT_VIEWS_H
+#define CT_REPORT_VIEWS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "model.h"
+
+/* Selection beyond model.h's rp_filter (pid, cipher, api, sizes). */
+struct rp_view {
+	const char *path_sel;   /* --path: a merged path number (1-based, as numbered by the
+				 * report without --path) or a glob on "api/impl/cipher/dir" or
+				 * on any one of those parts */
+	bool has_since, has_until;
+	double since_s, until_s; /* --since/--until: seconds from the first process start */
+};
+
+/* ---- select.c */
+/* Applies --path and the time window to the loaded processes (drops per-process paths that are
+ * not selected, events outside the window or of dropped paths), then merges and evaluates
+ * findings. Returns false with msg set when --path names no path. */
+bool rp_view_apply(struct rp_model *m, const struct rp_view *v, char *msg, size_t cap);
+/* "evp/provider:default/aes-128-cbc/encrypt" */
+void rp_path_label(const struct rp_path *p, char *buf, size_t cap);
+/* The time base: CLOCK_REALTIME of the earliest process start. */
+uint64_t rp_model_t0(const struct rp_model *m);
+/* Seconds from t0 of a moment on process p's CLOCK_MONOTONIC. */
+double rp_time_s(uint64_t t0, const struct rp_proc *p, uint64_t mono_ns);
+bool rp_view_time_ok(const struct rp_view *v, double t0_s, double t1_s);
+/* The per-process path with this id when the report selects it (pid, api, cipher, --path). */
+const struct rp_path *rp_view_proc_path(const struct rp_model *m, const struct rp_proc *p,
+					uint32_t path_id);
+/* Same path (the identity merge.c adds paths up by): api, impl, cipher, dir, key, entry, route. */
+bool rp_path_same(const struct ct_path_def *a, const struct ct_path_def *b);
+/* Merged path index (0-based) of a per-process path, or -1. */
+long rp_merged_index(const struct rp_model *m, const struct rp_path *pp);
+bool rp_size_selected(const struct rp_model *m, uint64_t size);
+bool rp_proc_selected(const struct rp_model *m, const struct rp_proc *p);
+
+/* Figures per size bucket, the text report's method: wall from the bucket's timings, CPU as the
+ * path's CPU share of wall applied to the bucket. < 0: unknown. */
+double rp_bucket_wall_bps(const struct rp_path *p, unsigned b);
+double rp_bucket_cpu_bps(const struct rp_path *p, unsigned b);
+double rp_path_wall_bps(const struct rp_path *p);
+double rp_path_cpu_bps(const struct rp_path *p);
+/* Failures and fallbacks: what the HTML lists and Perfetto marks. */
+bool rp_event_is_failure(const struct ct_event *e);
+
+/* ---- ops.c: per-call operations (CT_REC_OPS) and thread names, read again from the bytes the
+ * model keeps for each process (so the model does not hold millions of ops). */
+typedef void (*rp_op_fn)(void *ctx, uint32_t tid, const struct ct_op *op);
+typedef void (*rp_thread_fn)(void *ctx, uint32_t tid, struct ct_str name);
+/* Calls op_fn for every op (NULL: none) and thread_fn for every thread record; returns ops seen. */
+uint64_t rp_proc_scan(const struct rp_proc *p, rp_op_fn op_fn, rp_thread_fn thread_fn, void *ctx);
+/* Cumulative STATS snapshots with the time of the PROC record that closed their flush. */
+typedef void (*rp_snapshot_fn)(void *ctx, uint64_t mono_ns, const struct ct_path_stats *st);
+void rp_proc_snapshots(const struct rp_proc *p, rp_snapshot_fn fn, void *ctx);
+
+/* ---- escape.c: strings from traced programs, made safe for each output */
+void rp_html_str(FILE *f, const char *s, size_t len); /* text and attribute values */
+void rp_html_cstr(FILE *f, const char *s);
+void rp_json_str(FILE *f, const char *s, size_t len); /* with the quotes */
+void rp_csv_field(FILE *f, const char *s, size_t len); /* RFC 4180 */
+void rp_json_num(FILE *f, double v, bool known);        /* null when unknown or not finite */
+
+/* ---- outputs */
+void rp_print_html(const struct rp_model *m, const struct rp_view *v, FILE *out);
+void rp_print_perfetto(const struct rp_model *m, const struct rp_view *v, FILE *out);
+void rp_print_csv(const struct rp_model *m, FILE *out);
+/* diff.c: a and b already loaded, filtered and merged. */
+void rp_print_diff(const struct rp_model *a, const struct rp_model *b, const char *name_a,
+		   const char *name_b, bool json, FILE *out);
+
+#endif
