@@ -138,6 +138,11 @@ char *ct_callsite(char *buf, size_t cap, unsigned skip_frames);
 
 /* ---- process-level ------------------------------------------------------------------------- */
 
+/* True in a child that shares the parent's memory before it execs (vfork; posix_spawn's
+ * clone(CLONE_VM)): hooks must not change the preload's shared state there - the fds such a child
+ * closes are its own copies, the parent's stay open. One getpid() per call: not for hot paths. */
+bool ct_in_vfork_child(void);
+
 /* Forces a snapshot of every path, event and process fact to the trace file now (exit, exec,
  * before a risky operation). Safe to call from any hook; a flush already running on another
  * thread makes this a no-op. final marks the last snapshot (exit or exec). */

@@ -60,6 +60,11 @@ bool ct_proc_is_vfork_child(void)
 	return ct_ready() && getpid() != (pid_t)ct_g.pid;
 }
 
+bool ct_in_vfork_child(void)
+{
+	return ct_proc_is_vfork_child();
+}
+
 static size_t name_len(const char *kv)
 {
 	const char *eq = strchr(kv, '=');
