@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""`cryptrace report --perfetto`: the Chrome trace-event JSON parses, every event has ph, pid, tid
+and a numeric ts, durations are non-negative, processes and threads are named (ph M). A trace of
+`openssl speed -seconds 1 -multi 2 -evp aes-128-cbc` names the parent and both workers and has
+throughput counters (ph C) for the workers' aes-128-cbc path; a per-call trace of evp_threads
+has one complete event (ph X) per operation with its bytes; the failed afalg engine of
+`openssl speed -engine afalg` shows as process-scoped instants (ph i, s p)."""
+import json
+import os
+import re
+
+import rlib
+from rlib import check, ctlib
+
+PHASES = {"M", "X", "C", "i"}
+
+
+def load(path, tag):
+    with open(path, encoding="utf-8") as f:
+        try:
+            doc = json.load(f)
+        except ValueError as e:
+            raise rlib.Failure(f"{tag}: the Perfetto file is not JSON: {e}")
+    check(isinstance(doc, dict) and isinstance(doc.get("traceEvents"), list),
+          f"{tag}: an object with a traceEvents array")
+    check(doc.get("displayTimeUnit") in ("ns", "ms"), f"{tag}: displayTimeUnit is set")
+    for i, e in enumerate(doc["traceEvents"]):
+        bad = [k for k in ("ph", "pid", "tid", "ts") if k not in e]
+        if bad or e["ph"] not in PHASES or not isinstance(e["ts"], (int, float)) or \
+                not isinstance(e["pid"], int) or not isinstance(e["tid"], int):
+            raise rlib.Failure(f"{tag}: event {i} lacks {bad} or has a bad type: {e}")
+        if e["ph"] == "X" and not (isinstance(e.get("dur"), (int, float)) and e["dur"] >= 0):
+            raise rlib.Failure(f"{tag}: complete event {i} has no non-negative dur: {e}")
+        if e["ph"] in ("X", "C", "i") and not e.get("name"):
+            raise rlib.Failure(f"{tag}: event {i} has no name: {e}")
+        if e["ph"] == "i" and e.get("s") != "p":
+            raise rlib.Failure(f"{tag}: instant {i} is not process-scoped: {e}")
+        if e["ph"] == "C" and not all(isinstance(v, (int, float)) for v in e.get("args", {}).values()):
+            raise rlib.Failure(f"{tag}: counter {i} has non-numeric values: {e}")
+    print(f"ok: {tag}: {len(doc['traceEvents'])} events, each with ph/pid/tid/ts, durations >= 0")
+    return doc["traceEvents"]
+
+
+def names(events, what):
+    return {e["pid"] if what == "process_name" else e["tid"]: e["args"]["name"]
+            for e in events if e["ph"] == "M" and e.get("name") == what}
+
+
+def test():
+    openssl = ctlib.need_program("openssl")
+    work = ctlib.tmpdir("pf-out")
+
+    multi = ctlib.tmpdir("pf-multi")
+    p = ctlib.run_traced([openssl, "speed", "-seconds", "1", "-multi", "2", "-evp", "aes-128-cbc"],
+                         multi)
+    check(p.returncode == 0, "openssl speed -multi 2 ran under cryptrace")
+    out = os.path.join(work, "multi.json")
+    rlib.report_ok("--perfetto", out, multi)
+    ev = load(out, "speed -multi 2")
+    procs = names(ev, "process_name")
+    print("processes:", procs)
+    doc = ctlib.report_ok([multi])
+    check(len(procs) == len(doc["processes"]) >= 3,
+          f"every process is named ({len(procs)} names, {len(doc['processes'])} processes)")
+    openssls = [n for n in procs.values() if re.search(r"openssl speed \(pid \d+\)", n)]
+    check(len(openssls) >= 3, f"the parent and two workers are named 'openssl speed (pid N)' ({openssls})")
+    parent = [q["pid"] for q in doc["processes"] if q["ppid"] not in procs]
+    workers = [q["pid"] for q in doc["processes"] if q["ppid"] in parent]
+    check(len(workers) == 2, f"two workers under the parent ({workers})")
+    for w in workers:
+        c = [e for e in ev if e["ph"] == "C" and e["pid"] == w and "aes-128-cbc" in e["name"]]
+        check(any(v > 0 for e in c for v in e["args"].values()),
+              f"worker {w} has aes-128-cbc throughput counters ({len(c)} samples)")
+
+    calls = ctlib.tmpdir("pf-calls")
+    p = ctlib.run_traced([ctlib.example("evp_threads")], calls, extra=["--mode", "calls"])
+    check(p.returncode == 0, "evp_threads ran under --mode calls")
+    out = os.path.join(work, "calls.json")
+    rlib.report_ok("--perfetto", out, calls)
+    ev = load(out, "evp_threads per-call")
+    doc = ctlib.report_ok([calls])
+    ops = sum(q.get("per_call_ops", 0) for q in doc["processes"])
+    xs = [e for e in ev if e["ph"] == "X"]
+    check(len(xs) == ops > 0, f"one complete event per operation ({len(xs)} == {ops})")
+    check(sum(e["args"]["bytes"] for e in xs) == sum(p["bytes"] for p in doc["paths"]),
+          "the operations' bytes add up to the report's bytes")
+    tids = {e["tid"] for e in xs}
+    check(len(tids) >= 2, f"operations on several threads ({len(tids)})")
+    # --since/--until select operations by time
+    ts = sorted(e["ts"] for e in xs)
+    mid = ts[len(ts) // 2] / 1e6
+    out2 = os.path.join(work, "late.json")
+    rlib.report_ok("--perfetto", out2, "--since", f"{mid:.9f}", calls)
+    late = [e for e in load(out2, "--since") if e["ph"] == "X"]
+    check(0 < len(late) < len(xs) and all(e["ts"] + e["dur"] >= mid * 1e6 - 1 for e in late),
+          f"--since {mid:.6f} keeps only the later operations ({len(late)} of {len(xs)})")
+
+    afalg = ctlib.tmpdir("pf-afalg")
+    p = ctlib.run_traced([openssl, "speed", "-seconds", "1", "-bytes", "16", "-engine", "afalg",
+                          "-evp", "aes-128-cbc"], afalg)
+    out = os.path.join(work, "afalg.json")
+    rlib.report_ok("--perfetto", out, afalg)
+    ev = load(out, "speed -engine afalg")
+    inst = [e for e in ev if e["ph"] == "i"]
+    print("instants:", [e["name"] for e in inst])
+    doc = ctlib.report_ok([afalg])
+    kinds = {f["kind"] for f in doc["findings"]}
+    if "engine-failed" not in kinds:
+        rlib.skip(f"the afalg engine did not fail here (findings {sorted(kinds)}): nothing to mark")
+    check(any("ENGINE_by_id" in e["name"] or "socket" in e["name"] for e in inst),
+          "the failed engine request / AF_ALG socket shows as an instant event")
+
+
+ctlib.main(test)
