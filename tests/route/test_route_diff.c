@@ -102,7 +102,7 @@ static void tr_int(struct tr *t, int tag, long v)
 
 /* ---- scripts ------------------------------------------------------------------------------- */
 
-enum op_kind { OP_DATA, OP_AAD, OP_COPY, OP_REINIT_IV, OP_REINIT_NONE, OP_REINIT_KEY, OP_QUERY };
+enum op_kind { OP_DATA, OP_AAD, OP_COPY, OP_REINIT_IV, OP_REINIT_NONE, OP_REINIT_KEY, OP_QUERY, OP_SETNUM };
 
 struct op {
 	enum op_kind kind;
@@ -278,6 +278,18 @@ static void make_script(struct script *s, unsigned alg)
 			add_op(s, OP_AAD, 1 + rnd_below(16), 0); /* AAD after data: refused */
 	}
 	add_op(s, OP_QUERY, 0, 0);
+	/* CFB/OFB keep all their state in the feedback register: moving `num` (EVP_CIPHER_CTX_set_num)
+	 * must act alike too */
+	if ((s->mode == EVP_CIPH_CFB_MODE || s->mode == EVP_CIPH_OFB_MODE) && rnd_below(4) == 0) {
+		for (int i = 0; i < s->nops && s->nops < MAX_OPS; i++) {
+			if (s->ops[i].kind == OP_DATA && rnd_below(3) == 0) {
+				memmove(&s->ops[i + 1], &s->ops[i], sizeof(s->ops[0]) * (size_t)(s->nops - i));
+				s->ops[i] = (struct op){ .kind = OP_SETNUM, .len = rnd_below(16), .inplace = 0 };
+				s->nops++;
+				i++;
+			}
+		}
+	}
 	/* EVP_EncryptUpdate(3): in-place is only defined while the context holds no partial block
 	 * (and, decrypting with padding, no held-back last block: any data already fed) */
 	size_t done = 0;
@@ -432,6 +444,9 @@ static int run_ops(EVP_CIPHER_CTX *ctx, const struct script *s, int from, size_t
 			break;
 		case OP_QUERY:
 			query(ctx, t, i);
+			break;
+		case OP_SETNUM:
+			tr_int(t, i, EVP_CIPHER_CTX_set_num(ctx, (int)o->len));
 			break;
 		}
 	}
