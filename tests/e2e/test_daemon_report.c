@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_daemon_report.c - the reporter's end-to-end features on hand-built traces (cmocka, suite
+ * e2e, no daemon needed): who created a path's contexts (callsites.c), sshd's process roles and
+ * the per-process crypto shares (merge.c), a later file of the same process superseding an
+ * earlier one, and the --folded output (folded.c).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "model.h"
+#include "tracegen.h"
+
+static struct ct_str S(const char *s)
+{
+	return ct_str_from(s);
+}
+
+static void test_creator(void **state)
+{
+	(void)state;
+	struct rp_creator c;
+	assert_false(rp_callsite_creator(S(""), &c));
+
+	assert_true(rp_callsite_creator(S("libcrypto.so.3+0x1\nlibcrypto.so.3!EVP_CipherInit_ex+0x20\n"
+					  "ssh!cipher_init+0x4c\nssh+0x100"), &c));
+	assert_string_equal(c.created_by, "ssh!cipher_init");
+	assert_string_equal(c.module, "ssh");
+	assert_string_equal(c.via, "libcrypto.so.3!EVP_CipherInit_ex");
+	assert_string_equal(c.purpose, "SSH transport");
+
+	/* a stripped module keeps its offset: it is all that tells two call sites apart */
+	assert_true(rp_callsite_creator(S("libcrypto.so.3+0x1\nlibssl.so.3+0x43978\ncurl+0x10"), &c));
+	assert_string_equal(c.created_by, "libssl.so.3+0x43978");
+	assert_string_equal(c.module, "libssl.so.3");
+	assert_string_equal(c.via, "");
+	assert_string_equal(c.purpose, "TLS");
+
+	/* the DRBG: the purpose comes from the libcrypto API it went through */
+	assert_true(rp_callsite_creator(S("libcrypto.so.3+0x32e25d\nlibcrypto.so.3!RAND_status+0x2f\n"
+					  "sshd+0xaffab"), &c));
+	assert_string_equal(c.created_by, "sshd+0xaffab");
+	assert_string_equal(c.via, "libcrypto.so.3!RAND_status");
+	assert_string_equal(c.purpose, "random numbers (DRBG)");
+
+	/* a stack cut short inside libcrypto: its outermost frame */
+	assert_true(rp_callsite_creator(S("libcrypto.so.3+0x1\nlibcrypto.so.3!EVP_EncryptInit+0x2"), &c));
+	assert_string_equal(c.created_by, "libcrypto.so.3!EVP_EncryptInit");
+	assert_string_equal(c.purpose, "");
+
+	assert_true(rp_callsite_creator(S("python3+0x10"), &c));
+	assert_string_equal(c.created_by, "python3+0x10");
+	assert_string_equal(c.purpose, "");
+}
+
+/* One sshd process file: header (start at start_ns), optionally a path with `bytes` of
+ * aes-128-ctr decrypt taking `wall_ns` in all, a PROC with CPU, and an END. */
+static void add_sshd(struct rp_model *m, const char *name, uint32_t pid, uint32_t ppid,
+		     bool rexec, uint64_t start_ns, uint64_t end_ns, int end_reason, uint64_t bytes,
+		     uint64_t cpu_ns)
+{
+	static const char argv_l[] = "/usr/sbin/sshd\0-D\0-p\0" "22";
+	static const char argv_r[] = "/usr/sbin/sshd\0-D\0-p\0" "22\0-R";
+	struct tg g;
+	tg_init(&g);
+	struct ct_header h = rexec ? tg_default_header(pid, argv_r, sizeof(argv_r) - 1)
+				   : tg_default_header(pid, argv_l, sizeof(argv_l) - 1);
+	h.ppid = ppid;
+	h.start_mono_ns = start_ns;
+	h.exe = S("/usr/sbin/sshd");
+	tg_header(&g, &h);
+	if (bytes) {
+		struct ct_path_def p = {
+			.path_id = 0,
+			.api = CT_API_EVP,
+			.dir = CT_DIR_DECRYPT,
+			.key_bits = 128,
+			.entry = CT_ENTRY_EVP_CIPHER,
+			.impl = S("provider:default"),
+			.cipher = S("aes-128-ctr"),
+			.callsite = S("libcrypto.so.3!EVP_CipherInit+0x5\nsshd+0x84c2c\nsshd+0x8f847"),
+		};
+		tg_path(&g, &p);
+		struct ct_path_stats *s = calloc(1, sizeof(*s));
+		assert_non_null(s);
+		/* 32 KiB calls, 16 us each (2 GB/s), user-only CPU */
+		tg_fill_stats(s, 0, bytes / 32768, 32768, 16000, 1.0, 0);
+		tg_stats(&g, s);
+		free(s);
+	}
+	struct ct_proc pr = {
+		.mono_ns = end_ns,
+		.utime_ns = cpu_ns,
+		.flags = CT_PROC_HAS_LIBCRYPTO,
+		.hooked_calls = 1,
+	};
+	tg_proc(&g, &pr);
+	if (end_reason) {
+		struct ct_end e = { .mono_ns = end_ns, .reason = (uint32_t)end_reason };
+		tg_end(&g, &e);
+	}
+	char msg[200];
+	assert_int_equal(rp_load_buffer(m, name, g.buf, g.len, msg, sizeof(msg)), 0);
+	tg_free(&g);
+}
+
+static const struct rp_proc *proc_by(const struct rp_model *m, uint32_t pid, bool rexec_file)
+{
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct rp_proc *p = &m->procs[i];
+		bool r = strstr(p->role, "monitor") || strstr(p->role, "child");
+		if (p->hdr.pid == pid && !p->superseded && (r == rexec_file || pid != 101))
+			return p;
+	}
+	return NULL;
+}
+
+#define MIB (1ull << 20)
+#define SEC 1000000000ull
+
+/* listener 100 -> fork 101 (execs sshd -R) -> monitor 101 -> pre-auth child 102, then a
+ * session child 103; the monitor carries 64 MiB (a root login). */
+static void build_sshd(struct rp_model *m)
+{
+	rp_model_init(m);
+	add_sshd(m, "sshd.100.ctrace", 100, 1, false, 1000, 10 * SEC, CT_END_EXIT, 0, 10000000);
+	add_sshd(m, "sshd.101.ctrace", 101, 100, false, 2 * SEC, 2 * SEC + 5000, CT_END_EXEC, 0, 0);
+	add_sshd(m, "sshd.101.ctrace.1", 101, 100, true, 2 * SEC + 10000, 6 * SEC + 10000, CT_END_EXIT,
+		 64 * MIB, 1 * SEC);
+	add_sshd(m, "sshd.102.ctrace", 102, 101, true, 2 * SEC + 50000, 3 * SEC, 0, 0, 1000000);
+	add_sshd(m, "sshd.103.ctrace", 103, 101, true, 3 * SEC + 50000, 5 * SEC, CT_END_EXIT, 0, 0);
+	rp_model_merge(m);
+	rp_findings_evaluate(m);
+}
+
+static void test_roles_and_shares(void **state)
+{
+	(void)state;
+	struct rp_model m;
+	build_sshd(&m);
+	assert_string_equal(proc_by(&m, 100, false)->role, "sshd listener");
+	assert_string_equal(proc_by(&m, 101, false)->role, "sshd: connection fork (re-execs with -R)");
+	const struct rp_proc *mon = proc_by(&m, 101, true);
+	assert_non_null(mon);
+	assert_non_null(strstr(mon->role, "monitor [priv]"));
+	assert_non_null(strstr(proc_by(&m, 102, true)->role, "pre-auth"));
+	assert_non_null(strstr(proc_by(&m, 103, true)->role, "session child"));
+
+	/* lifetime 4 s, CPU 1 s; 2048 calls x 16 us = 32.768 ms of crypto, all of it user CPU */
+	const struct rp_proc_figures *f = &mon->fig;
+	assert_true(f->wall_known && f->cpu_known && f->crypto_wall_known && f->crypto_cpu_known);
+	assert_true(f->wall_ns == 4.0 * SEC);
+	assert_true(f->cpu_ns == 1.0 * SEC);
+	assert_int_equal(f->crypto_bytes, 64 * MIB);
+	assert_true(f->crypto_wall_ns > 32.7e6 && f->crypto_wall_ns < 32.8e6);
+	assert_true(f->crypto_cpu_ns > 32.7e6 && f->crypto_cpu_ns < 32.8e6);
+	/* a process without crypto has no crypto time, not a zero share of an unknown */
+	assert_false(proc_by(&m, 102, true)->fig.crypto_wall_known);
+	rp_model_free(&m);
+}
+
+static char *capture(void (*fn)(const struct rp_model *, FILE *), const struct rp_model *m,
+		     size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+	assert_non_null(f);
+	fn(m, f);
+	fclose(f);
+	return buf;
+}
+
+static void test_text_and_json(void **state)
+{
+	(void)state;
+	struct rp_model m;
+	build_sshd(&m);
+	size_t len;
+	char *t = capture(rp_print_text, &m, &len);
+	assert_non_null(strstr(t, "Crypto share per process"));
+	assert_non_null(strstr(t, "pid 101  sshd: monitor [priv]"));
+	assert_non_null(strstr(t, "wall 4.000s, crypto 0.8% of it; CPU 1.000s, crypto 3.3% of it"));
+	assert_non_null(strstr(t, "aes-128-ctr decrypt contexts created by sshd for SSH transport "
+				  "(sshd+0x84c2c)"));
+	free(t);
+	char *j = capture(rp_print_json, &m, &len);
+	assert_non_null(strstr(j, "\"role\":\"sshd listener\""));
+	assert_non_null(strstr(j, "\"created_by\":{\"frame\":\"sshd+0x84c2c\",\"module\":\"sshd\","
+				  "\"via\":\"libcrypto.so.3!EVP_CipherInit\",\"purpose\":\"SSH transport\"}"));
+	assert_non_null(strstr(j, "\"crypto_bytes\":67108864"));
+	assert_non_null(strstr(j, "\"crypto_cpu_share\":0.0327"));
+	free(j);
+	rp_model_free(&m);
+}
+
+static void test_superseded(void **state)
+{
+	(void)state;
+	struct rp_model m;
+	rp_model_init(&m);
+	/* the program closed the trace fd after 16 MiB; the .1 file repeats the cumulative 64 MiB */
+	add_sshd(&m, "d/sshd.7.ctrace", 7, 1, true, 5000, 1 * SEC, 0, 16 * MIB, 0);
+	add_sshd(&m, "d/sshd.7.ctrace.1", 7, 1, true, 5000, 3 * SEC, CT_END_EXIT, 64 * MIB, SEC);
+	/* same pid after an exec: another image (another start), counted on its own */
+	add_sshd(&m, "d/sshd.7.ctrace.2", 7, 1, true, 4 * SEC, 5 * SEC, CT_END_EXIT, 1 * MIB, SEC);
+	rp_model_merge(&m);
+	assert_true(m.procs[0].superseded);
+	assert_false(m.procs[1].superseded);
+	assert_false(m.procs[2].superseded);
+	assert_int_equal(m.npaths, 1);
+	assert_int_equal(m.paths[0].st.bytes, 65 * MIB);
+	rp_model_free(&m);
+}
+
+static void folded_bytes(const struct rp_model *m, FILE *out)
+{
+	rp_print_folded(m, RP_FOLD_BYTES, out);
+}
+
+static void folded_time(const struct rp_model *m, FILE *out)
+{
+	rp_print_folded(m, RP_FOLD_TIME, out);
+}
+
+static void test_folded(void **state)
+{
+	(void)state;
+	struct rp_model m;
+	build_sshd(&m);
+	size_t len;
+	char *b = capture(folded_bytes, &m, &len);
+	/* root first: role, outer frame, inner frames, the path as the leaf; weight = bytes */
+	assert_string_equal(b, "sshd: monitor [priv] (carries the traffic after a root login);"
+			       "sshd+0x8f847;sshd+0x84c2c;libcrypto.so.3!EVP_CipherInit+0x5;"
+			       "[evp provider:default aes-128-ctr decrypt] 67108864\n");
+	free(b);
+	char *t = capture(folded_time, &m, &len);
+	assert_non_null(strstr(t, "decrypt] 32768000\n")); /* 2048 calls x 16 us in ns */
+	free(t);
+	rp_model_free(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_creator),
+		cmocka_unit_test(test_roles_and_shares),
+		cmocka_unit_test(test_text_and_json),
+		cmocka_unit_test(test_superseded),
+		cmocka_unit_test(test_folded),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
