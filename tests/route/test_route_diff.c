@@ -102,7 +102,7 @@ static void tr_int(struct tr *t, int tag, long v)
 
 /* ---- scripts ------------------------------------------------------------------------------- */
 
-enum op_kind { OP_DATA, OP_AAD, OP_COPY, OP_REINIT_IV, OP_REINIT_NONE, OP_REINIT_KEY, OP_QUERY, OP_SETNUM };
+enum op_kind { OP_DATA, OP_AAD, OP_COPY, OP_REINIT_IV, OP_REINIT_NONE, OP_REINIT_KEY, OP_QUERY, OP_SETNUM, OP_PROBE };
 
 struct op {
 	enum op_kind kind;
@@ -290,6 +290,13 @@ static void make_script(struct script *s, unsigned alg)
 			}
 		}
 	}
+	/* probes: key length changes, IV length and tag queries at odd moments, unknown params */
+	for (int k = (int)rnd_below(3); k > 0 && s->nops < MAX_OPS; k--) {
+		int at = (int)rnd_below((size_t)s->nops + 1);
+		memmove(&s->ops[at + 1], &s->ops[at], sizeof(s->ops[0]) * (size_t)(s->nops - at));
+		s->ops[at] = (struct op){ .kind = OP_PROBE, .len = rnd_below(6), .inplace = 0 };
+		s->nops++;
+	}
 	/* EVP_EncryptUpdate(3): in-place is only defined while the context holds no partial block
 	 * (and, decrypting with padding, no held-back last block: any data already fed) */
 	size_t done = 0;
@@ -321,6 +328,52 @@ static void query(EVP_CIPHER_CTX *ctx, struct tr *t, int i)
 	tr_int(t, 300 + i, EVP_CIPHER_CTX_get_num(ctx));
 	tr_int(t, 400 + i, EVP_CIPHER_CTX_get_iv_length(ctx));
 	tr_int(t, 500 + i, EVP_CIPHER_CTX_get_key_length(ctx));
+}
+
+static void probe(EVP_CIPHER_CTX *ctx, const struct script *s, struct tr *t, int i, int which)
+{
+	uint8_t tag[16];
+	int v = -7;
+	switch (which) {
+	case 0:
+		tr_int(t, i, EVP_CIPHER_CTX_set_key_length(ctx, s->keylen));
+		tr_int(t, i, EVP_CIPHER_CTX_set_key_length(ctx, s->keylen + 8));
+		tr_int(t, i, EVP_CIPHER_CTX_get_key_length(ctx));
+		break;
+	case 1:
+		tr_int(t, i, EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GET_IVLEN, 0, &v));
+		tr_int(t, i, v);
+		break;
+	case 2:
+		if (s->mode == EVP_CIPH_GCM_MODE) { /* mid-message: refused alike */
+			memset(tag, 0xab, sizeof(tag));
+			int r = EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag);
+			tr_int(t, i, r);
+			if (r > 0)
+				tr_put(t, tag, sizeof(tag));
+		}
+		break;
+	case 3:
+		if (s->mode == EVP_CIPH_GCM_MODE && s->enc) { /* a tag is not set when encrypting */
+			memset(tag, 1, sizeof(tag));
+			tr_int(t, i, EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag));
+		}
+		break;
+	case 4: {
+		unsigned u = 77;
+		OSSL_PARAM p[3] = { OSSL_PARAM_construct_uint("no-such-param", &u),
+				    OSSL_PARAM_construct_int(OSSL_CIPHER_PARAM_AEAD_TAGLEN, &v), OSSL_PARAM_END };
+		tr_int(t, i, EVP_CIPHER_CTX_get_params(ctx, p));
+		tr_int(t, i, (long)u);
+		tr_int(t, i, v);
+		tr_int(t, i, EVP_CIPHER_CTX_set_params(ctx, p) == 1);
+		break;
+	}
+	default:
+		tr_int(t, i, EVP_CIPHER_CTX_get_tag_length(ctx));
+		tr_int(t, i, EVP_CIPHER_CTX_get_block_size(ctx));
+		break;
+	}
 }
 
 static int finish(EVP_CIPHER_CTX *ctx, const struct script *s, struct tr *t)
@@ -448,6 +501,9 @@ static int run_ops(EVP_CIPHER_CTX *ctx, const struct script *s, int from, size_t
 		case OP_SETNUM:
 			tr_int(t, i, EVP_CIPHER_CTX_set_num(ctx, (int)o->len));
 			break;
+		case OP_PROBE:
+			probe(ctx, s, t, i, (int)o->len);
+			break;
 		}
 	}
 	return finish(ctx, s, t);
@@ -480,6 +536,20 @@ static void run_script(const struct script *s, const EVP_CIPHER *c, struct tr *t
 	tr_int(t, -7, EVP_CIPHER_CTX_get_mode(ctx));
 	if (r == 1)
 		run_ops(ctx, s, 0, 0, 0, t);
+	/* reset and reuse the same EVP_CIPHER_CTX: a fresh provider context, one-shot */
+	if (EVP_CIPHER_CTX_reset(ctx) == 1 && s->inlen >= 16 && s->mode != EVP_CIPH_GCM_MODE) {
+		uint8_t out[64 + 16];
+		int ol = 0, fl = 0;
+		size_t n = s->inlen < 64 ? s->inlen & ~(size_t)15 : 64;
+		r = EVP_CipherInit_ex(ctx, c, NULL, s->key, s->iv, s->enc);
+		tr_int(t, 950, r);
+		EVP_CIPHER_CTX_set_padding(ctx, 0);
+		if (r == 1) {
+			tr_int(t, 951, EVP_CipherUpdate(ctx, out, &ol, s->in, (int)n));
+			tr_int(t, 952, EVP_CipherFinal_ex(ctx, out + ol, &fl));
+			tr_put(t, out, (size_t)(ol + fl));
+		}
+	}
 	EVP_CIPHER_CTX_free(ctx);
 	ERR_clear_error();
 }
