@@ -287,24 +287,44 @@ static const struct rp_proc *parent_of(const struct rp_model *m, const struct rp
 	return best;
 }
 
+/* Does the process carry SSH traffic: a path whose contexts the ssh/sshd code created (not the
+ * DRBG's)? */
+static bool carries_ssh_traffic(const struct rp_proc *p)
+{
+	for (size_t k = 0; k < p->npaths; k++) {
+		struct rp_creator c;
+		if (p->paths[k].st.calls && rp_callsite_creator(p->paths[k].def.callsite, &c) &&
+		    !strcmp(c.purpose, "SSH transport"))
+			return true;
+	}
+	return false;
+}
+
+static bool is_rexec_sshd(const struct rp_proc *p)
+{
+	return p && rp_str_is(exe_base(p), "sshd") && argv_has(p, "-R");
+}
+
 /* sshd's privilege separation (OpenSSH 9): the listener forks per connection and the child
  * re-execs itself with -R; that monitor ("sshd: user [priv]") forks the sandboxed pre-auth
- * child ("[net]"/"[preauth]") first, then after authentication a user child ("user@notty",
- * which carries the session's traffic) - except after a root login, where the monitor itself
- * carries the traffic and later children only run the session's commands or sftp. The trace
- * holds argv from process start, not the proctitle sshd sets later, so roles come from the
- * tree. */
+ * child ("[net]"/"[preauth]") first, then after a non-root login the unprivileged child
+ * ("user@notty") that carries the traffic; after a root login the monitor carries it itself.
+ * Session children (shell, sftp) come from the one that carries the traffic. The trace holds
+ * argv from process start, not the title sshd sets later, so roles come from the tree and from
+ * which process holds the SSH transport's cipher paths. */
 static void sshd_role(const struct rp_model *m, const struct rp_proc *p, char *buf, size_t cap)
 {
 	const struct rp_proc *parent = parent_of(m, p);
-	bool parent_sshd = parent && rp_str_is(exe_base(parent), "sshd");
 	if (argv_has(p, "-R")) {
-		if (p->has_end && p->end.reason == CT_END_EXEC)
+		if (p->has_end && p->end.reason == CT_END_EXEC) {
 			snprintf(buf, cap, "sshd: session child (exec'd the user's command)");
-		else if (!parent_sshd || !argv_has(parent, "-R") || parent->hdr.pid == p->hdr.pid)
-			snprintf(buf, cap, "sshd: monitor [priv] (carries the traffic after a root login)");
-		else {
-			/* a fork of the monitor: the first is the pre-auth child */
+		} else if (!is_rexec_sshd(parent)) {
+			snprintf(buf, cap, "sshd: monitor [priv]%s", carries_ssh_traffic(p) ?
+				 " (carries the traffic: a root login)" : "");
+		} else if (is_rexec_sshd(parent_of(m, parent))) {
+			snprintf(buf, cap, "sshd: session child");
+		} else {
+			/* a child of the monitor: the first one is the pre-auth child */
 			size_t earlier = 0;
 			for (size_t i = 0; i < m->nprocs; i++) {
 				const struct rp_proc *q = &m->procs[i];
@@ -312,14 +332,18 @@ static void sshd_role(const struct rp_model *m, const struct rp_proc *p, char *b
 					   q->hdr.pid != p->hdr.ppid && argv_has(q, "-R") &&
 					   q->hdr.start_mono_ns < p->hdr.start_mono_ns;
 			}
-			snprintf(buf, cap, "%s", earlier == 0 ? "sshd: [net] pre-auth child (sandboxed)" :
-						 "sshd: user@notty session child");
+			if (earlier == 0)
+				snprintf(buf, cap, "sshd: [net] pre-auth child (sandboxed)");
+			else if (carries_ssh_traffic(p))
+				snprintf(buf, cap, "sshd: user@notty (carries the traffic)");
+			else
+				snprintf(buf, cap, "sshd: session child");
 		}
 	} else if (argv_has(p, "-i")) {
 		snprintf(buf, cap, "sshd (inetd mode)");
 	} else if (p->has_end && p->end.reason == CT_END_EXEC) {
 		snprintf(buf, cap, "sshd: connection fork (re-execs with -R)");
-	} else if (parent_sshd) {
+	} else if (parent && rp_str_is(exe_base(parent), "sshd")) {
 		snprintf(buf, cap, "sshd child");
 	} else {
 		snprintf(buf, cap, "sshd listener");

@@ -166,6 +166,28 @@ static void test_roles_and_shares(void **state)
 	rp_model_free(&m);
 }
 
+/* A non-root login: the monitor forks the pre-auth child, then the user@notty child that carries
+ * the traffic, which forks the session child. */
+static void test_nonroot_roles(void **state)
+{
+	(void)state;
+	struct rp_model m;
+	rp_model_init(&m);
+	add_sshd(&m, "sshd.200.ctrace", 200, 1, false, 1000, 10 * SEC, CT_END_EXIT, 0, 0);
+	add_sshd(&m, "sshd.201.ctrace", 201, 200, false, 2 * SEC, 2 * SEC + 5000, CT_END_EXEC, 0, 0);
+	add_sshd(&m, "sshd.201.ctrace.1", 201, 200, true, 2 * SEC + 10000, 6 * SEC, CT_END_EXIT, 0, 0);
+	add_sshd(&m, "sshd.202.ctrace", 202, 201, true, 2 * SEC + 50000, 3 * SEC, 0, 0, 0);
+	add_sshd(&m, "sshd.203.ctrace", 203, 201, true, 3 * SEC + 50000, 5 * SEC, CT_END_EXIT,
+		 64 * MIB, SEC);
+	add_sshd(&m, "sshd.204.ctrace", 204, 203, true, 3 * SEC + 90000, 5 * SEC, CT_END_EXIT, 0, 0);
+	rp_model_merge(&m);
+	assert_string_equal(m.procs[2].role, "sshd: monitor [priv]");
+	assert_string_equal(m.procs[3].role, "sshd: [net] pre-auth child (sandboxed)");
+	assert_string_equal(m.procs[4].role, "sshd: user@notty (carries the traffic)");
+	assert_string_equal(m.procs[5].role, "sshd: session child");
+	rp_model_free(&m);
+}
+
 static char *capture(void (*fn)(const struct rp_model *, FILE *), const struct rp_model *m,
 		     size_t *len)
 {
@@ -237,7 +259,7 @@ static void test_folded(void **state)
 	size_t len;
 	char *b = capture(folded_bytes, &m, &len);
 	/* root first: role, outer frame, inner frames, the path as the leaf; weight = bytes */
-	assert_string_equal(b, "sshd: monitor [priv] (carries the traffic after a root login);"
+	assert_string_equal(b, "sshd: monitor [priv] (carries the traffic: a root login);"
 			       "sshd+0x8f847;sshd+0x84c2c;libcrypto.so.3!EVP_CipherInit+0x5;"
 			       "[evp provider:default aes-128-ctr decrypt] 67108864\n");
 	free(b);
@@ -252,6 +274,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_creator),
 		cmocka_unit_test(test_roles_and_shares),
+		cmocka_unit_test(test_nonroot_roles),
 		cmocka_unit_test(test_text_and_json),
 		cmocka_unit_test(test_superseded),
 		cmocka_unit_test(test_folded),
