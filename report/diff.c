@@ -124,8 +124,9 @@ static void print_text(const struct rp_model *a, const struct rp_model *b, const
 		"%zu path(s))\n\n", na, nprocs_shown(a), a->npaths, nb, nprocs_shown(b), b->npaths);
 	fputs("Paths (MB/s A -> B, xR = B/A; share = the path's part of its side's wall time in cipher "
 	      "calls)\n", f);
-	fprintf(f, "  %-44s %23s %21s %26s %26s %15s\n", "PATH", "CALLS A -> B", "BYTES A -> B",
-		"WALL MB/s A -> B", "CPU MB/s A -> B", "SHARE A -> B");
+	/* header cells end where their columns' figures end */
+	fprintf(f, "  %-44s%24s%23s%31s%30s%17s\n", "PATH", "CALLS A -> B", "BYTES A -> B",
+		"WALL MB/s A -> B  xB/A   ", "CPU MB/s A -> B  xB/A   ", "SHARE A -> B");
 	static const char *const tag[] = { "", "[new] ", "[vanished] " };
 	for (size_t i = 0; i < n; i++) {
 		const struct rp_path *p = rows[i].a ? rows[i].a : rows[i].b;
@@ -136,9 +137,9 @@ static void print_text(const struct rp_model *a, const struct rp_model *b, const
 		if (strlen(name) > 44)
 			fprintf(f, "\n  %-44s", "");
 		const struct rp_path *pa = rows[i].a, *pb = rows[i].b;
-		fprintf(f, " %10s -> %-9s", pa ? rp_fmt_count(b1, sizeof(b1), (double)pa->st.calls) : "-",
+		fprintf(f, " %10s -> %9s", pa ? rp_fmt_count(b1, sizeof(b1), (double)pa->st.calls) : "-",
 			pb ? rp_fmt_count(b2, sizeof(b2), (double)pb->st.calls) : "-");
-		fprintf(f, " %9s -> %-9s", pa ? rp_fmt_bytes(b1, sizeof(b1), (double)pa->st.bytes) : "-",
+		fprintf(f, " %9s -> %9s", pa ? rp_fmt_bytes(b1, sizeof(b1), (double)pa->st.bytes) : "-",
 			pb ? rp_fmt_bytes(b2, sizeof(b2), (double)pb->st.bytes) : "-");
 		double wa = pa ? rp_path_wall_bps(pa) : -1, wb = pb ? rp_path_wall_bps(pb) : -1;
 		double ca = pa ? rp_path_cpu_bps(pa) : -1, cb = pb ? rp_path_cpu_bps(pb) : -1;

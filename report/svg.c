@@ -80,7 +80,7 @@ static double mean_size(const struct rp_path *p, unsigned b)
 
 void rp_svg_throughput(const struct rp_model *m, FILE *f)
 {
-	const double W = 1100, H = 400, L = 78, R = 20, T = 16, B = 52;
+	const double W = 1100, H = 340, L = 78, R = 20, T = 12, B = 46;
 	double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0;
 	for (size_t i = 0; i < m->npaths; i++) {
 		const struct rp_path *p = &m->paths[i];

@@ -12,6 +12,7 @@ packages=(
 	libcmocka-dev             # unit tests
 	python3 file              # integration test scripts; ELF checks in tests
 	openssh-server openssh-client curl # real programs traced by tests
+	chromium                  # the reports suite renders the HTML report headless (skips without it)
 	qemu-system-x86 busybox-static kcapi-tools libfuse3-dev # the vm suite: a real kernel with AF_ALG
 )
 
