@@ -27,7 +27,24 @@ struct pf {
 	} *prev;
 	size_t nprev, cap_prev;
 	uint64_t emitted;
+	/* threads of this process: named by a THREAD record, or seen in an op (named after) */
+	struct tid_seen {
+		uint32_t tid;
+		bool named;
+	} tids[1024];
+	size_t ntids;
 };
+
+static struct tid_seen *tid_of(struct pf *x, uint32_t tid)
+{
+	for (size_t i = 0; i < x->ntids; i++)
+		if (x->tids[i].tid == tid)
+			return &x->tids[i];
+	if (x->ntids == sizeof(x->tids) / sizeof(x->tids[0]))
+		return NULL;
+	x->tids[x->ntids] = (struct tid_seen){ .tid = tid };
+	return &x->tids[x->ntids++];
+}
 
 static void ev_begin(struct pf *x, const char *ph, uint32_t pid, uint32_t tid, double ts_us)
 {
@@ -58,6 +75,9 @@ static void on_thread(void *ctx, uint32_t tid, struct ct_str name)
 	struct pf *x = ctx;
 	if (tid == x->p->hdr.pid)
 		return; /* the main thread is named with the process below */
+	struct tid_seen *t = tid_of(x, tid);
+	if (t)
+		t->named = true;
 	meta_name(x, "thread_name", x->p->hdr.pid, tid, name.len ? name.p : "thread",
 		  name.len ? name.len : 6);
 }
@@ -71,6 +91,8 @@ static void on_op(void *ctx, uint32_t tid, const struct ct_op *op)
 	double s = rp_time_s(x->t0, x->p, op->start_mono_ns);
 	if (!rp_view_time_ok(x->v, s, s + op->dur_ns / 1e9))
 		return;
+	if (tid != x->p->hdr.pid)
+		tid_of(x, tid);
 	ev_begin(x, "X", x->p->hdr.pid, tid, s * 1e6);
 	char name[200];
 	snprintf(name, sizeof(name), "%.*s %s", (int)pp->def.cipher.len, pp->def.cipher.p,
@@ -179,6 +201,7 @@ void rp_print_perfetto(const struct rp_model *m, const struct rp_view *v, FILE *
 			continue;
 		x.p = p;
 		x.nprev = 0;
+		x.ntids = 0;
 		char name[400];
 		struct ct_str a0 = rp_str_part(p->hdr.argv, '\0', 0), a1 = rp_str_part(p->hdr.argv, '\0', 1);
 		struct ct_str exe = a0.len ? a0 : p->hdr.exe;
@@ -195,6 +218,14 @@ void rp_print_perfetto(const struct rp_model *m, const struct rp_view *v, FILE *
 			rp_proc_snapshots(p, on_snapshot, &x);
 		}
 		instants(&x);
+		/* a thread that ended before any flush has no THREAD record: name it by its tid */
+		for (size_t k = 0; k < x.ntids; k++) {
+			if (x.tids[k].named)
+				continue;
+			char tname[32];
+			snprintf(tname, sizeof(tname), "thread %u", x.tids[k].tid);
+			meta_name(&x, "thread_name", p->hdr.pid, x.tids[k].tid, tname, strlen(tname));
+		}
 	}
 	free(x.prev);
 	fputs("\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"cryptrace report --perfetto\","

@@ -87,6 +87,8 @@ def test():
           "the operations' bytes add up to the report's bytes")
     tids = {e["tid"] for e in xs}
     check(len(tids) >= 2, f"operations on several threads ({len(tids)})")
+    named = names(ev, "thread_name")
+    check(tids <= set(named), f"every thread with operations is named ({sorted(tids - set(named))} unnamed)")
     # --since/--until select operations by time
     ts = sorted(e["ts"] for e in xs)
     mid = ts[len(ts) // 2] / 1e6
