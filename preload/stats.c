@@ -79,13 +79,13 @@ void ct_op_slow_end(struct ct_thread *t, struct ct_op_timer *op, struct ct_count
 {
 	uint64_t ns = ct_clock_to_ns(now - op->t0);
 	unsigned b = ct_size_bucket(bytes);
-	if (!op->cpu0_ns) {
-		CT_ADD(c->size[b].timed_calls, 1);
-		CT_ADD(c->size[b].timed_ns, ns);
-		CT_ADD(c->lat[ct_lat_bucket(ns)], 1);
-	} else {
-		/* the call right after a syscall runs cold (caches, TLB, and on a VM often a
-		 * hypervisor exit): it is kept out of the latency figures, used for the CPU ratio */
+	/* Every timed call counts towards wall time, CPU-sampled ones too: when each call is longer
+	 * than the CPU-sampling period (a slow engine, any kernel call under emulation) every call
+	 * is CPU-sampled, and leaving them out would leave the path with no wall time at all. */
+	CT_ADD(c->size[b].timed_calls, 1);
+	CT_ADD(c->size[b].timed_ns, ns);
+	CT_ADD(c->lat[ct_lat_bucket(ns)], 1);
+	if (op->cpu0_ns) {
 		/* CPU and wall over the same call: the CPU delta minus the reads' own cost, never
 		 * more than the wall time (a preemption inside the call makes it less, truly) */
 		uint64_t cpu1 = thread_cpu_ns();
