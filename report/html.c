@@ -61,7 +61,8 @@ static const char css[] =
 	"@media print{body{background:#fff;font-size:11px}header{background:#fff;color:#000;"
 	"border-bottom:2px solid #000;padding:0 0 6px}header p{color:#333}nav{display:none}"
 	"main{padding:0;max-width:none}section{border:none;padding:0;margin:12px 0;"
-	"break-inside:avoid-page}section.long{break-inside:auto}table{font-size:10px}"
+	"break-inside:auto}svg.chart,figure,.finding,h2,h3{break-inside:avoid;break-after:auto}"
+	"h2,h3{break-after:avoid}table{font-size:10px}.grid2{grid-template-columns:1fr 1fr}"
 	"tr{break-inside:avoid}*{-webkit-print-color-adjust:exact;print-color-adjust:exact}"
 	"@page{margin:14mm}}\n";
 
