@@ -198,9 +198,6 @@ void ct_config_load(void)
 		ia32cap = ia32cap_copy;
 	}
 	cfg.route_spec = getenv_copy("CRYPTRACE_ROUTE", route_copy, sizeof(route_copy));
-	if (cfg.route_spec)
-		ct_log(1, "CRYPTRACE_ROUTE=\"%s\": routes are not active in this build; tracing only",
-		       cfg.route_spec);
 	cfg.out_dir = getenv_copy("CRYPTRACE_OUT", out_dir_copy, sizeof(out_dir_copy));
 	if (cfg.out_dir && cfg.out_dir[0] != '/') {
 		/* a relative directory must not follow the program's chdir (daemons chdir("/")) */

@@ -14,6 +14,7 @@
 
 #include "ct_config.h"
 #include "internal.h"
+#include "route.h"
 
 CT_EXPORT const char *cryptrace_version = CT_VERSION;
 
@@ -79,9 +80,9 @@ bool ct_init(void)
 	ct_writer_open();
 	if (ct_config_warning()[0])
 		ct_event(CT_EV_TRACE_WARNING, "config", EINVAL, 0, CT_NO_PATH, false, "%s", ct_config_warning());
+	/* parse CRYPTRACE_ROUTE now, so that a bad spec is reported once, at start */
 	if (ct_config()->route_spec)
-		ct_event(CT_EV_TRACE_WARNING, "config", 0, 0, CT_NO_PATH, false,
-			 "CRYPTRACE_ROUTE is set but routes are not active in this build: tracing only");
+		ct_route_init();
 	/* the unwinder's first use loads libgcc_s: do that now, while no seccomp sandbox (sshd's)
 	 * can kill us for it, in every process that may do crypto */
 	if (ct_libcrypto_mapped())

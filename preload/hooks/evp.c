@@ -16,6 +16,7 @@
 
 #include "ctxmap.h"
 #include "internal.h"
+#include "route.h"
 
 extern struct ct_ctxmap ct_global_ctxmap;
 
@@ -74,11 +75,15 @@ static uint32_t classify_uncached(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *c, ENGI
 				  uint8_t dir)
 {
 	char impl[64], cipher[48], requested[64];
+	uint8_t route = CT_ROUTE_NONE;
 	int nid = acc.cipher_nid ? acc.cipher_nid(c) : 0;
 	const void *prov = acc.cipher_provider ? acc.cipher_provider(c) : NULL;
 	if (engine) {
 		const char *id = acc.engine_id ? acc.engine_id(engine) : NULL;
 		snprintf(impl, sizeof(impl), "engine:%s", id ? id : "?");
+	} else if (prov && ct_route_is_ours(c)) {
+		snprintf(impl, sizeof(impl), "%s", CT_ROUTE_IMPL_AESNI);
+		route = CT_ROUTE_AESNI;
 	} else if (prov) {
 		const char *name = acc.provider_name ? acc.provider_name(prov) : NULL;
 		snprintf(impl, sizeof(impl), "provider:%s", name ? name : "?");
@@ -105,6 +110,8 @@ static uint32_t classify_uncached(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *c, ENGI
 		.api = CT_API_EVP,
 		.dir = dir,
 		.entry = CT_ENTRY_UNKNOWN,
+		.route = route,
+		.flags = route == CT_ROUTE_AESNI ? CT_PATH_ROUTED : 0,
 		.key_bits = (uint16_t)(key_len > 0 ? key_len * 8 : 0),
 		.impl = impl,
 		.cipher = cipher,
@@ -203,6 +210,15 @@ static void after_init(struct ct_thread *t, const char *call, EVP_CIPHER_CTX *ct
 		struct ct_thread *t = ct_thread_fast();                                           \
 		if (!t || !ct_enter_fast(t, CT_FAM_EVP))                                          \
 			return real args;                                                         \
+		if (cipher) { /* CRYPTRACE_ROUTE: swap in the provider's cipher at init time */      \
+			uint32_t route_;                                                          \
+			uint32_t guard_ = t->guard;                                               \
+			t->guard = CT_GUARD_ALL;                                                  \
+			const EVP_CIPHER *sub_ = ct_route_evp_cipher(cipher, engine, enc, &route_); \
+			t->guard = guard_;                                                        \
+			if (sub_)                                                                 \
+				cipher = sub_;                                                    \
+		}                                                                                 \
 		int r = real args;                                                                \
 		int e = errno;                                                                    \
 		after_init(t, #fn, ctx, cipher, engine, enc, r);                                  \
