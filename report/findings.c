@@ -645,6 +645,12 @@ static bool is_aes_inprocess(const struct rp_model *m, const struct rp_path *p)
 	       (rp_str_starts(p->def.cipher, "aes") || rp_str_starts(p->def.cipher, "id-aes"));
 }
 
+/* A mask in OPENSSL_ia32cap slows libcrypto's own AES, not work a route moved off it. */
+static bool masked_applies(bool masked, const struct rp_path *p)
+{
+	return masked && !(p->def.flags & CT_PATH_ROUTED) && p->def.route != CT_ROUTE_AESNI;
+}
+
 /* One finding per process: the AES path with the most bytes carries the evidence, the others
  * that ran slow (or, under a mask, every AES path) are listed. */
 static void eval_software_aes(struct rp_model *m)
@@ -667,7 +673,7 @@ static void eval_software_aes(struct rp_model *m)
 			if (!is_aes_inprocess(m, p))
 				continue;
 			double cpb = large_request_cpb(p);
-			if (!(cpb > (calibrated ? path_limit(p, limit) : limit) || masked))
+			if (!(cpb > (calibrated ? path_limit(p, limit) : limit) || masked_applies(masked, p)))
 				continue;
 			nslow++;
 			if (!main || p->st.bytes > main->st.bytes) {
@@ -706,7 +712,7 @@ static void eval_software_aes(struct rp_model *m)
 				const struct rp_path *o = &pr->paths[k];
 				double cpb = is_aes_inprocess(m, o) ? large_request_cpb(o) : -1;
 				double olimit = calibrated ? path_limit(o, base_limit) : base_limit;
-				if (o == main || !is_aes_inprocess(m, o) || !(cpb > olimit || masked))
+				if (o == main || !is_aes_inprocess(m, o) || !(cpb > olimit || masked_applies(masked, o)))
 					continue;
 				CAT(message, " %.*s %s (%llu calls);", S(o->def.cipher), ct_dir_name(o->def.dir),
 				    (unsigned long long)o->st.calls);
