@@ -64,9 +64,9 @@ def run(argv, preload=(), outdir=None, env_extra=None):
     return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
 
 
-def report(outdir):
-    """The merged JSON report of every trace file in outdir."""
-    r = subprocess.run([CRYPTRACE, 'report', '--json', outdir], capture_output=True, text=True,
+def report(*inputs):
+    """The merged JSON report of the given trace files or directories."""
+    r = subprocess.run([CRYPTRACE, 'report', '--json', *inputs], capture_output=True, text=True,
                        timeout=60)
     if r.returncode not in (0, 1):
         raise Failure('cryptrace report failed (%d): %s' % (r.returncode, r.stderr))
@@ -74,12 +74,11 @@ def report(outdir):
 
 
 def report_files(outdir):
-    """Events of every trace file read one by one (a process whose trace fd was closed by the
-    program continues in <name>.ctrace.1)."""
-    events = []
-    for name in sorted(os.listdir(outdir)):
-        events += report(os.path.join(outdir, name))['events']
-    return events
+    """Events of every trace file in outdir, named one by one so that a continuation file
+    (<name>.ctrace.1, written after the program closed the trace fd) is read too. A continuation
+    repeats its process's cumulative snapshot: the reporter counts the newest one only."""
+    names = sorted(os.listdir(outdir))
+    return report(*[os.path.join(outdir, n) for n in names])['events']
 
 
 def events(doc_or_list, **want):
