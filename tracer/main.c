@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * main.c - `cryptrace` entry point: dispatches to the subcommands (run, report, help) and
- * handles the global options. Each subcommand lives in its own file.
+ * main.c - `cryptrace` entry point: dispatches to the subcommands (run, compare, doctor, report,
+ * help) and handles the global options. Each subcommand lives in its own file.
  */
 #include <stdio.h>
 #include <string.h>
@@ -33,6 +33,14 @@ static int help_main(int argc, char **argv)
 		ct_usage_run(stdout);
 		return 0;
 	}
+	if (!strcmp(argv[1], "compare")) {
+		ct_usage_compare(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "doctor")) {
+		ct_usage_doctor(stdout);
+		return 0;
+	}
 	if (!strcmp(argv[1], "report")) {
 		char *rargv[] = { "report", "--help", NULL };
 
@@ -59,6 +67,10 @@ int main(int argc, char **argv)
 
 	if (!strcmp(cmd, "run"))
 		return ct_run_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "compare"))
+		return ct_compare_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "doctor"))
+		return ct_doctor_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "report"))
 		return report_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "help"))

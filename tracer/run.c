@@ -153,7 +153,7 @@ struct child_env {
 	uint32_t aesni_cpb_milli;
 };
 
-static void set_preload(const char *lib)
+void ct_set_preload(const char *lib)
 {
 	const char *old = getenv("LD_PRELOAD");
 
@@ -177,7 +177,7 @@ static void set_preload(const char *lib)
 
 static void setup_child_env(const struct child_env *ce)
 {
-	set_preload(ce->lib);
+	ct_set_preload(ce->lib);
 	setenv("CRYPTRACE_OUT", ce->outdir, 1);
 	if (ce->opts->mode)
 		setenv("CRYPTRACE_MODE", ce->opts->mode, 1);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tracer.h - the pieces of the `cryptrace` command that main.c dispatches to: the `run`
- * subcommand, finding the preload library, inspecting the command's ELF file, preparing the
+ * subcommand, `compare` and `doctor`, finding the preload library, inspecting the command's ELF file, preparing the
  * output directory and the (future) AES-NI calibration. Nothing here is visible to the preload.
  */
 #ifndef CT_TRACER_H
@@ -20,10 +20,27 @@
 /* usage.c */
 void ct_usage_main(FILE *out);
 void ct_usage_run(FILE *out);
+void ct_usage_compare(FILE *out);
+void ct_usage_doctor(FILE *out);
 void ct_version(FILE *out);
 
 /* run.c: `cryptrace run [options] [--] CMD...`; argv[0] is "run". Returns the exit status. */
 int ct_run_main(int argc, char **argv);
+/* Puts lib in front of LD_PRELOAD (keeping the user's own preloads, never twice). */
+void ct_set_preload(const char *lib);
+
+/* compare.c: `cryptrace compare [options] -- CMD...`; argv[0] is "compare". */
+int ct_compare_main(int argc, char **argv);
+/* True when socket(AF_ALG) / open("/dev/crypto") work here; else *err (may be NULL) = errno. */
+bool ct_afalg_usable(int *err);
+bool ct_cryptodev_usable(int *err);
+
+/* doctor.c: `cryptrace doctor [--json]`; argv[0] is "doctor". */
+int ct_doctor_main(int argc, char **argv);
+
+/* jout.c: JSON pieces for compare and doctor. */
+void ct_json_str(FILE *out, const char *s);
+void ct_json_num(FILE *out, double v, bool known); /* null when !known or not finite */
 
 /* libpath.c: finds libcryptrace.so ($CRYPTRACE_LIB, the build tree next to this executable,
  * then the install dir). Writes an absolute path into buf and returns true, or false with a

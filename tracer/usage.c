@@ -22,8 +22,12 @@ void ct_usage_main(FILE *out)
 	      "\n"
 	      "commands:\n"
 	      "  run [-o DIR] [--] CMD...   run CMD with the tracer preloaded, then summarize\n"
+	      "  compare [--routes R,..] -- CMD...\n"
+	      "                             run CMD under several routes, side by side\n"
+	      "  doctor [--json]            check this machine's crypto set-up (CPU, libcrypto,\n"
+	      "                             engines, providers, AF_ALG, /dev/crypto)\n"
 	      "  report [--json] FILE|DIR   read trace files and print per-path figures\n"
-	      "  help [run|report]          detailed help for a command\n"
+	      "  help [COMMAND]             detailed help for a command\n"
 	      "\n"
 	      "options:\n"
 	      "  -h, --help                 this text\n"
@@ -58,5 +62,56 @@ void ct_usage_run(FILE *out)
 	      "\n"
 	      "exit status: CMD's own; 127 CMD not found; 126 CMD not executable; 2 usage error\n"
 	      "or unusable output directory (nothing was run).\n",
+	      out);
+}
+
+void ct_usage_compare(FILE *out)
+{
+	fputs("usage: cryptrace compare [options] [--] CMD [ARG...]\n"
+	      "\n"
+	      "Runs CMD once per route per round, interleaved (R1 R2 R1 R2 ...), each run traced\n"
+	      "into DIR/<route>/<round>/ (CMD's stdout and stderr go to files there, stdin is\n"
+	      "/dev/null), then prints per path (cipher and direction) and route: wall and CPU\n"
+	      "throughput, calls, and the median ratio to the first route with min-max over\n"
+	      "rounds. A route that changes CMD's exit status (or, with --check-output, its\n"
+	      "stdout) is an error.\n"
+	      "\n"
+	      "options:\n"
+	      "  --routes R1,R2,...   routes to compare; the first is the reference. A name:\n"
+	      "                       native (no route), aesni (aes-*=aesni), afalg\n"
+	      "                       (aes-*=afalg), cryptodev (aes-*=cryptodev); a word with\n"
+	      "                       '=' is a spec. Default: native, then aesni, afalg and\n"
+	      "                       cryptodev where they work on this machine\n"
+	      "  --route SPEC         add one route given as a full spec (may hold commas)\n"
+	      "  -n, --repeat N       rounds (default 3)\n"
+	      "  --check-output       CMD's stdout must be byte-identical under every route\n"
+	      "  --by-size            also compare the busiest path per request-size bucket\n"
+	      "  --json               print JSON instead of the table\n"
+	      "  -o, --output DIR     where the runs go (default ./cryptrace-compare-<time>)\n"
+	      "  -h, --help           this text\n"
+	      "\n"
+	      "exit status: 0 the routes agree; 1 a route changed the exit status or output;\n"
+	      "2 usage error; 127/126 CMD not found / not executable; 130 interrupted.\n",
+	      out);
+}
+
+void ct_usage_doctor(FILE *out)
+{
+	fputs("usage: cryptrace doctor [--json]\n"
+	      "\n"
+	      "Checks in a few seconds how this machine runs AES, one ok/warn/fail line with\n"
+	      "its evidence per item: CPU model and crypto flags (and a VM hiding aes), each\n"
+	      "libcrypto found (version, path, cycles/byte of EVP aes-128-ctr and -cbc against\n"
+	      "cryptrace's own AES-NI code, measured in a child process), OPENSSL_ia32cap,\n"
+	      "engines and providers (loaded in that child; failures with reasons), AF_ALG and\n"
+	      "the kernel driver per AES mode, /dev/crypto sessions per cipher and key size,\n"
+	      "and where a kernel path exists the request size from which it beats in-process\n"
+	      "AES. Ends with recommendations.\n"
+	      "\n"
+	      "options:\n"
+	      "  --json               print JSON instead of the checklist\n"
+	      "  -h, --help           this text\n"
+	      "\n"
+	      "exit status: 0 no check failed; 1 some check failed; 2 usage error.\n",
 	      out);
 }

@@ -1,0 +1,406 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * doctor_kernel.c - the doctor's kernel checks: whether AF_ALG works (and the errno when not),
+ * which driver the kernel picks per AES mode (from /proc/crypto after binding an AF_ALG socket,
+ * which instantiates the template) with its priority and class, whether aesni-intel or an ARM
+ * "-ce" driver is loaded, whether /dev/crypto exists and which driver serves each cipher and key
+ * size (CIOCGSESSION + CIOCGSESSINFO), and where a kernel path exists, the request size from
+ * which it beats cryptrace's in-process AES-NI code.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/if_alg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cryptodev_abi.h"
+#include "doctor.h"
+#include "proc_crypto.h"
+#include "trace_format.h"
+#include "tracer.h"
+#ifdef CT_HAVE_AESNI
+#include "aesni.h"
+#endif
+
+#ifndef SOL_ALG
+#define SOL_ALG 279
+#endif
+
+static const struct {
+	const char *mode;  /* our name */
+	const char *alg;   /* the kernel's */
+	const char *type;  /* AF_ALG type */
+} kernel_modes[] = {
+	{ "cbc", "cbc(aes)", "skcipher" }, { "ctr", "ctr(aes)", "skcipher" },
+	{ "ecb", "ecb(aes)", "skcipher" }, { "xts", "xts(aes)", "skcipher" },
+	{ "gcm", "gcm(aes)", "aead" },
+};
+
+static char *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "re");
+	size_t cap = 65536, n = 0;
+	char *buf = f ? malloc(cap) : NULL;
+
+	while (buf) {
+		if (n + 4096 > cap) {
+			char *grown = realloc(buf, cap * 2);
+
+			if (!grown)
+				break;
+			buf = grown;
+			cap *= 2;
+		}
+		size_t got = fread(buf + n, 1, cap - n - 1, f);
+
+		if (got == 0)
+			break;
+		n += got;
+	}
+	if (f)
+		fclose(f);
+	if (buf)
+		buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+static int afalg_bind(const char *type, const char *alg)
+{
+	struct sockaddr_alg sa = { .salg_family = AF_ALG };
+	int fd = socket(AF_ALG, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -errno;
+	snprintf((char *)sa.salg_type, sizeof(sa.salg_type), "%s", type);
+	snprintf((char *)sa.salg_name, sizeof(sa.salg_name), "%s", alg);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+static bool module_loaded(const char *modules, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *l = modules; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (!strncmp(l, name, n) && l[n] == ' ')
+			return true;
+	return false;
+}
+
+void dr_probe_afalg(struct dr_report *r)
+{
+	size_t plen = 0, mlen = 0;
+	bool arm = r->cpu_flags & CT_CPU_ARM_AES;
+	bool cpu_aes = r->cpu_flags & (CT_CPU_AES | CT_CPU_ARM_AES);
+	struct dr_check *c;
+
+	if (r->afalg_ok) {
+		c = dr_add(r, "afalg", DR_OK, "AF_ALG is available",
+			   "socket(AF_ALG, SOCK_SEQPACKET) succeeded");
+	} else {
+		c = dr_add(r, "afalg", DR_WARN, "AF_ALG is not available",
+			   "socket(AF_ALG, SOCK_SEQPACKET) fails with %s (%s)%s",
+			   strerrorname_np(r->afalg_errno) ?: "?", strerror(r->afalg_errno),
+			   r->afalg_errno == EAFNOSUPPORT ? ": this kernel has no AF_ALG (or a "
+			   "sandbox refuses it); kernel crypto is out of reach from user space" : "");
+		if (r->afalg_errno == EAFNOSUPPORT)
+			dr_recommend(r, "AF_ALG is off in this kernel (EAFNOSUPPORT): the afalg engine "
+					"and the afalg route cannot work here");
+	}
+	dr_value(c, "available", true, "%s", r->afalg_ok ? "true" : "false");
+	dr_value(c, "errno", false, "%s", r->afalg_ok ? "" : strerrorname_np(r->afalg_errno) ?: "");
+
+	/* Binding instantiates cbc(aes) & co., so /proc/crypto lists them afterwards. */
+	int bind_err[sizeof(kernel_modes) / sizeof(kernel_modes[0])] = { 0 };
+
+	for (size_t i = 0; r->afalg_ok && i < sizeof(kernel_modes) / sizeof(kernel_modes[0]); i++) {
+		int fd = afalg_bind(kernel_modes[i].type, kernel_modes[i].alg);
+
+		if (fd >= 0)
+			close(fd);
+		else
+			bind_err[i] = -fd;
+	}
+
+	char *text = read_file("/proc/crypto", &plen);
+	char *modules = read_file("/proc/modules", &mlen);
+	bool accel_loaded = false;
+	const char *accel = arm ? "aes-ce / -ce drivers" : "aesni-intel";
+
+	if (modules && module_loaded(modules, arm ? "aes_ce_blk" : "aesni_intel"))
+		accel_loaded = true;
+	if (text && strstr(text, arm ? "-ce\n" : "aesni"))
+		accel_loaded = true; /* built in, or listed by driver name */
+	c = dr_add(r, "kernel:accel", accel_loaded ? DR_OK : cpu_aes ? DR_WARN : DR_INFO, "",
+		   "%s%s", accel_loaded ? "its drivers are listed in /proc/crypto or /proc/modules"
+					: "no such driver in /proc/crypto or module in /proc/modules",
+		   !text ? " (/proc/crypto unreadable)" : "");
+	snprintf(c->title, sizeof(c->title), "%s %s loaded in the kernel", accel,
+		 accel_loaded ? "is" : "is not");
+	dr_value(c, "loaded", true, "%s", accel_loaded ? "true" : "false");
+	if (!accel_loaded && cpu_aes && r->afalg_ok)
+		dr_recommend(r, "modprobe %s: the kernel's AES runs in generic C code without it",
+			     arm ? "aes-ce-blk" : "aesni-intel");
+
+	for (size_t i = 0; i < sizeof(kernel_modes) / sizeof(kernel_modes[0]); i++) {
+		struct ct_kdrv d;
+		char id[48];
+		bool found = text && ct_proc_crypto_resolve(text, plen, kernel_modes[i].alg,
+							    kernel_modes[i].type, &d);
+
+		snprintf(id, sizeof(id), "kernel:%s", kernel_modes[i].alg);
+		if (!found) {
+			/* Without AF_ALG nothing instantiates the template: not listed is normal. */
+			c = dr_add(r, id, DR_INFO, "", "%s", bind_err[i] ?
+				   "AF_ALG bind failed" : "not instantiated: no entry in /proc/crypto");
+			if (bind_err[i])
+				snprintf(c->evidence, sizeof(c->evidence), "AF_ALG bind(%s, %s) fails "
+					 "with %s", kernel_modes[i].type, kernel_modes[i].alg,
+					 strerrorname_np(bind_err[i]) ?: "?");
+			snprintf(c->title, sizeof(c->title), "%s: no kernel driver listed",
+				 kernel_modes[i].alg);
+			dr_value(c, "driver", false, "%s", "");
+			continue;
+		}
+		/* Without AF_ALG only the kernel's own users (dm-crypt, IPsec) get this driver. */
+		enum dr_status st = d.cls == CT_KDRV_SW && cpu_aes && r->afalg_ok ? DR_WARN
+			: d.cls == CT_KDRV_SW ? DR_INFO : DR_OK;
+
+		c = dr_add(r, id, st, "", "driver %s, module %s, priority %d, type %s",
+			   d.driver, d.module, d.priority, d.type);
+		snprintf(c->title, sizeof(c->title), "%s: the kernel picks %s (%s)",
+			 kernel_modes[i].alg, d.driver,
+			 d.cls == CT_KDRV_SW ? "generic software" : d.cls == CT_KDRV_CPU ?
+			 "CPU instructions" : d.cls == CT_KDRV_HW ? "hardware" : "unknown class");
+		dr_value(c, "driver", false, "%s", d.driver);
+		dr_value(c, "module", false, "%s", d.module);
+		dr_value(c, "priority", true, "%d", d.priority);
+		dr_value(c, "class", false, "%s", ct_kdrv_class_name(d.cls));
+		if (!strcmp(kernel_modes[i].mode, "cbc") && r->afalg_ok)
+			dr_value(c, "afalg", true, "%s", "true");
+	}
+	free(text);
+	free(modules);
+}
+
+/* ---- /dev/crypto -------------------------------------------------------------------------- */
+
+void dr_probe_cryptodev(struct dr_report *r)
+{
+	int fd = open(CT_CDEV_PATH, O_RDWR | O_CLOEXEC);
+	struct dr_check *c;
+
+	if (fd < 0) {
+		int e = errno;
+
+		c = dr_add(r, "cryptodev", DR_INFO,
+			   e == ENOENT ? "/dev/crypto is absent" : "/dev/crypto cannot be opened",
+			   "open(\"/dev/crypto\") fails with %s%s", strerrorname_np(e) ?: "?",
+			   e == ENOENT ? ": no cryptodev-linux module; the devcrypto engine and the "
+			   "cryptodev route have nothing to talk to" : "");
+		dr_value(c, "present", true, "%s", e == ENOENT ? "false" : "true");
+		dr_value(c, "errno", false, "%s", strerrorname_np(e) ?: "");
+		return;
+	}
+	c = dr_add(r, "cryptodev", DR_OK, "/dev/crypto is present", "open(\"/dev/crypto\") succeeded");
+	dr_value(c, "present", true, "true");
+
+	static const struct {
+		const char *name;
+		uint32_t cipher;
+		uint32_t keylen;
+	} sessions[] = {
+		{ "aes-128-cbc", CT_CRYPTO_AES_CBC, 16 }, { "aes-192-cbc", CT_CRYPTO_AES_CBC, 24 },
+		{ "aes-256-cbc", CT_CRYPTO_AES_CBC, 32 }, { "aes-128-ctr", CT_CRYPTO_AES_CTR, 16 },
+		{ "aes-256-ctr", CT_CRYPTO_AES_CTR, 32 }, { "aes-128-ecb", CT_CRYPTO_AES_ECB, 16 },
+		{ "aes-256-ecb", CT_CRYPTO_AES_ECB, 32 }, { "aes-128-xts", CT_CRYPTO_AES_XTS, 32 },
+		{ "aes-256-xts", CT_CRYPTO_AES_XTS, 64 }, { "aes-128-gcm", CT_CRYPTO_AES_GCM, 16 },
+		{ "aes-256-gcm", CT_CRYPTO_AES_GCM, 32 },
+	};
+	static uint8_t key[64] = { 1 }; /* not all zero: XTS refuses equal halves */
+
+	for (int i = 32; i < 64; i++)
+		key[i] = 2;
+	for (size_t i = 0; i < sizeof(sessions) / sizeof(sessions[0]); i++) {
+		struct ct_cdev_session_op s = {
+			.cipher = sessions[i].cipher,
+			.keylen = sessions[i].keylen,
+			.key = key,
+		};
+		char id[48];
+
+		snprintf(id, sizeof(id), "cryptodev:%s", sessions[i].name);
+		if (ioctl(fd, CT_CIOCGSESSION, &s) != 0) {
+			int e = errno;
+
+			c = dr_add(r, id, DR_WARN, "", "CIOCGSESSION(cipher=%u keylen=%u) fails with %s",
+				   sessions[i].cipher, sessions[i].keylen, strerrorname_np(e) ?: "?");
+			snprintf(c->title, sizeof(c->title), "/dev/crypto %s: no session",
+				 sessions[i].name);
+			dr_value(c, "session", true, "false");
+			continue;
+		}
+
+		struct ct_cdev_session_info_op info = { .ses = s.ses };
+		bool have_info = ioctl(fd, CT_CIOCGSESSINFO, &info) == 0;
+		const char *drv = have_info ? info.cipher_info.cra_driver_name : "";
+		enum ct_kdrv_class cls = have_info ? ct_kdrv_classify(drv, "") : CT_KDRV_UNKNOWN;
+
+		if (have_info && (info.flags & CT_SIOP_FLAG_KERNEL_DRIVER_ONLY))
+			cls = CT_KDRV_HW;
+		c = dr_add(r, id, cls == CT_KDRV_SW ? DR_WARN : DR_OK, "",
+			   "CIOCGSESSION ok; CIOCGSESSINFO: %s%s%s",
+			   have_info ? drv : "fails", have_info ? ", class " : "",
+			   have_info ? ct_kdrv_class_name(cls) : "");
+		snprintf(c->title, sizeof(c->title), "/dev/crypto %s: driver %s", sessions[i].name,
+			 drv[0] ? drv : "unknown");
+		dr_value(c, "session", true, "true");
+		dr_value(c, "driver", false, "%s", drv);
+		dr_value(c, "class", false, "%s", ct_kdrv_class_name(cls));
+		ioctl(fd, CT_CIOCFSESSION, &s.ses);
+	}
+	close(fd);
+}
+
+/* ---- crossover: AF_ALG cbc(aes) against in-process AES-NI --------------------------------- */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+#define XO_MAX 65536
+#define XO_SECONDS 0.02
+
+/* Seconds per request of AF_ALG cbc(aes) encryption of size bytes (sendmsg + read). */
+static double afalg_per_request(int opfd, uint8_t *buf, size_t size)
+{
+	char cbuf[CMSG_SPACE(sizeof(uint32_t)) + CMSG_SPACE(sizeof(struct af_alg_iv) + 16)] = { 0 };
+	struct iovec iov = { .iov_base = buf, .iov_len = size };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cbuf,
+		.msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+
+	cm->cmsg_level = SOL_ALG;
+	cm->cmsg_type = ALG_SET_OP;
+	cm->cmsg_len = CMSG_LEN(sizeof(uint32_t));
+	*(uint32_t *)CMSG_DATA(cm) = ALG_OP_ENCRYPT;
+	cm = CMSG_NXTHDR(&msg, cm);
+	cm->cmsg_level = SOL_ALG;
+	cm->cmsg_type = ALG_SET_IV;
+	cm->cmsg_len = CMSG_LEN(sizeof(struct af_alg_iv) + 16);
+	((struct af_alg_iv *)CMSG_DATA(cm))->ivlen = 16;
+
+	long n = 0;
+	double t0 = now_s(), t;
+
+	do {
+		if (sendmsg(opfd, &msg, 0) != (ssize_t)size || read(opfd, buf, size) != (ssize_t)size)
+			return -1;
+		n++;
+		t = now_s() - t0;
+	} while (t < XO_SECONDS);
+	return t / (double)n;
+}
+
+void dr_probe_crossover(struct dr_report *r)
+{
+	struct dr_check *c;
+
+	if (!r->afalg_ok) {
+		c = dr_add(r, "crossover", DR_INFO, "no kernel path: no crossover to measure",
+			   "AF_ALG is not available and /dev/crypto sessions are not measured");
+		dr_value(c, "size", true, "%s", "");
+		return;
+	}
+#ifdef CT_HAVE_AESNI
+	if (!ct_aesni_available()) {
+		dr_add(r, "crossover", DR_INFO, "crossover not measured",
+		       "no in-process AES-NI to compare the kernel path with");
+		return;
+	}
+	int tfm = afalg_bind("skcipher", "cbc(aes)");
+	static const uint8_t key[16] = { 3 };
+
+	if (tfm < 0 || setsockopt(tfm, SOL_ALG, ALG_SET_KEY, key, sizeof(key)) != 0) {
+		if (tfm >= 0)
+			close(tfm);
+		dr_add(r, "crossover", DR_WARN, "crossover not measured",
+		       "AF_ALG cbc(aes) could not be set up");
+		return;
+	}
+	int opfd = accept4(tfm, NULL, NULL, SOCK_CLOEXEC);
+	uint8_t *buf = aligned_alloc(64, XO_MAX);
+	struct ct_aes_key k;
+	char table[600] = "";
+	size_t len = 0, cross = 0;
+
+	ct_aes_set_key(&k, key, 128);
+	for (size_t size = 16; opfd >= 0 && buf && size <= XO_MAX; size *= 4) {
+		uint8_t iv[16] = { 0 };
+		double tk = afalg_per_request(opfd, buf, size);
+		long n = 0;
+		double t0 = now_s(), t;
+
+		do {
+			ct_aes_cbc_encrypt(&k, iv, buf, buf, size);
+			n++;
+			t = now_s() - t0;
+		} while (t < XO_SECONDS);
+
+		double ti = t / (double)n;
+
+		if (tk < 0)
+			break;
+		len += (size_t)snprintf(table + len, sizeof(table) - len, "%s%zu B: kernel %.1f us, "
+					"in-process %.2f us", len ? "; " : "", size, tk * 1e6,
+					ti * 1e6);
+		if (!cross && tk < ti)
+			cross = size;
+		if (len >= sizeof(table))
+			break;
+	}
+	if (opfd >= 0)
+		close(opfd);
+	close(tfm);
+	free(buf);
+	ct_aes_key_wipe(&k);
+	if (cross) {
+		c = dr_add(r, "crossover", DR_INFO, "", "AF_ALG cbc(aes) encrypt vs cryptrace's "
+			   "in-process AES-NI, per request: %s", table);
+		snprintf(c->title, sizeof(c->title), "the kernel path beats in-process AES from "
+			 "%zu-byte requests", cross);
+		dr_recommend(r, "route aes-*-cbc=afalg>=%zu,aesni (cryptrace run --route): the kernel "
+				"wins from %zu-byte requests here", cross, cross);
+	} else {
+		c = dr_add(r, "crossover", DR_INFO, "the kernel path never beats in-process AES "
+			   "(16 B to 64 KiB)", "AF_ALG cbc(aes) encrypt vs cryptrace's in-process "
+			   "AES-NI, per request: %s", table);
+	}
+	dr_value(c, "size", true, "%s", "");
+	if (cross)
+		snprintf(c->values[c->nvalues - 1].val, sizeof(c->values[0].val), "%zu", cross);
+#else
+	dr_add(r, "crossover", DR_INFO, "crossover not measured",
+	       "this build has no in-process AES-NI backend to compare with");
+#endif
+}
