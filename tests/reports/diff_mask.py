@@ -65,5 +65,23 @@ def test():
     p = rlib.report("--diff", masked)
     check(p.returncode == 2, "--diff with one input is a usage error")
 
+    # new and vanished paths; a comma-separated set as one side
+    gcm = ctlib.tmpdir("diff-gcm")
+    p = ctlib.run_traced([openssl, "speed", "-seconds", "1", "-bytes", "16", "-evp", "aes-256-gcm"], gcm)
+    check(p.returncode == 0, "the aes-256-gcm run")
+    d = json.loads(rlib.report_ok("--diff", "--json", native, gcm).stdout)
+    status = {x["path"]: x["status"] for x in d["paths"]}
+    check(status.get("evp/provider:default/aes-128-cbc/encrypt") == "vanished" and
+          status.get("evp/provider:default/aes-256-gcm/encrypt") == "new",
+          f"cbc vanished and gcm is new ({status})")
+    new = [x for x in d["paths"] if x["status"] == "new"][0]
+    check(new["a"] is None and new["b"]["calls"] > 0, "a new path has no A side")
+    d = json.loads(rlib.report_ok("--diff", "--json", f"{masked},{gcm}", native).stdout)
+    check(d["a"]["processes"] == 2, f"a comma-separated set is one side ({d['a']['processes']} processes)")
+    text = rlib.report_ok("--diff", native, gcm).stdout.decode()
+    check("[new] evp/provider:default/aes-256-gcm/encrypt" in text and
+          "[vanished] evp/provider:default/aes-128-cbc/encrypt" in text,
+          "the text diff marks [new] and [vanished] paths")
+
 
 ctlib.main(test)
