@@ -67,7 +67,8 @@ static bool parse_seconds(const char *s, double *v)
 	return true;
 }
 
-/* Loads, applies the selection (--path, time window), merges and evaluates findings. */
+/* Loads, applies the selection (--path, time window), merges and evaluates findings. Returns
+ * the worst load status (0, 1, 2), or -1 when the selection is impossible (message printed). */
 static int load_all(struct rp_model *m, const char *const *paths, int n, const struct rp_view *v,
 		    FILE *err)
 {
@@ -80,7 +81,7 @@ static int load_all(struct rp_model *m, const char *const *paths, int n, const s
 	char msg[300];
 	if (!rp_view_apply(m, v, msg, sizeof(msg))) {
 		fprintf(err, "cryptrace report: %s\n", msg);
-		return 2;
+		return -1;
 	}
 	return worst;
 }
@@ -140,9 +141,12 @@ static int run_diff(struct rp_model *a, const struct rp_view *v, char **args, in
 	struct rp_model b;
 	rp_model_init(&b);
 	b.filter = a->filter;
+	struct rp_view side_view = *v;
+	side_view.allow_empty = true; /* a path may exist on one side only: it is then new/vanished */
+	v = &side_view;
 	int ra = load_side(a, args[0], v, stderr), rb = load_side(&b, args[1], v, stderr);
 	int rc = ra > rb ? ra : rb;
-	if (!a->nprocs || !b.nprocs || rc == 2) {
+	if (!a->nprocs || !b.nprocs || rc == 2 || ra < 0 || rb < 0) {
 		rp_model_free(&b);
 		return 2;
 	}
@@ -288,6 +292,10 @@ int ct_report_main(int argc, char **argv)
 		return drc;
 	}
 	int rc = load_all(&m, (const char *const *)argv + optind, argc - optind, &view, stderr);
+	if (rc < 0) { /* --path named nothing: no report rather than a misleading one */
+		rp_model_free(&m);
+		return 2;
+	}
 	if (m.nprocs == 0) { /* nothing readable: the error lines already said why */
 		rp_model_free(&m);
 		return rc ? rc : 2;

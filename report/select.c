@@ -147,7 +147,7 @@ bool rp_view_apply(struct rp_model *m, const struct rp_view *v, char *msg, size_
 			p->npaths = w;
 			kept += w;
 		}
-		if (!kept) {
+		if (!kept && !(v->allow_empty && !by_number)) {
 			snprintf(msg, cap, "--path '%s' matches no path (it matches 'api/impl/cipher/dir' "
 				 "or one of those parts, e.g. 'evp/*/aes-128-cbc/*' or 'aes-*-gcm')",
 				 v->path_sel);

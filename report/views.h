@@ -22,6 +22,7 @@ struct rp_view {
 				 * on any one of those parts */
 	bool has_since, has_until;
 	double since_s, until_s; /* --since/--until: seconds from the first process start */
+	bool allow_empty;        /* --diff: a --path glob may match nothing on one side */
 };
 
 /* ---- select.c */

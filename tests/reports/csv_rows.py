@@ -56,6 +56,9 @@ def test():
           f"--min-size 1024 keeps only buckets of 1 KiB and up ({len(big)} rows)")
     gcm = rows(rlib.report_ok("--csv", "--path", "evp/*/aes-256-gcm/*", d).stdout, "--path")
     check(gcm and {r["cipher"] for r in gcm} == {"aes-256-gcm"}, "--path selects the gcm rows")
+    for sel in ("99", "no-such-cipher"):
+        p = rlib.report("--csv", "--path", sel, d)
+        check(p.returncode == 2 and not p.stdout, f"--path {sel} selects nothing: exit 2, no output")
 
 
 ctlib.main(test)
