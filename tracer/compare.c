@@ -776,8 +776,8 @@ static void print_text(const struct cmp_state *s, FILE *out)
 			print_cells(s, &s->keys[0], b, out);
 		}
 	}
-	fprintf(out, "\nwall/cpu MB/s: median over rounds of bytes / (wall, user+sys CPU) time of "
-		     "the calls;\nvs %s: median per-round ratio of wall MB/s (min-max over rounds)\n",
+	fprintf(out, "\nwall/cpu MB/s: median over rounds of bytes per wall / user+sys CPU second\n"
+		     "in the calls; vs %s: median per-round ratio of wall MB/s (min-max)\n",
 		o->routes[0].label);
 }
 

@@ -1,0 +1,127 @@
+# SPDX-License-Identifier: MIT
+"""compare-checks: `cryptrace compare` on short real programs.
+
+- default routes here: native, aesni when the CPU has AES, afalg only where socket(AF_ALG) works;
+- rounds are interleaved (R1 R2 R1 R2 ...): each run prints its start time in ns;
+- a route that changes the exit status, or (--check-output) stdout, is an error: exit 1 and one
+  line naming the route; identical runs (openssl enc of a file) pass and both routes show the
+  aes-128-cbc path with the calls openssl made;
+- bad routes and specs are usage errors (2) before anything runs; text fits 80 columns.
+"""
+import os
+import re
+
+from cmplib import (CRYPTRACE, Failure, afalg_errno, cell, check, fits_80, main, parse_json,
+                    run, tmpdir)
+
+
+def compare(args, tag):
+    out = os.path.join(tmpdir(tag), "cmp")
+    rc, so, se = run([CRYPTRACE, "compare", "-o", out] + args)
+    return rc, so, se, out
+
+
+def test_defaults():
+    rc, so, se, out = compare(["-n", "1", "--json", "--", "true"], "defaults")
+    check(rc == 0, f"compare -- true exits 0 (got {rc}: {se.strip()})")
+    doc = parse_json(so, "compare --json")
+    names = [r["name"] for r in doc["routes"]]
+    cpu_aes = "aes" in open("/proc/cpuinfo").read().split()
+    check(names[0] == "native", f"the first default route is native ({names})")
+    check(("aesni" in names) == cpu_aes, f"aesni is a default route iff the CPU has aes ({names})")
+    err = afalg_errno()
+    check(("afalg" in names) == (err is None),
+          f"afalg is a default route iff socket(AF_ALG) works (errno {err}; {names})")
+    check(("cryptodev" in names) == os.path.exists("/dev/crypto"),
+          f"cryptodev is a default route iff /dev/crypto exists ({names})")
+
+
+def test_interleaved():
+    rc, so, se, out = compare(["--routes", "native,aesni", "-n", "3", "--json", "--",
+                               "sh", "-c", "date +%s%N"], "interleave")
+    check(rc == 0, f"compare exits 0 ({rc}: {se.strip()})")
+    stamps = []
+    for rnd in (1, 2, 3):
+        for route in ("native", "aesni"):
+            path = os.path.join(out, route, str(rnd), "stdout")
+            stamps.append((int(open(path).read().strip()), route, rnd))
+    order = [(r, n) for _, r, n in sorted(stamps)]
+    check(order == [("native", 1), ("aesni", 1), ("native", 2), ("aesni", 2), ("native", 3),
+                    ("aesni", 3)], f"runs are interleaved round by round: {order}")
+
+
+def test_exit_status_changed():
+    rc, so, se, out = compare(["--routes", "native,aesni", "-n", "1", "--",
+                               "sh", "-c", 'test -z "$CRYPTRACE_ROUTE"'], "status")
+    lines = [l for l in se.splitlines() if "changed" in l]
+    check(rc == 1, f"a route that changes the exit status makes compare exit 1 (got {rc})")
+    check(len(lines) == 1 and "route aesni" in lines[0] and "exit status" in lines[0],
+          f"one line names the route: {lines}")
+
+
+def test_output_changed():
+    rc, so, se, out = compare(["--routes", "native,aesni", "-n", "1", "--check-output", "--",
+                               "sh", "-c", 'echo "route=$CRYPTRACE_ROUTE"'], "output")
+    lines = [l for l in se.splitlines() if "changed" in l]
+    check(rc == 1, f"a route that changes stdout makes compare --check-output exit 1 (got {rc})")
+    check(len(lines) == 1 and "route aesni changed the output" in lines[0],
+          f"one line names the route: {lines}")
+    # Without --check-output the same difference is not looked at.
+    rc, so, se, out = compare(["--routes", "native,aesni", "-n", "1", "--",
+                               "sh", "-c", 'echo "route=$CRYPTRACE_ROUTE"'], "output2")
+    check(rc == 0, f"without --check-output stdout is not compared (got {rc})")
+
+
+def test_identical_enc():
+    d = tmpdir("enc")
+    data = os.path.join(d, "in")
+    with open(data, "wb") as f:
+        f.write(os.urandom(1 << 20))
+    argv = ["openssl", "enc", "-aes-128-cbc", "-K", "000102030405060708090a0b0c0d0e0f",
+            "-iv", "0f0e0d0c0b0a09080706050403020100", "-in", data]
+    rc, so, se, out = compare(["--routes", "native,aesni", "-n", "2", "--check-output", "--json",
+                               "--"] + argv, "enc-cmp")
+    check(rc == 0, f"openssl enc: same output under both routes, compare exits 0 ({rc}: "
+                   f"{se.strip()})")
+    doc = parse_json(so, "compare --json")
+    for route in ("native", "aesni"):
+        c = cell(doc, "aes-128-cbc", "encrypt", route)
+        check(c is not None and c["present"] and c["calls"] and c["calls"] >= 1,
+              f"route {route}: the aes-128-cbc encrypt path with its calls ({c})")
+        check(c["wall_bps"] is not None and c["wall_bps"]["median"] > 0,
+              f"route {route}: a wall throughput")
+    ref = open(os.path.join(out, "native", "1", "stdout"), "rb").read()
+    check(len(ref) == (1 << 20) + 16, f"the runs' stdout holds the ciphertext ({len(ref)} bytes)")
+    rc, so, se, out = compare(["--routes", "native,aesni", "-n", "1", "--by-size", "--"] + argv,
+                              "enc-text")
+    check(rc == 0, "text output: exit 0")
+    check(re.search(r"^aes-128-cbc encrypt$", so, re.M) is not None,
+          "the text table has an aes-128-cbc encrypt block")
+    check("requests of" in so, "--by-size adds request-size blocks")
+    fits_80(so, "compare text")
+
+
+def test_usage():
+    for args, what in ((["--routes", "native,bogus", "--", "true"], "unknown route"),
+                       (["--routes", "native,aes-*=aesnii", "--", "true"], "bad spec"),
+                       (["--repeat", "0", "--", "true"], "--repeat 0"),
+                       ([], "no command")):
+        rc, so, se, out = compare(args, "usage")
+        check(rc == 2, f"{what}: exit 2 (got {rc}: {se.strip()})")
+        check(not os.path.exists(os.path.join(out, "native", "1", "stdout")),
+              f"{what}: nothing ran")
+    rc, so, se = run([CRYPTRACE, "compare", "-n", "1", "-o", tmpdir("nf"), "--",
+                      "/nonexistent/prog"])
+    check(rc == 127, f"a missing command exits 127 (got {rc})")
+
+
+def test():
+    test_defaults()
+    test_interleaved()
+    test_exit_status_changed()
+    test_output_changed()
+    test_identical_enc()
+    test_usage()
+
+
+main(test)

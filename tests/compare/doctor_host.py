@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: MIT
+"""doctor-host: `cryptrace doctor` on this host, and with OPENSSL_ia32cap masking AES-NI.
+
+Must show here: AF_ALG unavailable with its errno (EAFNOSUPPORT on these hosts), /dev/crypto
+absent, the libcrypto `openssl` loads running AES at AES-NI speed, the afalg engine failing to
+load with the reason; with the mask exported: libcrypto flagged as software AES, the mask named,
+exit 1. `--json` parses, the text fits 80 columns. Facts are cross-checked against this host
+(python's own socket(AF_ALG), ldd openssl, /proc/cpuinfo), so each check can fail.
+"""
+import errno
+import os
+import re
+import shutil
+import subprocess
+
+from cmplib import CRYPTRACE, MASK, afalg_errno, check, fits_80, main, parse_json, run, skip, \
+    with_env
+
+
+def checks_by_id(doc):
+    out = {}
+    for c in doc["checks"]:
+        out.setdefault(c["id"], c)
+    return out
+
+
+def ldd_libcrypto():
+    text = subprocess.run(["ldd", shutil.which("openssl")], stdout=subprocess.PIPE,
+                          text=True).stdout
+    m = re.search(r"libcrypto\.so\S* => (\S+)", text)
+    return m.group(1) if m else None
+
+
+def test():
+    openssl = shutil.which("openssl")
+    if not openssl:
+        skip("openssl is not installed")
+    cpu_aes = "aes" in open("/proc/cpuinfo").read().split()
+
+    rc, so, se = run([CRYPTRACE, "doctor", "--json"])
+    doc = parse_json(so, "doctor --json")
+    c = checks_by_id(doc)
+    for cid in ("cpu", "ia32cap", "libcrypto", "engine:afalg", "provider:default", "afalg",
+                "kernel:cbc(aes)", "cryptodev", "crossover"):
+        check(cid in c, f"doctor has a {cid} check")
+    check(all(x["status"] in ("ok", "info", "warn", "fail") for x in doc["checks"]),
+          "every check is ok/info/warn/fail")
+    check(("aes" in c["cpu"]["values"]["flags"].split()) == cpu_aes,
+          f"cpu flags agree with /proc/cpuinfo on aes ({c['cpu']['values']['flags']})")
+
+    err = afalg_errno()
+    a = c["afalg"]
+    if err is None:
+        check(a["values"]["available"] is True, "AF_ALG works here and the doctor says so")
+    else:
+        name = errno.errorcode.get(err, str(err))
+        check(a["values"]["available"] is False and a["values"]["errno"] == name,
+              f"AF_ALG unavailable with {name}, as socket(AF_ALG) says here "
+              f"({a['values']})")
+        if err == errno.EAFNOSUPPORT:
+            check(any("AF_ALG is off" in r for r in doc["recommendations"]),
+                  "a recommendation says AF_ALG is off in this kernel")
+
+    cd = c["cryptodev"]
+    check(cd["values"]["present"] == os.path.exists("/dev/crypto"),
+          f"/dev/crypto {'present' if os.path.exists('/dev/crypto') else 'absent'}, "
+          f"as the doctor says ({cd['title']})")
+
+    lib = c["libcrypto"]
+    check(lib["values"]["path"] == ldd_libcrypto(),
+          f"the libcrypto is the one ldd openssl names ({lib['values']['path']})")
+    print(f"libcrypto: ctr {lib['values']['ctr_cpb']} cycles/byte, cbc "
+          f"{lib['values']['cbc_cpb']}, AES-NI bound {lib['values']['aesni_bound_cpb']}")
+    if cpu_aes:
+        check(lib["values"]["software_aes"] is False and lib["status"] == "ok",
+              f"libcrypto runs AES at AES-NI speed ({lib['title']})")
+
+    eng = c["engine:afalg"]
+    if err is not None:
+        check(eng["values"]["loads"] is False and eng["values"]["reason"],
+              f"the afalg engine fails to load, with OpenSSL's reason: {eng['values']['reason']}")
+        check(errno.errorcode.get(err, "?") in eng["evidence"],
+              f"the afalg engine's evidence names socket(AF_ALG)'s errno: {eng['evidence']}")
+    check(c["provider:default"]["values"]["loads"] is True, "the default provider loads")
+    check(c["ia32cap"]["status"] == "ok", "OPENSSL_ia32cap unset: ok")
+
+    # The same, masked: the child measuring libcrypto inherits the mask.
+    rc, so, se = run([CRYPTRACE, "doctor", "--json"], env=with_env(OPENSSL_ia32cap=MASK))
+    doc = parse_json(so, "doctor --json (masked)")
+    c = checks_by_id(doc)
+    check(rc == 1, f"masked: doctor exits 1 (a check failed), got {rc}")
+    check(c["ia32cap"]["status"] == "fail" and c["ia32cap"]["values"]["value"] == MASK
+          and c["ia32cap"]["values"]["masks_aesni"] is True,
+          f"masked: the ia32cap check fails and names the mask ({c['ia32cap']['evidence']})")
+    lib = c["libcrypto"]
+    check(lib["values"]["software_aes"] is True and MASK in lib["evidence"],
+          f"masked: libcrypto flagged as software AES, naming the mask ({lib['evidence']})")
+    print(f"masked libcrypto: ctr {lib['values']['ctr_cpb']} cycles/byte")
+    check(any("unset OPENSSL_ia32cap" in r for r in doc["recommendations"]),
+          "masked: a recommendation says unset OPENSSL_ia32cap")
+
+    rc, so, se = run([CRYPTRACE, "doctor"])
+    fits_80(so, "doctor text")
+    check(re.search(r"^\[(ok  |warn|fail|info)\] ", so, re.M) is not None,
+          "the text is a checklist of [ok]/[warn]/[fail]/[info] lines")
+    check("recommendations:" in so, "the text ends with recommendations")
+    rc2, so2, se2 = run([CRYPTRACE, "doctor", "--bogus"])
+    check(rc2 == 2, f"an unknown option is a usage error (got {rc2})")
+
+
+main(test)
