@@ -24,6 +24,8 @@ def compare(args, tag):
 def test_defaults():
     rc, so, se, out = compare(["-n", "1", "--json", "--", "true"], "defaults")
     check(rc == 0, f"compare -- true exits 0 (got {rc}: {se.strip()})")
+    check("\r" not in se and "round 1/" not in se,
+          "no progress on stderr when it is not a terminal")
     doc = parse_json(so, "compare --json")
     names = [r["name"] for r in doc["routes"]]
     cpu_aes = "aes" in open("/proc/cpuinfo").read().split()
