@@ -367,6 +367,33 @@ static bool add_name(struct trace_name **names, size_t *n, size_t *cap, char *fu
 	return true;
 }
 
+/* "X.ctrace.N" given by name after "X.ctrace" (a shell glob does that): its records are already
+ * in X.ctrace's process when its header is that process's. */
+static bool already_loaded(const struct rp_model *m, const char *path)
+{
+	const char *dot = strrchr(path, '.');
+	size_t base_len = dot ? (size_t)(dot - path) : 0;
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct rp_proc *p = &m->procs[i];
+		if (p->file && !strcmp(p->file, path))
+			return true;
+		if (!p->file || strlen(p->file) != base_len || strncmp(p->file, path, base_len) ||
+		    !p->has_hdr)
+			continue;
+		char *buf, msg[256];
+		size_t len;
+		struct hdr_id id;
+		if (read_whole(path, &buf, &len, msg, sizeof(msg)))
+			return false;
+		scan_ids(buf, len, &id);
+		free(buf);
+		if (id.ok && id.pid == p->hdr.pid && id.start_realtime_ns == p->hdr.start_realtime_ns &&
+		    id.start_mono_ns == p->hdr.start_mono_ns)
+			return true;
+	}
+	return false;
+}
+
 int rp_load_path(struct rp_model *m, const char *path, FILE *err)
 {
 	char msg[512];
@@ -433,6 +460,8 @@ int rp_load_path(struct rp_model *m, const char *path, FILE *err)
 		free(full);
 		free(names);
 	}
+	if (part > 0 && already_loaded(m, path))
+		return 0;
 	int worst = 0;
 	int rc = rp_load_file(m, path, msg, sizeof(msg));
 	report_rc(m, err, rc, msg, &worst);

@@ -79,7 +79,7 @@ bool rp_view_time_ok(const struct rp_view *v, double t0_s, double t1_s)
 
 bool rp_proc_selected(const struct rp_model *m, const struct rp_proc *p)
 {
-	return m->filter.pid < 0 || (long long)p->hdr.pid == m->filter.pid;
+	return rp_proc_shown(m, p); /* --pid, and not superseded by a later file of it */
 }
 
 bool rp_size_selected(const struct rp_model *m, uint64_t size)

@@ -32,7 +32,8 @@ def test():
     def cbc(doc):
         return ctlib.totals(doc, api="evp", cipher="aes-128-cbc", dir="encrypt")
 
-    for how, args in (("DIR", [out]), ("the first file", [os.path.join(out, base[0])])):
+    both = [os.path.join(out, base[0]), os.path.join(out, cont[0])]
+    for how, args in (("DIR", [out]), ("the first file", both[:1]), ("both files by name", both)):
         doc = ctlib.report_ok(args)
         procs = doc["processes"]
         check(len(procs) == 1, f"report {how}: one process, not one per file ({len(procs)})")
