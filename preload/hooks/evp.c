@@ -306,11 +306,13 @@ static __attribute__((noinline)) void data_error(struct ct_thread *t)
  * tail call to an out-of-line path. */
 #define DATA_HOOK(fn, ret_t, params, args, entry, bytes_expr, ok_expr)                            \
 	static __typeof__(&fn) fn##_real;                                                         \
-	static __attribute__((noinline)) ret_t fn##_timed(struct ct_thread *t, struct ct_counters *c, \
-							  __typeof__(&fn) real, uint64_t bytes,   \
-							  CT_UNPAREN params)                      \
+	static __attribute__((noinline)) ret_t fn##_timed(struct ct_thread *t, CT_UNPAREN params) \
 	{                                                                                         \
+		struct ct_counters *c = t->hot_c;                                                 \
+		__typeof__(&fn) real = __atomic_load_n(&fn##_real, __ATOMIC_RELAXED);             \
+		uint64_t bytes = (bytes_expr);                                                    \
 		struct ct_op_timer op;                                                            \
+		ct_sample_rearm(t);                                                               \
 		ct_timed_begin(t, &op);                                                           \
 		ret_t r = real args;                                                              \
 		ct_timed_end(t, &op, c, t->hot_path, bytes);                                      \
@@ -341,7 +343,7 @@ static __attribute__((noinline)) void data_error(struct ct_thread *t)
 		}                                                                                 \
 		uint64_t bytes = (bytes_expr);                                                    \
 		if (ct_count_fast(t, c, bytes))                                                   \
-			return fn##_timed(t, c, real, bytes, CT_UNPAREN args);                    \
+			return fn##_timed(t, CT_UNPAREN args);                                    \
 		ret_t r = real args;                                                              \
 		if (CT_UNLIKELY(!(ok_expr)))                                                      \
 			data_error(t);                                                            \
@@ -351,17 +353,18 @@ static __attribute__((noinline)) void data_error(struct ct_thread *t)
 	CT_EXPORT ret_t fn params                                                                 \
 	{                                                                                         \
 		struct ct_thread *t = ct_tls_thread;                                              \
-		__typeof__(&fn) real = __atomic_load_n(&fn##_real, __ATOMIC_RELAXED);             \
-		if (CT_UNLIKELY(!t || !real || (t->guard & (1u << CT_FAM_EVP)) || ctx != t->hot_ctx || \
+		if (CT_UNLIKELY(!t || !__atomic_load_n(&fn##_real, __ATOMIC_RELAXED) ||          \
+				(t->guard & (1u << CT_FAM_EVP)) || ctx != t->hot_ctx ||           \
 				entry != t->hot_entry ||                                          \
 				t->hot_gen != atomic_load_explicit(&ct_ctxmap_gen, memory_order_relaxed))) \
 			return fn##_slow args;                                                    \
 		struct ct_counters *c = t->hot_c;                                                 \
 		t->guard |= 1u << CT_FAM_EVP;                                                     \
 		uint64_t bytes = (bytes_expr);                                                    \
-		if (CT_UNLIKELY(ct_count_fast(t, c, bytes)))                                      \
-			return fn##_timed(t, c, real, bytes, CT_UNPAREN args);                    \
-		ret_t r = real args;                                                              \
+		if (CT_UNLIKELY(ct_count_hot(t, c, bytes)))                                       \
+			return fn##_timed(t, CT_UNPAREN args);                                    \
+		/* loaded again here (checked non-NULL above) so no register holds it meanwhile */ \
+		ret_t r = __atomic_load_n(&fn##_real, __ATOMIC_RELAXED) args;                     \
 		if (CT_UNLIKELY(!(ok_expr)))                                                      \
 			data_error(t);                                                            \
 		ct_leave_fast(t, CT_FAM_EVP);                                                     \
