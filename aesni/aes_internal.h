@@ -53,6 +53,15 @@ extern const struct ct_aes_kernels ct_aes_kernels_vaes;
 /* The table of the level in use (NULL when AES-NI is unavailable). */
 const struct ct_aes_kernels *ct_aes_active_kernels(void);
 
+/* Below this many blocks the VAES kernels hand the whole input to the 128-bit ones: the mode
+ * layer then calls those directly (one indirect call less; same code, same output). */
+#define CT_AES_WIDE_MIN_BLOCKS 16
+static inline const struct ct_aes_kernels *ct_aes_kernels_for(size_t nblocks)
+{
+	const struct ct_aes_kernels *kt = ct_aes_active_kernels();
+	return nblocks < CT_AES_WIDE_MIN_BLOCKS && kt == &ct_aes_kernels_vaes ? &ct_aes_kernels_xmm : kt;
+}
+
 /* aes_xmm.c: key expansion and GHASH key powers (AES-NI and PCLMULQDQ are enough for both). */
 void ct_aes_expand_key_xmm(struct ct_aes_key *k, const uint8_t *key, unsigned bits);
 void ct_ghash_init_xmm(uint8_t hpow[CT_GHASH_POWERS][16], const uint8_t h[16]);

@@ -25,24 +25,24 @@ void ct_aes_key_wipe(struct ct_aes_key *k)
 
 void ct_aes_encrypt_block(const struct ct_aes_key *k, const uint8_t in[16], uint8_t out[16])
 {
-	ct_aes_active_kernels()->ecb_enc(k, in, out, 1);
+	ct_aes_kernels_xmm.ecb_enc(k, in, out, 1); /* what both tables do for one block */
 }
 
 void ct_aes_decrypt_block(const struct ct_aes_key *k, const uint8_t in[16], uint8_t out[16])
 {
-	ct_aes_active_kernels()->ecb_dec(k, in, out, 1);
+	ct_aes_kernels_xmm.ecb_dec(k, in, out, 1);
 }
 
 void ct_aes_ecb_encrypt(const struct ct_aes_key *k, const uint8_t *in, uint8_t *out, size_t len)
 {
 	if (len >= 16)
-		ct_aes_active_kernels()->ecb_enc(k, in, out, len / 16);
+		ct_aes_kernels_for(len / 16)->ecb_enc(k, in, out, len / 16);
 }
 
 void ct_aes_ecb_decrypt(const struct ct_aes_key *k, const uint8_t *in, uint8_t *out, size_t len)
 {
 	if (len >= 16)
-		ct_aes_active_kernels()->ecb_dec(k, in, out, len / 16);
+		ct_aes_kernels_for(len / 16)->ecb_dec(k, in, out, len / 16);
 }
 
 void ct_aes_cbc_encrypt(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *in, uint8_t *out,
@@ -56,7 +56,7 @@ void ct_aes_cbc_decrypt(const struct ct_aes_key *k, uint8_t iv[16], const uint8_
 			size_t len)
 {
 	if (len >= 16)
-		ct_aes_active_kernels()->cbc_dec(k, iv, in, out, len / 16);
+		ct_aes_kernels_for(len / 16)->cbc_dec(k, iv, in, out, len / 16);
 }
 
 static uint64_t load_be64(const uint8_t *p)
@@ -84,7 +84,7 @@ static void ctr128_inc(uint8_t ctr[16])
 void ct_aes_ctr128(const struct ct_aes_key *k, uint8_t ctr[16], uint8_t ecount[16], unsigned *num,
 		   const uint8_t *in, uint8_t *out, size_t len)
 {
-	const struct ct_aes_kernels *kt = ct_aes_active_kernels();
+	const struct ct_aes_kernels *kt = ct_aes_kernels_for(len / 16);
 	unsigned n = *num & 15;
 
 	for (; n && len; len--)
@@ -115,7 +115,7 @@ void ct_aes_ctr128(const struct ct_aes_key *k, uint8_t ctr[16], uint8_t ecount[1
 void ct_aes_cfb128(const struct ct_aes_key *k, uint8_t iv[16], unsigned *num, const uint8_t *in,
 		   uint8_t *out, size_t len, bool encrypt)
 {
-	const struct ct_aes_kernels *kt = ct_aes_active_kernels();
+	const struct ct_aes_kernels *kt = ct_aes_kernels_for(len / 16);
 	unsigned n = *num & 15;
 
 	if (encrypt) {
@@ -154,7 +154,7 @@ void ct_aes_cfb128(const struct ct_aes_key *k, uint8_t iv[16], unsigned *num, co
 void ct_aes_ofb128(const struct ct_aes_key *k, uint8_t iv[16], unsigned *num, const uint8_t *in,
 		   uint8_t *out, size_t len)
 {
-	const struct ct_aes_kernels *kt = ct_aes_active_kernels();
+	const struct ct_aes_kernels *kt = ct_aes_kernels_for(len / 16);
 	unsigned n = *num & 15;
 
 	for (; n && len; len--)
@@ -186,40 +186,42 @@ static void xts_mulx(uint8_t t[16])
 int ct_aes_xts(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak_key,
 	       const uint8_t iv[16], const uint8_t *in, uint8_t *out, size_t len, bool encrypt)
 {
-	const struct ct_aes_kernels *kt = ct_aes_active_kernels();
-	uint8_t t[16], last[16], stolen[16];
+	const struct ct_aes_kernels *kt = ct_aes_kernels_for(len / 16);
+	/* One object, so one wipe: the tweak always, the stealing blocks only when used. A
+	 * per-data-unit call of 16-512 bytes (disk sectors) feels three explicit_bzero calls. */
+	struct {
+		uint8_t t[16], t_next[16], last[16], stolen[16];
+	} s;
 
 	if (len < 16)
 		return -1;
-	kt->ecb_enc(tweak_key, iv, t, 1);
+	ct_aes_kernels_xmm.ecb_enc(tweak_key, iv, s.t, 1);
 
 	const size_t tail = len & 15;
 	/* With stealing, the last whole block is handled together with the tail. */
 	const size_t bulk = len / 16 - (tail ? 1 : 0);
 	if (bulk)
-		(encrypt ? kt->xts_enc : kt->xts_dec)(data_key, t, in, out, bulk);
-	if (tail) {
-		in += 16 * bulk, out += 16 * bulk;
-		memcpy(last, in, 16);
-		memcpy(stolen + 0, in + 16, tail); /* read before any write: in-place safe */
-		if (encrypt) {
-			kt->xts_enc(data_key, t, last, last, 1); /* C_{m-1}' with T_{m-1} */
-			memcpy(stolen + tail, last + tail, 16 - tail);
-			memcpy(out + 16, last, tail);
-			kt->xts_enc(data_key, t, stolen, out, 1); /* with T_m */
-		} else {
-			uint8_t t_next[16];
-			memcpy(t_next, t, 16);
-			xts_mulx(t_next);
-			kt->xts_dec(data_key, t_next, last, last, 1); /* decrypt with T_m first */
-			memcpy(stolen + tail, last + tail, 16 - tail);
-			memcpy(out + 16, last, tail);
-			kt->xts_dec(data_key, t, stolen, out, 1); /* then T_{m-1} */
-			explicit_bzero(t_next, sizeof(t_next));
-		}
+		(encrypt ? kt->xts_enc : kt->xts_dec)(data_key, s.t, in, out, bulk);
+	if (!tail) {
+		explicit_bzero(s.t, sizeof(s.t));
+		return 0;
 	}
-	explicit_bzero(t, sizeof(t));
-	explicit_bzero(last, sizeof(last));
-	explicit_bzero(stolen, sizeof(stolen));
+	in += 16 * bulk, out += 16 * bulk;
+	memcpy(s.last, in, 16);
+	memcpy(s.stolen + 0, in + 16, tail); /* read before any write: in-place safe */
+	if (encrypt) {
+		kt->xts_enc(data_key, s.t, s.last, s.last, 1); /* C_{m-1}' with T_{m-1} */
+		memcpy(s.stolen + tail, s.last + tail, 16 - tail);
+		memcpy(out + 16, s.last, tail);
+		kt->xts_enc(data_key, s.t, s.stolen, out, 1); /* with T_m */
+	} else {
+		memcpy(s.t_next, s.t, 16);
+		xts_mulx(s.t_next);
+		kt->xts_dec(data_key, s.t_next, s.last, s.last, 1); /* decrypt with T_m first */
+		memcpy(s.stolen + tail, s.last + tail, 16 - tail);
+		memcpy(out + 16, s.last, tail);
+		kt->xts_dec(data_key, s.t, s.stolen, out, 1); /* then T_{m-1} */
+	}
+	explicit_bzero(&s, sizeof(s));
 	return 0;
 }

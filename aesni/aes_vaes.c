@@ -71,7 +71,7 @@ YI __m256i pair(__m128i lo, __m128i hi)
 #define YXOR_IN(i) b##i = _mm256_xor_si256(b##i, LD2(in, i));
 
 /* Below this many blocks the 128-bit code is as fast and needs no broadcasts. */
-#define WIDE_MIN 16
+#define WIDE_MIN CT_AES_WIDE_MIN_BLOCKS
 
 /* ---- ECB ---- */
 
