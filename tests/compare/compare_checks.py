@@ -38,6 +38,31 @@ def test_defaults():
           f"cryptodev is a default route iff /dev/crypto exists ({names})")
 
 
+def test_progress_on_tty():
+    """With stderr on a terminal (a pty here) compare shows its progress there."""
+    import pty
+    import subprocess
+    master, slave = pty.openpty()
+    out = os.path.join(tmpdir("tty"), "cmp")
+    p = subprocess.Popen([CRYPTRACE, "compare", "--routes", "native,aesni", "-n", "2", "-o", out,
+                          "--", "true"], stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    so = p.communicate(timeout=300)[0]
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(master)
+    check(p.returncode == 0, f"compare on a terminal exits 0 ({p.returncode})")
+    check(b"round 2/2" in seen, f"progress shows on a terminal stderr: {seen[-200:]!r}")
+    check(b"\r" not in so and b"runs)" not in so, "progress never goes to stdout")
+
+
 def test_interleaved():
     rc, so, se, out = compare(["--routes", "native,aesni", "-n", "3", "--json", "--",
                                "sh", "-c", "date +%s%N"], "interleave")
@@ -120,6 +145,7 @@ def test_usage():
 def test():
     test_defaults()
     test_interleaved()
+    test_progress_on_tty()
     test_exit_status_changed()
     test_output_changed()
     test_identical_enc()
