@@ -39,6 +39,7 @@ struct dr_report {
 	uint32_t cpu_flags;
 	bool afalg_ok;
 	int afalg_errno;
+	bool cryptodev_ok;     /* /dev/crypto opens */
 	bool aes_software;     /* the default libcrypto runs AES at software speed */
 	bool ia32cap_masks_aes;
 	const char *ia32cap;

@@ -214,6 +214,7 @@ void dr_probe_cryptodev(struct dr_report *r)
 		dr_value(c, "errno", false, "%s", strerrorname_np(e) ?: "");
 		return;
 	}
+	r->cryptodev_ok = true;
 	c = dr_add(r, "cryptodev", DR_OK, "/dev/crypto is present", "open(\"/dev/crypto\") succeeded");
 	dr_value(c, "present", true, "true");
 
@@ -274,7 +275,7 @@ void dr_probe_cryptodev(struct dr_report *r)
 	close(fd);
 }
 
-/* ---- crossover: AF_ALG cbc(aes) against in-process AES-NI --------------------------------- */
+/* ---- crossover: a kernel path's cbc(aes) against in-process AES-NI ------------------------ */
 
 static double now_s(void)
 {
@@ -286,6 +287,7 @@ static double now_s(void)
 
 #define XO_MAX 65536
 #define XO_SECONDS 0.02
+#define XO_SIZES 7 /* 16 B .. 64 KiB, x4 */
 
 /* Seconds per request of AF_ALG cbc(aes) encryption of size bytes (sendmsg + read). */
 static double afalg_per_request(int opfd, uint8_t *buf, size_t size)
@@ -322,13 +324,79 @@ static double afalg_per_request(int opfd, uint8_t *buf, size_t size)
 	return t / (double)n;
 }
 
+/* Seconds per request of /dev/crypto AES-CBC encryption (one CIOCCRYPT). */
+static double cryptodev_per_request(int fd, uint32_t ses, uint8_t *buf, size_t size)
+{
+	uint8_t iv[16] = { 0 };
+	struct ct_cdev_crypt_op op = {
+		.ses = ses,
+		.op = CT_COP_ENCRYPT,
+		.len = (uint32_t)size,
+		.src = buf,
+		.dst = buf,
+		.iv = iv,
+	};
+	long n = 0;
+	double t0 = now_s(), t;
+
+	do {
+		if (ioctl(fd, CT_CIOCCRYPT, &op) != 0)
+			return -1;
+		n++;
+		t = now_s() - t0;
+	} while (t < XO_SECONDS);
+	return t / (double)n;
+}
+
+/* One kernel path's per-size times against in-process ones: a check and, when the kernel wins
+ * from some size on, a route recommendation. */
+static void crossover_check(struct dr_report *r, const char *id, const char *what,
+			    const char *target, const double *tk, const double *ti)
+{
+	char table[700] = "";
+	size_t len = 0, cross = 0, size = 16;
+
+	for (int i = 0; i < XO_SIZES; i++, size *= 4) {
+		if (tk[i] < 0)
+			break;
+		len += (size_t)snprintf(table + len, len < sizeof(table) ? sizeof(table) - len : 0,
+					"%s%zu B: kernel %.1f us, in-process %.2f us", len ? "; " : "",
+					size, tk[i] * 1e6, ti[i] * 1e6);
+		/* The crossover is where the kernel starts winning and keeps winning. */
+		if (tk[i] < ti[i]) {
+			if (!cross)
+				cross = size;
+		} else {
+			cross = 0;
+		}
+		if (len >= sizeof(table))
+			break;
+	}
+
+	struct dr_check *c = dr_add(r, id, DR_INFO, "", "%s cbc(aes) encrypt vs cryptrace's "
+				    "in-process AES-NI, per request: %s", what, table);
+
+	if (cross) {
+		snprintf(c->title, sizeof(c->title), "%s beats in-process AES from %zu-byte "
+			 "requests", what, cross);
+		dr_recommend(r, "route aes-*-cbc=%s>=%zu,aesni (cryptrace run --route): %s wins "
+				"from %zu-byte requests here", target, cross, what, cross);
+	} else {
+		snprintf(c->title, sizeof(c->title), "%s never beats in-process AES (16 B to 64 KiB)",
+			 what);
+	}
+	dr_value(c, "size", true, "%s", "");
+	if (cross)
+		snprintf(c->values[c->nvalues - 1].val, sizeof(c->values[0].val), "%zu", cross);
+}
+
 void dr_probe_crossover(struct dr_report *r)
 {
-	struct dr_check *c;
+	if (!r->afalg_ok && !r->cryptodev_ok) {
+		struct dr_check *c = dr_add(r, "crossover", DR_INFO,
+					    "no kernel path: no crossover to measure",
+					    "neither AF_ALG nor /dev/crypto is available");
 
-	if (!r->afalg_ok) {
-		c = dr_add(r, "crossover", DR_INFO, "no kernel path: no crossover to measure",
-			   "AF_ALG is not available and /dev/crypto sessions are not measured");
 		dr_value(c, "size", true, "%s", "");
 		return;
 	}
@@ -338,26 +406,19 @@ void dr_probe_crossover(struct dr_report *r)
 		       "no in-process AES-NI to compare the kernel path with");
 		return;
 	}
-	int tfm = afalg_bind("skcipher", "cbc(aes)");
-	static const uint8_t key[16] = { 3 };
 
-	if (tfm < 0 || setsockopt(tfm, SOL_ALG, ALG_SET_KEY, key, sizeof(key)) != 0) {
-		if (tfm >= 0)
-			close(tfm);
-		dr_add(r, "crossover", DR_WARN, "crossover not measured",
-		       "AF_ALG cbc(aes) could not be set up");
-		return;
-	}
-	int opfd = accept4(tfm, NULL, NULL, SOCK_CLOEXEC);
+	static const uint8_t key[16] = { 3 };
 	uint8_t *buf = aligned_alloc(64, XO_MAX);
 	struct ct_aes_key k;
-	char table[600] = "";
-	size_t len = 0, cross = 0;
+	double ti[XO_SIZES], tk[XO_SIZES];
+	size_t size = 16;
 
+	if (!buf)
+		return;
+	memset(buf, 0x5a, XO_MAX);
 	ct_aes_set_key(&k, key, 128);
-	for (size_t size = 16; opfd >= 0 && buf && size <= XO_MAX; size *= 4) {
+	for (int i = 0; i < XO_SIZES; i++, size *= 4) {
 		uint8_t iv[16] = { 0 };
-		double tk = afalg_per_request(opfd, buf, size);
 		long n = 0;
 		double t0 = now_s(), t;
 
@@ -366,39 +427,52 @@ void dr_probe_crossover(struct dr_report *r)
 			n++;
 			t = now_s() - t0;
 		} while (t < XO_SECONDS);
-
-		double ti = t / (double)n;
-
-		if (tk < 0)
-			break;
-		len += (size_t)snprintf(table + len, sizeof(table) - len, "%s%zu B: kernel %.1f us, "
-					"in-process %.2f us", len ? "; " : "", size, tk * 1e6,
-					ti * 1e6);
-		if (!cross && tk < ti)
-			cross = size;
-		if (len >= sizeof(table))
-			break;
+		ti[i] = t / (double)n;
 	}
-	if (opfd >= 0)
-		close(opfd);
-	close(tfm);
-	free(buf);
 	ct_aes_key_wipe(&k);
-	if (cross) {
-		c = dr_add(r, "crossover", DR_INFO, "", "AF_ALG cbc(aes) encrypt vs cryptrace's "
-			   "in-process AES-NI, per request: %s", table);
-		snprintf(c->title, sizeof(c->title), "the kernel path beats in-process AES from "
-			 "%zu-byte requests", cross);
-		dr_recommend(r, "route aes-*-cbc=afalg>=%zu,aesni (cryptrace run --route): the kernel "
-				"wins from %zu-byte requests here", cross, cross);
-	} else {
-		c = dr_add(r, "crossover", DR_INFO, "the kernel path never beats in-process AES "
-			   "(16 B to 64 KiB)", "AF_ALG cbc(aes) encrypt vs cryptrace's in-process "
-			   "AES-NI, per request: %s", table);
+
+	if (r->afalg_ok) {
+		int tfm = afalg_bind("skcipher", "cbc(aes)");
+		int opfd = -1;
+
+		if (tfm >= 0 && setsockopt(tfm, SOL_ALG, ALG_SET_KEY, key, sizeof(key)) == 0)
+			opfd = accept4(tfm, NULL, NULL, SOCK_CLOEXEC);
+		size = 16;
+		for (int i = 0; i < XO_SIZES; i++, size *= 4)
+			tk[i] = opfd >= 0 ? afalg_per_request(opfd, buf, size) : -1;
+		if (opfd >= 0)
+			close(opfd);
+		if (tfm >= 0)
+			close(tfm);
+		if (tk[0] < 0)
+			dr_add(r, "crossover", DR_WARN, "crossover not measured",
+			       "AF_ALG cbc(aes) could not be set up or refused a request");
+		else
+			crossover_check(r, "crossover", "AF_ALG", "afalg", tk, ti);
 	}
-	dr_value(c, "size", true, "%s", "");
-	if (cross)
-		snprintf(c->values[c->nvalues - 1].val, sizeof(c->values[0].val), "%zu", cross);
+	if (r->cryptodev_ok) {
+		int fd = open(CT_CDEV_PATH, O_RDWR | O_CLOEXEC);
+		struct ct_cdev_session_op s = {
+			.cipher = CT_CRYPTO_AES_CBC,
+			.keylen = sizeof(key),
+			.key = (uint8_t *)key,
+		};
+		bool ses = fd >= 0 && ioctl(fd, CT_CIOCGSESSION, &s) == 0;
+
+		size = 16;
+		for (int i = 0; i < XO_SIZES; i++, size *= 4)
+			tk[i] = ses ? cryptodev_per_request(fd, s.ses, buf, size) : -1;
+		if (ses)
+			ioctl(fd, CT_CIOCFSESSION, &s.ses);
+		if (fd >= 0)
+			close(fd);
+		if (tk[0] < 0)
+			dr_add(r, "crossover:cryptodev", DR_WARN, "/dev/crypto crossover not measured",
+			       "no AES-128-CBC session, or CIOCCRYPT refused a request");
+		else
+			crossover_check(r, "crossover:cryptodev", "/dev/crypto", "cryptodev", tk, ti);
+	}
+	free(buf);
 #else
 	dr_add(r, "crossover", DR_INFO, "crossover not measured",
 	       "this build has no in-process AES-NI backend to compare with");
