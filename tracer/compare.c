@@ -275,7 +275,7 @@ static int parse_options(int argc, char **argv, struct cmp_options *o)
 	o->cmd = argv + optind;
 	if (o->nroutes == 0)
 		default_routes(o);
-	if (o->nroutes < 2 && o->rounds >= 1 && o->nroutes == 1 && !o->json)
+	if (o->nroutes == 1 && !o->json)
 		fprintf(stderr, "cryptrace compare: only one route (%s): nothing to compare it "
 				"with\n", o->routes[0].name);
 	return -1;
