@@ -126,7 +126,7 @@ uint64_t ct_now_ns(void); /* CLOCK_MONOTONIC, ns */
 /* ---- events -------------------------------------------------------------------------------- */
 
 /* Records an event; identical events (same kind, call, errno, detail and call site) are merged
- * into one record with a count. When want_callsite, the caller's stack is captured (libunwind,
+ * into one record with a count. When want_callsite, the caller's stack is captured (glibc backtrace(),
  * symbolized as module!symbol+0xoff), skipping the preload's own frames: use it on failures and
  * session setup only, never per operation. detail is printf-style; it must never contain key
  * bytes, IVs or data. */

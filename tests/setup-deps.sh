@@ -8,9 +8,9 @@ set -euo pipefail
 packages=(
 	build-essential meson ninja-build pkg-config # the build
 	libssl-dev openssl        # OpenSSL headers (build time only for the preload) and the CLI traced by tests
-	libunwind-dev             # call sites of failures and sessions
 	libcmocka-dev             # unit tests
 	python3 file              # integration test scripts; ELF checks in tests
+	strace                    # the vm suite counts the afalg engine's syscalls independently
 	openssh-server openssh-client curl # real programs traced by tests
 	chromium                  # the reports suite renders the HTML report headless (skips without it)
 	qemu-system-x86 busybox-static kcapi-tools libfuse3-dev # the vm suite: a real kernel with AF_ALG
