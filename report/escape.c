@@ -89,6 +89,10 @@ void rp_json_str(FILE *f, const char *s, size_t len)
 			fputc(c, f);
 		} else if (c == '\n') {
 			fputs("\\n", f);
+		} else if (c == '\t') {
+			fputs("\\t", f);
+		} else if (c == '\r') {
+			fputs("\\r", f);
 		} else if (c < 0x20 || c == 0x7f) {
 			fprintf(f, "\\u%04x", c);
 		} else if (c >= 0x80) {

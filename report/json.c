@@ -3,6 +3,7 @@
  * json.c - `cryptrace report --json`: the whole model as one JSON object for scripts. Always
  * valid JSON: strings are escaped and invalid UTF-8 becomes U+FFFD; unknown figures are null.
  */
+#include "views.h"
 #include "model.h"
 
 #include <math.h>
@@ -38,77 +39,10 @@ static void j_close(struct jw *w, char c)
 		w->depth--;
 }
 
-/* Length of a valid UTF-8 sequence at p (1..4), or 0 when it is invalid. */
-static unsigned utf8_len(const unsigned char *p, size_t left)
-{
-	unsigned n;
-	uint32_t cp;
-	if (p[0] < 0x80)
-		return 1;
-	if ((p[0] & 0xe0) == 0xc0) {
-		n = 2;
-		cp = p[0] & 0x1f;
-	} else if ((p[0] & 0xf0) == 0xe0) {
-		n = 3;
-		cp = p[0] & 0x0f;
-	} else if ((p[0] & 0xf8) == 0xf0) {
-		n = 4;
-		cp = p[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (n > left)
-		return 0;
-	for (unsigned i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	static const uint32_t min_cp[] = { 0, 0, 0x80, 0x800, 0x10000 };
-	if (cp < min_cp[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
-static void j_raw_str(FILE *f, const char *s, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	fputc('"', f);
-	for (size_t i = 0; i < len;) {
-		unsigned char c = p[i];
-		if (c == '"' || c == '\\') {
-			fputc('\\', f);
-			fputc(c, f);
-		} else if (c == '\n') {
-			fputs("\\n", f);
-		} else if (c == '\t') {
-			fputs("\\t", f);
-		} else if (c == '\r') {
-			fputs("\\r", f);
-		} else if (c < 0x20 || c == 0x7f) {
-			fprintf(f, "\\u%04x", c);
-		} else if (c >= 0x80) {
-			unsigned n = utf8_len(p + i, len - i);
-			if (n == 0) {
-				fputs("\\ufffd", f);
-				i++;
-				continue;
-			}
-			fwrite(p + i, 1, n, f);
-			i += n;
-			continue;
-		} else {
-			fputc(c, f);
-		}
-		i++;
-	}
-	fputc('"', f);
-}
-
 static void j_key(struct jw *w, const char *k)
 {
 	j_sep(w);
-	j_raw_str(w->f, k, strlen(k));
+	rp_json_str(w->f, k, strlen(k));
 	fputc(':', w->f);
 	w->need_comma[w->depth] = false; /* the value follows without a comma */
 }
@@ -124,7 +58,7 @@ static void j_str(struct jw *w, const char *k, struct ct_str s)
 		j_key(w, k);
 	else
 		j_sep(w);
-	j_raw_str(w->f, s.p, s.len);
+	rp_json_str(w->f, s.p, s.len);
 	j_value_done(w);
 }
 
