@@ -9,15 +9,9 @@
 #include <stdint.h>
 
 #include "tracer.h"
-#ifdef CT_HAVE_AESNI
 #include "aesni.h"
-#endif
 
 uint32_t ct_calibrate_aesni_cpb(void)
 {
-#ifdef CT_HAVE_AESNI
 	return ct_aesni_cpb_milli();
-#else
-	return 0;
-#endif
 }

@@ -26,15 +26,9 @@
 #include <unistd.h>
 
 #include "tracer.h"
-#ifdef CT_HAVE_REPORT
 #include "model.h"
-#endif
-#ifdef CT_HAVE_ROUTE_SPEC
 #include "route_spec.h"
-#endif
-#ifdef CT_HAVE_AESNI
 #include "aesni.h"
-#endif
 
 #ifndef AF_ALG
 #define AF_ALG 38
@@ -155,7 +149,6 @@ static bool add_route(struct cmp_options *o, const char *arg)
 	}
 	if (!known)
 		spec = arg;
-#ifdef CT_HAVE_ROUTE_SPEC
 	if (spec) {
 		struct ct_route_table table;
 		char err[200];
@@ -165,7 +158,6 @@ static bool add_route(struct cmp_options *o, const char *arg)
 			return false;
 		}
 	}
-#endif
 	snprintf(r->name, sizeof(r->name), "%s", arg);
 	r->spec = spec ? strdup(spec) : NULL;
 	if (known)
@@ -198,10 +190,8 @@ static bool add_route_list(struct cmp_options *o, const char *list)
 static void default_routes(struct cmp_options *o)
 {
 	add_route(o, "native");
-#ifdef CT_HAVE_AESNI
 	if (ct_aesni_available())
 		add_route(o, "aesni");
-#endif
 	if (ct_afalg_usable(NULL))
 		add_route(o, "afalg");
 	if (ct_cryptodev_usable(NULL))
@@ -389,7 +379,6 @@ static int run_once(const char *lib, const char *dir, const struct cmp_route *ro
 
 /* ---- reading one run's traces ------------------------------------------------------------- */
 
-#ifdef CT_HAVE_REPORT
 static void copy_str(char *dst, size_t cap, struct ct_str s)
 {
 	size_t n = s.len < cap - 1 ? s.len : cap - 1;
@@ -477,12 +466,6 @@ static void read_run(struct cmp_run *run)
 	free(busiest);
 	rp_model_free(&m);
 }
-#else
-static void read_run(struct cmp_run *run)
-{
-	(void)run;
-}
-#endif
 
 /* ---- figures across rounds ---------------------------------------------------------------- */
 

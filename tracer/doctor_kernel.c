@@ -24,9 +24,7 @@
 #include "proc_crypto.h"
 #include "trace_format.h"
 #include "tracer.h"
-#ifdef CT_HAVE_AESNI
 #include "aesni.h"
-#endif
 
 #ifndef SOL_ALG
 #define SOL_ALG 279
@@ -400,7 +398,6 @@ void dr_probe_crossover(struct dr_report *r)
 		dr_value(c, "size", true, "%s", "");
 		return;
 	}
-#ifdef CT_HAVE_AESNI
 	if (!ct_aesni_available()) {
 		dr_add(r, "crossover", DR_INFO, "crossover not measured",
 		       "no in-process AES-NI to compare the kernel path with");
@@ -473,8 +470,4 @@ void dr_probe_crossover(struct dr_report *r)
 			crossover_check(r, "crossover:cryptodev", "/dev/crypto", "cryptodev", tk, ti);
 	}
 	free(buf);
-#else
-	dr_add(r, "crossover", DR_INFO, "crossover not measured",
-	       "this build has no in-process AES-NI backend to compare with");
-#endif
 }

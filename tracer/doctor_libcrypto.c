@@ -28,9 +28,7 @@
 #include "doctor.h"
 #include "trace_format.h"
 #include "tracer.h"
-#ifdef CT_HAVE_AESNI
 #include "aesni.h"
-#endif
 
 #define MEASURE_BYTES 8192
 #define MEASURE_NS 50000000ull /* per cipher: long enough to leave turbo/frequency noise behind */
@@ -643,9 +641,7 @@ void dr_probe_libcrypto(struct dr_report *r)
 	char openssl[PATH_MAX] = "", lib[PATH_MAX] = "", real[PATH_MAX] = "";
 	double bound = 0;
 
-#ifdef CT_HAVE_AESNI
 	bound = ct_aesni_cpb_bound();
-#endif
 	r->afalg_ok = ct_afalg_usable(&r->afalg_errno);
 	probe_ia32cap(r);
 

@@ -7,20 +7,11 @@
 #include <string.h>
 
 #include "tracer.h"
-#ifdef CT_HAVE_REPORT
 #include "report.h"
-#endif
 
 static int report_main(int argc, char **argv)
 {
-#ifdef CT_HAVE_REPORT
 	return ct_report_main(argc, argv);
-#else
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "cryptrace: this build has no reporter (report/ was not built)\n");
-	return CT_EXIT_USAGE;
-#endif
 }
 
 static int help_main(int argc, char **argv)

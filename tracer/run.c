@@ -22,12 +22,8 @@
 #include <unistd.h>
 
 #include "tracer.h"
-#ifdef CT_HAVE_REPORT
 #include "report.h"
-#endif
-#ifdef CT_HAVE_ROUTE_SPEC
 #include "route_spec.h"
-#endif
 
 struct run_options {
 	const char *outdir; /* NULL: a fresh ./cryptrace-<timestamp> */
@@ -48,7 +44,6 @@ static int run_usage_error(const char *fmt, const char *arg)
 /* A bad route spec is refused here, before anything runs, rather than ignored by the preload. */
 static bool route_spec_ok(const char *spec)
 {
-#ifdef CT_HAVE_ROUTE_SPEC
 	struct ct_route_table table;
 	char err[200];
 
@@ -56,9 +51,6 @@ static bool route_spec_ok(const char *spec)
 		fprintf(stderr, "cryptrace run: %s (see docs/routes.md)\n", err);
 		return false;
 	}
-#else
-	(void)spec;
-#endif
 	return true;
 }
 
@@ -333,9 +325,7 @@ static void summarize(const char *outdir, char **before, int nbefore, char **cmd
 		if (kind == CT_ELF_STATIC)
 			fprintf(stderr, "cryptrace: %s is statically linked; cryptrace cannot see "
 					"inside it, only into the dynamic programs it started\n", cmd[0]);
-#ifdef CT_HAVE_REPORT
 		ct_report_summary((const char *const *)paths, nnew, stderr);
-#endif
 		fprintf(stderr, "cryptrace: %d trace file%s in %s (details: cryptrace report %s)\n",
 			nnew, nnew == 1 ? "" : "s", outdir, outdir);
 	}
