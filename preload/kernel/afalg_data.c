@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "afalg_ops.h"
+#include "emul.h"
 #include "kernel/kernel_decode.h"
 #include "khooks.h"
 
@@ -52,7 +53,7 @@ uint32_t ct_afalg_path(struct ct_thread *t, struct ct_alg_state *a, uint8_t dir,
 		.api = CT_API_AFALG,
 		.dir = dir,
 		.entry = entries[entry],
-		.route = CT_ROUTE_NONE,
+		.route = a->route,
 		.key_bits = (uint16_t)keybits,
 		.flags = a->drv_flags,
 		.impl = a->impl[0] ? a->impl : "kernel:unknown",
@@ -112,7 +113,8 @@ uint32_t ct_afalg_op_end(struct ct_thread *t, struct ct_alg_state *a, uint8_t en
 		a->op_open = false;
 		return path;
 	}
-	for (uint32_t i = 0; i < a->op_syscalls; i++)
+	/* Served in-process: the calls on the socket reached no kernel crypto. */
+	for (uint32_t i = 0; a->route != CT_ROUTE_AESNI && i < a->op_syscalls; i++)
 		ct_count_syscall(t, path);
 	if (a->op_spliced)
 		ct_mark_spliced(t, path);
@@ -182,14 +184,48 @@ static size_t iov_total(const struct iovec *iov, size_t n)
 #define OP_STATE(fd) ({ struct ct_kfd_state *s_ = ct_kfd_get(fd); \
 			s_ && s_->kind == CT_KFD_ALG_OP ? s_ : NULL; })
 
+/* The socket's answer: the emulation's when it serves this op socket, else the kernel's. */
+#define ALG_CALL(st, emulcall, realcall) ((st) && (st)->emul ? (emulcall) : (realcall))
+
+static ssize_t emul_send_buf(struct ct_kfd_state *st, const void *buf, size_t len, int flags)
+{
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	return ct_emul_alg_send(st, &msg, flags);
+}
+
+static ssize_t emul_send_iov(struct ct_kfd_state *st, const struct iovec *iov, int n)
+{
+	struct msghdr msg = { .msg_iov = (struct iovec *)iov, .msg_iovlen = n > 0 ? (size_t)n : 0 };
+	return ct_emul_alg_send(st, &msg, 0);
+}
+
+static ssize_t emul_recv_buf(struct ct_kfd_state *st, void *buf, size_t len)
+{
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	return ct_emul_alg_recv(st, &iov, 1);
+}
+
+static ssize_t emul_recvmsg(struct ct_kfd_state *st, struct msghdr *msg)
+{
+	if (!msg)
+		return errno = EFAULT, -1;
+	ssize_t r = ct_emul_alg_recv(st, msg->msg_iov, msg->msg_iovlen);
+	if (r >= 0) {
+		msg->msg_flags = 0;
+		msg->msg_controllen = 0;
+	}
+	return r;
+}
+
 CT_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
 	struct ct_kfd_state *st = OP_STATE(fd);
 	struct ct_thread *t = st ? send_begin(st) : NULL;
 
 	if (CT_LIKELY(!t))
-		return CT_REAL(sendmsg)(fd, msg, flags);
-	ssize_t r = CT_REAL(sendmsg)(fd, msg, flags);
+		return ALG_CALL(st, ct_emul_alg_send(st, msg, flags), CT_REAL(sendmsg)(fd, msg, flags));
+	ssize_t r = ALG_CALL(st, ct_emul_alg_send(st, msg, flags), CT_REAL(sendmsg)(fd, msg, flags));
 	int e = ct_errno_save();
 	send_end(t, st, "sendmsg", r, e, msg, msg && !(r < 0 && e == EFAULT) ? iov_total(msg->msg_iov, msg->msg_iovlen) : 0);
 	ct_errno_restore(e);
@@ -202,8 +238,8 @@ CT_EXPORT ssize_t send(int fd, const void *buf, size_t len, int flags)
 	struct ct_thread *t = st ? send_begin(st) : NULL;
 
 	if (CT_LIKELY(!t))
-		return CT_REAL(send)(fd, buf, len, flags);
-	ssize_t r = CT_REAL(send)(fd, buf, len, flags);
+		return ALG_CALL(st, emul_send_buf(st, buf, len, flags), CT_REAL(send)(fd, buf, len, flags));
+	ssize_t r = ALG_CALL(st, emul_send_buf(st, buf, len, flags), CT_REAL(send)(fd, buf, len, flags));
 	int e = ct_errno_save();
 	send_end(t, st, "send", r, e, NULL, len);
 	ct_errno_restore(e);
@@ -217,8 +253,10 @@ CT_EXPORT ssize_t sendto(int fd, const void *buf, size_t len, int flags, const s
 	struct ct_thread *t = st ? send_begin(st) : NULL;
 
 	if (CT_LIKELY(!t))
-		return CT_REAL(sendto)(fd, buf, len, flags, to, tolen);
-	ssize_t r = CT_REAL(sendto)(fd, buf, len, flags, to, tolen);
+		return ALG_CALL(st, emul_send_buf(st, buf, len, flags),
+				CT_REAL(sendto)(fd, buf, len, flags, to, tolen));
+	ssize_t r = ALG_CALL(st, emul_send_buf(st, buf, len, flags),
+			     CT_REAL(sendto)(fd, buf, len, flags, to, tolen));
 	int e = ct_errno_save();
 	send_end(t, st, "sendto", r, e, NULL, len);
 	ct_errno_restore(e);
@@ -231,8 +269,8 @@ CT_EXPORT ssize_t write(int fd, const void *buf, size_t len)
 	struct ct_thread *t = st ? send_begin(st) : NULL;
 
 	if (CT_LIKELY(!t))
-		return CT_REAL(write)(fd, buf, len);
-	ssize_t r = CT_REAL(write)(fd, buf, len);
+		return ALG_CALL(st, emul_send_buf(st, buf, len, 0), CT_REAL(write)(fd, buf, len));
+	ssize_t r = ALG_CALL(st, emul_send_buf(st, buf, len, 0), CT_REAL(write)(fd, buf, len));
 	int e = ct_errno_save();
 	send_end(t, st, "write", r, e, NULL, len);
 	ct_errno_restore(e);
@@ -245,8 +283,8 @@ CT_EXPORT ssize_t writev(int fd, const struct iovec *iov, int n)
 	struct ct_thread *t = st ? send_begin(st) : NULL;
 
 	if (CT_LIKELY(!t))
-		return CT_REAL(writev)(fd, iov, n);
-	ssize_t r = CT_REAL(writev)(fd, iov, n);
+		return ALG_CALL(st, emul_send_iov(st, iov, n), CT_REAL(writev)(fd, iov, n));
+	ssize_t r = ALG_CALL(st, emul_send_iov(st, iov, n), CT_REAL(writev)(fd, iov, n));
 	int e = ct_errno_save();
 	send_end(t, st, "writev", r, e, NULL, r >= 0 ? (size_t)r : 0);
 	ct_errno_restore(e);
@@ -289,14 +327,14 @@ static void read_end(struct ct_kfd_state *st, const char *call, ssize_t r, int e
 	ct_leave(t, CT_FAM_KERNEL);
 }
 
-#define READ_HOOK(call, realcall)                                                              \
+#define READ_HOOK(call, realcall, emulcall)                                                    \
 	({                                                                                     \
 		struct ct_kfd_state *st_ = OP_STATE(fd);                                       \
 		ssize_t r_;                                                                    \
 		if (CT_LIKELY(!st_)) {                                                         \
 			r_ = realcall;                                                         \
 		} else {                                                                       \
-			r_ = realcall;                                                         \
+			r_ = st_->emul ? (emulcall) : (realcall);                              \
 			int e_ = ct_errno_save();                                              \
 			read_end(st_, call, r_, e_);                                           \
 			ct_errno_restore(e_);                                                  \
@@ -306,7 +344,7 @@ static void read_end(struct ct_kfd_state *st, const char *call, ssize_t r, int e
 
 CT_EXPORT ssize_t read(int fd, void *buf, size_t len)
 {
-	return READ_HOOK("read", CT_REAL(read)(fd, buf, len));
+	return READ_HOOK("read", CT_REAL(read)(fd, buf, len), emul_recv_buf(st_, buf, len));
 }
 
 /* _FORTIFY_SOURCE builds read through these when the buffer size is known. */
@@ -317,39 +355,44 @@ ssize_t __recvfrom_chk(int fd, void *buf, size_t len, size_t buflen, int flags,
 
 CT_EXPORT ssize_t __read_chk(int fd, void *buf, size_t len, size_t buflen)
 {
-	return READ_HOOK("read", CT_REAL(__read_chk)(fd, buf, len, buflen));
+	return READ_HOOK("read", CT_REAL(__read_chk)(fd, buf, len, buflen),
+			 emul_recv_buf(st_, buf, len < buflen ? len : buflen));
 }
 
 CT_EXPORT ssize_t __recv_chk(int fd, void *buf, size_t len, size_t buflen, int flags)
 {
-	return READ_HOOK("recv", CT_REAL(__recv_chk)(fd, buf, len, buflen, flags));
+	return READ_HOOK("recv", CT_REAL(__recv_chk)(fd, buf, len, buflen, flags),
+			 emul_recv_buf(st_, buf, len < buflen ? len : buflen));
 }
 
 CT_EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t len, size_t buflen, int flags,
 				 struct sockaddr *from, socklen_t *fromlen)
 {
-	return READ_HOOK("recvfrom", CT_REAL(__recvfrom_chk)(fd, buf, len, buflen, flags, from, fromlen));
+	return READ_HOOK("recvfrom", CT_REAL(__recvfrom_chk)(fd, buf, len, buflen, flags, from, fromlen),
+			 emul_recv_buf(st_, buf, len < buflen ? len : buflen));
 }
 
 CT_EXPORT ssize_t readv(int fd, const struct iovec *iov, int n)
 {
-	return READ_HOOK("readv", CT_REAL(readv)(fd, iov, n));
+	return READ_HOOK("readv", CT_REAL(readv)(fd, iov, n),
+			 ct_emul_alg_recv(st_, iov, n > 0 ? (size_t)n : 0));
 }
 
 CT_EXPORT ssize_t recv(int fd, void *buf, size_t len, int flags)
 {
-	return READ_HOOK("recv", CT_REAL(recv)(fd, buf, len, flags));
+	return READ_HOOK("recv", CT_REAL(recv)(fd, buf, len, flags), emul_recv_buf(st_, buf, len));
 }
 
 CT_EXPORT ssize_t recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *from,
 			   socklen_t *fromlen)
 {
-	return READ_HOOK("recvfrom", CT_REAL(recvfrom)(fd, buf, len, flags, from, fromlen));
+	return READ_HOOK("recvfrom", CT_REAL(recvfrom)(fd, buf, len, flags, from, fromlen),
+			 emul_recv_buf(st_, buf, len));
 }
 
 CT_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 {
-	return READ_HOOK("recvmsg", CT_REAL(recvmsg)(fd, msg, flags));
+	return READ_HOOK("recvmsg", CT_REAL(recvmsg)(fd, msg, flags), emul_recvmsg(st_, msg));
 }
 
 /* ---- splice / vmsplice --------------------------------------------------------------------- */
@@ -371,7 +414,13 @@ CT_EXPORT ssize_t splice(int fd_in, off_t *off_in, int fd_out, off_t *off_out, s
 	if (CT_LIKELY(!out && !in))
 		return CT_REAL(splice)(fd_in, off_in, fd_out, off_out, len, flags);
 	struct ct_thread *t = out ? send_begin(out) : NULL;
-	ssize_t r = CT_REAL(splice)(fd_in, off_in, fd_out, off_out, len, flags);
+	ssize_t r;
+	if (out && out->emul)
+		r = ct_emul_alg_splice_in(out, fd_in, len, flags);
+	else if (in && in->emul) /* the result spliced out of an emulated socket: not served */
+		r = (errno = EINVAL, -1);
+	else
+		r = CT_REAL(splice)(fd_in, off_in, fd_out, off_out, len, flags);
 	int e = ct_errno_save();
 	if (t) {
 		out->alg.op_spliced = true;
@@ -503,7 +552,12 @@ CT_EXPORT long syscall(long number, ...)
 	if (CT_LIKELY(number != SYS_io_submit && number != SYS_io_getevents) ||
 	    !atomic_load_explicit(&ct_kfd_alg_ops, memory_order_relaxed))
 		return real(number, a1, a2, a3, a4, a5, a6);
-	long r = real(number, a1, a2, a3, a4, a5, a6);
+	bool served = false;
+	long r = number == SYS_io_submit
+			 ? ct_emul_aio_submit((unsigned long)a1, a2, (struct iocb **)a3, &served)
+			 : ct_emul_aio_getevents((unsigned long)a1, a2, a3, (struct io_event *)a4, &served);
+	if (!served)
+		r = real(number, a1, a2, a3, a4, a5, a6);
 	int e = ct_errno_save();
 	if (number == SYS_io_submit)
 		aio_submitted(r, e, a2, (struct iocb **)a3);

@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "afalg_ops.h"
+#include "emul.h"
 #include "kdriver.h"
 #include "kernel/kernel_decode.h"
 #include "khooks.h"
@@ -58,13 +60,16 @@ CT_EXPORT int socket(int domain, int type, int protocol)
 	if (CT_LIKELY(domain != AF_ALG))
 		return CT_REAL(socket)(domain, type, protocol);
 	uint64_t t0 = ct_now_ns();
-	int fd = CT_REAL(socket)(domain, type, protocol);
+	/* With an aesni route the socket is ours from the start (the algorithm comes with bind,
+	 * which hands names the route leaves to the kernel back to a real AF_ALG socket). */
+	bool emul = ct_emul_enabled() && protocol == 0 && (type & 0xf) == SOCK_SEQPACKET;
+	int fd = emul ? ct_emul_alg_socket(type) : CT_REAL(socket)(domain, type, protocol);
 	int e = ct_errno_save();
 	uint64_t ns = ct_now_ns() - t0;
 	struct ct_thread *t = ct_thread_get();
 
 	if (fd >= 0) {
-		struct ct_kfd_state *st = ct_kfd_new(fd, CT_KFD_ALG_TFM);
+		struct ct_kfd_state *st = emul ? ct_kfd_get(fd) : ct_kfd_new(fd, CT_KFD_ALG_TFM);
 		if (st)
 			st->alg.setup_ns = ns;
 	} else if (t && ct_enter(t, CT_FAM_KERNEL)) {
@@ -85,7 +90,7 @@ CT_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t addrlen)
 	if (CT_LIKELY(!st) || st->kind != CT_KFD_ALG_TFM)
 		return CT_REAL(bind)(fd, addr, addrlen);
 	uint64_t t0 = ct_now_ns();
-	int r = CT_REAL(bind)(fd, addr, addrlen);
+	int r = st->emul ? ct_emul_alg_bind(fd, st, addr, addrlen) : CT_REAL(bind)(fd, addr, addrlen);
 	int e = ct_errno_save();
 	uint64_t ns = ct_now_ns() - t0;
 	struct ct_thread *t = ct_thread_get();
@@ -107,6 +112,14 @@ CT_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t addrlen)
 				 (unsigned)addrlen);
 		if (r < 0) {
 			ct_event(CT_EV_CALL_FAILED, "bind", e, r, CT_NO_PATH, true, "%s", detail);
+		} else if (st->emul) {
+			snprintf(st->alg.impl, sizeof(st->alg.impl), "%s", "route:aesni");
+			st->alg.drv_flags = CT_PATH_ROUTED;
+			st->alg.route = CT_ROUTE_AESNI;
+			ct_event(CT_EV_SESSION, "bind", 0, r, CT_NO_PATH, true,
+				 "%s driver=cryptrace-aesni class=cpu", detail);
+			ct_event(CT_EV_ROUTE, "bind", 0, r, CT_NO_PATH, false,
+				 "api=afalg name=%s route=aesni served=in-process", st->alg.name);
 		} else {
 			struct ct_kdrv d;
 			bool found = ct_kdriver_resolve(st->alg.type, st->alg.name, &d);
@@ -133,7 +146,8 @@ CT_EXPORT int setsockopt(int fd, int level, int optname, const void *optval, soc
 	if (CT_LIKELY(!st) || level != SOL_ALG)
 		return CT_REAL(setsockopt)(fd, level, optname, optval, optlen);
 	uint64_t t0 = ct_now_ns();
-	int r = CT_REAL(setsockopt)(fd, level, optname, optval, optlen);
+	int r = st->emul ? ct_emul_alg_setsockopt(st, optname, optval, optlen)
+			 : CT_REAL(setsockopt)(fd, level, optname, optval, optlen);
 	int e = ct_errno_save();
 	struct ct_thread *t = ct_thread_get();
 
@@ -155,12 +169,31 @@ CT_EXPORT int setsockopt(int fd, int level, int optname, const void *optval, soc
 	return r;
 }
 
+/* accept on an emulated tfm: a socketpair end with the op's emulation, entered in the table. */
+static int emul_accept(struct ct_kfd_state *tfm, int flags)
+{
+	int peer = -1;
+	int fd = ct_emul_alg_accept(tfm, flags, &peer);
+
+	if (fd < 0)
+		return fd;
+	struct ct_kfd_state *op = ct_kfd_new(fd, CT_KFD_ALG_OP);
+	if (op && ct_emul_alg_attach_op(op, tfm, peer))
+		return fd;
+	if (op)
+		ct_kfd_free(ct_kfd_forget(fd));
+	CT_REAL(close)(fd);
+	CT_REAL(close)(peer);
+	errno = ENOMEM;
+	return -1;
+}
+
 static int accepted(const char *call, struct ct_kfd_state *tfm, int r, int e, uint64_t ns)
 {
 	struct ct_thread *t = ct_thread_get();
 
 	if (r >= 0) {
-		struct ct_kfd_state *op = ct_kfd_new(r, CT_KFD_ALG_OP);
+		struct ct_kfd_state *op = tfm->emul ? ct_kfd_get(r) : ct_kfd_new(r, CT_KFD_ALG_OP);
 		if (op) {
 			op->alg = tfm->alg;
 			ct_kfd_hold(tfm);
@@ -190,7 +223,7 @@ CT_EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *addrlen)
 	if (CT_LIKELY(!st) || st->kind != CT_KFD_ALG_TFM)
 		return CT_REAL(accept)(fd, addr, addrlen);
 	uint64_t t0 = ct_now_ns();
-	int r = CT_REAL(accept)(fd, addr, addrlen);
+	int r = st->emul ? emul_accept(st, 0) : CT_REAL(accept)(fd, addr, addrlen);
 	int e = ct_errno_save();
 	accepted("accept", st, r, e, ct_now_ns() - t0);
 	ct_errno_restore(e);
@@ -204,7 +237,7 @@ CT_EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *addrlen, int fla
 	if (CT_LIKELY(!st) || st->kind != CT_KFD_ALG_TFM)
 		return CT_REAL(accept4)(fd, addr, addrlen, flags);
 	uint64_t t0 = ct_now_ns();
-	int r = CT_REAL(accept4)(fd, addr, addrlen, flags);
+	int r = st->emul ? emul_accept(st, flags) : CT_REAL(accept4)(fd, addr, addrlen, flags);
 	int e = ct_errno_save();
 	accepted("accept4", st, r, e, ct_now_ns() - t0);
 	ct_errno_restore(e);

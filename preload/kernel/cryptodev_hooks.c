@@ -18,9 +18,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "cdev_sessions.h"
 #include "core.h"
+#include "emul.h"
 #include "kdriver.h"
 #include "kernel/kernel_decode.h"
 #include "khooks.h"
@@ -46,19 +48,45 @@ static const char *open_flags_name(int flags, char *buf, size_t cap)
 	return buf;
 }
 
-/* After the real open of /dev/crypto returned fd (errno e when < 0). */
-static void cdev_opened(const char *call, int fd, int e, int flags)
+/* After the real open of /dev/crypto returned fd (errno e when < 0). With an aesni route the
+ * device is emulated: a missing one (ENOENT, ENODEV, ENXIO) becomes /dev/null, a present one
+ * keeps its fd and serves only the routed sessions in-process. Returns the program's fd. */
+static int cdev_opened(const char *call, int fd, int e, int flags)
 {
 	struct ct_thread *t = ct_thread_get();
+	bool emul = ct_emul_enabled();
+	bool missing = fd < 0 && (e == ENOENT || e == ENODEV || e == ENXIO);
 
-	if (fd >= 0)
-		ct_kfd_new(fd, CT_KFD_CDEV);
+	if (emul && missing) {
+		int nfd = ct_emul_cdev_open(flags);
+		struct ct_kfd_state *st = nfd >= 0 ? ct_kfd_new(nfd, CT_KFD_CDEV) : NULL;
+		if (st && ct_emul_cdev_attach(st, true)) {
+			if (t && ct_enter(t, CT_FAM_KERNEL)) {
+				char en[16];
+				ct_event(CT_EV_ROUTE, call, 0, nfd, CT_NO_PATH, true,
+					 "path=%s route=aesni kernel=%s: emulated in-process (fd on /dev/null)",
+					 CT_CDEV_PATH, ct_errno_name(e, en, sizeof(en)));
+				ct_leave(t, CT_FAM_KERNEL);
+			}
+			return nfd;
+		}
+		if (st)
+			ct_kfd_free(ct_kfd_forget(nfd));
+		if (nfd >= 0)
+			CT_REAL(close)(nfd);
+	}
+	if (fd >= 0) {
+		struct ct_kfd_state *st = ct_kfd_new(fd, CT_KFD_CDEV);
+		if (st && emul)
+			ct_emul_cdev_attach(st, false);
+	}
 	if (fd < 0 && t && ct_enter(t, CT_FAM_KERNEL)) {
 		char fl[48];
 		ct_event(CT_EV_CALL_FAILED, call, e, fd, CT_NO_PATH, true, "path=%s flags=%s",
 			 CT_CDEV_PATH, open_flags_name(flags, fl, sizeof(fl)));
 		ct_leave(t, CT_FAM_KERNEL);
 	}
+	return fd;
 }
 
 /* The mode argument exists only with O_CREAT or O_TMPFILE. */
@@ -81,8 +109,9 @@ static void cdev_opened(const char *call, int fd, int e, int flags)
 		int fd_ = CT_REAL(fn)(__VA_ARGS__);                                            \
 		if (CT_UNLIKELY(cdev)) {                                                       \
 			int e_ = ct_errno_save();                                              \
-			cdev_opened(call, fd_, e_, flags);                                     \
-			ct_errno_restore(e_);                                                  \
+			int nfd_ = cdev_opened(call, fd_, e_, flags);                          \
+			ct_errno_restore(nfd_ != fd_ ? 0 : e_);                                \
+			fd_ = nfd_;                                                            \
 		}                                                                              \
 		fd_;                                                                           \
 	})
@@ -180,7 +209,7 @@ static uint32_t session_path(struct ct_thread *t, struct ct_cdev_session *s, uin
 		.api = CT_API_CRYPTODEV,
 		.dir = dir,
 		.entry = CT_ENTRY_CRYPTODEV_IOCTL,
-		.route = CT_ROUTE_NONE,
+		.route = s->route,
 		.key_bits = (uint16_t)(s->keylen * 8 / (s->cipher == CT_CRYPTO_AES_XTS ? 2 : 1)),
 		.flags = s->drv_flags,
 		.impl = s->impl[0] ? s->impl : "kernel:unknown",
@@ -223,6 +252,18 @@ static uint32_t unknown_session_path(uint8_t dir)
 
 /* ---- ioctl --------------------------------------------------------------------------------- */
 
+/* The device's answer: the emulation's when it serves the request, else the kernel's. */
+static int cdev_call(struct ct_kfd_state *st, int fd, unsigned long request, void *arg)
+{
+	if (st->emul) {
+		bool served;
+		int r = ct_emul_cdev_ioctl(st, request, arg, &served);
+		if (served)
+			return r;
+	}
+	return CT_REAL(ioctl)(fd, request, arg);
+}
+
 static void on_gsession(int fd, struct ct_kfd_state *st, int r, int e, struct ct_cdev_session_op *s,
 			uint64_t ns)
 {
@@ -245,9 +286,20 @@ static void on_gsession(int fd, struct ct_kfd_state *st, int r, int e, struct ct
 	ses->mac = s->mac;
 	ses->keylen = s->keylen;
 	ses->setup_ns = ns;
+	ses->route = CT_ROUTE_NONE;
 	if (!ct_cdev_openssl_cipher(s->cipher, s->keylen, ses->cipher_name, sizeof(ses->cipher_name))) {
 		const char *n = ct_cdev_alg_name(s->cipher ? s->cipher : s->mac);
 		snprintf(ses->cipher_name, sizeof(ses->cipher_name), "%s", n ? n : "unknown");
+	}
+	if (ct_emul_cdev_ours(st, s->ses)) {
+		ses->route = CT_ROUTE_AESNI;
+		ses->drv_flags = CT_PATH_ROUTED;
+		snprintf(ses->impl, sizeof(ses->impl), "%s", "route:aesni");
+		ct_event(CT_EV_SESSION, "ioctl(CIOCGSESSION)", 0, r, CT_NO_PATH, true,
+			 "%s driver=cryptrace-aesni kernel_driver_only=0", detail);
+		ct_event(CT_EV_ROUTE, "ioctl(CIOCGSESSION)", 0, r, CT_NO_PATH, false,
+			 "api=cryptodev cipher=%s route=aesni served=in-process", ses->cipher_name);
+		return;
 	}
 	/* Ask the kernel which driver it bound, as the program may never do. */
 	struct ct_cdev_session_info_op si = { .ses = s->ses };
@@ -270,7 +322,8 @@ static void on_crypt(struct ct_thread *t, struct ct_kfd_state *st, const char *c
 	struct ct_cdev_session *s = ct_cdev_session_find(st, ses_id);
 	uint32_t path = s ? session_path(t, s, dir) : unknown_session_path(dir);
 
-	ct_count_syscall(t, path);
+	if (!s || s->route != CT_ROUTE_AESNI) /* served in-process: no syscall made */
+		ct_count_syscall(t, path);
 	ct_op_end(t, timer, path, len, r >= 0);
 	if (s)
 		s->last_path = path;
@@ -299,7 +352,7 @@ static int ioctl_tracked(struct ct_kfd_state *st, int fd, unsigned long request,
 	struct ct_thread *t = nr >= 0 ? ct_thread_get() : NULL;
 
 	if (!t || !ct_enter(t, CT_FAM_KERNEL))
-		return CT_REAL(ioctl)(fd, request, arg);
+		return cdev_call(st, fd, request, arg);
 
 	char detail[DETAIL_MAX] = "";
 	struct ct_op_timer timer;
@@ -307,7 +360,7 @@ static int ioctl_tracked(struct ct_kfd_state *st, int fd, unsigned long request,
 	bool is_op = nr == CT_NR_CIOCCRYPT || nr == CT_NR_CIOCAUTHCRYPT || nr == CT_NR_CIOCASYNCCRYPT;
 	if (is_op)
 		ct_op_begin(t, &timer, st->cdev_last_len); /* the size is read after the call */
-	int r = CT_REAL(ioctl)(fd, request, arg);
+	int r = cdev_call(st, fd, request, arg);
 	int e = ct_errno_save();
 	uint64_t ns = ct_now_ns() - t0;
 	bool readable = arg && (r >= 0 || arg_was_read(e));
@@ -366,7 +419,7 @@ static int ioctl_tracked(struct ct_kfd_state *st, int fd, unsigned long request,
 		}
 		goto other;
 	case CT_NR_CRIOGET:
-		if (r == 0 && readable)
+		if (r == 0 && readable && !ct_kfd_get((int)*(uint32_t *)arg)) /* emulated: entered */
 			ct_kfd_new((int)*(uint32_t *)arg, CT_KFD_CDEV_CLONE);
 		goto other;
 	case CT_NR_CIOCASYNCFETCH: {

@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 
+#include "emul.h"
 #include "kfd.h"
 
 #define KFD_MAX_CAP (1u << 22) /* 4M fds: 32 MiB of address space, reserved not committed */
@@ -163,6 +164,7 @@ void ct_kfd_free(struct ct_kfd_state *st)
 {
 	if (!st)
 		return;
+	ct_emul_release(st); /* before the tfm reference goes: an op's emulation points into it */
 	struct ct_kfd_state *tfm = st->tfm_ref;
 	st->tfm_ref = NULL;
 	if (tfm)

@@ -33,6 +33,7 @@ struct ct_alg_state {
 	uint32_t drv_flags;     /* CT_PATH_HW/CPU/SW_DRIVER */
 	uint32_t keylen, authsize;
 	uint8_t dir;            /* enum ct_dir, from the last ALG_SET_OP */
+	uint8_t route;          /* enum ct_route_target: CT_ROUTE_AESNI when emulated */
 	uint64_t setup_ns;      /* socket + bind + setsockopt + accept, not yet reported */
 	uint32_t paths[3][CT_KFD_ENTRIES]; /* [dir][entry] path id + 1 (0: not interned) */
 	uint32_t last_path;     /* CT_NO_PATH until the first op */
@@ -54,6 +55,7 @@ struct ct_kfd_state {
 	uint64_t cdev_last_len;
 	struct ct_kfd_state *next_free;
 	struct ct_kfd_state *tfm_ref; /* op sockets: the referenced tfm state */
+	void *emul; /* served in-process (emul.h): struct ct_emul_cdev / ct_emul_alg, else NULL */
 };
 
 extern _Atomic(struct ct_kfd_state *) *ct_kfd_table;
