@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rel_late.c - libcrypto loaded late: this program is not linked with libcrypto; it dlopens
+ * libcrypto.so.3 with RTLD_LOCAL (as python's ssl module and plugin hosts do), finds the EVP
+ * functions with dlsym and encrypts 1000 x 64 bytes of aes-128-cbc. Given a second path (a
+ * renamed copy of libcrypto), it loads that too, RTLD_LOCAL, and encrypts 700 x 64 bytes of
+ * aes-256-cbc through the copy: a process with two libcrypto instances.
+ * Usage: rel_late [SECOND_LIBCRYPTO]
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef void *(*ctx_new_fn)(void);
+typedef const void *(*byname_fn)(const char *);
+typedef int (*init_fn)(void *, const void *, void *, const unsigned char *, const unsigned char *);
+typedef int (*update_fn)(void *, unsigned char *, int *, const unsigned char *, int);
+typedef void (*ctx_free_fn)(void *);
+
+static int work(const char *lib, const char *cipher, int n)
+{
+	void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+
+	if (!h) {
+		fprintf(stderr, "rel_late: %s\n", dlerror());
+		return 1;
+	}
+	ctx_new_fn ctx_new = (ctx_new_fn)dlsym(h, "EVP_CIPHER_CTX_new");
+	byname_fn byname = (byname_fn)dlsym(h, "EVP_get_cipherbyname");
+	init_fn init = (init_fn)dlsym(h, "EVP_EncryptInit_ex");
+	update_fn update = (update_fn)dlsym(h, "EVP_EncryptUpdate");
+	ctx_free_fn ctx_free = (ctx_free_fn)dlsym(h, "EVP_CIPHER_CTX_free");
+	if (!ctx_new || !byname || !init || !update || !ctx_free)
+		return 1;
+	static const unsigned char key[32] = "rel-late-key-0123456789abcdefghi", iv[16] = "rel-late-iv-0123";
+	unsigned char in[64], out[96];
+	int outl;
+	memset(in, 7, sizeof(in));
+	void *ctx = ctx_new();
+	if (!ctx || init(ctx, byname(cipher), NULL, key, iv) != 1)
+		return 1;
+	for (int i = 0; i < n; i++)
+		if (update(ctx, out, &outl, in, 64) != 1)
+			return 1;
+	ctx_free(ctx);
+	printf("expect api=evp cipher=%s dir=encrypt calls=%d bytes=%d\n", cipher, n, n * 64);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (work("libcrypto.so.3", "aes-128-cbc", 1000))
+		return 1;
+	if (argc > 1 && work(argv[1], "aes-256-cbc", 700))
+		return 1;
+	return 0;
+}
