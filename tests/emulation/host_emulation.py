@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The emulated /dev/crypto and AF_ALG on this host (no /dev/crypto, AF_ALG refused): with
+`--route aes-*=aesni` the kernel examples run and verify against OpenSSL, the trace shows their
+paths as route:aesni with no kernel syscalls and a route event per session; `openssl speed -engine
+afalg` loads the engine and its AF_ALG work is served in-process, call for call. Without the route
+nothing changes (the examples exit 2, openssl says Invalid engine)."""
+import os
+import re
+import shutil
+import socket
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'kernel'))
+from kernel_lib import CRYPTRACE, EXAMPLES, Failure, check, events, main, paths, report, run, skip  # noqa: E402
+
+ROUTE = 'aes-*=aesni'
+CLIENT = os.environ.get('CT_EMUL_CLIENT', '')
+
+
+def aesni_here():
+    with open('/proc/cpuinfo') as f:
+        return ' aes ' in f.read()
+
+
+def kernel_has_interfaces():
+    try:
+        s = socket.socket(38, socket.SOCK_SEQPACKET, 0)
+        s.close()
+        return True
+    except OSError:
+        return os.path.exists('/dev/crypto')
+
+
+def traced(tmp, name, argv):
+    """argv under `cryptrace run --route`; returns (CompletedProcess, report)."""
+    out = os.path.join(tmp, name)
+    r = run([CRYPTRACE, 'run', '-o', out, '--route', ROUTE, '--'] + argv)
+    return r, report(out)
+
+
+def routed_paths(doc, api):
+    ps = paths(doc, api=api)
+    check(ps and all(p['impl'] == 'route:aesni' and p['route'] == 'aesni' and p['flags'] & 1 and
+                     p['syscalls'] == 0 for p in ps),
+          '%s paths are route:aesni, flagged routed, 0 kernel syscalls: %s' %
+          (api, sorted({(p['cipher'], p['dir'], p['entry'], p['calls']) for p in ps})))
+    check(events(doc, kind='route'), 'route events recorded')
+    return ps
+
+
+def test(tmp):
+    if not aesni_here():
+        skip('no AES-NI on this CPU: the aesni route falls back to the kernel')
+    if kernel_has_interfaces():
+        skip('this host has AF_ALG or /dev/crypto: the emulation-on-a-bare-host story does not apply '
+             '(the vm test covers the kernel case)')
+    ex = lambda n: os.path.join(EXAMPLES, n)  # noqa: E731
+
+    # The semantics the examples do not reach (errno, IV chaining, AIO, poll/dup/close).
+    if CLIENT:
+        r, doc = traced(tmp, 'client', [CLIENT])
+        print(r.stdout)
+        check(r.returncode == 0, 'emul_client: every check passes under the route (exit %d)' % r.returncode)
+        fails = events(doc, kind='call-failed')
+        check(any(e['call'] == 'bind' and e['errno_name'] == 'ENOENT' for e in fails),
+              'the refused bind is recorded as call-failed ENOENT')
+        check(any(e['call'].startswith('ioctl(CIOCGSESSION)') and e['errno_name'] == 'EINVAL' for e in fails),
+              'the refused CIOCGSESSION is recorded as call-failed EINVAL')
+
+    # cryptodev_bench: all modes, both directions; the example verifies against OpenSSL.
+    sizes = '16,64,1024,16384,65536'
+    for direction in ([], ['--decrypt']):
+        argv = [ex('cryptodev_bench'), '--cipher', 'all', '--count', '7', '--sizes', sizes] + direction
+        bare = run(argv)
+        check(bare.returncode == 2 and 'open(/dev/crypto)' in bare.stderr,
+              'bare cryptodev_bench%s: no device, exit 2' % ' '.join(direction))
+        r, doc = traced(tmp, 'cdev' + ''.join(direction), argv)
+        check(r.returncode == 0 and 'cryptrace-aesni' in r.stdout,
+              'cryptodev_bench%s under the route: exit 0, driver cryptrace-aesni (%s)' %
+              (' '.join(direction), r.stderr.strip()[-200:]))
+        ps = routed_paths(doc, 'cryptodev')
+        # 4 modes x 5 sizes x (7 in one session + 7 "full" sessions), all through CIOCCRYPT
+        want_calls = 4 * 5 * (7 + 7)
+        want_bytes = 4 * (7 + 7) * sum(int(n) for n in sizes.split(','))
+        check(sum(p['calls'] for p in ps) == want_calls and sum(p['bytes'] for p in ps) == want_bytes,
+              'cryptodev calls and bytes add up: %d == %d, %d == %d' %
+              (sum(p['calls'] for p in ps), want_calls, sum(p['bytes'] for p in ps), want_bytes))
+        check({p['cipher'] for p in ps} == {'aes-128-cbc', 'aes-128-ctr', 'aes-128-ecb', 'aes-128-xts'},
+              'one path per mode')
+
+    # afalg_bench: every skcipher, copy and splice modes.
+    for mode in ('sendmsg', 'splice'):
+        for alg in ('cbc(aes)', 'ctr(aes)', 'ecb(aes)', 'xts(aes)'):
+            argv = [ex('afalg_bench'), '--mode', mode, '--alg', alg, '--count', '5', '--sizes', sizes]
+            bare = run(argv)
+            check(bare.returncode == 2, 'bare afalg_bench %s %s: exit 2' % (mode, alg))
+            r, doc = traced(tmp, 'afalg-%s-%s' % (mode, alg[:3]), argv)
+            check(r.returncode == 0, 'afalg_bench --mode %s --alg %s under the route: exit 0 (%s)' %
+                  (mode, alg, (r.stdout + r.stderr).strip()[-300:]))
+            ps = routed_paths(doc, 'afalg')
+            want_entry = 'vmsplice+splice' if mode == 'splice' else 'sendmsg+read'
+            check(all(p['entry'] == want_entry for p in ps), 'entry %s' % want_entry)
+            want_bytes = (5 + 5) * sum(int(n) for n in sizes.split(','))
+            check(sum(p['calls'] for p in ps) == 5 * (5 + 5) and sum(p['bytes'] for p in ps) == want_bytes,
+                  'afalg calls and bytes add up: %d, %d' % (sum(p['calls'] for p in ps),
+                                                             sum(p['bytes'] for p in ps)))
+
+    # afalg_aead: GCM encrypt/decrypt against OpenSSL, the tampered tag refused with EBADMSG.
+    for bits in ('128', '256'):
+        argv = [ex('afalg_aead'), '--bits', bits, '--count', '50']
+        r, doc = traced(tmp, 'aead' + bits, argv)
+        check(r.returncode == 0, 'afalg_aead --bits %s under the route: exit 0 (%s)' % (bits, r.stdout.strip()[-200:]))
+        ps = routed_paths(doc, 'afalg')
+        dec_err = sum(p['errors'] for p in ps if p['dir'] == 'decrypt')
+        check(dec_err == 1, 'the tampered tag is the one decrypt error (%d)' % dec_err)
+        check(any(e['call'] == 'read' and e['errno_name'] == 'EBADMSG'
+                  for e in events(doc, kind='call-failed')), 'EBADMSG recorded')
+
+    # openssl speed -engine afalg: the engine loads, AF_ALG served in-process, call for call.
+    openssl = shutil.which('openssl')
+    if not openssl:
+        skip('no openssl binary')
+    argv = [openssl, 'speed', '-seconds', '1', '-bytes', '16', '-engine', 'afalg', '-evp', 'aes-128-cbc']
+    bare = run(argv)
+    check('Invalid engine "afalg"' in bare.stdout + bare.stderr, 'without the route: Invalid engine (unchanged)')
+    argv = [openssl, 'speed', '-seconds', '1', '-engine', 'afalg', '-evp', 'aes-128-cbc']
+    r, doc = traced(tmp, 'speed', argv)
+    text = r.stdout + r.stderr
+    check(r.returncode == 0 and 'Invalid engine' not in text and 'Engine "afalg" set.' in text,
+          'with the route: Engine "afalg" set, exit %d' % r.returncode)
+    counts = [int(n) for n in re.findall(r": (\d+) aes-128-cbc's in", text, re.I)]
+    check(len(counts) == 6, 'openssl reports 6 block sizes: %s' % counts)
+    ps = routed_paths(doc, 'afalg')
+    check(all(p['entry'] == 'io_submit' for p in ps), 'the engine reads with io_submit')
+    calls = sum(p['calls'] for p in ps)
+    check(calls == sum(counts), 'afalg calls == openssl\'s count: %d == %d' % (calls, sum(counts)))
+    evp = paths(doc, api='evp', impl='engine:afalg')
+    check(evp and sum(p['calls'] for p in evp) == calls, 'the EVP path engine:afalg has the same calls')
+
+
+if __name__ == '__main__':
+    main(test)
