@@ -6,13 +6,21 @@
  * and its enc argument, and path ids are cached in a static table [function][bits][dir].
  * Calls made from inside an EVP call (a provider using AES_encrypt as its block function) belong
  * to that EVP path and pass straight through.
+ *
+ * CRYPTRACE_ROUTE: when the table sends a (mode, key size, direction) to aesni, the block, ECB,
+ * CBC, CFB128 and OFB calls are served by the in-process backend from the side table that the
+ * set-key hooks fill (preload/route/lowlevel.h), on a path of their own with impl route:aesni.
+ * A call whose key the side table does not know runs natively, and a fallback event says so.
  */
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include <stdio.h>
 
 #include <openssl/aes.h>
 
+#include "aesni.h"
 #include "internal.h"
+#include "lowlevel.h"
+#include "route.h"
 
 enum aes_fn {
 	F_BLOCK, F_ECB, F_CBC, F_CFB128, F_CFB1, F_CFB8, F_OFB, F_IGE, F_BIIGE, F_WRAP, F_CTR, F_COUNT
@@ -91,6 +99,129 @@ static inline uint32_t aes_path_guarded(struct ct_thread *t, enum aes_fn fn, con
 	return id;
 }
 
+/* ---- routes -------------------------------------------------------------------------------- */
+
+enum { RT_UNKNOWN = 0, RT_NATIVE, RT_AESNI, RT_BY_SIZE };
+/* [fn][bits][dir]: the route decision (RT_*), the routed path id + 1, "fallback reported" */
+static _Atomic uint8_t route_cache[F_COUNT][4][3];
+static _Atomic uint32_t routed_cache[F_COUNT][4][3];
+static _Atomic uint8_t fallback_said[F_COUNT][4][3];
+
+static bool servable(enum aes_fn fn)
+{
+	return fn == F_BLOCK || fn == F_ECB || fn == F_CBC || fn == F_CFB128 || fn == F_OFB;
+}
+
+static void cipher_of(enum aes_fn fn, unsigned b, char *buf, size_t cap)
+{
+	static const uint16_t bits[4] = { 128, 192, 256, 0 };
+	snprintf(buf, cap, "aes-%u-%s", bits[b], mode_name[fn]);
+}
+
+static const char *dir_word(uint8_t dir)
+{
+	return dir == CT_DIR_ENCRYPT ? "enc" : dir == CT_DIR_DECRYPT ? "dec" : "any";
+}
+
+/* Slow path of the decision: the table's answer for this function, key size and direction. */
+static uint8_t route_decide(enum aes_fn fn, unsigned b, uint8_t dir)
+{
+	const struct ct_route_table *t = ct_route_active();
+	if (!t || !servable(fn) || b > 2)
+		return RT_NATIVE;
+	char cipher[32];
+	cipher_of(fn, b, cipher, sizeof(cipher));
+	unsigned flags = 0;
+	enum ct_route_target target = ct_route_lookup_ex(t, cipher, dir, CT_ROUTE_SIZE_UNKNOWN, &flags);
+	if (!(flags & CT_ROUTE_F_MATCHED) || (target != CT_ROUTE_AESNI && !(flags & CT_ROUTE_F_SIZE_DEPENDENT)))
+		return RT_NATIVE;
+	if (!ct_aesni_available()) {
+		ct_event(CT_EV_FALLBACK, "AES_set_encrypt_key", 0, 0, CT_NO_PATH, false,
+			 "route aesni -> native: %s %s: no AES-NI on this CPU (or CRYPTRACE_AESNI_MAX=none)",
+			 cipher, dir_word(dir));
+		return RT_NATIVE;
+	}
+	ct_event(CT_EV_ROUTE, "AES_*", 0, 1, CT_NO_PATH, false, "%s %s -> aesni (%s, low-level AES_*%s)",
+		 cipher, dir_word(dir), ct_aesni_level_name(ct_aesni_level()),
+		 flags & CT_ROUTE_F_SIZE_DEPENDENT ? ", size condition decided per call" : "");
+	return flags & CT_ROUTE_F_SIZE_DEPENDENT ? RT_BY_SIZE : RT_AESNI;
+}
+
+/* Should this call go to aesni? Cached per (fn, bits, dir); per call only for size conditions. */
+static bool route_wanted(struct ct_thread *t, enum aes_fn fn, const AES_KEY *key, uint8_t dir,
+			 uint64_t bytes)
+{
+	unsigned b = bits_index(key);
+	uint8_t r = atomic_load_explicit(&route_cache[fn][b][dir], memory_order_relaxed);
+	if (CT_LIKELY(r == RT_NATIVE))
+		return false;
+	uint32_t g = t->guard;
+	t->guard = CT_GUARD_ALL;
+	if (r == RT_UNKNOWN) {
+		r = route_decide(fn, b, dir);
+		atomic_store_explicit(&route_cache[fn][b][dir], r, memory_order_relaxed);
+	}
+	bool want = r == RT_AESNI;
+	if (r == RT_BY_SIZE) {
+		char cipher[32];
+		cipher_of(fn, b, cipher, sizeof(cipher));
+		want = ct_route_lookup(ct_route_active(), cipher, dir, bytes) == CT_ROUTE_AESNI;
+	}
+	t->guard = g;
+	return want;
+}
+
+static uint32_t routed_path(struct ct_thread *t, enum aes_fn fn, const AES_KEY *key, uint8_t dir)
+{
+	unsigned b = bits_index(key);
+	uint32_t v = atomic_load_explicit(&routed_cache[fn][b][dir], memory_order_relaxed);
+	if (CT_LIKELY(v))
+		return v - 1;
+	uint32_t g = t->guard;
+	t->guard = CT_GUARD_ALL;
+	static const uint16_t bits[4] = { 128, 192, 256, 0 };
+	char cipher[32];
+	cipher_of(fn, b, cipher, sizeof(cipher));
+	struct ct_path_key k = {
+		.api = CT_API_AES,
+		.dir = dir,
+		.entry = CT_ENTRY_AES_LOWLEVEL,
+		.route = CT_ROUTE_AESNI,
+		.flags = CT_PATH_ROUTED,
+		.key_bits = bits[b],
+		.impl = CT_ROUTE_IMPL_AESNI,
+		.cipher = cipher,
+	};
+	uint32_t id = ct_path_intern(&k);
+	if (id != CT_NO_PATH) {
+		if (!ct_path_has_callsite(id)) {
+			char site[1024];
+			ct_callsite(site, sizeof(site), 0);
+			ct_path_set_callsite(id, site);
+		}
+		atomic_store_explicit(&routed_cache[fn][b][dir], id + 1, memory_order_relaxed);
+	}
+	t->guard = g;
+	return id;
+}
+
+/* The route wanted this call but the side table could not serve it: once per (fn, bits, dir). */
+static void route_missed(struct ct_thread *t, enum aes_fn fn, const AES_KEY *key, uint8_t dir)
+{
+	unsigned b = bits_index(key);
+	if (atomic_exchange_explicit(&fallback_said[fn][b][dir], 1, memory_order_relaxed))
+		return;
+	uint32_t g = t->guard;
+	t->guard = CT_GUARD_ALL;
+	char cipher[32];
+	cipher_of(fn, b, cipher, sizeof(cipher));
+	ct_event(CT_EV_FALLBACK, "AES_*", 0, 0, CT_NO_PATH, true,
+		 "route aesni -> native: %s %s: AES_KEY not set up by AES_set_%s_key under the preload, "
+		 "changed since, or of the other direction", cipher, dir_word(dir),
+		 fn == F_CFB128 || fn == F_OFB || dir == CT_DIR_ENCRYPT ? "encrypt" : "decrypt");
+	t->guard = g;
+}
+
 static inline uint8_t enc_dir(int enc)
 {
 	return enc == AES_ENCRYPT ? CT_DIR_ENCRYPT : CT_DIR_DECRYPT;
@@ -118,18 +249,52 @@ static inline uint8_t enc_dir(int enc)
 		ct_leave_fast(t, CT_FAM_AES);                                                     \
 	}
 
-VOID_HOOK(AES_encrypt, (const unsigned char *in, unsigned char *out, const AES_KEY *key), (in, out, key),
-	  F_BLOCK, key, CT_DIR_ENCRYPT, AES_BLOCK_SIZE)
-VOID_HOOK(AES_decrypt, (const unsigned char *in, unsigned char *out, const AES_KEY *key), (in, out, key),
-	  F_BLOCK, key, CT_DIR_DECRYPT, AES_BLOCK_SIZE)
-VOID_HOOK(AES_ecb_encrypt, (const unsigned char *in, unsigned char *out, const AES_KEY *key, const int enc),
-	  (in, out, key, enc), F_ECB, key, enc_dir(enc), AES_BLOCK_SIZE)
-VOID_HOOK(AES_cbc_encrypt, (const unsigned char *in, unsigned char *out, size_t length, const AES_KEY *key,
-			    unsigned char *ivec, const int enc),
-	  (in, out, length, key, ivec, enc), F_CBC, key, enc_dir(enc), length)
-VOID_HOOK(AES_cfb128_encrypt, (const unsigned char *in, unsigned char *out, size_t length, const AES_KEY *key,
-			       unsigned char *ivec, int *num, const int enc),
-	  (in, out, length, key, ivec, num, enc), F_CFB128, key, enc_dir(enc), length)
+/* void hooks that a route may serve: serve_expr returns true when the backend did the work. */
+#define ROUTED_HOOK(fn, params, args, kind, key, dir, bytes_expr, serve_expr)                      \
+	CT_EXPORT void fn params                                                                  \
+	{                                                                                         \
+		__typeof__(&fn) real = CT_REAL(fn);                                               \
+		if (CT_UNLIKELY(!real))                                                           \
+			return;                                                                   \
+		struct ct_thread *t = ct_thread_fast();                                           \
+		if (CT_UNLIKELY(!t || !aes_enter(t))) {                                           \
+			real args;                                                                \
+			return;                                                                   \
+		}                                                                                 \
+		uint8_t dir_ = (dir);                                                             \
+		uint64_t bytes = (bytes_expr);                                                    \
+		bool want_ = route_wanted(t, kind, key, dir_, bytes);                             \
+		uint32_t path = want_ ? routed_path(t, kind, key, dir_)                           \
+				      : aes_path_guarded(t, kind, key, dir_);                     \
+		struct ct_op_timer op;                                                            \
+		ct_op_begin_fast(t, &op, bytes);                                                  \
+		if (want_ && !(serve_expr)) {                                                     \
+			route_missed(t, kind, key, dir_);                                         \
+			path = aes_path_guarded(t, kind, key, dir_);                              \
+			want_ = false;                                                            \
+		}                                                                                 \
+		if (!want_)                                                                       \
+			real args;                                                                \
+		if (CT_LIKELY(path != CT_NO_PATH))                                                \
+			ct_op_end_fast(t, &op, path, bytes, true);                                \
+		ct_leave_fast(t, CT_FAM_AES);                                                     \
+	}
+
+ROUTED_HOOK(AES_encrypt, (const unsigned char *in, unsigned char *out, const AES_KEY *key), (in, out, key),
+	    F_BLOCK, key, CT_DIR_ENCRYPT, AES_BLOCK_SIZE, ct_lowlevel_block(key, in, out, true))
+ROUTED_HOOK(AES_decrypt, (const unsigned char *in, unsigned char *out, const AES_KEY *key), (in, out, key),
+	    F_BLOCK, key, CT_DIR_DECRYPT, AES_BLOCK_SIZE, ct_lowlevel_block(key, in, out, false))
+ROUTED_HOOK(AES_ecb_encrypt, (const unsigned char *in, unsigned char *out, const AES_KEY *key, const int enc),
+	    (in, out, key, enc), F_ECB, key, enc_dir(enc), AES_BLOCK_SIZE,
+	    ct_lowlevel_block(key, in, out, enc == AES_ENCRYPT))
+ROUTED_HOOK(AES_cbc_encrypt, (const unsigned char *in, unsigned char *out, size_t length, const AES_KEY *key,
+			      unsigned char *ivec, const int enc),
+	    (in, out, length, key, ivec, enc), F_CBC, key, enc_dir(enc), length,
+	    ct_lowlevel_cbc(key, in, out, length, ivec, enc == AES_ENCRYPT))
+ROUTED_HOOK(AES_cfb128_encrypt, (const unsigned char *in, unsigned char *out, size_t length, const AES_KEY *key,
+				 unsigned char *ivec, int *num, const int enc),
+	    (in, out, length, key, ivec, num, enc), F_CFB128, key, enc_dir(enc), length,
+	    ct_lowlevel_cfb128(key, in, out, length, ivec, num, enc == AES_ENCRYPT))
 /* AES_cfb1_encrypt's length is in bits */
 VOID_HOOK(AES_cfb1_encrypt, (const unsigned char *in, unsigned char *out, size_t length, const AES_KEY *key,
 			     unsigned char *ivec, int *num, const int enc),
@@ -137,9 +302,10 @@ VOID_HOOK(AES_cfb1_encrypt, (const unsigned char *in, unsigned char *out, size_t
 VOID_HOOK(AES_cfb8_encrypt, (const unsigned char *in, unsigned char *out, size_t length, const AES_KEY *key,
 			     unsigned char *ivec, int *num, const int enc),
 	  (in, out, length, key, ivec, num, enc), F_CFB8, key, enc_dir(enc), length)
-VOID_HOOK(AES_ofb128_encrypt, (const unsigned char *in, unsigned char *out, size_t length, const AES_KEY *key,
-			       unsigned char *ivec, int *num),
-	  (in, out, length, key, ivec, num), F_OFB, key, CT_DIR_ENCRYPT, length)
+ROUTED_HOOK(AES_ofb128_encrypt, (const unsigned char *in, unsigned char *out, size_t length, const AES_KEY *key,
+				 unsigned char *ivec, int *num),
+	    (in, out, length, key, ivec, num), F_OFB, key, CT_DIR_ENCRYPT, length,
+	    ct_lowlevel_ofb128(key, in, out, length, ivec, num))
 VOID_HOOK(AES_ige_encrypt, (const unsigned char *in, unsigned char *out, size_t length, const AES_KEY *key,
 			    unsigned char *ivec, const int enc),
 	  (in, out, length, key, ivec, enc), F_IGE, key, enc_dir(enc), length)
@@ -183,8 +349,9 @@ VOID_HOOK(AES_ctr128_encrypt, (const unsigned char *in, unsigned char *out, size
 			       unsigned int *num),
 	  (in, out, length, key, ivec, ecount_buf, num), F_CTR, key, CT_DIR_ENCRYPT, length)
 
-/* Key set-up: passed through; a refused key (bad length) is an event with its call site. */
-#define KEY_HOOK(fn)                                                                              \
+/* Key set-up: passed through; a refused key (bad length) is an event with its call site. When a
+ * route may serve low-level AES, our own schedule goes into the side table beside it. */
+#define KEY_HOOK(fn, enc)                                                                              \
 	CT_EXPORT int fn(const unsigned char *user_key, const int bits, AES_KEY *key)             \
 	{                                                                                         \
 		__typeof__(&fn) real = CT_REAL(fn);                                               \
@@ -204,10 +371,17 @@ VOID_HOOK(AES_ctr128_encrypt, (const unsigned char *in, unsigned char *out, size
 			ct_event(CT_EV_CALL_FAILED, #fn, 0, r, CT_NO_PATH, true, "bits=%d", bits); \
 			t->guard = g;                                                             \
 			errno = e;                                                                \
+		} else if (ct_lowlevel_enabled()) {                                               \
+			int e = errno;                                                            \
+			uint32_t g = t->guard;                                                    \
+			t->guard = CT_GUARD_ALL;                                                  \
+			ct_lowlevel_key_set(key, user_key, bits, enc);                            \
+			t->guard = g;                                                             \
+			errno = e;                                                                \
 		}                                                                                 \
 		ct_leave_fast(t, CT_FAM_AES);                                                     \
 		return r;                                                                         \
 	}
 
-KEY_HOOK(AES_set_encrypt_key)
-KEY_HOOK(AES_set_decrypt_key)
+KEY_HOOK(AES_set_encrypt_key, true)
+KEY_HOOK(AES_set_decrypt_key, false)

@@ -17,6 +17,7 @@
 #include "aesni.h"
 #include "core.h"
 #include "native_ctx.h"
+#include "kernel_backend.h"
 #include "params.h"
 #include "provider.h"
 
@@ -143,6 +144,8 @@ static void rctx_free(void *vctx)
 	if (!c)
 		return;
 	ct_native_free(c->native);
+	if (c->kroute)
+		ct_kroute_free(c->kroute);
 	explicit_bzero(c, sizeof(*c)); /* key schedules, raw key, IVs, buffered plaintext */
 	free(c);
 }
@@ -154,6 +157,8 @@ static void *rctx_dup(void *vctx)
 	if (!c)
 		return NULL;
 	memcpy(c, src, sizeof(*c)); /* self-contained: no pointers into itself */
+	/* a copy gets a kernel session of its own (or runs in-process if that fails) */
+	c->kroute = src->kroute ? ct_kroute_open(c->alg->name, c->enc, c->rawkey, c->keylen) : NULL;
 	if (src->native && !(c->native = ct_native_dup(src->native))) {
 		rctx_free(c);
 		return NULL;
@@ -166,6 +171,14 @@ static void *rctx_dup(void *vctx)
 /* The "hw cipher" of OpenSSL's generic modes: len bytes, IV/num state carried in the ctx. */
 static void hw_cipher(struct ct_rctx *c, uint8_t *out, const uint8_t *in, size_t len)
 {
+	if (CT_UNLIKELY(c->kroute != NULL) && c->num == 0) { /* CTR: only from a block boundary */
+		size_t done = ct_kroute_cipher(c->kroute, c->enc, c->iv, in, out, len);
+		if (done == len)
+			return;
+		in += done;
+		out += done;
+		len -= done;
+	}
 	switch (c->alg->mode) {
 	case MODE_ECB:
 		if (c->enc)
@@ -223,6 +236,11 @@ static int generic_init(struct ct_rctx *c, const unsigned char *key, size_t keyl
 			return 0;
 		memcpy(c->rawkey, key, keylen);
 		c->key_set = true;
+		if (c->kernel && ct_kroute_open) {
+			if (c->kroute)
+				ct_kroute_free(c->kroute);
+			c->kroute = ct_kroute_open(c->alg->name, enc, key, keylen);
+		}
 	}
 	return generic_set_ctx_params(c, params);
 }
@@ -1009,11 +1027,16 @@ static int alg_get_params(const struct ct_alg *a, OSSL_PARAM params[])
 
 #define FN(id, f) { id, (void (*)(void))(f) }
 
+/* The provctx of the "cryptrace-kernel" provider: its contexts go to the kernel routes. */
+static const char kernel_provctx = 'k';
+
 #define ALG_FUNCS(i)                                                                               \
 	static void *newctx_##i(void *provctx)                                                     \
 	{                                                                                          \
-		(void)provctx;                                                                     \
-		return rctx_new(&algs[i]);                                                         \
+		struct ct_rctx *c = rctx_new(&algs[i]);                                            \
+		if (c)                                                                             \
+			c->kernel = provctx == &kernel_provctx;                                    \
+		return c;                                                                          \
 	}                                                                                          \
 	static int get_params_##i(OSSL_PARAM params[])                                             \
 	{                                                                                          \
@@ -1154,11 +1177,20 @@ static int prov_get_params(void *provctx, OSSL_PARAM params[])
 	return 1;
 }
 
+/* The kernel routes' provider: the same dispatch tables, for the modes the kernel offers. */
+#define KPROPS "provider=" CT_PROVIDER_KERNEL_NAME
+#define KENTRY(i) { .algorithm_names = NULL, .property_definition = KPROPS, .implementation = dispatch_##i }
+static OSSL_ALGORITHM kernel_cipher_algs[] = {
+	KENTRY(0), KENTRY(1), KENTRY(2), KENTRY(3), KENTRY(4), KENTRY(5), KENTRY(6), KENTRY(7), KENTRY(8),
+	{ NULL, NULL, NULL, NULL },
+};
+
 static const OSSL_ALGORITHM *prov_query(void *provctx, int operation_id, int *no_cache)
 {
-	(void)provctx;
 	*no_cache = 0;
-	return operation_id == OSSL_OP_CIPHER ? cipher_algs : NULL;
+	if (operation_id != OSSL_OP_CIPHER)
+		return NULL;
+	return provctx == &kernel_provctx ? kernel_cipher_algs : cipher_algs;
 }
 
 static void prov_teardown(void *provctx)
@@ -1184,5 +1216,21 @@ int ct_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
 		cipher_algs[i].algorithm_names = algs[i].name;
 	*out = prov_dispatch;
 	*provctx = (void *)handle; /* no per-provider state: every context is self-contained */
+	return 1;
+}
+
+int ct_provider_kernel_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
+			    const OSSL_DISPATCH **out, void **provctx)
+{
+	(void)handle;
+	(void)in;
+	if (!ct_aesni_available()) /* the in-process code serves the small and refused requests */
+		return 0;
+	for (unsigned i = 0; i < N_ALGS; i++)
+		cipher_algs[i].algorithm_names = algs[i].name;
+	for (unsigned i = 0; kernel_cipher_algs[i].implementation; i++)
+		kernel_cipher_algs[i].algorithm_names = algs[i].name;
+	*out = prov_dispatch;
+	*provctx = (void *)&kernel_provctx;
 	return 1;
 }

@@ -13,10 +13,16 @@
 #include <openssl/core.h>
 
 #define CT_PROVIDER_NAME "cryptrace"
+/* The same ciphers (ECB, CBC, CTR) for the afalg/cryptodev routes: their contexts forward whole
+ * blocks to a kernel session (kernel_backend.h) and do the rest in-process. */
+#define CT_PROVIDER_KERNEL_NAME "cryptrace-kernel"
 
 /* OSSL_provider_init_fn for OSSL_PROVIDER_add_builtin(libctx, CT_PROVIDER_NAME, ...). */
 int ct_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
 		     const OSSL_DISPATCH **out, void **provctx);
+
+int ct_provider_kernel_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
+			    const OSSL_DISPATCH **out, void **provctx);
 
 /* True when the provider has an implementation of this cipher (name in any case, e.g.
  * "AES-128-CBC" or "aes-256-xts"). */

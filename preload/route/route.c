@@ -19,6 +19,7 @@
 
 #include "aesni.h"
 #include "core.h"
+#include "kernel_backend.h"
 #include "provider.h"
 #include "route.h"
 
@@ -64,6 +65,13 @@ static int prov_state; /* 0 not tried, 1 loaded, -1 failed (with prov_error) */
 static const char *prov_error;
 static OSSL_LIB_CTX *route_libctx;
 static EVP_CIPHER *fetched[CT_PROVIDER_ALGS];
+/* the kernel routes' provider (ECB, CBC, CTR: the first KERNEL_ALGS of the table) */
+#define KERNEL_ALGS 9
+static int kprov_state; /* 0 not tried, 1 loaded, -1 failed */
+static EVP_CIPHER *kfetched[KERNEL_ALGS];
+/* "route:afalg:cbc-aes-aesni" per kernel cipher, set before kfetched[i] is published */
+static char kimpl[KERNEL_ALGS][80];
+static uint8_t ktarget[KERNEL_ALGS];
 
 /* Caller holds prov_lock. */
 static bool provider_load_locked(void)
@@ -88,6 +96,68 @@ static bool provider_load_locked(void)
 	}
 	__atomic_store_n(&prov_state, 1, __ATOMIC_RELEASE);
 	return true;
+}
+
+/* The kernel routes' provider, in the same private library context. Caller holds prov_lock. */
+static bool kernel_provider_load_locked(void)
+{
+	if (kprov_state)
+		return kprov_state > 0;
+	kprov_state = -1;
+	if (!provider_load_locked())
+		return false;
+	if (!CT_REAL(OSSL_PROVIDER_add_builtin)(route_libctx, CT_PROVIDER_KERNEL_NAME, ct_provider_kernel_init) ||
+	    !CT_REAL(OSSL_PROVIDER_load)(route_libctx, CT_PROVIDER_KERNEL_NAME))
+		return false;
+	kprov_state = 1;
+	return true;
+}
+
+/* The kernel provider's cipher idx (< KERNEL_ALGS), labelled with impl for the trace. A cipher
+ * once fetched keeps its first label: the target and driver of a cipher do not change. */
+static const EVP_CIPHER *fetch_kernel(int idx, const char *name, unsigned target, const char *impl,
+				      const char **why)
+{
+	pthread_mutex_lock(&prov_lock);
+	const EVP_CIPHER *c = NULL;
+	if (!kernel_provider_load_locked()) {
+		*why = prov_state < 0 && prov_error ? prov_error : "the cryptrace-kernel provider did not load";
+	} else {
+		if (!kfetched[idx]) {
+			snprintf(kimpl[idx], sizeof(kimpl[idx]), "%s", impl);
+			ktarget[idx] = (uint8_t)target;
+			__atomic_store_n(&kfetched[idx],
+					 CT_REAL(EVP_CIPHER_fetch)(route_libctx, name,
+								   "provider=" CT_PROVIDER_KERNEL_NAME),
+					 __ATOMIC_RELEASE);
+		}
+		c = kfetched[idx];
+		if (!c)
+			*why = "EVP_CIPHER_fetch from the cryptrace-kernel provider failed";
+	}
+	pthread_mutex_unlock(&prov_lock);
+	return c;
+}
+
+static int kernel_index(const EVP_CIPHER *cipher)
+{
+	if (!cipher || __atomic_load_n(&prov_state, __ATOMIC_ACQUIRE) <= 0)
+		return -1;
+	for (int i = 0; i < KERNEL_ALGS; i++) {
+		if (__atomic_load_n(&kfetched[i], __ATOMIC_ACQUIRE) == cipher)
+			return i;
+	}
+	return -1;
+}
+
+unsigned ct_route_kernel_impl(const EVP_CIPHER *cipher, char *impl, size_t cap)
+{
+	int i = kernel_index(cipher);
+	if (i < 0)
+		return CT_ROUTE_NONE;
+	if (impl && cap)
+		snprintf(impl, cap, "%s", kimpl[i]);
+	return ktarget[i];
 }
 
 static const EVP_CIPHER *fetch_ours(int idx, const char *name, const char **why)
@@ -150,11 +220,81 @@ static const char *cipher_name(const EVP_CIPHER *c, char *buf, size_t cap)
 	return i ? buf : NULL;
 }
 
+static const char *dir_word(int dir)
+{
+	return dir == CT_DIR_ENCRYPT ? "enc" : dir == CT_DIR_DECRYPT ? "dec" : "any";
+}
+
+static void fallback_from(const char *from, const char *to, const char *name, int dir, const char *reason)
+{
+	ct_event(CT_EV_FALLBACK, "EVP_CipherInit_ex", 0, 0, CT_NO_PATH, false, "route %s -> %s: %s %s: %s",
+		 from, to, name, dir_word(dir), reason);
+}
+
 static void fallback(const char *name, int dir, const char *reason)
 {
-	ct_event(CT_EV_FALLBACK, "EVP_CipherInit_ex", 0, 0, CT_NO_PATH, false,
-		 "route aesni -> native: %s %s: %s", name,
-		 dir == CT_DIR_ENCRYPT ? "enc" : dir == CT_DIR_DECRYPT ? "dec" : "any", reason);
+	fallback_from("aesni", "native", name, dir, reason);
+}
+
+/* Does some rule send (name, dir) to aesni at some request size? Then that is where work the
+ * kernel cannot take goes. */
+static bool aesni_somewhere(const struct ct_route_table *t, const char *name, int dir)
+{
+	for (unsigned i = 0; i < t->count; i++) {
+		const struct ct_route_rule *r = &t->rules[i];
+		if (r->target == CT_ROUTE_AESNI && (r->dir == CT_DIR_UNKNOWN || r->dir == dir) &&
+		    ct_route_glob_match(r->glob, name))
+			return true;
+	}
+	return false;
+}
+
+/* afalg / cryptodev at init: the kernel provider's cipher when the kernel can take it; else the
+ * aesni provider's (when a rule also says aesni for this cipher) or native, with the reason. */
+static const EVP_CIPHER *decide_kernel(const struct ct_route_table *t, const char *name, int idx,
+				       ENGINE *impl, int dir, unsigned target, unsigned flags,
+				       uint32_t *route_out)
+{
+	const char *tname = target == CT_ROUTE_CRYPTODEV ? "cryptodev" : "afalg";
+	const char *why = NULL;
+	char driver[64] = "?";
+	const EVP_CIPHER *sub = NULL;
+	if (impl)
+		why = "the program named an ENGINE for this context";
+	else if (!ct_kroute_check)
+		why = "the kernel routes are not built in";
+	else if (!ct_aesni_available())
+		why = "no AES-NI on this CPU (or CRYPTRACE_AESNI_MAX=none): nothing to serve what the kernel cannot";
+	else if (!(why = ct_kroute_check(target, name, driver, sizeof(driver))) && (idx < 0 || idx >= KERNEL_ALGS))
+		why = "cipher or mode not served by the kernel routes (aes ecb, cbc, ctr)";
+	if (!why) {
+		char label[80];
+		snprintf(label, sizeof(label), "route:%s:%s", tname, driver);
+		sub = fetch_kernel(idx, name, target, label, &why);
+	}
+	if (sub) {
+		*route_out = target;
+		ct_event(CT_EV_ROUTE, "EVP_CipherInit_ex", 0, 1, CT_NO_PATH, false, "%s %s -> %s (%s%s)", name,
+			 dir_word(dir), tname, driver,
+			 flags & CT_ROUTE_F_SIZE_DEPENDENT ? ", size condition decided per request" : "");
+		return sub;
+	}
+	/* Only ciphers the kernel routes serve (ECB, CBC, CTR) move to aesni: their small requests
+	 * would have run there anyway. Other modes stay as the program asked (tests/route checks). */
+	if (!impl && idx >= 0 && idx < KERNEL_ALGS && ct_aesni_available() && aesni_somewhere(t, name, dir)) {
+		const char *why2 = NULL;
+		sub = fetch_ours(idx, name, &why2);
+		if (sub) {
+			*route_out = CT_ROUTE_AESNI;
+			fallback_from(tname, "aesni", name, dir, why ? why : "unknown");
+			return sub;
+		}
+	}
+	/* *route_out keeps the kernel target: the program's cipher runs untouched, and the kernel
+	 * hooks see whatever it does with the kernel itself */
+	*route_out = target;
+	fallback_from(tname, "native", name, dir, why ? why : "unknown");
+	return NULL;
 }
 
 /* The decision for one (cipher, direction): slow (names, globs, the provider's table, events). */
@@ -171,11 +311,13 @@ static const EVP_CIPHER *decide(const struct ct_route_table *t, const EVP_CIPHER
 	if (!(flags & CT_ROUTE_F_MATCHED))
 		return NULL;
 	*route_out = target;
+	int idx = ct_provider_alg_index(name);
+	if (target == CT_ROUTE_AFALG || target == CT_ROUTE_CRYPTODEV)
+		return decide_kernel(t, name, idx, impl, dir, target, flags, route_out);
 	if (target != CT_ROUTE_AESNI)
-		return NULL; /* native: untouched; afalg/cryptodev: the kernel routes' business */
+		return NULL; /* native: untouched */
 
 	const char *why = NULL;
-	int idx = ct_provider_alg_index(name);
 	const EVP_CIPHER *sub = NULL;
 	if (impl)
 		why = "the program named an ENGINE for this context";
@@ -232,6 +374,8 @@ const EVP_CIPHER *ct_route_evp_cipher(const EVP_CIPHER *requested, ENGINE *impl,
 		/* nothing to do */
 	} else if (ct_route_is_ours(requested)) {
 		route = CT_ROUTE_AESNI;
+	} else if (kernel_index(requested) >= 0) {
+		route = ct_route_kernel_impl(requested, NULL, 0);
 	} else if (impl) {
 		result = decide(t, requested, impl, enc, &route); /* rare: never cached */
 	} else {

@@ -24,13 +24,23 @@ const struct ct_route_table *ct_route_active(void);
  * leave the call untouched. *route_out (may be NULL) gets the enum ct_route_target that applies
  * to this context: CT_ROUTE_NONE when no rule matched, CT_ROUTE_AESNI when the substitute is
  * returned (or requested already is ours), CT_ROUTE_NATIVE when a rule said native or when the
- * aesni route had to fall back (a CT_EV_FALLBACK event then says why). afalg/cryptodev targets
- * are reported in *route_out and left to the kernel routes (NULL returned). enc: 1, 0 or -1. */
+ * aesni route had to fall back (a CT_EV_FALLBACK event then says why). afalg/cryptodev: the
+ * kernel routes' provider's cipher (see ct_route_kernel_impl) with *route_out = the target; when
+ * the kernel cannot take the cipher here (no AF_ALG, no /dev/crypto, seccomp, mode), the aesni
+ * provider's cipher if a rule also says aesni for it (*route_out CT_ROUTE_AESNI), else NULL
+ * with *route_out still the kernel target; a fallback event says why. enc: 1, 0 or -1. */
 const EVP_CIPHER *ct_route_evp_cipher(const EVP_CIPHER *requested, ENGINE *impl, int enc,
 				      uint32_t *route_out);
 
 /* True when cipher is one of ours (a context already routed to aesni). */
 int ct_route_is_ours(const EVP_CIPHER *cipher);
+
+/* For the EVP hooks' path classification: when cipher is one of the kernel routes' ciphers
+ * (afalg/cryptodev), writes its impl ("route:afalg:cbc-aes-aesni", "route:cryptodev:<driver>")
+ * into impl (may be NULL) and returns CT_ROUTE_AFALG or CT_ROUTE_CRYPTODEV; else CT_ROUTE_NONE.
+ * Requests below a size threshold, or after a kernel error, are served in-process by the same
+ * context (the kernel paths of the preload's AF_ALG / cryptodev hooks count what the kernel did). */
+unsigned ct_route_kernel_impl(const EVP_CIPHER *cipher, char *impl, size_t cap);
 
 /* The path impl to record for a routed context: "route:aesni". */
 #define CT_ROUTE_IMPL_AESNI "route:aesni"
