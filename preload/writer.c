@@ -38,6 +38,10 @@ static _Atomic uint64_t write_errors;
  * We track our file's size (append only) and never write past the limit. */
 static uint64_t file_size;
 static _Atomic uint64_t fsize_limit = UINT64_MAX;
+/* Once a write was refused (limit) or failed, nothing more goes to this file: a later small record
+ * (END) that still fits would otherwise make a trace that missed snapshots read as complete. The
+ * file stays a clean prefix without END, which the reporter calls incomplete. A new file resets. */
+static bool writes_refused;
 static uint8_t *buf;
 static size_t buf_used;
 static uint8_t path_written[CT_PATH_CAPACITY];
@@ -144,9 +148,10 @@ static void buf_write_out(void)
 {
 	int fd = atomic_load(&trace_fd);
 	size_t off = 0;
-	if (fd >= 0 && buf_used && file_size + buf_used > atomic_load(&fsize_limit)) {
+	if (fd >= 0 && buf_used && (writes_refused || file_size + buf_used > atomic_load(&fsize_limit))) {
 		atomic_fetch_add(&write_errors, 1);
 		proc_flags |= CT_PROC_INCOMPLETE;
+		writes_refused = true;
 		buf_used = 0;
 		return;
 	}
@@ -165,6 +170,7 @@ static void buf_write_out(void)
 		}
 		atomic_fetch_add(&write_errors, 1);
 		proc_flags |= CT_PROC_INCOMPLETE;
+		writes_refused = true;
 		break;
 	}
 	buf_used = 0;
@@ -265,6 +271,7 @@ static bool open_locked(void)
 	ended = false;
 	buf_used = 0;
 	file_size = 0;
+	writes_refused = false;
 	memset(path_written, 0, sizeof(path_written));
 	memset(path_sig, 0, sizeof(path_sig));
 	ct_events_lock();

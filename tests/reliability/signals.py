@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Signals. (1) Crypto inside a signal handler: a 200 us SIGALRM timer whose handler encrypts
+while main loops on another cipher for 2 s; the program's output and exit status are unchanged
+and both ciphers' counts are exact. (2) SIGKILL at random moments (10 kills, CRYPTRACE_FLUSH_MS
+=50): the program appends its running call count to a side file every 2 ms; after each kill the
+reporter reads the trace (exit 0 or 1, never a crash), says it is not complete, and holds at
+least the count the program had written 3 flush intervals before its last side-file line (the
+promise is one interval; the slack absorbs scheduling on a loaded 2-core host)."""
+import os
+import random
+import signal
+import subprocess
+import time
+
+import rellib
+from rellib import ctlib, check
+
+FLUSH_MS = 50
+LINE_MS = 2
+
+
+def in_handler():
+    out = ctlib.tmpdir("sigalrm")
+    prog = rellib.prog("rel_prog")
+    bare = subprocess.run([prog, "sigalrm", "2"], stdout=subprocess.PIPE, timeout=120)
+    p = ctlib.run([prog, "sigalrm", "2"], env=rellib.env_with(out))
+    check(p.returncode == bare.returncode == 0, f"exit 0 with and without the preload "
+          f"({p.returncode}, {bare.returncode}) {p.stderr.decode()[:200]}")
+    text = p.stdout.decode()
+    print(text.strip())
+    doc = ctlib.report_ok(ctlib.traces(out))
+    exp = rellib.expect_lines(text)
+    # main's cipher: exact (a handler running between the hot-cache check and the guard in
+    # DATA_HOOK moved main's calls onto the handler's path: docs/reliability.md)
+    main_cbc = [e for e in exp if e[1] == "aes-128-cbc"][0]
+    got = ctlib.totals(doc, cipher="aes-128-cbc", dir="encrypt")
+    check(got == main_cbc[3:], f"main loop aes-128-cbc exact: report {got}, program {main_cbc[3:]}")
+    # the handler's: a call that interrupts a hooked call is nested in it (recursion guard) and
+    # passes through uncounted - documented; never more than the program made, all 16 bytes
+    handler = [e for e in exp if e[1] == "aes-128-ctr"][0]
+    got = ctlib.totals(doc, cipher="aes-128-ctr", dir="encrypt")
+    check(got[0] <= handler[3] and got[1] == 16 * got[0],
+          f"handler aes-128-ctr: {got[0]} of {handler[3]} calls counted, 16 bytes each ({got[1]})")
+    check([q.get("status") for q in rellib.procs(doc)] == ["complete"], "the trace is complete")
+
+
+def kills(n):
+    rng = random.Random(int(os.environ.get("CT_REL_SEED", "8")))
+    prog = rellib.prog("rel_prog")
+    survived = 0
+    for i in range(n):
+        out = ctlib.tmpdir(f"kill{i}")
+        side = os.path.join(out, "side.txt")
+        env = rellib.env_with(out, CRYPTRACE_FLUSH_MS=FLUSH_MS)
+        proc = subprocess.Popen([prog, "sidefile", side], env=env, stdout=subprocess.DEVNULL)
+        # a random moment, after the program has run long enough for a few flush intervals
+        time.sleep(0.25 + rng.random() * 0.5)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=60)
+        check(proc.returncode == -signal.SIGKILL, f"kill {i}: the program died of SIGKILL")
+        lines = [int(x) for x in open(side).read().split()]
+        rc, doc, err = ctlib.report(ctlib.traces(out))
+        check(rc in (0, 1) and doc is not None, f"kill {i}: the trace reads (exit {rc}) {err[:100]}")
+        st = [q.get("status") for q in rellib.procs(doc)]
+        check(st and st[0] != "complete", f"kill {i}: not marked complete ({st})")
+        calls, _ = ctlib.totals(doc, cipher="aes-128-cbc")
+        back = 3 * FLUSH_MS // LINE_MS
+        floor = lines[-back] if len(lines) > back else 0
+        check(floor <= calls, f"kill {i}: trace has {calls} calls; side file had {lines[-1]} "
+              f"last, {floor} three flush intervals earlier")
+        survived += 1
+    print(f"kills survived: {survived}")
+
+
+def test():
+    in_handler()
+    kills(int(os.environ.get("CT_REL_KILLS", "10")))
+
+
+if __name__ == "__main__":
+    ctlib.main(test)
