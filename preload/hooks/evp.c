@@ -270,6 +270,8 @@ static uint32_t data_path(const EVP_CIPHER_CTX *ctx, uint8_t entry)
 	return id;
 }
 
+static bool data_reals_ready(void);
+
 /* The counters of ctx's path on this thread, through the thread's one-entry cache. NULL: a ctx we
  * never saw initialised (made before the preload could see it): passed through uncounted. */
 static __attribute__((noinline)) struct ct_counters *data_counters_slow(struct ct_thread *t, const EVP_CIPHER_CTX *ctx,
@@ -282,6 +284,9 @@ static __attribute__((noinline)) struct ct_counters *data_counters_slow(struct c
 		atomic_fetch_add_explicit(&ct_g.hooked_calls_slow, 1, memory_order_relaxed);
 		return NULL;
 	}
+	/* The fast paths do not check their real pointers: a cached ctx means all four are known. */
+	if (CT_UNLIKELY(!data_reals_ready()))
+		return c;
 	/* data_path may have re-mapped ctx (bumping the generation): cache under the newest one */
 	if (path != CT_NO_PATH && ct_ctxmap_get(ctx) == path)
 		gen = atomic_load_explicit(&ct_ctxmap_gen, memory_order_relaxed);
@@ -353,8 +358,7 @@ static __attribute__((noinline)) void data_error(struct ct_thread *t)
 	CT_EXPORT ret_t fn params                                                                 \
 	{                                                                                         \
 		struct ct_thread *t = ct_tls_thread;                                              \
-		if (CT_UNLIKELY(!t || !__atomic_load_n(&fn##_real, __ATOMIC_RELAXED) ||          \
-				(t->guard & (1u << CT_FAM_EVP)) || ctx != t->hot_ctx ||           \
+		if (CT_UNLIKELY(!t || (t->guard & (1u << CT_FAM_EVP)) || ctx != t->hot_ctx ||    \
 				entry != t->hot_entry ||                                          \
 				t->hot_gen != atomic_load_explicit(&ct_ctxmap_gen, memory_order_relaxed))) \
 			return fn##_slow args;                                                    \
@@ -363,7 +367,7 @@ static __attribute__((noinline)) void data_error(struct ct_thread *t)
 		uint64_t bytes = (bytes_expr);                                                    \
 		if (CT_UNLIKELY(ct_count_hot(t, c, bytes)))                                       \
 			return fn##_timed(t, CT_UNPAREN args);                                    \
-		/* loaded again here (checked non-NULL above) so no register holds it meanwhile */ \
+		/* non-NULL: the hot cache is only filled once data_reals_ready() */             \
 		ret_t r = __atomic_load_n(&fn##_real, __ATOMIC_RELAXED) args;                     \
 		if (CT_UNLIKELY(!(ok_expr)))                                                      \
 			data_error(t);                                                            \
@@ -386,6 +390,29 @@ DATA_HOOK(EVP_CipherUpdate, int, (EVP_CIPHER_CTX * ctx, unsigned char *out, int 
 /* EVP_Cipher returns 1/0, or a byte count / -1 for ciphers with their own framing (GCM in TLS) */
 DATA_HOOK(EVP_Cipher, int, (EVP_CIPHER_CTX * ctx, unsigned char *out, const unsigned char *in, unsigned int inl),
 	  (ctx, out, in, inl), CT_ENTRY_EVP_CIPHER, in ? (uint64_t)inl : 0, r > 0 || (r == 0 && !in))
+
+/* Resolves the four data functions' real pointers together (once); until all four are known no
+ * ctx is cached, so every call takes the slow path, which checks its own. */
+static bool data_reals_ready(void)
+{
+	static _Atomic bool ready;
+	if (CT_LIKELY(atomic_load_explicit(&ready, memory_order_acquire)))
+		return true;
+	bool all = true;
+#define RESOLVE_REAL(fn)                                                                          \
+	if (!__atomic_load_n(&fn##_real, __ATOMIC_RELAXED))                                       \
+		__atomic_store_n(&fn##_real, (__typeof__(&fn))ct_resolve(#fn), __ATOMIC_RELAXED); \
+	all = all && __atomic_load_n(&fn##_real, __ATOMIC_RELAXED);
+	RESOLVE_REAL(EVP_EncryptUpdate)
+	RESOLVE_REAL(EVP_DecryptUpdate)
+	RESOLVE_REAL(EVP_CipherUpdate)
+	RESOLVE_REAL(EVP_Cipher)
+#undef RESOLVE_REAL
+	if (!all)
+		return false;
+	atomic_store_explicit(&ready, true, memory_order_release);
+	return true;
+}
 
 /* ---- final, context life cycle, fetch ----------------------------------------------------- */
 
