@@ -4,6 +4,7 @@
  * of calls before the data, data in any chunk sizes, partial blocks folded into the GHASH state
  * byte by byte, IVs of any length. Whole blocks go to the dispatched CTR and GHASH kernels.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "aes_internal.h"
@@ -36,6 +37,11 @@ int ct_aes_gcm_init(struct ct_aes_gcm *g, const uint8_t *key, unsigned bits)
 	ct_ghash_init_xmm(g->hpow, h);
 	explicit_bzero(h, sizeof(h));
 	return 0;
+}
+
+void ct_aes_gcm_reset(struct ct_aes_gcm *g)
+{
+	memset(g->ek0, 0, sizeof(*g) - offsetof(struct ct_aes_gcm, ek0));
 }
 
 /* inc32 of SP 800-38D: only the low 32 bits count, so the CTR kernel (64-bit adds) is called

@@ -63,6 +63,10 @@ struct ct_rctx {
 	 * is kept for that (wiped with the rest), and once `native` is set every call goes there */
 	uint8_t rawkey[32];
 	void *native;
+	/* the afalg/cryptodev routes (kernel_backend.h): contexts of the "cryptrace-kernel"
+	 * provider forward whole blocks to the kernel session in kroute, when it is open */
+	bool kernel;
+	struct ct_kroute *kroute;
 	/* GCM */
 	uint8_t giv[GCM_IV_MAX];
 	enum gcm_iv_state iv_state;
@@ -600,6 +604,15 @@ static int random_bytes(uint8_t *buf, size_t len)
 	return rand_bytes && len <= INT32_MAX && rand_bytes(buf, (int)len) == 1;
 }
 
+/* Key equality without an early exit (the time says nothing about where two keys differ). */
+static bool same_key(const uint8_t *a, const uint8_t *b, size_t len)
+{
+	uint8_t diff = 0;
+	for (size_t i = 0; i < len; i++)
+		diff |= a[i] ^ b[i];
+	return diff == 0;
+}
+
 static int gcm_setiv(struct ct_rctx *c)
 {
 	return ct_aes_gcm_setiv(&c->u.gcm, c->giv, c->ivlen) == 0;
@@ -628,10 +641,18 @@ static int gcm_init(struct ct_rctx *c, const unsigned char *key, size_t keylen, 
 		c->iv_state = IV_BUFFERED;
 	}
 	if (key) {
-		if (keylen != c->keylen)
+		if (keylen != c->keylen || keylen > sizeof(c->rawkey))
 			return 0;
-		if (ct_aes_gcm_init(&c->u.gcm, key, (unsigned)keylen * 8) != 0)
-			return 0;
+		/* The same key again (openssl speed and some AEAD users re-key per message): the
+		 * key schedule and H powers stand; only the message state starts afresh. */
+		if (c->key_set && same_key(c->rawkey, key, keylen)) {
+			ct_aes_gcm_reset(&c->u.gcm);
+		} else {
+			c->key_set = false;
+			if (ct_aes_gcm_init(&c->u.gcm, key, (unsigned)keylen * 8) != 0)
+				return 0;
+			memcpy(c->rawkey, key, keylen);
+		}
 		c->key_set = true;
 		c->tls_enc_records = 0;
 	}
