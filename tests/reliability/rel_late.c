@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rel_late.c - libcrypto loaded late: this program is not linked with libcrypto; it dlopens
- * libcrypto.so.3 with RTLD_LOCAL (as python's ssl module and plugin hosts do), finds the EVP
- * functions with dlsym and encrypts 1000 x 64 bytes of aes-128-cbc. Given a second path (a
- * renamed copy of libcrypto), it loads that too, RTLD_LOCAL, and encrypts 700 x 64 bytes of
- * aes-256-cbc through the copy: a process with two libcrypto instances.
- * Usage: rel_late [SECOND_LIBCRYPTO]
+ * rel_late.c - libcrypto loaded late: this program is not linked with libcrypto. (1) It dlopens
+ * PLUGIN (linked with libcrypto) with RTLD_LOCAL, as python's ssl module and plugin hosts do,
+ * and the plugin encrypts 1000 x 64 bytes of aes-128-cbc (printed as an `expect` line). (2) It
+ * dlopens libcrypto.so.3 RTLD_LOCAL itself, takes EVP functions with dlsym(handle) and encrypts
+ * 500 x 64 bytes of aes-192-cbc (printed as a `direct` line: dlsym on a handle bypasses any
+ * preload). (3) Given a second path (a copy of libcrypto elsewhere), the same through the copy,
+ * 700 x 64 bytes of aes-256-cbc: a process with two libcrypto instances.
+ * Usage: rel_late PLUGIN [SECOND_LIBCRYPTO]
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -43,15 +45,26 @@ static int work(const char *lib, const char *cipher, int n)
 		if (update(ctx, out, &outl, in, 64) != 1)
 			return 1;
 	ctx_free(ctx);
-	printf("expect api=evp cipher=%s dir=encrypt calls=%d bytes=%d\n", cipher, n, n * 64);
+	printf("direct api=evp cipher=%s dir=encrypt calls=%d bytes=%d\n", cipher, n, n * 64);
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	if (work("libcrypto.so.3", "aes-128-cbc", 1000))
+	if (argc < 2) {
+		fprintf(stderr, "usage: rel_late PLUGIN [SECOND_LIBCRYPTO]\n");
+		return 2;
+	}
+	void *plugin = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+	int (*run)(int) = plugin ? (int (*)(int))dlsym(plugin, "rel_plugin_run") : NULL;
+	if (!run || run(1000) != 0) {
+		fprintf(stderr, "rel_late: plugin: %s\n", plugin ? "failed" : dlerror());
 		return 1;
-	if (argc > 1 && work(argv[1], "aes-256-cbc", 700))
+	}
+	printf("expect api=evp cipher=aes-128-cbc dir=encrypt calls=1000 bytes=64000\n");
+	if (work("libcrypto.so.3", "aes-192-cbc", 500))
+		return 1;
+	if (argc > 2 && work(argv[2], "aes-256-cbc", 700))
 		return 1;
 	return 0;
 }

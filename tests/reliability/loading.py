@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Early and late loading. (1) A library linked into the program runs EVP work in its constructor,
+before the preload's own constructor ran: those calls are counted exactly, as are main's. (2) A
+program not linked with libcrypto dlopens (RTLD_LOCAL) a plugin that is: the plugin's calls are
+counted exactly. (3) EVP functions taken with dlsym on a libcrypto handle bypass every preload:
+the program still runs unchanged, and the trace shows libcrypto loaded (documented limitation in
+docs/reliability.md). (4) Two libcrypto instances in one process (a copy loaded RTLD_LOCAL from
+another directory): both are listed in the process's crypto_libs."""
+import os
+import shutil
+
+import rellib
+from rellib import ctlib, check
+
+
+def early():
+    out = ctlib.tmpdir("early")
+    p = ctlib.run([rellib.prog("rel_early")], env=rellib.env_with(out))
+    check(p.returncode == 0, f"rel_early exit 0 ({p.returncode}) {p.stderr.decode()[:200]}")
+    doc = ctlib.report_ok(ctlib.traces(out))
+    rellib.check_expect(doc, p.stdout.decode(), "constructor before ours + main: ")
+
+
+def late():
+    out = ctlib.tmpdir("late")
+    second = os.path.join(ctlib.tmpdir("second"), "libcrypto.so.3")
+    src = next((d for d in ("/usr/lib/x86_64-linux-gnu/libcrypto.so.3",
+                            "/lib/x86_64-linux-gnu/libcrypto.so.3") if os.path.exists(d)), None)
+    if not src:
+        ctlib.skip("no libcrypto.so.3 at the Debian path to copy")
+    shutil.copy(src, second)
+    plugin = os.environ.get("CT_REL_PLUGIN", "")
+    bare = ctlib.run([rellib.prog("rel_late"), plugin, second])
+    p = ctlib.run([rellib.prog("rel_late"), plugin, second], env=rellib.env_with(out))
+    check((p.returncode, p.stdout) == (bare.returncode, bare.stdout) and p.returncode == 0,
+          f"rel_late: same output and exit 0 with and without the preload ({p.returncode})")
+    doc = ctlib.report_ok(ctlib.traces(out))
+    rellib.check_expect(doc, p.stdout.decode(), "plugin dlopen'd RTLD_LOCAL: ")
+    direct = ctlib.totals(doc, cipher="aes-192-cbc")
+    print(f"dlsym(handle) calls seen: {direct} (bypasses interposition)")
+    q = rellib.procs(doc)[0]
+    check(q.get("has_libcrypto"), "the process is reported as having libcrypto")
+    libs = q.get("crypto_libs", [])
+    check(len(libs) == 2 and second in libs, f"both libcrypto instances listed: {libs}")
+
+
+def test():
+    early()
+    late()
+
+
+ctlib.main(test)
