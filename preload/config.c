@@ -192,7 +192,7 @@ void ct_config_load(void)
 	unsigned cpb = 0;
 	parse_uint("CRYPTRACE_AESNI_CPB", 0, 1000000, &cpb);
 	aesni_cpb = cpb;
-	const char *cap = getenv("OPENSSL_ia32cap");
+	const char *cap = secure_getenv("OPENSSL_ia32cap");
 	if (cap) {
 		snprintf(ia32cap_copy, sizeof(ia32cap_copy), "%s", cap);
 		ia32cap = ia32cap_copy;

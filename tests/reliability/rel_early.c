@@ -9,7 +9,7 @@ extern int rel_early_calls;
 
 int main(void)
 {
-	static const unsigned char key[16] = "rel-early-main-k", iv[16] = "rel-early-main-i";
+	static const unsigned char key[16] = "Qv5*Rw7&Sx9^Ty1%", iv[16] = "Gt6*Hu8&Iv0^Jw2%";
 	unsigned char in[64], out[96];
 	int outl;
 	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();

@@ -12,7 +12,7 @@ int rel_early_calls;
 
 __attribute__((constructor)) static void rel_early_ctor(void)
 {
-	static const unsigned char key[24] = "rel-early-key-0123456789", iv[16] = "rel-early-iv-012";
+	static const unsigned char key[24] = "Kp3=Lq5+Mr7-Ns9_Ot1)Pu3(", iv[16] = "Mz4!Na6@Ob8#Pc0$";
 	unsigned char in[64], out[96];
 	int outl;
 	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();

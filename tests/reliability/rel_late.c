@@ -34,7 +34,7 @@ static int work(const char *lib, const char *cipher, int n)
 	ctx_free_fn ctx_free = (ctx_free_fn)dlsym(h, "EVP_CIPHER_CTX_free");
 	if (!ctx_new || !byname || !init || !update || !ctx_free)
 		return 1;
-	static const unsigned char key[32] = "rel-late-key-0123456789abcdefghi", iv[16] = "rel-late-iv-0123";
+	static const unsigned char key[32] = "Ls2!Mt4@Nu6#Ov8$Pw0%Qx2^Ry4&Sz6*", iv[16] = "Ta8(Ub0)Vc2-Wd4+";
 	unsigned char in[64], out[96];
 	int outl;
 	memset(in, 7, sizeof(in));

@@ -6,7 +6,7 @@
 
 __attribute__((visibility("default"))) int rel_plugin_run(int n)
 {
-	static const unsigned char key[16] = "rel-plugin-key-0", iv[16] = "rel-plugin-iv-01";
+	static const unsigned char key[16] = "Uz3$Va5#Wb7@Xc9!", iv[16] = "Rd1%Se3^Tf5&Ug7*";
 	unsigned char in[64], out[96];
 	int outl;
 	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();

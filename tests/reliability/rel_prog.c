@@ -39,8 +39,8 @@ void closefrom(int lowfd);
 
 extern char **environ;
 
-static const uint8_t key[32] = "rel-prog-key-0123456789abcdefghi";
-static const uint8_t iv[16] = "rel-prog-iv-0123";
+static const uint8_t key[32] = "Qz7#kP2!xW9@mR4$vL6%nT8^bY3&hJ5*";
+static const uint8_t iv[16] = "Fq1~Gw3`Hx5|Jy7;";
 static uint8_t inbuf[4096], outbuf[4096 + 32];
 
 static EVP_CIPHER_CTX *start(const char *cipher)

@@ -56,8 +56,8 @@ static struct tally tallies[MAX_THREADS];
 static double run_seconds;
 static atomic_bool stop;
 
-static const uint8_t key[32] = "rel-threads-key-0123456789abcdef";
-static const uint8_t iv[16] = "rel-threads-iv-0";
+static const uint8_t key[32] = "Ud8:Ve0<Wf2>Xg4)Yh6[Zi8]Aj0{Bk2}";
+static const uint8_t iv[16] = "Cl4'Dm6,En8.Fo0/";
 
 static uint64_t mono_ns(void)
 {
