@@ -72,5 +72,8 @@ void ct_aes_xmm_cfb_enc(const struct ct_aes_key *k, uint8_t iv[16], const uint8_
 			size_t nblocks);
 void ct_aes_xmm_ofb(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *in, uint8_t *out,
 		    size_t nblocks);
+/* XTS of a one-block data unit, tweak included (both levels: one block cannot use the width). */
+void ct_aes_xmm_xts_one(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak_key,
+			const uint8_t iv[16], const uint8_t *in, uint8_t *out, bool encrypt);
 
 #endif

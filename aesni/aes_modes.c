@@ -195,6 +195,10 @@ int ct_aes_xts(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak
 
 	if (len < 16)
 		return -1;
+	if (len == 16) {
+		ct_aes_xmm_xts_one(data_key, tweak_key, iv, in, out, encrypt);
+		return 0;
+	}
 	ct_aes_kernels_xmm.ecb_enc(tweak_key, iv, s.t, 1);
 
 	const size_t tail = len & 15;
