@@ -56,6 +56,8 @@ int ct_emul_gcm(const struct ct_emul_key *k, bool enc, const uint8_t *iv, size_t
 /* Page-granular cold allocations (the hooks never call malloc). */
 void *ct_emul_alloc(size_t size);
 void ct_emul_free(void *p, size_t size);
+/* The same when only the first `used` bytes were ever written (a large, mostly untouched buffer). */
+void ct_emul_free_used(void *p, size_t size, size_t used);
 
 /* ---- the route (emul_route.c) -------------------------------------------------------------- */
 

@@ -40,6 +40,7 @@ struct ct_emul_alg {
 	uint32_t assoclen;
 	uint8_t *tx;
 	size_t tx_len;
+	size_t tx_high; /* the most ever queued: what free has to wipe */
 };
 
 static int fail(int e)
@@ -75,7 +76,7 @@ static void free_emul(struct ct_emul_alg *e)
 	if (e->peer_fd >= 0)
 		CT_REAL(close)(e->peer_fd);
 	if (e->tx)
-		ct_emul_free(e->tx, TX_MAX);
+		ct_emul_free_used(e->tx, TX_MAX, e->tx_high);
 	ct_emul_free(e, sizeof(*e));
 }
 
@@ -270,10 +271,14 @@ ssize_t ct_emul_alg_send(struct ct_kfd_state *st, const struct msghdr *msg, int 
 			return done ? (ssize_t)done : fail(EFAULT);
 		memcpy(e->tx + e->tx_len, msg->msg_iov[i].iov_base, n);
 		e->tx_len += n;
+		if (e->tx_len > e->tx_high)
+			e->tx_high = e->tx_len;
 		done += n;
 		if (n < msg->msg_iov[i].iov_len)
 			break;
 	}
+	if (e->tx_len > e->tx_high)
+		e->tx_high = e->tx_len;
 	e->more = flags & MSG_MORE;
 	return (ssize_t)done;
 }
@@ -299,6 +304,8 @@ ssize_t ct_emul_alg_splice_in(struct ct_kfd_state *st, int fd_in, size_t len, un
 		done += (size_t)n;
 	}
 	e->tx_len += done;
+	if (e->tx_len > e->tx_high)
+		e->tx_high = e->tx_len;
 	e->init = true;
 	e->more = flags & 4 /* SPLICE_F_MORE */;
 	return (ssize_t)done;
@@ -341,23 +348,22 @@ static ssize_t recv_aead(struct ct_emul_alg *e, const struct iovec *iov, size_t 
 	if (used < aad + (e->enc ? 0 : as))
 		return fail(EINVAL);
 	size_t clen = used - aad - (e->enc ? 0 : as), outlen = aad + clen + (e->enc ? as : 0);
-	if (room < outlen)
+	if (room < outlen || outlen > TX_MAX)
 		return fail(EINVAL);
-	/* Output in a scratch page run after the queued input: AAD || data || tag. */
-	uint8_t *in = e->tx, *out = ct_emul_alloc(outlen ? outlen : 1);
-	if (!out)
-		return fail(ENOMEM);
-	memcpy(out, in, aad);
-	uint8_t tag[16];
+	/* In place in the queue (no allocation, no syscall): AAD || data || tag. */
+	uint8_t *buf = e->tx, tag[16];
 	if (!e->enc)
-		memcpy(tag, in + aad + clen, as);
-	int r = ct_emul_gcm(&e->tfm->key, e->enc, e->iv, 12, in, aad, in + aad, out + aad, clen, tag,
+		memcpy(tag, buf + aad + clen, as);
+	int r = ct_emul_gcm(&e->tfm->key, e->enc, e->iv, 12, buf, aad, buf + aad, buf + aad, clen, tag,
 			    as);
-	if (!r && e->enc)
-		memcpy(out + aad + clen, tag, as);
+	if (!r && e->enc) {
+		memcpy(buf + aad + clen, tag, as);
+		if (outlen > e->tx_high)
+			e->tx_high = outlen;
+	}
 	if (!r)
-		scatter(iov, n, out, outlen);
-	ct_emul_free(out, outlen ? outlen : 1);
+		scatter(iov, n, buf, outlen);
+	explicit_bzero(tag, sizeof(tag));
 	e->tx_len = 0;
 	e->init = false;
 	return r ? fail(-r) : (ssize_t)outlen;

@@ -141,8 +141,13 @@ void *ct_emul_alloc(size_t size)
 
 void ct_emul_free(void *p, size_t size)
 {
+	ct_emul_free_used(p, size, size);
+}
+
+void ct_emul_free_used(void *p, size_t size, size_t used)
+{
 	if (!p)
 		return;
-	explicit_bzero(p, size); /* keys and data */
+	explicit_bzero(p, used < size ? used : size); /* keys and data; untouched pages are zero */
 	munmap(p, size);
 }
