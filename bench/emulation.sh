@@ -37,8 +37,10 @@ d = sys.argv[1]
 def table(name):
     rows = {}
     for line in open('%s/%s.txt' % (d, name)):
+        if line.startswith('cryptrace'):
+            break  # the launcher's summary follows the program's table
         f = line.split()
-        if len(f) >= 6 and f[0].isdigit():
+        if len(f) == 6 and f[0].isdigit():
             size, mbs = int(f[0]), float(f[3])
             rows[size] = size / mbs if mbs > 0 else float('nan')  # bytes / (MB/s) = microseconds
     return rows
