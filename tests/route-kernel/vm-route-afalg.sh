@@ -7,7 +7,9 @@
 # exact request count and bytes and the kernel syscalls counted (sendmsg + read per request).
 # Under 'aes-*-cbc=afalg>=4096,aesni' only openssl's 8192 and 16384-byte requests reach the
 # kernel; the smaller ones stay in-process. `openssl enc` output (both directions, several sizes)
-# is byte-identical with and without the route.
+# is byte-identical with and without the route, and so is evp_kernel_diff's transcript of random
+# ECB/CBC/CTR work (chunking across the threshold, padding, copies, IV re-inits) under
+# 'aes-*=afalg>=256,aesni', whose trace must show kernel requests for all three modes.
 source "$(dirname "$0")/../vm/lib.sh"
 
 cryptrace=$build_root/tracer/cryptrace
@@ -15,9 +17,13 @@ preload=$build_root/preload/libcryptrace.so
 [[ -x $cryptrace ]] || skip "$cryptrace is not built (yet)"
 [[ -f $preload ]] || skip "$preload is not built (yet)"
 command -v python3 >/dev/null || skip "python3 is needed to read the JSON report"
+diffprog=${EVP_KERNEL_DIFF:-$build_root/tests/route-kernel/evp_kernel_diff}
+[[ -x $diffprog ]] || skip "$diffprog is not built (yet)"
 
+seed=${CT_ROUTE_SEED:-$RANDOM}
+note "evp_kernel_diff seed $seed"
 K=000102030405060708090a0b0c0d0e0f; IV=f0e1d2c3b4a5968778695a4b3c2d1e0f
-guest --files "$cryptrace" "$preload" --out "$scratch/out" -- "
+guest --files "$cryptrace" "$preload" "$diffprog" --out "$scratch/out" -- "
 	cat /proc/crypto >\$OUT/proc-crypto
 	C='$cryptrace'
 	\$C run -q -o \$OUT/t1 --route 'aes-*-cbc=afalg' -- openssl speed -seconds 1 -evp aes-128-cbc \\
@@ -33,6 +39,8 @@ guest --files "$cryptrace" "$preload" --out "$scratch/out" -- "
 		\$C run -q -o \$OUT/t3 --route 'aes-*-cbc=afalg' -- openssl enc -d -aes-128-cbc -K $K -iv $IV -in /tmp/n-e -out /tmp/r-d
 		cmp /tmp/n-d /tmp/r-d && cmp /tmp/n-d /tmp/in && echo dec-same-\$n
 	done
+	'$diffprog' 150 $seed v >\$OUT/diff-native.txt; echo diff-native=\$?
+	\$C run -q -o \$OUT/t4 --route 'aes-*=afalg>=256,aesni' -- '$diffprog' 150 $seed v >\$OUT/diff-routed.txt; echo diff-routed=\$?
 	true
 " || fail "the guest script failed"
 
@@ -46,7 +54,12 @@ driver=$(proc_crypto_pick "$scratch/out/proc-crypto" 'cbc(aes)')
 [[ -n $driver ]] || fail "the guest's /proc/crypto has no tested cbc(aes) driver"
 note "the guest kernel serves cbc(aes) with $driver"
 
-for t in t1 t2 t3; do
+grep -qx 'diff-native=0' "$scratch/guest.out" && grep -qx 'diff-routed=0' "$scratch/guest.out" ||
+	fail "evp_kernel_diff failed in the guest"
+tail -9 "$scratch/out/diff-native.txt"
+diff "$scratch/out/diff-native.txt" "$scratch/out/diff-routed.txt" >"$scratch/diff.out" ||
+	{ head -5 "$scratch/diff.out"; fail "EVP output differs under aes-*=afalg>=256,aesni"; }
+for t in t1 t2 t3 t4; do
 	"$cryptrace" report --json "$scratch/out/$t" >"$scratch/$t.json" || fail "cryptrace report $t"
 done
 python3 - "$scratch" "$driver" <<'PY' || fail "the traces do not show the route"
@@ -98,6 +111,17 @@ def check(tag, rep, speed, kernel_sizes):
     if ks < 2 * kc or ks == 0:
         errors.append(f"{tag}: {ks} kernel syscalls counted for {kc} requests (sendmsg + read each)")
     print(f"{tag}: {kc} kernel requests ({kb} B, {ks} syscalls) of {all_calls} EVP calls")
+
+rep4 = json.load(open(f"{scratch}/t4.json"))
+for m in ("ecb", "cbc", "ctr"):
+    k = [p for p in rep4["paths"] if p["api"] == "afalg" and p["cipher"].endswith(m)]
+    calls = sum(p["calls"] for p in k)
+    print(f"evp_kernel_diff {m}: {calls} kernel requests on {sorted({p['impl'] for p in k})}")
+    if not calls:
+        errors.append(f"evp_kernel_diff: no {m} request reached the kernel")
+fb = [e["detail"] for e in rep4["events"] if e["kind"] == "fallback"]
+if fb:
+    errors.append(f"evp_kernel_diff: fallbacks {fb}")
 
 s1, s2 = runs("speed1.all"), runs("speed2.all")
 check("afalg", json.load(open(f"{scratch}/t1.json")), s1, {s for s, _ in s1})
