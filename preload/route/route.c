@@ -35,12 +35,9 @@ static void load_table(void)
 		return;
 	char err[256];
 	if (ct_route_parse(spec, &table, err, sizeof(err)) != 0) {
-		char line[320];
-		int n = snprintf(line, sizeof(line), "cryptrace: CRYPTRACE_ROUTE: %s; routing nothing\n", err);
-		if (n > 0) {
-			ssize_t w = write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
-			(void)w;
-		}
+		/* the host's stderr is the program's: only the preload's own log (CRYPTRACE_LOG) and
+		 * the trace (event) hear about it; the launcher refuses a bad spec up front */
+		ct_log(1, "CRYPTRACE_ROUTE: %s; routing nothing", err);
 		ct_event(CT_EV_TRACE_WARNING, "CRYPTRACE_ROUTE", 0, -1, CT_NO_PATH, false, "%s", err);
 		return;
 	}
