@@ -236,11 +236,13 @@ static int generic_init(struct ct_rctx *c, const unsigned char *key, size_t keyl
 	if (key) {
 		if (keylen != c->keylen)
 			return 0;
+		/* the same key again (a re-init per message): the kernel session stands */
+		bool same_session = c->kroute && c->key_set && memcmp(c->rawkey, key, keylen) == 0;
 		if (ct_aes_set_key(&c->u.k.key, key, (unsigned)keylen * 8) != 0)
 			return 0;
 		memcpy(c->rawkey, key, keylen);
 		c->key_set = true;
-		if (c->kernel && ct_kroute_open) {
+		if (c->kernel && ct_kroute_open && !same_session) {
 			if (c->kroute)
 				ct_kroute_free(c->kroute);
 			c->kroute = ct_kroute_open(c->alg->name, enc, key, keylen);
