@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -26,6 +27,7 @@
 
 struct ct_emul_alg {
 	int peer_fd;    /* the other end of our socketpair */
+	ino_t peer_ino; /* its inode: a program that closed it (closefrom) may have reused the number */
 	int sock_type;  /* as the program asked (socket: SOCK_SEQPACKET...; for the kernel swap) */
 	bool is_op;
 	/* tfm */
@@ -49,6 +51,12 @@ static int fail(int e)
 	return -1;
 }
 
+static ino_t fd_ino(int fd)
+{
+	struct stat sb;
+	return fstat(fd, &sb) == 0 && S_ISSOCK(sb.st_mode) ? sb.st_ino : 0;
+}
+
 static struct ct_emul_alg *new_emul(int type, int *fd_out)
 {
 	int sv[2];
@@ -64,6 +72,7 @@ static struct ct_emul_alg *new_emul(int type, int *fd_out)
 		return NULL;
 	}
 	e->peer_fd = sv[1];
+	e->peer_ino = fd_ino(sv[1]);
 	e->sock_type = type;
 	*fd_out = sv[0];
 	return e;
@@ -73,7 +82,8 @@ static void free_emul(struct ct_emul_alg *e)
 {
 	if (!e)
 		return;
-	if (e->peer_fd >= 0)
+	/* Close our peer only if the number is still it: never another file the program opened. */
+	if (e->peer_fd >= 0 && e->peer_ino && fd_ino(e->peer_fd) == e->peer_ino)
 		CT_REAL(close)(e->peer_fd);
 	if (e->tx)
 		ct_emul_free_used(e->tx, TX_MAX, e->tx_high);
@@ -192,6 +202,7 @@ bool ct_emul_alg_attach_op(struct ct_kfd_state *opst, struct ct_kfd_state *tfm, 
 		return false;
 	}
 	op->peer_fd = peer;
+	op->peer_ino = fd_ino(peer);
 	op->is_op = true;
 	op->tfm = tfm->emul;
 	op->mode = op->tfm->mode;

@@ -308,6 +308,16 @@ static void test_afalg(void)
 	errno = 0;
 	CHECK(alg_tfm("skcipher", "gcm(aes)") < 0 && errno == ENOENT, "gcm(aes) as skcipher: ENOENT");
 	close(tfm);
+
+	/* A program that closes every fd above its socket (the emulation's hidden socketpair peer
+	 * among them) and opens a file on the freed number: closing the socket must not close it. */
+	tfm = alg_tfm("skcipher", "ctr(aes)");
+	CHECK(tfm >= 0 && close_range((unsigned)tfm + 1, ~0u, 0) == 0, "close_range above the socket");
+	int file = open("/dev/null", O_RDONLY);
+	close(tfm);
+	CHECK(file > tfm && fcntl(file, F_GETFD) >= 0,
+	      "closing the socket leaves the program's file on the peer's old number open");
+	close(file);
 }
 
 int main(void)
