@@ -89,6 +89,17 @@ def test(tmp):
         check({p['cipher'] for p in ps} == {'aes-128-cbc', 'aes-128-ctr', 'aes-128-ecb', 'aes-128-xts'},
               'one path per mode')
 
+    # No AES-NI usable (capped off): the route cannot serve, one fallback event says why, and the
+    # program meets the kernel as it is (no device: exit 2).
+    out = os.path.join(tmp, 'no-aesni')
+    r = run([CRYPTRACE, 'run', '-o', out, '--route', ROUTE, '--', ex('cryptodev_bench'), '--count', '1',
+             '--sizes', '16'], env_extra={'CRYPTRACE_AESNI_MAX': 'none'})
+    doc = report(out)
+    fb = events(doc, kind='fallback', call='route')
+    check(r.returncode == 2 and 'open(/dev/crypto)' in r.stderr and len(fb) == 1 and
+          'no AES-NI' in fb[0]['detail'] and events(doc, kind='call-failed', call='open'),
+          'without AES-NI: one fallback event, the ENOENT open recorded, exit 2 as bare')
+
     # A device present (the kernel suite's stand-in, preloaded after the tracer so it is what the
     # tracer's "real" open/ioctl reach): the route takes CTR only; CBC/ECB/XTS stay on the device.
     if FAKE_CDEV and os.path.exists(FAKE_CDEV):
