@@ -34,7 +34,7 @@ struct ct_str rp_str_part(struct ct_str s, char sep, unsigned i)
 	for (uint32_t k = 0; k <= s.len; k++) {
 		if (k == s.len || s.p[k] == sep) {
 			if (i == 0)
-				return (struct ct_str){ .p = s.p + start, .len = k - start };
+				return (struct ct_str){ .p = s.p ? s.p + start : "", .len = k - start };
 			i--;
 			start = k + 1;
 		}
