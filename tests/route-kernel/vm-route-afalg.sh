@@ -9,7 +9,9 @@
 # kernel; the smaller ones stay in-process. `openssl enc` output (both directions, several sizes)
 # is byte-identical with and without the route, and so is evp_kernel_diff's transcript of random
 # ECB/CBC/CTR work (chunking across the threshold, padding, copies, IV re-inits) under
-# 'aes-*=afalg>=256,aesni', whose trace must show kernel requests for all three modes.
+# 'aes-*=afalg>=256,aesni', whose trace must show kernel requests for all three modes. A process
+# under a seccomp filter (seccomp_enc) is never routed to the kernel: same output, no AF_ALG
+# path, a fallback event naming the filter.
 source "$(dirname "$0")/../vm/lib.sh"
 
 cryptrace=$build_root/tracer/cryptrace
@@ -19,11 +21,13 @@ preload=$build_root/preload/libcryptrace.so
 command -v python3 >/dev/null || skip "python3 is needed to read the JSON report"
 diffprog=${EVP_KERNEL_DIFF:-$build_root/tests/route-kernel/evp_kernel_diff}
 [[ -x $diffprog ]] || skip "$diffprog is not built (yet)"
+seccompprog=${SECCOMP_ENC:-$build_root/tests/route-kernel/seccomp_enc}
+[[ -x $seccompprog ]] || skip "$seccompprog is not built (yet)"
 
 seed=${CT_ROUTE_SEED:-$RANDOM}
 note "evp_kernel_diff seed $seed"
 K=000102030405060708090a0b0c0d0e0f; IV=f0e1d2c3b4a5968778695a4b3c2d1e0f
-guest --files "$cryptrace" "$preload" "$diffprog" --out "$scratch/out" -- "
+guest --files "$cryptrace" "$preload" "$diffprog" "$seccompprog" --out "$scratch/out" -- "
 	cat /proc/crypto >\$OUT/proc-crypto
 	C='$cryptrace'
 	\$C run -q -o \$OUT/t1 --route 'aes-*-cbc=afalg' -- openssl speed -seconds 1 -evp aes-128-cbc \\
@@ -41,6 +45,9 @@ guest --files "$cryptrace" "$preload" "$diffprog" --out "$scratch/out" -- "
 	done
 	'$diffprog' 150 $seed v >\$OUT/diff-native.txt; echo diff-native=\$?
 	\$C run -q -o \$OUT/t4 --route 'aes-*=afalg>=256,aesni' -- '$diffprog' 150 $seed v >\$OUT/diff-routed.txt; echo diff-routed=\$?
+	'$seccompprog' nofilter >\$OUT/sc-native.txt; echo sc-native=\$?
+	\$C run -q -o \$OUT/t5 --route 'aes-*-cbc=afalg' -- '$seccompprog' >\$OUT/sc-routed.txt; echo sc-routed=\$?
+	\$C run -q -o \$OUT/t6 --route 'aes-*-cbc=afalg' -- '$seccompprog' nofilter >\$OUT/sc-unfiltered.txt
 	true
 " || fail "the guest script failed"
 
@@ -59,7 +66,11 @@ grep -qx 'diff-native=0' "$scratch/guest.out" && grep -qx 'diff-routed=0' "$scra
 tail -9 "$scratch/out/diff-native.txt"
 diff "$scratch/out/diff-native.txt" "$scratch/out/diff-routed.txt" >"$scratch/diff.out" ||
 	{ head -5 "$scratch/diff.out"; fail "EVP output differs under aes-*=afalg>=256,aesni"; }
-for t in t1 t2 t3 t4; do
+grep -qx 'sc-native=0' "$scratch/guest.out" && grep -qx 'sc-routed=0' "$scratch/guest.out" ||
+	fail "seccomp_enc failed in the guest"
+cmp "$scratch/out/sc-native.txt" "$scratch/out/sc-routed.txt" || fail "seccomp_enc output differs under the route"
+cmp "$scratch/out/sc-native.txt" "$scratch/out/sc-unfiltered.txt" || fail "seccomp_enc nofilter differs under the route"
+for t in t1 t2 t3 t4 t5 t6; do
 	"$cryptrace" report --json "$scratch/out/$t" >"$scratch/$t.json" || fail "cryptrace report $t"
 done
 python3 - "$scratch" "$driver" <<'PY' || fail "the traces do not show the route"
@@ -122,6 +133,20 @@ for m in ("ecb", "cbc", "ctr"):
 fb = [e["detail"] for e in rep4["events"] if e["kind"] == "fallback"]
 if fb:
     errors.append(f"evp_kernel_diff: fallbacks {fb}")
+
+# seccomp: t5 (filtered) must not reach the kernel and must say why; t6 (same program, no
+# filter) must, so the check above is not vacuous
+rep5, rep6 = json.load(open(f"{scratch}/t5.json")), json.load(open(f"{scratch}/t6.json"))
+k5 = [p for p in rep5["paths"] if p["api"] == "afalg"]
+k6 = [p for p in rep6["paths"] if p["api"] == "afalg"]
+fb5 = [e["detail"] for e in rep5["events"] if e["kind"] == "fallback"]
+print("seccomp_enc filtered:", fb5, "unfiltered kernel requests:", sum(p["calls"] for p in k6))
+if k5:
+    errors.append(f"seccomp_enc: the filtered process reached the kernel: {k5}")
+if not any("route afalg -> native: aes-128-cbc enc: a seccomp filter is active" in d for d in fb5):
+    errors.append(f"seccomp_enc: no fallback event naming the filter: {fb5}")
+if not k6:
+    errors.append("seccomp_enc nofilter: no kernel request (the route did not apply at all)")
 
 s1, s2 = runs("speed1.all"), runs("speed2.all")
 check("afalg", json.load(open(f"{scratch}/t1.json")), s1, {s for s, _ in s1})
