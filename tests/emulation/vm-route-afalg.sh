@@ -13,6 +13,10 @@ cryptrace=$build_root/tracer/cryptrace
 preload=$build_root/preload/libcryptrace.so
 [[ -x $cryptrace ]] || skip "$cryptrace is not built (yet)"
 [[ -f $preload ]] || skip "$preload is not built (yet)"
+examples=$build_root/examples/kernel
+for x in afalg_bench afalg_aead; do
+	[[ -x $examples/$x ]] || skip "$examples/$x is not built (yet)"
+done
 command -v python3 >/dev/null || skip "python3 is needed to read the JSON report"
 
 key=000102030405060708090a0b0c0d0e0f
@@ -23,7 +27,15 @@ openssl enc -aes-128-cbc -K $key -iv $iv -in "$scratch/plain" -out "$scratch/wan
 strace_bin=$(command -v strace || true)
 [[ -n $strace_bin ]] || skip "strace is needed to count the syscalls independently of the trace"
 
-guest --files "$cryptrace" "$preload" "$scratch/plain" "$strace_bin" --out "$scratch/out" -- "
+guest --files "$cryptrace" "$preload" "$scratch/plain" "$strace_bin" "$examples/afalg_bench" \
+	"$examples/afalg_aead" --out "$scratch/out" -- "
+	# the examples, with the kernel's AF_ALG there, served in-process (they verify vs OpenSSL)
+	'$cryptrace' run -o \$OUT/x-bench --route='aes-*=aesni' -- '$examples/afalg_bench' --mode splice \
+		--count 3 --sizes 16,4096,65536 >\$OUT/x-bench.out 2>&1
+	echo \"afalg_bench status=\$?\"
+	'$cryptrace' run -o \$OUT/x-aead --route='aes-*=aesni' -- '$examples/afalg_aead' --count 5 \
+		>\$OUT/x-aead.out 2>&1
+	echo \"afalg_aead status=\$?\"
 	# strace's own count of the AF_ALG data syscalls, without and with the route
 	for r in none 'aes-*=aesni'; do
 		n=\$(echo \"\$r\" | tr -c 'a-z0-9\n' _)
@@ -44,6 +56,19 @@ guest --files "$cryptrace" "$preload" "$scratch/plain" "$strace_bin" --out "$scr
 		echo \"enc \$n status=\$?\"
 	done
 " || fail "the guest script failed"
+
+for x in afalg_bench afalg_aead; do
+	grep -qx "$x status=0" "$scratch/guest.out" || fail "$x under the route failed in the guest"
+done
+"$cryptrace" report --json "$scratch/out/x-bench" "$scratch/out/x-aead" >"$scratch/x.json" ||
+	fail "cryptrace report --json (examples) failed"
+python3 - "$scratch/x.json" <<'PY' || fail "the examples' afalg paths are not all route:aesni with 0 syscalls"
+import json, sys
+ps = [p for p in json.load(open(sys.argv[1]))['paths'] if p['api'] == 'afalg']
+print(sorted((p['cipher'], p['dir'], p['entry'], p['impl'], p['calls'], p['syscalls']) for p in ps))
+sys.exit(0 if ps and all(p['impl'] == 'route:aesni' and p['syscalls'] == 0 for p in ps) else 1)
+PY
+note "afalg_bench (splice) and afalg_aead under the route in the guest: verified, route:aesni, 0 syscalls"
 
 for n in none aes___aesni aes___ctr_aesni; do
 	grep -qx "speed $n status=0" "$scratch/guest.out" || fail "openssl speed ($n) failed in the guest"
