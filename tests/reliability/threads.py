@@ -26,12 +26,14 @@ def test():
     print(text.strip())
     doc = ctlib.report_ok(ctlib.traces(out))
     rellib.check_expect(doc, text)
-    m = re.search(r"cryptodev_crypts=(\d+) cryptodev_bytes=(\d+)", text)
-    crypts, nbytes = int(m.group(1)), int(m.group(2))
+    m = re.search(r"cryptodev_crypts=(\d+) cryptodev_bytes=(\d+) cryptodev_failed=(\d+)", text)
+    crypts, nbytes, failed = int(m.group(1)), int(m.group(2)), int(m.group(3))
     if rellib.FAKE_CDEV:
         check(crypts > 0, f"the stand-in /dev/crypto answered ({crypts} CIOCCRYPT)")
     got = ctlib.totals(doc, api="cryptodev")
     check(got == (crypts, nbytes), f"cryptodev: report {got}, program ({crypts}, {nbytes})")
+    errors = sum(p.get("errors", 0) for p in ctlib.select(doc, api="cryptodev"))
+    check(errors == failed, f"cryptodev errors: report {errors}, program {failed}")
     st = [q.get("status") for q in rellib.procs(doc)]
     check(st == ["complete"], f"one complete process ({st})")
 
