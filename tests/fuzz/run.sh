@@ -6,6 +6,8 @@
 # Exit 0 clean, 1 a crash/leak/timeout (the reproducer is printed), 77 when clang's fuzzer
 # runtime is missing (Debian: clang + libclang-rt-dev / the clang package's runtime).
 set -euo pipefail
+# the fuzzer carries clang's own ASan runtime: a gcc libasan preloaded by a sanitizer run clashes
+unset LD_PRELOAD
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 seconds=${1:-60}
