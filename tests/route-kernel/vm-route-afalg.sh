@@ -11,7 +11,9 @@
 # ECB/CBC/CTR work (chunking across the threshold, padding, copies, IV re-inits) under
 # 'aes-*=afalg>=256,aesni', whose trace must show kernel requests for all three modes. A process
 # under a seccomp filter (seccomp_enc) is never routed to the kernel: same output, no AF_ALG
-# path, a fallback event naming the filter.
+# path, a fallback event naming the filter. A program that closes its sockets halfway through a
+# context (closefds_enc) still gets the native result: the failed requests and the rest of the
+# context run in-process, with a fallback event.
 source "$(dirname "$0")/../vm/lib.sh"
 
 cryptrace=$build_root/tracer/cryptrace
@@ -23,11 +25,13 @@ diffprog=${EVP_KERNEL_DIFF:-$build_root/tests/route-kernel/evp_kernel_diff}
 [[ -x $diffprog ]] || skip "$diffprog is not built (yet)"
 seccompprog=${SECCOMP_ENC:-$build_root/tests/route-kernel/seccomp_enc}
 [[ -x $seccompprog ]] || skip "$seccompprog is not built (yet)"
+closeprog=${CLOSEFDS_ENC:-$build_root/tests/route-kernel/closefds_enc}
+[[ -x $closeprog ]] || skip "$closeprog is not built (yet)"
 
 seed=${CT_ROUTE_SEED:-$RANDOM}
 note "evp_kernel_diff seed $seed"
 K=000102030405060708090a0b0c0d0e0f; IV=f0e1d2c3b4a5968778695a4b3c2d1e0f
-guest --files "$cryptrace" "$preload" "$diffprog" "$seccompprog" --out "$scratch/out" -- "
+guest --files "$cryptrace" "$preload" "$diffprog" "$seccompprog" "$closeprog" --out "$scratch/out" -- "
 	cat /proc/crypto >\$OUT/proc-crypto
 	C='$cryptrace'
 	\$C run -q -o \$OUT/t1 --route 'aes-*-cbc=afalg' -- openssl speed -seconds 1 -evp aes-128-cbc \\
@@ -48,6 +52,8 @@ guest --files "$cryptrace" "$preload" "$diffprog" "$seccompprog" --out "$scratch
 	'$seccompprog' nofilter >\$OUT/sc-native.txt; echo sc-native=\$?
 	\$C run -q -o \$OUT/t5 --route 'aes-*-cbc=afalg' -- '$seccompprog' >\$OUT/sc-routed.txt; echo sc-routed=\$?
 	\$C run -q -o \$OUT/t6 --route 'aes-*-cbc=afalg' -- '$seccompprog' nofilter >\$OUT/sc-unfiltered.txt
+	'$closeprog' >\$OUT/cf-native.txt; echo cf-native=\$?
+	\$C run -q -o \$OUT/t7 --route 'aes-*-cbc=afalg' -- '$closeprog' >\$OUT/cf-routed.txt; echo cf-routed=\$?
 	true
 " || fail "the guest script failed"
 
@@ -70,7 +76,10 @@ grep -qx 'sc-native=0' "$scratch/guest.out" && grep -qx 'sc-routed=0' "$scratch/
 	fail "seccomp_enc failed in the guest"
 cmp "$scratch/out/sc-native.txt" "$scratch/out/sc-routed.txt" || fail "seccomp_enc output differs under the route"
 cmp "$scratch/out/sc-native.txt" "$scratch/out/sc-unfiltered.txt" || fail "seccomp_enc nofilter differs under the route"
-for t in t1 t2 t3 t4 t5 t6; do
+grep -qx 'cf-native=0' "$scratch/guest.out" && grep -qx 'cf-routed=0' "$scratch/guest.out" ||
+	fail "closefds_enc failed in the guest"
+cmp "$scratch/out/cf-native.txt" "$scratch/out/cf-routed.txt" || fail "closefds_enc output differs under the route"
+for t in t1 t2 t3 t4 t5 t6 t7; do
 	"$cryptrace" report --json "$scratch/out/$t" >"$scratch/$t.json" || fail "cryptrace report $t"
 done
 python3 - "$scratch" "$driver" <<'PY' || fail "the traces do not show the route"
@@ -147,6 +156,16 @@ if not any("route afalg -> native: aes-128-cbc enc: a seccomp filter is active" 
     errors.append(f"seccomp_enc: no fallback event naming the filter: {fb5}")
 if not k6:
     errors.append("seccomp_enc nofilter: no kernel request (the route did not apply at all)")
+
+# closed sockets: half the requests in the kernel, then one failure and the rest in-process
+rep7 = json.load(open(f"{scratch}/t7.json"))
+k7 = sum(p["calls"] for p in rep7["paths"] if p["api"] == "afalg")
+fb7 = [e["detail"] for e in rep7["events"] if e["kind"] == "fallback"]
+print("closefds_enc: kernel requests", k7, "fallbacks", fb7)
+if not any("route afalg -> aesni: aes-128-cbc enc: sendmsg/read failed" in d for d in fb7):
+    errors.append(f"closefds_enc: no fallback event for the failed request: {fb7}")
+if not 16 <= k7 <= 17:
+    errors.append(f"closefds_enc: {k7} kernel requests, want the 16 before the close (+1 failed)")
 
 s1, s2 = runs("speed1.all"), runs("speed2.all")
 check("afalg", json.load(open(f"{scratch}/t1.json")), s1, {s for s, _ in s1})
