@@ -64,6 +64,10 @@ void ct_emul_free_used(void *p, size_t size, size_t used);
 /* A route table with an aesni rule, and AES-NI on this CPU: kernel interfaces are intercepted.
  * When the table wants aesni but the CPU has none, one CT_EV_FALLBACK says so (false). */
 bool ct_emul_enabled(void);
+/* Non-zero on this thread: open("/dev/crypto") and socket(AF_ALG) get the kernel's descriptors,
+ * never emulated ones. For the preload's own kernel routes (EVP -> afalg/cryptodev), which must
+ * reach the real kernel: set it around their open/socket calls. */
+extern __thread int ct_emul_bypass;
 /* Does the route send this cipher ("aes-128-cbc") to aesni, in either direction, at any size? */
 bool ct_emul_routed(const char *cipher);
 /* The same for a kernel mode at the key length given (0: the smallest key of that mode). */

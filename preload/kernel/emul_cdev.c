@@ -179,6 +179,14 @@ int ct_emul_cdev_ioctl(struct ct_kfd_state *st, unsigned long request, void *arg
 	*served = false;
 	if (!c)
 		return 0;
+	/* Without a device, a cipher the route does not send to aesni meets "a device lacking it". */
+	if (c->device_missing && nr == CT_NR_CIOCGSESSION && arg) {
+		const struct ct_cdev_session_op *s = arg;
+		if (!ct_emul_mode_routed(ct_emul_mode_of_cdev(s->cipher), s->keylen)) {
+			*served = true;
+			return fail(EINVAL);
+		}
+	}
 	/* With a real device behind us, ours are only the aesni-routed sessions. */
 	if (!c->device_missing) {
 		switch (nr) {

@@ -89,6 +89,14 @@ def test(tmp):
         check({p['cipher'] for p in ps} == {'aes-128-cbc', 'aes-128-ctr', 'aes-128-ecb', 'aes-128-xts'},
               'one path per mode')
 
+    # Without a device, a cipher the route leaves alone meets "a device lacking it": EINVAL.
+    out = os.path.join(tmp, 'cbc-only')
+    r = run([CRYPTRACE, 'run', '-o', out, '--route', 'aes-*-cbc=aesni', '--', ex('cryptodev_bench'),
+             '--cipher', 'ctr', '--count', '1', '--sizes', '16'])
+    ev = events(report(out), kind='call-failed', call='ioctl(CIOCGSESSION)', errno_name='EINVAL')
+    check(r.returncode == 2 and 'Invalid argument' in r.stderr and ev and 'AES_CTR' in ev[0]['detail'],
+          'a cbc-only route: the CTR session is refused with EINVAL and recorded (%s)' % r.stderr.strip()[-80:])
+
     # No AES-NI usable (capped off): the route cannot serve, one fallback event says why, and the
     # program meets the kernel as it is (no device: exit 2).
     out = os.path.join(tmp, 'no-aesni')
