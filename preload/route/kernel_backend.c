@@ -23,6 +23,7 @@
 #include "kernel/cryptodev_abi.h"
 #include "kernel/kernel_decode.h"
 #include "kernel/kdriver.h"
+#include "kernel/kfd.h"
 #include "kernel_backend.h"
 #include "route.h"
 
@@ -37,6 +38,11 @@ struct ct_kroute {
 	int tfm, op;     /* AF_ALG */
 	int cfd;         /* /dev/crypto */
 	uint32_t ses;
+	/* The kernel hooks' state of our data fd (op socket or /dev/crypto) when we opened it: if the
+	 * program closes that fd (a daemon closing every descriptor), the hooks forget it, and a new
+	 * file on the same number must never receive our requests or our close(). NULL when the
+	 * hooks do not track this process: no check then. */
+	struct ct_kfd_state *data_st;
 	bool dead;
 	/* the last size decision (openssl speed and most programs repeat one size) */
 	size_t last_len;
@@ -175,6 +181,7 @@ static bool afalg_open(struct ct_kroute *kr, const char *kname, const uint8_t *k
 		*why = errno_reason(reason_buf, sizeof(reason_buf), "accept", errno);
 		return false;
 	}
+	kr->data_st = ct_kfd_get(kr->op);
 	return true;
 }
 
@@ -192,6 +199,7 @@ static bool cdev_open(struct ct_kroute *kr, uint32_t alg, const uint8_t *key, si
 		return false;
 	}
 	kr->ses = s.ses;
+	kr->data_st = ct_kfd_get(kr->cfd);
 	return true;
 }
 
@@ -358,6 +366,17 @@ size_t ct_kroute_cipher(struct ct_kroute *kr, bool enc, uint8_t iv[16], const ui
 		return 0;
 	int saved = errno;
 	size_t done = 0;
+	int data_fd = kr->target == CT_ROUTE_AFALG ? kr->op : kr->cfd;
+	if (kr->data_st && ct_kfd_get(data_fd) != kr->data_st) {
+		/* not ours any more: never send to it nor close it (the tfm socket too may be gone) */
+		kfallback(kr->cipher, kr->target, enc, kr->target == CT_ROUTE_AFALG ? "AF_ALG" : "/dev/crypto",
+			  "the program closed the kernel descriptor: the rest of this context runs in-process");
+		kr->op = kr->tfm = kr->cfd = -1;
+		kr->ses = 0;
+		kr->dead = true;
+		errno = saved;
+		return 0;
+	}
 	while (done < whole) {
 		size_t n = whole - done < CHUNK ? whole - done : CHUNK;
 		uint8_t last_in[16];
