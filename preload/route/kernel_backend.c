@@ -42,7 +42,7 @@ struct ct_kroute {
 	 * program closes that fd (a daemon closing every descriptor), the hooks forget it, and a new
 	 * file on the same number must never receive our requests or our close(). NULL when the
 	 * hooks do not track this process: no check then. */
-	struct ct_kfd_state *data_st;
+	struct ct_kfd_state *data_st, *tfm_st;
 	bool dead;
 	/* the last size decision (openssl speed and most programs repeat one size) */
 	size_t last_len;
@@ -172,6 +172,7 @@ static bool afalg_open(struct ct_kroute *kr, const char *kname, const uint8_t *k
 		*why = errno_reason(reason_buf, sizeof(reason_buf), "bind", errno);
 		return false;
 	}
+	kr->tfm_st = ct_kfd_get(kr->tfm);
 	if (setsockopt(kr->tfm, SOL_ALG, ALG_SET_KEY, key, (socklen_t)keylen) != 0) {
 		*why = errno_reason(reason_buf, sizeof(reason_buf), "setsockopt(ALG_SET_KEY)", errno);
 		return false;
@@ -203,8 +204,21 @@ static bool cdev_open(struct ct_kroute *kr, uint32_t alg, const uint8_t *key, si
 	return true;
 }
 
+/* Is fd (with the hooks' state st when we opened it) still ours? */
+static bool still_ours(int fd, const struct ct_kfd_state *st)
+{
+	return fd >= 0 && (!st || ct_kfd_get(fd) == st);
+}
+
 static void kroute_close(struct ct_kroute *kr)
 {
+	/* descriptors the program closed behind our back may be its own files by now */
+	if (!still_ours(kr->op, kr->data_st))
+		kr->op = -1;
+	if (!still_ours(kr->tfm, kr->tfm_st))
+		kr->tfm = -1;
+	if (!still_ours(kr->cfd, kr->data_st))
+		kr->cfd = -1;
 	if (kr->op >= 0)
 		close(kr->op);
 	if (kr->tfm >= 0)
