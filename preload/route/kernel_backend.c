@@ -373,10 +373,12 @@ static bool cdev_request(struct ct_kroute *kr, bool enc, const uint8_t iv[16], c
 }
 
 size_t ct_kroute_cipher(struct ct_kroute *kr, bool enc, uint8_t iv[16], const uint8_t *in,
-			uint8_t *out, size_t len)
+			uint8_t *out, size_t len, size_t request)
 {
 	size_t whole = len & ~(size_t)15;
-	if (!kr || kr->dead || whole == 0 || !wants_kernel(kr, enc, len))
+	if (request < len)
+		request = len;
+	if (!kr || kr->dead || whole == 0 || (len == 16 && request > 16) || !wants_kernel(kr, enc, request))
 		return 0;
 	int saved = errno;
 	size_t done = 0;

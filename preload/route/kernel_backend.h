@@ -30,12 +30,14 @@ const char *ct_kroute_check(unsigned target, const char *cipher, char *driver, s
 struct ct_kroute *ct_kroute_open(const char *cipher, bool enc, const uint8_t *key, size_t keylen)
 	__attribute__((weak));
 
-/* Serves the leading whole blocks of len bytes in the kernel when the route table sends a
- * request of this size there; returns the bytes done (0: do it all in-process). iv (CBC IV or
- * CTR counter) is updated as OpenSSL would. A kernel error closes the session for good
- * (fallback event) and returns what was done before it. */
+/* Serves the leading whole blocks of len bytes in the kernel when the route table sends the
+ * program's request (the update of `request` bytes this work belongs to) there; returns the
+ * bytes done (0: do it all in-process). A lone block flushed from the buffer of a bigger update
+ * (decryption with padding holds one back) stays in-process: one kernel request per update.
+ * iv (CBC IV or CTR counter) is updated as OpenSSL would. A kernel error closes the session for
+ * good (fallback event) and returns what was done before it. */
 size_t ct_kroute_cipher(struct ct_kroute *kr, bool enc, uint8_t iv[16], const uint8_t *in,
-			uint8_t *out, size_t len) __attribute__((weak));
+			uint8_t *out, size_t len, size_t request) __attribute__((weak));
 
 void ct_kroute_free(struct ct_kroute *kr) __attribute__((weak));
 

@@ -67,6 +67,7 @@ struct ct_rctx {
 	 * provider forward whole blocks to the kernel session in kroute, when it is open */
 	bool kernel;
 	struct ct_kroute *kroute;
+	size_t req_len; /* bytes of the update/cipher call in progress: what a size threshold judges */
 	/* GCM */
 	uint8_t giv[GCM_IV_MAX];
 	enum gcm_iv_state iv_state;
@@ -176,7 +177,7 @@ static void *rctx_dup(void *vctx)
 static void hw_cipher(struct ct_rctx *c, uint8_t *out, const uint8_t *in, size_t len)
 {
 	if (CT_UNLIKELY(c->kroute != NULL) && c->num == 0) { /* CTR: only from a block boundary */
-		size_t done = ct_kroute_cipher(c->kroute, c->enc, c->iv, in, out, len);
+		size_t done = ct_kroute_cipher(c->kroute, c->enc, c->iv, in, out, len, c->req_len);
 		if (done == len)
 			return;
 		in += done;
@@ -403,6 +404,7 @@ static int generic_update(void *vctx, unsigned char *out, size_t *outl, size_t o
 	struct ct_rctx *c = vctx;
 	if (CT_UNLIKELY(c->native != NULL))
 		return ct_native_update(c->native, out, outl, outsize, in, inl);
+	c->req_len = inl;
 	if (c->alg->blocksize > 1)
 		return block_update(vctx, out, outl, outsize, in, inl);
 	return stream_update(vctx, out, outl, outsize, in, inl);
@@ -427,6 +429,7 @@ static int generic_cipher(void *vctx, unsigned char *out, size_t *outl, size_t o
 		return ct_native_cipher(c->native, out, outl, outsize, in, inl);
 	if (!c->key_set || outsize < inl)
 		return 0;
+	c->req_len = inl;
 	hw_cipher(c, out, in, inl);
 	*outl = inl;
 	return 1;
