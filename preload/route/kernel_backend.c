@@ -5,7 +5,9 @@
  *
  * The system calls go through libc's symbols, which in a traced process are the preload's own
  * kernel hooks: the sockets, sessions, requests and syscalls show up on kernel paths exactly as
- * those of OpenSSL's afalg engine do. Requests are cut at 64 KiB so that one sendmsg never waits
+ * those of OpenSSL's afalg engine do. Our socket()/open() calls set ct_emul_bypass: when the
+ * table also has aesni rules, the kernel-interface emulation must not hand us its in-process
+ * descriptors (the point of this route is the real kernel). Requests are cut at 64 KiB so that one sendmsg never waits
  * for socket buffer space that only a read would free.
  */
 #include <errno.h>
@@ -22,6 +24,7 @@
 #include "core.h"
 #include "kernel/cryptodev_abi.h"
 #include "kernel/kernel_decode.h"
+#include "kernel/emul.h"
 #include "kernel/kdriver.h"
 #include "kernel/kfd.h"
 #include "kernel_backend.h"
@@ -104,6 +107,27 @@ static const char *errno_reason(char *buf, size_t cap, const char *what, int err
 
 static __thread char reason_buf[160];
 
+/* The real kernel's AF_ALG socket and /dev/crypto, never emulated ones (see the top). */
+static int kernel_socket(void)
+{
+	ct_emul_bypass++;
+	int s = socket(AF_ALG, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	int e = errno;
+	ct_emul_bypass--;
+	errno = e;
+	return s;
+}
+
+static int kernel_cdev(void)
+{
+	ct_emul_bypass++;
+	int fd = open(CT_CDEV_PATH, O_RDWR | O_CLOEXEC);
+	int e = errno;
+	ct_emul_bypass--;
+	errno = e;
+	return fd;
+}
+
 const char *ct_kroute_check(unsigned target, const char *cipher, char *driver, size_t cap)
 {
 	enum kmode mode;
@@ -118,7 +142,7 @@ const char *ct_kroute_check(unsigned target, const char *cipher, char *driver, s
 	if (sc)
 		return sc;
 	if (target == CT_ROUTE_AFALG) {
-		int s = socket(AF_ALG, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+		int s = kernel_socket();
 		if (s < 0)
 			return errno_reason(reason_buf, sizeof(reason_buf), "socket(AF_ALG)", errno);
 		/* the template must exist (ENOENT otherwise); the key is only known per context */
@@ -133,7 +157,7 @@ const char *ct_kroute_check(unsigned target, const char *cipher, char *driver, s
 			snprintf(driver, cap, "%s", d.driver);
 		return NULL;
 	}
-	int fd = open(CT_CDEV_PATH, O_RDWR | O_CLOEXEC);
+	int fd = kernel_cdev();
 	if (fd < 0)
 		return errno_reason(reason_buf, sizeof(reason_buf), "open(/dev/crypto)", errno);
 	/* a throw-away session with a zero key tells the driver (CIOCGSESSINFO) */
@@ -161,7 +185,7 @@ static void kfallback(const char *cipher, unsigned target, bool enc, const char 
 static bool afalg_open(struct ct_kroute *kr, const char *kname, const uint8_t *key, size_t keylen,
 		       const char **why)
 {
-	kr->tfm = socket(AF_ALG, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	kr->tfm = kernel_socket();
 	if (kr->tfm < 0) {
 		*why = errno_reason(reason_buf, sizeof(reason_buf), "socket(AF_ALG)", errno);
 		return false;
@@ -189,7 +213,7 @@ static bool afalg_open(struct ct_kroute *kr, const char *kname, const uint8_t *k
 static bool cdev_open(struct ct_kroute *kr, uint32_t alg, const uint8_t *key, size_t keylen,
 		      const char **why)
 {
-	kr->cfd = open(CT_CDEV_PATH, O_RDWR | O_CLOEXEC);
+	kr->cfd = kernel_cdev();
 	if (kr->cfd < 0) {
 		*why = errno_reason(reason_buf, sizeof(reason_buf), "open(/dev/crypto)", errno);
 		return false;

@@ -46,7 +46,8 @@ print(f"  {ev[0]}; EVP path {want_impl}")
 PY
 	echo "ok: $spec"
 }
-check 'aes-*-cbc=afalg' aes-128-cbc 'route afalg -> native: aes-128-cbc (enc|dec): (socket\(AF_ALG\): EAFNOSUPPORT|bind: ENOENT)' provider:default
-check 'aes-*-cbc=afalg>=4096,aesni' aes-128-cbc 'route afalg -> aesni: aes-128-cbc (enc|dec): (socket\(AF_ALG\): EAFNOSUPPORT|bind: ENOENT)' route:aesni
+check 'aes-*-cbc=afalg' aes-128-cbc 'route afalg -> native: aes-128-cbc (enc|dec): socket\(AF_ALG\): EAFNOSUPPORT' provider:default
+# with an aesni rule the kernel-interface emulation is on: the route must still ask the real kernel
+check 'aes-*-cbc=afalg>=4096,aesni' aes-128-cbc 'route afalg -> aesni: aes-128-cbc (enc|dec): socket\(AF_ALG\): EAFNOSUPPORT' route:aesni
 check 'aes-*-ctr=cryptodev' aes-128-ctr 'route cryptodev -> native: aes-128-ctr (enc|dec): open\(/dev/crypto\): ENOENT' provider:default
 echo PASS

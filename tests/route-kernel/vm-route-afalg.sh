@@ -52,6 +52,8 @@ guest --files "$cryptrace" "$preload" "$diffprog" "$seccompprog" "$closeprog" --
 	'$seccompprog' nofilter >\$OUT/sc-native.txt; echo sc-native=\$?
 	\$C run -q -o \$OUT/t5 --route 'aes-*-cbc=afalg' -- '$seccompprog' >\$OUT/sc-routed.txt; echo sc-routed=\$?
 	\$C run -q -o \$OUT/t6 --route 'aes-*-cbc=afalg' -- '$seccompprog' nofilter >\$OUT/sc-unfiltered.txt
+	\$C run -q -o \$OUT/t8 --route 'aes-*-cbc=afalg,aes-*-ctr=aesni' -- openssl enc -e -aes-128-cbc -K $K -iv $IV -in /tmp/in -out /tmp/r-e
+	cmp /tmp/n-e /tmp/r-e && echo mixed-same
 	'$closeprog' >\$OUT/cf-native.txt; echo cf-native=\$?
 	\$C run -q -o \$OUT/t7 --route 'aes-*-cbc=afalg' -- '$closeprog' >\$OUT/cf-routed.txt; echo cf-routed=\$?
 	true
@@ -79,7 +81,8 @@ cmp "$scratch/out/sc-native.txt" "$scratch/out/sc-unfiltered.txt" || fail "secco
 grep -qx 'cf-native=0' "$scratch/guest.out" && grep -qx 'cf-routed=0' "$scratch/guest.out" ||
 	fail "closefds_enc failed in the guest"
 cmp "$scratch/out/cf-native.txt" "$scratch/out/cf-routed.txt" || fail "closefds_enc output differs under the route"
-for t in t1 t2 t3 t4 t5 t6 t7; do
+grep -qx 'mixed-same' "$scratch/guest.out" || fail "openssl enc differs under aes-*-cbc=afalg,aes-*-ctr=aesni"
+for t in t1 t2 t3 t4 t5 t6 t7 t8; do
 	"$cryptrace" report --json "$scratch/out/$t" >"$scratch/$t.json" || fail "cryptrace report $t"
 done
 python3 - "$scratch" "$driver" <<'PY' || fail "the traces do not show the route"
@@ -169,6 +172,14 @@ if not 16 <= k7 <= 17:
 # the close was seen by the kernel hooks: nothing may be sent to the descriptor afterwards
 if any("sendmsg/read failed" in d for d in fb7):
     errors.append("closefds_enc: a request went to the closed descriptor")
+
+# an aesni rule beside the kernel one turns the kernel-interface emulation on: the route's own
+# sockets must still be the real kernel's
+rep8 = json.load(open(f"{scratch}/t8.json"))
+k8 = [p for p in rep8["paths"] if p["api"] == "afalg"]
+print("mixed spec: AF_ALG paths", [(p["impl"], p["calls"]) for p in k8])
+if not k8 or {p["impl"] for p in k8} != {f"kernel:{driver}"} or not sum(p["calls"] for p in k8):
+    errors.append(f"mixed spec: the route did not reach the real kernel: {[(p['impl'], p['calls']) for p in k8]}")
 
 s1, s2 = runs("speed1.all"), runs("speed2.all")
 check("afalg", json.load(open(f"{scratch}/t1.json")), s1, {s for s, _ in s1})
