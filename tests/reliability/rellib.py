@@ -27,9 +27,9 @@ def asan_runtime():
         return None
     import subprocess
     out = subprocess.run(["ldd", ctlib.CT_LIB], stdout=subprocess.PIPE, text=True).stdout
-    for line in out.splitlines():
-        if "libasan" in line and "=>" in line:
-            return line.split("=>")[1].split()[0]
+    for line in out.splitlines():  # "libasan.so.8 => /path (..)" or, preloaded, "/path (..)"
+        if "libasan" in line:
+            return line.split("=>")[-1].split()[0]
     return None
 
 
