@@ -18,7 +18,7 @@
 #define LOG_PREFIX "cryptrace: "
 
 static struct ct_config cfg = {
-	.sample_period = 16,
+	.sample_period = 256,
 	.sample_all_bytes = 1024,
 	.flush_ms = 1000,
 };
@@ -63,7 +63,7 @@ static const char *getenv_copy(const char *name, char *buf, size_t cap)
 	return buf;
 }
 
-unsigned ct_sample_period = 16, ct_sample_all_bytes = 1024;
+unsigned ct_sample_period = 256, ct_sample_all_bytes = 1024;
 bool ct_per_call;
 
 const struct ct_config *ct_config(void)

@@ -152,7 +152,7 @@ void ct_flush(bool final);
 struct ct_config {
 	bool enabled;
 	bool per_call;          /* CRYPTRACE_MODE=calls */
-	unsigned sample_period; /* CRYPTRACE_SAMPLE (default 16) */
+	unsigned sample_period; /* CRYPTRACE_SAMPLE (default 256) */
 	unsigned sample_all_bytes;
 	unsigned flush_ms;      /* CRYPTRACE_FLUSH_MS (default 1000) */
 	unsigned log_level;     /* CRYPTRACE_LOG: 0 silent (default), 1 warnings, 2 debug -> CRYPTRACE_LOG_FILE or stderr */

@@ -122,7 +122,7 @@ static void gather_facts(void)
 			 ct_clk.use_tsc ? "TSC" : "CLOCK_MONOTONIC");
 	else
 		snprintf(facts.timing, sizeof(facts.timing),
-			 "%s; 1 in %u calls < %u B timed, every call >= %u B; thread CPU sampled ~1/ms",
+			 "%s; on average 1 in %u calls < %u B timed (random intervals), every call >= %u B; thread CPU sampled ~1/ms",
 			 ct_clk.use_tsc ? "TSC" : "CLOCK_MONOTONIC", c->sample_period, c->sample_all_bytes,
 			 c->sample_all_bytes);
 }
