@@ -35,9 +35,16 @@ static void load_table(void)
 		return;
 	char err[256];
 	if (ct_route_parse(spec, &table, err, sizeof(err)) != 0) {
-		/* the host's stderr is the program's: only the preload's own log (CRYPTRACE_LOG) and
-		 * the trace (event) hear about it; the launcher refuses a bad spec up front */
-		ct_log(1, "CRYPTRACE_ROUTE: %s; routing nothing", err);
+		/* The one message the preload puts on the program's stderr, once: the user asked for
+		 * routing by setting CRYPTRACE_ROUTE, and a silent no-op would pass for a route that
+		 * works (the route spec contract; `cryptrace run` refuses a bad spec before running
+		 * anything). The trace gets the same line as an event. */
+		char line[320];
+		int n = snprintf(line, sizeof(line), "cryptrace: CRYPTRACE_ROUTE: %s; routing nothing\n", err);
+		if (n > 0) {
+			ssize_t w = write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+			(void)w;
+		}
 		ct_event(CT_EV_TRACE_WARNING, "CRYPTRACE_ROUTE", 0, -1, CT_NO_PATH, false, "%s", err);
 		return;
 	}
