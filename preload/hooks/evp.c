@@ -84,6 +84,8 @@ static uint32_t classify_uncached(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *c, ENGI
 	} else if (prov && ct_route_is_ours(c)) {
 		snprintf(impl, sizeof(impl), "%s", CT_ROUTE_IMPL_AESNI);
 		route = CT_ROUTE_AESNI;
+	} else if (prov && (route = (uint8_t)ct_route_kernel_impl(c, impl, sizeof(impl))) != CT_ROUTE_NONE) {
+		/* routed to the kernel: impl is route:afalg:<driver> or route:cryptodev:<driver> */
 	} else if (prov) {
 		const char *name = acc.provider_name ? acc.provider_name(prov) : NULL;
 		snprintf(impl, sizeof(impl), "provider:%s", name ? name : "?");
@@ -111,7 +113,7 @@ static uint32_t classify_uncached(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *c, ENGI
 		.dir = dir,
 		.entry = CT_ENTRY_UNKNOWN,
 		.route = route,
-		.flags = route == CT_ROUTE_AESNI ? CT_PATH_ROUTED : 0,
+		.flags = route != CT_ROUTE_NONE ? CT_PATH_ROUTED : 0,
 		.key_bits = (uint16_t)(key_len > 0 ? key_len * 8 : 0),
 		.impl = impl,
 		.cipher = cipher,

@@ -117,9 +117,8 @@ def check(tag, rep, speed, kernel_sizes):
         errors.append(f"{tag}: the kernel route fell back: {fb}")
     evp = [p for p in paths if p["api"] == "evp" and p["cipher"] == "aes-128-cbc"]
     impls = {p["impl"] for p in evp}
-    # route:afalg:<driver> once the EVP hooks ask ct_route_kernel_impl (hooks/evp.c);
-    # provider:cryptrace-kernel says the same (the kernel routes' provider) until then
-    if not impls or not impls <= {f"route:afalg:{driver}", "provider:cryptrace-kernel"}:
+    # the EVP hooks name a kernel-routed context after the route and the driver behind it
+    if impls != {f"route:afalg:{driver}"}:
         errors.append(f"{tag}: EVP aes-128-cbc path impl {impls}")
     if sum(p["calls"] for p in evp) != all_calls:
         errors.append(f"{tag}: EVP calls {sum(p['calls'] for p in evp)} != openssl's {all_calls}")
