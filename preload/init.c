@@ -117,3 +117,17 @@ __attribute__((destructor)) static void ct_destructor(void)
 {
 	ct_writer_end(CT_END_EXIT, ct_exit_status);
 }
+
+#if defined(__SANITIZE_ADDRESS__)
+/* ASan builds only (docs/reliability.md): the sanitizer options this preload needs inside
+ * foreign programs travel with the library, not with ASAN_OPTIONS, which programs that scrub
+ * their environment (env -i, sshd) drop while the re-injected LD_PRELOAD keeps us loaded:
+ * libasan may come after us in LD_PRELOAD (the launcher puts us first), foreign programs'
+ * leaks are not ours, and the runtime's own setrlimit(RLIMIT_CORE) at start must not enter our
+ * setrlimit hook before the runtime is initialised. ASAN_OPTIONS still override these. */
+CT_EXPORT const char *__asan_default_options(void);
+CT_EXPORT const char *__asan_default_options(void)
+{
+	return "verify_asan_link_order=0:detect_leaks=0:disable_coredump=0";
+}
+#endif
