@@ -160,6 +160,7 @@ uint32_t ct_path_count(void);
 uint8_t ct_path_entry(uint32_t id);
 uint8_t ct_path_dir(uint32_t id);
 uint8_t ct_path_api(uint32_t id);
+uint8_t ct_path_route(uint32_t id); /* enum ct_route_target */
 /* The path with the same key as id but another dir / entry (cached, lock only on a miss). */
 uint32_t ct_path_variant(uint32_t id, uint8_t dir, uint8_t entry);
 /* Fills def (strings point into the registry) for the flusher; false if id is not defined. */

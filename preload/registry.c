@@ -29,7 +29,8 @@ struct path_slot {
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct path_slot *slots;            /* CT_PATH_CAPACITY, mmap'd on first intern */
 static _Atomic uint32_t npaths;
-static uint8_t path_entry[CT_PATH_CAPACITY], path_dir[CT_PATH_CAPACITY], path_api[CT_PATH_CAPACITY];
+static uint8_t path_entry[CT_PATH_CAPACITY], path_dir[CT_PATH_CAPACITY], path_api[CT_PATH_CAPACITY],
+	path_route[CT_PATH_CAPACITY];
 /* variant[id][dir][entry] = id + 1 of that variant, 0 = not looked up yet */
 static _Atomic uint32_t (*variant)[VARIANT_DIRS][VARIANT_ENTRIES];
 static char *callsite_arena;
@@ -58,6 +59,11 @@ uint8_t ct_path_entry(uint32_t id)
 uint8_t ct_path_api(uint32_t id)
 {
 	return id < CT_PATH_CAPACITY ? path_api[id] : 0;
+}
+
+uint8_t ct_path_route(uint32_t id)
+{
+	return id < CT_PATH_CAPACITY ? path_route[id] : 0;
 }
 
 uint8_t ct_path_dir(uint32_t id)
@@ -149,6 +155,7 @@ static uint32_t intern_locked(const struct ct_path_key *key)
 	path_entry[n] = key->entry;
 	path_dir[n] = key->dir;
 	path_api[n] = key->api;
+	path_route[n] = key->route;
 	atomic_store_explicit(&npaths, n + 1, memory_order_release);
 	return n;
 }

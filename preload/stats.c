@@ -93,7 +93,11 @@ void ct_op_slow_end(struct ct_thread *t, struct ct_op_timer *op, struct ct_count
 		if (cpu > ns)
 			cpu = ns;
 		uint8_t api = ct_path_api(path_id);
-		bool kernel = api == CT_API_CRYPTODEV || api == CT_API_AFALG || t->syscalls != op->syscalls_before;
+		/* kernel-interface work runs in the kernel (sys time), unless the route serves it
+		 * in-process (emulation: user time); syscalls made inside any op are sys time too */
+		bool kernel_api = (api == CT_API_CRYPTODEV || api == CT_API_AFALG) &&
+				  ct_path_route(path_id) != CT_ROUTE_AESNI;
+		bool kernel = kernel_api || t->syscalls != op->syscalls_before;
 		CT_ADD(c->cpu_samples, 1);
 		CT_ADD(c->cpu_sample_wall_ns, ns);
 		if (kernel)

@@ -94,9 +94,12 @@ static bool is_inprocess(const struct rp_path *p)
 	return p->def.api == CT_API_EVP || p->def.api == CT_API_AES;
 }
 
+/* Work that went through a kernel interface into the kernel: /dev/crypto or AF_ALG requests
+ * that a route served in-process (emulation, route:aesni) never reached it. */
 static bool is_kernel(const struct rp_path *p)
 {
-	return p->def.api == CT_API_CRYPTODEV || p->def.api == CT_API_AFALG;
+	return (p->def.api == CT_API_CRYPTODEV || p->def.api == CT_API_AFALG) &&
+	       p->def.route != CT_ROUTE_AESNI;
 }
 
 /* A path whose work ran in this process's software/provider code, not in an engine or kernel. */
