@@ -360,12 +360,17 @@ static __attribute__((noinline)) void data_error(struct ct_thread *t)
 	CT_EXPORT ret_t fn params                                                                 \
 	{                                                                                         \
 		struct ct_thread *t = ct_tls_thread;                                              \
-		if (CT_UNLIKELY(!t || (t->guard & (1u << CT_FAM_EVP)) || ctx != t->hot_ctx ||    \
-				entry != t->hot_entry ||                                          \
-				t->hot_gen != atomic_load_explicit(&ct_ctxmap_gen, memory_order_relaxed))) \
+		if (CT_UNLIKELY(!t || (t->guard & (1u << CT_FAM_EVP))))                           \
 			return fn##_slow args;                                                    \
-		struct ct_counters *c = t->hot_c;                                                 \
 		t->guard |= 1u << CT_FAM_EVP;                                                     \
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);                                          \
+		if (CT_UNLIKELY(ctx != t->hot_ctx || entry != t->hot_entry ||                     \
+				t->hot_gen != atomic_load_explicit(&ct_ctxmap_gen, memory_order_relaxed))) { \
+			t->guard &= ~(1u << CT_FAM_EVP);                                          \
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);                                  \
+			return fn##_slow args;                                                    \
+		}                                                                                 \
+		struct ct_counters *c = t->hot_c;                                                 \
 		uint64_t bytes = (bytes_expr);                                                    \
 		if (CT_UNLIKELY(ct_count_hot(t, c, bytes)))                                       \
 			return fn##_timed(t, CT_UNPAREN args);                                    \
