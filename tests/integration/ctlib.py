@@ -101,10 +101,26 @@ def run_traced(argv, outdir, quiet=True, extra=(), env=None, **kw):
     return run(cmd + ["--"] + list(argv), env=env, **kw)
 
 
+def asan_runtime():
+    """The libasan the preload was built against, when CT_ASAN=1 (the sanitizer CI pass), else
+    None: an ASan-built preload inside a non-ASan program needs the runtime loaded first."""
+    if os.environ.get("CT_ASAN") != "1":
+        return None
+    out = subprocess.run(["ldd", CT_LIB], stdout=subprocess.PIPE, text=True).stdout
+    for line in out.splitlines():  # "libasan.so.8 => /path (..)" or, preloaded, "/path (..)"
+        if "libasan" in line:
+            return line.split("=>")[-1].split()[0]
+    return None
+
+
 def preload_env(outdir):
-    """The bare-preload environment: LD_PRELOAD + CRYPTRACE_OUT, no launcher."""
+    """The bare-preload environment: LD_PRELOAD ([libasan] libcryptrace.so) + CRYPTRACE_OUT,
+    no launcher."""
     env = dict(os.environ)
-    env["LD_PRELOAD"] = CT_LIB
+    asan = asan_runtime()
+    env["LD_PRELOAD"] = f"{asan} {CT_LIB}" if asan else CT_LIB
+    if asan:
+        env["ASAN_OPTIONS"] = "detect_leaks=0:" + env.get("ASAN_OPTIONS", "")
     env["CRYPTRACE_OUT"] = outdir
     return env
 

@@ -21,23 +21,11 @@ def prog(name):
     return path
 
 
-def asan_runtime():
-    """The libasan the preload was built against, when CT_ASAN=1 (else None)."""
-    if os.environ.get("CT_ASAN") != "1":
-        return None
-    import subprocess
-    out = subprocess.run(["ldd", ctlib.CT_LIB], stdout=subprocess.PIPE, text=True).stdout
-    for line in out.splitlines():  # "libasan.so.8 => /path (..)" or, preloaded, "/path (..)"
-        if "libasan" in line:
-            return line.split("=>")[-1].split()[0]
-    return None
-
-
 def env_with(outdir=None, preload=(), **extra):
     """The bare-preload environment: LD_PRELOAD = [libasan] libcryptrace.so [preload...]."""
     env = dict(os.environ)
     libs = [ctlib.CT_LIB] + list(preload)
-    asan = asan_runtime()
+    asan = ctlib.asan_runtime()
     if asan:
         libs.insert(0, asan)
         env["ASAN_OPTIONS"] = "detect_leaks=0:" + env.get("ASAN_OPTIONS", "")
