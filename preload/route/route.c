@@ -98,6 +98,13 @@ static bool provider_load_locked(void)
 		prov_error = "the cryptrace provider did not load";
 		return false;
 	}
+	/* EVP_CIPHER_CTX_rand_key (openssl speed's XTS keys, any program's random keys) draws from
+	 * the cipher's provider's library context: give ours a DRBG by loading OpenSSL's default
+	 * provider beside it. Private to this context, so the program's own default context (and
+	 * its provider auto-loading) is untouched; our fetches ask for provider=cryptrace. */
+	if (!CT_REAL(OSSL_PROVIDER_load)(route_libctx, "default"))
+		ct_log(1, "route: the default provider did not load beside ours: "
+			  "EVP_CIPHER_CTX_rand_key on routed contexts will fail");
 	__atomic_store_n(&prov_state, 1, __ATOMIC_RELEASE);
 	return true;
 }
