@@ -11,6 +11,7 @@ packages=(
 	libcmocka-dev             # unit tests
 	python3 file              # integration test scripts; ELF checks in tests
 	strace                    # the vm suite counts the afalg engine's syscalls independently
+	clang libclang-rt-14-dev  # the reliability suite's libFuzzer target over the trace reader
 	openssh-server openssh-client curl # real programs traced by tests
 	chromium                  # the reports suite renders the HTML report headless (skips without it)
 	qemu-system-x86 busybox-static kcapi-tools libfuse3-dev # the vm suite: a real kernel with AF_ALG
