@@ -49,14 +49,14 @@ struct ct_thread {
 	uint8_t hot_entry;
 	uint64_t cpu_deadline;   /* clock value after which the next timed call is CPU-sampled */
 	uint32_t syscalls;       /* syscalls counted by kernel hooks on this thread (monotonic) */
-	uint32_t tid;
+	_Atomic uint32_t tid;    /* atomic: the flusher reads it while a new owner sets it */
 	struct ct_counters *chunks[CT_CHUNKS];
 	/* per-call mode: single-producer (this thread) / single-consumer (flusher) ring */
 	struct ct_op *ops;
 	_Atomic uint64_t ops_head, ops_tail;
 	_Atomic uint64_t ops_dropped;
 	uint32_t tid_written;    /* tid of the last CT_REC_THREAD written for this shard */
-	bool in_use;
+	_Atomic bool in_use;     /* atomic: set and cleared at thread start/exit, read by the flusher */
 	struct ct_thread *next;      /* global list of every shard ever made */
 	struct ct_thread *next_free; /* free list */
 	/* EVP classification cache (evp.c): hot re-inits skip the name functions */

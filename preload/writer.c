@@ -371,16 +371,17 @@ static void flush_events(void)
 static void flush_threads_and_ops(void)
 {
 	for (struct ct_thread *t = ct_thread_list(); t; t = t->next) {
-		if (t->in_use && t->tid && t->tid_written != t->tid) {
+		uint32_t tid = t->tid;
+		if (t->in_use && tid && t->tid_written != tid) {
 			char path[64], name[32];
-			snprintf(path, sizeof(path), "/proc/self/task/%u/comm", t->tid);
+			snprintf(path, sizeof(path), "/proc/self/task/%u/comm", tid);
 			size_t len = 0;
 			read_small_file(path, name, sizeof(name), &len);
 			while (len && name[len - 1] == '\n')
 				name[--len] = 0;
-			struct ct_thread_info ti = { .tid = t->tid, .name = ct_str_from(name) };
+			struct ct_thread_info ti = { .tid = tid, .name = ct_str_from(name) };
 			EMIT(ct_encode_thread(FREE_BUF, &ti));
-			t->tid_written = t->tid;
+			t->tid_written = tid;
 		}
 		if (!t->ops)
 			continue;
@@ -394,7 +395,7 @@ static void flush_threads_and_ops(void)
 			if (n > OPS_PER_BATCH)
 				n = OPS_PER_BATCH;
 			struct ct_ops_batch b = {
-				.tid = t->tid,
+				.tid = tid,
 				.count = (uint32_t)n,
 				.dropped = atomic_load_explicit(&t->ops_dropped, memory_order_relaxed),
 			};

@@ -22,8 +22,7 @@ extern struct ct_ctxmap ct_global_ctxmap;
 
 /* ---- accessors, resolved once ------------------------------------------------------------- */
 
-static struct {
-	bool done;
+struct evp_accessors {
 	const EVP_CIPHER *(*ctx_cipher)(const EVP_CIPHER_CTX *);
 	int (*ctx_key_length)(const EVP_CIPHER_CTX *);
 	int (*ctx_encrypting)(const EVP_CIPHER_CTX *);
@@ -35,7 +34,15 @@ static struct {
 	const char *(*engine_id)(const ENGINE *);
 	ENGINE *(*cipher_engine)(int);
 	int (*engine_finish)(ENGINE *);
-} acc;
+};
+
+/*
+ * Published once: the first thread to claim the slot fills it and releases `ready`; a thread
+ * that arrives meanwhile resolves into its own scratch copy instead of waiting (no lock, no
+ * spin: the claimer may be this very thread, interrupted by a signal handler doing EVP work).
+ */
+static struct evp_accessors acc_storage;
+static bool acc_claimed, acc_ready;
 
 static void *resolve2(const char *a, const char *b)
 {
@@ -43,22 +50,32 @@ static void *resolve2(const char *a, const char *b)
 	return p || !b ? p : ct_resolve(b);
 }
 
-static void resolve_accessors(void)
+static void resolve_into(struct evp_accessors *a)
 {
-	if (__atomic_load_n(&acc.done, __ATOMIC_ACQUIRE))
-		return;
-	acc.ctx_cipher = resolve2("EVP_CIPHER_CTX_get0_cipher", "EVP_CIPHER_CTX_cipher");
-	acc.ctx_key_length = resolve2("EVP_CIPHER_CTX_get_key_length", "EVP_CIPHER_CTX_key_length");
-	acc.ctx_encrypting = resolve2("EVP_CIPHER_CTX_is_encrypting", "EVP_CIPHER_CTX_encrypting");
-	acc.cipher_name = resolve2("EVP_CIPHER_get0_name", NULL);
-	acc.cipher_nid = resolve2("EVP_CIPHER_get_nid", "EVP_CIPHER_nid");
-	acc.cipher_provider = resolve2("EVP_CIPHER_get0_provider", NULL);
-	acc.provider_name = resolve2("OSSL_PROVIDER_get0_name", NULL);
-	acc.nid2sn = resolve2("OBJ_nid2sn", NULL);
-	acc.engine_id = resolve2("ENGINE_get_id", NULL);
-	acc.cipher_engine = resolve2("ENGINE_get_cipher_engine", NULL);
-	acc.engine_finish = resolve2("ENGINE_finish", NULL);
-	__atomic_store_n(&acc.done, true, __ATOMIC_RELEASE);
+	a->ctx_cipher = resolve2("EVP_CIPHER_CTX_get0_cipher", "EVP_CIPHER_CTX_cipher");
+	a->ctx_key_length = resolve2("EVP_CIPHER_CTX_get_key_length", "EVP_CIPHER_CTX_key_length");
+	a->ctx_encrypting = resolve2("EVP_CIPHER_CTX_is_encrypting", "EVP_CIPHER_CTX_encrypting");
+	a->cipher_name = resolve2("EVP_CIPHER_get0_name", NULL);
+	a->cipher_nid = resolve2("EVP_CIPHER_get_nid", "EVP_CIPHER_nid");
+	a->cipher_provider = resolve2("EVP_CIPHER_get0_provider", NULL);
+	a->provider_name = resolve2("OSSL_PROVIDER_get0_name", NULL);
+	a->nid2sn = resolve2("OBJ_nid2sn", NULL);
+	a->engine_id = resolve2("ENGINE_get_id", NULL);
+	a->cipher_engine = resolve2("ENGINE_get_cipher_engine", NULL);
+	a->engine_finish = resolve2("ENGINE_finish", NULL);
+}
+
+static const struct evp_accessors *evp_accessors(struct evp_accessors *scratch)
+{
+	if (__atomic_load_n(&acc_ready, __ATOMIC_ACQUIRE))
+		return &acc_storage;
+	if (__atomic_exchange_n(&acc_claimed, true, __ATOMIC_ACQ_REL)) {
+		resolve_into(scratch);
+		return scratch;
+	}
+	resolve_into(&acc_storage);
+	__atomic_store_n(&acc_ready, true, __ATOMIC_RELEASE);
+	return &acc_storage;
 }
 
 /* ---- classification (context init: slow path, guarded) ------------------------------------ */
@@ -71,15 +88,16 @@ static void lower_copy(char *dst, size_t cap, const char *src)
 	dst[i] = 0;
 }
 
-static uint32_t classify_uncached(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *c, ENGINE *engine, int key_len,
+static uint32_t classify_uncached(const struct evp_accessors *acc, EVP_CIPHER_CTX *ctx,
+				  const EVP_CIPHER *c, ENGINE *engine, int key_len,
 				  uint8_t dir)
 {
 	char impl[64], cipher[48], requested[64];
 	uint8_t route = CT_ROUTE_NONE;
-	int nid = acc.cipher_nid ? acc.cipher_nid(c) : 0;
-	const void *prov = acc.cipher_provider ? acc.cipher_provider(c) : NULL;
+	int nid = acc->cipher_nid ? acc->cipher_nid(c) : 0;
+	const void *prov = acc->cipher_provider ? acc->cipher_provider(c) : NULL;
 	if (engine) {
-		const char *id = acc.engine_id ? acc.engine_id(engine) : NULL;
+		const char *id = acc->engine_id ? acc->engine_id(engine) : NULL;
 		snprintf(impl, sizeof(impl), "engine:%s", id ? id : "?");
 	} else if (prov && ct_route_is_ours(c)) {
 		snprintf(impl, sizeof(impl), "%s", CT_ROUTE_IMPL_AESNI);
@@ -87,22 +105,22 @@ static uint32_t classify_uncached(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *c, ENGI
 	} else if (prov && (route = (uint8_t)ct_route_kernel_impl(c, impl, sizeof(impl))) != CT_ROUTE_NONE) {
 		/* routed to the kernel: impl is route:afalg:<driver> or route:cryptodev:<driver> */
 	} else if (prov) {
-		const char *name = acc.provider_name ? acc.provider_name(prov) : NULL;
+		const char *name = acc->provider_name ? acc->provider_name(prov) : NULL;
 		snprintf(impl, sizeof(impl), "provider:%s", name ? name : "?");
 	} else {
-		ENGINE *e = acc.cipher_engine && nid ? acc.cipher_engine(nid) : NULL;
+		ENGINE *e = acc->cipher_engine && nid ? acc->cipher_engine(nid) : NULL;
 		if (e) {
-			const char *id = acc.engine_id ? acc.engine_id(e) : NULL;
+			const char *id = acc->engine_id ? acc->engine_id(e) : NULL;
 			snprintf(impl, sizeof(impl), "engine:%s", id ? id : "?");
-			if (acc.engine_finish)
-				acc.engine_finish(e); /* ENGINE_get_cipher_engine took a reference */
+			if (acc->engine_finish)
+				acc->engine_finish(e); /* ENGINE_get_cipher_engine took a reference */
 		} else {
 			snprintf(impl, sizeof(impl), "builtin");
 		}
 	}
-	const char *name = acc.cipher_name ? acc.cipher_name(c) : NULL;
-	if (!name && acc.nid2sn && nid)
-		name = acc.nid2sn(nid);
+	const char *name = acc->cipher_name ? acc->cipher_name(c) : NULL;
+	if (!name && acc->nid2sn && nid)
+		name = acc->nid2sn(nid);
 	lower_copy(cipher, sizeof(cipher), name ? name : "unknown");
 	/* an engine was asked for, but something else serves this context */
 	bool req = ct_g.requested_engine[0] && strncmp(impl, "engine:", 7) != 0;
@@ -129,34 +147,35 @@ static uint32_t classify_uncached(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *c, ENGI
 	return id;
 }
 
-static uint8_t dir_of(EVP_CIPHER_CTX *ctx, int enc)
+static uint8_t dir_of(const struct evp_accessors *acc, EVP_CIPHER_CTX *ctx, int enc)
 {
 	if (enc == 1)
 		return CT_DIR_ENCRYPT;
 	if (enc == 0)
 		return CT_DIR_DECRYPT;
-	int e = acc.ctx_encrypting ? acc.ctx_encrypting(ctx) : -1;
+	int e = acc->ctx_encrypting ? acc->ctx_encrypting(ctx) : -1;
 	return e == 1 ? CT_DIR_ENCRYPT : e == 0 ? CT_DIR_DECRYPT : CT_DIR_UNKNOWN;
 }
 
 /* The path of a freshly initialised ctx, through the per-thread cache. */
 static uint32_t classify(struct ct_thread *t, EVP_CIPHER_CTX *ctx, const EVP_CIPHER *arg, ENGINE *engine, int enc)
 {
-	resolve_accessors();
-	const EVP_CIPHER *c = acc.ctx_cipher ? acc.ctx_cipher(ctx) : NULL;
+	struct evp_accessors scratch;
+	const struct evp_accessors *acc = evp_accessors(&scratch);
+	const EVP_CIPHER *c = acc->ctx_cipher ? acc->ctx_cipher(ctx) : NULL;
 	if (!c)
 		c = arg;
 	if (!c)
 		return CT_NO_PATH;
-	int key_len = acc.ctx_key_length ? acc.ctx_key_length(ctx) : 0;
-	uint8_t dir = dir_of(ctx, enc);
+	int key_len = acc->ctx_key_length ? acc->ctx_key_length(ctx) : 0;
+	uint8_t dir = dir_of(acc, ctx, enc);
 	uint32_t gen = atomic_load_explicit(&ct_g.classify_gen, memory_order_relaxed);
 	for (unsigned i = 0; i < sizeof(t->cls) / sizeof(t->cls[0]); i++) {
 		if (t->cls[i].cipher == c && t->cls[i].engine == engine && t->cls[i].key_len == key_len &&
 		    t->cls[i].dir == dir && t->cls[i].gen == gen && t->cls[i].path != CT_NO_PATH)
 			return t->cls[i].path;
 	}
-	uint32_t id = classify_uncached(ctx, c, engine, key_len, dir);
+	uint32_t id = classify_uncached(acc, ctx, c, engine, key_len, dir);
 	unsigned slot = t->cls_next++ % (sizeof(t->cls) / sizeof(t->cls[0]));
 	t->cls[slot].cipher = c;
 	t->cls[slot].engine = engine;
@@ -545,9 +564,10 @@ CT_EXPORT EVP_CIPHER *EVP_CIPHER_fetch(OSSL_LIB_CTX *libctx, const char *algorit
 	int e = errno;
 	uint32_t guard = t->guard;
 	t->guard = CT_GUARD_ALL;
-	resolve_accessors();
-	const void *prov = c && acc.cipher_provider ? acc.cipher_provider(c) : NULL;
-	const char *pname = prov && acc.provider_name ? acc.provider_name(prov) : NULL;
+	struct evp_accessors scratch;
+	const struct evp_accessors *acc = evp_accessors(&scratch);
+	const void *prov = c && acc->cipher_provider ? acc->cipher_provider(c) : NULL;
+	const char *pname = prov && acc->provider_name ? acc->provider_name(prov) : NULL;
 	atomic_fetch_add_explicit(&ct_g.hooked_calls_slow, 1, memory_order_relaxed);
 	ct_event(CT_EV_CIPHER_FETCH, "EVP_CIPHER_fetch", 0, c != NULL, CT_NO_PATH, !c,
 		 "name=%s props=%s provider=%s", algorithm ? algorithm : "", properties ? properties : "",

@@ -7,12 +7,14 @@
  * for a bad pointer), sessions are checked (AES-CBC/CTR/ECB with 16/24/32-byte keys, XTS with
  * 32/64; anything else EINVAL), CIOCGSESSINFO names a driver (ECB as a kernel-only "hardware"
  * driver, the rest cbc/ctr/xts-aes-aesni), CIOCCRYPT transforms data (not real AES: the tests
- * check the trace, the examples' OpenSSL check is off). Everything else goes to libc.
+ * check the trace, the examples' OpenSSL check is off). Everything else goes to libc. The
+ * session table is locked like the real driver's: the threads stress shares it between threads.
  */
 #undef _FILE_OFFSET_BITS /* we define open and open64 both */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -83,7 +85,9 @@ static bool key_ok(uint32_t cipher, uint32_t keylen)
 	}
 }
 
-static int fake_ioctl(int fd, unsigned long req, void *arg)
+static pthread_mutex_t sessions_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int fake_ioctl_locked(int fd, unsigned long req, void *arg)
 {
 	int nr = _IOC_NR(req);
 
@@ -161,6 +165,16 @@ static int fake_ioctl(int fd, unsigned long req, void *arg)
 	default:
 		return fail(ENOTTY);
 	}
+}
+
+static int fake_ioctl(int fd, unsigned long req, void *arg)
+{
+	pthread_mutex_lock(&sessions_lock);
+	int r = fake_ioctl_locked(fd, req, arg);
+	int e = errno;
+	pthread_mutex_unlock(&sessions_lock);
+	errno = e;
+	return r;
 }
 
 int ioctl(int fd, unsigned long req, ...)

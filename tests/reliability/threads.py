@@ -30,6 +30,7 @@ def test():
     crypts, nbytes, failed = int(m.group(1)), int(m.group(2)), int(m.group(3))
     if rellib.FAKE_CDEV:
         check(crypts > 0, f"the stand-in /dev/crypto answered ({crypts} CIOCCRYPT)")
+        check(failed * 4 == crypts, f"one refused CIOCCRYPT in four ({failed} of {crypts})")
     got = ctlib.totals(doc, api="cryptodev")
     check(got == (crypts, nbytes), f"cryptodev: report {got}, program ({crypts}, {nbytes})")
     errors = sum(p.get("errors", 0) for p in ctlib.select(doc, api="cryptodev"))
