@@ -19,6 +19,10 @@
 #include "cpu.h"
 #include "trace_format.h"
 
+/* Everything declared below lives in this library: hidden, so that the hooks reach globals and
+ * helpers directly, not through the GOT and the PLT (the definitions are hidden already). */
+#pragma GCC visibility push(hidden)
+
 #define CT_PATH_CAPACITY 4096u
 #define CT_PATHS_PER_CHUNK 64u
 #define CT_CHUNKS (CT_PATH_CAPACITY / CT_PATHS_PER_CHUNK)
@@ -36,17 +40,25 @@ struct ct_counters {
 	uint64_t lat[CT_LAT_BUCKETS];
 };
 
+/* No cached length: above any int or unsigned int length key (evp.c). */
+#define CT_HOT_NO_LEN (1ull << 40)
+
 struct ct_thread {
 	/* first cache line: everything the EVP fast path touches */
 	uint32_t guard;          /* bit per enum ct_family: inside that family's outermost call */
 	uint32_t countdown;      /* calls left until the next sampled (timed) small call */
 	uint32_t rng;            /* xorshift32 state for the sampling intervals */
 	/* one-entry cache of the last context's counters (evp.c): a loop on one ctx skips the
-	 * ctxmap; valid while hot_gen == ct_ctxmap_gen */
+	 * ctxmap; valid while hot_gen == ct_ctxmap_gen. hot_len is the last small request's exact
+	 * length and hot_sb its size bucket, so a loop of equal requests skips the bucket maths
+	 * (CT_HOT_NO_LEN, which no request's length key can equal, when none is cached). */
 	const void *hot_ctx;
-	struct ct_counters *hot_c;
-	uint32_t hot_path, hot_gen;
+	uint64_t hot_len;
+	struct ct_size_bucket *hot_sb;
+	uint32_t hot_gen;
 	uint8_t hot_entry;
+	struct ct_counters *hot_c;
+	uint32_t hot_path;
 	uint64_t cpu_deadline;   /* clock value after which the next timed call is CPU-sampled */
 	uint32_t syscalls;       /* syscalls counted by kernel hooks on this thread (monotonic) */
 	_Atomic uint32_t tid;    /* atomic: the flusher reads it while a new owner sets it */
@@ -247,6 +259,33 @@ static inline void ct_leave_fast(struct ct_thread *t, enum ct_family fam)
 /* Single-writer counter bump: a plain add, but atomic-typed so the flusher's loads are defined. */
 #define CT_ADD(field, v) __atomic_store_n(&(field), __atomic_load_n(&(field), __ATOMIC_RELAXED) + (v), __ATOMIC_RELAXED)
 
+/*
+ * The EVP fast path's counter bump, relaxed 32-bit load and real-pointer load, one instruction
+ * each on x86-64 (an `add` to memory, a `mov`, an indirect `call` through memory): GCC compiles
+ * a relaxed atomic read-modify-write to load, add, store, and at 16-byte requests every
+ * instruction of the hook shows. Same semantics as CT_ADD and a relaxed __atomic_load_n (an
+ * aligned access is single-copy atomic on x86). A TSan build keeps the builtins, so that the
+ * race detector still sees these accesses (it counts even a failed compare-exchange of an
+ * already published pointer as a write).
+ */
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
+#define CT_HOT_LOAD_PTR(p) (p) /* a pointer published long before (see its writer) */
+#define CT_HOT_ADD(field, v) __asm__("addq %1, %0" : "+m"(field) : "er"((uint64_t)(v)))
+#define ct_hot_load32(p)                                                                          \
+	({                                                                                        \
+		uint32_t v_;                                                                      \
+		__asm__("movl %1, %0" : "=r"(v_) : "m"(*(p)));                                    \
+		v_;                                                                               \
+	})
+#else
+#define CT_HOT_LOAD_PTR(p) __atomic_load_n(&(p), __ATOMIC_RELAXED)
+#define CT_HOT_ADD(field, v) CT_ADD(field, v)
+static inline uint32_t ct_hot_load32(const _Atomic uint32_t *p)
+{
+	return atomic_load_explicit(p, memory_order_relaxed);
+}
+#endif
+
 extern unsigned ct_sample_period, ct_sample_all_bytes;
 extern bool ct_per_call;
 
@@ -392,5 +431,7 @@ static inline void ct_op_end_fast(struct ct_thread *t, struct ct_op_timer *op, u
 		ct_op_slow_end(t, op, c, path_id, bytes, now);
 	}
 }
+
+#pragma GCC visibility pop
 
 #endif

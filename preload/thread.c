@@ -91,6 +91,7 @@ struct ct_thread *ct_thread_slow(void)
 	t->cls_next = 0;
 	t->hot_ctx = NULL; /* a reused shard must not inherit its last owner's context */
 	t->hot_c = NULL;
+	t->hot_len = CT_HOT_NO_LEN;
 	memset(t->cls, 0, sizeof(t->cls));
 	t->tid = (uint32_t)syscall(SYS_gettid);
 	t->rng = t->tid * 2654435761u | 1;

@@ -316,21 +316,53 @@ static __attribute__((noinline)) struct ct_counters *data_counters_slow(struct c
 	t->hot_path = path;
 	t->hot_entry = entry;
 	t->hot_gen = gen;
+	t->hot_len = CT_HOT_NO_LEN;
 	return c;
 }
 
-/* Out of line, so that only t lives across the real call on the fast path. */
-static __attribute__((noinline)) void data_error(struct ct_thread *t)
+/* Remember the exact length of the request just counted, when the fast path may count the next
+ * one of that length on its own: its length key says its byte count, and a request of that
+ * size is not always timed. The key is the hook's length argument, widened so that every value
+ * it can take differs from CT_HOT_NO_LEN. */
+static inline void hot_remember_len(struct ct_thread *t, uint64_t key, uint64_t bytes)
+{
+	if (CT_LIKELY(key == bytes && bytes < ct_sample_all_bytes)) {
+		unsigned b = bytes ? 64 - (unsigned)__builtin_clzll(bytes) : 0;
+		t->hot_len = key;
+		t->hot_sb = &t->hot_c->size[b < CT_SIZE_BUCKETS ? b : CT_SIZE_BUCKETS - 1];
+	} else {
+		t->hot_len = CT_HOT_NO_LEN;
+	}
+}
+
+/* A failed data call on the fast or length-miss path: counted, then the call ends (out of line
+ * and returning r, so that only t lives across the real call). */
+static __attribute__((noinline)) int data_error_leave(struct ct_thread *t, int r)
 {
 	CT_ADD(t->hot_c->errors, 1);
+	ct_leave_fast(t, CT_FAM_EVP);
+	return r;
+}
+
+/* A data function's real pointer is written once, from NULL (a thread that resolved it too late
+ * writes nothing), with release: the fast path's plain read of it, ordered after
+ * data_reals_ready()'s acquire loads, then never races with a write. */
+static void publish_real(void **slot, void *real)
+{
+	void *expected = NULL;
+	if (real)
+		__atomic_compare_exchange_n(slot, &expected, real, false, __ATOMIC_RELEASE,
+					    __ATOMIC_RELAXED);
 }
 
 /* Shared body. The exported hook is the fast path only: this thread's state exists, no EVP call
- * is in progress, and ctx is the one this thread used last (its counters cached). It counts the
- * call exactly (before it runs) and calls the real function with nothing but the thread pointer
- * kept across the call. Everything else (first call, another ctx, nested call, timed call) is a
- * tail call to an out-of-line path. */
-#define DATA_HOOK(fn, ret_t, params, args, entry, bytes_expr, ok_expr)                            \
+ * is in progress, ctx is the one this thread used last and the request has the length of the
+ * last one (its counters and size bucket cached). It counts the call exactly (before it runs)
+ * and calls the real function with nothing but the thread pointer kept across the call.
+ * Everything else (first call, another ctx or length, nested call, timed call) is a tail call
+ * to an out-of-line path. len_key is the request's length as the cache knows it: equal to its
+ * byte count for every request the cache may hold (hot_remember_len checks). */
+#define DATA_HOOK(fn, ret_t, params, args, entry, bytes_expr, len_key, ok_expr)                   \
 	static __typeof__(&fn) fn##_real;                                                         \
 	static __attribute__((noinline)) ret_t fn##_timed(struct ct_thread *t, CT_UNPAREN params) \
 	{                                                                                         \
@@ -347,16 +379,31 @@ static __attribute__((noinline)) void data_error(struct ct_thread *t)
 		ct_leave_fast(t, CT_FAM_EVP);                                                     \
 		return r;                                                                         \
 	}                                                                                         \
+	/* the cached ctx with another length: count it, cache the new length */                 \
+	static __attribute__((noinline)) ret_t fn##_len_miss(struct ct_thread *t,                 \
+							     CT_UNPAREN params)                   \
+	{                                                                                         \
+		uint64_t bytes = (bytes_expr);                                                    \
+		bool timed = ct_count_hot(t, t->hot_c, bytes);                                    \
+		hot_remember_len(t, (len_key), bytes);                                            \
+		if (CT_UNLIKELY(timed))                                                           \
+			return fn##_timed(t, CT_UNPAREN args);                                    \
+		ret_t r = __atomic_load_n(&fn##_real, __ATOMIC_RELAXED) args;                     \
+		if (CT_UNLIKELY(!(ok_expr)))                                                      \
+			return data_error_leave(t, r);                                            \
+		ct_leave_fast(t, CT_FAM_EVP);                                                     \
+		return r;                                                                         \
+	}                                                                                         \
 	static __attribute__((noinline)) ret_t fn##_slow(CT_UNPAREN params)                       \
 	{                                                                                         \
-		__typeof__(&fn) real = __atomic_load_n(&fn##_real, __ATOMIC_RELAXED);             \
+		__typeof__(&fn) real = __atomic_load_n(&fn##_real, __ATOMIC_ACQUIRE);             \
 		if (CT_UNLIKELY(!real)) {                                                         \
 			real = (__typeof__(&fn))ct_resolve(#fn);                                  \
 			if (!real) {                                                              \
 				errno = ENOSYS;                                                   \
 				return 0;                                                         \
 			}                                                                         \
-			__atomic_store_n(&fn##_real, real, __ATOMIC_RELAXED);                     \
+			publish_real((void **)&fn##_real, (void *)real);                          \
 		}                                                                                 \
 		struct ct_thread *t = ct_thread_fast();                                           \
 		if (!t || !ct_enter_fast(t, CT_FAM_EVP))                                          \
@@ -368,11 +415,13 @@ static __attribute__((noinline)) void data_error(struct ct_thread *t)
 			return r_;                                                                \
 		}                                                                                 \
 		uint64_t bytes = (bytes_expr);                                                    \
+		if (t->hot_ctx == ctx)                                                            \
+			hot_remember_len(t, (len_key), bytes);                                    \
 		if (ct_count_fast(t, c, bytes))                                                   \
 			return fn##_timed(t, CT_UNPAREN args);                                    \
 		ret_t r = real args;                                                              \
 		if (CT_UNLIKELY(!(ok_expr)))                                                      \
-			data_error(t);                                                            \
+			return data_error_leave(t, r);                                            \
 		ct_leave_fast(t, CT_FAM_EVP);                                                     \
 		return r;                                                                         \
 	}                                                                                         \
@@ -384,19 +433,24 @@ static __attribute__((noinline)) void data_error(struct ct_thread *t)
 		t->guard |= 1u << CT_FAM_EVP;                                                     \
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);                                          \
 		if (CT_UNLIKELY(ctx != t->hot_ctx || entry != t->hot_entry ||                     \
-				t->hot_gen != atomic_load_explicit(&ct_ctxmap_gen, memory_order_relaxed))) { \
+				t->hot_gen != ct_hot_load32(&ct_ctxmap_gen))) {                   \
 			t->guard &= ~(1u << CT_FAM_EVP);                                          \
 			__atomic_signal_fence(__ATOMIC_SEQ_CST);                                  \
 			return fn##_slow args;                                                    \
 		}                                                                                 \
-		struct ct_counters *c = t->hot_c;                                                 \
-		uint64_t bytes = (bytes_expr);                                                    \
-		if (CT_UNLIKELY(ct_count_hot(t, c, bytes)))                                       \
+		if (CT_UNLIKELY((uint64_t)(len_key) != t->hot_len))                               \
+			return fn##_len_miss(t, CT_UNPAREN args);                                 \
+		/* a cached length is below the always-timed size and equals the byte count */   \
+		struct ct_size_bucket *sb = t->hot_sb;                                            \
+		CT_HOT_ADD(sb->calls, 1);                                                         \
+		CT_HOT_ADD(sb->bytes, t->hot_len);                                                \
+		if (CT_UNLIKELY(--t->countdown == 0))                                             \
 			return fn##_timed(t, CT_UNPAREN args);                                    \
-		/* non-NULL: the hot cache is only filled once data_reals_ready() */             \
-		ret_t r = __atomic_load_n(&fn##_real, __ATOMIC_RELAXED) args;                     \
+		/* a plain read: the hot cache is only filled after data_reals_ready() saw all four \
+		 * pointers set (acquire), and they never change after that */                   \
+		ret_t r = CT_HOT_LOAD_PTR(fn##_real) args;                                        \
 		if (CT_UNLIKELY(!(ok_expr)))                                                      \
-			data_error(t);                                                            \
+			return data_error_leave(t, r);                                            \
 		ct_leave_fast(t, CT_FAM_EVP);                                                     \
 		return r;                                                                         \
 	}
@@ -406,16 +460,21 @@ static __attribute__((noinline)) void data_error(struct ct_thread *t)
 
 DATA_HOOK(EVP_EncryptUpdate, int, (EVP_CIPHER_CTX * ctx, unsigned char *out, int *outl, const unsigned char *in,
 			      int inl),
-	  (ctx, out, outl, in, inl), CT_ENTRY_EVP_UPDATE, inl > 0 ? (uint64_t)inl : 0, r == 1)
+	  (ctx, out, outl, in, inl), CT_ENTRY_EVP_UPDATE, inl > 0 ? (uint64_t)inl : 0,
+	  (uint64_t)(int64_t)inl, r == 1)
 DATA_HOOK(EVP_DecryptUpdate, int, (EVP_CIPHER_CTX * ctx, unsigned char *out, int *outl, const unsigned char *in,
 			      int inl),
-	  (ctx, out, outl, in, inl), CT_ENTRY_EVP_UPDATE, inl > 0 ? (uint64_t)inl : 0, r == 1)
+	  (ctx, out, outl, in, inl), CT_ENTRY_EVP_UPDATE, inl > 0 ? (uint64_t)inl : 0,
+	  (uint64_t)(int64_t)inl, r == 1)
 DATA_HOOK(EVP_CipherUpdate, int, (EVP_CIPHER_CTX * ctx, unsigned char *out, int *outl, const unsigned char *in,
 			     int inl),
-	  (ctx, out, outl, in, inl), CT_ENTRY_EVP_UPDATE, inl > 0 ? (uint64_t)inl : 0, r == 1)
+	  (ctx, out, outl, in, inl), CT_ENTRY_EVP_UPDATE, inl > 0 ? (uint64_t)inl : 0,
+	  (uint64_t)(int64_t)inl, r == 1)
 /* EVP_Cipher returns 1/0, or a byte count / -1 for ciphers with their own framing (GCM in TLS) */
 DATA_HOOK(EVP_Cipher, int, (EVP_CIPHER_CTX * ctx, unsigned char *out, const unsigned char *in, unsigned int inl),
-	  (ctx, out, in, inl), CT_ENTRY_EVP_CIPHER, in ? (uint64_t)inl : 0, r > 0 || (r == 0 && !in))
+	  (ctx, out, in, inl), CT_ENTRY_EVP_CIPHER, in ? (uint64_t)inl : 0,
+	  in ? (uint64_t)inl : UINT64_MAX,
+	  r > 0 || (r == 0 && !in))
 
 /* Resolves the four data functions' real pointers together (once); until all four are known no
  * ctx is cached, so every call takes the slow path, which checks its own. */
@@ -426,9 +485,9 @@ static bool data_reals_ready(void)
 		return true;
 	bool all = true;
 #define RESOLVE_REAL(fn)                                                                          \
-	if (!__atomic_load_n(&fn##_real, __ATOMIC_RELAXED))                                       \
-		__atomic_store_n(&fn##_real, (__typeof__(&fn))ct_resolve(#fn), __ATOMIC_RELAXED); \
-	all = all && __atomic_load_n(&fn##_real, __ATOMIC_RELAXED);
+	if (!__atomic_load_n(&fn##_real, __ATOMIC_ACQUIRE))                                       \
+		publish_real((void **)&fn##_real, ct_resolve(#fn));                               \
+	all = all && __atomic_load_n(&fn##_real, __ATOMIC_ACQUIRE);
 	RESOLVE_REAL(EVP_EncryptUpdate)
 	RESOLVE_REAL(EVP_DecryptUpdate)
 	RESOLVE_REAL(EVP_CipherUpdate)
