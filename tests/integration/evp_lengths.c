@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * evp_lengths.c - request-length patterns that exercise every branch of the preload's EVP
+ * counting: runs of equal lengths (the fast path's cached length), alternating lengths, empty
+ * requests, always-timed large requests, two contexts taking turns, the same ctx through
+ * EVP_CipherUpdate and through EVP_Cipher (another entry), and EVP_Cipher without input. Prints
+ * what each size bucket must hold, per entry, computed here from the calls made and what
+ * OpenSSL returned:
+ *   bucket entry=update|cipher low=N calls=N bytes=N
+ *   errors entry=update|cipher n=N
+ * A bucket is [2^(k-1), 2^k) bytes named by its low end (0 for empty requests), as in the trace.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+
+enum { UPDATE, CIPHER, ENTRIES };
+#define BUCKETS 40
+
+static unsigned long long calls[ENTRIES][BUCKETS], bytes[ENTRIES][BUCKETS], errors[ENTRIES];
+static unsigned char in[1 << 16], out[(1 << 16) + 64];
+
+static unsigned bucket_of(unsigned long long n)
+{
+	unsigned b = 0;
+	while (n) {
+		b++;
+		n >>= 1;
+	}
+	return b;
+}
+
+static void note(int entry, long long len)
+{
+	unsigned long long n = len > 0 ? (unsigned long long)len : 0;
+	calls[entry][bucket_of(n)]++;
+	bytes[entry][bucket_of(n)] += n;
+}
+
+static void update(EVP_CIPHER_CTX *ctx, int len, int how)
+{
+	int outl = 0, r;
+	note(UPDATE, len);
+	if (how == 0)
+		r = EVP_EncryptUpdate(ctx, out, &outl, in, len);
+	else
+		r = EVP_CipherUpdate(ctx, out, &outl, in, len);
+	if (r != 1)
+		errors[UPDATE]++;
+}
+
+static void cipher(EVP_CIPHER_CTX *ctx, const unsigned char *src, unsigned len)
+{
+	note(CIPHER, src ? (long long)len : 0);
+	int r = EVP_Cipher(ctx, out, src, len);
+	if (!(r > 0 || (r == 0 && !src)))
+		errors[CIPHER]++;
+}
+
+int main(void)
+{
+	static const unsigned char key[16] = "0123456789abcdef", iv[16] = "fedcba9876543210";
+	EVP_CIPHER_CTX *a = EVP_CIPHER_CTX_new(), *b = EVP_CIPHER_CTX_new();
+	if (!a || !b || !EVP_EncryptInit_ex(a, EVP_aes_128_ctr(), NULL, key, iv) ||
+	    !EVP_EncryptInit_ex(b, EVP_aes_128_ctr(), NULL, key, iv)) {
+		fprintf(stderr, "evp_lengths: EVP set-up failed\n");
+		return 1;
+	}
+	for (int i = 0; i < 1000; i++)
+		update(a, 16, 0); /* one length: the cached fast path */
+	for (int i = 0; i < 500; i++)
+		update(a, i % 2 ? 17 : 16, 0); /* alternating: a length miss each time */
+	for (int i = 0; i < 300; i++)
+		update(a, 0, 0);
+	for (int i = 0; i < 200; i++)
+		update(a, 2000, 0); /* always timed */
+	for (int i = 0; i < 200; i++)
+		update(a, i % 3 ? 31 : 4096, 0);
+	for (int i = 0; i < 400; i++)
+		update(i % 2 ? a : b, 64, 0); /* two contexts taking turns */
+	for (int i = 0; i < 250; i++)
+		update(a, 1, 1); /* the same entry through EVP_CipherUpdate */
+	for (int i = 0; i < 300; i++)
+		cipher(a, in, 16); /* another entry on the same ctx */
+	for (int i = 0; i < 100; i++)
+		cipher(a, NULL, 0); /* no input (a "final" call): counted, never cached */
+	for (int i = 0; i < 300; i++)
+		update(a, 16, 0); /* back to the first entry */
+	for (int i = 0; i < 5000; i++)
+		update(a, 1 + i % 200, 0);
+	EVP_CIPHER_CTX_free(a);
+	EVP_CIPHER_CTX_free(b);
+
+	static const char *const names[ENTRIES] = { "update", "cipher" };
+	for (int e = 0; e < ENTRIES; e++) {
+		for (unsigned k = 0; k < BUCKETS; k++)
+			if (calls[e][k])
+				printf("bucket entry=%s low=%llu calls=%llu bytes=%llu\n", names[e],
+				       k ? 1ull << (k - 1) : 0, calls[e][k], bytes[e][k]);
+		printf("errors entry=%s n=%llu\n", names[e], errors[e]);
+	}
+	return 0;
+}
