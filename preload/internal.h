@@ -40,7 +40,7 @@ struct ct_counters {
 	uint64_t lat[CT_LAT_BUCKETS];
 };
 
-/* No cached length: above any int or unsigned int length key (evp.c). */
+/* No cached length: no int or unsigned int length key equals it (evp.c). */
 #define CT_HOT_NO_LEN (1ull << 40)
 
 struct ct_thread {
@@ -49,11 +49,12 @@ struct ct_thread {
 	uint32_t countdown;      /* calls left until the next sampled (timed) small call */
 	uint32_t rng;            /* xorshift32 state for the sampling intervals */
 	/* one-entry cache of the last context's counters (evp.c): a loop on one ctx skips the
-	 * ctxmap; valid while hot_gen == ct_ctxmap_gen. hot_len is the last small request's exact
-	 * length and hot_sb its size bucket, so a loop of equal requests skips the bucket maths
-	 * (CT_HOT_NO_LEN, which no request's length key can equal, when none is cached). */
+	 * ctxmap; valid while hot_gen == ct_ctxmap_gen. hot_len is the last small request's length
+	 * key (its exact length and data entry), hot_bytes and hot_sb its bytes and size bucket, so
+	 * a loop of equal requests skips the bucket maths (hot_len is CT_HOT_NO_LEN, which no
+	 * request's key can equal, when none is cached). */
 	const void *hot_ctx;
-	uint64_t hot_len;
+	uint64_t hot_len, hot_bytes;
 	struct ct_size_bucket *hot_sb;
 	uint32_t hot_gen;
 	uint8_t hot_entry;
@@ -82,7 +83,16 @@ struct ct_thread {
 	unsigned cls_next;
 };
 
+/* This thread's state; &ct_thread_none (never NULL) while it has none: before its first hook,
+ * while it makes its state, after its exit. Read it through ct_thread_self() unless on the EVP
+ * fast path, whose guard test also covers "no state yet" that way. */
 extern __thread struct ct_thread *ct_tls_thread __attribute__((tls_model("initial-exec")));
+extern struct ct_thread ct_thread_none; /* every guard bit set; never written */
+static inline struct ct_thread *ct_thread_self(void)
+{
+	struct ct_thread *t = ct_tls_thread;
+	return t != &ct_thread_none ? t : NULL;
+}
 struct ct_thread *ct_thread_slow(void);
 struct ct_thread *ct_thread_list(void); /* head of the list of every shard (flusher) */
 void ct_thread_after_fork_child(void);
@@ -240,7 +250,7 @@ static inline struct ct_counters *ct_counters_of(struct ct_thread *t, uint32_t p
 static inline struct ct_thread *ct_thread_fast(void)
 {
 	struct ct_thread *t = ct_tls_thread;
-	return CT_LIKELY(t) ? t : ct_thread_slow();
+	return CT_LIKELY(t != &ct_thread_none) ? t : ct_thread_slow();
 }
 
 static inline bool ct_enter_fast(struct ct_thread *t, enum ct_family fam)

@@ -12,7 +12,8 @@
 
 #include "internal.h"
 
-__thread struct ct_thread *ct_tls_thread __attribute__((tls_model("initial-exec")));
+struct ct_thread ct_thread_none = { .guard = CT_GUARD_ALL, .hot_len = CT_HOT_NO_LEN };
+__thread struct ct_thread *ct_tls_thread __attribute__((tls_model("initial-exec"))) = &ct_thread_none;
 /* Set while this thread is inside the preload's own set-up (dlsym, thread creation) and after
  * its shard was given back: hooks reached then pass straight through. */
 static __thread int tls_busy __attribute__((tls_model("initial-exec")));
@@ -32,7 +33,7 @@ static void *map_zeroed(size_t len)
 static void thread_exit(void *arg)
 {
 	struct ct_thread *t = arg;
-	ct_tls_thread = NULL;
+	ct_tls_thread = &ct_thread_none;
 	tls_busy = 1; /* hooks in later TLS destructors must not make a new shard */
 	pthread_mutex_lock(&threads_lock);
 	t->in_use = false;
@@ -142,7 +143,7 @@ struct ct_counters *ct_counters_alloc(struct ct_thread *t, uint32_t path_id)
 void ct_thread_after_fork_child(void)
 {
 	pthread_mutex_init(&threads_lock, NULL);
-	struct ct_thread *self = ct_tls_thread;
+	struct ct_thread *self = ct_thread_self();
 	free_threads = NULL;
 	for (struct ct_thread *t = atomic_load(&all_threads); t; t = t->next) {
 		for (unsigned i = 0; i < CT_CHUNKS; i++)

@@ -299,7 +299,7 @@ void ct_writer_fsize_limit(uint64_t limit)
  * family entered on this thread meanwhile, so that they pass straight through. */
 static uint32_t guard_all(void)
 {
-	struct ct_thread *t = ct_tls_thread;
+	struct ct_thread *t = ct_thread_self();
 	uint32_t g = t ? t->guard : 0;
 	if (t)
 		t->guard = CT_GUARD_ALL;
@@ -308,7 +308,7 @@ static uint32_t guard_all(void)
 
 static void guard_restore(uint32_t g)
 {
-	struct ct_thread *t = ct_tls_thread;
+	struct ct_thread *t = ct_thread_self();
 	if (t)
 		t->guard = g;
 }
@@ -542,7 +542,7 @@ static void flush_guarded(bool final, bool wait)
 	if (getpid() != (pid_t)ct_g.pid)
 		return; /* a child made without fork() (vfork, raw clone): never write the parent's file */
 	int saved = errno;
-	struct ct_thread *t = ct_tls_thread;
+	struct ct_thread *t = ct_thread_self();
 	uint32_t guard = t ? t->guard : 0;
 	if (t)
 		t->guard = CT_GUARD_ALL;
@@ -581,7 +581,7 @@ void ct_writer_end(enum ct_end_reason reason, int status)
 	if (reason != CT_END_EXEC && ended)
 		return; /* the exit handler wrote it; this is the destructor */
 	int saved = errno;
-	struct ct_thread *t = ct_tls_thread;
+	struct ct_thread *t = ct_thread_self();
 	uint32_t guard = t ? t->guard : 0;
 	if (t)
 		t->guard = CT_GUARD_ALL;

@@ -320,15 +320,24 @@ static __attribute__((noinline)) struct ct_counters *data_counters_slow(struct c
 	return c;
 }
 
-/* Remember the exact length of the request just counted, when the fast path may count the next
- * one of that length on its own: its length key says its byte count, and a request of that
- * size is not always timed. The key is the hook's length argument, widened so that every value
- * it can take differs from CT_HOT_NO_LEN. */
-static inline void hot_remember_len(struct ct_thread *t, uint64_t key, uint64_t bytes)
+/*
+ * The fast path's cache key of a request: its length and its data entry. An update's is its int
+ * length, sign-extended (negative lengths: bits 31-63 set); EVP_Cipher's is its unsigned length
+ * with HOT_KEY_CIPHER set, or all ones without input. So the keys of the two entries never meet,
+ * and none is CT_HOT_NO_LEN (bit 40 alone).
+ */
+#define HOT_KEY_CIPHER (1ull << 41)
+#define HOT_KEY_ENTRY(entry) ((entry) == CT_ENTRY_EVP_CIPHER ? HOT_KEY_CIPHER : 0)
+
+/* Remember the request just counted, when the fast path may count the next one with that key on
+ * its own: the key says its byte count, and a request of that size is not always timed. */
+static inline void hot_remember_len(struct ct_thread *t, uint64_t key, uint64_t entry_bits,
+				    uint64_t bytes)
 {
-	if (CT_LIKELY(key == bytes && bytes < ct_sample_all_bytes)) {
+	if (CT_LIKELY(key == (bytes | entry_bits) && bytes < ct_sample_all_bytes)) {
 		unsigned b = bytes ? 64 - (unsigned)__builtin_clzll(bytes) : 0;
 		t->hot_len = key;
+		t->hot_bytes = bytes;
 		t->hot_sb = &t->hot_c->size[b < CT_SIZE_BUCKETS ? b : CT_SIZE_BUCKETS - 1];
 	} else {
 		t->hot_len = CT_HOT_NO_LEN;
@@ -364,6 +373,7 @@ static void publish_real(void **slot, void *real)
  * byte count for every request the cache may hold (hot_remember_len checks). */
 #define DATA_HOOK(fn, ret_t, params, args, entry, bytes_expr, len_key, ok_expr)                   \
 	static __typeof__(&fn) fn##_real;                                                         \
+	static ret_t fn##_slow(CT_UNPAREN params);                                                \
 	static __attribute__((noinline)) ret_t fn##_timed(struct ct_thread *t, CT_UNPAREN params) \
 	{                                                                                         \
 		struct ct_counters *c = t->hot_c;                                                 \
@@ -379,13 +389,17 @@ static void publish_real(void **slot, void *real)
 		ct_leave_fast(t, CT_FAM_EVP);                                                     \
 		return r;                                                                         \
 	}                                                                                         \
-	/* the cached ctx with another length: count it, cache the new length */                 \
+	/* the cached ctx with another length (or entry): count it, cache the new length */      \
 	static __attribute__((noinline)) ret_t fn##_len_miss(struct ct_thread *t,                 \
 							     CT_UNPAREN params)                   \
 	{                                                                                         \
+		if (CT_UNLIKELY(t->hot_entry != (entry))) {                                       \
+			ct_leave_fast(t, CT_FAM_EVP);                                             \
+			return fn##_slow args;                                                    \
+		}                                                                                 \
 		uint64_t bytes = (bytes_expr);                                                    \
 		bool timed = ct_count_hot(t, t->hot_c, bytes);                                    \
-		hot_remember_len(t, (len_key), bytes);                                            \
+		hot_remember_len(t, (len_key), HOT_KEY_ENTRY(entry), bytes);                      \
 		if (CT_UNLIKELY(timed))                                                           \
 			return fn##_timed(t, CT_UNPAREN args);                                    \
 		ret_t r = __atomic_load_n(&fn##_real, __ATOMIC_RELAXED) args;                     \
@@ -416,7 +430,7 @@ static void publish_real(void **slot, void *real)
 		}                                                                                 \
 		uint64_t bytes = (bytes_expr);                                                    \
 		if (t->hot_ctx == ctx)                                                            \
-			hot_remember_len(t, (len_key), bytes);                                    \
+			hot_remember_len(t, (len_key), HOT_KEY_ENTRY(entry), bytes);              \
 		if (ct_count_fast(t, c, bytes))                                                   \
 			return fn##_timed(t, CT_UNPAREN args);                                    \
 		ret_t r = real args;                                                              \
@@ -427,23 +441,23 @@ static void publish_real(void **slot, void *real)
 	}                                                                                         \
 	CT_EXPORT ret_t fn params                                                                 \
 	{                                                                                         \
+		/* no state yet: ct_thread_none, whose guard bits are all set */                 \
 		struct ct_thread *t = ct_tls_thread;                                              \
-		if (CT_UNLIKELY(!t || (t->guard & (1u << CT_FAM_EVP))))                           \
+		if (CT_UNLIKELY(t->guard & (1u << CT_FAM_EVP)))                                   \
 			return fn##_slow args;                                                    \
 		t->guard |= 1u << CT_FAM_EVP;                                                     \
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);                                          \
-		if (CT_UNLIKELY(ctx != t->hot_ctx || entry != t->hot_entry ||                     \
-				t->hot_gen != ct_hot_load32(&ct_ctxmap_gen))) {                   \
+		if (CT_UNLIKELY(ctx != t->hot_ctx || t->hot_gen != ct_hot_load32(&ct_ctxmap_gen))) { \
 			t->guard &= ~(1u << CT_FAM_EVP);                                          \
 			__atomic_signal_fence(__ATOMIC_SEQ_CST);                                  \
 			return fn##_slow args;                                                    \
 		}                                                                                 \
 		if (CT_UNLIKELY((uint64_t)(len_key) != t->hot_len))                               \
 			return fn##_len_miss(t, CT_UNPAREN args);                                 \
-		/* a cached length is below the always-timed size and equals the byte count */   \
+		/* a cached key: this entry, this byte count, below the always-timed size */     \
 		struct ct_size_bucket *sb = t->hot_sb;                                            \
 		CT_HOT_ADD(sb->calls, 1);                                                         \
-		CT_HOT_ADD(sb->bytes, t->hot_len);                                                \
+		CT_HOT_ADD(sb->bytes, t->hot_bytes);                                              \
 		if (CT_UNLIKELY(--t->countdown == 0))                                             \
 			return fn##_timed(t, CT_UNPAREN args);                                    \
 		/* a plain read: the hot cache is only filled after data_reals_ready() saw all four \
@@ -473,7 +487,7 @@ DATA_HOOK(EVP_CipherUpdate, int, (EVP_CIPHER_CTX * ctx, unsigned char *out, int 
 /* EVP_Cipher returns 1/0, or a byte count / -1 for ciphers with their own framing (GCM in TLS) */
 DATA_HOOK(EVP_Cipher, int, (EVP_CIPHER_CTX * ctx, unsigned char *out, const unsigned char *in, unsigned int inl),
 	  (ctx, out, in, inl), CT_ENTRY_EVP_CIPHER, in ? (uint64_t)inl : 0,
-	  in ? (uint64_t)inl : UINT64_MAX,
+	  in ? (uint64_t)inl | HOT_KEY_CIPHER : UINT64_MAX,
 	  r > 0 || (r == 0 && !in))
 
 /* Resolves the four data functions' real pointers together (once); until all four are known no
