@@ -14,6 +14,10 @@
 
 #include "aesni.h"
 
+/* The kernel tables and helpers live in this library: hidden, so that the mode layer reaches
+ * them directly, not through the GOT (the definitions are hidden already). */
+#pragma GCC visibility push(hidden)
+
 /* Per-function targets: the library is built with the default flags and only ever calls a
  * function whose instructions the CPU has (dispatch.c checks CPUID first). */
 #define CT_TARGET_XMM __attribute__((target("aes,pclmul,ssse3,sse4.1")))
@@ -50,8 +54,15 @@ struct ct_aes_kernels {
 extern const struct ct_aes_kernels ct_aes_kernels_xmm;
 extern const struct ct_aes_kernels ct_aes_kernels_vaes;
 
-/* The table of the level in use (NULL when AES-NI is unavailable). */
-const struct ct_aes_kernels *ct_aes_active_kernels(void);
+/* The table of the level in use (NULL when AES-NI is unavailable). Every mode call asks, so
+ * the answer is one load: dispatch.c publishes it once the level is known (and on a new cap). */
+extern const struct ct_aes_kernels *ct_aes_active_table;
+const struct ct_aes_kernels *ct_aes_active_kernels_slow(void);
+static inline const struct ct_aes_kernels *ct_aes_active_kernels(void)
+{
+	const struct ct_aes_kernels *kt = __atomic_load_n(&ct_aes_active_table, __ATOMIC_ACQUIRE);
+	return __builtin_expect(kt != NULL, 1) ? kt : ct_aes_active_kernels_slow();
+}
 
 /* Below this many blocks the VAES kernels hand the whole input to the 128-bit ones: the mode
  * layer then calls those directly (one indirect call less; same code, same output). */
@@ -75,5 +86,7 @@ void ct_aes_xmm_ofb(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *i
 /* XTS of a one-block data unit, tweak included (both levels: one block cannot use the width). */
 void ct_aes_xmm_xts_one(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak_key,
 			const uint8_t iv[16], const uint8_t *in, uint8_t *out, bool encrypt);
+
+#pragma GCC visibility pop
 
 #endif

@@ -63,11 +63,14 @@ enum ct_aesni_level ct_aesni_level(void)
 	return (enum ct_aesni_level)l;
 }
 
+static const struct ct_aes_kernels *table_of_level(void);
+
 enum ct_aesni_level ct_aesni_set_max_level(enum ct_aesni_level cap)
 {
 	__atomic_store_n(&api_cap, (int)cap, __ATOMIC_RELAXED);
 	const int l = compute_level();
 	__atomic_store_n(&cached_level, l, __ATOMIC_RELEASE);
+	__atomic_store_n(&ct_aes_active_table, table_of_level(), __ATOMIC_RELEASE);
 	return (enum ct_aesni_level)l;
 }
 
@@ -88,7 +91,9 @@ const char *ct_aesni_level_name(enum ct_aesni_level level)
 	}
 }
 
-const struct ct_aes_kernels *ct_aes_active_kernels(void)
+const struct ct_aes_kernels *ct_aes_active_table;
+
+static const struct ct_aes_kernels *table_of_level(void)
 {
 	switch (ct_aesni_level()) {
 	case CT_AESNI_VAES:
@@ -100,4 +105,14 @@ const struct ct_aes_kernels *ct_aes_active_kernels(void)
 		 * contexts that exist keep working on AES-NI; only new keys are refused. */
 		return cpu_level() != CT_AESNI_NONE ? &ct_aes_kernels_xmm : NULL;
 	}
+}
+
+/* The first call, and every call while no table can serve (NULL is not published: a later cap
+ * change is seen). Racing threads publish the same table. */
+const struct ct_aes_kernels *ct_aes_active_kernels_slow(void)
+{
+	const struct ct_aes_kernels *kt = table_of_level();
+	if (kt)
+		__atomic_store_n(&ct_aes_active_table, kt, __ATOMIC_RELEASE);
+	return kt;
 }

@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * hook_cost.c - the per-call cost of one EVP data call, the figure behind the [foundation]
- * 16-byte overhead target: EVP_EncryptUpdate of LEN bytes on one aes-128-cbc context in a loop,
+ * 16-byte overhead target: EVP_EncryptUpdate of LEN bytes on one aes-128-cbc context in a loop
+ * (or another cipher, or EVP_DecryptUpdate: for the per-call cost of a route),
  * timed with this thread's CPU clock (preemption by other jobs on a shared host does not count),
  * best of ROUNDS batches. bench/hook_cost.sh runs it natively and under the preload, alternating,
  * and prints the ratios; run alone it prints "ns_per_call <best>".
  *
- * usage: hook_cost [LEN [CALLS_PER_BATCH [ROUNDS]]]   (defaults 16, 1000000, 15)
+ * usage: hook_cost [LEN [CALLS_PER_BATCH [ROUNDS [CIPHER [enc|dec [inplace]]]]]]
+ *        (defaults 16, 1000000, 15, aes-128-cbc, enc; inplace: out = in, as openssl speed)
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <openssl/evp.h>
@@ -26,23 +29,37 @@ int main(int argc, char **argv)
 	int len = argc > 1 ? atoi(argv[1]) : 16;
 	long calls = argc > 2 ? atol(argv[2]) : 1000000;
 	int rounds = argc > 3 ? atoi(argv[3]) : 15;
-	if (len <= 0 || len > 65536 || calls <= 0 || rounds <= 0) {
-		fprintf(stderr, "usage: hook_cost [LEN [CALLS_PER_BATCH [ROUNDS]]]\n");
+	const char *name = argc > 4 ? argv[4] : "aes-128-cbc";
+	int enc = !(argc > 5 && !strcmp(argv[5], "dec"));
+	int inplace = argc > 6 && !strcmp(argv[6], "inplace");
+	const EVP_CIPHER *cipher = EVP_get_cipherbyname(name);
+	if (len <= 0 || len > 65536 || calls <= 0 || rounds <= 0 || !cipher) {
+		fprintf(stderr, "usage: hook_cost [LEN [CALLS_PER_BATCH [ROUNDS [CIPHER [enc|dec "
+				"[inplace]]]]]]\n");
 		return 2;
 	}
-	static unsigned char key[16], iv[16], in[65536], out[65536 + 16];
+	static unsigned char key[64], iv[16], in[65536], out[65536 + 16];
 	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
-	if (!ctx || !EVP_EncryptInit_ex(ctx, EVP_aes_128_cbc(), NULL, key, iv)) {
+	if (!ctx || !EVP_CipherInit_ex(ctx, cipher, NULL, key, iv, enc)) {
 		fprintf(stderr, "hook_cost: EVP set-up failed\n");
 		return 1;
 	}
+	unsigned char *dst = inplace ? in : out;
+	if (getenv("HOOK_COST_NOPAD"))
+		EVP_CIPHER_CTX_set_padding(ctx, 0);
 	double best = 0;
 	for (int r = 0; r < rounds; r++) {
 		int outl;
 		double t0 = thread_ns();
-		for (long i = 0; i < calls; i++)
-			if (!EVP_EncryptUpdate(ctx, out, &outl, in, len))
-				return 1;
+		if (enc) {
+			for (long i = 0; i < calls; i++)
+				if (!EVP_EncryptUpdate(ctx, dst, &outl, in, len))
+					return 1;
+		} else {
+			for (long i = 0; i < calls; i++)
+				if (!EVP_DecryptUpdate(ctx, dst, &outl, in, len))
+					return 1;
+		}
 		double ns = (thread_ns() - t0) / (double)calls;
 		if (r == 0 || ns < best)
 			best = ns;
