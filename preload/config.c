@@ -19,7 +19,7 @@
 
 static struct ct_config cfg = {
 	.sample_period = 256,
-	.sample_all_bytes = 1024,
+	.sample_all_bytes = 128 * 1024,
 	.flush_ms = 1000,
 };
 static uint32_t aesni_cpb;
@@ -63,7 +63,7 @@ static const char *getenv_copy(const char *name, char *buf, size_t cap)
 	return buf;
 }
 
-unsigned ct_sample_period = 256, ct_sample_all_bytes = 1024;
+unsigned ct_sample_period = 256, ct_sample_all_bytes = 128 * 1024;
 bool ct_per_call;
 
 const struct ct_config *ct_config(void)

@@ -303,12 +303,28 @@ void ct_op_slow_begin(struct ct_thread *t, struct ct_op_timer *op);
 void ct_op_slow_end(struct ct_thread *t, struct ct_op_timer *op, struct ct_counters *c, uint32_t path_id,
 		    uint64_t bytes, uint64_t now);
 
-/* The next sampling interval: uniform in [1, 2 * period - 1], mean = period. A fixed interval would
- * alias with periodic call patterns (TLS: AAD, data, AAD, data... on two paths) and never time some
- * of them. xorshift32 per thread; only timed calls pay for it. */
-static inline uint32_t ct_sample_next(struct ct_thread *t)
+/*
+ * The mean sampling period of a call of `bytes`: ct_sample_period (N) up to 1 KiB, halved with
+ * each doubling above that, 1 from N KiB on. So a timed call (~30 ns) comes about once per
+ * N KiB of large requests, whatever their size: timing costs about as much per byte at 8 KiB
+ * as at 16 B, where timing every call >= 1 KiB cost 4 % of a 10 GB/s path at 8 KiB. A few
+ * large calls still get timed (one per ~N KiB), which a plain 1-in-N would not.
+ */
+static inline uint32_t ct_sample_period_for(uint64_t bytes)
 {
-	uint32_t p = ct_sample_period;
+	const uint64_t kib = bytes >> 10;
+	const unsigned shift = kib ? 64 - (unsigned)__builtin_clzll(kib) : 0;
+	const uint32_t p = shift < 32 ? ct_sample_period >> shift : 0;
+	return p ? p : 1;
+}
+
+/* The next sampling interval for calls of `bytes`: uniform in [1, 2 * period - 1], mean =
+ * period. A fixed interval would alias with periodic call patterns (TLS: AAD, data, AAD,
+ * data... on two paths) and never time some of them. xorshift32 per thread; only timed calls
+ * pay for it. */
+static inline uint32_t ct_sample_next(struct ct_thread *t, uint64_t bytes)
+{
+	const uint32_t p = ct_sample_period_for(bytes);
 	if (p <= 1)
 		return 1;
 	uint32_t x = t->rng ? t->rng : 0x9e3779b9u;
@@ -319,14 +335,39 @@ static inline uint32_t ct_sample_next(struct ct_thread *t)
 	return 1 + x % (2 * p - 1);
 }
 
+/* Whether to time a call of `bytes` (every call but the EVP fast path's, which only counts
+ * down: its length is the one the interval was drawn for). Always from ct_sample_all_bytes;
+ * else when the countdown runs out, after cutting an interval drawn for smaller calls down to
+ * this size's, so that large calls after many small ones are timed as often as their size
+ * asks. Leaves the countdown at 0 when due: ct_sample_rearm draws the next interval. */
+static inline bool ct_sample_due(struct ct_thread *t, uint64_t bytes)
+{
+	if (CT_UNLIKELY(bytes >= ct_sample_all_bytes))
+		return true;
+	if (bytes >= 1024 && t->countdown >= 2 * ct_sample_period_for(bytes))
+		t->countdown = ct_sample_next(t, bytes);
+	if (t->countdown <= 1) {
+		t->countdown = 0;
+		return true;
+	}
+	t->countdown--;
+	return false;
+}
+
+/* After a call was found due (ct_sample_due or the fast path): the next interval. */
+static inline void ct_sample_rearm(struct ct_thread *t, uint64_t bytes)
+{
+	if (t->countdown == 0)
+		t->countdown = ct_sample_next(t, bytes);
+}
+
 static inline void ct_op_begin_fast(struct ct_thread *t, struct ct_op_timer *op, uint64_t bytes)
 {
 	op->t0 = 0;
 	op->cpu0_ns = 0;
 	op->syscalls_before = t->syscalls;
-	if (bytes >= ct_sample_all_bytes || --t->countdown == 0) {
-		if (bytes < ct_sample_all_bytes)
-			t->countdown = ct_sample_next(t);
+	if (ct_sample_due(t, bytes)) {
+		ct_sample_rearm(t, bytes);
 		op->t0 = ct_clock_now();
 		if (CT_UNLIKELY(op->t0 >= t->cpu_deadline))
 			ct_op_slow_begin(t, op);
@@ -342,34 +383,25 @@ static inline bool ct_count_fast(struct ct_thread *t, struct ct_counters *c, uin
 		b = CT_SIZE_BUCKETS - 1;
 	CT_ADD(c->size[b].calls, 1);
 	CT_ADD(c->size[b].bytes, bytes);
-	if (CT_LIKELY(bytes < ct_sample_all_bytes)) {
-		if (CT_LIKELY(--t->countdown != 0))
-			return false;
-		t->countdown = ct_sample_next(t);
-	}
+	if (CT_LIKELY(!ct_sample_due(t, bytes)))
+		return false;
+	ct_sample_rearm(t, bytes);
 	return true;
 }
 
-/* ct_count_fast for the EVP hook's fast path: the same counts, but a small call that is due to be
- * timed leaves countdown at 0 for the timed path to re-arm (ct_sample_rearm). The fast path then
- * makes no call of its own besides the real function: only the thread pointer lives across it,
- * so the hook saves one register instead of three. */
+/* ct_count_fast for the EVP hook's length-miss path: the same counts, but a call that is due to
+ * be timed leaves countdown at 0 for the timed path to re-arm (ct_sample_rearm), as the fast
+ * path does. */
 static inline bool ct_count_hot(struct ct_thread *t, struct ct_counters *c, uint64_t bytes)
 {
-	/* bytes ? bit length : 0, without a branch (one straight path through the hook) */
+	/* bytes ? bit length : 0, without a branch */
 	unsigned b = (64 - (unsigned)__builtin_clzll(bytes | 1)) & -(unsigned)(bytes != 0);
 	if (CT_UNLIKELY(b >= CT_SIZE_BUCKETS))
 		b = CT_SIZE_BUCKETS - 1;
 	struct ct_size_bucket *sb = &c->size[b]; /* one address for both adds: fewer registers */
 	CT_ADD(sb->calls, 1);
 	CT_ADD(sb->bytes, bytes);
-	return CT_UNLIKELY(bytes >= ct_sample_all_bytes) || CT_UNLIKELY(--t->countdown == 0);
-}
-/* After ct_count_hot said "time it": the next interval, when the countdown ran out. */
-static inline void ct_sample_rearm(struct ct_thread *t)
-{
-	if (t->countdown == 0)
-		t->countdown = ct_sample_next(t);
+	return ct_sample_due(t, bytes);
 }
 
 /* The timed part of a call already counted by ct_count_fast. */

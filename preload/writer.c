@@ -51,7 +51,7 @@ static bool libcrypto_seen;
 
 /* Header facts, gathered once (later, a sandbox may forbid the syscalls they need). */
 static struct {
-	char exe[512], argv[4096], cpu_model[128], kernel[256], hostname[128], timing[160];
+	char exe[512], argv[4096], cpu_model[128], kernel[256], hostname[128], timing[256];
 	size_t argv_len;
 	bool done;
 } facts;
@@ -122,9 +122,9 @@ static void gather_facts(void)
 			 ct_clk.use_tsc ? "TSC" : "CLOCK_MONOTONIC");
 	else
 		snprintf(facts.timing, sizeof(facts.timing),
-			 "%s; on average 1 in %u calls < %u B timed (random intervals), every call >= %u B; thread CPU sampled ~1/ms",
-			 ct_clk.use_tsc ? "TSC" : "CLOCK_MONOTONIC", c->sample_period, c->sample_all_bytes,
-			 c->sample_all_bytes);
+			 "%s; calls timed at random intervals: on average 1 in %u under 1024 B, twice as often "
+			 "per doubling of size above, every call >= %u B; thread CPU sampled ~1/ms",
+			 ct_clk.use_tsc ? "TSC" : "CLOCK_MONOTONIC", c->sample_period, c->sample_all_bytes);
 }
 
 /* The version string of a mapped libcrypto, without loading one. */

@@ -380,7 +380,7 @@ static void publish_real(void **slot, void *real)
 		__typeof__(&fn) real = __atomic_load_n(&fn##_real, __ATOMIC_RELAXED);             \
 		uint64_t bytes = (bytes_expr);                                                    \
 		struct ct_op_timer op;                                                            \
-		ct_sample_rearm(t);                                                               \
+		ct_sample_rearm(t, bytes);                                                        \
 		ct_timed_begin(t, &op);                                                           \
 		ret_t r = real args;                                                              \
 		ct_timed_end(t, &op, c, t->hot_path, bytes);                                      \

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* test_sampling.c - the hot path's counting and sampling decision (ct_count_fast): every call and
- * byte counted in the right size bucket, 1 in N small calls timed, every large call timed. */
+ * byte counted in the right size bucket, 1 in N small calls timed, larger calls more often
+ * (halving the interval per doubling above 1 KiB), every call from sample_all_bytes timed. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -63,8 +64,50 @@ static void test_large_always_timed(void **state)
 		timed += ct_count_fast(&t, &c, 8192);
 	assert_int_equal(timed, 100);
 	assert_int_equal(c.size[14].calls, 100); /* 8192: bucket [8192, 16384) */
-	/* large calls do not consume the small-call countdown */
+	/* calls from sample_all_bytes on do not consume the countdown */
 	assert_int_equal(t.countdown, 16);
+}
+
+/* Between 1 KiB and sample_all_bytes the mean interval halves per doubling of the size: with
+ * N = 256, 1 in 256 at 16 B, 1 in 128 at 1 KiB, 1 in 16 at 8 KiB, 1 in 2 at 64 KiB, every
+ * call at 128 KiB. Each count is ~25 % of its mean for the number of calls made. */
+static void test_period_halves_per_doubling(void **state)
+{
+	(void)state;
+	static const struct { uint64_t bytes; unsigned period; } cases[] = {
+		{ 16, 256 }, { 1023, 256 }, { 1024, 128 }, { 2048, 64 }, { 8192, 16 },
+		{ 16383, 16 }, { 65536, 2 }, { 131071, 2 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		setup(256, 1u << 30);
+		assert_int_equal(ct_sample_period_for(cases[i].bytes), cases[i].period);
+		const unsigned calls = 1000 * cases[i].period;
+		unsigned timed = 0;
+		for (unsigned k = 0; k < calls; k++)
+			timed += ct_count_fast(&t, &c, cases[i].bytes);
+		assert_in_range(timed, 750, 1250);
+	}
+	setup(256, 1u << 30);
+	assert_int_equal(ct_sample_period_for(128 * 1024), 1);
+	assert_int_equal(ct_sample_period_for(1ull << 40), 1);
+}
+
+/* Large calls after many small ones: an interval drawn for 16 B calls (mean 256) is cut to the
+ * large size's, so a short burst of 8 KiB calls is still timed about 1 in 16. */
+static void test_burst_after_small_calls(void **state)
+{
+	(void)state;
+	unsigned timed = 0;
+	for (unsigned r = 0; r < 200; r++) {
+		setup(256, 1u << 30);
+		t.rng = 1000 + r;
+		for (unsigned k = 0; k < 300; k++)
+			ct_count_fast(&t, &c, 16);
+		for (unsigned k = 0; k < 32; k++)
+			timed += ct_count_fast(&t, &c, 8192);
+	}
+	/* 200 bursts x 32 calls / 16: ~400 */
+	assert_in_range(timed, 300, 500);
 }
 
 static void test_every_call(void **state)
@@ -113,6 +156,8 @@ int main(void)
 		cmocka_unit_test(test_one_in_n),
 		cmocka_unit_test(test_no_aliasing),
 		cmocka_unit_test(test_large_always_timed),
+		cmocka_unit_test(test_period_halves_per_doubling),
+		cmocka_unit_test(test_burst_after_small_calls),
 		cmocka_unit_test(test_every_call),
 		cmocka_unit_test(test_buckets_match_format),
 		cmocka_unit_test(test_lat_bucket_agrees),
