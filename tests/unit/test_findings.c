@@ -129,12 +129,16 @@ static void test_user_time_misleads(void **state)
 	assert_non_null(f);
 	assert_non_null(strstr(f->message, "3.3x"));
 	tg_fill_stats(&a->st, 0, 1000, 4096, 10000, 0.6, 0.3); /* 1.7x: below the threshold */
+	assert_null(find(&m, "user-time-misleads"));
 	tg_fill_stats(&a->st, 0, 50, 4096, 10000, 0.1, 0.8); /* too few calls to judge */
+	assert_null(find(&m, "user-time-misleads"));
 	tg_fill_stats(&a->st, 0, 1000, 4096, 10000, -1, 0); /* no CPU samples: no claim */
+	assert_null(find(&m, "user-time-misleads"));
 	/* in-process software preempted on a busy machine: wall 3.3x user, but no kernel part */
 	struct rp_path *e = mk_path(p, 1, CT_API_EVP, "provider:default", "aes-128-cbc", 0);
 	tg_fill_stats(&e->st, 1, 1000, 4096, 10000, 0.3, 0.0);
 	a->st.calls = 0;
+	assert_null(find(&m, "user-time-misleads"));
 	/* the same through an engine (afalg: the work is in the kernel) is the real case */
 	e->def.impl = ct_str_from("engine:afalg");
 	assert_non_null(find(&m, "user-time-misleads"));
