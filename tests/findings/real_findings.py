@@ -9,6 +9,7 @@
   examples/kernel/cryptodev_bench --fallback (no /dev/crypto here) -> silent-fallback
 Each case is skipped (whole test exit 77 if all are) when its premise does not hold here: AF_ALG
 that works, /dev/crypto present, a CPU without AES-NI."""
+import errno
 import os
 import socket
 import sys
@@ -35,12 +36,13 @@ def kinds(doc):
 
 
 def afalg_refused():
+    """The errno name socket(AF_ALG) fails with here (EAFNOSUPPORT on this host), or None."""
     try:
         s = socket.socket(38, socket.SOCK_SEQPACKET, 0)  # AF_ALG
         s.close()
-        return False
-    except OSError:
-        return True
+        return None
+    except OSError as e:
+        return errno.errorcode.get(e.errno, str(e.errno))
 
 
 def cpu_has_aes():
@@ -56,14 +58,19 @@ def test():
     ran = 0
     speed = [openssl, "speed", "-seconds", "1"]
 
-    if afalg_refused():
+    refused = afalg_refused()
+    if refused:
         _, doc = traced("afalg", speed + ["-engine", "afalg", "-evp", "aes-128-cbc"])
         k = kinds(doc)
         check("engine-failed" in k, "afalg engine refused: engine-failed")
         check("silent-fallback" in k, "afalg engine refused: silent-fallback")
         ef = next(f for f in doc["findings"] if f["kind"] == "engine-failed")
-        check("EAFNOSUPPORT" in ef["message"] or "could not" in ef["message"],
-              f"engine-failed says why: {ef['message'][:200]}")
+        # the reason is the refused socket(AF_ALG) itself, with the errno this kernel gives
+        # (EAFNOSUPPORT here), not just "could not be loaded", which every engine-failed says
+        check(f"socket -> {refused}" in ef["evidence"],
+              f"engine-failed evidence has socket -> {refused}: {ef['evidence'][:200]}")
+        check("family=AF_ALG" in ef["message"] and f"failed with {refused}" in ef["message"],
+              f"engine-failed says socket(AF_ALG) failed with {refused}: {ef['message'][:300]}")
         ran += 1
     else:
         print("skip afalg case: this kernel accepts AF_ALG sockets")
