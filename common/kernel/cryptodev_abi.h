@@ -146,6 +146,12 @@ enum ct_cdev_crk_op {
 	CT_CRK_DSA_VERIFY = 3,
 	CT_CRK_DH_COMPUTE_KEY = 4,
 };
+/* CIOCASYMFEAT's answer: one bit per crk_op the device can do. */
+#define CT_CRF_MOD_EXP (1u << CT_CRK_MOD_EXP)
+#define CT_CRF_MOD_EXP_CRT (1u << CT_CRK_MOD_EXP_CRT)
+#define CT_CRF_DSA_SIGN (1u << CT_CRK_DSA_SIGN)
+#define CT_CRF_DSA_VERIFY (1u << CT_CRK_DSA_VERIFY)
+#define CT_CRF_DH_COMPUTE_KEY (1u << CT_CRK_DH_COMPUTE_KEY)
 
 /* ioctl numbers (type 'c'). */
 #define CT_CDEV_IOC_TYPE 'c'

@@ -32,6 +32,23 @@ static void add_op(struct ct_kbuf *b, uint32_t op)
 		ct_kbuf_add(b, " dir=%u", op);
 }
 
+/* value's bits as names from t joined by '|', unknown bits as one hex rest: "WRITE_IV|0x100". */
+static void add_bits(struct ct_kbuf *b, const struct ct_kname *t, size_t n, uint32_t value)
+{
+	uint32_t rest = value;
+	bool first = true;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!(value & t[i].value))
+			continue;
+		ct_kbuf_add(b, "%s%s", first ? "" : "|", t[i].name);
+		rest &= ~t[i].value;
+		first = false;
+	}
+	if (rest)
+		ct_kbuf_add(b, "%s0x%x", first ? "" : "|", rest);
+}
+
 static void add_flags(struct ct_kbuf *b, uint32_t flags)
 {
 	static const struct ct_kname bits[] = {
@@ -43,21 +60,11 @@ static void add_flags(struct ct_kbuf *b, uint32_t flags)
 		{ CT_COP_FLAG_AEAD_SRTP_TYPE, "AEAD_SRTP" },
 		{ CT_COP_FLAG_RESET, "RESET" },
 	};
-	uint32_t rest = flags;
-	bool first = true;
 
 	if (!flags)
 		return;
 	ct_kbuf_add(b, " flags=");
-	for (size_t i = 0; i < N(bits); i++) {
-		if (!(flags & bits[i].value))
-			continue;
-		ct_kbuf_add(b, "%s%s", first ? "" : "|", bits[i].name);
-		rest &= ~bits[i].value;
-		first = false;
-	}
-	if (rest)
-		ct_kbuf_add(b, "%s0x%x", first ? "" : "|", rest);
+	add_bits(b, bits, N(bits), flags);
 }
 
 size_t ct_cdev_fmt_session(char *buf, size_t cap, const struct ct_cdev_session_op *s, bool with_ses)
@@ -150,6 +157,25 @@ size_t ct_cdev_fmt_kop(char *buf, size_t cap, const struct ct_cdev_crypt_kop *k)
 	return b.len;
 }
 
+size_t ct_cdev_fmt_asymfeat(char *buf, size_t cap, uint32_t features)
+{
+	static const struct ct_kname bits[] = {
+		{ CT_CRF_MOD_EXP, "MOD_EXP" },
+		{ CT_CRF_MOD_EXP_CRT, "MOD_EXP_CRT" },
+		{ CT_CRF_DSA_SIGN, "DSA_SIGN" },
+		{ CT_CRF_DSA_VERIFY, "DSA_VERIFY" },
+		{ CT_CRF_DH_COMPUTE_KEY, "DH_COMPUTE_KEY" },
+	};
+	struct ct_kbuf b = ct_kbuf_init(buf, cap);
+
+	ct_kbuf_add(&b, "features=0x%x ", features);
+	if (features)
+		add_bits(&b, bits, N(bits), features);
+	else
+		ct_kbuf_add(&b, "none");
+	return b.len;
+}
+
 /* Requests whose argument is a pointer to a u32. */
 static size_t fmt_u32_arg(char *buf, size_t cap, const char *label, const void *arg)
 {
@@ -180,7 +206,7 @@ static size_t fmt_sessinfo(char *buf, size_t cap, const void *arg)
 }
 static size_t fmt_asymfeat(char *buf, size_t cap, const void *arg)
 {
-	return fmt_u32_arg(buf, cap, "features", arg);
+	return ct_cdev_fmt_asymfeat(buf, cap, *(const uint32_t *)arg);
 }
 static size_t fmt_crioget(char *buf, size_t cap, const void *arg)
 {

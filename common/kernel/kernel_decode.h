@@ -51,7 +51,11 @@ size_t ct_cdev_fmt_session(char *buf, size_t cap, const struct ct_cdev_session_o
 size_t ct_cdev_fmt_sessinfo(char *buf, size_t cap, const struct ct_cdev_session_info_op *si);
 size_t ct_cdev_fmt_crypt(char *buf, size_t cap, const struct ct_cdev_crypt_op *c);
 size_t ct_cdev_fmt_auth(char *buf, size_t cap, const struct ct_cdev_crypt_auth_op *a);
+/* CIOCKEY: "crk_op=MOD_EXP iparams=3 oparams=1 nbits=2048,17,2048,2048" (parameter sizes, never
+ * their bytes). */
 size_t ct_cdev_fmt_kop(char *buf, size_t cap, const struct ct_cdev_crypt_kop *k);
+/* CIOCASYMFEAT's answer: "features=0x3 MOD_EXP|MOD_EXP_CRT" ("features=0x0 none"). */
+size_t ct_cdev_fmt_asymfeat(char *buf, size_t cap, uint32_t features);
 /* Dispatches on the ioctl number: "op=CIOCCRYPT ses=3 dir=encrypt len=4096 ...". arg is the
  * ioctl's third argument; NULL prints "arg=NULL". A request that is not type 'c' prints raw. */
 size_t ct_cdev_fmt_ioctl(char *buf, size_t cap, unsigned long request, const void *arg);

@@ -4,7 +4,8 @@
  * call site, a success enters the fd table) and ioctl on tracked fds. CIOCGSESSION is session
  * setup (timed, recorded with its decoded parameters and the caller; on success the driver is
  * asked with CIOCGSESSINFO when the program did not); CIOCCRYPT / CIOCAUTHCRYPT /
- * CIOCASYNCCRYPT are operations on a path per direction; CIOCFSESSION is teardown.
+ * CIOCASYNCCRYPT are operations on a path per direction; CIOCFSESSION is teardown. CIOCKEY and
+ * CIOCASYMFEAT are recorded decoded whether they succeed or fail.
  *
  * Structures are read only after the real call, and only when the kernel read them first
  * (success, or an error cryptodev returns after copying them in; see arg_was_read): a bogus
@@ -418,6 +419,30 @@ static int ioctl_tracked(struct ct_kfd_state *st, int fd, unsigned long request,
 				session_set_driver(s, si);
 		}
 		goto other;
+	case CT_NR_CIOCKEY:
+		/* An asymmetric operation: what was asked (crk_op, parameter counts and sizes, never
+		 * the numbers) and the device's status. One-shot and per operation: no stack. */
+		if (r >= 0 && readable) {
+			const struct ct_cdev_crypt_kop *k = arg;
+			ct_cdev_fmt_kop(detail, sizeof(detail), k);
+			ct_event(CT_EV_SESSION, "ioctl(CIOCKEY)", 0, r, CT_NO_PATH, false, "%s status=%u",
+				 detail, k->crk_status);
+		}
+		goto other;
+	case CT_NR_CIOCASYMFEAT:
+		/* The device's asymmetric features, asked once at start-up, as a session set-up is. The
+		 * argument is only an output: a failure has nothing to decode. */
+		if (r >= 0) {
+			if (readable)
+				ct_cdev_fmt_asymfeat(detail, sizeof(detail), *(const uint32_t *)arg);
+			else
+				snprintf(detail, sizeof(detail), "arg=NULL");
+			ct_event(CT_EV_SESSION, "ioctl(CIOCASYMFEAT)", 0, r, CT_NO_PATH, true, "%s", detail);
+		} else if (r < 0) {
+			ct_event(CT_EV_CALL_FAILED, "ioctl(CIOCASYMFEAT)", e, r, CT_NO_PATH, true,
+				 "op=CIOCASYMFEAT");
+		}
+		break;
 	case CT_NR_CRIOGET:
 		if (r == 0 && readable && !ct_kfd_get((int)*(uint32_t *)arg)) /* emulated: entered */
 			ct_kfd_new((int)*(uint32_t *)arg, CT_KFD_CDEV_CLONE);

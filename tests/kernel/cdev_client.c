@@ -52,6 +52,12 @@ int main(int argc, char **argv)
 	show("fd -1 CIOCGSESSION", ioctl(-1, CT_CIOCGSESSION, &bad));
 	errno = 0;
 	show("fd -1 CIOCCRYPT", ioctl(-1, CT_CIOCCRYPT, NULL));
+	struct ct_cdev_crypt_kop bad_kop = { .crk_op = CT_CRK_MOD_EXP, .crk_iparams = 3, .crk_oparams = 1 };
+	uint32_t bad_feat = 0;
+	errno = 0;
+	show("fd -1 CIOCKEY", ioctl(-1, CT_CIOCKEY, &bad_kop));
+	errno = 0;
+	show("fd -1 CIOCASYMFEAT", ioctl(-1, CT_CIOCASYMFEAT, &bad_feat));
 
 	int fd = open(path, O_RDWR | O_CLOEXEC);
 	show("open", fd < 0 ? -1 : 0);
@@ -68,10 +74,23 @@ int main(int argc, char **argv)
 	show("CIOCAUTHCRYPT", ioctl(fd, CT_CIOCAUTHCRYPT, &a));
 	struct ct_cdev_session_info_op si = { .ses = 7 };
 	show("CIOCGSESSINFO", ioctl(fd, CT_CIOCGSESSINFO, &si));
+	/* CIOCKEY with its parameter sizes (the trace keeps them, never the numbers): a MOD_EXP the
+	 * device does, and a DSA_SIGN it refuses. The features bits come back as printed. */
+	uint8_t num[256] = { 0 };
 	struct ct_cdev_crypt_kop k = { .crk_op = CT_CRK_MOD_EXP, .crk_iparams = 3, .crk_oparams = 1 };
-	show("CIOCKEY", ioctl(fd, CT_CIOCKEY, &k));
+	static const uint32_t nbits[4] = { 2048, 17, 2048, 2048 };
+	for (int i = 0; i < 4; i++)
+		k.crk_param[i] = (struct ct_cdev_crparam){ .crp_p = num, .crp_nbits = nbits[i] };
+	show("CIOCKEY MOD_EXP", ioctl(fd, CT_CIOCKEY, &k));
+	k.crk_op = CT_CRK_DSA_SIGN;
+	k.crk_iparams = 5;
+	k.crk_oparams = 2;
+	show("CIOCKEY DSA_SIGN", ioctl(fd, CT_CIOCKEY, &k));
 	uint32_t feat = 0, ses = 7, clone = 0;
 	show("CIOCASYMFEAT", ioctl(fd, CT_CIOCASYMFEAT, &feat));
+	printf("CIOCASYMFEAT features=0x%x\n", feat);
+	errno = 0;
+	show("CIOCASYMFEAT bad pointer", ioctl(fd, CT_CIOCASYMFEAT, (void *)16));
 	show("CRIOGET", ioctl(fd, CT_CRIOGET, &clone));
 	show("CIOCFSESSION", ioctl(fd, CT_CIOCFSESSION, &ses));
 	/* A bad pointer: the kernel (or driver) answers; the preload must not touch it. */

@@ -7,7 +7,9 @@
  * for a bad pointer), sessions are checked (AES-CBC/CTR/ECB with 16/24/32-byte keys, XTS with
  * 32/64; anything else EINVAL), CIOCGSESSINFO names a driver (ECB as a kernel-only "hardware"
  * driver, the rest cbc/ctr/xts-aes-aesni), CIOCCRYPT transforms data (not real AES: the tests
- * check the trace, the examples' OpenSSL check is off). Everything else goes to libc. The
+ * check the trace, the examples' OpenSSL check is off), CIOCASYMFEAT offers MOD_EXP and
+ * MOD_EXP_CRT and CIOCKEY accepts a MOD_EXP with 3 inputs and 1 output (EINVAL for anything
+ * else; no numbers are computed). Everything else goes to libc. The
  * session table is locked like the real driver's: the threads stress shares it between threads.
  */
 #undef _FILE_OFFSET_BITS /* we define open and open64 both */
@@ -156,6 +158,17 @@ static int fake_ioctl_locked(int fd, unsigned long req, void *arg)
 			return fail(EFAULT);
 		for (uint32_t i = 0; i < op->len; i++)
 			op->dst[i] = op->src[i] ^ 0x5a;
+		return 0;
+	}
+	case CT_NR_CIOCASYMFEAT:
+		*(uint32_t *)arg = CT_CRF_MOD_EXP | CT_CRF_MOD_EXP_CRT;
+		return 0;
+	case CT_NR_CIOCKEY: {
+		/* MOD_EXP (base, exponent, modulus -> result) is "done"; the numbers are not read. */
+		struct ct_cdev_crypt_kop *k = arg;
+		if (k->crk_op != CT_CRK_MOD_EXP || k->crk_iparams != 3 || k->crk_oparams != 1)
+			return fail(EINVAL);
+		k->crk_status = 0;
 		return 0;
 	}
 	case CT_NR_CIOCASYNCFETCH:

@@ -161,13 +161,61 @@ static void test_auth_kop_misc(void **state)
 	ct_cdev_fmt_ioctl(b, sizeof(b), CT_CIOCFSESSION, &u);
 	assert_string_equal(b, "op=CIOCFSESSION ses=3");
 	ct_cdev_fmt_ioctl(b, sizeof(b), CT_CIOCASYMFEAT, &u);
-	assert_string_equal(b, "op=CIOCASYMFEAT features=3");
+	assert_string_equal(b, "op=CIOCASYMFEAT features=0x3 MOD_EXP|MOD_EXP_CRT");
 	ct_cdev_fmt_ioctl(b, sizeof(b), CT_CRIOGET, &u);
 	assert_string_equal(b, "op=CRIOGET fd=3");
 	ct_cdev_fmt_ioctl(b, sizeof(b), CT_CIOCCRYPT, NULL);
 	assert_string_equal(b, "op=CIOCCRYPT arg=NULL");
 	ct_cdev_fmt_ioctl(b, sizeof(b), 0x5401ul, &u);
 	assert_string_equal(b, "op=0x5401");
+}
+
+/* CIOCKEY as the hook records it after a success: counts and sizes, never the numbers. */
+static void test_kop_sizes_only(void **state)
+{
+	char b[200];
+	uint8_t secret[4] = { 0xde, 0xad, 0xbe, 0xef };
+	struct ct_cdev_crypt_kop k = { .crk_op = CT_CRK_DH_COMPUTE_KEY, .crk_iparams = 3, .crk_oparams = 1,
+				       .crk_status = 0 };
+	(void)state;
+	for (int i = 0; i < 4; i++)
+		k.crk_param[i] = (struct ct_cdev_crparam){ .crp_p = secret, .crp_nbits = 32 };
+	ct_cdev_fmt_kop(b, sizeof(b), &k);
+	assert_string_equal(b, "crk_op=DH_COMPUTE_KEY iparams=3 oparams=1 nbits=32,32,32,32");
+	assert_null(strstr(b, "de"));
+	assert_null(strstr(b, "ef"));
+	/* Every parameter slot, and no further even when the counts claim more. */
+	k.crk_op = CT_CRK_DSA_VERIFY;
+	k.crk_iparams = 7;
+	k.crk_oparams = 9;
+	for (int i = 0; i < CT_CRK_MAXPARAM; i++)
+		k.crk_param[i].crp_nbits = (uint32_t)(i + 1);
+	ct_cdev_fmt_kop(b, sizeof(b), &k);
+	assert_string_equal(b, "crk_op=DSA_VERIFY iparams=7 oparams=9 nbits=1,2,3,4,5,6,7,8");
+	k.crk_iparams = k.crk_oparams = 0;
+	ct_cdev_fmt_kop(b, sizeof(b), &k);
+	assert_string_equal(b, "crk_op=DSA_VERIFY iparams=0 oparams=0");
+}
+
+static void test_asymfeat(void **state)
+{
+	char b[120];
+	(void)state;
+	ct_cdev_fmt_asymfeat(b, sizeof(b), 0);
+	assert_string_equal(b, "features=0x0 none");
+	ct_cdev_fmt_asymfeat(b, sizeof(b), CT_CRF_MOD_EXP);
+	assert_string_equal(b, "features=0x1 MOD_EXP");
+	ct_cdev_fmt_asymfeat(b, sizeof(b), CT_CRF_MOD_EXP | CT_CRF_MOD_EXP_CRT | CT_CRF_DSA_SIGN |
+						   CT_CRF_DSA_VERIFY | CT_CRF_DH_COMPUTE_KEY);
+	assert_string_equal(b, "features=0x1f MOD_EXP|MOD_EXP_CRT|DSA_SIGN|DSA_VERIFY|DH_COMPUTE_KEY");
+	/* Bits no crk_op has print as one raw rest. */
+	ct_cdev_fmt_asymfeat(b, sizeof(b), CT_CRF_DSA_SIGN | 0x300u);
+	assert_string_equal(b, "features=0x304 DSA_SIGN|0x300");
+	ct_cdev_fmt_asymfeat(b, sizeof(b), 0x80000000u);
+	assert_string_equal(b, "features=0x80000000 0x80000000");
+	char small[10];
+	assert_int_equal(ct_cdev_fmt_asymfeat(small, sizeof(small), 3), 9);
+	assert_string_equal(small, "features=");
 }
 
 static void test_sessinfo(void **state)
@@ -211,6 +259,7 @@ int main(void)
 		cmocka_unit_test(test_ioctl_names), cmocka_unit_test(test_alg_names),
 		cmocka_unit_test(test_openssl_names), cmocka_unit_test(test_session),
 		cmocka_unit_test(test_crypt), cmocka_unit_test(test_auth_kop_misc),
+		cmocka_unit_test(test_kop_sizes_only), cmocka_unit_test(test_asymfeat),
 		cmocka_unit_test(test_sessinfo), cmocka_unit_test(test_truncation),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
