@@ -13,7 +13,7 @@
 
 #define EVENT_SLOTS 1024
 #define CALL_MAX 48
-#define DETAIL_MAX 256
+#define DETAIL_MAX 512 /* an engine failure carries OpenSSL's reason (a module path, a dlerror) */
 #define CALLSITE_MAX 1024
 
 struct event_slot {

@@ -362,6 +362,58 @@ static void list_call_failures(struct rp_finding *f, const struct rp_proc *p)
 	}
 }
 
+/* The preload appends what OpenSSL's error queue said about a failed engine or provider call to
+ * the event's parameters after this separator (preload/hooks/engine.c). */
+#define OSSL_ERROR_SEP "; openssl error: "
+
+static struct ct_str str_find(struct ct_str s, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (uint32_t i = 0; n && i + n <= s.len; i++)
+		if (!memcmp(s.p + i, needle, n))
+			return (struct ct_str){ .p = s.p + i, .len = s.len - i };
+	return (struct ct_str){ .p = NULL, .len = 0 };
+}
+
+/* detail -> the call's parameters and OpenSSL's reason (empty when it gave none). */
+static void split_ossl_reason(struct ct_str detail, struct ct_str *params, struct ct_str *reason)
+{
+	struct ct_str at = str_find(detail, OSSL_ERROR_SEP);
+	*params = detail;
+	*reason = (struct ct_str){ .p = "", .len = 0 };
+	if (!at.p)
+		return;
+	params->len = (uint32_t)(at.p - detail.p);
+	reason->p = at.p + strlen(OSSL_ERROR_SEP);
+	reason->len = at.len - (uint32_t)strlen(OSSL_ERROR_SEP);
+}
+
+/* "filename(/usr/lib/.../nosuch.so)" in OpenSSL's DSO error: the module it could not load. */
+static struct ct_str missing_module(struct ct_str reason)
+{
+	struct ct_str none = { .p = NULL, .len = 0 };
+	if (!str_find(reason, "cannot open shared object file").p)
+		return none;
+	struct ct_str f = str_find(reason, "filename(");
+	if (!f.p)
+		return none;
+	f.p += 9;
+	f.len -= 9;
+	for (uint32_t i = 0; i < f.len; i++)
+		if (f.p[i] == ')')
+			return (struct ct_str){ .p = f.p, .len = i };
+	return none;
+}
+
+/* Requested by OpenSSL's configuration module (openssl.cnf or $OPENSSL_CONF), not by the program
+ * itself: the call site runs through CONF_modules_load / OPENSSL_config / OPENSSL_init_crypto's
+ * config step. */
+static bool requested_by_config(struct ct_str callsite)
+{
+	return str_find(callsite, "CONF_modules").p || str_find(callsite, "OPENSSL_config").p ||
+	       str_find(callsite, "ossl_config").p;
+}
+
 static void eval_engine_failed(struct rp_model *m)
 {
 	for (size_t i = 0; i < m->nprocs; i++) {
@@ -376,19 +428,43 @@ static void eval_engine_failed(struct rp_model *m)
 			struct rp_finding *f = add(m, "engine-failed", RP_ERROR, p->hdr.pid);
 			if (!f)
 				return;
-			CAT(message, "The program asked for %s %.*s%s%.*s%s and it could not be %s.",
-			    e->kind == CT_EV_ENGINE_REQUEST ? "an engine with" : "a provider with",
-			    S(e->call), e->detail.len ? " (" : "", S(e->detail), e->detail.len ? ")" : "",
-			    e->kind == CT_EV_ENGINE_REQUEST ? "loaded or initialised" : "loaded");
+			struct ct_str params, reason;
+			split_ossl_reason(e->detail, &params, &reason);
+			bool engine = e->kind == CT_EV_ENGINE_REQUEST;
+			bool init = rp_str_is(e->call, "ENGINE_init");
+			CAT(message, "%s asked for %s with %.*s%s%.*s%s and it %s.",
+			    requested_by_config(e->callsite) ? "The OpenSSL configuration file "
+							       "(openssl.cnf or $OPENSSL_CONF)" :
+							       "The program",
+			    engine ? "an engine" : "a provider", S(e->call), params.len ? " (" : "",
+			    S(params), params.len ? ")" : "",
+			    init ? "was found but could not be initialised" :
+			    engine ? "could not be loaded or initialised" : "could not be loaded");
+			struct ct_str module = missing_module(reason);
+			if (reason.len)
+				CAT(message, " OpenSSL's error queue says: %.*s.", S(reason));
+			else
+				CAT(message, " OpenSSL's error queue gave no reason.");
+			if (module.p)
+				CAT(message, " The module's shared object %.*s does not exist.", S(module));
+			else if (str_find(reason, ": lib(").p || rp_str_starts(reason, "lib("))
+				CAT(message, " (lib(N) is a code of the module itself, whose text is gone "
+					     "with it.)");
 			CAT(evidence, "%.*s returned %lld, %llu time(s)", S(e->call), (long long)e->ret,
 			    (unsigned long long)(e->count ? e->count : 1));
 			if (e->callsite.len)
 				CAT(evidence, ", called at %.*s", S(rp_str_part(e->callsite, '\n', 0)));
 			list_call_failures(f, p);
-			CAT(fix, "Check that the engine/provider module exists and that what it needs is "
-				 "there (for afalg: a kernel with AF_ALG and algif_skcipher, not blocked by a "
-				 "sandbox); run `cryptrace doctor`. Make the program fail loudly instead of "
-				 "continuing in software when the offload is required.");
+			if (module.p)
+				CAT(fix, "Install the module, point OPENSSL_ENGINES (engines) or "
+					 "OPENSSL_MODULES (providers) at the directory that holds it, or "
+					 "correct the name; `cryptrace doctor` lists what loads here.");
+			else
+				CAT(fix, "Check that the engine/provider module exists and that what it "
+					 "needs is there (for afalg: a kernel with AF_ALG and algif_skcipher, "
+					 "not blocked by a sandbox); run `cryptrace doctor`.");
+			CAT(fix, " Make the program fail loudly instead of continuing in software when "
+				 "the offload is required.");
 		}
 	}
 }
@@ -437,9 +513,26 @@ static int cmp_bytes_desc(const void *a, const void *b)
 	return x->st.bytes < y->st.bytes ? 1 : x->st.bytes > y->st.bytes ? -1 : 0;
 }
 
-/* Failures that say an offload did not work in this process (why: what they were). */
-static bool offload_failed(const struct rp_proc *p, char *why, size_t cap)
+/* How an offload failed in a process: at load, init or session set-up (the failure rarely names
+ * the cipher, so every software path may carry the work meant for it), or only at operation time
+ * on kernel paths (their ciphers are known: only software paths of those count). */
+enum offload_failure { OFFLOAD_OK = 0, OFFLOAD_OPS_ONLY = 1, OFFLOAD_SETUP = 2 };
+
+/* A kernel path of p whose operations failed and whose cipher is sw's. */
+static bool kernel_ops_failed_for(const struct rp_proc *p, const struct rp_path *sw)
 {
+	for (size_t k = 0; k < p->npaths; k++) {
+		const struct rp_path *kp = &p->paths[k];
+		if (is_kernel(kp) && kp->st.errors && rp_str_eq(kp->def.cipher, sw->def.cipher))
+			return true;
+	}
+	return false;
+}
+
+/* Failures that say an offload did not work in this process (why: what they were). */
+static enum offload_failure offload_failed(const struct rp_proc *p, char *why, size_t cap)
+{
+	enum offload_failure how = OFFLOAD_OK;
 	why[0] = 0;
 	for (size_t k = 0; k < p->nevents; k++) {
 		const struct ct_event *e = &p->events[k].ev;
@@ -461,17 +554,22 @@ static bool offload_failed(const struct rp_proc *p, char *why, size_t cap)
 		}
 		if (!bad)
 			continue;
+		how = OFFLOAD_SETUP;
 		char eb[32];
 		cat(why, cap, "%s%s %.*s%s%s", why[0] ? "; " : "", ct_event_kind_name(e->kind),
 		    S(e->call), e->err ? " " : "", e->err ? rp_errno_name(e->err, eb, sizeof(eb)) : "");
 	}
 	for (size_t k = 0; k < p->npaths; k++) {
 		const struct rp_path *pp = &p->paths[k];
-		if (is_kernel(pp) && pp->st.errors)
-			cat(why, cap, "%s%llu failed %s operations on %.*s", why[0] ? "; " : "",
-			    (unsigned long long)pp->st.errors, ct_api_name(pp->def.api), S(pp->def.impl));
+		if (is_kernel(pp) && pp->st.errors) {
+			cat(why, cap, "%s%llu failed %s operations on %.*s (%.*s)", why[0] ? "; " : "",
+			    (unsigned long long)pp->st.errors, ct_api_name(pp->def.api), S(pp->def.impl),
+			    S(pp->def.cipher));
+			if (how == OFFLOAD_OK)
+				how = OFFLOAD_OPS_ONLY;
+		}
 	}
-	return why[0] != 0;
+	return how;
 }
 
 /* Paths served by something other than what was requested, grouped by the request. */
@@ -500,10 +598,12 @@ static bool paths_fell_back(const struct rp_model *m, const struct rp_proc *p, c
 }
 
 /* Does this path's work count as fallen back? */
-static bool fallback_path(const struct rp_model *m, const struct rp_path *p, bool after_failure)
+static bool fallback_path(const struct rp_model *m, const struct rp_proc *pr, const struct rp_path *p,
+			  enum offload_failure failed)
 {
 	return is_software(p) && p->st.calls && rp_path_selected(m, p) &&
-	       (after_failure || fell_back(m, p));
+	       (failed == OFFLOAD_SETUP || fell_back(m, p) ||
+		(failed == OFFLOAD_OPS_ONLY && kernel_ops_failed_for(pr, p)));
 }
 
 static void eval_silent_fallback(struct rp_model *m)
@@ -513,9 +613,10 @@ static void eval_silent_fallback(struct rp_model *m)
 		if (!proc_selected(m, p))
 			continue;
 		char why[600];
-		/* After a failure every software path counts (the failure rarely names its cipher);
-		 * without one, only the paths that demonstrably fell back. */
-		bool failed = offload_failed(p, why, sizeof(why));
+		/* After a failure at set-up every software path counts (the failure rarely names its
+		 * cipher); after failed kernel operations, the software paths of those ciphers; without
+		 * a failure, only the paths that demonstrably fell back. */
+		enum offload_failure failed = offload_failed(p, why, sizeof(why));
 		bool fell = paths_fell_back(m, p, why, sizeof(why));
 		if (!failed && !fell)
 			continue;
@@ -523,7 +624,7 @@ static void eval_silent_fallback(struct rp_model *m)
 		size_t npaths = 0;
 		for (size_t k = 0; k < p->npaths; k++) {
 			const struct rp_path *pp = &p->paths[k];
-			if (fallback_path(m, pp, failed)) {
+			if (fallback_path(m, p, pp, failed)) {
 				calls += pp->st.calls;
 				bytes += pp->st.bytes;
 				npaths++;
@@ -542,7 +643,7 @@ static void eval_silent_fallback(struct rp_model *m)
 		size_t ns = 0;
 		for (size_t k = 0; k < p->npaths && sorted; k++) {
 			const struct rp_path *pp = &p->paths[k];
-			if (fallback_path(m, pp, failed))
+			if (fallback_path(m, p, pp, failed))
 				sorted[ns++] = pp;
 		}
 		if (ns > 1)

@@ -3,8 +3,10 @@
  * engine.c - engine and provider selection: ENGINE_by_id / init / set_default* / finish and
  * OSSL_PROVIDER_load / try_load pass through untouched; each is recorded as an event (id or name,
  * success, and the call site when it failed) so that the reporter can say "engine afalg was
- * requested, failed to load, and the work ran in software". Changes of engine defaults also
- * invalidate the EVP classification caches.
+ * requested, failed to load, and the work ran in software". A failure's event also carries what
+ * OpenSSL's error queue says about it (peeked, never popped: ossl_err.c), such as the engine
+ * module that could not be loaded. Changes of engine defaults also invalidate the EVP
+ * classification caches.
  */
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include <stdio.h>
@@ -14,6 +16,7 @@
 #include <openssl/provider.h>
 
 #include "internal.h"
+#include "ossl_err.h"
 
 static const char *engine_name(const ENGINE *e)
 {
@@ -24,6 +27,16 @@ static const char *engine_name(const ENGINE *e)
 		get_id = (const char *(*)(const ENGINE *))ct_resolve("ENGINE_get_id");
 	const char *id = get_id ? get_id(e) : NULL;
 	return id ? id : "?";
+}
+
+/* The reporter splits an event's detail at "; openssl error: " (report/findings.c). */
+static void engine_why(const struct ct_err_mark *mark, char *buf, size_t cap)
+{
+	static const char sep[] = "; openssl error: ";
+	char reason[360];
+
+	if (ct_err_reason(mark, reason, sizeof(reason)))
+		snprintf(buf, cap, "%s%s", sep, reason);
 }
 
 static void remember_engine(const char *id)
@@ -46,6 +59,29 @@ static void remember_engine(const char *id)
 	if (!t || !ct_enter_fast(t, CT_FAM_ENGINE))                                               \
 		return real(__VA_ARGS__);
 
+/* Runs stmt with every hook blocked (the error functions call nothing we hook today, but a
+ * future hook must not see our own bookkeeping), errno kept. */
+#define ENGINE_GUARDED(stmt)                                                                      \
+	do {                                                                                      \
+		int ge_ = errno;                                                                  \
+		uint32_t gg_ = t->guard;                                                          \
+		t->guard = CT_GUARD_ALL;                                                          \
+		stmt;                                                                             \
+		t->guard = gg_;                                                                   \
+		errno = ge_;                                                                      \
+	} while (0)
+
+/* Before a call that can fail: the error queue's newest entry, to tell what the call adds. */
+#define ENGINE_MARK                                                                               \
+	struct ct_err_mark mark_;                                                                 \
+	ENGINE_GUARDED(ct_err_mark(&mark_))
+
+/* After it: why_ holds "; openssl error: <what the queue says>" when it failed, else "". */
+#define ENGINE_WHY(failed)                                                                        \
+	char why_[400] = "";                                                                      \
+	if (failed)                                                                               \
+		ENGINE_GUARDED(engine_why(&mark_, why_, sizeof(why_)))
+
 #define ENGINE_RECORD(...)                                                                        \
 	do {                                                                                      \
 		int e_ = errno;                                                                   \
@@ -61,19 +97,23 @@ static void remember_engine(const char *id)
 CT_EXPORT ENGINE *ENGINE_by_id(const char *id)
 {
 	ENGINE_PROLOGUE(ENGINE_by_id, NULL, id)
+	ENGINE_MARK;
 	ENGINE *r = real(id);
+	ENGINE_WHY(!r);
 	ENGINE_RECORD(remember_engine(id);
-		      ct_event(CT_EV_ENGINE_REQUEST, "ENGINE_by_id", 0, r != NULL, CT_NO_PATH, !r, "id=%s",
-			       id ? id : "(null)"));
+		      ct_event(CT_EV_ENGINE_REQUEST, "ENGINE_by_id", 0, r != NULL, CT_NO_PATH, !r, "id=%s%s",
+			       id ? id : "(null)", why_));
 	return r;
 }
 
 CT_EXPORT int ENGINE_init(ENGINE *e)
 {
 	ENGINE_PROLOGUE(ENGINE_init, 0, e)
+	ENGINE_MARK;
 	int r = real(e);
-	ENGINE_RECORD(ct_event(CT_EV_ENGINE_REQUEST, "ENGINE_init", 0, r, CT_NO_PATH, r != 1, "id=%s",
-			       engine_name(e)));
+	ENGINE_WHY(r != 1);
+	ENGINE_RECORD(ct_event(CT_EV_ENGINE_REQUEST, "ENGINE_init", 0, r, CT_NO_PATH, r != 1, "id=%s%s",
+			       engine_name(e), why_));
 	return r;
 }
 
@@ -95,49 +135,60 @@ CT_EXPORT int ENGINE_finish(ENGINE *e)
 CT_EXPORT int ENGINE_set_default(ENGINE *e, unsigned int flags)
 {
 	ENGINE_PROLOGUE(ENGINE_set_default, 0, e, flags)
+	ENGINE_MARK;
 	int r = real(e, flags);
+	ENGINE_WHY(r != 1);
 	ENGINE_RECORD(remember_engine(engine_name(e));
 		      ct_event(CT_EV_ENGINE_REQUEST, "ENGINE_set_default", 0, r, CT_NO_PATH, r != 1,
-			       "id=%s flags=0x%x", engine_name(e), flags));
+			       "id=%s flags=0x%x%s", engine_name(e), flags, why_));
 	return r;
 }
 
 CT_EXPORT int ENGINE_set_default_ciphers(ENGINE *e)
 {
 	ENGINE_PROLOGUE(ENGINE_set_default_ciphers, 0, e)
+	ENGINE_MARK;
 	int r = real(e);
+	ENGINE_WHY(r != 1);
 	ENGINE_RECORD(remember_engine(engine_name(e));
 		      ct_event(CT_EV_ENGINE_REQUEST, "ENGINE_set_default_ciphers", 0, r, CT_NO_PATH, r != 1,
-			       "id=%s", engine_name(e)));
+			       "id=%s%s", engine_name(e), why_));
 	return r;
 }
 
 CT_EXPORT int ENGINE_set_default_string(ENGINE *e, const char *def_list)
 {
 	ENGINE_PROLOGUE(ENGINE_set_default_string, 0, e, def_list)
+	ENGINE_MARK;
 	int r = real(e, def_list);
+	ENGINE_WHY(r != 1);
 	ENGINE_RECORD(remember_engine(engine_name(e));
 		      ct_event(CT_EV_ENGINE_REQUEST, "ENGINE_set_default_string", 0, r, CT_NO_PATH, r != 1,
-			       "id=%s list=%s", engine_name(e), def_list ? def_list : ""));
+			       "id=%s list=%s%s", engine_name(e), def_list ? def_list : "", why_));
 	return r;
 }
 
 CT_EXPORT OSSL_PROVIDER *OSSL_PROVIDER_load(OSSL_LIB_CTX *libctx, const char *name)
 {
 	ENGINE_PROLOGUE(OSSL_PROVIDER_load, NULL, libctx, name)
+	ENGINE_MARK;
 	OSSL_PROVIDER *r = real(libctx, name);
+	ENGINE_WHY(!r);
 	ENGINE_RECORD(atomic_fetch_add(&ct_g.classify_gen, 1);
 		      ct_event(CT_EV_PROVIDER_LOAD, "OSSL_PROVIDER_load", 0, r != NULL, CT_NO_PATH, !r,
-			       "name=%s", name ? name : "(null)"));
+			       "name=%s%s", name ? name : "(null)", why_));
 	return r;
 }
 
 CT_EXPORT OSSL_PROVIDER *OSSL_PROVIDER_try_load(OSSL_LIB_CTX *libctx, const char *name, int retain_fallbacks)
 {
 	ENGINE_PROLOGUE(OSSL_PROVIDER_try_load, NULL, libctx, name, retain_fallbacks)
+	ENGINE_MARK;
 	OSSL_PROVIDER *r = real(libctx, name, retain_fallbacks);
+	ENGINE_WHY(!r);
 	ENGINE_RECORD(atomic_fetch_add(&ct_g.classify_gen, 1);
 		      ct_event(CT_EV_PROVIDER_LOAD, "OSSL_PROVIDER_try_load", 0, r != NULL, CT_NO_PATH, !r,
-			       "name=%s retain_fallbacks=%d", name ? name : "(null)", retain_fallbacks));
+			       "name=%s retain_fallbacks=%d%s", name ? name : "(null)", retain_fallbacks,
+			       why_));
 	return r;
 }

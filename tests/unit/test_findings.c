@@ -205,6 +205,161 @@ static void test_engine_failed(void **state)
 	rp_model_free(&m);
 }
 
+/* The preload appends OpenSSL's error queue to a failed request's parameters; the finding shows
+ * it, names a missing module, and says when the configuration file made the request. */
+static void test_engine_failed_reason(void **state)
+{
+	(void)state;
+	MODEL(m);
+	struct rp_proc *p = mk_proc(&m, 1);
+	mk_event(p, 1, CT_EV_ENGINE_REQUEST, "ENGINE_by_id", 0, 0,
+		 "id=nosuch; openssl error: DSO: could not load the shared library: "
+		 "filename(/usr/lib/engines-3/nosuch.so): /usr/lib/engines-3/nosuch.so: cannot open "
+		 "shared object file: No such file or directory; then engine: no such engine: "
+		 "id=nosuch");
+	const struct rp_finding *f = find(&m, "engine-failed");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_non_null(strstr(f->message, "The program asked for an engine with ENGINE_by_id "
+					   "(id=nosuch) and it could not"));
+	assert_non_null(strstr(f->message, "error queue says: DSO: could not load the shared "
+					   "library: filename(/usr/lib/engines-3/nosuch.so)"));
+	assert_non_null(strstr(f->message, "then engine: no such engine: id=nosuch."));
+	assert_non_null(strstr(f->message, "shared object /usr/lib/engines-3/nosuch.so does not exist"));
+	assert_non_null(strstr(f->fix, "OPENSSL_ENGINES"));
+	/* no reason recorded (an older trace, or an empty queue): said so, no module named */
+	mk_event(p, 1, CT_EV_ENGINE_REQUEST, "ENGINE_by_id", 0, 0, "id=nosuch");
+	f = find(&m, "engine-failed");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_non_null(strstr(f->message, "gave no reason"));
+	assert_null(strstr(f->message, "does not exist"));
+	/* requested by openssl.cnf: the call site runs through CONF_modules_load */
+	struct ct_event e = { .event_id = 1, .kind = CT_EV_ENGINE_REQUEST, .ret = 0, .count = 1,
+			      .path_id = CT_NO_PATH, .call = ct_str_from("ENGINE_by_id"),
+			      .detail = ct_str_from("id=afalg; openssl error: lib(128): reason(109); "
+						    "then engine: no such engine: id=afalg"),
+			      .callsite = ct_str_from("libcrypto.so.3+0x1e289a\n"
+						      "libcrypto.so.3!CONF_modules_load+0x2a1") };
+	rp_proc_set_event(p, &e);
+	f = find(&m, "engine-failed");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_non_null(strstr(f->message, "The OpenSSL configuration file"));
+	assert_non_null(strstr(f->message, "lib(128): reason(109)"));
+	assert_non_null(strstr(f->message, "a code of the module itself"));
+	rp_model_free(&m);
+}
+
+/* ENGINE_by_id finds the engine, ENGINE_init refuses it: engine-failed says so, and the work in
+ * software is a silent fallback; the same engine initialising is neither. */
+static void test_silent_fallback_engine_init(void **state)
+{
+	(void)state;
+	MODEL(m);
+	struct rp_proc *p = mk_proc(&m, 1);
+	mk_event(p, 1, CT_EV_ENGINE_REQUEST, "ENGINE_by_id", 0, 0x5555, "id=afalg");
+	mk_event(p, 2, CT_EV_ENGINE_REQUEST, "ENGINE_init", 0, 0, "id=afalg");
+	struct rp_path *a = mk_path(p, 0, CT_API_EVP, "provider:default", "aes-128-cbc", 0);
+	tg_fill_stats(&a->st, 0, 4000, 8192, 3000, 0.99, 0);
+	const struct rp_finding *f = find(&m, "engine-failed");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_non_null(strstr(f->message, "ENGINE_init (id=afalg) and it was found but could not be "
+					   "initialised"));
+	f = find(&m, "silent-fallback");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_non_null(strstr(f->message, "4000 cipher calls"));
+	assert_non_null(strstr(f->evidence, "engine-request ENGINE_init"));
+	/* ENGINE_init returning 1: the engine works, nothing fell back */
+	mk_event(p, 2, CT_EV_ENGINE_REQUEST, "ENGINE_init", 0, 1, "id=afalg");
+	assert_null(find(&m, "engine-failed"));
+	assert_null(find(&m, "silent-fallback"));
+	rp_model_free(&m);
+}
+
+/* A trace built with the real encoder and read back by the loader: a kernel AF_ALG path whose
+ * operations failed (errors in its stats) beside software paths. */
+static void load_ops_failure_trace(struct rp_model *m, uint64_t kernel_errors, uint64_t sw_calls)
+{
+	struct tg g;
+	tg_init(&g);
+	static const char argv[] = "app";
+	struct ct_header h = tg_default_header(42, argv, 3);
+	tg_header(&g, &h);
+	struct ct_path_def k = { .path_id = 0, .api = CT_API_AFALG, .dir = CT_DIR_ENCRYPT,
+				 .key_bits = 128, .entry = CT_ENTRY_AFALG_SENDMSG,
+				 .flags = CT_PATH_CPU_DRIVER, .impl = ct_str_from("kernel:cbc-aes-aesni"),
+				 .cipher = ct_str_from("aes-128-cbc"),
+				 .requested = ct_str_from("cbc(aes)") };
+	struct ct_path_def sw = { .path_id = 1, .api = CT_API_EVP, .dir = CT_DIR_ENCRYPT,
+				  .key_bits = 128, .entry = CT_ENTRY_EVP_UPDATE,
+				  .impl = ct_str_from("provider:default"),
+				  .cipher = ct_str_from("aes-128-cbc") };
+	struct ct_path_def drbg = sw;
+	drbg.path_id = 2;
+	drbg.key_bits = 256;
+	drbg.cipher = ct_str_from("aes-256-ctr");
+	tg_path(&g, &k);
+	tg_path(&g, &sw);
+	tg_path(&g, &drbg);
+	struct ct_path_stats *st = calloc(1, sizeof(*st));
+	assert_non_null(st);
+	tg_fill_stats(st, 0, 1000, 4096, 20000, 0.1, 0.8);
+	st->errors = kernel_errors;
+	tg_stats(&g, st);
+	if (sw_calls) {
+		tg_fill_stats(st, 1, sw_calls, 4096, 2000, 0.99, 0);
+		tg_stats(&g, st);
+	}
+	tg_fill_stats(st, 2, 11, 16, 100, 0.99, 0);
+	tg_stats(&g, st);
+	free(st);
+	struct ct_proc pr = { .mono_ns = 2000, .flags = CT_PROC_HAS_LIBCRYPTO | CT_PROC_FINAL,
+			      .threads_seen = 1, .hooked_calls = 2000,
+			      .crypto_libs = ct_str_from("/usr/lib/libcrypto.so.3") };
+	tg_proc(&g, &pr);
+	struct ct_end e = { .mono_ns = 3000, .reason = CT_END_EXIT };
+	tg_end(&g, &e);
+	char msg[200];
+	rp_model_init(m);
+	assert_int_equal(rp_load_buffer(m, "ops.ctrace", g.buf, g.len, msg, sizeof(msg)), 0);
+	tg_free(&g);
+}
+
+static void test_silent_fallback_operation_time(void **state)
+{
+	(void)state;
+	struct rp_model m;
+	/* every kernel operation succeeded: the software paths are the program's own choice */
+	load_ops_failure_trace(&m, 0, 500);
+	assert_null(find(&m, "silent-fallback"));
+	rp_model_free(&m);
+	/* 3 failed at operation time and the program redid the work in software: a fallback of
+	 * that cipher's software path only, not of the DRBG's aes-256-ctr */
+	load_ops_failure_trace(&m, 3, 500);
+	const struct rp_finding *f = find(&m, "silent-fallback");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_non_null(strstr(f->message, "500 cipher calls"));
+	assert_non_null(strstr(f->message, "aes-128-cbc encrypt in provider:default"));
+	assert_null(strstr(f->message, "aes-256-ctr"));
+	assert_non_null(strstr(f->evidence, "3 failed afalg operations on kernel:cbc-aes-aesni"));
+	assert_int_equal(f->pid, 42);
+	rp_model_free(&m);
+	/* failed operations but no software work of that cipher: nothing fell back (yet) */
+	load_ops_failure_trace(&m, 3, 0);
+	assert_null(find(&m, "silent-fallback"));
+	rp_model_free(&m);
+}
+
 static void test_silent_fallback(void **state)
 {
 	(void)state;
@@ -403,7 +558,10 @@ int main(void)
 		cmocka_unit_test(test_user_time_misleads),
 		cmocka_unit_test(test_nothing_intercepted),
 		cmocka_unit_test(test_engine_failed),
+		cmocka_unit_test(test_engine_failed_reason),
 		cmocka_unit_test(test_silent_fallback),
+		cmocka_unit_test(test_silent_fallback_engine_init),
+		cmocka_unit_test(test_silent_fallback_operation_time),
 		cmocka_unit_test(test_session_failed),
 		cmocka_unit_test(test_software_aes),
 		cmocka_unit_test(test_kernel_software_driver),
