@@ -11,8 +11,11 @@ export CT_VM_APPEND="${CT_VM_APPEND:-} no_timer_check"
 
 ct=$build_root/tracer/cryptrace
 server=$build_root/tests/cryptodev-cuse/cdev-cuse
-[[ -x $ct ]] || skip "$ct is not built"
-[[ -x $server ]] || skip "$server is not built (libfuse3-dev missing?)"
+[[ -x $ct ]] || fail "$ct is not built (ninja -C $build_root)"
+# the CUSE server needs libfuse3 (optional at meson setup)
+[[ -x $server ]] || pkg-config --exists fuse3 ||
+	skip "$server is not built: libfuse3 is missing (apt-get install libfuse3-dev)"
+[[ -x $server ]] || fail "$server is not built (ninja -C $build_root)"
 libgcc=$(ldconfig -p | awk '$1 == "libgcc_s.so.1" && /x86-64/ && !n++ { print $NF }')
 [[ -n $libgcc ]] || fail "libgcc_s.so.1 not found (ldconfig -p)"
 

@@ -15,7 +15,7 @@ generic) guest_opt=--no-aesni ;;
 esac
 
 ct=$build_root/tracer/cryptrace
-[[ -x $ct ]] || skip "$ct is not built"
+[[ -x $ct ]] || fail "$ct is not built (ninja -C $build_root)"
 
 guest "$guest_opt" --files "$ct" --out "$scratch/out" -- "
 	'$ct' doctor --json >\$OUT/doctor.json

@@ -11,13 +11,13 @@ source "$(dirname "$0")/../vm/lib.sh"
 
 cryptrace=$build_root/tracer/cryptrace
 preload=$build_root/preload/libcryptrace.so
-[[ -x $cryptrace ]] || skip "$cryptrace is not built (yet)"
-[[ -f $preload ]] || skip "$preload is not built (yet)"
+[[ -x $cryptrace ]] || fail "$cryptrace is not built (ninja -C $build_root)"
+[[ -f $preload ]] || fail "$preload is not built (ninja -C $build_root)"
 examples=$build_root/examples/kernel
 for x in afalg_bench afalg_aead; do
-	[[ -x $examples/$x ]] || skip "$examples/$x is not built (yet)"
+	[[ -x $examples/$x ]] || fail "$examples/$x is not built (ninja -C $build_root)"
 done
-command -v python3 >/dev/null || skip "python3 is needed to read the JSON report"
+command -v python3 >/dev/null || fail "python3 is needed to read the JSON report"
 
 key=000102030405060708090a0b0c0d0e0f
 iv=f0e0d0c0b0a090807060504030201000

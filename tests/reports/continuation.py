@@ -16,8 +16,7 @@ from rlib import check, ctlib
 
 def test():
     prog = os.environ.get("CT_CLOSERANGE_EVP")
-    if not prog or not os.path.exists(prog):
-        rlib.skip("closerange_evp was not built (no libcrypto development files)")
+    check(bool(prog) and os.path.exists(prog), f"closerange_evp is built ({prog!r})")
     out = ctlib.tmpdir("cont")
     env = dict(os.environ, CRYPTRACE_FLUSH_MS="10")
     p = ctlib.run_traced([prog, "1000", "2000"], out, extra=["--mode", "calls"], env=env)

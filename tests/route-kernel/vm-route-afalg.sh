@@ -18,15 +18,15 @@ source "$(dirname "$0")/../vm/lib.sh"
 
 cryptrace=$build_root/tracer/cryptrace
 preload=$build_root/preload/libcryptrace.so
-[[ -x $cryptrace ]] || skip "$cryptrace is not built (yet)"
-[[ -f $preload ]] || skip "$preload is not built (yet)"
-command -v python3 >/dev/null || skip "python3 is needed to read the JSON report"
+[[ -x $cryptrace ]] || fail "$cryptrace is not built (ninja -C $build_root)"
+[[ -f $preload ]] || fail "$preload is not built (ninja -C $build_root)"
+command -v python3 >/dev/null || fail "python3 is needed to read the JSON report"
 diffprog=${EVP_KERNEL_DIFF:-$build_root/tests/route-kernel/evp_kernel_diff}
-[[ -x $diffprog ]] || skip "$diffprog is not built (yet)"
+[[ -x $diffprog ]] || fail "$diffprog is not built (ninja -C $build_root)"
 seccompprog=${SECCOMP_ENC:-$build_root/tests/route-kernel/seccomp_enc}
-[[ -x $seccompprog ]] || skip "$seccompprog is not built (yet)"
+[[ -x $seccompprog ]] || fail "$seccompprog is not built (ninja -C $build_root)"
 closeprog=${CLOSEFDS_ENC:-$build_root/tests/route-kernel/closefds_enc}
-[[ -x $closeprog ]] || skip "$closeprog is not built (yet)"
+[[ -x $closeprog ]] || fail "$closeprog is not built (ninja -C $build_root)"
 
 seed=${CT_ROUTE_SEED:-$RANDOM}
 note "evp_kernel_diff seed $seed"

@@ -22,9 +22,9 @@ preload=$build_root/preload/libcryptrace.so
 bench=$build_root/examples/kernel/afalg_bench
 aead=$build_root/examples/kernel/afalg_aead
 for f in "$cryptrace" "$preload" "$bench" "$aead"; do
-	[[ -f $f ]] || skip "$f is not built (yet)"
+	[[ -f $f ]] || fail "$f is not built (ninja -C $build_root)"
 done
-command -v python3 >/dev/null || skip "python3 is needed to read the JSON report"
+command -v python3 >/dev/null || fail "python3 is needed to read the JSON report"
 
 count=16		# afalg_bench --count: 16 sessions with one request + 16 requests in one session
 sizes=16,4096,65536

@@ -19,9 +19,9 @@ esac
 
 cryptrace=$build_root/tracer/cryptrace
 preload=$build_root/preload/libcryptrace.so
-[[ -x $cryptrace ]] || skip "$cryptrace is not built (yet)"
-[[ -f $preload ]] || skip "$preload is not built (yet)"
-command -v python3 >/dev/null || skip "python3 is needed to read the JSON report"
+[[ -x $cryptrace ]] || fail "$cryptrace is not built (ninja -C $build_root)"
+[[ -f $preload ]] || fail "$preload is not built (ninja -C $build_root)"
+command -v python3 >/dev/null || fail "python3 is needed to read the JSON report"
 
 guest "$guest_opt" --files "$cryptrace" "$preload" --out "$scratch/out" -- "
 	cat /proc/crypto >\$OUT/proc-crypto.before

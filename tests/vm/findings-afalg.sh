@@ -12,9 +12,9 @@ cryptrace=$build_root/tracer/cryptrace
 preload=$build_root/preload/libcryptrace.so
 bench=$build_root/examples/kernel/afalg_bench
 for f in "$cryptrace" "$preload" "$bench"; do
-	[[ -e $f ]] || skip "$f is not built (yet)"
+	[[ -e $f ]] || fail "$f is not built (ninja -C $build_root)"
 done
-command -v python3 >/dev/null || skip "python3 is needed to read the JSON report"
+command -v python3 >/dev/null || fail "python3 is needed to read the JSON report"
 
 guest --aesni --files "$cryptrace" "$preload" "$bench" --out "$scratch/out" -- "
 	'$cryptrace' run -q -o \$OUT/speed -- openssl speed -seconds 1 -bytes 16 -engine afalg -evp aes-128-cbc \\
