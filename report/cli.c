@@ -32,11 +32,12 @@ static const char usage[] =
 	"  --perfetto FILE   Chrome trace-event JSON for ui.perfetto.dev / chrome://tracing\n"
 	"  --csv[=FILE]      one CSV row per path and request-size bucket (stdout or -o without =FILE)\n"
 	"  --diff A B        compare two traces, directories or comma-separated sets, path by path\n"
-	"                    (text, or --json)\n"
+	"                    (text, or --json); every filter but --pid applies to both sides\n"
 	"  --path N|GLOB     only path N of the report, or paths whose 'api/impl/cipher/dir' (or one\n"
 	"                    of those parts) matches GLOB\n"
-	"  --since T, --until T  per-call operations and events in this window, T in seconds from\n"
-	"                    the first process start\n"
+	"  --since T, --until T  only this time window, T in seconds from the first process start:\n"
+	"                    per-call operations and events exactly, path totals to the tracer's\n"
+	"                    snapshots (flush interval; the report says which)\n"
 	"  -h, --help        this help\n"
 	"Exit status: 0 ok, 1 some input was damaged (what was read before is reported),\n"
 	"2 usage error or unreadable input.\n";
@@ -284,6 +285,15 @@ int ct_report_main(int argc, char **argv)
 	}
 	if (view.has_since && view.has_until && view.since_s > view.until_s) {
 		fprintf(stderr, "cryptrace report: --since is later than --until\n");
+		return 2;
+	}
+	if (diff && m.filter.pid >= 0) {
+		/* The two sides are different runs, so one pid cannot name a process on both; a
+		 * trace file is one process: naming it as A or B is the per-side selection. */
+		fprintf(stderr, "cryptrace report: --pid does not apply to --diff (the two sides are "
+				"different runs with different pids): give the process's own trace file, "
+				"DIR/NAME.<pid>.ctrace, as A or B\n");
+		rp_model_free(&m);
 		return 2;
 	}
 	if (diff) {

@@ -122,6 +122,13 @@ static void print_text(const struct rp_model *a, const struct rp_model *b, const
 	double ta = wall_total(a), tb = wall_total(b);
 	fprintf(f, "cryptrace report --diff\n  A: %s (%zu process(es), %zu path(s))\n  B: %s (%zu process(es), "
 		"%zu path(s))\n\n", na, nprocs_shown(a), a->npaths, nb, nprocs_shown(b), b->npaths);
+	if (a->window.active) { /* the same --since/--until, from each side's own first start */
+		char note[1200];
+		rp_window_note(a, note, sizeof(note));
+		fprintf(f, "A: %s\n", note);
+		rp_window_note(b, note, sizeof(note));
+		fprintf(f, "B: %s\n\n", note);
+	}
 	fputs("Paths (MB/s A -> B, xR = B/A; share = the path's part of its side's wall time in cipher "
 	      "calls)\n", f);
 	/* header cells end where their columns' figures end */
@@ -238,11 +245,24 @@ static void print_json(const struct rp_model *a, const struct rp_model *b, const
 {
 	static const char *const st[] = { "both", "new", "vanished" };
 	double ta = wall_total(a), tb = wall_total(b);
+	char note[1200];
 	fputs("{\"a\":{\"inputs\":", f);
 	rp_json_str(f, na, strlen(na));
-	fprintf(f, ",\"processes\":%zu,\"paths\":%zu},\"b\":{\"inputs\":", nprocs_shown(a), a->npaths);
+	fprintf(f, ",\"processes\":%zu,\"paths\":%zu,\"window\":", nprocs_shown(a), a->npaths);
+	rp_window_note(a, note, sizeof(note));
+	if (note[0])
+		rp_json_str(f, note, strlen(note));
+	else
+		fputs("null", f);
+	fputs("},\"b\":{\"inputs\":", f);
 	rp_json_str(f, nb, strlen(nb));
-	fprintf(f, ",\"processes\":%zu,\"paths\":%zu},\"paths\":[", nprocs_shown(b), b->npaths);
+	fprintf(f, ",\"processes\":%zu,\"paths\":%zu,\"window\":", nprocs_shown(b), b->npaths);
+	rp_window_note(b, note, sizeof(note));
+	if (note[0])
+		rp_json_str(f, note, strlen(note));
+	else
+		fputs("null", f);
+	fputs("},\"paths\":[", f);
 	for (size_t i = 0; i < n; i++) {
 		const struct rp_path *pa = rows[i].a, *pb = rows[i].b, *p = pa ? pa : pb;
 		char label[512];

@@ -2,8 +2,9 @@
 /*
  * html.c - `cryptrace report --html FILE`: one self-contained page (inline CSS and SVG, no script,
  * no network, no web fonts) built from the merged model the text report prints: findings first
- * with their evidence, throughput against request size, latency, time shares, failures with call
- * sites, processes and the per-call timeline. Readable at 1280x800 and printable (@media print).
+ * with their evidence, throughput against request size, the kernel interfaces (html_kernel.c),
+ * latency, time shares, failures with call sites, processes and the per-call timeline. Readable
+ * at 1280x800 and printable (@media print).
  */
 #include "svg.h"
 
@@ -434,15 +435,26 @@ void rp_print_html(const struct rp_model *m, const struct rp_view *v, FILE *f)
 	fputs("</style></head>\n<body>\n<header><div class=\"in\"><h1>cryptrace report</h1><p>", f);
 	fprintf(f, "%zu process(es), %zu path(s), %llu cipher calls, %s%s", nprocs, m->npaths,
 		(unsigned long long)calls, rp_fmt_bytes(b, sizeof(b), (double)bytes), when);
-	fputs("</p><nav><a href=\"#findings\">Findings</a><a href=\"#throughput\">Throughput</a>"
-	      "<a href=\"#latency\">Latency</a><a href=\"#shares\">Time shares</a>"
+	bool kernel = rp_model_has_kernel(m);
+	fputs("</p><nav><a href=\"#findings\">Findings</a><a href=\"#throughput\">Throughput</a>", f);
+	if (kernel)
+		fputs("<a href=\"#kernel\">Kernel</a>", f);
+	fputs("<a href=\"#latency\">Latency</a><a href=\"#shares\">Time shares</a>"
 	      "<a href=\"#failures\">Failures</a><a href=\"#processes\">Processes</a>"
 	      "<a href=\"#timeline\">Timeline</a></nav></div></header>\n<main>\n", f);
+	if (m->window.active) {
+		char note[1200];
+		rp_window_note(m, note, sizeof(note));
+		fputs("<section id=\"window\"><h2>Time window</h2><p>", f);
+		rp_html_cstr(f, note);
+		fputs("</p></section>\n", f);
+	}
 	if (!m->npaths)
 		fputs("<section><h2>No cipher calls</h2><p>No cipher call was seen in the selected "
 		      "processes; the findings say why.</p></section>\n", f);
 	section_findings(m, f);
 	section_throughput(m, f);
+	rp_html_kernel(m, f);
 	section_latency(m, f);
 	section_shares(m, f);
 	section_failures(m, f);

@@ -280,6 +280,10 @@ static void json_proc(struct jw *w, const struct rp_model *m, const struct rp_pr
 	j_u64(w, "dropped_events", p->proc.dropped_events);
 	j_u64(w, "write_errors", p->proc.write_errors);
 	/* h10: what the process is, and how much of its life and CPU went into crypto */
+	if (p->win_cut) { /* the two snapshots this process's totals are the difference of */
+		j_num(w, "window_from_s", p->win_from_s, true);
+		j_num(w, "window_to_s", p->win_to_s, true);
+	}
 	j_bool(w, "superseded", p->superseded);
 	j_cstr(w, "role", p->role);
 	const struct rp_proc_figures *f = &p->fig;
@@ -339,6 +343,20 @@ void rp_print_json(const struct rp_model *m, FILE *out)
 	struct jw w = { .f = out };
 	j_obj(&w, NULL);
 	j_u64(&w, "format_version", 1);
+	if (m->window.active) {
+		/* the totals below are cut to it: how precisely is in "note" and per process */
+		char note[1200];
+		rp_window_note(m, note, sizeof(note));
+		j_obj(&w, "window");
+		j_num(&w, "since_s", m->window.since_s, m->window.has_since);
+		j_num(&w, "until_s", m->window.until_s, m->window.has_until);
+		j_u64(&w, "flush_interval_ms", m->window.flush_ms);
+		j_cstr(&w, "method", "snapshot-difference");
+		j_cstr(&w, "note", note);
+		j_close(&w, '}');
+	} else {
+		j_num(&w, "window", 0, false);
+	}
 	j_arr(&w, "processes");
 	for (size_t i = 0; i < m->nprocs; i++)
 		if (m->filter.pid < 0 || (long long)m->procs[i].hdr.pid == m->filter.pid)

@@ -373,13 +373,20 @@ static void proc_figures(const struct rp_model *m, struct rp_proc *p)
 	struct rp_proc_figures *f = &p->fig;
 	memset(f, 0, sizeof(*f));
 	uint64_t last = p->has_end ? p->end.mono_ns : p->has_proc ? p->proc.mono_ns : 0;
-	if (p->has_hdr && last > p->hdr.start_mono_ns) {
-		f->wall_known = true;
-		f->wall_ns = (double)(last - p->hdr.start_mono_ns);
-	}
-	if (p->has_proc) {
-		f->cpu_known = true;
-		f->cpu_ns = (double)(p->proc.utime_ns + p->proc.stime_ns);
+	if (p->win_cut) { /* the part of its life between the window's two snapshots */
+		f->wall_known = p->win_wall_known;
+		f->wall_ns = p->win_wall_ns;
+		f->cpu_known = p->win_cpu_known;
+		f->cpu_ns = p->win_cpu_ns;
+	} else {
+		if (p->has_hdr && last > p->hdr.start_mono_ns) {
+			f->wall_known = true;
+			f->wall_ns = (double)(last - p->hdr.start_mono_ns);
+		}
+		if (p->has_proc) {
+			f->cpu_known = true;
+			f->cpu_ns = (double)(p->proc.utime_ns + p->proc.stime_ns);
+		}
 	}
 	for (size_t k = 0; k < p->npaths; k++) {
 		const struct rp_path *pp = &p->paths[k];
@@ -414,6 +421,9 @@ void rp_model_merge(struct rp_model *m)
 		for (size_t k = 0; k < p->npaths; k++) {
 			struct rp_path *pp = &p->paths[k];
 			pp->tsc_hz = p->hdr.tsc_hz;
+			if (!pp->size_cut) /* once: a later merge sees the stats already cut */
+				pp->calls_all_sizes = pp->st.calls;
+			pp->size_cut = m->filter.min_size || m->filter.max_size;
 			apply_size_filter(&m->filter, &pp->st);
 			rp_derive(pp);
 			if (!rp_path_selected(m, pp))
@@ -443,6 +453,8 @@ void rp_model_merge(struct rp_model *m)
 			if (!to->def.callsite.len)
 				to->def.callsite = pp->def.callsite;
 			add_stats(&to->st, &pp->st);
+			to->size_cut |= pp->size_cut;
+			to->calls_all_sizes += pp->size_cut ? pp->calls_all_sizes : pp->st.calls;
 			rp_u32list_add(&to->pids, p->hdr.pid);
 		}
 		for (size_t k = 0; k < p->nevents; k++) {

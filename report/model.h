@@ -41,6 +41,10 @@ struct rp_path {
 	uint64_t tsc_hz;          /* of the process that recorded it (merged: first known) */
 	struct rp_u32list pids;   /* merged paths: the processes that contributed */
 	struct rp_derived d;
+	/* The request-size filter recomputes calls from the kept buckets; syscalls, setup and
+	 * teardown cannot be split by size, so their per-operation figures use all the calls. */
+	bool size_cut;
+	uint64_t calls_all_sizes;
 };
 
 struct rp_event {
@@ -83,6 +87,12 @@ struct rp_proc {
 					  * newer cumulative snapshots, so this one is not counted */
 	char role[96];                   /* "sshd connection monitor [priv]", "ssh client"... */
 	struct rp_proc_figures fig;
+	/* Filled by the time window (window.c): path totals are the difference of two cumulative
+	 * snapshots, taken at win_from_s and win_to_s (seconds from the first process start). */
+	bool win_cut;
+	double win_from_s, win_to_s;
+	bool win_wall_known, win_cpu_known;
+	double win_wall_ns, win_cpu_ns;  /* the process's lifetime and CPU between the two */
 };
 
 enum rp_severity { RP_INFO = 0, RP_WARNING = 1, RP_ERROR = 2 };
@@ -103,6 +113,13 @@ struct rp_filter {
 	uint64_t min_size, max_size; /* request-size filter, by size bucket (max 0: none) */
 };
 
+/* --since/--until (seconds from the first process start) on path totals: window.c */
+struct rp_window {
+	bool active, has_since, has_until;
+	double since_s, until_s;
+	unsigned flush_ms;       /* the largest flush interval of the cut processes */
+};
+
 struct rp_model {
 	struct rp_proc *procs;
 	size_t nprocs, cap_procs;
@@ -115,6 +132,7 @@ struct rp_model {
 	char **warnings;
 	size_t nwarnings, cap_warnings;
 	struct rp_filter filter;
+	struct rp_window window;
 };
 
 /* ---- model.c: building */
@@ -170,6 +188,29 @@ const char *rp_severity_name(enum rp_severity s);
 void rp_print_text(const struct rp_model *m, FILE *out);
 void rp_print_json(const struct rp_model *m, FILE *out);
 void rp_print_summary(const struct rp_model *m, FILE *out);
+
+/* ---- kernel.c: a cryptodev/AF_ALG path the way seed 003 compared the two interfaces: session
+ * set-up ("init"), each operation by request size, teardown ("deinit"), syscalls per operation,
+ * spliced against copied requests. Figures < 0 are unknown. */
+struct rp_kernel_fig {
+	uint64_t setup_calls, teardown_calls;
+	double setup_ns, teardown_ns;   /* mean per session set-up / teardown */
+	uint64_t ops, spliced, copied;  /* operations (all request sizes) */
+	double syscalls_per_op;
+	double session_ns_per_op;       /* set-up + teardown time spread over the operations */
+};
+bool rp_path_is_kernel(const struct rp_path *p);
+bool rp_model_has_kernel(const struct rp_model *m);
+void rp_kernel_figures(const struct rp_path *p, struct rp_kernel_fig *k);
+/* Mean wall time of one operation of size bucket b, and bytes per second of the bucket's
+ * operations alone and with the session cost per operation added (seed 003's "init + encrypt +
+ * deinit"). */
+double rp_kernel_op_ns(const struct rp_path *p, unsigned b);
+double rp_kernel_op_bps(const struct rp_path *p, unsigned b);
+double rp_kernel_full_bps(const struct rp_path *p, unsigned b);
+
+/* ---- window.c: the sentence the outputs print about a --since/--until cut (empty: no window) */
+void rp_window_note(const struct rp_model *m, char *buf, size_t cap);
 
 /* ---- fmt.c: humanized numbers for the text printers (into buf, returns buf) */
 char *rp_fmt_bytes(char *buf, size_t cap, double bytes);

@@ -3,7 +3,8 @@
  * perfetto.c - `cryptrace report --perfetto FILE`: Chrome trace-event JSON that ui.perfetto.dev and
  * chrome://tracing open. Named processes and threads (ph "M"); per-call operations as complete
  * events (ph "X") when the per-call mode was on, otherwise per-path throughput counters (ph "C")
- * at each flushed snapshot; failures and fallbacks as process-scoped instants (ph "i", s "p").
+ * at each flushed snapshot; failures and fallbacks as process-scoped instants (ph "i", s "p"),
+ * and so are silent-fallback findings (cat "finding").
  * Times are microseconds from the first process start (the --since/--until base).
  */
 #include "views.h"
@@ -27,22 +28,35 @@ struct pf {
 	} *prev;
 	size_t nprev, cap_prev;
 	uint64_t emitted;
-	/* threads of this process: named by a THREAD record, or seen in an op (named after) */
+	/* threads of this process: named by a THREAD record, or seen in an op (named after); as
+	 * many as the trace has (a thread pool that churns through thousands is still named) */
 	struct tid_seen {
 		uint32_t tid;
 		bool named;
-	} tids[1024];
-	size_t ntids;
+	} *tids;
+	size_t ntids, cap_tids;
+	size_t last_tid; /* index of the last hit: ops come in per-thread batches */
 };
 
 static struct tid_seen *tid_of(struct pf *x, uint32_t tid)
 {
+	if (x->last_tid < x->ntids && x->tids[x->last_tid].tid == tid)
+		return &x->tids[x->last_tid];
 	for (size_t i = 0; i < x->ntids; i++)
-		if (x->tids[i].tid == tid)
+		if (x->tids[i].tid == tid) {
+			x->last_tid = i;
 			return &x->tids[i];
-	if (x->ntids == sizeof(x->tids) / sizeof(x->tids[0]))
-		return NULL;
+		}
+	if (x->ntids == x->cap_tids) {
+		size_t nc = x->cap_tids ? x->cap_tids * 2 : 64;
+		struct tid_seen *nt = realloc(x->tids, nc * sizeof(*nt));
+		if (!nt)
+			return NULL; /* out of memory: that thread keeps Perfetto's default name */
+		x->tids = nt;
+		x->cap_tids = nc;
+	}
 	x->tids[x->ntids] = (struct tid_seen){ .tid = tid };
+	x->last_tid = x->ntids;
 	return &x->tids[x->ntids++];
 }
 
@@ -191,6 +205,46 @@ static void instants(struct pf *x)
 	}
 }
 
+/* A silent-fallback finding is the fallback as the user meets it (work that ran in software
+ * although offload was asked for): an instant in its process, at the first failure it rests on
+ * (or the start of the window or of the process when none is in the selection). */
+static void finding_instants(struct pf *x)
+{
+	const struct rp_proc *p = x->p;
+	for (size_t i = 0; i < x->m->nfindings; i++) {
+		const struct rp_finding *fd = &x->m->findings[i];
+		if (strcmp(fd->kind, "silent-fallback") || fd->pid != p->hdr.pid)
+			continue;
+		double ts = rp_time_s(x->t0, p, p->hdr.start_mono_ns);
+		bool have = false;
+		uint32_t tid = p->hdr.pid;
+		for (size_t k = 0; k < p->nevents; k++) {
+			const struct ct_event *e = &p->events[k].ev;
+			double t = rp_time_s(x->t0, p, e->first_mono_ns);
+			if (rp_event_is_failure(e) && (!have || t < ts)) {
+				ts = t;
+				tid = e->tid ? e->tid : p->hdr.pid;
+				have = true;
+			}
+		}
+		if (x->v->has_since && ts < x->v->since_s)
+			ts = x->v->since_s;
+		char name[160];
+		snprintf(name, sizeof(name), "finding %s (%s)", fd->kind, rp_severity_name(fd->severity));
+		ev_begin(x, "i", p->hdr.pid, tid, ts * 1e6);
+		key_str(x->f, "name", name, strlen(name));
+		fputs(",\"s\":\"p\",\"cat\":\"finding\",\"args\":{", x->f);
+		fputs("\"kind\":", x->f);
+		rp_json_str(x->f, fd->kind, strlen(fd->kind));
+		key_str(x->f, "severity", rp_severity_name(fd->severity),
+			strlen(rp_severity_name(fd->severity)));
+		key_str(x->f, "message", fd->message, strlen(fd->message));
+		key_str(x->f, "evidence", fd->evidence, strlen(fd->evidence));
+		key_str(x->f, "fix", fd->fix, strlen(fd->fix));
+		fputs("}}", x->f);
+	}
+}
+
 void rp_print_perfetto(const struct rp_model *m, const struct rp_view *v, FILE *f)
 {
 	struct pf x = { .m = m, .v = v, .f = f, .t0 = rp_model_t0(m), .first = true };
@@ -218,6 +272,7 @@ void rp_print_perfetto(const struct rp_model *m, const struct rp_view *v, FILE *
 			rp_proc_snapshots(p, on_snapshot, &x);
 		}
 		instants(&x);
+		finding_instants(&x);
 		/* a thread that ended before any flush has no THREAD record: name it by its tid */
 		for (size_t k = 0; k < x.ntids; k++) {
 			if (x.tids[k].named)
@@ -228,6 +283,7 @@ void rp_print_perfetto(const struct rp_model *m, const struct rp_view *v, FILE *
 		}
 	}
 	free(x.prev);
+	free(x.tids);
 	fputs("\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"cryptrace report --perfetto\","
 	      "\"time_base\":\"microseconds from the first traced process start\"}}\n", f);
 }

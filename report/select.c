@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * select.c - the selection every output shares beyond model.h's filters: --path (a report number
- * or a glob), the --since/--until window on per-call data and events, and the figures per size
- * bucket the charts, CSV and diff print. Selection happens on the loaded processes, before the
- * merge, so the text and JSON reports, the findings and the new outputs all see the same data.
+ * or a glob), the --since/--until window (events here, path totals in window.c), and the figures
+ * per size bucket the charts, CSV and diff print. Selection happens on the loaded processes,
+ * before the merge, so the text and JSON reports, the findings and the new outputs all see the
+ * same data.
  */
 #include "views.h"
 
@@ -120,6 +121,7 @@ static bool path_kept(const struct rp_proc *p, uint32_t path_id)
 bool rp_view_apply(struct rp_model *m, const struct rp_view *v, char *msg, size_t cap)
 {
 	msg[0] = 0;
+	rp_window_apply(m, v); /* first: --path N numbers the paths of the report in the window */
 	if (v->path_sel) {
 		struct ct_path_def want = { 0 };
 		bool by_number = all_digits(v->path_sel);

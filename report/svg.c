@@ -395,9 +395,10 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The names of the drawn lanes' threads (the newest THREAD record of each tid wins). */
 struct tnames {
-	uint32_t tid[256];
-	struct ct_str name[256];
+	const uint32_t *tid; /* the lanes' tids */
+	struct ct_str *name; /* one per lane */
 	size_t n;
 };
 
@@ -409,10 +410,6 @@ static void tl_thread(void *ctx, uint32_t tid, struct ct_str name)
 			tn->name[i] = name;
 			return;
 		}
-	if (tn->n < 256) {
-		tn->tid[tn->n] = tid;
-		tn->name[tn->n++] = name;
-	}
 }
 
 bool rp_svg_timeline(const struct rp_model *m, const struct rp_view *v, const struct rp_proc *p,
@@ -436,10 +433,11 @@ bool rp_svg_timeline(const struct rp_model *m, const struct rp_view *v, const st
 		free(t.tids);
 		return false;
 	}
-	struct tnames *tn = calloc(1, sizeof(*tn));
+	struct tnames tn = { .tid = t.tids, .name = calloc(t.ntids, sizeof(struct ct_str)),
+			     .n = t.ntids };
 	rp_proc_scan(p, tl_fill, NULL, &t);
-	if (tn)
-		rp_proc_scan(p, NULL, tl_thread, tn);
+	if (tn.name)
+		rp_proc_scan(p, NULL, tl_thread, &tn);
 	const double L = 150, R = 20, T = 8, laneh = 22, W = 960;
 	double H = T + laneh * (double)t.ntids + 40;
 	double colw_px = (W - L - R) / (double)t.ncols, colw_s = (t.hi - t.lo) / (double)t.ncols;
@@ -447,10 +445,7 @@ bool rp_svg_timeline(const struct rp_model *m, const struct rp_view *v, const st
 		"role=\"img\">\n", p->hdr.pid, (unsigned long long)t.ops, W, H);
 	for (size_t lane = 0; lane < t.ntids; lane++) {
 		double y = T + laneh * (double)lane;
-		struct ct_str nm = { .p = "", .len = 0 };
-		for (size_t k = 0; tn && k < tn->n; k++)
-			if (tn->tid[k] == t.tids[lane])
-				nm = tn->name[k];
+		struct ct_str nm = tn.name && tn.name[lane].p ? tn.name[lane] : (struct ct_str){ .p = "" };
 		fprintf(f, "<text class=\"barlab\" x=\"%.1f\" y=\"%.1f\">tid %u ", L - 6, y + 15, t.tids[lane]);
 		rp_html_str(f, nm.p, nm.len > 24 ? 24 : nm.len);
 		fprintf(f, "</text><rect class=\"lane\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n",
@@ -490,7 +485,7 @@ bool rp_svg_timeline(const struct rp_model *m, const struct rp_view *v, const st
 	fprintf(f, "<text class=\"axis-title\" x=\"%.1f\" y=\"%.1f\">seconds from the first process start "
 		"(bar height: share of the column's time spent in calls)</text>\n</svg>\n", (L + W - R) / 2,
 		H - 4);
-	free(tn);
+	free(tn.name);
 	free(t.busy);
 	free(t.tids);
 	return true;

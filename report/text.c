@@ -228,6 +228,70 @@ static void print_speed(const struct rp_model *m, FILE *out)
 	fputc('\n', out);
 }
 
+/* MB/s (10^6 bytes per second) with four significant digits, "-" when unknown */
+static char *fmt_mbs(char *buf, size_t cap, double bps)
+{
+	if (bps <= 0)
+		snprintf(buf, cap, "-");
+	else if (bps >= 1e9)
+		snprintf(buf, cap, "%.0f", bps / 1e6);
+	else
+		snprintf(buf, cap, "%.4g", bps / 1e6);
+	return buf;
+}
+
+/* Seed 003's comparison of /dev/crypto and AF_ALG, per kernel path: what a session set-up
+ * ("init") and a teardown ("deinit") cost, one operation by request size alone and with the
+ * session cost spread over the operations, syscalls per operation, spliced against copied
+ * requests. Fits 80 columns. */
+static void print_kernel(const struct rp_model *m, FILE *out)
+{
+	if (!rp_model_has_kernel(m))
+		return;
+	fprintf(out, "Kernel interfaces (seed 003's view: session set-up \"init\", each operation by\n"
+		     "request size, teardown \"deinit\"; sizes are buckets [N, 2N) named by N; OP MB/s\n"
+		     "is the operation alone, +INIT+DEINIT adds the path's set-up and teardown time\n"
+		     "spread over its operations)\n");
+	for (size_t i = 0; i < m->npaths; i++) {
+		const struct rp_path *p = &m->paths[i];
+		if (!rp_path_is_kernel(p))
+			continue;
+		struct rp_kernel_fig k;
+		rp_kernel_figures(p, &k);
+		char b1[32], b2[32], b3[32], b4[32], line[160];
+		snprintf(line, sizeof(line), "  #%zu %s %.*s %.*s %s", i + 1, ct_api_name(p->def.api),
+			 (int)p->def.impl.len, p->def.impl.p, (int)p->def.cipher.len, p->def.cipher.p,
+			 ct_dir_name(p->def.dir));
+		fprintf(out, "%.80s\n", line);
+		fprintf(out, "     init    %7s x %-9s    deinit  %7s x %s\n",
+			rp_fmt_count(b1, sizeof(b1), (double)k.setup_calls),
+			rp_fmt_ns(b2, sizeof(b2), k.setup_ns),
+			rp_fmt_count(b3, sizeof(b3), (double)k.teardown_calls),
+			rp_fmt_ns(b4, sizeof(b4), k.teardown_ns));
+		char per[32] = "-";
+		if (k.syscalls_per_op >= 0)
+			snprintf(per, sizeof(per), "%.2f", k.syscalls_per_op);
+		fprintf(out, "     ops     %7s, %s syscalls each, %s spliced, %s copied\n",
+			rp_fmt_count(b1, sizeof(b1), (double)k.ops), per,
+			rp_fmt_count(b2, sizeof(b2), (double)k.spliced),
+			rp_fmt_count(b3, sizeof(b3), (double)k.copied));
+		fprintf(out, "     %10s %10s %10s %12s %14s\n", "SIZE", "CALLS", "TIME/OP", "OP MB/s",
+			"+INIT+DEINIT");
+		for (unsigned b = 0; b < CT_SIZE_BUCKETS; b++) {
+			const struct ct_size_bucket *sb = &p->st.size[b];
+			if (!sb->calls)
+				continue;
+			fprintf(out, "     %10llu %10s %10s %12s %14s\n",
+				(unsigned long long)ct_size_bucket_low(b),
+				rp_fmt_count(b1, sizeof(b1), (double)sb->calls),
+				rp_fmt_ns(b2, sizeof(b2), rp_kernel_op_ns(p, b)),
+				fmt_mbs(b3, sizeof(b3), rp_kernel_op_bps(p, b)),
+				fmt_mbs(b4, sizeof(b4), rp_kernel_full_bps(p, b)));
+		}
+	}
+	fputc('\n', out);
+}
+
 /* "12.3%", or "-" when unknown */
 static char *fmt_share(char *buf, size_t cap, double part, bool part_known, double whole,
 		       bool whole_known)
@@ -482,6 +546,12 @@ static void render_text(const struct rp_model *m, FILE *out)
 	for (size_t i = 0; i < m->nprocs; i++)
 		nproc += rp_proc_shown(m, &m->procs[i]);
 	fprintf(out, "cryptrace report: %zu process(es), %zu path(s)\n\n", nproc, m->npaths);
+	if (m->window.active) {
+		char note[1200];
+		rp_window_note(m, note, sizeof(note));
+		print_wrapped(out, "", "", note);
+		fputc('\n', out);
+	}
 	print_processes(m, out);
 	if (total_calls(m) == 0) {
 		char why[400];
@@ -491,6 +561,7 @@ static void render_text(const struct rp_model *m, FILE *out)
 	if (m->npaths) {
 		print_paths(m, out);
 		print_speed(m, out);
+		print_kernel(m, out);
 		print_crypto_share(m, out);
 		print_creators(m, out);
 	}

@@ -26,9 +26,10 @@ struct rp_view {
 };
 
 /* ---- select.c */
-/* Applies --path and the time window to the loaded processes (drops per-process paths that are
- * not selected, events outside the window or of dropped paths), then merges and evaluates
- * findings. Returns false with msg set when --path names no path. */
+/* Applies the time window (window.c: path totals cut to it, events outside it dropped) and
+ * --path to the loaded processes (drops per-process paths that are not selected, and events of
+ * dropped paths), then merges and evaluates findings. Returns false with msg set when --path
+ * names no path. */
 bool rp_view_apply(struct rp_model *m, const struct rp_view *v, char *msg, size_t cap);
 /* "evp/provider:default/aes-128-cbc/encrypt" */
 void rp_path_label(const struct rp_path *p, char *buf, size_t cap);
@@ -56,6 +57,9 @@ double rp_path_cpu_bps(const struct rp_path *p);
 /* Failures and fallbacks: what the HTML lists and Perfetto marks. */
 bool rp_event_is_failure(const struct ct_event *e);
 
+/* ---- window.c: cuts every process's path totals to --since/--until (no-op without them) */
+void rp_window_apply(struct rp_model *m, const struct rp_view *v);
+
 /* ---- ops.c: per-call operations (CT_REC_OPS) and thread names, read again from the bytes the
  * model keeps for each process (so the model does not hold millions of ops). */
 typedef void (*rp_op_fn)(void *ctx, uint32_t tid, const struct ct_op *op);
@@ -74,6 +78,8 @@ void rp_csv_field(FILE *f, const char *s, size_t len); /* RFC 4180 */
 void rp_json_num(FILE *f, double v, bool known);        /* null when unknown or not finite */
 
 /* ---- outputs */
+/* the kernel-interface section of the HTML report (html_kernel.c) */
+void rp_html_kernel(const struct rp_model *m, FILE *f);
 void rp_print_html(const struct rp_model *m, const struct rp_view *v, FILE *out);
 void rp_print_perfetto(const struct rp_model *m, const struct rp_view *v, FILE *out);
 void rp_print_csv(const struct rp_model *m, FILE *out);

@@ -2,7 +2,9 @@
 /*
  * test_report.c - the reporter on hand-built trace files: merging processes, newest snapshots,
  * derived figures from sampled timings, filters, damaged and foreign input (exit codes and the
- * one-line messages), directories, the nothing-intercepted line, and JSON that parses.
+ * one-line messages), directories, the nothing-intercepted line, JSON that parses, the
+ * kernel-interface section of the text and HTML reports, and the --since/--until cut of path
+ * totals from cumulative snapshots.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,6 +23,7 @@
 #include "model.h"
 #include "report.h"
 #include "tracegen.h"
+#include "views.h"
 
 static char tmpdir[64];
 
@@ -512,6 +515,319 @@ static void test_garbage_values_never_crash(void **state)
 	tg_free(&g);
 }
 
+/* An AF_ALG path (3 sessions, 150 operations of 16 B and 4 KiB, 4 syscalls each, 120 spliced)
+ * beside an in-process EVP path, in one process. */
+static void write_kernel_process(const char *name)
+{
+	static const char argv[] = "afalg_bench\0--mode\0splice";
+	struct tg g;
+	tg_init(&g);
+	struct ct_header h = tg_default_header(300, argv, sizeof(argv) - 1);
+	tg_header(&g, &h);
+	struct ct_path_def k = {
+		.path_id = 0, .api = CT_API_AFALG, .dir = CT_DIR_ENCRYPT, .key_bits = 128,
+		.entry = CT_ENTRY_AFALG_SPLICE, .flags = CT_PATH_CPU_DRIVER,
+		.impl = ct_str_from("kernel:cbc-aes-aesni"), .cipher = ct_str_from("aes-128-cbc"),
+		.callsite = ct_str_from("afalg_bench!main+0x10"),
+	};
+	struct ct_path_def e = k;
+	e.path_id = 1;
+	e.api = CT_API_EVP;
+	e.entry = CT_ENTRY_EVP_UPDATE;
+	e.flags = 0;
+	e.impl = ct_str_from("provider:default");
+	tg_path(&g, &k);
+	tg_path(&g, &e);
+	struct ct_path_stats *s = calloc(1, sizeof(*s));
+	assert_non_null(s);
+	s->path_id = 0;
+	tg_add_calls(s, 100, 16, 2000);
+	tg_add_calls(s, 50, 4096, 10000);
+	s->setup_calls = 3;
+	s->setup_ns = 30000;
+	s->teardown_calls = 3;
+	s->teardown_ns = 9000;
+	s->syscalls = 600;
+	s->spliced_calls = 120;
+	tg_stats(&g, s);
+	tg_fill_stats(s, 1, 1000, 4096, 1000, 0.98, 0.01);
+	tg_stats(&g, s);
+	free(s);
+	struct ct_proc pr = { .mono_ns = 2000, .flags = CT_PROC_HAS_LIBCRYPTO | CT_PROC_FINAL,
+			      .threads_seen = 1, .hooked_calls = 1200,
+			      .libcrypto = ct_str_from("OpenSSL 3.0.19 1 Jan 2026") };
+	tg_proc(&g, &pr);
+	struct ct_end end = { .mono_ns = 3000, .reason = CT_END_EXIT };
+	tg_end(&g, &end);
+	assert_true(tg_write_file(&g, tpath(name)));
+	tg_free(&g);
+}
+
+/* The lines of the text report's kernel section (up to the blank line after it). */
+static char *kernel_section(const char *text)
+{
+	const char *at = strstr(text, "Kernel interfaces");
+	if (!at)
+		return NULL;
+	const char *end = strstr(at, "\n\n");
+	return strndup(at, end ? (size_t)(end - at) : strlen(at));
+}
+
+static void test_kernel_section(void **state)
+{
+	(void)state;
+	write_kernel_process("k.ctrace");
+	struct rp_model m;
+	rp_model_init(&m);
+	load_ok(&m, "k.ctrace");
+	rp_model_merge(&m);
+	assert_int_equal(m.npaths, 2);
+	const struct rp_path *kp = NULL;
+	for (size_t i = 0; i < m.npaths; i++)
+		if (rp_path_is_kernel(&m.paths[i]))
+			kp = &m.paths[i];
+	assert_non_null(kp);
+	struct rp_kernel_fig k;
+	rp_kernel_figures(kp, &k);
+	assert_int_equal(k.ops, 150);
+	assert_int_equal(k.setup_calls, 3);
+	assert_int_equal(k.teardown_calls, 3);
+	assert_float_equal(k.setup_ns, 10000, 1e-9);
+	assert_float_equal(k.teardown_ns, 3000, 1e-9);
+	assert_float_equal(k.syscalls_per_op, 4.0, 1e-12);
+	assert_float_equal(k.session_ns_per_op, 39000.0 / 150, 1e-9);
+	assert_int_equal(k.spliced, 120);
+	assert_int_equal(k.copied, 30);
+	unsigned b16 = ct_size_bucket(16), b4k = ct_size_bucket(4096);
+	assert_float_equal(rp_kernel_op_ns(kp, b16), 2000, 1e-9);
+	assert_float_equal(rp_kernel_op_ns(kp, b4k), 10000, 1e-9);
+	assert_float_equal(rp_kernel_op_bps(kp, b16), 16e9 / 2000, 1e-3);
+	assert_float_equal(rp_kernel_full_bps(kp, b16), 16e9 / 2260, 1e-3);
+	assert_float_equal(rp_kernel_full_bps(kp, b4k), 4096e9 / 10260, 1e-3);
+	rp_model_free(&m);
+
+	char *out, *err;
+	const char *args[] = { tpath("k.ctrace") };
+	assert_int_equal(run_report(&out, &err, 1, args), 0);
+	char *sec = kernel_section(out);
+	assert_non_null(sec);
+	for (char *line = sec; *line;) { /* the section fits 80 columns */
+		size_t n = strcspn(line, "\n");
+		assert_true(n <= 80);
+		line += n + (line[n] ? 1 : 0);
+	}
+	assert_non_null(strstr(sec, "#2 afalg kernel:cbc-aes-aesni aes-128-cbc encrypt")); /* by bytes */
+	assert_non_null(strstr(sec, "init          3 x 10.0us"));
+	assert_non_null(strstr(sec, "deinit        3 x 3.00us"));
+	assert_non_null(strstr(sec, "ops         150, 4.00 syscalls each, 120 spliced, 30 copied"));
+	/* SIZE CALLS TIME/OP OP-MB/s +INIT+DEINIT */
+	assert_non_null(strstr(sec, "16        100     2.00us            8           7.08"));
+	assert_non_null(strstr(sec, "4096         50     10.0us        409.6          399.2"));
+	assert_null(strstr(sec, "provider:default")); /* in-process paths are not in it */
+	free(sec);
+	free(out);
+	free(err);
+
+	/* The HTML section carries the same figures, full precision */
+	const char *hargs[] = { "--html", tpath("k.html"), tpath("k.ctrace") };
+	assert_int_equal(run_report(&out, &err, 3, hargs), 0);
+	free(out);
+	free(err);
+	char *html = slurp(tpath("k.html"));
+	char want[256];
+	assert_non_null(strstr(html, "<section id=\"kernel\">"));
+	assert_non_null(strstr(html, "<a href=\"#kernel\">"));
+	assert_non_null(strstr(html, "data-setup-calls=\"3\" data-teardown-calls=\"3\" data-ops=\"150\" "
+				     "data-spliced=\"120\" data-copied=\"30\" data-setup-ns=\"10000\" "
+				     "data-teardown-ns=\"3000\" data-syscalls-per-op=\"4\""));
+	snprintf(want, sizeof(want), "data-size=\"16\" data-calls=\"100\" data-op-ns=\"2000\" "
+		 "data-op-bps=\"8000000\" data-full-bps=\"%.17g\"", 16e9 / (2000 + 39000.0 / 150));
+	assert_non_null(strstr(html, want));
+	snprintf(want, sizeof(want), "data-size=\"4096\" data-calls=\"50\" data-op-ns=\"10000\" "
+		 "data-op-bps=\"%.17g\" data-full-bps=\"%.17g\"", 4096e9 / 10000,
+		 4096e9 / (10000 + 39000.0 / 150));
+	assert_non_null(strstr(html, want));
+	free(html);
+
+	/* --max-size keeps the 16 B bucket; syscalls and sessions are still per operation of all
+	 * sizes (they cannot be split by size) */
+	const char *margs[] = { "--max-size", "16", tpath("k.ctrace") };
+	assert_int_equal(run_report(&out, &err, 3, margs), 0);
+	sec = kernel_section(out);
+	assert_non_null(sec);
+	assert_non_null(strstr(sec, "150, 4.00 syscalls each"));
+	assert_non_null(strstr(sec, "16        100     2.00us            8           7.08"));
+	assert_null(strstr(sec, "4096"));
+	free(sec);
+	free(out);
+	free(err);
+
+	/* no kernel path, no section */
+	write_simple("nok.ctrace", 301, "aes-128-cbc", 10, 16);
+	const char *nargs[] = { tpath("nok.ctrace") };
+	assert_int_equal(run_report(&out, &err, 1, nargs), 0);
+	assert_null(strstr(out, "Kernel interfaces"));
+	free(out);
+	free(err);
+	const char *nhargs[] = { "--html", tpath("nok.html"), tpath("nok.ctrace") };
+	assert_int_equal(run_report(&out, &err, 3, nhargs), 0);
+	free(out);
+	free(err);
+	html = slurp(tpath("nok.html"));
+	assert_null(strstr(html, "id=\"kernel\""));
+	assert_null(strstr(html, "href=\"#kernel\""));
+	free(html);
+}
+
+/* One process flushed three times (0.5 s, 1.0 s, 1.5 s after its start; END at 1.6 s): 100 calls
+ * of 16 B before the first flush, 50 of 1 KiB before the second, 20 of 8 KiB before the third;
+ * utime 0.1, 0.3, 0.5 s at the flushes. */
+static void write_flushed_process(const char *name)
+{
+	static const char argv[] = "openssl\0speed";
+	const uint64_t s0 = 1000, sec = 1000000000ull;
+	struct tg g;
+	tg_init(&g);
+	struct ct_header h = tg_default_header(400, argv, sizeof(argv) - 1);
+	tg_header(&g, &h);
+	struct ct_path_def p = {
+		.path_id = 0, .api = CT_API_EVP, .dir = CT_DIR_ENCRYPT, .key_bits = 128,
+		.entry = CT_ENTRY_EVP_UPDATE, .impl = ct_str_from("provider:default"),
+		.cipher = ct_str_from("aes-128-cbc"),
+	};
+	tg_path(&g, &p);
+	struct ct_path_stats *s = calloc(1, sizeof(*s));
+	assert_non_null(s);
+	s->path_id = 0;
+	const uint64_t calls[3] = { 100, 50, 20 }, size[3] = { 16, 1024, 8192 };
+	for (int f = 0; f < 3; f++) {
+		tg_add_calls(s, calls[f], size[f], 100 + size[f] / 4);
+		s->cpu_samples += calls[f];
+		s->cpu_sample_wall_ns += calls[f] * (100 + size[f] / 4);
+		s->cpu_sample_user_ns += calls[f] * (100 + size[f] / 4);
+		tg_stats(&g, s);
+		struct ct_proc pr = { .mono_ns = s0 + (uint64_t)(f + 1) * sec / 2,
+				      .utime_ns = (uint64_t)(2 * f + 1) * sec / 10,
+				      .flags = CT_PROC_HAS_LIBCRYPTO | (f == 2 ? CT_PROC_FINAL : 0),
+				      .libcrypto = ct_str_from("OpenSSL 3.0.19 1 Jan 2026") };
+		tg_proc(&g, &pr);
+	}
+	free(s);
+	struct ct_end end = { .mono_ns = s0 + 16 * sec / 10, .reason = CT_END_EXIT };
+	tg_end(&g, &end);
+	assert_true(tg_write_file(&g, tpath(name)));
+	tg_free(&g);
+}
+
+/* Loads the trace, applies --since/--until (< 0: not given); the model is left for checks. */
+static void load_window(struct rp_model *m, const char *name, double since, double until)
+{
+	rp_model_init(m);
+	load_ok(m, name);
+	struct rp_view v = { .has_since = since >= 0, .since_s = since, .has_until = until >= 0,
+			     .until_s = until };
+	char msg[300];
+	assert_true(rp_view_apply(m, &v, msg, sizeof(msg)));
+}
+
+static void test_time_window(void **state)
+{
+	(void)state;
+	write_flushed_process("w.ctrace");
+	struct rp_model m;
+	const unsigned b16 = ct_size_bucket(16), b1k = ct_size_bucket(1024), b8k = ct_size_bucket(8192);
+
+	/* before the second flush: the first snapshot only */
+	load_window(&m, "w.ctrace", -1, 0.7);
+	assert_int_equal(m.npaths, 1);
+	assert_int_equal(m.paths[0].st.calls, 100);
+	assert_int_equal(m.paths[0].st.size[b16].calls, 100);
+	assert_int_equal(m.paths[0].st.size[b1k].calls, 0);
+	assert_int_equal(m.paths[0].st.timed_ns, 100 * 104);
+	assert_true(m.procs[0].win_cut);
+	assert_float_equal(m.procs[0].win_from_s, 0, 1e-9);
+	assert_float_equal(m.procs[0].win_to_s, 0.5, 1e-9);
+	assert_float_equal(m.procs[0].fig.cpu_ns, 0.1e9, 1);
+	assert_float_equal(m.procs[0].fig.wall_ns, 0.5e9, 1);
+	rp_model_free(&m);
+
+	/* between: the second snapshot minus the first, latency and CPU samples too */
+	load_window(&m, "w.ctrace", 0.7, 1.2);
+	assert_int_equal(m.npaths, 1);
+	const struct ct_path_stats *st = &m.paths[0].st;
+	assert_int_equal(st->calls, 50);
+	assert_int_equal(st->bytes, 50 * 1024);
+	assert_int_equal(st->size[b16].calls, 0);
+	assert_int_equal(st->size[b1k].calls, 50);
+	assert_int_equal(st->lat[ct_lat_bucket(100 + 1024 / 4)], 50);
+	assert_int_equal(st->lat[ct_lat_bucket(104)], 0);
+	assert_int_equal(st->cpu_samples, 50);
+	assert_float_equal(m.procs[0].win_from_s, 0.5, 1e-9);
+	assert_float_equal(m.procs[0].win_to_s, 1.0, 1e-9);
+	assert_float_equal(m.procs[0].fig.cpu_ns, 0.2e9, 1);
+	char note[1200];
+	rp_window_note(&m, note, sizeof(note));
+	assert_non_null(strstr(note, "--since 0.700 s --until 1.200 s"));
+	assert_non_null(strstr(note, "every 1000 ms"));
+	assert_non_null(strstr(note, "pid 400 0.500-1.000 s"));
+	rp_model_free(&m);
+
+	/* to the end of the trace: the newest snapshot, up to END */
+	load_window(&m, "w.ctrace", 1.2, -1);
+	assert_int_equal(m.paths[0].st.calls, 20);
+	assert_int_equal(m.paths[0].st.size[b8k].calls, 20);
+	assert_float_equal(m.procs[0].win_from_s, 1.0, 1e-9);
+	assert_float_equal(m.procs[0].win_to_s, 1.6, 1e-9);
+	rp_model_free(&m);
+
+	/* inside one flush interval: no snapshot difference, so no path */
+	load_window(&m, "w.ctrace", 0.6, 0.9);
+	assert_int_equal(m.npaths, 0);
+	rp_model_free(&m);
+
+	/* the windows partition the trace: their totals add up to the whole */
+	uint64_t sum = 0;
+	const double cuts[] = { 0, 0.3, 0.75, 1.25, 9 };
+	for (int i = 0; i < 4; i++) {
+		load_window(&m, "w.ctrace", cuts[i], cuts[i + 1]);
+		for (size_t k = 0; k < m.npaths; k++)
+			sum += m.paths[k].st.calls;
+		rp_model_free(&m);
+	}
+	assert_int_equal(sum, 170);
+
+	/* every output says so: text and JSON */
+	char *out, *err;
+	const char *args[] = { "--since", "0.7", "--until", "1.2", tpath("w.ctrace") };
+	assert_int_equal(run_report(&out, &err, 5, args), 0);
+	assert_non_null(strstr(out, "Time window --since 0.700 s --until 1.200 s"));
+	assert_non_null(strstr(out, "0.500-1.000 s")); /* the text wraps after "pid 400" */
+	free(out);
+	free(err);
+	const char *jargs[] = { "--json", "--until", "0.7", tpath("w.ctrace") };
+	assert_int_equal(run_report(&out, &err, 4, jargs), 0);
+	assert_non_null(strstr(out, "\"window\":{\"since_s\":null,\"until_s\":0.7,"
+				    "\"flush_interval_ms\":1000,\"method\":\"snapshot-difference\""));
+	assert_non_null(strstr(out, "\"window_from_s\":0,\"window_to_s\":0.5"));
+	assert_non_null(strstr(out, "\"calls\":100,"));
+	free(out);
+	free(err);
+	const char *nargs[] = { "--json", tpath("w.ctrace") };
+	assert_int_equal(run_report(&out, &err, 2, nargs), 0);
+	assert_non_null(strstr(out, "\"window\":null"));
+	assert_null(strstr(out, "window_from_s"));
+	free(out);
+	free(err);
+
+	/* --pid does not apply to --diff: exit 2 with the reason */
+	const char *dargs[] = { "--diff", "--pid", "400", tpath("w.ctrace"), tpath("w.ctrace") };
+	assert_int_equal(run_report(&out, &err, 5, dargs), 2);
+	assert_non_null(strstr(err, "--pid does not apply to --diff"));
+	assert_string_equal(out, "");
+	free(out);
+	free(err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -526,6 +842,8 @@ int main(void)
 		cmocka_unit_test(test_summary_table),
 		cmocka_unit_test(test_json_parses_and_escapes),
 		cmocka_unit_test(test_garbage_values_never_crash),
+		cmocka_unit_test(test_kernel_section),
+		cmocka_unit_test(test_time_window),
 	};
 	return cmocka_run_group_tests_name("report", tests, setup, teardown);
 }

@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * window.c - --since/--until on path totals. The tracer writes cumulative STATS snapshots at each
+ * flush (every flush_interval_ms while the program makes calls, and at fork, exec and exit), each
+ * flush closed by a PROC record that dates it. A path's totals in the window [since, until] are
+ * the last snapshot at or before `until` minus the last one at or before `since` (zero before the
+ * first), per process, per path and per size and latency bucket; the process's lifetime and CPU
+ * in the window come from the same two flushes' PROC records. So the totals cover the time
+ * between two flushes, each end up to one flush interval before the asked-for time: the model
+ * keeps those two times per process and rp_window_note says so in every output.
+ */
+#include "views.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t sub(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0; /* a snapshot never shrinks; a damaged one must not wrap */
+}
+
+static void stats_sub(struct ct_path_stats *d, const struct ct_path_stats *top,
+		      const struct ct_path_stats *base)
+{
+	uint32_t id = d->path_id;
+	memset(d, 0, sizeof(*d));
+	d->path_id = id;
+	if (!top)
+		return;
+	static const struct ct_path_stats zero;
+	if (!base)
+		base = &zero;
+	d->calls = sub(top->calls, base->calls);
+	d->bytes = sub(top->bytes, base->bytes);
+	d->errors = sub(top->errors, base->errors);
+	d->timed_calls = sub(top->timed_calls, base->timed_calls);
+	d->timed_ns = sub(top->timed_ns, base->timed_ns);
+	d->cpu_samples = sub(top->cpu_samples, base->cpu_samples);
+	d->cpu_sample_wall_ns = sub(top->cpu_sample_wall_ns, base->cpu_sample_wall_ns);
+	d->cpu_sample_user_ns = sub(top->cpu_sample_user_ns, base->cpu_sample_user_ns);
+	d->cpu_sample_sys_ns = sub(top->cpu_sample_sys_ns, base->cpu_sample_sys_ns);
+	d->syscalls = sub(top->syscalls, base->syscalls);
+	d->setup_calls = sub(top->setup_calls, base->setup_calls);
+	d->setup_ns = sub(top->setup_ns, base->setup_ns);
+	d->teardown_calls = sub(top->teardown_calls, base->teardown_calls);
+	d->teardown_ns = sub(top->teardown_ns, base->teardown_ns);
+	d->spliced_calls = sub(top->spliced_calls, base->spliced_calls);
+	for (unsigned b = 0; b < CT_SIZE_BUCKETS; b++) {
+		d->size[b].calls = sub(top->size[b].calls, base->size[b].calls);
+		d->size[b].bytes = sub(top->size[b].bytes, base->size[b].bytes);
+		d->size[b].timed_calls = sub(top->size[b].timed_calls, base->size[b].timed_calls);
+		d->size[b].timed_ns = sub(top->size[b].timed_ns, base->size[b].timed_ns);
+	}
+	for (unsigned b = 0; b < CT_LAT_BUCKETS; b++)
+		d->lat[b] = sub(top->lat[b], base->lat[b]);
+}
+
+static bool stats_empty(const struct ct_path_stats *s)
+{
+	return !s->calls && !s->errors && !s->setup_calls && !s->teardown_calls && !s->syscalls;
+}
+
+/* The two snapshots of one process: per path (index in p->paths) and of the process. */
+struct cut {
+	struct ct_path_stats *base, *top;
+	bool *has_base, *has_top;
+	bool proc_base, proc_top, proc_last;
+	double base_s, top_s, last_s;           /* when those flushes were taken */
+	uint64_t base_cpu, top_cpu, last_cpu;   /* utime + stime then */
+};
+
+static long path_index(const struct rp_proc *p, uint32_t path_id)
+{
+	for (size_t k = 0; k < p->npaths; k++)
+		if (p->paths[k].def.path_id == path_id)
+			return (long)k;
+	return -1;
+}
+
+/* Reads the process's records again: STATS since the previous PROC belong to the flush the next
+ * PROC (or END) dates. */
+static bool scan_flushes(const struct rp_proc *p, const struct rp_window *w, uint64_t t0,
+			 struct cut *c)
+{
+	struct ct_reader r;
+	if (!p->map || ct_reader_init(&r, p->map, p->map_len) != CT_READ_OK)
+		return true; /* nothing dated: the window holds nothing of it */
+	struct ct_record *rec = malloc(sizeof(*rec));
+	size_t *pending = calloc(p->npaths + 1, sizeof(*pending)); /* path indexes, at most once */
+	struct ct_path_stats *pstats = calloc(p->npaths + 1, sizeof(*pstats));
+	bool ok = rec && pending && pstats;
+	size_t npending = 0;
+	while (ok && ct_reader_next(&r, rec) == CT_READ_OK) {
+		if (rec->type == CT_REC_STATS) {
+			long k = path_index(p, rec->u.stats.path_id);
+			if (k < 0)
+				continue;
+			size_t i = 0;
+			while (i < npending && pending[i] != (size_t)k)
+				i++;
+			if (i == npending)
+				pending[npending++] = (size_t)k;
+			pstats[i] = rec->u.stats; /* a flush writes a path once; keep the newest anyway */
+			continue;
+		}
+		if (rec->type != CT_REC_PROC && rec->type != CT_REC_END)
+			continue;
+		bool is_proc = rec->type == CT_REC_PROC;
+		double t = rp_time_s(t0, p, is_proc ? rec->u.proc.mono_ns : rec->u.end.mono_ns);
+		for (size_t i = 0; i < npending; i++) {
+			size_t k = pending[i];
+			if (w->has_since && t <= w->since_s) {
+				c->base[k] = pstats[i];
+				c->has_base[k] = true;
+			}
+			if (!w->has_until || t <= w->until_s) {
+				c->top[k] = pstats[i];
+				c->has_top[k] = true;
+			}
+		}
+		npending = 0;
+		uint64_t cpu = is_proc ? rec->u.proc.utime_ns + rec->u.proc.stime_ns : c->last_cpu;
+		if (w->has_since && t <= w->since_s) {
+			c->proc_base = true;
+			c->base_s = t;
+			c->base_cpu = cpu;
+		}
+		if (w->has_until && t <= w->until_s) {
+			c->proc_top = true;
+			c->top_s = t;
+			c->top_cpu = cpu;
+		}
+		c->proc_last = true;
+		c->last_s = t;
+		c->last_cpu = cpu;
+	}
+	free(pstats);
+	free(pending);
+	free(rec);
+	return ok;
+}
+
+static void cut_proc(struct rp_model *m, struct rp_proc *p, uint64_t t0)
+{
+	const struct rp_window *w = &m->window;
+	struct cut c = { 0 };
+	size_t n = p->npaths + 1;
+	c.base = calloc(n, sizeof(*c.base));
+	c.top = calloc(n, sizeof(*c.top));
+	c.has_base = calloc(n, sizeof(*c.has_base));
+	c.has_top = calloc(n, sizeof(*c.has_top));
+	if (!c.base || !c.top || !c.has_base || !c.has_top || !scan_flushes(p, w, t0, &c)) {
+		rp_model_warn(m, "%s: out of memory while cutting the time window: its totals are "
+			      "the whole trace's", p->file ? p->file : "?");
+		goto out;
+	}
+	double start_s = rp_time_s(t0, p, p->hdr.start_mono_ns);
+	p->win_cut = true;
+	p->win_from_s = c.proc_base ? c.base_s : start_s;
+	uint64_t from_cpu = c.proc_base ? c.base_cpu : 0;
+	uint64_t to_cpu;
+	if (w->has_until) {
+		p->win_to_s = c.proc_top ? c.top_s : p->win_from_s;
+		to_cpu = c.proc_top ? c.top_cpu : from_cpu;
+	} else { /* up to the end of the trace: the newest snapshot, dated or not */
+		p->win_to_s = p->has_end ? rp_time_s(t0, p, p->end.mono_ns) :
+			      c.proc_last ? c.last_s : p->win_from_s;
+		to_cpu = p->has_proc ? p->proc.utime_ns + p->proc.stime_ns : from_cpu;
+	}
+	p->win_wall_known = p->has_hdr && p->win_to_s >= p->win_from_s;
+	p->win_wall_ns = p->win_wall_known ? (p->win_to_s - p->win_from_s) * 1e9 : 0;
+	p->win_cpu_known = p->has_proc;
+	p->win_cpu_ns = (double)sub(to_cpu, from_cpu);
+	size_t kept = 0;
+	for (size_t k = 0; k < p->npaths; k++) {
+		struct rp_path *pp = &p->paths[k];
+		const struct ct_path_stats *top = w->has_until ? (c.has_top[k] ? &c.top[k] : NULL) : &pp->st;
+		struct ct_path_stats d = { .path_id = pp->st.path_id };
+		stats_sub(&d, top, c.has_base[k] ? &c.base[k] : NULL);
+		if (stats_empty(&d))
+			continue; /* no work of this path in the window */
+		pp->st = d;
+		p->paths[kept++] = *pp;
+	}
+	p->npaths = kept;
+	if (p->hdr.flush_interval_ms > m->window.flush_ms)
+		m->window.flush_ms = p->hdr.flush_interval_ms;
+out:
+	free(c.base);
+	free(c.top);
+	free(c.has_base);
+	free(c.has_top);
+}
+
+void rp_window_apply(struct rp_model *m, const struct rp_view *v)
+{
+	if (!v->has_since && !v->has_until)
+		return;
+	m->window = (struct rp_window){ .active = true, .has_since = v->has_since,
+					.has_until = v->has_until, .since_s = v->since_s,
+					.until_s = v->until_s };
+	uint64_t t0 = rp_model_t0(m);
+	for (size_t i = 0; i < m->nprocs; i++)
+		cut_proc(m, &m->procs[i], t0);
+}
+
+void rp_window_note(const struct rp_model *m, char *buf, size_t cap)
+{
+	const struct rp_window *w = &m->window;
+	buf[0] = 0;
+	if (!w->active || cap == 0)
+		return;
+	char since[48] = "", until[48] = "";
+	if (w->has_since)
+		snprintf(since, sizeof(since), " --since %.3f s", w->since_s);
+	if (w->has_until)
+		snprintf(until, sizeof(until), " --until %.3f s", w->until_s);
+	size_t len = (size_t)snprintf(buf, cap,
+		"Time window%s%s (seconds from the first process start). Events and per-call "
+		"operations are cut at these times. Path totals are the difference of two cumulative "
+		"snapshots, the last one at or before each end; the tracer flushed one every %u ms "
+		"while a program made calls, so each end of the totals can be that much earlier. "
+		"The totals cover:", since, until, w->flush_ms);
+	size_t shown = 0, more = 0;
+	for (size_t i = 0; i < m->nprocs && len < cap; i++) {
+		const struct rp_proc *p = &m->procs[i];
+		if (!p->win_cut || !rp_proc_shown(m, p))
+			continue;
+		if (shown == 6) {
+			more++;
+			continue;
+		}
+		len += (size_t)snprintf(buf + len, cap - len, "%s pid %u %.3f-%.3f s", shown ? "," : "",
+					p->hdr.pid, p->win_from_s, p->win_to_s);
+		shown++;
+	}
+	if (len < cap && more)
+		len += (size_t)snprintf(buf + len, cap - len, " and %zu more process(es)", more);
+	if (len < cap)
+		snprintf(buf + len, cap - len, "%s.", shown ? "" : " no process");
+}
