@@ -10,11 +10,109 @@
     forgets fds on close_range; after closefrom() closed the trace fd, recording goes on in a new
     file.
  3. cryptodev_bench on the stand-in: sessions, operations, syscalls, setup/teardown and the driver
-    (from our own CIOCGSESSINFO) add up exactly."""
+    (from our own CIOCGSESSINFO) add up exactly.
+ 4. The text and HTML reports' kernel-interface section (init, deinit, syscalls per operation,
+    spliced/copied, per size the operation's time and MB/s) shows the JSON's figures."""
+import html.parser
 import os
+import re
+import subprocess
 
-from kernel_lib import (EXAMPLES, CDEV_CLIENT, CT_LIB, FAKE_CDEV, Failure, check, events, main,
-                        paths, report, report_files, run, skip)
+from kernel_lib import (CRYPTRACE, EXAMPLES, CDEV_CLIENT, CT_LIB, FAKE_CDEV, Failure, check, events,
+                        main, paths, report, report_files, run, skip)
+
+
+def ns(text):
+    """'828ns', '12.3us', '1.20ms', '2.000s' (the text report's durations) in ns."""
+    m = re.fullmatch(r'([0-9.]+)(ns|us|ms|s)', text)
+    if not m:
+        raise Failure('not a duration: %r' % text)
+    return float(m.group(1)) * {'ns': 1, 'us': 1e3, 'ms': 1e6, 's': 1e9}[m.group(2)]
+
+
+def near(got, want, rel):
+    return abs(got - want) <= rel * max(abs(want), 1e-300)
+
+
+class Attrs(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.els = []
+
+    def handle_starttag(self, tag, attrs):
+        self.els.append((tag, dict(attrs)))
+
+
+def kernel_section_matches(out, doc, page):
+    """For every kernel path of the JSON report: set-up and teardown per session, operations,
+    syscalls per operation, spliced/copied, and per size bucket the time of one operation and
+    its MB/s alone and with the session cost spread over the operations, as the text report
+    prints them (rounded: within 1%) and as the HTML carries them (full precision)."""
+    r = subprocess.run([CRYPTRACE, 'report', out], capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0 and 'Kernel interfaces' in r.stdout, 'the text report has a kernel section')
+    sec = r.stdout[r.stdout.index('Kernel interfaces'):].split('\n\n')[0].splitlines()
+    check(all(len(line) <= 80 for line in sec), 'the kernel section fits 80 columns')
+    h = subprocess.run([CRYPTRACE, 'report', '--html', page, out], capture_output=True, text=True, timeout=60)
+    check(h.returncode == 0, 'cryptrace report --html')
+    p = Attrs()
+    p.feed(open(page, encoding='utf-8').read())
+    kdivs = [(i, a) for i, (t, a) in enumerate(p.els) if t == 'div' and a.get('class') == 'kpath']
+    kpaths = [(n, q) for n, q in enumerate(doc['paths'], 1) if q['api'] in ('cryptodev', 'afalg')]
+    check(kpaths and len(kdivs) == len(kpaths), '%d kernel path(s), one HTML block each' % len(kpaths))
+    for n, q in kpaths:
+        s = q['session']
+        setup = s['setup_ns'] / s['setup_calls'] if s['setup_calls'] else None
+        down = s['teardown_ns'] / s['teardown_calls'] if s['teardown_calls'] else None
+        per_op = (s['setup_ns'] + s['teardown_ns']) / q['calls']
+        head = '  #%d %s %s %s %s' % (n, q['api'], q['impl'], q['cipher'], q['dir'])
+        check(head in sec, 'text: %s' % head.strip())
+        at = sec.index(head)
+        m = re.search(r'init\s+(\d+) x (\S+)\s+deinit\s+(\d+) x (\S+)', sec[at + 1])
+        check(m and int(m.group(1)) == s['setup_calls'] and int(m.group(3)) == s['teardown_calls'] and
+              near(ns(m.group(2)), setup, 0.01) and near(ns(m.group(4)), down, 0.01),
+              'text: init %s x %s, deinit %s x %s (JSON %d x %.0f ns, %d x %.0f ns)' %
+              (m and m.group(1), m and m.group(2), m and m.group(3), m and m.group(4),
+               s['setup_calls'], setup or -1, s['teardown_calls'], down or -1))
+        m = re.search(r'ops\s+(\d+), ([0-9.]+) syscalls each, (\d+) spliced, (\d+) copied', sec[at + 2])
+        check(m and int(m.group(1)) == q['calls'] and near(float(m.group(2)), q['syscalls'] / q['calls'], 0.005) and
+              int(m.group(3)) == s['spliced_calls'] and int(m.group(4)) == q['calls'] - s['spliced_calls'],
+              'text: %s' % sec[at + 2].strip())
+        rows = {}
+        for line in sec[at + 4:]:
+            cells = line.split()
+            if len(cells) != 5 or not cells[0].isdigit():
+                break
+            rows[int(cells[0])] = cells
+        start = [i for i, a in kdivs if int(a['data-path']) == n][0]
+        div = p.els[start][1]
+        check(int(div['data-setup-calls']) == s['setup_calls'] and near(float(div['data-setup-ns']), setup, 1e-5) and
+              int(div['data-teardown-calls']) == s['teardown_calls'] and
+              near(float(div['data-teardown-ns']), down, 1e-5) and int(div['data-ops']) == q['calls'] and
+              near(float(div['data-syscalls-per-op']), q['syscalls'] / q['calls'], 1e-9) and
+              int(div['data-spliced']) == s['spliced_calls'] and
+              near(float(div['data-session-ns-per-op']), per_op, 1e-5),
+              'HTML: path #%d set-up, teardown, syscalls and splice figures equal the JSON' % n)
+        trs = []
+        for t, a in p.els[start + 1:]:
+            if t == 'div' and a.get('class') == 'kpath':
+                break
+            if t == 'tr' and a.get('class') == 'kop':
+                trs.append(a)
+        check(len(trs) == len(q['sizes']) == len(rows), 'one row per size bucket (%d)' % len(q['sizes']))
+        for b, tr in zip(q['sizes'], trs):
+            op = b['wall_ns'] / b['calls']
+            bps = b['bytes'] * 1e9 / b['wall_ns']
+            full = b['bytes'] * 1e9 / (b['wall_ns'] + b['calls'] * per_op)
+            cells = rows.get(b['bucket_low'])
+            check(cells and int(cells[1]) == b['calls'] and near(ns(cells[2]), op, 0.01) and
+                  near(float(cells[3]), bps / 1e6, 0.001) and near(float(cells[4]), full / 1e6, 0.001),
+                  'text: %d B: %s calls, %s per op, %s MB/s, %s MB/s with init+deinit (JSON %.0f ns, %.4g, %.4g)' %
+                  (b['bucket_low'], cells and cells[1], cells and cells[2], cells and cells[3],
+                   cells and cells[4], op, bps / 1e6, full / 1e6))
+            check(int(tr['data-size']) == b['bucket_low'] and int(tr['data-calls']) == b['calls'] and
+                  near(float(tr['data-op-ns']), op, 1e-5) and near(float(tr['data-op-bps']), bps, 1e-5) and
+                  near(float(tr['data-full-bps']), full, 1e-5),
+                  'HTML: %d B row equals the JSON' % b['bucket_low'])
 
 
 def test(tmp):
@@ -109,6 +207,9 @@ def test(tmp):
           'set-up and teardown of the 6 sessions that worked (%s)' % s)
     ses = events(doc, kind='session', call='ioctl(CIOCGSESSION)')
     check(sum(e['count'] for e in ses if 'keylen=32' in e['detail']) == 6, 'six session events for keylen=32')
+
+    # 4. the text and HTML reports' kernel section shows the JSON's figures
+    kernel_section_matches(out, doc, os.path.join(tmp, 'bench.html'))
 
 
 if __name__ == '__main__':
