@@ -205,6 +205,8 @@ const char *ct_event_kind_name(unsigned kind)
 		[CT_EV_CHILD] = "child",
 		[CT_EV_TRACE_WARNING] = "trace-warning",
 		[CT_EV_CIPHER_FETCH] = "cipher-fetch",
+		[CT_EV_CONTEXT] = "context",
+		[CT_EV_CTX_USAGE] = "ctx-usage",
 	};
 	return kind < sizeof(names) / sizeof(names[0]) && names[kind] ? names[kind] : "unknown";
 }

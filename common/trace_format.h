@@ -104,6 +104,10 @@ enum ct_event_kind {
 	CT_EV_CHILD = 8,            /* fork/vfork/posix_spawn/exec of a child; detail says which */
 	CT_EV_TRACE_WARNING = 9,    /* cryptrace's own trouble: write error, table full, bad config */
 	CT_EV_CIPHER_FETCH = 10,    /* EVP_CIPHER_fetch: name, properties, provider that answered */
+	CT_EV_CONTEXT = 11,         /* cipher contexts set up (an init naming a cipher), counted per
+				     * call site: who creates a path's contexts, and how many */
+	CT_EV_CTX_USAGE = 12,       /* a way a path's contexts are used, once per path and pattern:
+				     * a TLS record-layer ctrl, a per-message IV re-init... */
 };
 
 enum ct_end_reason { CT_END_EXIT = 1, CT_END_EXEC = 2, CT_END_SIGNAL = 3 };

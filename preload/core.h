@@ -133,6 +133,12 @@ uint64_t ct_now_ns(void); /* CLOCK_MONOTONIC, ns */
 void ct_event(enum ct_event_kind kind, const char *call, int err, int64_t ret, uint32_t path_id,
 	      bool want_callsite, const char *detail_fmt, ...) __attribute__((format(printf, 7, 8)));
 
+/* Counts one more event of (kind, call, path_id) from the code at site_key (a return address):
+ * the first time that site is seen, the call site is captured and an event made as ct_event does;
+ * after that only its count grows (no unwinding), so this may run once per context set-up. */
+void ct_event_at_site(enum ct_event_kind kind, const char *call, uint32_t path_id, uintptr_t site_key,
+		      const char *detail_fmt, ...) __attribute__((format(printf, 5, 6)));
+
 /* Fills buf with the current call site (same format as events); returns buf. */
 char *ct_callsite(char *buf, size_t cap, unsigned skip_frames);
 

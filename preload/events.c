@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * events.c - failures, engine/provider requests, sessions, children...: deduplicated in a fixed
- * table keyed by (kind, call, errno, detail, call site), counted, and flushed as CT_REC_EVENT with
+ * table keyed by (kind, call, errno, path, detail, call site), counted, and flushed as CT_REC_EVENT with
  * stable ids. A full table counts the loss (dropped_events) instead of growing.
  */
 #include <pthread.h>
@@ -45,43 +45,23 @@ static uint32_t fnv(uint32_t h, const char *s)
 	return (h ^ 0xff) * 16777619u;
 }
 
-void ct_event(enum ct_event_kind kind, const char *call, int err, int64_t ret, uint32_t path_id,
-	      bool want_callsite, const char *detail_fmt, ...)
+/* Under ev_lock: the slot of this event, merged into an identical one or new; NULL when the table
+ * is full (the loss is counted). */
+static struct event_slot *event_add_locked(enum ct_event_kind kind, const char *call, int err,
+					   int64_t ret, uint32_t path_id, uint32_t tid,
+					   const char *detail, const char *callsite, uint64_t now)
 {
-	if (!ct_ready())
-		return;
-	int saved = errno;
-	struct ct_thread *t = ct_thread_fast();
-	uint32_t guard = t ? t->guard : 0;
-	if (t)
-		t->guard = CT_GUARD_ALL; /* the unwinder, dladdr and snprintf must not re-enter our hooks */
-
-	char detail[DETAIL_MAX] = "";
-	if (detail_fmt) {
-		va_list ap;
-		va_start(ap, detail_fmt);
-		vsnprintf(detail, sizeof(detail), detail_fmt, ap);
-		va_end(ap);
-	}
-	char callsite[CALLSITE_MAX] = "";
-	if (want_callsite)
-		ct_callsite(callsite, sizeof(callsite), 0);
-	if (!call)
-		call = "";
-
 	uint32_t h = 2166136261u;
 	h = (h ^ (uint32_t)kind) * 16777619u;
 	h = (h ^ (uint32_t)err) * 16777619u;
+	h = (h ^ path_id) * 16777619u;
 	h = fnv(fnv(fnv(h, call), detail), callsite);
-	uint64_t now = ct_now_ns();
-	uint32_t tid = t ? t->tid : 0;
-
-	pthread_mutex_lock(&ev_lock);
 	struct event_slot *s = NULL;
 	for (uint32_t i = 0; i < nevents; i++) {
 		struct event_slot *e = &events[i];
-		if (e->hash == h && e->ev.kind == kind && e->ev.err == err && !strncmp(e->call, call, CALL_MAX - 1) &&
-		    !strcmp(e->detail, detail) && !strcmp(e->callsite, callsite)) {
+		if (e->hash == h && e->ev.kind == kind && e->ev.err == err && e->ev.path_id == path_id &&
+		    !strncmp(e->call, call, CALL_MAX - 1) && !strcmp(e->detail, detail) &&
+		    !strcmp(e->callsite, callsite)) {
 			s = e;
 			break;
 		}
@@ -106,15 +86,126 @@ void ct_event(enum ct_event_kind kind, const char *call, int err, int64_t ret, u
 			.count = 1,
 		};
 		snprintf(s->call, sizeof(s->call), "%s", call);
-		memcpy(s->detail, detail, sizeof(detail));
-		memcpy(s->callsite, callsite, sizeof(callsite));
+		snprintf(s->detail, sizeof(s->detail), "%s", detail);
+		snprintf(s->callsite, sizeof(s->callsite), "%s", callsite);
 		nevents++;
 	} else {
 		atomic_fetch_add(&ct_g.dropped_events, 1);
 	}
+	return s;
+}
+
+void ct_event(enum ct_event_kind kind, const char *call, int err, int64_t ret, uint32_t path_id,
+	      bool want_callsite, const char *detail_fmt, ...)
+{
+	if (!ct_ready())
+		return;
+	int saved = errno;
+	struct ct_thread *t = ct_thread_fast();
+	uint32_t guard = t ? t->guard : 0;
+	if (t)
+		t->guard = CT_GUARD_ALL; /* the unwinder, dladdr and snprintf must not re-enter our hooks */
+
+	char detail[DETAIL_MAX] = "";
+	if (detail_fmt) {
+		va_list ap;
+		va_start(ap, detail_fmt);
+		vsnprintf(detail, sizeof(detail), detail_fmt, ap);
+		va_end(ap);
+	}
+	char callsite[CALLSITE_MAX] = "";
+	if (want_callsite)
+		ct_callsite(callsite, sizeof(callsite), 0);
+	if (!call)
+		call = "";
+	uint64_t now = ct_now_ns();
+
+	pthread_mutex_lock(&ev_lock);
+	event_add_locked(kind, call, err, ret, path_id, t ? t->tid : 0, detail, callsite, now);
 	pthread_mutex_unlock(&ev_lock);
 	ct_log(2, "event %s %s err=%d ret=%lld %s", ct_event_kind_name(kind), call, err, (long long)ret,
 	       detail);
+	if (t)
+		t->guard = guard;
+	errno = saved;
+}
+
+/* ---- events counted per call site (ct_event_at_site) --------------------------------------- */
+
+/* (kind, path, site key) -> the event slot that counts it: open addressing, under ev_lock. A full
+ * table sends further sites to ct_event's own merging (stack captured each time). */
+#define SITE_SLOTS 1024
+static struct site_slot {
+	uintptr_t key;
+	uint32_t kind, path_id;
+	struct event_slot *ev;
+} sites[SITE_SLOTS];
+
+static struct site_slot *site_find_locked(uint32_t kind, uint32_t path_id, uintptr_t key, bool *found)
+{
+	uint32_t h = (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 40) ^ path_id * 2654435761u ^ kind;
+	for (uint32_t i = 0; i < SITE_SLOTS; i++) {
+		struct site_slot *s = &sites[(h + i) % SITE_SLOTS];
+		if (!s->ev) {
+			*found = false;
+			return s;
+		}
+		if (s->key == key && s->kind == kind && s->path_id == path_id) {
+			*found = true;
+			return s;
+		}
+	}
+	*found = false;
+	return NULL;
+}
+
+void ct_event_at_site(enum ct_event_kind kind, const char *call, uint32_t path_id, uintptr_t site_key,
+		      const char *detail_fmt, ...)
+{
+	if (!ct_ready())
+		return;
+	int saved = errno;
+	struct ct_thread *t = ct_thread_fast();
+	uint32_t guard = t ? t->guard : 0;
+	if (t)
+		t->guard = CT_GUARD_ALL;
+	uint64_t now = ct_now_ns();
+	bool found;
+
+	pthread_mutex_lock(&ev_lock);
+	struct site_slot *site = site_find_locked(kind, path_id, site_key, &found);
+	if (found) {
+		site->ev->ev.count++;
+		site->ev->ev.last_mono_ns = now;
+		site->ev->dirty = true;
+	}
+	pthread_mutex_unlock(&ev_lock);
+	if (!found) {
+		/* a new site: format and unwind outside the lock, as ct_event does */
+		char detail[DETAIL_MAX] = "", callsite[CALLSITE_MAX] = "";
+		if (detail_fmt) {
+			va_list ap;
+			va_start(ap, detail_fmt);
+			vsnprintf(detail, sizeof(detail), detail_fmt, ap);
+			va_end(ap);
+		}
+		ct_callsite(callsite, sizeof(callsite), 0);
+		pthread_mutex_lock(&ev_lock);
+		/* another thread may have added this site meanwhile: look again */
+		site = site_find_locked(kind, path_id, site_key, &found);
+		if (found) {
+			site->ev->ev.count++;
+			site->ev->ev.last_mono_ns = now;
+			site->ev->dirty = true;
+		} else {
+			struct event_slot *e = event_add_locked(kind, call ? call : "", 0, 0, path_id,
+								t ? t->tid : 0, detail, callsite, now);
+			if (site && e)
+				*site = (struct site_slot){ .key = site_key, .kind = kind,
+							    .path_id = path_id, .ev = e };
+		}
+		pthread_mutex_unlock(&ev_lock);
+	}
 	if (t)
 		t->guard = guard;
 	errno = saved;
@@ -151,6 +242,7 @@ void ct_events_reset(void)
 	pthread_mutex_init(&ev_lock, NULL);
 	nevents = 0;
 	encode_cursor = 0;
+	memset(sites, 0, sizeof(sites));
 }
 
 /* Every event is written again into a new file (the fd was closed and the file reopened). */

@@ -189,6 +189,9 @@ uint32_t ct_path_variant(uint32_t id, uint8_t dir, uint8_t entry);
 /* Fills def (strings point into the registry) for the flusher; false if id is not defined. */
 bool ct_path_def_get(uint32_t id, struct ct_path_def *def);
 bool ct_path_has_callsite(uint32_t id);
+/* Usage patterns seen on a path's contexts (CT_USAGE_*): sets the bit, true the first time
+ * (the caller then records a CT_EV_CTX_USAGE event). One atomic load once the bit is set. */
+bool ct_path_mark_usage(uint32_t id, uint32_t bit);
 void ct_registry_lock(void);
 void ct_registry_unlock(void);
 void ct_registry_after_fork_child(void);

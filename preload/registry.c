@@ -35,6 +35,7 @@ static uint8_t path_entry[CT_PATH_CAPACITY], path_dir[CT_PATH_CAPACITY], path_ap
 static _Atomic uint32_t (*variant)[VARIANT_DIRS][VARIANT_ENTRIES];
 static char *callsite_arena;
 static size_t callsite_used;
+static _Atomic uint32_t usage_marks[CT_PATH_CAPACITY];
 
 void ct_registry_lock(void)
 {
@@ -230,6 +231,15 @@ bool ct_path_def_get(uint32_t id, struct ct_path_def *def)
 	return true;
 }
 
+bool ct_path_mark_usage(uint32_t id, uint32_t bit)
+{
+	if (id >= CT_PATH_CAPACITY)
+		return false;
+	if (atomic_load_explicit(&usage_marks[id], memory_order_relaxed) & bit)
+		return false;
+	return !(atomic_fetch_or_explicit(&usage_marks[id], bit, memory_order_relaxed) & bit);
+}
+
 bool ct_path_has_callsite(uint32_t id)
 {
 	return id < ct_path_count() && __atomic_load_n(&slots[id].callsite, __ATOMIC_ACQUIRE);
@@ -238,4 +248,7 @@ bool ct_path_has_callsite(uint32_t id)
 void ct_registry_after_fork_child(void)
 {
 	pthread_mutex_init(&reg_lock, NULL);
+	/* the child's trace starts without events: its usage patterns are recorded anew */
+	for (uint32_t i = 0; i < CT_PATH_CAPACITY; i++)
+		atomic_store_explicit(&usage_marks[i], 0, memory_order_relaxed);
 }

@@ -335,12 +335,9 @@ static void flush_paths(void)
 	uint32_t n = ct_path_count();
 	struct ct_path_stats s;
 	for (uint32_t id = 0; id < n; id++) {
-		if (!ct_stats_sum(id, &s))
-			continue;
-		uint64_t sig = s.calls + s.errors + s.timed_calls + s.setup_calls + s.teardown_calls +
-			       s.syscalls + s.cpu_samples + s.spliced_calls;
-		if (!sig || sig == path_sig[id])
-			continue;
+		/* every definition once, used or not: events name paths whose contexts had no data
+		 * call yet (a context's set-up is counted on the path of its init, before the first
+		 * data call picks the entry variant) */
 		if (!path_written[id]) {
 			struct ct_path_def def;
 			if (!ct_path_def_get(id, &def))
@@ -348,6 +345,12 @@ static void flush_paths(void)
 			EMIT(ct_encode_path(FREE_BUF, &def));
 			path_written[id] = 1;
 		}
+		if (!ct_stats_sum(id, &s))
+			continue;
+		uint64_t sig = s.calls + s.errors + s.timed_calls + s.setup_calls + s.teardown_calls +
+			       s.syscalls + s.cpu_samples + s.spliced_calls;
+		if (!sig || sig == path_sig[id])
+			continue;
 		EMIT(ct_encode_stats(FREE_BUF, &s));
 		path_sig[id] = sig;
 	}

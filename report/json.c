@@ -147,6 +147,14 @@ static void json_path_figures(struct jw *w, const struct rp_path *p)
 	j_num(w, "sys_ns", d->sys_ns, d->cpu_known);
 }
 
+static void json_creator_fields(struct jw *w, const struct rp_creator *c, const char *purpose)
+{
+	j_cstr(w, "frame", c->created_by);
+	j_cstr(w, "module", c->module);
+	j_cstr(w, "via", c->via);
+	j_cstr(w, "purpose", purpose);
+}
+
 /* callsite plus who created the contexts (callsites.c): "created_by" "ssh+0x632ac", its module,
  * the libcrypto API it went through and the purpose ("TLS", "SSH transport"...). */
 static void json_creator(struct jw *w, struct ct_str callsite)
@@ -158,10 +166,42 @@ static void json_creator(struct jw *w, struct ct_str callsite)
 		return;
 	}
 	j_obj(w, "created_by");
-	j_cstr(w, "frame", c.created_by);
-	j_cstr(w, "module", c.module);
-	j_cstr(w, "via", c.via);
-	j_cstr(w, "purpose", c.purpose);
+	json_creator_fields(w, &c, c.purpose);
+	j_close(w, '}');
+}
+
+/* Every call site that set up the merged path's contexts, with its count (creators.c), and the
+ * usage patterns seen: "creators": {"setups": N, "usage": [...], "sites": [...]}, or null for a
+ * trace without set-up counts. */
+static void json_creators(struct jw *w, const struct rp_model *m, const struct rp_path *p)
+{
+	struct rp_path_creators pc;
+	if (!rp_path_creators(m, p, &pc)) {
+		j_num(w, "creators", 0, false);
+		return;
+	}
+	j_obj(w, "creators");
+	j_u64(w, "setups", pc.setups);
+	j_arr(w, "usage");
+	static const struct { uint32_t bit; const char *name; } names[] = {
+		{ RP_USAGE_IV_REINIT, "iv-reinit" }, { RP_USAGE_TLS1_AAD, "aead-tls1-aad" },
+		{ RP_USAGE_IV_FIXED, "gcm-iv-fixed" }, { RP_USAGE_SET_IVLEN, "aead-set-ivlen" },
+		{ RP_USAGE_MAC_KEY, "aead-mac-key" },
+	};
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+		if (pc.usage & names[k].bit)
+			j_cstr(w, NULL, names[k].name);
+	j_close(w, ']');
+	j_arr(w, "sites");
+	for (size_t k = 0; k < pc.nsites; k++) {
+		j_obj(w, NULL);
+		j_u64(w, "setups", pc.sites[k].setups);
+		j_str(w, "callsite", pc.sites[k].callsite);
+		json_creator_fields(w, &pc.sites[k].who, rp_creator_purpose(&pc.sites[k].who, pc.usage));
+		j_close(w, '}');
+	}
+	j_close(w, ']');
+	j_u64(w, "other_setups", pc.other_setups);
 	j_close(w, '}');
 }
 
@@ -172,7 +212,7 @@ static void j_share(struct jw *w, const char *k, double part, bool part_known, d
 	j_num(w, k, part / whole, part_known && whole_known && whole > 0);
 }
 
-static void json_path(struct jw *w, const struct rp_path *p)
+static void json_path(struct jw *w, const struct rp_model *m, const struct rp_path *p)
 {
 	const struct rp_derived *d = &p->d;
 	j_obj(w, NULL);
@@ -210,6 +250,7 @@ static void json_path(struct jw *w, const struct rp_path *p)
 	j_close(w, '}');
 	j_pids(w, "pids", &p->pids);
 	json_creator(w, p->def.callsite);
+	json_creators(w, m, p);
 	j_arr(w, "sizes");
 	for (unsigned b = 0; b < CT_SIZE_BUCKETS; b++) {
 		const struct ct_size_bucket *sb = &p->st.size[b];
@@ -364,7 +405,7 @@ void rp_print_json(const struct rp_model *m, FILE *out)
 	j_close(&w, ']');
 	j_arr(&w, "paths");
 	for (size_t i = 0; i < m->npaths; i++)
-		json_path(&w, &m->paths[i]);
+		json_path(&w, m, &m->paths[i]);
 	j_close(&w, ']');
 	j_arr(&w, "events");
 	for (size_t i = 0; i < m->nevents; i++)

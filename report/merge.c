@@ -127,6 +127,9 @@ void rp_derive(struct rp_path *p)
 bool rp_path_selected(const struct rp_model *m, const struct rp_path *p)
 {
 	const struct rp_filter *f = &m->filter;
+	/* a definition without counters (a path only events refer to) is never shown as a path */
+	if (!p->has_stats)
+		return false;
 	if (f->api && strcmp(f->api, ct_api_name(p->def.api)) != 0)
 		return false;
 	if (f->cipher_glob) {
@@ -162,7 +165,7 @@ static void apply_size_filter(const struct rp_filter *f, struct ct_path_stats *s
 	}
 }
 
-static bool same_path(const struct rp_path *a, const struct rp_path *b)
+bool rp_same_path(const struct rp_path *a, const struct rp_path *b)
 {
 	return a->def.api == b->def.api && a->def.dir == b->def.dir &&
 	       a->def.key_bits == b->def.key_bits && a->def.entry == b->def.entry &&
@@ -426,11 +429,14 @@ void rp_model_merge(struct rp_model *m)
 			pp->size_cut = m->filter.min_size || m->filter.max_size;
 			apply_size_filter(&m->filter, &pp->st);
 			rp_derive(pp);
+			/* rp_path_selected also leaves out definitions without counters: paths events
+			 * refer to that never did any work (a context set up before its first data call
+			 * chose the entry variant) */
 			if (!rp_path_selected(m, pp))
 				continue;
 			struct rp_path *to = NULL;
 			for (size_t j = 0; j < m->npaths && !to; j++)
-				if (same_path(&m->paths[j], pp))
+				if (rp_same_path(&m->paths[j], pp))
 					to = &m->paths[j];
 			if (!to) {
 				if (m->npaths == m->cap_paths) {

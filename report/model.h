@@ -158,6 +158,8 @@ int rp_load_buffer(struct rp_model *m, const char *name, const void *buf, size_t
 void rp_derive(struct rp_path *p);
 void rp_model_merge(struct rp_model *m);
 bool rp_path_selected(const struct rp_model *m, const struct rp_path *p);
+/* Same path in two processes: api, impl, cipher, key bits, direction, entry and route agree. */
+bool rp_same_path(const struct rp_path *a, const struct rp_path *b);
 enum rp_status rp_proc_status(const struct rp_proc *p);
 const char *rp_status_name(enum rp_status s);
 /* A process that the report shows: selected by --pid and not superseded by a later file. */
@@ -173,6 +175,33 @@ struct rp_creator {
 };
 /* false when the call site is empty. */
 bool rp_callsite_creator(struct ct_str callsite, struct rp_creator *c);
+
+/* ---- creators.c: the context set-ups of a merged path (CT_EV_CONTEXT events, one per call site,
+ * counted) and the usage patterns seen on its contexts (CT_EV_CTX_USAGE), across processes. */
+#define RP_USAGE_IV_REINIT (1u << 0) /* a new IV per message, same key (TLS 1.3 records) */
+#define RP_USAGE_TLS1_AAD (1u << 1)  /* EVP_CTRL_AEAD_TLS1_AAD (TLS 1.0-1.2 AEAD records) */
+#define RP_USAGE_IV_FIXED (1u << 2)  /* EVP_CTRL_GCM_SET_IV_FIXED (TLS 1.2 GCM) */
+#define RP_USAGE_SET_IVLEN (1u << 3) /* EVP_CTRL_AEAD_SET_IVLEN */
+#define RP_USAGE_MAC_KEY (1u << 4)   /* EVP_CTRL_AEAD_SET_MAC_KEY (TLS CBC-HMAC composite) */
+#define RP_CREATOR_SITES 8
+struct rp_creator_site {
+	struct ct_str callsite;
+	uint64_t setups;
+	struct rp_creator who;
+};
+struct rp_path_creators {
+	uint64_t setups;        /* context set-ups (inits naming a cipher) seen, all sites */
+	uint32_t usage;         /* RP_USAGE_* */
+	struct rp_creator_site sites[RP_CREATOR_SITES]; /* most set-ups first */
+	size_t nsites;
+	uint64_t other_setups;  /* at sites beyond RP_CREATOR_SITES */
+};
+/* path: an element of m->paths (merged). False when no set-up of it was recorded (a trace of an
+ * older cryptrace: then only the path's first call site, def.callsite, is known). */
+bool rp_path_creators(const struct rp_model *m, const struct rp_path *path, struct rp_path_creators *pc);
+/* What the creator used the contexts for: "TLS 1.3 records", "TLS 1.2 records", "SSH transport",
+ * "random numbers (DRBG)", "" when unknown. */
+const char *rp_creator_purpose(const struct rp_creator *c, uint32_t usage);
 
 /* ---- folded.c: folded stacks for flamegraph.pl, one "frame;frame;leaf weight" per line */
 enum rp_folded_weight { RP_FOLD_BYTES = 0, RP_FOLD_TIME = 1 };

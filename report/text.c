@@ -350,29 +350,51 @@ static void print_crypto_share(const struct rp_model *m, FILE *out)
 		fputc('\n', out);
 }
 
-/* Who created each path's contexts: the first call-site frame outside libcrypto. */
+static void print_creator_line(FILE *out, const char *first, const struct rp_path *p,
+			       const struct rp_creator *c, const char *purpose, uint64_t setups)
+{
+	char line[512], count[48] = "";
+	if (setups)
+		snprintf(count, sizeof(count), "%llu ", (unsigned long long)setups);
+	bool frame = strcmp(c->created_by, c->module) != 0;
+	snprintf(line, sizeof(line), "%s%.*s %s context%s created by %s%s%s%s%s%s", count,
+		 (int)p->def.cipher.len, p->def.cipher.p, ct_dir_name(p->def.dir),
+		 setups == 1 ? "" : "s", c->module, purpose[0] ? " for " : "", purpose,
+		 frame ? " (" : "", frame ? c->created_by : "", frame ? ")" : "");
+	print_wrapped(out, "      ", first, line);
+	if (c->via[0])
+		fprintf(out, "      through %s\n", c->via);
+}
+
+/* Who set up each path's contexts (the first call-site frame outside libcrypto), how many, and
+ * what for: every call site with its count when the trace has them (CT_EV_CONTEXT), else the
+ * path's first set-up. */
 static void print_creators(const struct rp_model *m, FILE *out)
 {
 	bool any = false;
 	for (size_t i = 0; i < m->npaths; i++) {
 		const struct rp_path *p = &m->paths[i];
+		struct rp_path_creators pc;
 		struct rp_creator c;
-		if (!rp_callsite_creator(p->def.callsite, &c))
+		bool counted = rp_path_creators(m, p, &pc);
+		if (!counted && !rp_callsite_creator(p->def.callsite, &c))
 			continue;
 		if (!any)
-			fprintf(out, "Call sites (who created the contexts: first frame outside libcrypto)\n");
+			fprintf(out, "Call sites (who created the contexts, and how many: first frame outside "
+				"libcrypto)\n");
 		any = true;
-		char line[512];
-		snprintf(line, sizeof(line), "%.*s %s contexts created by %s%s%s%s%s%s", (int)p->def.cipher.len,
-			 p->def.cipher.p, ct_dir_name(p->def.dir), c.module,
-			 c.purpose[0] ? " for " : "", c.purpose, strcmp(c.created_by, c.module) ? " (" : "",
-			 strcmp(c.created_by, c.module) ? c.created_by : "",
-			 strcmp(c.created_by, c.module) ? ")" : "");
 		char first[32];
 		snprintf(first, sizeof(first), "  %-3zu", i + 1);
-		print_wrapped(out, "      ", first, line);
-		if (c.via[0])
-			fprintf(out, "      through %s\n", c.via);
+		if (!counted) {
+			print_creator_line(out, first, p, &c, rp_creator_purpose(&c, 0), 0);
+			continue;
+		}
+		for (size_t j = 0; j < pc.nsites; j++)
+			print_creator_line(out, j ? "     " : first, p, &pc.sites[j].who,
+					   rp_creator_purpose(&pc.sites[j].who, pc.usage), pc.sites[j].setups);
+		if (pc.other_setups)
+			fprintf(out, "      %llu more at other call sites\n",
+				(unsigned long long)pc.other_setups);
 	}
 	if (any)
 		fputc('\n', out);

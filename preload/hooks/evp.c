@@ -194,10 +194,25 @@ static void record_failure(const char *call, uint32_t path, int64_t ret)
 	ct_event(CT_EV_CALL_FAILED, call, 0, ret, path, site, NULL);
 }
 
-/* After a real init returned: map ctx to its path. The guard is fully raised meanwhile so that
- * libcrypto functions we call cannot re-enter our hooks. */
+/* Usage patterns of a path's contexts (ct_path_mark_usage), each recorded once per path as a
+ * CT_EV_CTX_USAGE event: what the report needs to say which protocol drives a path. */
+#define USAGE_IV_REINIT (1u << 0) /* IV-only re-inits: a nonce per message (TLS 1.3 records) */
+#define USAGE_TLS1_AAD (1u << 1)  /* EVP_CTRL_AEAD_TLS1_AAD: TLS 1.0-1.2 AEAD records */
+#define USAGE_IV_FIXED (1u << 2)  /* EVP_CTRL_GCM_SET_IV_FIXED: TLS 1.2 GCM key block */
+#define USAGE_SET_IVLEN (1u << 3) /* EVP_CTRL_AEAD_SET_IVLEN */
+#define USAGE_MAC_KEY (1u << 4)   /* EVP_CTRL_AEAD_SET_MAC_KEY: a TLS CBC-HMAC composite */
+
+static void note_usage(uint32_t path, uint32_t bit, const char *call, const char *what)
+{
+	if (path != CT_NO_PATH && ct_path_mark_usage(path, bit))
+		ct_event(CT_EV_CTX_USAGE, call, 0, 1, path, false, "%s", what);
+}
+
+/* After a real init returned: map ctx to its path, and count a set-up (an init naming a cipher)
+ * at its call site, ra being where the program called the init. The guard is fully raised
+ * meanwhile so that libcrypto functions we call cannot re-enter our hooks. */
 static void after_init(struct ct_thread *t, const char *call, EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cipher,
-		       ENGINE *engine, int enc, int ret)
+		       ENGINE *engine, int enc, int ret, bool key_given, bool iv_given, const void *ra)
 {
 	uint32_t guard = t->guard;
 	t->guard = CT_GUARD_ALL;
@@ -208,14 +223,19 @@ static void after_init(struct ct_thread *t, const char *call, EVP_CIPHER_CTX *ct
 		/* key/IV (re)set on an initialised ctx: keep its path, follow a direction change */
 		uint32_t id = ct_ctxmap_get(ctx);
 		if (id == CT_NO_PATH) {
-			ct_ctxmap_set(ctx, classify(t, ctx, NULL, NULL, enc));
+			ct_ctxmap_set(ctx, id = classify(t, ctx, NULL, NULL, enc));
 		} else if (enc == 0 || enc == 1) {
 			uint8_t dir = enc ? CT_DIR_ENCRYPT : CT_DIR_DECRYPT;
 			if (ct_path_dir(id) != dir)
-				ct_ctxmap_set(ctx, ct_path_variant(id, dir, ct_path_entry(id)));
+				ct_ctxmap_set(ctx, id = ct_path_variant(id, dir, ct_path_entry(id)));
 		}
+		if (iv_given && !key_given)
+			note_usage(id, USAGE_IV_REINIT, call, "iv-reinit: a new IV per message, same key");
 	} else {
-		ct_ctxmap_set(ctx, classify(t, ctx, cipher, engine, enc));
+		uint32_t id = classify(t, ctx, cipher, engine, enc);
+		ct_ctxmap_set(ctx, id);
+		if (id != CT_NO_PATH)
+			ct_event_at_site(CT_EV_CONTEXT, call, id, (uintptr_t)ra, NULL);
 	}
 	t->guard = guard;
 }
@@ -223,6 +243,7 @@ static void after_init(struct ct_thread *t, const char *call, EVP_CIPHER_CTX *ct
 #define INIT_HOOK(fn, params, args, cipher, engine, enc)                                          \
 	CT_EXPORT int fn params                                                                   \
 	{                                                                                         \
+		const void *ra_ = __builtin_return_address(0);                                    \
 		__typeof__(&fn) real = CT_REAL(fn);                                               \
 		if (CT_UNLIKELY(!real)) {                                                         \
 			errno = ENOSYS;                                                           \
@@ -242,7 +263,7 @@ static void after_init(struct ct_thread *t, const char *call, EVP_CIPHER_CTX *ct
 		}                                                                                 \
 		int r = real args;                                                                \
 		int e = errno;                                                                    \
-		after_init(t, #fn, ctx, cipher, engine, enc, r);                                  \
+		after_init(t, #fn, ctx, cipher, engine, enc, r, key != NULL, iv != NULL, ra_);    \
 		ct_leave_fast(t, CT_FAM_EVP);                                                     \
 		errno = e;                                                                        \
 		return r;                                                                         \
@@ -619,6 +640,26 @@ CT_EXPORT int EVP_CIPHER_CTX_ctrl(EVP_CIPHER_CTX *ctx, int type, int arg, void *
 	if (!t || !ct_enter_fast(t, CT_FAM_EVP))
 		return real(ctx, type, arg, ptr);
 	int r = real(ctx, type, arg, ptr);
+	if (r > 0 && ct_ready()) {
+		/* the ctrls that tell a TLS record layer apart (which version, which construction) */
+		uint32_t bit = type == EVP_CTRL_AEAD_TLS1_AAD	   ? USAGE_TLS1_AAD
+			       : type == EVP_CTRL_GCM_SET_IV_FIXED ? USAGE_IV_FIXED
+			       : type == EVP_CTRL_AEAD_SET_IVLEN   ? USAGE_SET_IVLEN
+			       : type == EVP_CTRL_AEAD_SET_MAC_KEY ? USAGE_MAC_KEY
+								   : 0;
+		if (bit) {
+			int e = errno;
+			uint32_t guard = t->guard;
+			t->guard = CT_GUARD_ALL;
+			note_usage(ct_ctxmap_get(ctx), bit, "EVP_CIPHER_CTX_ctrl",
+				   bit == USAGE_TLS1_AAD    ? "ctrl=AEAD_TLS1_AAD: TLS 1.0-1.2 AEAD records"
+				   : bit == USAGE_IV_FIXED  ? "ctrl=GCM_SET_IV_FIXED: TLS 1.2 GCM key block"
+				   : bit == USAGE_SET_IVLEN ? "ctrl=AEAD_SET_IVLEN"
+							    : "ctrl=AEAD_SET_MAC_KEY: TLS CBC-HMAC composite");
+			t->guard = guard;
+			errno = e;
+		}
+	}
 	ct_leave_fast(t, CT_FAM_EVP);
 	return r;
 }

@@ -136,3 +136,23 @@ def check_side(doc, side, cipher, direction, modules, purpose, lo=COPY_BYTES,
     check(proc.get("crypto_throughput_bps") and proc["crypto_throughput_bps"] > 0,
           f"{side}: crypto throughput {proc.get('crypto_throughput_bps')} B/s")
     return proc
+
+
+def check_creators(doc, side, cipher, direction, modules, purpose):
+    """The merged path's context set-ups: counted (>= 1), the busiest call site in one of
+    modules, and the purpose the usage patterns give (e.g. "TLS 1.3 records")."""
+    rows = [p for p in doc.get("paths", []) if p.get("cipher") == cipher and
+            p.get("dir") == direction]
+    check(rows, f"{side}: a merged {cipher} {direction} path")
+    bulk = max(rows, key=lambda p: p.get("bytes", 0))
+    cr = bulk.get("creators") or {}
+    sites = cr.get("sites") or []
+    check(cr.get("setups", 0) >= 1 and sites,
+          f"{side}: {cipher} {direction} context set-ups counted ({cr})")
+    top = sites[0]
+    check(top.get("module") in modules and top.get("setups", 0) >= 1,
+          f"{side}: busiest creator {top.get('frame')} x{top.get('setups')} in {sorted(modules)}")
+    check(top.get("purpose") == purpose,
+          f"{side}: {cipher} purpose {top.get('purpose')!r} == {purpose!r} (usage {cr.get('usage')})")
+    return cr
+

@@ -85,6 +85,11 @@ def one(tmp, cfg, src, ssh_cipher, cipher):
         sproc = e2elib.check_side(server, "server", cipher, "decrypt", {"sshd"}, "SSH transport")
         check("ssh client" in cproc.get("role", ""), f"client role {cproc.get('role')!r}")
         check(sproc.get("role", "").startswith("sshd"), f"server role {sproc.get('role')!r}")
+        # every context set-up counted at its call site (ssh's cipher_init, once per direction
+        # and key exchange)
+        e2elib.check_creators(client, "client", cipher, "encrypt", {"ssh"}, "SSH transport")
+        e2elib.check_creators(server, "server", cipher, "decrypt", {"sshd"}, "SSH transport")
+        check_folded(cdir, cipher, "ssh")
         return
     # chacha20-poly1305: OpenSSH drives libcrypto's ChaCha20 stream through EVP (or, built
     # without it, its own code, which cryptrace cannot see: that must fail this test loudly)
@@ -97,6 +102,23 @@ def one(tmp, cfg, src, ssh_cipher, cipher):
               f"{[p['cipher'] for p in big]}")
         cb = big[0].get("created_by") or {}
         check(cb.get("module") in ("ssh", "sshd"), f"{side}: created by {cb.get('frame')}")
+
+
+def check_folded(tdir, cipher, module):
+    """--folded on the real trace: flamegraph.pl lines "frame;frame;...;path weight", the bulk
+    path's stack ending in it, rooted in the ssh binary, weighing its bytes."""
+    p = ctlib.run([ctlib.CRYPTRACE, "report", "--folded", tdir])
+    check(p.returncode == 0, f"report --folded exits 0 ({p.stderr.decode(errors='replace')[:200]})")
+    lines = [l for l in p.stdout.decode(errors="replace").splitlines() if l.strip()]
+    check(lines and all(l.rsplit(" ", 1)[-1].isdigit() for l in lines),
+          f"--folded prints 'stack weight' lines ({lines[:3]})")
+    bulk = [l for l in lines if cipher in l.rsplit(" ", 1)[0].split(";")[-1]]
+    check(bulk, f"--folded has a stack ending in the {cipher} path ({lines[:5]})")
+    top = max(bulk, key=lambda l: int(l.rsplit(" ", 1)[-1]))
+    frames = top.rsplit(" ", 1)[0].split(";")
+    check(any(f.startswith(module) for f in frames), f"--folded stack passes through {module}: {top}")
+    check(int(top.rsplit(" ", 1)[-1]) >= e2elib.COPY_BYTES,
+          f"--folded weighs the bulk stack by its bytes (>= 64 MiB): {top}")
 
 
 def test():

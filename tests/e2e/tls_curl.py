@@ -4,7 +4,8 @@
 `curl` fetching it over TLS 1.2 (ECDHE-RSA-AES128-GCM-SHA256) and TLS 1.3
 (TLS_AES_256_GCM_SHA384), both sides under cryptrace. Each side's report must show the GCM
 path with the file's bytes (server encrypt, client decrypt: >= 64 MiB, <= 64 MiB * 1.01 +
-1 MiB), contexts created by libssl for TLS, and the crypto share of the process's time; the
+1 MiB), contexts created by libssl for TLS (counted per call site, and named TLS 1.2 or TLS 1.3
+records from how the record layer drives them), and the crypto share of the process's time; the
 fetched file is identical. s_server runs with -naccept 1, so it exits by itself (a clean END)."""
 import os
 
@@ -64,6 +65,10 @@ def test():
         cproc = e2elib.check_side(client, "client", cipher, "decrypt", libssl, "TLS")
         check(sproc.get("role") == "openssl s_server", f"server role {sproc.get('role')!r}")
         check(cproc.get("role", "").startswith("curl"), f"client role {cproc.get('role')!r}")
+        # the record layer's usage patterns name the protocol version: a GCM ctrl per record
+        # (EVP_CTRL_AEAD_TLS1_AAD) in TLS 1.2, a new IV per record on the same key in TLS 1.3
+        for doc, side, direction in ((srv, "server", "encrypt"), (client, "client", "decrypt")):
+            e2elib.check_creators(doc, side, cipher, direction, libssl, f"{name} records")
 
 
 ctlib.main(test)
