@@ -3,10 +3,13 @@
 """`cryptrace report --html` of real traces (openssl speed at 16 B and at 8 KiB, and examples/
 evp_threads in per-call mode), rendered by headless Chromium: the page's SVG points carry the
 same figures as `cryptrace report --json` (read back from the DOM Chromium dumps), every
-non-empty size bucket has its point, the timeline counts every per-call operation, the page
-loads nothing from outside, the console stays clean, and a 1280x800 screenshot is taken.
+non-empty size bucket has its point, the points are drawn where their values put them (log
+axes), the latency and share bars are in proportion, the timeline counts every per-call
+operation, the page loads nothing from outside, the console stays clean, a 1280x800 screenshot is
+taken and the print layout prints to a PDF.
 CT_SCREENSHOT=FILE keeps the screenshot (how docs/report-screenshot.png was made)."""
 import json
+import math
 import os
 import re
 import struct
@@ -60,7 +63,112 @@ def check_page(html_file, doc, tag):
                                f"{a['data-cpu-bps']} label {a['data-label']} != JSON {w} {c} "
                                f"{label(jp)}")
     print(f"ok: {tag}: all {len(points)} points match the JSON report's wall and CPU throughput")
+    check_drawing(els, tag)
     return els
+
+
+def fit(xs, ys):
+    """Least-squares y = a + b x; returns (a, b, largest residual)."""
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
+    a = my - b * mx
+    return a, b, max(abs(a + b * x - y) for x, y in zip(xs, ys))
+
+
+def check_drawing(els, tag):
+    """The plotted positions follow the values: in the throughput chart a larger request size is
+    further right and a larger throughput higher up, both on log axes (cx affine in log2 of the
+    mean request size, cy affine in log10 of the throughput, wall dots and CPU squares on the
+    same axis); latency bars stand in proportion to their counts, left to right by latency; share
+    bars are as long as their shares."""
+    pts, cur = [], None
+    for t, a in els:
+        if t == "g" and a.get("class") == "pt":
+            cur = {"size": int(a["data-size"]), "mean": int(a["data-bytes"]) / int(a["data-calls"]),
+                   "path": int(a["data-path"]), "w": float(a["data-wall-bps"]),
+                   "c": float(a["data-cpu-bps"]) if a["data-cpu-bps"] else None}
+            pts.append(cur)
+        elif cur is not None and t == "circle":
+            cur["cx"], cur["cy"] = float(a["cx"]), float(a["cy"])
+        elif cur is not None and t == "rect" and a.get("class") == "cpu-mark":
+            cur["cpu_y"] = float(a["y"]) + 4
+            cur["cpu_x"] = float(a["x"]) + 4
+            cur = None
+    check(pts and all("cx" in p for p in pts), f"{tag}: every chart point has its dot")
+    for a in pts:
+        for b in pts:
+            if a["mean"] < b["mean"] * (1 - 1e-9) and not a["cx"] < b["cx"]:
+                raise rlib.Failure(f"{tag}: size {a['size']} (mean {a['mean']:.1f}) is drawn at "
+                                   f"cx {a['cx']}, not left of size {b['size']} at {b['cx']}")
+            if a["w"] < b["w"] * (1 - 1e-3) and not a["cy"] > b["cy"]:
+                raise rlib.Failure(f"{tag}: {a['w']:.4g} B/s is drawn at cy {a['cy']}, not below "
+                                   f"{b['w']:.4g} B/s at {b['cy']}")
+        if a["c"] is not None and (abs(a.get("cpu_x", -1) - a["cx"]) > 0.11):
+            raise rlib.Failure(f"{tag}: the CPU mark of size {a['size']} is not above its dot")
+    print(f"ok: {tag}: larger sizes are further right and larger throughputs higher up "
+          f"({len(pts)} points)")
+    xs = {round(math.log2(p["mean"]), 9): p["cx"] for p in pts}
+    if len(xs) >= 3:
+        _, b, res = fit(list(xs), list(xs.values()))
+        check(b > 0 and res <= 0.15, f"{tag}: cx is affine in log2(request size) (residual "
+              f"{res:.3f} px)")
+    ys = [(math.log10(p["w"]), p["cy"]) for p in pts]
+    ys += [(math.log10(p["c"]), p["cpu_y"]) for p in pts if p["c"] is not None]
+    if len({round(v, 6) for v, _ in ys}) >= 3:
+        _, b, res = fit([v for v, _ in ys], [y for _, y in ys])
+        check(b < 0 and res <= 0.15, f"{tag}: wall dots and CPU squares are affine in "
+              f"log10(throughput) on one axis (residual {res:.3f} px)")
+    # latency histograms: one figure per path
+    charts, bars = [], None
+    for t, a in els:
+        if t == "figure" and a.get("data-path"):
+            bars = []
+            charts.append(bars)
+        elif bars is not None and t == "rect" and a.get("class") == "bar":
+            bars.append((int(a["data-lat-low"]), int(a["data-count"]), float(a["x"]),
+                         float(a["height"])))
+    check(charts and all(charts), f"{tag}: every latency figure has bars")
+    for bars in charts:
+        scale = max(h for *_, h in bars) / max(c for _, c, _, _ in bars)
+        if any(abs(h - c * scale) > 0.11 for _, c, _, h in bars):
+            raise rlib.Failure(f"{tag}: latency bar heights are not in proportion to counts: {bars}")
+        order = sorted(bars)
+        if any(not a[2] < b[2] for a, b in zip(order, order[1:])):
+            raise rlib.Failure(f"{tag}: latency bars are not left to right by latency: {order}")
+    print(f"ok: {tag}: latency bars in proportion to their counts, ordered by latency "
+          f"({len(charts)} charts)")
+    # share bars: one chart by path, one by process
+    groups, bars, share = [], None, None
+    for t, a in els:
+        if t == "svg" and "bars" in a.get("class", ""):
+            bars = []
+            groups.append(bars)
+        elif bars is not None and t == "g" and a.get("class") == "share":
+            share = float(a["data-share"])
+        elif bars is not None and share is not None and t == "rect":
+            bars.append((share, float(a["width"])))
+            share = None
+    check(len(groups) == 2 and all(groups), f"{tag}: two share charts (by path, by process)")
+    for bars in groups:
+        full = max(w for _, w in bars) / max(s for s, _ in bars)
+        if abs(sum(s for s, _ in bars) - 1) > 1e-4 or \
+           any(abs(w - max(1, full * s)) > 0.11 + full * 1e-6 for s, w in bars):
+            raise rlib.Failure(f"{tag}: share bars do not add up to 1 or are not as long as their "
+                               f"shares: {bars}")
+    print(f"ok: {tag}: share bars add up to 100% and are as long as their shares")
+
+
+def check_print(page, work):
+    """The print layout: Chromium prints the page to PDF (A4/Letter pages from @media print)."""
+    pdf = os.path.join(work, "print.pdf")
+    rlib.browse("file://" + page, f"--print-to-pdf={pdf}", "--no-pdf-header-footer")
+    check(os.path.exists(pdf), "Chromium printed the page to PDF")
+    data = open(pdf, "rb").read()
+    pages = len(re.findall(rb"/Type\s*/Page(?![s\w])", data))
+    check(data.startswith(b"%PDF-") and len(data) > 20000 and pages >= 2,
+          f"the PDF is a real print of the report ({len(data)} bytes, {pages} pages)")
 
 
 def png_size(path):
@@ -99,6 +207,7 @@ def test():
     rlib.browse("file://" + page, f"--screenshot={shot}", "--window-size=1280,800",
                 "--hide-scrollbars")
     check(os.path.exists(shot) and png_size(shot) == (1280, 800), "a 1280x800 screenshot was taken")
+    check_print(page, work)
 
     # per-call mode: the timeline draws every operation of the trace
     calls_dir = ctlib.tmpdir("html-calls")
