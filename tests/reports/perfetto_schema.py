@@ -5,7 +5,8 @@ and a numeric ts, durations are non-negative, processes and threads are named (p
 `openssl speed -seconds 1 -multi 2 -evp aes-128-cbc` names the parent and both workers and has
 throughput counters (ph C) for the workers' aes-128-cbc path; a per-call trace of evp_threads
 has one complete event (ph X) per operation with its bytes; the failed afalg engine of
-`openssl speed -engine afalg` shows as process-scoped instants (ph i, s p)."""
+`openssl speed -engine afalg` shows as process-scoped instants (ph i, s p), and so does the
+silent-fallback finding (cat finding) at the first failure it rests on."""
 import json
 import os
 import re
@@ -124,6 +125,15 @@ def test():
     check("engine-failed" in kinds, f"speed -engine afalg without AF_ALG: engine-failed ({sorted(kinds)})")
     check(any("ENGINE_by_id" in e["name"] or "socket" in e["name"] for e in inst),
           "the failed engine request / AF_ALG socket shows as an instant event")
+    # the fallback as the user meets it: the silent-fallback finding, with its message
+    sf = [f for f in doc["findings"] if f["kind"] == "silent-fallback"]
+    check(sf, f"speed -engine afalg without AF_ALG: silent-fallback ({sorted(kinds)})")
+    fi = [e for e in inst if e.get("cat") == "finding" and e["args"].get("kind") == "silent-fallback"]
+    first_failure = min(e["ts"] for e in inst if e.get("cat") != "finding")
+    check(len(fi) == len(sf) and all(e["pid"] == f["pid"] and e["args"]["message"] == f["message"]
+                                     for e, f in zip(fi, sf)) and fi[0]["ts"] == first_failure,
+          "the silent-fallback finding is an instant too, at the first failure it rests on, with "
+          "the report's message")
 
 
 ctlib.main(test)

@@ -828,6 +828,59 @@ static void test_time_window(void **state)
 	free(err);
 }
 
+/* A per-call trace whose 1100 threads each ran one operation and ended before any THREAD record
+ * was written: Perfetto names every one of them ("thread N"), not only the first 1024. */
+static void test_perfetto_many_threads(void **state)
+{
+	(void)state;
+	static const char argv[] = "pool";
+	enum { NT = 1100 };
+	struct tg g;
+	tg_init(&g);
+	struct ct_header h = tg_default_header(500, argv, sizeof(argv) - 1);
+	h.flags |= CT_HDR_PER_CALL;
+	tg_header(&g, &h);
+	struct ct_path_def p = {
+		.path_id = 0, .api = CT_API_EVP, .dir = CT_DIR_ENCRYPT, .key_bits = 128,
+		.entry = CT_ENTRY_EVP_UPDATE, .impl = ct_str_from("provider:default"),
+		.cipher = ct_str_from("aes-128-gcm"),
+	};
+	tg_path(&g, &p);
+	struct ct_path_stats *s = calloc(1, sizeof(*s));
+	assert_non_null(s);
+	tg_fill_stats(s, 0, NT, 64, 500, 0.9, 0.05);
+	tg_stats(&g, s);
+	free(s);
+	for (uint32_t t = 0; t < NT; t++) {
+		struct ct_op op = { .start_mono_ns = 2000 + t * 1000, .dur_ns = 500, .path_id = 0,
+				    .bytes = 64 };
+		struct ct_ops_batch b = { .tid = 10001 + t, .count = 1 };
+		tg_ops(&g, &b, &op, 1);
+	}
+	struct ct_proc pr = { .mono_ns = 5000000, .flags = CT_PROC_HAS_LIBCRYPTO | CT_PROC_FINAL };
+	tg_proc(&g, &pr);
+	struct ct_end end = { .mono_ns = 6000000, .reason = CT_END_EXIT };
+	tg_end(&g, &end);
+	assert_true(tg_write_file(&g, tpath("pool.ctrace")));
+	tg_free(&g);
+	char *out, *err;
+	const char *args[] = { "--perfetto", tpath("pool.json"), tpath("pool.ctrace") };
+	assert_int_equal(run_report(&out, &err, 3, args), 0);
+	free(out);
+	free(err);
+	char *json = slurp(tpath("pool.json"));
+	size_t names = 0, ops = 0;
+	for (const char *q = json; (q = strstr(q, "\"name\":\"thread_name\"")); q++)
+		names++;
+	for (const char *q = json; (q = strstr(q, "\"ph\":\"X\"")); q++)
+		ops++;
+	assert_int_equal(ops, NT);
+	assert_int_equal(names, NT + 1); /* and the main thread */
+	assert_non_null(strstr(json, "\"tid\":11100,\"ts\":0.000,\"name\":\"thread_name\",\"args\":"
+				     "{\"name\":\"thread 11100\"}"));
+	free(json);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -844,6 +897,7 @@ int main(void)
 		cmocka_unit_test(test_garbage_values_never_crash),
 		cmocka_unit_test(test_kernel_section),
 		cmocka_unit_test(test_time_window),
+		cmocka_unit_test(test_perfetto_many_threads),
 	};
 	return cmocka_run_group_tests_name("report", tests, setup, teardown);
 }
