@@ -5,12 +5,15 @@
  * constants below, and docs/report.md explains each one.
  */
 #include "model.h"
+#include "exescan.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 /* user-time-misleads: wall / user at or above this, on a path with enough calls and samples. */
 #define USER_MISLEADS_FACTOR 2.0
@@ -124,9 +127,85 @@ static void fmt_bytes(char *b, size_t cap, uint64_t n)
 
 /* ---- nothing-intercepted */
 
-void rp_nothing_reason(const struct rp_model *m, char *buf, size_t cap)
+/* The first occurrence of needle in s, and the rest of s from there; p NULL if absent. */
+static struct ct_str str_find(struct ct_str s, const char *needle)
 {
-	size_t never = 0, other = 0, idle = 0, nofacts = 0, secure = 0;
+	size_t n = strlen(needle);
+	for (uint32_t i = 0; n && i + n <= s.len; i++)
+		if (!memcmp(s.p + i, needle, n))
+			return (struct ct_str){ .p = s.p + i, .len = s.len - i };
+	return (struct ct_str){ .p = NULL, .len = 0 };
+}
+
+
+/* The launcher wrote this process's trace: it is statically linked (tracer/static_trace.c). */
+static const struct ct_event *static_exe_event(const struct rp_proc *p)
+{
+	for (size_t k = 0; k < p->nevents; k++) {
+		const struct ct_event *e = &p->events[k].ev;
+		if (e->kind == CT_EV_TRACE_WARNING && rp_str_is(e->call, RP_STATIC_EXE_CALL))
+			return e;
+	}
+	return NULL;
+}
+
+/* Scans of the traced executables, kept while the file is unchanged: rp_nothing_reason runs for
+ * the header line, the summary and the finding. */
+#define EXE_CACHE 8
+static struct {
+	char path[512];
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	time_t mtime;
+	struct rp_exe_scan scan;
+	bool used;
+} exe_cache[EXE_CACHE];
+static unsigned exe_cache_next;
+
+static const struct rp_exe_scan *exe_scan(struct ct_str exe, char *path, size_t cap)
+{
+	static struct rp_exe_scan missing;
+	snprintf(path, cap, "%.*s", S(exe));
+	struct stat st;
+	if (!path[0] || stat(path, &st) != 0) {
+		rp_exe_scan(path, &missing); /* says missing or unreadable */
+		return &missing;
+	}
+	for (unsigned i = 0; i < EXE_CACHE; i++)
+		if (exe_cache[i].used && !strcmp(exe_cache[i].path, path) &&
+		    exe_cache[i].dev == st.st_dev && exe_cache[i].ino == st.st_ino &&
+		    exe_cache[i].size == st.st_size && exe_cache[i].mtime == st.st_mtime)
+			return &exe_cache[i].scan;
+	unsigned i = exe_cache_next++ % EXE_CACHE;
+	snprintf(exe_cache[i].path, sizeof(exe_cache[i].path), "%s", path);
+	exe_cache[i].dev = st.st_dev;
+	exe_cache[i].ino = st.st_ino;
+	exe_cache[i].size = st.st_size;
+	exe_cache[i].mtime = st.st_mtime;
+	exe_cache[i].used = true;
+	rp_exe_scan(path, &exe_cache[i].scan);
+	return &exe_cache[i].scan;
+}
+
+/* The crypto libraries linked into the first selected process's executable that has any (its
+ * path in path), or NULL. */
+static const struct rp_exe_scan *embedded_crypto(const struct rp_model *m, char *path, size_t cap)
+{
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct rp_proc *p = &m->procs[i];
+		if (!proc_selected(m, p) || !p->has_hdr || !p->hdr.exe.len)
+			continue;
+		const struct rp_exe_scan *s = exe_scan(p->hdr.exe, path, cap);
+		if (s->state == RP_EXE_SCANNED && s->libs[0])
+			return s;
+	}
+	return NULL;
+}
+
+static void nothing_reason(const struct rp_model *m, char *buf, size_t cap, bool with_exe)
+{
+	size_t never = 0, other = 0, idle = 0, nofacts = 0, secure = 0, statics = 0;
 	struct ct_str other_lib = { .p = "", .len = 0 };
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const struct rp_proc *p = &m->procs[i];
@@ -134,6 +213,8 @@ void rp_nothing_reason(const struct rp_model *m, char *buf, size_t cap)
 			continue;
 		if (p->hdr.flags & CT_HDR_SECURE_EXEC)
 			secure++;
+		else if (static_exe_event(p))
+			statics++;
 		else if (!p->has_proc)
 			nofacts++;
 		else if (p->proc.flags & CT_PROC_HAS_LIBCRYPTO)
@@ -147,9 +228,13 @@ void rp_nothing_reason(const struct rp_model *m, char *buf, size_t cap)
 	}
 	buf[0] = 0;
 	/* Counts only when the processes differ in why. */
-	bool mixed = (other != 0) + (never != 0) + (idle != 0) + (nofacts != 0) + (secure != 0) > 1;
+	bool mixed = (other != 0) + (never != 0) + (idle != 0) + (nofacts != 0) + (secure != 0) +
+		     (statics != 0) > 1;
 	char cnt[48];
 #define COUNT(x) (mixed ? (snprintf(cnt, sizeof(cnt), " (%zu process(es))", (x)), cnt) : "")
+	if (statics)
+		cat(buf, cap, "it is statically linked, so LD_PRELOAD cannot load cryptrace into "
+			      "it%s; ", COUNT(statics));
 	if (other)
 		cat(buf, cap, "it used %.*s which cryptrace does not hook%s; ", S(other_lib),
 		    COUNT(other));
@@ -164,6 +249,10 @@ void rp_nothing_reason(const struct rp_model *m, char *buf, size_t cap)
 	if (secure)
 		cat(buf, cap, "tracing is disabled in setuid/setgid programs%s; ", COUNT(secure));
 #undef COUNT
+	char path[512];
+	const struct rp_exe_scan *emb = with_exe ? embedded_crypto(m, path, sizeof(path)) : NULL;
+	if (emb)
+		cat(buf, cap, "%s has %s linked in statically; ", path, emb->libs);
 	size_t n = strlen(buf);
 	if (n >= 2 && buf[n - 2] == ';')
 		buf[n - 2] = 0;
@@ -171,10 +260,52 @@ void rp_nothing_reason(const struct rp_model *m, char *buf, size_t cap)
 		snprintf(buf, cap, "no trace files were read");
 }
 
+void rp_nothing_reason(const struct rp_model *m, char *buf, size_t cap)
+{
+	nothing_reason(m, buf, cap, true);
+}
+
+/* What a look inside each traced executable (up to a few) says, for the finding's message.
+ * True when one carries a crypto library (found now, or by the launcher when it was traced). */
+static bool describe_executables(const struct rp_model *m, struct rp_finding *f)
+{
+	bool embedded = false;
+	char seen[3][512];
+	unsigned nseen = 0;
+	for (size_t i = 0; i < m->nprocs && nseen < 3; i++) {
+		const struct rp_proc *p = &m->procs[i];
+		if (!proc_selected(m, p) || !p->has_hdr || !p->hdr.exe.len ||
+		    (p->hdr.flags & CT_HDR_SECURE_EXEC))
+			continue;
+		char path[512], clause[900];
+		const struct rp_exe_scan *s = exe_scan(p->hdr.exe, path, sizeof(path));
+		bool dup = false;
+		for (unsigned k = 0; k < nseen; k++)
+			dup |= !strcmp(seen[k], path);
+		if (dup)
+			continue;
+		snprintf(seen[nseen++], sizeof(seen[0]), "%s", path);
+		rp_exe_scan_describe(path, s, clause, sizeof(clause));
+		CAT(message, " For pid %u, %s.", p->hdr.pid, clause);
+		const struct ct_event *st = static_exe_event(p);
+		struct ct_str carried = st ? str_find(st->detail, "; it carries ") : (struct ct_str){ 0 };
+		if (s->state != RP_EXE_SCANNED && carried.p) {
+			CAT(message, " When it was traced, the launcher found that %.*s.",
+			    (int)(carried.len - 2), carried.p + 2);
+			embedded = true;
+		}
+		if (s->state == RP_EXE_SCANNED && s->libs[0]) {
+			CAT(evidence, "; %s: %s", path, s->evidence);
+			embedded = true;
+		}
+	}
+	return embedded;
+}
+
 static void eval_nothing_intercepted(struct rp_model *m)
 {
 	uint64_t calls = 0;
-	size_t nproc = 0, other = 0;
+	size_t nproc = 0, other = 0, statics = 0;
 	for (size_t i = 0; i < m->npaths; i++)
 		calls += m->paths[i].st.calls;
 	for (size_t i = 0; i < m->nprocs; i++) {
@@ -183,6 +314,7 @@ static void eval_nothing_intercepted(struct rp_model *m)
 			continue;
 		nproc++;
 		other += p->has_proc && !(p->proc.flags & CT_PROC_HAS_LIBCRYPTO) && p->proc.crypto_libs.len;
+		statics += static_exe_event(p) != NULL;
 	}
 	if (calls || !nproc)
 		return;
@@ -191,12 +323,24 @@ static void eval_nothing_intercepted(struct rp_model *m)
 	if (!f)
 		return;
 	char why[600];
-	rp_nothing_reason(m, why, sizeof(why));
+	nothing_reason(m, why, sizeof(why), false);
 	CAT(message, "No crypto calls were seen in %zu process(es): %s.", nproc, why);
 	CAT(evidence, "0 intercepted cipher calls in %zu trace file(s)", nproc);
-	if (other)
+	if (statics)
+		CAT(evidence, "; %zu written by the launcher for a statically linked program", statics);
+	bool embedded = describe_executables(m, f);
+	if (embedded)
+		f->severity = RP_WARNING;
+	if (embedded)
+		CAT(fix, "Build the program against the shared libcrypto (libcrypto.so, not libcrypto.a "
+			 "or a static binary) to trace it; cryptrace hooks OpenSSL's shared libcrypto, "
+			 "/dev/crypto and AF_ALG only.");
+	else if (other)
 		CAT(fix, "cryptrace hooks OpenSSL's libcrypto, /dev/crypto and AF_ALG only; trace this "
 			 "program's crypto library with its own tools, or build it against OpenSSL.");
+	else if (statics)
+		CAT(fix, "Nothing to fix if the program does no encryption. To trace one that does, "
+			 "link it dynamically against libcrypto: LD_PRELOAD needs the dynamic loader.");
 	else
 		CAT(fix, "Nothing to fix if the program should do no encryption. A statically linked "
 			 "program cannot be traced: link it dynamically against libcrypto.");
@@ -365,15 +509,6 @@ static void list_call_failures(struct rp_finding *f, const struct rp_proc *p)
 /* The preload appends what OpenSSL's error queue said about a failed engine or provider call to
  * the event's parameters after this separator (preload/hooks/engine.c). */
 #define OSSL_ERROR_SEP "; openssl error: "
-
-static struct ct_str str_find(struct ct_str s, const char *needle)
-{
-	size_t n = strlen(needle);
-	for (uint32_t i = 0; n && i + n <= s.len; i++)
-		if (!memcmp(s.p + i, needle, n))
-			return (struct ct_str){ .p = s.p + i, .len = s.len - i };
-	return (struct ct_str){ .p = NULL, .len = 0 };
-}
 
 /* detail -> the call's parameters and OpenSSL's reason (empty when it gave none). */
 static void split_ossl_reason(struct ct_str detail, struct ct_str *params, struct ct_str *reason)

@@ -16,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -213,11 +215,30 @@ static int exec_error_status(const char *cmd, int err)
 	return err == ENOENT ? CT_EXIT_NOT_FOUND : CT_EXIT_NOT_EXEC;
 }
 
+/* What the launcher knows of the child once it ended (for a static program's trace file). */
+struct child_facts {
+	uint32_t pid;
+	uint64_t start_realtime_ns, start_mono_ns, end_mono_ns;
+	bool signaled;
+	int status; /* exit status, or signal number */
+	struct rusage rusage;
+};
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 /* Starts CMD and waits for it. Returns its exit status the way a shell reports it; *started
  * tells whether CMD was really executed (false: fork or exec failed, an error line was printed). */
-static int spawn_and_wait(const struct child_env *ce, char **cmd, bool *started)
+static int spawn_and_wait(const struct child_env *ce, char **cmd, bool *started,
+			  struct child_facts *cf)
 {
 	*started = false;
+	memset(cf, 0, sizeof(*cf));
 	int pipefd[2];
 
 	if (pipe2(pipefd, O_CLOEXEC) != 0) {
@@ -227,6 +248,8 @@ static int spawn_and_wait(const struct child_env *ce, char **cmd, bool *started)
 	fflush(NULL);
 	install_forwarding();
 
+	cf->start_realtime_ns = clock_ns(CLOCK_REALTIME);
+	cf->start_mono_ns = clock_ns(CLOCK_MONOTONIC);
 	pid_t pid = fork();
 
 	if (pid < 0) {
@@ -255,9 +278,11 @@ static int spawn_and_wait(const struct child_env *ce, char **cmd, bool *started)
 	pid_t w;
 
 	do
-		w = waitpid(pid, &status, 0);
+		w = wait4(pid, &status, 0, &cf->rusage);
 	while (w < 0 && errno == EINTR);
 	child_pid = 0;
+	cf->end_mono_ns = clock_ns(CLOCK_MONOTONIC);
+	cf->pid = (uint32_t)pid;
 
 	if (n == (ssize_t)sizeof(exec_err))
 		return exec_error_status(cmd[0], exec_err);
@@ -266,6 +291,8 @@ static int spawn_and_wait(const struct child_env *ce, char **cmd, bool *started)
 		return CT_EXIT_NOT_EXEC;
 	}
 	*started = true;
+	cf->signaled = WIFSIGNALED(status);
+	cf->status = cf->signaled ? WTERMSIG(status) : WEXITSTATUS(status);
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);
@@ -281,10 +308,46 @@ static bool name_in(char **names, int n, const char *name)
 	return false;
 }
 
+/* A statically linked CMD wrote no trace (the preload never ran in it): write its file here, so
+ * that the report says why nothing was seen. False (and a line on stderr) if that failed. */
+static bool write_static_trace(const char *outdir, const char *exe, char **cmd,
+			       const struct child_facts *cf, const char *route)
+{
+	struct ct_static_run r = {
+		.outdir = outdir,
+		.exe = exe,
+		.argv = cmd,
+		.pid = cf->pid,
+		.start_realtime_ns = cf->start_realtime_ns,
+		.start_mono_ns = cf->start_mono_ns,
+		.end_mono_ns = cf->end_mono_ns,
+		.route = route,
+		.signaled = cf->signaled,
+		.status = cf->status,
+		.rusage = cf->rusage,
+	};
+
+	if (ct_static_trace_write(&r))
+		return true;
+	fprintf(stderr, "cryptrace: could not write the trace file for %s in %s: %s\n", exe, outdir,
+		strerror(errno));
+	return false;
+}
+
 /* Summarizes the trace files this run created (an existing directory may hold older ones). */
-static void summarize(const char *outdir, char **before, int nbefore, char **cmd)
+static void summarize(const char *outdir, char **before, int nbefore, char **cmd,
+		      const struct child_facts *cf, const char *route)
 {
 	char **after;
+	char resolved[PATH_MAX];
+	bool found = ct_which(cmd[0], resolved, sizeof(resolved));
+	enum ct_elf_kind kind = found ? ct_elf_classify(resolved) : CT_ELF_UNKNOWN;
+	char real[PATH_MAX];
+
+	/* Before listing: the file written here is one of this run's. */
+	if (kind == CT_ELF_STATIC)
+		write_static_trace(outdir, realpath(resolved, real) ? real : resolved, cmd, cf, route);
+
 	int nafter = ct_outdir_list(outdir, &after);
 	int nnew = 0;
 	char **paths = calloc(nafter > 0 ? (size_t)nafter : 1, sizeof(*paths));
@@ -301,19 +364,12 @@ static void summarize(const char *outdir, char **before, int nbefore, char **cmd
 		nnew++;
 	}
 
-	char resolved[PATH_MAX];
-	bool found = ct_which(cmd[0], resolved, sizeof(resolved));
-	enum ct_elf_kind kind = found ? ct_elf_classify(resolved) : CT_ELF_UNKNOWN;
-
 	struct stat st;
 	bool setid = found && stat(resolved, &st) == 0 &&
 		     (((st.st_mode & S_ISUID) && st.st_uid != getuid()) ||
 		      ((st.st_mode & S_ISGID) && st.st_gid != getgid()));
 
-	if (kind == CT_ELF_STATIC && nnew == 0) {
-		fprintf(stderr, "cryptrace: no trace: %s is statically linked; cryptrace cannot "
-				"see inside it\n", cmd[0]);
-	} else if (nnew == 0 && setid) {
+	if (nnew == 0 && setid) {
 		fprintf(stderr, "cryptrace: no trace: %s is setuid/setgid; the dynamic loader "
 				"ignores LD_PRELOAD for it (run it as its owner to trace it)\n", cmd[0]);
 	} else if (nnew == 0) {
@@ -322,9 +378,13 @@ static void summarize(const char *outdir, char **before, int nbefore, char **cmd
 			cmd[0], outdir);
 	} else {
 		/* A static program may still start dynamic ones: those were traced. */
-		if (kind == CT_ELF_STATIC)
+		if (kind == CT_ELF_STATIC && nnew > 1)
 			fprintf(stderr, "cryptrace: %s is statically linked; cryptrace cannot see "
 					"inside it, only into the dynamic programs it started\n", cmd[0]);
+		else if (kind == CT_ELF_STATIC)
+			fprintf(stderr, "cryptrace: %s is statically linked: LD_PRELOAD cannot load "
+					"cryptrace into it, so its calls are not seen (the launcher wrote "
+					"its trace file)\n", cmd[0]);
 		ct_report_summary((const char *const *)paths, nnew, stderr);
 		fprintf(stderr, "cryptrace: %d trace file%s in %s (details: cryptrace report %s)\n",
 			nnew, nnew == 1 ? "" : "s", outdir, outdir);
@@ -386,11 +446,21 @@ int ct_run_main(int argc, char **argv)
 		.aesni_cpb_milli = ct_calibrate_aesni_cpb(),
 	};
 	bool started;
-	int status = spawn_and_wait(&ce, opts.cmd, &started);
+	struct child_facts cf;
+	int status = spawn_and_wait(&ce, opts.cmd, &started, &cf);
 
-	/* Without an exec there is nothing to summarize: the error line said it all. */
-	if (started && !opts.quiet)
-		summarize(absdir, before, nbefore > 0 ? nbefore : 0, opts.cmd);
+	/* Without an exec there is nothing to summarize: the error line said it all. -q still
+	 * writes a static program's trace file. */
+	if (started && !opts.quiet) {
+		summarize(absdir, before, nbefore > 0 ? nbefore : 0, opts.cmd, &cf, opts.route);
+	} else if (started) {
+		char resolved[PATH_MAX], real[PATH_MAX];
+
+		if (ct_which(opts.cmd[0], resolved, sizeof(resolved)) &&
+		    ct_elf_classify(resolved) == CT_ELF_STATIC)
+			write_static_trace(absdir, realpath(resolved, real) ? real : resolved,
+					   opts.cmd, &cf, opts.route);
+	}
 	if (nbefore > 0)
 		ct_names_free(before, nbefore);
 	return status;

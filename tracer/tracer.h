@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/resource.h>
 
 /* Exit codes of the launcher itself (a traced command's own status passes through unchanged). */
 #define CT_EXIT_USAGE 2        /* bad option, missing command, unusable output directory */
@@ -28,6 +29,21 @@ void ct_version(FILE *out);
 int ct_run_main(int argc, char **argv);
 /* Puts lib in front of LD_PRELOAD (keeping the user's own preloads, never twice). */
 void ct_set_preload(const char *lib);
+
+/* static_trace.c: the trace file of a statically linked program, which the preload cannot enter
+ * (same format, written by the launcher after the program ended). */
+struct ct_static_run {
+	const char *outdir; /* absolute */
+	const char *exe;    /* resolved path */
+	char **argv;
+	uint32_t pid;
+	uint64_t start_realtime_ns, start_mono_ns, end_mono_ns;
+	const char *route;  /* the --route in force, or NULL */
+	bool signaled;      /* status is a signal number, else an exit status */
+	int status;
+	struct rusage rusage;
+};
+bool ct_static_trace_write(const struct ct_static_run *r);
 
 /* compare.c: `cryptrace compare [options] -- CMD...`; argv[0] is "compare". */
 int ct_compare_main(int argc, char **argv);

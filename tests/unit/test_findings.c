@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -179,6 +181,114 @@ static void test_nothing_intercepted(void **state)
 	struct rp_path *a = mk_path(p, 0, CT_API_EVP, "provider:default", "aes-128-cbc", 0);
 	tg_fill_stats(&a->st, 0, 1, 16, 100, -1, 0);
 	assert_null(find(&m, "nothing-intercepted"));
+	rp_model_free(&m);
+}
+
+/* A trace the launcher wrote for a statically linked program (tracer/static_trace.c): a header,
+ * the static-executable event, process facts, END; nothing else. */
+static void load_static_trace(struct rp_model *m, const char *exe, const char *detail)
+{
+	struct tg g;
+	tg_init(&g);
+	static const char argv[] = "prog";
+	struct ct_header h = tg_default_header(77, argv, 4);
+	h.exe = ct_str_from(exe);
+	h.tsc_hz = 0;
+	h.libcrypto = ct_str_from("");
+	tg_header(&g, &h);
+	struct ct_event e = { .event_id = 1, .kind = CT_EV_TRACE_WARNING, .path_id = CT_NO_PATH,
+			      .count = 1, .call = ct_str_from("static-executable"),
+			      .detail = ct_str_from(detail), .callsite = ct_str_from("") };
+	tg_event(&g, &e);
+	struct ct_proc pr = { .mono_ns = 2000, .flags = CT_PROC_FINAL, .crypto_libs = ct_str_from(""),
+			      .libcrypto = ct_str_from("") };
+	tg_proc(&g, &pr);
+	struct ct_end end = { .mono_ns = 3000, .reason = CT_END_EXIT };
+	tg_end(&g, &end);
+	char msg[200];
+	rp_model_init(m);
+	assert_int_equal(rp_load_buffer(m, "static.ctrace", g.buf, g.len, msg, sizeof(msg)), 0);
+	tg_free(&g);
+}
+
+static void test_nothing_intercepted_static(void **state)
+{
+	(void)state;
+	struct rp_model m;
+	/* the executable is not on this host and the launcher found no crypto in it: info */
+	load_static_trace(&m, "/nonexistent/dir/prog",
+			  "/nonexistent/dir/prog is statically linked (no dynamic loader): LD_PRELOAD "
+			  "cannot load cryptrace into it, so none of its calls are seen");
+	const struct rp_finding *f = find(&m, "nothing-intercepted");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_int_equal(f->severity, RP_INFO);
+	assert_non_null(strstr(f->message, "it is statically linked, so LD_PRELOAD cannot load "
+					   "cryptrace into it"));
+	assert_non_null(strstr(f->message, "/nonexistent/dir/prog is not on this host"));
+	assert_non_null(strstr(f->evidence, "written by the launcher"));
+	char why[300];
+	rp_nothing_reason(&m, why, sizeof(why));
+	assert_non_null(strstr(why, "statically linked"));
+	rp_model_free(&m);
+	/* ... but it found an OpenSSL inside when it ran: a warning that says so */
+	load_static_trace(&m, "/nonexistent/dir/prog",
+			  "/nonexistent/dir/prog is statically linked (no dynamic loader): LD_PRELOAD "
+			  "cannot load cryptrace into it, so none of its calls are seen; it carries "
+			  "OpenSSL 3.x itself");
+	f = find(&m, "nothing-intercepted");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_int_equal(f->severity, RP_WARNING);
+	assert_non_null(strstr(f->message, "the launcher found that it carries OpenSSL 3.x itself."));
+	assert_non_null(strstr(f->fix, "libcrypto.so"));
+	rp_model_free(&m);
+}
+
+/* A dynamic process that saw nothing, whose executable holds OpenSSL's own texts (an ELF header,
+ * no program headers: nothing imported): the reporter looks inside and names it. */
+static void test_nothing_intercepted_embedded(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/ct-test-exe-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	static const unsigned char ident[64] = { 0x7f, 'E', 'L', 'F', 2, 1, 1 };
+	static const char body[] = "\0\0OpenSSL 1.1.1w  11 Sep 2023\0AES for Intel AES-NI, "
+				   "CRYPTOGAMS by <appro@openssl.org>\0";
+	assert_int_equal(write(fd, ident, sizeof(ident)), (ssize_t)sizeof(ident));
+	assert_int_equal(write(fd, body, sizeof(body)), (ssize_t)sizeof(body));
+	close(fd);
+	MODEL(m);
+	struct rp_proc *p = mk_proc(&m, 1);
+	p->proc.flags = CT_PROC_FINAL;
+	p->proc.crypto_libs = ct_str_from("");
+	p->hdr.exe = ct_str_from(path);
+	const struct rp_finding *f = find(&m, "nothing-intercepted");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_int_equal(f->severity, RP_WARNING);
+	assert_non_null(strstr(f->message, "libcrypto was never loaded"));
+	assert_non_null(strstr(f->message, "has OpenSSL 1.1.1w  11 Sep 2023 linked in statically"));
+	assert_non_null(strstr(f->evidence, "CRYPTOGAMS"));
+	char why[400];
+	rp_nothing_reason(&m, why, sizeof(why));
+	assert_non_null(strstr(why, "linked in statically"));
+	/* the same file without the marks: nothing named, info as before */
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, ident, sizeof(ident)), (ssize_t)sizeof(ident));
+	close(fd);
+	f = find(&m, "nothing-intercepted");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_int_equal(f->severity, RP_INFO);
+	assert_non_null(strstr(f->message, "holds no crypto library cryptrace recognises"));
+	unlink(path);
 	rp_model_free(&m);
 }
 
@@ -557,6 +667,8 @@ int main(void)
 		cmocka_unit_test(test_lowlevel_api_small_share),
 		cmocka_unit_test(test_user_time_misleads),
 		cmocka_unit_test(test_nothing_intercepted),
+		cmocka_unit_test(test_nothing_intercepted_static),
+		cmocka_unit_test(test_nothing_intercepted_embedded),
 		cmocka_unit_test(test_engine_failed),
 		cmocka_unit_test(test_engine_failed_reason),
 		cmocka_unit_test(test_silent_fallback),

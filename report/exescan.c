@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * exescan.c - crypto libraries linked into an executable (see exescan.h). The file is mapped
+ * read-only and searched for two kinds of marks per library:
+ *
+ *  - texts only the library's own code holds (a source path in its error records, its assembler
+ *    modules' credit lines, its version banner): they prove the code is in the file, in a static
+ *    or a dynamic executable alike;
+ *  - functions it defines (EVP_EncryptUpdate, gcry_cipher_open...). A dynamic executable names
+ *    the functions it imports too, so there they count only as symbols defined in its .symtab or
+ *    .dynsym; in a static executable nothing is imported and the name's presence is enough.
+ *
+ * Forks share marks (BoringSSL and LibreSSL keep OpenSSL's function names and assembler), so a
+ * fork's own mark wins over OpenSSL's. Nothing here runs the file or trusts its layout: every
+ * offset is checked against the mapping.
+ */
+#include "exescan.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Go binaries run to tens of MB; nothing that large is a plausible executable beyond this. */
+#define SCAN_MAX_BYTES (512ull << 20)
+
+enum lib_id { L_OPENSSL, L_BORINGSSL, L_LIBRESSL, L_GCRYPT, L_MBEDTLS, L_WOLFSSL, L_NETTLE,
+	      L_SODIUM, L_GO, L_RING, L_COUNT };
+
+static const char *const lib_names[L_COUNT] = {
+	[L_OPENSSL] = "OpenSSL",      [L_BORINGSSL] = "BoringSSL", [L_LIBRESSL] = "LibreSSL",
+	[L_GCRYPT] = "libgcrypt",     [L_MBEDTLS] = "Mbed TLS",    [L_WOLFSSL] = "wolfSSL",
+	[L_NETTLE] = "nettle",        [L_SODIUM] = "libsodium",    [L_GO] = "Go's crypto/aes",
+	[L_RING] = "ring (Rust)",
+};
+
+enum mark_kind { TEXT, SYMBOL };
+
+static const struct mark {
+	enum lib_id lib;
+	enum mark_kind kind;
+	const char *s; /* a SYMBOL ending in '*' is a prefix */
+} marks[] = {
+	{ L_OPENSSL, TEXT, "crypto/evp/evp_enc.c" },
+	{ L_OPENSSL, TEXT, "CRYPTOGAMS by <appro@openssl.org>" },
+	{ L_OPENSSL, SYMBOL, "EVP_EncryptUpdate" },
+	{ L_OPENSSL, SYMBOL, "AES_set_encrypt_key" },
+	{ L_BORINGSSL, TEXT, "BoringSSL" },
+	{ L_BORINGSSL, SYMBOL, "BORINGSSL_self_test" },
+	{ L_LIBRESSL, TEXT, "LibreSSL 2." },
+	{ L_LIBRESSL, TEXT, "LibreSSL 3." },
+	{ L_LIBRESSL, TEXT, "LibreSSL 4." },
+	{ L_GCRYPT, TEXT, "Libgcrypt warning" },
+	{ L_GCRYPT, SYMBOL, "gcry_cipher_open" },
+	{ L_MBEDTLS, SYMBOL, "mbedtls_aes_crypt_cbc" },
+	{ L_MBEDTLS, SYMBOL, "mbedtls_cipher_setup" },
+	{ L_WOLFSSL, SYMBOL, "wc_AesCbcEncrypt" },
+	{ L_WOLFSSL, SYMBOL, "wolfSSL_Init" },
+	{ L_NETTLE, SYMBOL, "nettle_aes128_encrypt" },
+	{ L_NETTLE, SYMBOL, "nettle_aes_encrypt" },
+	{ L_SODIUM, SYMBOL, "sodium_init" },
+	{ L_GO, TEXT, "crypto/aes.newCipher" },
+	{ L_GO, TEXT, "crypto/aes.(*aesCipher" },
+	{ L_RING, SYMBOL, "ring_core_*" },
+};
+
+struct image {
+	const uint8_t *p;
+	size_t len;
+};
+
+static const void *find(const struct image *im, const char *s)
+{
+	return memmem(im->p, im->len, s, strlen(s));
+}
+
+/* ---- ELF: PT_INTERP and defined symbols (64-bit little-endian; others get texts only) ----- */
+
+static bool in_range(const struct image *im, uint64_t off, uint64_t len)
+{
+	return off <= im->len && len <= im->len - off;
+}
+
+static bool elf64(const struct image *im, const Elf64_Ehdr **eh)
+{
+	if (im->len < sizeof(Elf64_Ehdr) || memcmp(im->p, ELFMAG, SELFMAG) ||
+	    im->p[EI_CLASS] != ELFCLASS64 || im->p[EI_DATA] != ELFDATA2LSB)
+		return false;
+	*eh = (const Elf64_Ehdr *)(const void *)im->p;
+	return true;
+}
+
+static bool has_interp(const struct image *im)
+{
+	const Elf64_Ehdr *eh;
+	if (!elf64(im, &eh)) /* 32-bit: the PT_INTERP string is there whenever the header is */
+		return find(im, "/ld-linux") || find(im, "/ld-musl");
+	if (eh->e_phentsize < sizeof(Elf64_Phdr) ||
+	    !in_range(im, eh->e_phoff, (uint64_t)eh->e_phnum * eh->e_phentsize))
+		return false;
+	for (unsigned i = 0; i < eh->e_phnum; i++) {
+		Elf64_Phdr ph;
+		memcpy(&ph, im->p + eh->e_phoff + (uint64_t)i * eh->e_phentsize, sizeof(ph));
+		if (ph.p_type == PT_INTERP)
+			return true;
+	}
+	return false;
+}
+
+static bool name_matches(const char *want, const char *name, size_t max)
+{
+	size_t n = strlen(want);
+	if (n && want[n - 1] == '*')
+		return n - 1 <= max && !strncmp(name, want, n - 1);
+	return n < max && !memcmp(name, want, n + 1);
+}
+
+/* Is sym defined (not an import) in a .symtab or .dynsym of the file? */
+static bool defines(const struct image *im, const char *sym)
+{
+	const Elf64_Ehdr *eh;
+	if (!elf64(im, &eh) || eh->e_shentsize < sizeof(Elf64_Shdr) ||
+	    !in_range(im, eh->e_shoff, (uint64_t)eh->e_shnum * eh->e_shentsize))
+		return false;
+	for (unsigned i = 0; i < eh->e_shnum; i++) {
+		Elf64_Shdr sh, str;
+		memcpy(&sh, im->p + eh->e_shoff + (uint64_t)i * eh->e_shentsize, sizeof(sh));
+		if ((sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || sh.sh_link >= eh->e_shnum ||
+		    sh.sh_entsize < sizeof(Elf64_Sym) || !in_range(im, sh.sh_offset, sh.sh_size))
+			continue;
+		memcpy(&str, im->p + eh->e_shoff + (uint64_t)sh.sh_link * eh->e_shentsize, sizeof(str));
+		if (!in_range(im, str.sh_offset, str.sh_size))
+			continue;
+		for (uint64_t off = 0; off + sizeof(Elf64_Sym) <= sh.sh_size; off += sh.sh_entsize) {
+			Elf64_Sym s;
+			memcpy(&s, im->p + sh.sh_offset + off, sizeof(s));
+			if (s.st_shndx == SHN_UNDEF || s.st_name >= str.sh_size)
+				continue;
+			const char *name = (const char *)im->p + str.sh_offset + s.st_name;
+			if (name_matches(sym, name, str.sh_size - s.st_name))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* ---- versions --------------------------------------------------------------------------- */
+
+/* The printable text from at up to a NUL or control byte, at most cap-1 bytes. */
+static void text_at(const struct image *im, const uint8_t *at, char *buf, size_t cap)
+{
+	size_t n = 0;
+	while (at + n < im->p + im->len && n + 1 < cap && at[n] >= 0x20 && at[n] < 0x7f)
+		n++;
+	memcpy(buf, at, n);
+	buf[n] = '\0';
+}
+
+/* "OpenSSL 3.0.19 27 Jan 2026" when the banner is linked in; else the major version from the
+ * engines directory built into it ("engines-3", "engines-1.1"). */
+static void openssl_version(const struct image *im, char *buf, size_t cap)
+{
+	const uint8_t *p = im->p, *end = im->p + im->len;
+	buf[0] = '\0';
+	while (p < end) {
+		const uint8_t *hit = memmem(p, (size_t)(end - p), "OpenSSL ", 8);
+		if (!hit)
+			break;
+		if (hit + 10 < end && hit[8] >= '0' && hit[8] <= '9' && hit[9] == '.') {
+			text_at(im, hit, buf, cap);
+			return;
+		}
+		p = hit + 8;
+	}
+	if (find(im, "engines-3"))
+		snprintf(buf, cap, "OpenSSL 3.x");
+	else if (find(im, "engines-1.1"))
+		snprintf(buf, cap, "OpenSSL 1.1");
+}
+
+static void prefixed_version(const struct image *im, const char *prefix, char *buf, size_t cap)
+{
+	const uint8_t *hit = find(im, prefix);
+	buf[0] = '\0';
+	if (hit)
+		text_at(im, hit, buf, cap);
+}
+
+/* ---- the scan --------------------------------------------------------------------------- */
+
+static void cat(char *buf, size_t cap, const char *s)
+{
+	size_t n = strlen(buf);
+	if (n + 1 < cap)
+		snprintf(buf + n, cap - n, "%s", s);
+}
+
+enum rp_exe_state rp_exe_scan(const char *path, struct rp_exe_scan *s)
+{
+	memset(s, 0, sizeof(*s));
+	/* The path comes from a trace file: never open anything but a regular file (a FIFO would
+	 * block, a device may act on open). */
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return s->state = errno == ENOENT || errno == ENOTDIR ? RP_EXE_MISSING : RP_EXE_UNREADABLE;
+	if (!S_ISREG(st.st_mode))
+		return s->state = RP_EXE_UNREADABLE;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return s->state = RP_EXE_UNREADABLE;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+		close(fd);
+		return s->state = RP_EXE_UNREADABLE;
+	}
+	size_t len = (uint64_t)st.st_size > SCAN_MAX_BYTES ? SCAN_MAX_BYTES : (size_t)st.st_size;
+	void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return s->state = RP_EXE_UNREADABLE;
+	struct image im = { .p = map, .len = len };
+	if (len < SELFMAG || memcmp(im.p, ELFMAG, SELFMAG)) {
+		munmap(map, len);
+		return s->state = RP_EXE_NOT_ELF;
+	}
+	s->state = RP_EXE_SCANNED;
+	s->is_static = !has_interp(&im);
+
+	const char *why[L_COUNT] = { 0 };
+	bool symbol[L_COUNT] = { false };
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+		const struct mark *mk = &marks[i];
+		if (why[mk->lib])
+			continue;
+		bool hit;
+		if (mk->kind == TEXT)
+			hit = find(&im, mk->s) != NULL;
+		else if (s->is_static && mk->s[strlen(mk->s) - 1] != '*')
+			hit = find(&im, mk->s) != NULL; /* nothing is imported into a static file */
+		else
+			hit = defines(&im, mk->s);
+		if (hit) {
+			why[mk->lib] = mk->s;
+			symbol[mk->lib] = mk->kind == SYMBOL;
+		}
+	}
+	if (why[L_BORINGSSL] || why[L_LIBRESSL])
+		why[L_OPENSSL] = NULL;
+
+	for (int l = 0; l < L_COUNT; l++) {
+		if (!why[l])
+			continue;
+		char name[80] = "";
+		if (l == L_OPENSSL)
+			openssl_version(&im, name, sizeof(name));
+		else if (l == L_LIBRESSL)
+			prefixed_version(&im, "LibreSSL ", name, sizeof(name));
+		else if (l == L_MBEDTLS)
+			prefixed_version(&im, "Mbed TLS ", name, sizeof(name));
+		if (!name[0])
+			snprintf(name, sizeof(name), "%s", lib_names[l]);
+		if (s->libs[0])
+			cat(s->libs, sizeof(s->libs), ", ");
+		cat(s->libs, sizeof(s->libs), name);
+		char ev[160];
+		snprintf(ev, sizeof(ev), "%s%s: %s '%s'", s->evidence[0] ? "; " : "", lib_names[l],
+			 symbol[l] ? (s->is_static ? "symbol name" : "defined symbol") : "text", why[l]);
+		cat(s->evidence, sizeof(s->evidence), ev);
+	}
+	munmap(map, len);
+	return s->state;
+}
+
+void rp_exe_scan_describe(const char *path, const struct rp_exe_scan *s, char *buf, size_t cap)
+{
+	switch (s->state) {
+	case RP_EXE_MISSING:
+		snprintf(buf, cap, "the executable %s is not on this host, so it was not examined for a "
+			 "statically linked crypto library", path);
+		break;
+	case RP_EXE_UNREADABLE:
+		snprintf(buf, cap, "the executable %s could not be read to look for a statically linked "
+			 "crypto library", path);
+		break;
+	case RP_EXE_NOT_ELF:
+		snprintf(buf, cap, "%s is not an ELF executable (a script: its interpreter did the work)",
+			 path);
+		break;
+	case RP_EXE_SCANNED:
+		if (s->libs[0])
+			snprintf(buf, cap, "its executable %s has %s linked in statically (%s): calls "
+				 "inside one file never go through the dynamic linker, so LD_PRELOAD "
+				 "cannot intercept them", path, s->libs, s->evidence);
+		else
+			snprintf(buf, cap, "its executable %s holds no crypto library cryptrace recognises "
+				 "(OpenSSL, BoringSSL, LibreSSL, libgcrypt, Mbed TLS, wolfSSL, nettle, "
+				 "libsodium, Go, ring)", path);
+		break;
+	}
+}
