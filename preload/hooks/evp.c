@@ -7,13 +7,13 @@
  * Every libcrypto accessor is resolved at run time (OpenSSL 3 names first, then 1.1 names).
  */
 #define OPENSSL_SUPPRESS_DEPRECATED
-#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <openssl/engine.h>
 #include <openssl/evp.h>
 
+#include "classify.h"
 #include "ctxmap.h"
 #include "internal.h"
 #include "route.h"
@@ -80,70 +80,49 @@ static const struct evp_accessors *evp_accessors(struct evp_accessors *scratch)
 
 /* ---- classification (context init: slow path, guarded) ------------------------------------ */
 
-static void lower_copy(char *dst, size_t cap, const char *src)
+/* Gathers the facts of a context just initialised (libcrypto's accessors, the routes, the
+ * requested engine) and lets classify.c name its path. */
+static uint32_t classify_uncached(const struct evp_accessors *acc, const EVP_CIPHER *c,
+				  ENGINE *engine, int key_len, uint8_t dir)
 {
-	size_t i = 0;
-	for (; src && src[i] && i + 1 < cap; i++)
-		dst[i] = (char)tolower((unsigned char)src[i]);
-	dst[i] = 0;
-}
-
-static uint32_t classify_uncached(const struct evp_accessors *acc, EVP_CIPHER_CTX *ctx,
-				  const EVP_CIPHER *c, ENGINE *engine, int key_len,
-				  uint8_t dir)
-{
-	char impl[64], cipher[48], requested[64];
-	uint8_t route = CT_ROUTE_NONE;
+	char kernel_impl[64] = "";
 	int nid = acc->cipher_nid ? acc->cipher_nid(c) : 0;
 	const void *prov = acc->cipher_provider ? acc->cipher_provider(c) : NULL;
-	if (engine) {
-		const char *id = acc->engine_id ? acc->engine_id(engine) : NULL;
-		snprintf(impl, sizeof(impl), "engine:%s", id ? id : "?");
-	} else if (prov && ct_route_is_ours(c)) {
-		snprintf(impl, sizeof(impl), "%s", CT_ROUTE_IMPL_AESNI);
-		route = CT_ROUTE_AESNI;
-	} else if (prov && (route = (uint8_t)ct_route_kernel_impl(c, impl, sizeof(impl))) != CT_ROUTE_NONE) {
-		/* routed to the kernel: impl is route:afalg:<driver> or route:cryptodev:<driver> */
-	} else if (prov) {
-		const char *name = acc->provider_name ? acc->provider_name(prov) : NULL;
-		snprintf(impl, sizeof(impl), "provider:%s", name ? name : "?");
-	} else {
-		ENGINE *e = acc->cipher_engine && nid ? acc->cipher_engine(nid) : NULL;
-		if (e) {
-			const char *id = acc->engine_id ? acc->engine_id(e) : NULL;
-			snprintf(impl, sizeof(impl), "engine:%s", id ? id : "?");
-			if (acc->engine_finish)
-				acc->engine_finish(e); /* ENGINE_get_cipher_engine took a reference */
-		} else {
-			snprintf(impl, sizeof(impl), "builtin");
-		}
-	}
-	const char *name = acc->cipher_name ? acc->cipher_name(c) : NULL;
-	if (!name && acc->nid2sn && nid)
-		name = acc->nid2sn(nid);
-	lower_copy(cipher, sizeof(cipher), name ? name : "unknown");
-	/* an engine was asked for, but something else serves this context */
-	bool req = ct_g.requested_engine[0] && strncmp(impl, "engine:", 7) != 0;
-	if (req)
-		snprintf(requested, sizeof(requested), "engine:%.56s", ct_g.requested_engine);
-	struct ct_path_key key = {
-		.api = CT_API_EVP,
+	struct ct_evp_facts f = {
+		.has_engine = engine != NULL,
+		.engine_id = engine && acc->engine_id ? acc->engine_id(engine) : NULL,
+		.has_provider = prov != NULL,
+		.key_len = key_len,
 		.dir = dir,
-		.entry = CT_ENTRY_UNKNOWN,
-		.route = route,
-		.flags = route != CT_ROUTE_NONE ? CT_PATH_ROUTED : 0,
-		.key_bits = (uint16_t)(key_len > 0 ? key_len * 8 : 0),
-		.impl = impl,
-		.cipher = cipher,
-		.requested = req ? requested : NULL,
+		.requested_engine = ct_g.requested_engine,
 	};
-	uint32_t id = ct_path_intern(&key);
+	if (!engine && prov) {
+		f.route_aesni = ct_route_is_ours(c);
+		if (!f.route_aesni)
+			f.kernel_route = (uint8_t)ct_route_kernel_impl(c, kernel_impl, sizeof(kernel_impl));
+		f.kernel_impl = kernel_impl;
+		f.provider_name = acc->provider_name ? acc->provider_name(prov) : NULL;
+	}
+	ENGINE *e = NULL;
+	if (!engine && !prov && acc->cipher_engine && nid) {
+		e = acc->cipher_engine(nid);
+		f.default_engine = e && acc->engine_id ? acc->engine_id(e) : NULL;
+		if (e && !f.default_engine)
+			f.default_engine = "?";
+	}
+	f.cipher_name = acc->cipher_name ? acc->cipher_name(c) : NULL;
+	if (!f.cipher_name && acc->nid2sn && nid)
+		f.cipher_name = acc->nid2sn(nid);
+	struct ct_evp_class cls;
+	ct_evp_classify(&f, &cls);
+	if (e && acc->engine_finish)
+		acc->engine_finish(e); /* ENGINE_get_cipher_engine took a reference */
+	uint32_t id = ct_path_intern(&cls.key);
 	if (id != CT_NO_PATH && !ct_path_has_callsite(id)) {
 		char site[1024];
 		ct_callsite(site, sizeof(site), 0);
 		ct_path_set_callsite(id, site);
 	}
-	(void)ctx;
 	return id;
 }
 
@@ -175,7 +154,7 @@ static uint32_t classify(struct ct_thread *t, EVP_CIPHER_CTX *ctx, const EVP_CIP
 		    t->cls[i].dir == dir && t->cls[i].gen == gen && t->cls[i].path != CT_NO_PATH)
 			return t->cls[i].path;
 	}
-	uint32_t id = classify_uncached(acc, ctx, c, engine, key_len, dir);
+	uint32_t id = classify_uncached(acc, c, engine, key_len, dir);
 	unsigned slot = t->cls_next++ % (sizeof(t->cls) / sizeof(t->cls[0]));
 	t->cls[slot].cipher = c;
 	t->cls[slot].engine = engine;
