@@ -6,7 +6,8 @@ program not linked with libcrypto dlopens (RTLD_LOCAL) a plugin that is: the plu
 counted exactly. (3) EVP functions taken with dlsym on a libcrypto handle bypass every preload:
 the program still runs unchanged, and the trace shows libcrypto loaded (documented limitation in
 docs/reliability.md). (4) Two libcrypto instances in one process (a copy loaded RTLD_LOCAL from
-another directory): both are listed in the process's crypto_libs."""
+another directory): both are listed in the process's crypto_libs, and the multiple-libcrypto
+finding names both (the calls made through the copy are not in the trace)."""
 import os
 import shutil
 
@@ -43,6 +44,15 @@ def late():
     check(q.get("has_libcrypto"), "the process is reported as having libcrypto")
     libs = q.get("crypto_libs", [])
     check(len(libs) == 2 and second in libs, f"both libcrypto instances listed: {libs}")
+    # ... and a warning names both and says what is not seen: the 700 aes-256-cbc calls made
+    # through the copy's dlsym'd functions are missing from the trace
+    f = [x for x in doc["findings"] if x["kind"] == "multiple-libcrypto"]
+    check(len(f) == 1 and f[0]["severity"] == "warning" and
+          all(lib in f[0]["message"] for lib in libs) and
+          "does not see calls that reach another copy" in f[0]["message"],
+          f"multiple-libcrypto warns, naming both copies: {f[0]['message'][:200] if f else None}")
+    check(not ctlib.select(doc, cipher="aes-256-cbc"),
+          "the second copy's aes-256-cbc calls are indeed not in the trace")
 
 
 def test():

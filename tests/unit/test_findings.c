@@ -292,6 +292,41 @@ static void test_nothing_intercepted_embedded(void **state)
 	rp_model_free(&m);
 }
 
+static void test_multiple_libcrypto(void **state)
+{
+	(void)state;
+	MODEL(m);
+	struct rp_proc *p = mk_proc(&m, 1);
+	p->proc.libcrypto = ct_str_from("OpenSSL 3.0.19 1 Jan 2026");
+	struct rp_path *a = mk_path(p, 0, CT_API_EVP, "provider:default", "aes-128-cbc", 0);
+	tg_fill_stats(&a->st, 0, 100, 64, 100, -1, 0);
+	/* one libcrypto beside another crypto library: nothing to say */
+	p->proc.crypto_libs = ct_str_from("/usr/lib/libcrypto.so.3\n/usr/lib/libgnutls.so.30");
+	assert_null(find(&m, "multiple-libcrypto"));
+	/* a second copy of the same version from another directory (tests/reliability/loading.py) */
+	p->proc.crypto_libs = ct_str_from("/usr/lib/libcrypto.so.3\n/usr/lib/libgnutls.so.30\n"
+					  "/opt/app/lib/libcrypto.so.3");
+	const struct rp_finding *f = find(&m, "multiple-libcrypto");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_int_equal(f->severity, RP_WARNING);
+	assert_int_equal(f->pid, 1);
+	assert_non_null(strstr(f->message, "2 copies of libcrypto are mapped in this process: "
+					   "/usr/lib/libcrypto.so.3 and /opt/app/lib/libcrypto.so.3."));
+	assert_non_null(strstr(f->message, "(libcrypto.so.3: OpenSSL 3.0.19 1 Jan 2026)"));
+	assert_non_null(strstr(f->message, "does not see calls that reach another copy directly"));
+	assert_null(strstr(f->message, "different versions"));
+	/* different versions: the hooks also catch code built against the other one */
+	p->proc.crypto_libs = ct_str_from("/usr/lib/libcrypto.so.3\n/opt/old/libcrypto.so.1.1");
+	f = find(&m, "multiple-libcrypto");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_non_null(strstr(f->message, "different versions"));
+	rp_model_free(&m);
+}
+
 static void test_engine_failed(void **state)
 {
 	(void)state;
@@ -671,6 +706,7 @@ int main(void)
 		cmocka_unit_test(test_nothing_intercepted_embedded),
 		cmocka_unit_test(test_engine_failed),
 		cmocka_unit_test(test_engine_failed_reason),
+		cmocka_unit_test(test_multiple_libcrypto),
 		cmocka_unit_test(test_silent_fallback),
 		cmocka_unit_test(test_silent_fallback_engine_init),
 		cmocka_unit_test(test_silent_fallback_operation_time),
