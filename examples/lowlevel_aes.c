@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lowlevel_aes.c - a program that uses OpenSSL's deprecated low-level AES_* API the way old code
- * does (block, ECB, CBC, CFB, OFB, and CTR built from AES_encrypt with CRYPTO_ctr128_encrypt),
+ * does (block, ECB, CBC, CFB-128/8/1, OFB, IGE and bi-IGE, key wrap, and CTR built from
+ * AES_encrypt with CRYPTO_ctr128_encrypt),
  * with fixed, known numbers of calls and bytes. It prints what a tracer must see as lines
  *   expect api=aes cipher=<name> dir=<encrypt|decrypt> calls=<n> bytes=<n>
  * and checks a FIPS-197 known answer so that the work is real. Exit 0 on success.
@@ -16,7 +17,10 @@
 
 enum { BLOCK_CALLS = 100, DECRYPT_CALLS = 50, ECB_CALLS = 40, CBC_ENC_CALLS = 30,
        CBC_ENC_LEN = 4096, CBC_DEC_CALLS = 20, CBC_DEC_LEN = 1024, CFB_CALLS = 10, CFB_LEN = 100,
-       OFB_CALLS = 12, OFB_LEN = 333, CTR_CALLS = 5, CTR_LEN = 1000 };
+       OFB_CALLS = 12, OFB_LEN = 333, CTR_CALLS = 5, CTR_LEN = 1000, CFB8_CALLS = 7, CFB8_LEN = 77,
+       CFB1_CALLS = 3, CFB1_BITS = 100 /* AES_cfb1_encrypt counts bits: 13 bytes */,
+       IGE_CALLS = 9, IGE_LEN = 512, BIIGE_CALLS = 4, BIIGE_LEN = 256, WRAP_CALLS = 6,
+       WRAP_LEN = 32 };
 
 static uint8_t buf_in[8192], buf_out[8192];
 
@@ -74,6 +78,28 @@ int main(void)
 	num = 0;
 	for (int i = 0; i < OFB_CALLS; i++)
 		AES_ofb128_encrypt(buf_in, buf_out, OFB_LEN, &enc128, iv, &num);
+	num = 0;
+	for (int i = 0; i < CFB8_CALLS; i++)
+		AES_cfb8_encrypt(buf_in, buf_out, CFB8_LEN, &enc128, iv, &num, AES_ENCRYPT);
+	num = 0;
+	for (int i = 0; i < CFB1_CALLS; i++)
+		AES_cfb1_encrypt(buf_in, buf_out, CFB1_BITS, &enc128, iv, &num, AES_DECRYPT);
+	/* IGE takes two blocks of IV; bi-IGE two keys and four blocks */
+	uint8_t ige_iv[4 * AES_BLOCK_SIZE] = { 0 };
+	for (int i = 0; i < IGE_CALLS; i++)
+		AES_ige_encrypt(buf_in, buf_out, IGE_LEN, &enc256, ige_iv, AES_ENCRYPT);
+	for (int i = 0; i < BIIGE_CALLS; i++)
+		AES_bi_ige_encrypt(buf_in, buf_out, BIIGE_LEN, &enc128, &enc128, ige_iv, AES_ENCRYPT);
+	/* RFC 3394 key wrap, and back: the unwrapped key must be the one wrapped */
+	uint8_t wrapped[WRAP_LEN + 8], unwrapped[WRAP_LEN];
+	for (int i = 0; i < WRAP_CALLS; i++) {
+		if (AES_wrap_key(&enc256, NULL, wrapped, buf_in, WRAP_LEN) != WRAP_LEN + 8 ||
+		    AES_unwrap_key(&dec256, NULL, unwrapped, wrapped, WRAP_LEN + 8) != WRAP_LEN ||
+		    memcmp(unwrapped, buf_in, WRAP_LEN)) {
+			fprintf(stderr, "lowlevel_aes: key wrap round trip failed\n");
+			return 1;
+		}
+	}
 	/* CTR the 1.1+ way: the mode code calls AES_encrypt once per 16-byte block (a partial
 	 * last block included), so each call below is ceil(CTR_LEN / 16) block calls. */
 	for (int i = 0; i < CTR_CALLS; i++) {
@@ -98,5 +124,11 @@ int main(void)
 	expect("aes-256-cbc", "decrypt", CBC_DEC_CALLS, (unsigned long)CBC_DEC_CALLS * CBC_DEC_LEN);
 	expect("aes-128-cfb", "encrypt", CFB_CALLS, (unsigned long)CFB_CALLS * CFB_LEN);
 	expect("aes-128-ofb", "encrypt", OFB_CALLS, (unsigned long)OFB_CALLS * OFB_LEN);
+	expect("aes-128-cfb8", "encrypt", CFB8_CALLS, (unsigned long)CFB8_CALLS * CFB8_LEN);
+	expect("aes-128-cfb1", "decrypt", CFB1_CALLS, (unsigned long)CFB1_CALLS * ((CFB1_BITS + 7) / 8));
+	expect("aes-256-ige", "encrypt", IGE_CALLS, (unsigned long)IGE_CALLS * IGE_LEN);
+	expect("aes-128-biige", "encrypt", BIIGE_CALLS, (unsigned long)BIIGE_CALLS * BIIGE_LEN);
+	expect("aes-256-wrap", "encrypt", WRAP_CALLS, (unsigned long)WRAP_CALLS * WRAP_LEN);
+	expect("aes-256-wrap", "decrypt", WRAP_CALLS, (unsigned long)WRAP_CALLS * (WRAP_LEN + 8));
 	return 0;
 }
