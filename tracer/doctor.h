@@ -44,6 +44,10 @@ struct dr_report {
 	bool ia32cap_masks_aes;
 	const char *ia32cap;
 	char libcrypto_path[512]; /* the one `openssl` loads */
+	char libcrypto_version[200];      /* its OpenSSL_version(): "OpenSSL 3.0.19 27 Jan 2026" */
+	char libcrypto_version_short[64]; /* "OpenSSL 3.0.19" */
+	bool kernel_offers_nothing;       /* neither AF_ALG nor /dev/crypto: the kernel's crypto drivers
+					   * serve no program here */
 };
 
 /* Adds a check; returns it so values can be attached. Never NULL (a static spare on ENOMEM). */

@@ -141,12 +141,26 @@ void dr_probe_afalg(struct dr_report *r)
 		accel_loaded = true;
 	if (text && strstr(text, arm ? "-ce\n" : "aesni"))
 		accel_loaded = true; /* built in, or listed by driver name */
-	c = dr_add(r, "kernel:accel", accel_loaded ? DR_OK : cpu_aes ? DR_WARN : DR_INFO, "",
-		   "%s%s", accel_loaded ? "its drivers are listed in /proc/crypto or /proc/modules"
-					: "no such driver in /proc/crypto or module in /proc/modules",
+	/* Programs reach the kernel's AES through AF_ALG or /dev/crypto only: with neither, which
+	 * driver the kernel has matters to its own users (dm-crypt, IPsec), not to any program. */
+	int cdev_err = 0;
+
+	r->kernel_offers_nothing = !r->afalg_ok && !ct_cryptodev_usable(&cdev_err);
+	bool moot = !accel_loaded && r->kernel_offers_nothing;
+
+	c = dr_add(r, "kernel:accel", accel_loaded ? DR_OK : moot ? DR_INFO : cpu_aes ? DR_WARN : DR_INFO,
+		   "", "%s%s", accel_loaded ? "its drivers are listed in /proc/crypto or /proc/modules"
+					  : "no such driver in /proc/crypto or module in /proc/modules",
 		   !text ? " (/proc/crypto unreadable)" : "");
-	snprintf(c->title, sizeof(c->title), "%s %s loaded in the kernel", accel,
-		 accel_loaded ? "is" : "is not");
+	if (moot)
+		snprintf(c->evidence + strlen(c->evidence), sizeof(c->evidence) - strlen(c->evidence),
+			 "; the kernel offers no AF_ALG (socket fails with %s) and there is no "
+			 "/dev/crypto (%s), so no program can reach the kernel's AES: whether %s is "
+			 "loaded only matters to the kernel's own users (dm-crypt, IPsec)",
+			 strerrorname_np(r->afalg_errno) ?: "?", strerrorname_np(cdev_err) ?: "?", accel);
+	snprintf(c->title, sizeof(c->title), "%s %s loaded in the kernel%s", accel,
+		 accel_loaded ? "is" : "is not", moot ? " (moot: no AF_ALG here)" : "");
+	dr_value(c, "moot", true, "%s", moot ? "true" : "false");
 	dr_value(c, "loaded", true, "%s", accel_loaded ? "true" : "false");
 	if (!accel_loaded && cpu_aes && r->afalg_ok)
 		dr_recommend(r, "modprobe %s: the kernel's AES runs in generic C code without it",

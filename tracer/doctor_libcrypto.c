@@ -636,6 +636,42 @@ static void provider_checks(struct dr_report *r, const char *out)
 	}
 }
 
+/* The major version in "OpenSSL 3.0.19 27 Jan 2026" ("OpenSSL 1.1.1w ..." -> 1); 0 unknown.
+ * LibreSSL and BoringSSL name themselves otherwise: unknown too. */
+static int openssl_major(const char *version)
+{
+	int major = 0;
+
+	return sscanf(version, "OpenSSL %d.", &major) == 1 ? major : 0;
+}
+
+/*
+ * What `openssl speed` without -evp measures depends on the version: OpenSSL 3 fetches the
+ * cipher from the providers and calls EVP_Cipher() on it (tests/integration/
+ * speed_cipher_lowlevel.py), the same AES-NI code as -evp through the raw one-shot entry; 1.1
+ * and older time the low-level AES_* functions, which on x86-64 are table code without AES-NI.
+ */
+static void speed_recommendation(struct dr_report *r)
+{
+	int major = openssl_major(r->libcrypto_version);
+
+	if (major >= 3)
+		dr_recommend(r, "measure with `openssl speed -evp aes-128-ctr`: it times "
+				"EVP_EncryptUpdate, the call applications make; without -evp, "
+				"%s's speed times EVP_Cipher(), the raw one-shot call, on the same "
+				"provider code (AES-NI speed, but not what applications call)",
+			     r->libcrypto_version_short);
+	else if (major > 0)
+		dr_recommend(r, "measure with `openssl speed -evp aes-128-ctr`: without -evp, "
+				"%s's speed times the low-level AES_* functions, which do not use "
+				"AES-NI", r->libcrypto_version_short);
+	else
+		dr_recommend(r, "measure with `openssl speed -evp aes-128-ctr`: without -evp, "
+				"OpenSSL 3 times EVP_Cipher() (the same provider code, AES-NI "
+				"included) and OpenSSL 1.1 and older time the low-level AES_* "
+				"functions, which do not use AES-NI");
+}
+
 void dr_probe_libcrypto(struct dr_report *r)
 {
 	char openssl[PATH_MAX] = "", lib[PATH_MAX] = "", real[PATH_MAX] = "";
@@ -652,6 +688,16 @@ void dr_probe_libcrypto(struct dr_report *r)
 
 		char *out = probe_in_child(lib, true);
 
+		if (out && child_value(out, "version", r->libcrypto_version,
+				       sizeof(r->libcrypto_version))) {
+			/* "OpenSSL 3.0.19 27 Jan 2026" -> "OpenSSL 3.0.19" */
+			char *sp = strchr(r->libcrypto_version, ' ');
+
+			sp = sp ? strchr(sp + 1, ' ') : NULL;
+			snprintf(r->libcrypto_version_short, sizeof(r->libcrypto_version_short), "%.*s",
+				 (int)(sp ? sp - r->libcrypto_version : (long)strlen(r->libcrypto_version)),
+				 r->libcrypto_version);
+		}
 		libcrypto_check(r, lib, openssl, out, bound, true);
 		if (out) {
 			engine_checks(r, out);
@@ -673,6 +719,5 @@ void dr_probe_libcrypto(struct dr_report *r)
 		libcrypto_check(r, others[i], NULL, out, bound, false);
 		free(out);
 	}
-	dr_recommend(r, "measure with `openssl speed -evp aes-128-ctr`: without -evp, openssl "
-			"speed times the low-level AES_* code, which never uses AES-NI");
+	speed_recommendation(r);
 }

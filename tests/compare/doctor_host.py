@@ -66,6 +66,36 @@ def test():
           f"/dev/crypto {'present' if os.path.exists('/dev/crypto') else 'absent'}, "
           f"as the doctor says ({cd['title']})")
 
+    # With neither AF_ALG nor /dev/crypto no program reaches the kernel's AES: whether its AES-NI
+    # driver is loaded is moot (info), not a warning.
+    acc = c["kernel:accel"]
+    if err is not None and not os.path.exists("/dev/crypto"):
+        check(acc["values"]["moot"] is True and acc["status"] in ("info", "ok"),
+              f"no AF_ALG, no /dev/crypto: the kernel driver question is moot ({acc['status']}: "
+              f"{acc['title']})")
+        if acc["values"]["loaded"] is False:
+            check("offers no AF_ALG" in acc["evidence"] and "moot" in acc["title"],
+                  f"and says why: {acc['evidence']}")
+        check(not any("modprobe" in r for r in doc["recommendations"]),
+              "no modprobe recommendation where no program could use it")
+    else:
+        check(acc["values"]["moot"] is False, "a kernel path exists: the driver matters")
+
+    # `openssl speed` without -evp: what it times depends on the version (OpenSSL 3: EVP_Cipher
+    # on the provider's code; 1.1 and older: AES_*, no AES-NI). Which is ours, from openssl itself:
+    ver = subprocess.run([openssl, "version"], stdout=subprocess.PIPE, text=True).stdout
+    speed = [r for r in doc["recommendations"] if "openssl speed -evp" in r]
+    check(len(speed) == 1, f"one openssl speed recommendation ({speed})")
+    m = re.match(r"OpenSSL (\d+)\.", ver)
+    if m and int(m.group(1)) >= 3:
+        check("EVP_Cipher()" in speed[0] and "AES_*" not in speed[0] and
+              ver.split()[1] in speed[0],
+              f"{ver.split()[0]} {ver.split()[1]}: without -evp it is EVP_Cipher at provider speed: "
+              f"{speed[0]}")
+    elif m:
+        check("AES_*" in speed[0] and "EVP_Cipher" not in speed[0],
+              f"{ver.strip()}: without -evp it is the low-level AES_*: {speed[0]}")
+
     lib = c["libcrypto"]
     check(lib["values"]["path"] == ldd_libcrypto(),
           f"the libcrypto is the one ldd openssl names ({lib['values']['path']})")
