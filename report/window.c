@@ -177,8 +177,12 @@ static void cut_proc(struct rp_model *m, struct rp_proc *p, uint64_t t0)
 		const struct ct_path_stats *top = w->has_until ? (c.has_top[k] ? &c.top[k] : NULL) : &pp->st;
 		struct ct_path_stats d = { .path_id = pp->st.path_id };
 		stats_sub(&d, top, c.has_base[k] ? &c.base[k] : NULL);
-		if (stats_empty(&d))
-			continue; /* no work of this path in the window */
+		/* No work of this path between the two snapshots: not in the report, unless the
+		 * trace has per-call operations, which the window cuts exactly and which the
+		 * timeline and Perfetto draw on their path (a window shorter than the flush
+		 * interval holds operations but no snapshot difference). */
+		if (stats_empty(&d) && !p->ops)
+			continue;
 		pp->st = d;
 		p->paths[kept++] = *pp;
 	}

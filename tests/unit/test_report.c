@@ -879,6 +879,20 @@ static void test_perfetto_many_threads(void **state)
 	assert_non_null(strstr(json, "\"tid\":11100,\"ts\":0.000,\"name\":\"thread_name\",\"args\":"
 				     "{\"name\":\"thread 11100\"}"));
 	free(json);
+
+	/* A window far shorter than the flush interval holds no snapshot difference, but its
+	 * per-call operations are cut exactly: those starting 1 us + t us for t = 99..499 */
+	const char *wargs[] = { "--perfetto", tpath("pool-w.json"), "--since", "0.0001", "--until",
+				"0.0005", tpath("pool.ctrace") };
+	assert_int_equal(run_report(&out, &err, 7, wargs), 0);
+	free(out);
+	free(err);
+	json = slurp(tpath("pool-w.json"));
+	ops = 0;
+	for (const char *q = json; (q = strstr(q, "\"ph\":\"X\"")); q++)
+		ops++;
+	assert_int_equal(ops, 401);
+	free(json);
 }
 
 int main(void)
