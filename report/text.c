@@ -248,10 +248,10 @@ static void print_kernel(const struct rp_model *m, FILE *out)
 {
 	if (!rp_model_has_kernel(m))
 		return;
-	fprintf(out, "Kernel interfaces (seed 003's view: session set-up \"init\", each operation by\n"
-		     "request size, teardown \"deinit\"; sizes are buckets [N, 2N) named by N; OP MB/s\n"
-		     "is the operation alone, +INIT+DEINIT adds the path's set-up and teardown time\n"
-		     "spread over its operations)\n");
+	fprintf(out, "Kernel interfaces (per path: session set-up \"init\", each operation by request\n"
+		     "size, teardown \"deinit\"; sizes are buckets [N, 2N) named by N; OP MB/s is the\n"
+		     "operation alone, +INIT+DEINIT adds the path's set-up and teardown time spread\n"
+		     "over its operations)\n");
 	for (size_t i = 0; i < m->npaths; i++) {
 		const struct rp_path *p = &m->paths[i];
 		if (!rp_path_is_kernel(p))
