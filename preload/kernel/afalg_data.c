@@ -200,17 +200,17 @@ static ssize_t emul_send_iov(struct ct_kfd_state *st, const struct iovec *iov, i
 	return ct_emul_alg_send(st, &msg, 0);
 }
 
-static ssize_t emul_recv_buf(struct ct_kfd_state *st, void *buf, size_t len)
+static ssize_t emul_recv_buf(struct ct_kfd_state *st, void *buf, size_t len, int fd, int flags)
 {
 	struct iovec iov = { .iov_base = buf, .iov_len = len };
-	return ct_emul_alg_recv(st, &iov, 1);
+	return ct_emul_alg_recv(st, &iov, 1, fd, flags);
 }
 
-static ssize_t emul_recvmsg(struct ct_kfd_state *st, struct msghdr *msg)
+static ssize_t emul_recvmsg(struct ct_kfd_state *st, struct msghdr *msg, int fd, int flags)
 {
 	if (!msg)
 		return errno = EFAULT, -1;
-	ssize_t r = ct_emul_alg_recv(st, msg->msg_iov, msg->msg_iovlen);
+	ssize_t r = ct_emul_alg_recv(st, msg->msg_iov, msg->msg_iovlen, fd, flags);
 	if (r >= 0) {
 		msg->msg_flags = 0;
 		msg->msg_controllen = 0;
@@ -344,7 +344,7 @@ static void read_end(struct ct_kfd_state *st, const char *call, ssize_t r, int e
 
 CT_EXPORT ssize_t read(int fd, void *buf, size_t len)
 {
-	return READ_HOOK("read", CT_REAL(read)(fd, buf, len), emul_recv_buf(st_, buf, len));
+	return READ_HOOK("read", CT_REAL(read)(fd, buf, len), emul_recv_buf(st_, buf, len, fd, 0));
 }
 
 /* _FORTIFY_SOURCE builds read through these when the buffer size is known. */
@@ -356,43 +356,43 @@ ssize_t __recvfrom_chk(int fd, void *buf, size_t len, size_t buflen, int flags,
 CT_EXPORT ssize_t __read_chk(int fd, void *buf, size_t len, size_t buflen)
 {
 	return READ_HOOK("read", CT_REAL(__read_chk)(fd, buf, len, buflen),
-			 emul_recv_buf(st_, buf, len < buflen ? len : buflen));
+			 emul_recv_buf(st_, buf, len < buflen ? len : buflen, fd, 0));
 }
 
 CT_EXPORT ssize_t __recv_chk(int fd, void *buf, size_t len, size_t buflen, int flags)
 {
 	return READ_HOOK("recv", CT_REAL(__recv_chk)(fd, buf, len, buflen, flags),
-			 emul_recv_buf(st_, buf, len < buflen ? len : buflen));
+			 emul_recv_buf(st_, buf, len < buflen ? len : buflen, fd, flags));
 }
 
 CT_EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t len, size_t buflen, int flags,
 				 struct sockaddr *from, socklen_t *fromlen)
 {
 	return READ_HOOK("recvfrom", CT_REAL(__recvfrom_chk)(fd, buf, len, buflen, flags, from, fromlen),
-			 emul_recv_buf(st_, buf, len < buflen ? len : buflen));
+			 emul_recv_buf(st_, buf, len < buflen ? len : buflen, fd, flags));
 }
 
 CT_EXPORT ssize_t readv(int fd, const struct iovec *iov, int n)
 {
 	return READ_HOOK("readv", CT_REAL(readv)(fd, iov, n),
-			 ct_emul_alg_recv(st_, iov, n > 0 ? (size_t)n : 0));
+			 ct_emul_alg_recv(st_, iov, n > 0 ? (size_t)n : 0, fd, 0));
 }
 
 CT_EXPORT ssize_t recv(int fd, void *buf, size_t len, int flags)
 {
-	return READ_HOOK("recv", CT_REAL(recv)(fd, buf, len, flags), emul_recv_buf(st_, buf, len));
+	return READ_HOOK("recv", CT_REAL(recv)(fd, buf, len, flags), emul_recv_buf(st_, buf, len, fd, flags));
 }
 
 CT_EXPORT ssize_t recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *from,
 			   socklen_t *fromlen)
 {
 	return READ_HOOK("recvfrom", CT_REAL(recvfrom)(fd, buf, len, flags, from, fromlen),
-			 emul_recv_buf(st_, buf, len));
+			 emul_recv_buf(st_, buf, len, fd, flags));
 }
 
 CT_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 {
-	return READ_HOOK("recvmsg", CT_REAL(recvmsg)(fd, msg, flags), emul_recvmsg(st_, msg));
+	return READ_HOOK("recvmsg", CT_REAL(recvmsg)(fd, msg, flags), emul_recvmsg(st_, msg, fd, flags));
 }
 
 /* ---- splice / vmsplice --------------------------------------------------------------------- */

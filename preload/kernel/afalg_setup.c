@@ -40,8 +40,12 @@ const char *ct_sock_type_name(int type, char *buf, size_t cap)
 
 void ct_afalg_describe(const struct ct_alg_state *a, char *buf, size_t cap)
 {
-	snprintf(buf, cap, "type=%s name=%s keylen=%u", a->type[0] ? a->type : "?",
-		 a->name[0] ? a->name : "?", a->keylen);
+	/* An AEAD's tag size decides whether a decryption is refused: name it once it was set. */
+	char tag[24] = "";
+	if (a->authsize)
+		snprintf(tag, sizeof(tag), " authsize=%u", a->authsize);
+	snprintf(buf, cap, "type=%s name=%s keylen=%u%s", a->type[0] ? a->type : "?",
+		 a->name[0] ? a->name : "?", a->keylen, tag);
 }
 
 /* The OpenSSL cipher name of the bound algorithm and key (or the kernel name). */

@@ -103,7 +103,10 @@ int ct_emul_alg_accept(struct ct_kfd_state *st, int flags, int *peer);
 /* After the hooks entered the op fd in the table: attach its emulation (owns peer on success). */
 bool ct_emul_alg_attach_op(struct ct_kfd_state *op, struct ct_kfd_state *tfm, int peer);
 ssize_t ct_emul_alg_send(struct ct_kfd_state *st, const struct msghdr *msg, int flags);
-ssize_t ct_emul_alg_recv(struct ct_kfd_state *st, const struct iovec *iov, size_t n);
+/* fd and flags (MSG_*) only decide what a read with nothing queued says: EAGAIN when it may not
+ * wait (MSG_DONTWAIT, an O_NONBLOCK fd), as the kernel does; EINVAL where the kernel would wait
+ * for data that only this thread could send (fd -1: AIO, which never waits). */
+ssize_t ct_emul_alg_recv(struct ct_kfd_state *st, const struct iovec *iov, size_t n, int fd, int flags);
 /* splice(fd_in -> op socket): the data is read from fd_in (a pipe) into the request. */
 ssize_t ct_emul_alg_splice_in(struct ct_kfd_state *st, int fd_in, size_t len, unsigned flags);
 /* io_submit / io_getevents through syscall(): *served says whether the emulation answered. */

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -116,6 +117,9 @@ int ct_emul_alg_bind(int fd, struct ct_kfd_state *st, const struct sockaddr *add
 		return fail(EFAULT);
 	if (e->mode != CT_EM_NONE)
 		return fail(EINVAL); /* bound already */
+	/* The kernel wants family, type, feat and mask (2 + 14 + 4 + 4 bytes) before any name. */
+	if (len < 24)
+		return fail(EINVAL);
 	ct_alg_decode_addr(addr, len, &a);
 	enum ct_emul_mode m = ct_emul_mode_of_alg(a.name);
 	bool aead = !strcmp(a.type, "aead"), sk = !strcmp(a.type, "skcipher");
@@ -143,7 +147,7 @@ int ct_emul_alg_setsockopt(struct ct_kfd_state *st, int optname, const void *opt
 	struct ct_emul_alg *e = st->emul;
 
 	if (e->is_op)
-		return fail(ENOPROTOOPT);
+		return fail(EOPNOTSUPP); /* an op socket has no setsockopt, as in the kernel */
 	switch (optname) {
 	case CT_ALG_SET_KEY: {
 		uint8_t key[64];
@@ -304,16 +308,17 @@ ssize_t ct_emul_alg_splice_in(struct ct_kfd_state *st, int fd_in, size_t len, un
 		return fail(ENOKEY);
 	if (len > TX_MAX - e->tx_len)
 		len = TX_MAX - e->tx_len;
-	size_t done = 0;
-	while (done < len) {
-		ssize_t n = CT_REAL(read)(fd_in, e->tx + e->tx_len + done, len - done);
-		if (n <= 0) {
-			if (done)
-				break;
-			return n;
-		}
-		done += (size_t)n;
+	/* Like splice from a pipe: what the pipe holds, up to len, in one read (a pipe read returns
+	 * all it has); it waits only while the pipe is empty, and not with SPLICE_F_NONBLOCK. */
+	if (flags & 2 /* SPLICE_F_NONBLOCK */) {
+		struct pollfd p = { .fd = fd_in, .events = POLLIN };
+		if (poll(&p, 1, 0) == 0)
+			return fail(EAGAIN);
 	}
+	ssize_t n = len ? CT_REAL(read)(fd_in, e->tx + e->tx_len, len) : 0;
+	if (n <= 0)
+		return n;
+	size_t done = (size_t)n;
 	e->tx_len += done;
 	if (e->tx_len > e->tx_high)
 		e->tx_high = e->tx_len;
@@ -380,7 +385,17 @@ static ssize_t recv_aead(struct ct_emul_alg *e, const struct iovec *iov, size_t 
 	return r ? fail(-r) : (ssize_t)outlen;
 }
 
-ssize_t ct_emul_alg_recv(struct ct_kfd_state *st, const struct iovec *iov, size_t n)
+/* Nothing is queued: the kernel waits for data, unless the caller may not wait. Waiting here
+ * would hang a program whose own thread is the only sender, so that case fails at once. */
+static ssize_t recv_nothing_queued(const struct ct_emul_alg *e, int fd, int flags)
+{
+	if (e->more || (flags & MSG_DONTWAIT) ||
+	    (fd >= 0 && CT_REAL(fcntl) && (CT_REAL(fcntl)(fd, F_GETFL) & O_NONBLOCK)))
+		return fail(EAGAIN);
+	return fail(EINVAL);
+}
+
+ssize_t ct_emul_alg_recv(struct ct_kfd_state *st, const struct iovec *iov, size_t n, int fd, int flags)
 {
 	struct ct_emul_alg *e = st->emul;
 
@@ -389,7 +404,7 @@ ssize_t ct_emul_alg_recv(struct ct_kfd_state *st, const struct iovec *iov, size_
 	if (!e->tfm->keyed)
 		return fail(ENOKEY);
 	if (!e->tx_len)
-		return fail(e->more ? EAGAIN : EINVAL); /* the kernel would wait for data: never hang */
+		return recv_nothing_queued(e, fd, flags);
 	size_t room = iov_room(iov, n);
 	if (e->mode == CT_EM_GCM)
 		return recv_aead(e, iov, n, room);
@@ -469,7 +484,7 @@ long ct_emul_aio_submit(unsigned long ctx, long nr, struct iocb **iocbpp, bool *
 			iov = (const struct iovec *)(uintptr_t)cb->aio_buf;
 			niov = cb->aio_nbytes;
 		}
-		ssize_t r = ct_emul_alg_recv(st, iov, niov);
+		ssize_t r = ct_emul_alg_recv(st, iov, niov, -1, 0);
 		struct io_event ev = { .data = cb->aio_data, .obj = (uint64_t)(uintptr_t)cb,
 				       .res = r < 0 ? -errno : r };
 		lock();

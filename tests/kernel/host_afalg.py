@@ -3,12 +3,17 @@
 """AF_ALG on this host, which refuses it (EAFNOSUPPORT): the examples fail the same way traced or
 not and the trace shows the failed socket(AF_ALG) with its decoded type and the caller; for
 `openssl speed -engine afalg -evp aes-128-cbc` (a silent fallback: it prints `Invalid engine` and
-benchmarks software AES) the caller is inside the engine, afalg.so."""
+benchmarks software AES) the caller is inside the engine, afalg.so. afalg_calls prints the same
+return values and errno bare, preloaded and under `cryptrace run`: the setsockopt hook passes every
+errno of calls on other descriptors (bad fd, not a socket, another level or option, a bad optlen
+or pointer) through, and socket(AF_ALG) fails the same."""
 import os
 import shutil
 import socket
 
-from kernel_lib import EXAMPLES, CT_LIB, Failure, check, events, main, report, run, skip
+from kernel_lib import CRYPTRACE, EXAMPLES, CT_LIB, Failure, check, events, main, report, run, skip
+
+AFALG_CALLS = os.environ.get('CT_AFALG_CALLS', '')
 
 
 def afalg_refused():
@@ -37,6 +42,34 @@ def test(tmp):
         check(len(ev) == 1 and ev[0]['detail'] == 'family=AF_ALG type=%s protocol=0' % expect_type,
               '%s: socket EAFNOSUPPORT decoded (%s)' % (name, ev and ev[0]['detail']))
         check(name in ev[0]['callsite'], '%s: call site in the program' % name)
+
+    # every return value and errno, with and without the preload
+    if not AFALG_CALLS or not os.path.exists(AFALG_CALLS):
+        raise Failure('afalg_calls is not built: %r' % AFALG_CALLS)
+    bare = run([AFALG_CALLS])
+    out = os.path.join(tmp, 'calls')
+    preloaded = run([AFALG_CALLS], [CT_LIB], out)
+    launched = run([CRYPTRACE, 'run', '-q', '-o', os.path.join(tmp, 'calls-run'), '--', AFALG_CALLS])
+    check(bare.returncode == preloaded.returncode == launched.returncode == 2,
+          'afalg_calls exits 2 (no AF_ALG) bare, preloaded and launched: %d %d %d'
+          % (bare.returncode, preloaded.returncode, launched.returncode))
+    check(bare.stdout == preloaded.stdout == launched.stdout,
+          'every return value and errno identical with and without the preload')
+    for line in ('setsockopt(-1, SOL_ALG, ALG_SET_KEY, 16)             r=-1 errno=EBADF',
+                 'setsockopt(/dev/null, SOL_ALG, ALG_SET_KEY, 16)      r=-1 errno=ENOTSOCK',
+                 'setsockopt(closed fd, SOL_ALG, ALG_SET_KEY, 16)      r=-1 errno=EBADF',
+                 'setsockopt(udp, SOL_ALG, ALG_SET_KEY, 16)            r=-1 errno=ENOPROTOOPT',
+                 'setsockopt(udp, SOL_SOCKET, 9999, 4)                 r=-1 errno=ENOPROTOOPT',
+                 'setsockopt(udp, SOL_SOCKET, SO_RCVBUF, optlen 2)     r=-1 errno=EINVAL',
+                 'setsockopt(udp, SOL_SOCKET, SO_RCVBUF, NULL, 4)      r=-1 errno=EFAULT',
+                 'setsockopt(udp, SOL_SOCKET, SO_RCVBUF, 4)            r=0',
+                 'socket(AF_ALG)                                       r=-1 errno=EAFNOSUPPORT'):
+        check(line in preloaded.stdout.splitlines(), 'preloaded: ' + ' '.join(line.split()))
+    ev = events(report(out), kind='call-failed')
+    check([(e['call'], e['errno_name'], e['detail']) for e in ev] ==
+          [('socket', 'EAFNOSUPPORT', 'family=AF_ALG type=SOCK_SEQPACKET|SOCK_CLOEXEC protocol=0')],
+          'the failed socket(AF_ALG) is the one event: setsockopt on other descriptors is not ours')
+    check(ev[0]['callsite'].startswith('afalg_calls'), 'called from afalg_calls')
 
     openssl = shutil.which('openssl')
     if not openssl:
