@@ -445,6 +445,15 @@ size_t ct_encode_thread(uint8_t *buf, size_t cap, const struct ct_thread_info *t
 	return w_end(&w, CT_REC_THREAD);
 }
 
+size_t ct_encode_module(uint8_t *buf, size_t cap, const struct ct_module *m)
+{
+	struct wbuf w = w_begin(buf, cap);
+	w_str(&w, m->name);
+	w_str(&w, m->path);
+	w_str(&w, m->build_id);
+	return w_end(&w, CT_REC_MODULE);
+}
+
 size_t ct_encode_proc(uint8_t *buf, size_t cap, const struct ct_proc *p)
 {
 	struct wbuf w = w_begin(buf, cap);
@@ -656,6 +665,13 @@ static void dec_thread(struct rcur *c, struct ct_thread_info *t)
 	t->name = r_str(c);
 }
 
+static void dec_module(struct rcur *c, struct ct_module *m)
+{
+	m->name = r_str(c);
+	m->path = r_str(c);
+	m->build_id = r_str(c);
+}
+
 static void dec_proc(struct rcur *c, struct ct_proc *p)
 {
 	p->mono_ns = r_u64(c);
@@ -824,6 +840,7 @@ static int read_one(struct ct_reader *r, struct ct_record *rec)
 	case CT_REC_THREAD: dec_thread(&c, &rec->u.thread); break;
 	case CT_REC_PROC: dec_proc(&c, &rec->u.proc); break;
 	case CT_REC_END: dec_end(&c, &rec->u.end); break;
+	case CT_REC_MODULE: dec_module(&c, &rec->u.module); break;
 	default:
 		/* A record type from a newer writer: the CRC was good, skip it. */
 		r->off += body + CT_RECORD_TRAILER_SIZE;

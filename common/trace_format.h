@@ -44,6 +44,8 @@ enum ct_record_type {
 	CT_REC_THREAD = 6, /* a thread's id and name */
 	CT_REC_PROC = 7,   /* cumulative process facts: rusage, loaded crypto libraries, drops */
 	CT_REC_END = 8,    /* the process closed its trace cleanly (exit or exec) */
+	CT_REC_MODULE = 9, /* a module named in call sites: its file and build id, so that a
+			    * reporter can name the functions the process could not */
 };
 
 enum ct_api {
@@ -223,6 +225,14 @@ struct ct_thread_info {
 	struct ct_str name;
 };
 
+/* A module (executable or shared object) that call-site frames name as "name+0xoff": the file
+ * it was loaded from and its GNU build id (hex, "" when it has none). */
+struct ct_module {
+	struct ct_str name;     /* as the frames print it: "ssh", "libssl.so.3" */
+	struct ct_str path;     /* the file it was mapped from */
+	struct ct_str build_id; /* lower-case hex of NT_GNU_BUILD_ID */
+};
+
 struct ct_proc {
 	uint64_t mono_ns;              /* when this snapshot was taken */
 	uint64_t utime_ns, stime_ns;   /* getrusage(RUSAGE_SELF) */
@@ -253,6 +263,7 @@ size_t ct_encode_ops(uint8_t *buf, size_t cap, const struct ct_ops_batch *b, con
 size_t ct_encode_thread(uint8_t *buf, size_t cap, const struct ct_thread_info *t);
 size_t ct_encode_proc(uint8_t *buf, size_t cap, const struct ct_proc *p);
 size_t ct_encode_end(uint8_t *buf, size_t cap, const struct ct_end *e);
+size_t ct_encode_module(uint8_t *buf, size_t cap, const struct ct_module *m);
 
 /* Make a ct_str from a C string (NULL -> empty). */
 struct ct_str ct_str_from(const char *s);
@@ -290,6 +301,7 @@ struct ct_record {
 		struct ct_thread_info thread;
 		struct ct_proc proc;
 		struct ct_end end;
+		struct ct_module module;
 	} u;
 };
 

@@ -9,9 +9,16 @@
  * libunwind 1.6 probes memory with mincore() and makes a pipe2() to validate addresses while it
  * unwinds, and sshd's seccomp sandbox kills a process for either. backtrace() makes no syscall
  * once libgcc_s is loaded, which the warm-up below does at start, outside any sandbox.
+ *
+ * dladdr names only exported symbols; a frame in a static function prints as "module+0xoff".
+ * Each module a frame names is remembered with its file and GNU build id (read from its notes
+ * in memory: no syscall), and written as a MODULE record, so that the reporter can look the
+ * offset up in the file's symbol table (or its installed debug file) later.
  */
 #include <dlfcn.h>
+#include <elf.h>
 #include <link.h>
+#include <pthread.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,11 +29,12 @@
 
 #define MAX_FRAMES 16
 #define KEEP_FRAMES 8
+#define MAX_MODULES 64
 
 /* The main program's mapping and name. dladdr names it after argv[0], which programs rewrite
  * (sshd's setproctitle: "sshd: root [priv]"); /proc/self/exe is what it really is. */
 static uintptr_t main_base;
-static char main_name[64];
+static char main_name[64], main_path[256];
 
 static int main_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -49,7 +57,111 @@ void ct_callsite_init(void)
 		exe[n] = 0;
 		const char *b = strrchr(exe, '/');
 		snprintf(main_name, sizeof(main_name), "%.63s", b ? b + 1 : exe);
+		snprintf(main_path, sizeof(main_path), "%.255s", exe);
 	}
+}
+
+/* Modules named in call sites so far (callsite.c's own lock: ct_callsite runs on several
+ * threads); `written` marks the ones the writer already emitted. */
+static struct module {
+	const void *base;
+	char name[64], path[256], build_id[41];
+	bool written;
+} modules[MAX_MODULES];
+static unsigned nmodules;
+static pthread_mutex_t modules_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct build_id_query {
+	uintptr_t base;
+	char *hex;
+	size_t cap;
+};
+
+/* The object loaded at q->base: its NT_GNU_BUILD_ID note, from the mapped PT_NOTE segments. */
+static int build_id_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct build_id_query *q = arg;
+	uintptr_t lo = UINTPTR_MAX;
+	for (unsigned i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_LOAD && info->dlpi_phdr[i].p_vaddr < lo)
+			lo = info->dlpi_phdr[i].p_vaddr;
+	if (info->dlpi_addr + (lo == UINTPTR_MAX ? 0 : lo) != q->base && info->dlpi_addr != q->base)
+		return 0;
+	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_NOTE)
+			continue;
+		const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+		size_t left = ph->p_memsz;
+		while (left >= sizeof(ElfW(Nhdr))) {
+			const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
+			size_t namesz = (n->n_namesz + 3) & ~3u, descsz = (n->n_descsz + 3) & ~3u;
+			size_t total = sizeof(*n) + namesz + descsz;
+			if (total > left)
+				break;
+			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+			    !memcmp(p + sizeof(*n), "GNU", 4)) {
+				const uint8_t *d = p + sizeof(*n) + namesz;
+				size_t k = 0;
+				for (unsigned j = 0; j < n->n_descsz && k + 2 < q->cap; j++, k += 2)
+					snprintf(q->hex + k, 3, "%02x", d[j]);
+				q->hex[k] = 0;
+				return 1;
+			}
+			p += total;
+			left -= total;
+		}
+	}
+	return 1;
+}
+
+static void remember_module(const void *base, const char *name, const char *path)
+{
+	pthread_mutex_lock(&modules_lock);
+	for (unsigned i = 0; i < nmodules; i++)
+		if (modules[i].base == base) {
+			pthread_mutex_unlock(&modules_lock);
+			return;
+		}
+	if (nmodules < MAX_MODULES) {
+		struct module *m = &modules[nmodules];
+		*m = (struct module){ .base = base };
+		snprintf(m->name, sizeof(m->name), "%s", name);
+		snprintf(m->path, sizeof(m->path), "%s", path);
+		struct build_id_query q = { .base = (uintptr_t)base, .hex = m->build_id,
+					    .cap = sizeof(m->build_id) };
+		dl_iterate_phdr(build_id_cb, &q);
+		nmodules++;
+	}
+	pthread_mutex_unlock(&modules_lock);
+}
+
+size_t ct_callsite_encode_modules(uint8_t *buf, size_t cap, bool all)
+{
+	size_t used = 0;
+	pthread_mutex_lock(&modules_lock);
+	for (unsigned i = 0; i < nmodules; i++) {
+		struct module *m = &modules[i];
+		if (m->written && !all)
+			continue;
+		struct ct_module rec = { .name = ct_str_from(m->name), .path = ct_str_from(m->path),
+					 .build_id = ct_str_from(m->build_id) };
+		size_t n = ct_encode_module(buf + used, cap - used, &rec);
+		if (!n)
+			break; /* the rest at the next flush */
+		used += n;
+		m->written = true;
+	}
+	pthread_mutex_unlock(&modules_lock);
+	return used;
+}
+
+void ct_callsite_after_fork_child(void)
+{
+	pthread_mutex_init(&modules_lock, NULL);
+	for (unsigned i = 0; i < nmodules; i++)
+		modules[i].written = false; /* the child's trace names them again */
 }
 
 static const void *self_base(void)
@@ -89,10 +201,15 @@ char *ct_callsite(char *buf, size_t cap, unsigned skip_frames)
 		}
 		const char *mod = strrchr(info.dli_fname, '/');
 		mod = mod ? mod + 1 : info.dli_fname;
-		if ((uintptr_t)info.dli_fbase == main_base && main_name[0])
+		const char *path = info.dli_fname;
+		if ((uintptr_t)info.dli_fbase == main_base && main_name[0]) {
 			mod = main_name;
+			path = main_path;
+		}
 		if (!*mod)
 			mod = "main";
+		if (!info.dli_sname && *path == '/')
+			remember_module(info.dli_fbase, mod, path);
 		int w;
 		if (info.dli_sname && info.dli_saddr)
 			w = snprintf(buf + used, cap - used, "%s%s!%s+0x%lx", kept ? "\n" : "", mod,

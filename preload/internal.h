@@ -164,6 +164,9 @@ static inline bool ct_ready(void)
 
 /* ---- call sites (callsite.c) -------------------------------------------------------------- */
 void ct_callsite_warm_up(void); /* first unwinder use, before any sandbox: once per process */
+/* MODULE records of the modules call sites named since the last call (all of them: all). */
+size_t ct_callsite_encode_modules(uint8_t *buf, size_t cap, bool all);
+void ct_callsite_after_fork_child(void);
 void ct_callsite_init(void);    /* the main program's base and real name (at start) */
 
 /* ---- resolving (resolve.c) ---------------------------------------------------------------- */

@@ -37,6 +37,7 @@ static void atfork_child(void)
 		return;
 	ct_registry_after_fork_child();
 	ct_events_reset();
+	ct_callsite_after_fork_child();
 	ct_g.ppid = ct_g.pid;
 	ct_g.pid = (uint32_t)getpid();
 	struct timespec rt;

@@ -45,6 +45,7 @@ static bool writes_refused;
 static uint8_t *buf;
 static size_t buf_used;
 static uint8_t path_written[CT_PATH_CAPACITY];
+static bool modules_all; /* a new file: write every module record again */
 static uint64_t path_sig[CT_PATH_CAPACITY];
 static char libcrypto_version[128];
 static bool libcrypto_seen;
@@ -277,6 +278,7 @@ static bool open_locked(void)
 	ct_events_lock();
 	ct_events_mark_all_dirty();
 	ct_events_unlock();
+	modules_all = true; /* the new file names every module again */
 	for (struct ct_thread *t = ct_thread_list(); t; t = t->next)
 		t->tid_written = 0;
 	write_header();
@@ -369,6 +371,19 @@ static void flush_events(void)
 			break; /* one event larger than the whole buffer: impossible, but never loop */
 	}
 	ct_events_unlock();
+}
+
+/* The modules call sites named since the last flush (callsite.c), for the reporter's symbols. */
+static void flush_modules(void)
+{
+	for (;;) {
+		size_t n = ct_callsite_encode_modules(FREE_BUF, modules_all);
+		modules_all = false;
+		if (!n)
+			return;
+		buf_used += n;
+		buf_write_out();
+	}
 }
 
 static void flush_threads_and_ops(void)
@@ -529,6 +544,7 @@ static void flush_locked(bool final)
 	}
 	flush_paths();
 	flush_events();
+	flush_modules();
 	flush_threads_and_ops();
 	flush_proc(final);
 	flush_events(); /* a libcrypto-loaded event found by flush_proc */

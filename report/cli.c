@@ -38,6 +38,9 @@ static const char usage[] =
 	"  --since T, --until T  only this time window, T in seconds from the first process start:\n"
 	"                    per-call operations and events exactly, path totals to the tracer's\n"
 	"                    snapshots (flush interval; the report says which)\n"
+	"  --no-symbols      do not read the traced programs' files to name functions in call\n"
+	"                    sites (by default frames like 'ssh+0x632ac' are looked up in the\n"
+	"                    module's symbol table or installed debug file, if its build id matches)\n"
 	"  -h, --help        this help\n"
 	"Exit status: 0 ok, 1 some input was damaged (what was read before is reported),\n"
 	"2 usage error or unreadable input.\n";
@@ -70,6 +73,8 @@ static bool parse_seconds(const char *s, double *v)
 
 /* Loads, applies the selection (--path, time window), merges and evaluates findings. Returns
  * the worst load status (0, 1, 2), or -1 when the selection is impossible (message printed). */
+static bool symbols = true; /* --no-symbols clears it */
+
 static int load_all(struct rp_model *m, const char *const *paths, int n, const struct rp_view *v,
 		    FILE *err)
 {
@@ -79,6 +84,8 @@ static int load_all(struct rp_model *m, const char *const *paths, int n, const s
 		if (rc > worst)
 			worst = rc;
 	}
+	if (symbols)
+		rp_symbolize(m);
 	char msg[300];
 	if (!rp_view_apply(m, v, msg, sizeof(msg))) {
 		fprintf(err, "cryptrace report: %s\n", msg);
@@ -166,7 +173,7 @@ int ct_report_main(int argc, char **argv)
 {
 	enum { OPT_JSON = 256, OPT_TEXT, OPT_PID, OPT_CIPHER, OPT_API, OPT_MIN, OPT_MAX, OPT_FOLDED,
 	       OPT_FOLDED_WEIGHT, OPT_HTML, OPT_PERFETTO, OPT_CSV, OPT_DIFF, OPT_PATH, OPT_SINCE,
-	       OPT_UNTIL };
+	       OPT_UNTIL, OPT_NO_SYMBOLS };
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "text", no_argument, NULL, OPT_TEXT },
@@ -184,6 +191,7 @@ int ct_report_main(int argc, char **argv)
 		{ "path", required_argument, NULL, OPT_PATH },
 		{ "since", required_argument, NULL, OPT_SINCE },
 		{ "until", required_argument, NULL, OPT_UNTIL },
+		{ "no-symbols", no_argument, NULL, OPT_NO_SYMBOLS },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -201,6 +209,7 @@ int ct_report_main(int argc, char **argv)
 	uint64_t v;
 	int c;
 	optind = 0; /* getopt state is global: reset it for each call (the launcher, the tests) */
+	symbols = true;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
 		switch (c) {
@@ -213,6 +222,7 @@ int ct_report_main(int argc, char **argv)
 			csv_main = !optarg;
 			break;
 		case OPT_DIFF: diff = true; break;
+		case OPT_NO_SYMBOLS: symbols = false; break;
 		case OPT_PATH: view.path_sel = optarg; break;
 		case OPT_SINCE:
 		case OPT_UNTIL:

@@ -54,6 +54,9 @@ static void apply_record(struct rp_proc *p, const struct ct_record *rec)
 		p->end = rec->u.end;
 		p->has_end = true;
 		break;
+	case CT_REC_MODULE:
+		rp_proc_add_module(p, &rec->u.module);
+		break;
 	default: /* CT_REC_THREAD: names only, not reported yet */
 		break;
 	}

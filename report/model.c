@@ -43,6 +43,10 @@ void rp_model_free(struct rp_model *m)
 		struct rp_proc *p = &m->procs[i];
 		free(p->paths);
 		free(p->events);
+		free(p->modules);
+		for (size_t k = 0; k < p->nowned; k++)
+			free(p->owned[k]);
+		free(p->owned);
 		free(p->map);
 		free((void *)p->file);
 	}
@@ -113,4 +117,24 @@ void rp_model_warn(struct rp_model *m, const char *fmt, ...)
 		return;
 	}
 	m->warnings[m->nwarnings++] = s;
+}
+
+void rp_proc_add_module(struct rp_proc *p, const struct ct_module *mod)
+{
+	for (size_t i = 0; i < p->nmodules; i++)
+		if (rp_str_eq(p->modules[i].name, mod->name)) {
+			p->modules[i] = *mod;
+			return;
+		}
+	if (!grow((void **)&p->modules, &p->cap_modules, p->nmodules, sizeof(*p->modules)))
+		return;
+	p->modules[p->nmodules++] = *mod;
+}
+
+bool rp_proc_own(struct rp_proc *p, char *s)
+{
+	if (!grow((void **)&p->owned, &p->cap_owned, p->nowned, sizeof(*p->owned)))
+		return false;
+	p->owned[p->nowned++] = s;
+	return true;
 }

@@ -81,6 +81,11 @@ struct rp_proc {
 	size_t nevents, cap_events;
 	void *map;                       /* the file's bytes, owned */
 	size_t map_len;
+	struct ct_module *modules;       /* MODULE records: files and build ids of call-site modules */
+	size_t nmodules, cap_modules;
+	char **owned;                    /* strings made after loading (symbols.c's renamed call
+					  * sites), freed with the model */
+	size_t nowned, cap_owned;
 	/* Filled by rp_model_merge (h10): */
 	bool superseded;                 /* a later file of the same process (same pid and start: the
 					  * writer reopened after the program closed its fd) holds
@@ -142,6 +147,8 @@ struct rp_proc *rp_model_add_proc(struct rp_model *m);
 /* Newest snapshot wins: these replace an earlier record with the same id. */
 struct rp_path *rp_proc_path(struct rp_proc *p, uint32_t path_id); /* finds or adds */
 void rp_proc_set_event(struct rp_proc *p, const struct ct_event *ev);
+void rp_proc_add_module(struct rp_proc *p, const struct ct_module *mod); /* replaces by name */
+bool rp_proc_own(struct rp_proc *p, char *s); /* p frees s with the model; false: not taken */
 void rp_model_warn(struct rp_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool rp_u32list_add(struct rp_u32list *l, uint32_t v); /* adds if absent */
 
@@ -202,6 +209,12 @@ bool rp_path_creators(const struct rp_model *m, const struct rp_path *path, stru
 /* What the creator used the contexts for: "TLS 1.3 records", "TLS 1.2 records", "SSH transport",
  * "random numbers (DRBG)", "" when unknown. */
 const char *rp_creator_purpose(const struct rp_creator *c, uint32_t usage);
+
+/* ---- symbols.c: names for the call-site frames a traced process could not name (static
+ * functions: "module+0xoff"), from the module files and debug files the trace's MODULE records
+ * name, when their build ids match. Reads those files: `cryptrace report` runs it after
+ * loading unless --no-symbols. */
+void rp_symbolize(struct rp_model *m);
 
 /* ---- folded.c: folded stacks for flamegraph.pl, one "frame;frame;leaf weight" per line */
 enum rp_folded_weight { RP_FOLD_BYTES = 0, RP_FOLD_TIME = 1 };
