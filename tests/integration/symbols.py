@@ -47,6 +47,16 @@ def test():
     shutil.copy2(os.environ["CT_EVP_LENGTHS"], prog)
     stale, _ = creators(out)
     check(stale == raw, f"a different build id at the traced path: frames stay raw ({stale})")
+    # ... or a damaged one: the ELF header and program headers, section headers past its end
+    shutil.copy2(ctlib.example("evp_threads"), prog)
+    with open(prog, "r+b") as f:
+        f.truncate(4096)
+    cut, _ = creators(out)
+    check(cut == raw, f"a truncated file at the traced path: frames stay raw ({cut})")
+    os.unlink(prog)
+    os.mkfifo(prog)  # never opened for reading in a way that blocks
+    fifo, _ = creators(out)
+    check(fifo == raw, f"a FIFO at the traced path is not read ({fifo})")
 
 
 ctlib.main(test)
