@@ -12,7 +12,7 @@ import os
 import re
 
 from cmplib import (CRYPTRACE, Failure, afalg_errno, cell, check, fits_80, main, parse_json,
-                    run, tmpdir)
+                    run, secret, tmpdir)
 
 
 def compare(args, tag):
@@ -103,7 +103,9 @@ def test_identical_enc():
     d = tmpdir("enc")
     data = os.path.join(d, "in")
     with open(data, "wb") as f:
-        f.write(os.urandom(1 << 20))
+        plain = os.urandom(1 << 20)
+        secret("enc plaintext", plain)
+        f.write(plain)
     argv = ["openssl", "enc", "-aes-128-cbc", "-K", "000102030405060708090a0b0c0d0e0f",
             "-iv", "0f0e0d0c0b0a09080706050403020100", "-in", data]
     rc, so, se, out = compare(["--routes", "native,aesni", "-n", "2", "--check-output", "--json",

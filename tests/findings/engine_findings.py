@@ -64,7 +64,7 @@ def errors_only(stderr):
 def unknown_engine(openssl, tmp):
     plain = os.path.join(tmp, "plain")
     with open(plain, "wb") as f:
-        f.write(os.urandom(4096))
+        f.write(ctlib.plaintext(4096))
     argv = [openssl, "enc", "-engine", "nosuch", "-aes-128-cbc"] + KEY + [
         "-in", plain, "-out", os.path.join(tmp, "cipher")]
     bare = ctlib.run(argv)

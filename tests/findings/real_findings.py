@@ -97,7 +97,7 @@ def test():
     tmp = ctlib.tmpdir("find-enc")
     plain = os.path.join(tmp, "plain")
     with open(plain, "wb") as f:
-        f.write(os.urandom(1 << 20))
+        f.write(ctlib.plaintext(1 << 20))
     p, doc = traced("clean-enc", [openssl, "enc", "-aes-256-cbc", "-pbkdf2", "-pass", "pass:x",
                                   "-in", plain, "-out", os.path.join(tmp, "cipher")])
     check(p.returncode == 0, "openssl enc exited 0")

@@ -5,6 +5,9 @@ command with and without cryptrace, reading `cryptrace report --json`, and summi
 Every test is a script run by meson with these environment variables (tests/integration/
 meson.build sets them): CRYPTRACE (the launcher), CT_LIB (libcryptrace.so in the build tree),
 CT_EXAMPLES (the built examples folder). Exit 0 pass, 1 fail, 77 skip (with the reason printed).
+A test that passes has its trace files scanned for secrets before its temporary directories go
+(ctsecrets.py): the keys, IVs and plaintexts it registered with secret() and the fixed ones of
+the examples and test programs; a hit fails it.
 """
 import atexit
 import json
@@ -14,6 +17,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+
+import ctsecrets
 
 SKIP = 77
 
@@ -58,7 +63,19 @@ def main(fn):
     except Failure as e:
         print(f"FAIL: {e}")
         sys.exit(1)
-    sys.exit(0)
+    sys.exit(1 if ctsecrets.check_dirs(_tmpdirs) else 0)
+
+
+def secret(name, data):
+    """Registers a key, IV or plaintext (bytes) this test uses: no trace file may hold it."""
+    ctsecrets.register(name, data)
+
+
+def plaintext(size, name="plaintext"):
+    """size random bytes, registered as a secret (sampled when long)."""
+    data = os.urandom(size)
+    secret(f"{name} ({size} B)", data)
+    return data
 
 
 def need_program(name):

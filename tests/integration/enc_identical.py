@@ -40,7 +40,7 @@ def test():
     work = ctlib.tmpdir("enc")
     plain = os.path.join(work, "plain")
     with open(plain, "wb") as f:
-        f.write(os.urandom(SIZE))
+        f.write(ctlib.plaintext(SIZE))
 
     for cipher in ("aes-256-cbc", "aes-128-ctr"):
         ct, out = compare(openssl, cipher, "-e", plain, work)

@@ -31,7 +31,7 @@ def test():
     python3 = ctlib.need_program("python3")
     work = ctlib.tmpdir("exec")
     src = os.path.join(work, "data")
-    open(src, "wb").write(os.urandom(SIZE))
+    open(src, "wb").write(ctlib.plaintext(SIZE, "file"))
 
     out = ctlib.tmpdir("exec-sh")
     cmd = " ".join(enc(openssl, src))
@@ -52,7 +52,7 @@ def test():
     check(openssl_bytes(out) == (1, SIZE), "python subprocess env={}: openssl still traced")
 
     # stdin and stdout go straight through the launcher.
-    data = os.urandom(SIZE)
+    data = ctlib.plaintext(SIZE, "stdin")
     argv = [openssl, "enc", "-aes-128-ctr", "-K", KEY, "-iv", IV]
     native = ctlib.run(argv, input_bytes=data)
     traced = ctlib.run_traced(argv, ctlib.tmpdir("exec-stdin"), input_bytes=data)

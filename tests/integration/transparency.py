@@ -19,7 +19,7 @@ def test():
     work = ctlib.tmpdir("wrongpass")
     plain = os.path.join(work, "plain")
     ct = os.path.join(work, "ct")
-    open(plain, "wb").write(os.urandom(100000))
+    open(plain, "wb").write(ctlib.plaintext(100000))
     p = ctlib.run([openssl, "enc", "-aes-256-cbc", "-pbkdf2", "-pass", "pass:right", "-in",
                    plain, "-out", ct])
     check(p.returncode == 0, "encrypted a file with a password")

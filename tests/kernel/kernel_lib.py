@@ -8,6 +8,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'integration'))
+import ctsecrets  # noqa: E402
+
 CRYPTRACE = os.environ.get('CRYPTRACE', '')
 CT_LIB = os.environ.get('CT_LIB', '')
 EXAMPLES = os.environ.get('CT_KERNEL_EXAMPLES', '')
@@ -36,15 +39,18 @@ def main(fn):
             print('FAIL: the launcher or the preload is not built (run through meson test): %r' % p)
             sys.exit(1)
     tmp = tempfile.mkdtemp(prefix='ct-kernel-')
+    leaked = False
     try:
         fn(tmp)
+        # no key, IV or plaintext in the traces it wrote (tests/integration/ctsecrets.py)
+        leaked = bool(ctsecrets.check_dirs([tmp]))
     except Failure as e:
         print('FAIL:', e)
         sys.exit(1)
     finally:
         if not os.environ.get('CT_KEEP_TMP'):
             shutil.rmtree(tmp, ignore_errors=True)
-    sys.exit(0)
+    sys.exit(1 if leaked else 0)
 
 
 def run(argv, preload=(), outdir=None, env_extra=None):

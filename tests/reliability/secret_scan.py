@@ -2,11 +2,14 @@
 # SPDX-License-Identifier: MIT
 """Secrets. Programs with known keys, IVs and plaintexts run under the preload (EVP through
 rel_prog, rel_threads with a stand-in /dev/crypto, rel_early, the RTLD_LOCAL plugin, openssl enc
-with -K/-iv): no trace file holds any key, IV or plaintext, nor any 8-byte window of them; every
-trace file is 0600. Trace files left by other suites (kept with CT_KEEP_TMP=1 under /tmp/ct-*)
-are scanned too. A symlink planted at the trace path is refused, not followed (the target is not
-created). The preload reads its configuration only with secure_getenv, and a setgid copy of a
-program linked with the preload (AT_SECURE) traces nothing while the same program does."""
+with -K/-iv): no trace file holds any key, IV or plaintext, nor any 8-byte window of them at any
+offset; every trace file is 0600. The scan every other test runs over its own traces
+(tests/integration/ctsecrets.py, from ctlib.main and the suites' helpers) is checked here to bite:
+it knows these programs' literals, finds a key or IV planted raw or as hex text anywhere in a real
+trace (also one not named .ctrace), and passes the same key typed on the command line (argv).
+A symlink planted at the trace path is refused, not followed (the target is not created). The
+preload reads its configuration only with secure_getenv, and a setgid copy of a program linked
+with the preload (AT_SECURE) traces nothing while the same program does."""
 import glob
 import os
 import re
@@ -16,6 +19,8 @@ import subprocess
 
 import rellib
 from rellib import ctlib, check
+
+import ctsecrets  # noqa: E402 (tests/integration, on the path through rellib)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC_PRELOAD = os.path.join(HERE, "..", "..", "preload")
@@ -43,19 +48,6 @@ SECRETS = {
     "enc iv": ENC_IV,
     "enc plaintext": ENC_PLAIN[:64],
 }
-
-
-def other_suites_keys():
-    """KEY/IV hex literals of the other suites' scripts (all-zero IVs left out: zero runs are
-    everywhere in a binary file)."""
-    found = {}
-    for f in glob.glob(os.path.join(HERE, "..", "*", "*.py")):
-        for name, hexs in re.findall(r'^(KEY|IV)\s*=\s*"([0-9a-f]{32,})"', open(f).read(), re.M):
-            raw = bytes.fromhex(hexs)
-            if any(raw):
-                found[f"{os.path.basename(f)} {name}"] = raw
-                found[f"{os.path.basename(f)} {name} (hex text)"] = hexs.encode()
-    return found
 
 
 def windows(secret):
@@ -103,12 +95,45 @@ def no_leaks():
     check(not leaks, f"no key, IV or plaintext (8-byte windows) in our traces: {leaks[:5]}")
     modes = {f: stat.S_IMODE(os.stat(f).st_mode) for f in files}
     check(all(m == 0o600 for m in modes.values()), f"every trace file is 0600 {set(modes.values())}")
-    SECRETS.update({k: v for k, v in other_suites_keys().items() if "hex text" not in k})
-    leaks = scan(files)
-    check(not leaks, f"nor the other suites' keys: {leaks[:5]}")
-    kept = [f for f in glob.glob("/tmp/ct-*/**/*.ctrace*", recursive=True) if f not in files]
-    leaks = scan(kept)
-    check(not leaks, f"no secret of these programs in {len(kept)} kept traces of other suites")
+    others = {k: v for k, v in ctsecrets.known().items() if any(v)}
+    leaks = [f"{f}: {name}" for f in files for name, v in others.items()
+             if len(v) >= 8 and any(w in open(f, "rb").read() for w in windows(v))]
+    check(not leaks, f"nor the other examples' and suites' keys, IVs and data: {leaks[:5]}")
+    return files
+
+
+def shared_scan_bites(files):
+    """The scan every test runs (ctsecrets) over these real traces: clean, and it finds what is
+    planted in them."""
+    known = set(ctsecrets.known().values())
+    for name in ("rel_prog key", "rel_prog iv", "rel_threads key", "rel_threads iv", "rel_early key",
+                 "rel_late key", "rel_plugin key", "rel_plugin iv", "enc key", "enc iv"):
+        check(SECRETS[name] in known, f"the shared scan knows the {name} from the sources")
+    ctsecrets.register("enc plaintext", ENC_PLAIN)
+    check(ctsecrets.scan(files) == [], "the shared scan finds nothing in these traces")
+    enc = [f for f in files if os.path.basename(f).startswith("openssl.")]
+    check(len(enc) == 1, f"one openssl enc trace ({enc})")
+    data = open(enc[0], "rb").read()
+    check(ENC_KEY.hex().encode() in data,
+          "the openssl enc trace holds -K HEX in its argv (as typed), which the scan leaves alone")
+    work = ctlib.tmpdir("planted")
+    mid = len(data) // 2
+    planted = {
+        "raw key appended": data + ENC_KEY,
+        "hex IV in the middle": data[:mid] + ENC_IV.hex().encode() + data[mid:],
+        "upper-case hex key": data[:mid] + ENC_KEY.hex().upper().encode() + data[mid:],
+        "rel_threads key window": data[:mid] + SECRETS["rel_threads key"][9:26] + data[mid:],
+        "plaintext window": data[:mid] + ENC_PLAIN[3:24] + data[mid:],
+    }
+    for i, (what, blob) in enumerate(planted.items()):
+        f = os.path.join(work, f"planted{i}.bin")  # not named .ctrace: found by its magic
+        with open(f, "wb") as fh:
+            fh.write(blob)
+        found = ctsecrets.trace_files([work])
+        check(f in found, f"{what}: the planted file is taken for a trace by its magic")
+        hits = ctsecrets.scan([f])
+        check(hits, f"{what}: the shared scan finds it ({hits[:1]})")
+        os.unlink(f)
 
 
 def symlink_refused():
@@ -175,7 +200,7 @@ def setgid_left_alone():
 
 
 def test():
-    no_leaks()
+    shared_scan_bites(no_leaks())
     symlink_refused()
     secure_getenv_only()
     setgid_left_alone()

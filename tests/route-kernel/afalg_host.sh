@@ -18,7 +18,7 @@ K=000102030405060708090a0b0c0d0e0f1011121314151617; IV=f0e1d2c3b4a5968778695a4b3
 
 # spec  cipher  expected fallback (regex on the event detail)  expected EVP impl
 check() {
-	local spec=$1 cipher=$2 want_event=$3 want_impl=$4 size
+	local spec=$1 cipher=$2 want_event=$3 want_impl=$4 size pt=()
 	for size in 0 15 4096 100003; do
 		head -c "$size" /dev/urandom > "$tmp/in"
 		for d in -e -d; do
@@ -31,8 +31,14 @@ check() {
 				openssl enc "$d" "-$cipher" -K "${K:0:32}" -iv "$IV" -in "$src" -out "$tmp/routed$d" \
 				2> "$tmp/err" || { cat "$tmp/err"; fail "$spec: openssl enc $d exited non-zero"; }
 			cmp -s "$tmp/native$d" "$tmp/routed$d" || fail "$spec: $cipher $d $size bytes differs from native"
+			mkdir -p "$tmp/all" && cp -r "$tmp/trace" "$tmp/all/$d$size"	# scanned below
 		done
+		pt+=(--hex "plaintext $size=$(head -c 64 "$tmp/in" | od -An -tx1 -v | tr -d ' \n')")
 	done
+	# no key, IV or plaintext in any of the traces (the scan knows the K/IV above)
+	python3 "$(dirname "$0")/../integration/ctsecrets.py" "$tmp/all" "${pt[@]}" ||
+		fail "$spec: a key, IV or plaintext is in a trace"
+	rm -rf "$tmp/all"
 	"$CRYPTRACE" report --json "$tmp/trace" > "$tmp/r.json" || fail "report"
 	python3 - "$tmp/r.json" "$want_event" "$want_impl" "$cipher" <<'PY' || fail "$spec: trace check"
 import json, re, sys

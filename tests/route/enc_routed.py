@@ -68,7 +68,7 @@ def ssh_loop(work):
         f.write(f"ListenAddress 127.0.0.1\nHostKey {d}/hostkey\nAuthorizedKeysFile {d}/authorized_keys\n"
                 "PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\n"
                 f"PermitRootLogin yes\nStrictModes no\nPidFile {d}/sshd.pid\n")
-    blob = os.urandom(4 << 20)
+    blob = ctlib.plaintext(4 << 20, "ssh data")
     for cipher, evp_name in (("aes128-ctr", "aes-128-ctr"), ("aes256-gcm@openssh.com", "aes-256-gcm")):
         out = ctlib.tmpdir("route-ssh")
         env = routed_env(out)
@@ -115,7 +115,7 @@ def test():
     # Is the preload applying routes at all? (the EVP hooks call ct_route_evp_cipher)
     probe = os.path.join(work, "probe")
     with open(probe, "wb") as f:
-        f.write(os.urandom(4096))
+        f.write(ctlib.plaintext(4096, "probe"))
     out = ctlib.tmpdir("route-probe")
     enc(openssl, "aes-128-cbc", ["-e"], probe, probe + ".out", env=routed_env(out))
     paths, ours, _, _ = routed_paths(out)
@@ -127,7 +127,7 @@ def test():
     for size in SIZES:
         plain = os.path.join(work, f"plain{size}")
         with open(plain, "wb") as f:
-            f.write(os.urandom(size))
+            f.write(ctlib.plaintext(size, "enc plaintext"))
         for cipher in ciphers:
             block = cipher.endswith(("ecb", "cbc"))
             pads = ([], ["-nopad"]) if block and size % 16 == 0 else ([],)

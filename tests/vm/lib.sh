@@ -36,7 +36,9 @@ note() { echo "$test_name: $*"; }
 export QEMU
 
 # guest [run-in-guest options] -- 'script': run it, capturing stdout/stderr into the scratch dir.
-# Prints both (so meson's log has them) and returns the guest script's status.
+# Prints both (so meson's log has them) and returns the guest script's status. The trace files
+# the guest wrote back are scanned for keys, IVs and plaintexts first: a hit fails the test
+# (tests/integration/ctsecrets.py; the scripts' K=/IV= literals and the examples' are known).
 guest() {
 	local rc=0
 	"$run_in_guest" "$@" >"$scratch/guest.out" 2>"$scratch/guest.err" || rc=$?
@@ -45,6 +47,8 @@ guest() {
 	echo "---- guest stderr ----"
 	cat "$scratch/guest.err"
 	echo "----"
+	python3 "$src_root/tests/integration/ctsecrets.py" "$scratch" ||
+		fail "a key, IV or plaintext is in a trace file the guest wrote"
 	return $rc
 }
 
