@@ -64,7 +64,10 @@ if [ "$rc" -ne 0 ]; then
 	# the sanitizer's report may start above the last 25 lines: show it from its first line
 	first=$(grep -n -m1 -E '^==[0-9]+==ERROR|runtime error:|ERROR: libFuzzer' "$work/fuzz.log" |
 		cut -d: -f1 || true)
-	[ -z "$first" ] || { echo "---- from the first error ----"; sed -n "$first,+60p" "$work/fuzz.log"; }
+	if [ -n "$first" ]; then
+		echo "---- from the first error ----"
+		sed -n "$first,+60p" "$work/fuzz.log"
+	fi
 	echo "kept: $keep (log and reproducers)"
 	exit 1
 fi

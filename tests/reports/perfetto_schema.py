@@ -119,8 +119,8 @@ def test():
     doc = ctlib.report_ok([afalg])
     kinds = {f["kind"] for f in doc["findings"]}
     if "engine-failed" not in kinds and afalg_works():
-        rlib.skip(f"AF_ALG works here, so the afalg engine did not fail (findings {sorted(kinds)}): "
-                  "nothing to mark")
+        rlib.skip("AF_ALG works here, so the afalg engine did not fail "
+                  f"(findings {sorted(kinds)}): nothing to mark")
     # on a kernel that refuses AF_ALG the engine fails: a missing finding is a regression
     check("engine-failed" in kinds, f"speed -engine afalg without AF_ALG: engine-failed ({sorted(kinds)})")
     check(any("ENGINE_by_id" in e["name"] or "socket" in e["name"] for e in inst),
