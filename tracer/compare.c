@@ -645,16 +645,6 @@ static void fmt_calls(char *buf, size_t cap, struct stat3 v)
 		snprintf(buf, cap, "%.2fG", v.med / 1e9);
 }
 
-static void fmt_ratio(char *buf, size_t cap, struct stat3 v, int rounds)
-{
-	if (!v.known)
-		snprintf(buf, cap, "-");
-	else if (rounds > 1)
-		snprintf(buf, cap, "%.2f (%.2f-%.2f)", v.med, v.min, v.max);
-	else
-		snprintf(buf, cap, "%.2f", v.med);
-}
-
 static const char *bucket_label(int b, char *buf, size_t cap)
 {
 	uint64_t lo = ct_size_bucket_low((unsigned)b);
@@ -666,31 +656,6 @@ static const char *bucket_label(int b, char *buf, size_t cap)
 	else
 		snprintf(buf, cap, "%llu", (unsigned long long)lo);
 	return buf;
-}
-
-/* 2+8+1+18+1+9+1+9+1+8+2+17 = 77 columns. */
-static void print_cells(const struct cmp_state *s, const struct cmp_key *k, int bucket, FILE *out)
-{
-	const struct cmp_options *o = s->o;
-
-	fprintf(out, "  %-8s %-18s %9s %9s %8s  vs %s\n", "route", "impl", "wall MB/s",
-		bucket < 0 ? "cpu MB/s" : "", "calls", o->routes[0].label);
-	for (int r = 0; r < o->nroutes; r++) {
-		struct cmp_cell c;
-		char wall[24], cpu[24], calls[24], ratio[48];
-
-		cell_of(s, k, bucket, r, &c);
-		if (!c.present) {
-			fprintf(out, "  %-8.8s %-18s\n", o->routes[r].label, "(no such path)");
-			continue;
-		}
-		fmt_mbs(wall, sizeof(wall), c.wall_bps);
-		fmt_mbs(cpu, sizeof(cpu), c.cpu_bps);
-		fmt_calls(calls, sizeof(calls), c.calls);
-		fmt_ratio(ratio, sizeof(ratio), c.ratio, r ? o->rounds : 1);
-		fprintf(out, "  %-8.8s %-18.18s %9s %9s %8s  %s\n", o->routes[r].label, c.impl, wall,
-			bucket < 0 ? cpu : "", calls, ratio);
-	}
 }
 
 static bool busiest_buckets(const struct cmp_state *s, const struct cmp_key *k, bool *used)
@@ -721,32 +686,211 @@ static double median_elapsed(const struct cmp_state *s, int route)
 	return stat_of(v, s->o->rounds).med;
 }
 
-static void print_text(const struct cmp_state *s, FILE *out)
+/*
+ * The text tables: rows are paths (cipher and direction), or the request-size buckets of the
+ * busiest path with --by-size; columns are routes. One table per figure (wall MB/s, CPU MB/s,
+ * calls, the ratio to the first route with its min-max over rounds on the line below), so that a
+ * row of 4 routes fits 80 columns: 2 + 22 + 4 x (1 + 13) = 80. More routes continue in further
+ * tables of 4, each repeating the row labels.
+ */
+#define TXT_WIDTH 80
+#define TXT_LABEL_W 22
+#define TXT_CELL_W 13
+#define TXT_ROUTES_PER_TABLE 4
+
+enum txt_figure { FIG_WALL, FIG_CPU, FIG_CALLS, FIG_RATIO };
+
+struct txt_row {
+	const struct cmp_key *k;
+	int bucket; /* -1: the whole path */
+	char label[64];
+};
+
+static void txt_cell(const struct cmp_state *s, const struct txt_row *row, int route,
+		     enum txt_figure fig, char *main, char *range, size_t cap)
+{
+	struct cmp_cell c;
+
+	cell_of(s, row->k, row->bucket, route, &c);
+	range[0] = '\0';
+	if (!c.present) {
+		snprintf(main, cap, "absent");
+		return;
+	}
+	switch (fig) {
+	case FIG_WALL:
+		fmt_mbs(main, cap, c.wall_bps);
+		break;
+	case FIG_CPU:
+		fmt_mbs(main, cap, c.cpu_bps);
+		break;
+	case FIG_CALLS:
+		fmt_calls(main, cap, c.calls);
+		break;
+	case FIG_RATIO:
+		if (!c.ratio.known) {
+			snprintf(main, cap, "-");
+		} else {
+			snprintf(main, cap, "%.2f", c.ratio.med);
+			if (route && s->o->rounds > 1)
+				snprintf(range, cap, "%.2f-%.2f", c.ratio.min, c.ratio.max);
+		}
+		break;
+	}
+}
+
+static void print_table(const struct cmp_state *s, const struct txt_row *rows, size_t nrows,
+			enum txt_figure fig, const char *title, FILE *out)
 {
 	const struct cmp_options *o = s->o;
 
-	fprintf(out, "cryptrace compare: %d round%s x %d route%s, traces in %s\n", o->rounds,
-		o->rounds == 1 ? "" : "s", o->nroutes, o->nroutes == 1 ? "" : "s", s->outdir);
-	fprintf(out, "\n  %-8s %-14s %-6s %s\n", "route", "run time (med)", "exit", "spec");
+	for (int g = 0; g < o->nroutes; g += TXT_ROUTES_PER_TABLE) {
+		int end = g + TXT_ROUTES_PER_TABLE < o->nroutes ? g + TXT_ROUTES_PER_TABLE : o->nroutes;
+
+		if (o->nroutes > TXT_ROUTES_PER_TABLE && end - g > 1)
+			fprintf(out, "\n%s, routes %d-%d of %d\n", title, g + 1, end, o->nroutes);
+		else if (o->nroutes > TXT_ROUTES_PER_TABLE)
+			fprintf(out, "\n%s, route %d of %d\n", title, end, o->nroutes);
+		else
+			fprintf(out, "\n%s\n", title);
+		fprintf(out, "  %-*s", TXT_LABEL_W, rows[0].bucket < 0 ? "path" : "requests of");
+		for (int r = g; r < end; r++)
+			fprintf(out, " %*.*s", TXT_CELL_W, TXT_CELL_W, o->routes[r].label);
+		fputc('\n', out);
+		for (size_t i = 0; i < nrows; i++) {
+			char main[TXT_ROUTES_PER_TABLE][32], range[TXT_ROUTES_PER_TABLE][32];
+			bool any_range = false;
+
+			for (int r = g; r < end; r++) {
+				txt_cell(s, &rows[i], r, fig, main[r - g], range[r - g], sizeof(main[0]));
+				any_range |= range[r - g][0] != '\0';
+			}
+			fprintf(out, "  %-*.*s", TXT_LABEL_W, TXT_LABEL_W, rows[i].label);
+			for (int r = g; r < end; r++)
+				fprintf(out, " %*.*s", TXT_CELL_W, TXT_CELL_W, main[r - g]);
+			fputc('\n', out);
+			if (!any_range)
+				continue;
+			fprintf(out, "  %-*s", TXT_LABEL_W, "");
+			for (int r = g; r < end; r++)
+				fprintf(out, " %*.*s", TXT_CELL_W, TXT_CELL_W, range[r - g]);
+			fputc('\n', out);
+		}
+	}
+}
+
+/* Prints text at column col of a line that already holds col characters, wrapped at commas or
+ * spaces so that no line passes TXT_WIDTH; continuation lines start at col too. */
+static void print_in_column(const char *text, int col, FILE *out)
+{
+	int room = TXT_WIDTH - col;
+	const char *p = text;
+
+	if (room < 16)
+		room = 16;
+	while (strlen(p) > (size_t)room) {
+		int cut = room;
+
+		while (cut > room / 2 && p[cut - 1] != ',' && p[cut - 1] != ' ')
+			cut--;
+		if (cut <= room / 2)
+			cut = room;
+		int keep = cut;
+
+		while (keep > 0 && p[keep - 1] == ' ')
+			keep--;
+		fprintf(out, "%.*s\n%*s", keep, p, col, "");
+		p += cut;
+		while (*p == ' ')
+			p++;
+	}
+	fprintf(out, "%s\n", p);
+}
+
+/* A path longer than the line: its tail, which names the run, after "...". */
+static void print_path_line(const char *lead, const char *path, FILE *out)
+{
+	size_t room = TXT_WIDTH - strlen(lead);
+
+	if (strlen(path) <= room)
+		fprintf(out, "%s%s\n", lead, path);
+	else
+		fprintf(out, "%s...%s\n", lead, path + strlen(path) - (room - 3));
+}
+
+static void print_text(const struct cmp_state *s, FILE *out)
+{
+	const struct cmp_options *o = s->o;
+	char head[128];
+
+	snprintf(head, sizeof(head), "cryptrace compare: %d round%s x %d route%s, traces in ",
+		 o->rounds, o->rounds == 1 ? "" : "s", o->nroutes, o->nroutes == 1 ? "" : "s");
+	if (strlen(head) + strlen(s->outdir) <= TXT_WIDTH) {
+		fprintf(out, "%s%s\n", head, s->outdir);
+	} else {
+		head[strlen(head) - 1] = '\0';
+		fprintf(out, "%s\n", head);
+		print_path_line("  ", s->outdir, out);
+	}
+	fprintf(out, "\n  %-10s %-14s %-6s %s\n", "route", "run time (med)", "exit", "spec");
 	for (int r = 0; r < o->nroutes; r++) {
 		char t[32];
 
 		snprintf(t, sizeof(t), "%.2fs", median_elapsed(s, r));
-		fprintf(out, "  %-8.8s %-14s %-6d %s\n", o->routes[r].label, t,
-			run_at(s, 0, r)->status, o->routes[r].spec ? o->routes[r].spec : "(none)");
+		fprintf(out, "  %-10.10s %-14s %-6d ", o->routes[r].label, t, run_at(s, 0, r)->status);
+		print_in_column(o->routes[r].spec ? o->routes[r].spec : "(none)", 35, out);
 	}
-	if (s->nkeys == 0)
+	if (s->nkeys == 0) {
 		fprintf(out, "\nno cipher work was traced in any run\n");
-	for (size_t i = 0; i < s->nkeys; i++) {
-		fprintf(out, "\n%s %s\n", s->keys[i].cipher, ct_dir_name(s->keys[i].dir));
-		print_cells(s, &s->keys[i], -1, out);
+		return;
+	}
+
+	struct txt_row rows[CMP_MAX_ROWS];
+	size_t nrows = 0;
+
+	for (size_t i = 0; i < s->nkeys && nrows < CMP_MAX_ROWS; i++, nrows++) {
+		rows[nrows] = (struct txt_row){ .k = &s->keys[i], .bucket = -1 };
+		snprintf(rows[nrows].label, sizeof(rows[nrows].label), "%s %s", s->keys[i].cipher,
+			 ct_dir_name(s->keys[i].dir));
+	}
+	char ratio_title[96];
+
+	if (o->rounds > 1)
+		snprintf(ratio_title, sizeof(ratio_title), "wall MB/s vs %s (median ratio; min-max "
+			 "over rounds below)", o->routes[0].label);
+	else
+		snprintf(ratio_title, sizeof(ratio_title), "wall MB/s vs %s (ratio)", o->routes[0].label);
+	print_table(s, rows, nrows, FIG_WALL, "wall MB/s (median over rounds)", out);
+	print_table(s, rows, nrows, FIG_CPU, "CPU MB/s (user+sys, median over rounds)", out);
+	print_table(s, rows, nrows, FIG_CALLS, "calls (median over rounds)", out);
+	if (o->nroutes > 1)
+		print_table(s, rows, nrows, FIG_RATIO, ratio_title, out);
+
+	fprintf(out, "\nimplementation per route\n");
+	for (size_t i = 0; i < nrows; i++) {
+		char line[1024];
+		size_t len = 0;
+
+		len += (size_t)snprintf(line, sizeof(line), "%s:", rows[i].label);
+		for (int r = 0; r < o->nroutes && len < sizeof(line); r++) {
+			struct cmp_cell c;
+
+			cell_of(s, rows[i].k, -1, r, &c);
+			len += (size_t)snprintf(line + len, sizeof(line) - len, " %s=%s%s", o->routes[r].label,
+						c.present ? c.impl : "absent",
+						r + 1 < o->nroutes ? "," : "");
+		}
+		fputs("  ", out);
+		print_in_column(line, 2, out);
 	}
 	if (s->hidden)
 		fprintf(out, "\n(%d path%s under 0.1%% of the busiest one's bytes not shown;\n"
 			     " see cryptrace report DIR/<route>/<round>)\n",
 			s->hidden, s->hidden == 1 ? "" : "s");
-	if (o->by_size && s->nkeys) {
+	if (o->by_size) {
 		bool used[CT_SIZE_BUCKETS] = { false };
+		struct txt_row brows[CT_SIZE_BUCKETS];
+		size_t nb = 0;
 
 		busiest_buckets(s, &s->keys[0], used);
 		for (int b = 0; b < CT_SIZE_BUCKETS; b++) {
@@ -754,14 +898,26 @@ static void print_text(const struct cmp_state *s, FILE *out)
 
 			if (!used[b])
 				continue;
-			fprintf(out, "\n%s %s, requests of %s+ bytes\n", s->keys[0].cipher,
-				ct_dir_name(s->keys[0].dir), bucket_label(b, lab, sizeof(lab)));
-			print_cells(s, &s->keys[0], b, out);
+			brows[nb] = (struct txt_row){ .k = &s->keys[0], .bucket = b };
+			snprintf(brows[nb].label, sizeof(brows[nb].label), "%s+ bytes",
+				 bucket_label(b, lab, sizeof(lab)));
+			nb++;
+		}
+		if (nb) {
+			char t[128];
+
+			fprintf(out, "\n%s %s by request size (buckets [N, 2N) named by N)\n",
+				s->keys[0].cipher, ct_dir_name(s->keys[0].dir));
+			print_table(s, brows, nb, FIG_WALL, "wall MB/s", out);
+			print_table(s, brows, nb, FIG_CALLS, "calls", out);
+			snprintf(t, sizeof(t), "wall MB/s vs %s", o->routes[0].label);
+			if (o->nroutes > 1)
+				print_table(s, brows, nb, FIG_RATIO, t, out);
 		}
 	}
-	fprintf(out, "\nwall/cpu MB/s: median over rounds of bytes per wall / user+sys CPU second\n"
-		     "in the calls; vs %s: median per-round ratio of wall MB/s (min-max)\n",
-		o->routes[0].label);
+	fprintf(out, "\nMB/s: median over rounds of the bytes per wall / user+sys CPU second in the\n"
+		     "calls; vs %s: median per-round ratio of wall MB/s%s\n", o->routes[0].label,
+		o->rounds > 1 ? " (min-max below it)" : "");
 }
 
 static void json_stat(FILE *out, const char *name, struct stat3 v, bool range)
@@ -1082,8 +1238,8 @@ int ct_compare_main(int argc, char **argv)
 				routed |= run->figs[j].routed;
 		}
 		if (opts.routes[r].spec && !routed && s.nkeys)
-			fprintf(stderr, "cryptrace compare: note: route %s moved no work (no routed "
-					"path in its traces%s)\n", opts.routes[r].label,
+			fprintf(stderr, "cryptrace compare: note: route %s moved no work\n  (no "
+					"routed path in its traces%s)\n", opts.routes[r].label,
 				inactive ? "; this preload does not implement routes" : "");
 	}
 	for (int i = 0; i < nerrors; i++) {

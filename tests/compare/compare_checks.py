@@ -6,7 +6,10 @@
 - a route that changes the exit status, or (--check-output) stdout, is an error: exit 1 and one
   line naming the route; identical runs (openssl enc of a file) pass and both routes show the
   aes-128-cbc path with the calls openssl made;
-- bad routes and specs are usage errors (2) before anything runs; text fits 80 columns.
+- the text has a table per figure, rows = paths (or --by-size request-size buckets), columns =
+  routes, 4 per table (a fifth continues in another); its calls row matches the JSON's;
+- bad routes and specs are usage errors (2) before anything runs; text fits 80 columns, with a
+  long spec and a long output directory too.
 """
 import os
 import re
@@ -121,13 +124,47 @@ def test_identical_enc():
               f"route {route}: a wall throughput")
     ref = open(os.path.join(out, "native", "1", "stdout"), "rb").read()
     check(len(ref) == (1 << 20) + 16, f"the runs' stdout holds the ciphertext ({len(ref)} bytes)")
+    calls = {r: cell(doc, "aes-128-cbc", "encrypt", r)["calls"] for r in ("native", "aesni")}
     rc, so, se, out = compare(["--routes", "native,aesni", "-n", "1", "--by-size", "--"] + argv,
                               "enc-text")
     check(rc == 0, "text output: exit 0")
-    check(re.search(r"^aes-128-cbc encrypt$", so, re.M) is not None,
-          "the text table has an aes-128-cbc encrypt block")
-    check("requests of" in so, "--by-size adds request-size blocks")
+    text_tables(so, calls)
     fits_80(so, "compare text")
+    # five routes (tables continue 4 by 4), a spec longer than its column, a long -o path
+    long_spec = "aes-*-cbc=aesni,aes-*-ctr=aesni,aes-*-gcm=aesni,aes-*-xts=aesni,aes-*-ecb=native"
+    deep = os.path.join(tmpdir("enc-wide"), "a-directory-name-long-enough" * 2, "to-wrap", "cmp")
+    rc, so, se = run([CRYPTRACE, "compare", "-o", deep, "--routes", "native,aesni", "--route",
+                      long_spec, "--route", "aes-*-cbc=native", "--route", "aes-128-*=aesni",
+                      "-n", "1", "--"] + argv)
+    check(rc == 0, f"five routes: exit 0 ({rc}: {se.strip()[-200:]})")
+    fits_80(so, "compare text with five routes and a long spec")
+    check("routes 1-4 of 5" in so and "route 5 of 5" in so,
+          "the fifth route continues in a table of its own")
+    check(re.search(r"^  path +native +aesni +route3 +route4$", so, re.M) and
+          re.search(r"^  path +route5$", so, re.M), "route columns 4 by 4")
+    check(all(part in so for part in long_spec.split(",")), "the long spec is shown whole, wrapped")
+
+
+def text_tables(so, calls):
+    """The text layout: one table per figure, rows = paths, columns = routes."""
+    for title in ("wall MB/s (median over rounds)", "CPU MB/s (user+sys, median over rounds)",
+                  "calls (median over rounds)", "wall MB/s vs native (ratio)",
+                  "implementation per route"):
+        check(re.search(rf"^{re.escape(title)}$", so, re.M), f"a table '{title}'")
+    check(len(re.findall(r"^  path +native +aesni$", so, re.M)) == 4,
+          "four tables with one column per route")
+    rows = re.findall(r"^  aes-128-cbc encrypt +([\d.]+[MG]?) +([\d.]+[MG]?)$", so, re.M)
+    check(len(rows) == 4, f"aes-128-cbc encrypt is a row of each table ({rows})")
+    # openssl enc of the same file makes the same calls on every run: the calls table says it
+    check(rows[2] == (str(calls["native"]), str(calls["aesni"])),
+          f"the calls row {rows[2]} matches the JSON run's calls {calls}")
+    check(rows[3][0] == "1.00", f"the reference route's ratio is 1.00 ({rows[3]})")
+    check(re.search(r"^  aes-128-cbc encrypt: native=provider:default, aesni=route:aesni$", so,
+                    re.M), "the implementation line names what served each route")
+    check(re.search(r"^aes-128-cbc encrypt by request size", so, re.M) and
+          re.search(r"^  requests of +native +aesni$", so, re.M) and
+          re.search(r"^  \d+[kM]?\+ bytes +[\d.]+ +[\d.]+$", so, re.M),
+          "--by-size adds tables whose rows are request-size buckets")
 
 
 def test_usage():
