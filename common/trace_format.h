@@ -99,7 +99,8 @@ enum ct_event_kind {
 	CT_EV_CALL_FAILED = 1,      /* a hooked call failed: call, errno, decoded params, call site */
 	CT_EV_ENGINE_REQUEST = 2,   /* ENGINE_by_id / ENGINE_init / ENGINE_set_default*: ret says ok */
 	CT_EV_PROVIDER_LOAD = 3,    /* OSSL_PROVIDER_load / try_load: ret says ok */
-	CT_EV_SESSION = 4,          /* a kernel session/socket set up (cryptodev CIOCGSESSION, AF_ALG bind) */
+	CT_EV_SESSION = 4,          /* a kernel session/socket set up (cryptodev CIOCGSESSION, AF_ALG bind),
+				     * or a cryptodev public-key request (CIOCKEY, CIOCASYMFEAT) */
 	CT_EV_FALLBACK = 5,         /* a route could not serve a request and fell back to native */
 	CT_EV_ROUTE = 6,            /* a route was applied to a path */
 	CT_EV_LIB_LOADED = 7,       /* libcrypto appeared (at start or by a later dlopen) */
