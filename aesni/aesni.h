@@ -120,5 +120,9 @@ void ct_aes_gcm_wipe(struct ct_aes_gcm *g);
  * header (aesni_cpb_milli) to judge "software speed on an AES-NI CPU". */
 double ct_aesni_cpb_bound(void);
 uint32_t ct_aesni_cpb_milli(void);
+/* The same measurement, uncached, in a caller's buffer (the preload's static one: no 8 KiB on a
+ * traced thread's stack) and with `trials` best-of trials of 4 x 8 KiB (the launcher uses 64). */
+#define CT_AESNI_CALIB_BYTES 8192
+double ct_aesni_cpb_measure(uint8_t buf[CT_AESNI_CALIB_BYTES], unsigned trials);
 
 #endif

@@ -9,38 +9,44 @@
 #include "aes_internal.h"
 #include "cpu.h"
 
-#define CALIB_BYTES 8192
+#define CALIB_BYTES CT_AESNI_CALIB_BYTES
 #define CALIB_TRIALS 64
 #define CALIB_REPS 4
 
 /* __atomic_*_n want integers: the double goes through its bit pattern. */
 static uint64_t cached_bits; /* 0 = not measured yet */
 
-static double measure(void)
+double ct_aesni_cpb_measure(uint8_t buf[CT_AESNI_CALIB_BYTES], unsigned trials)
 {
 	static const uint8_t key[16] = { 0x2b, 0x7e, 0x15, 0x16, 0x28, 0xae, 0xd2, 0xa6,
 					 0xab, 0xf7, 0x15, 0x88, 0x09, 0xcf, 0x4f, 0x3c };
-	uint8_t buf[CALIB_BYTES] __attribute__((aligned(64)));
 	uint8_t ctr[16] = { 0 }, ecount[16];
 	struct ct_aes_key k;
 	unsigned num = 0;
 	uint64_t best = UINT64_MAX;
 
-	if (ct_aes_set_key(&k, key, 128) != 0 || ct_rdtsc() == 0)
+	if (!trials || ct_aes_set_key(&k, key, 128) != 0 || ct_rdtsc() == 0)
 		return 0.0;
-	memset(buf, 0x5a, sizeof(buf));
+	memset(buf, 0x5a, CALIB_BYTES);
 	for (int i = 0; i < 8; i++) /* warm caches, branch predictors and the AVX units */
-		ct_aes_ctr128(&k, ctr, ecount, &num, buf, buf, sizeof(buf));
-	for (int t = 0; t < CALIB_TRIALS; t++) {
+		ct_aes_ctr128(&k, ctr, ecount, &num, buf, buf, CALIB_BYTES);
+	for (unsigned t = 0; t < trials; t++) {
 		const uint64_t t0 = ct_rdtsc();
 		for (int r = 0; r < CALIB_REPS; r++)
-			ct_aes_ctr128(&k, ctr, ecount, &num, buf, buf, sizeof(buf));
+			ct_aes_ctr128(&k, ctr, ecount, &num, buf, buf, CALIB_BYTES);
 		const uint64_t dt = ct_rdtsc() - t0;
 		if (dt < best)
 			best = dt;
 	}
 	ct_aes_key_wipe(&k);
 	return (double)best / (CALIB_BYTES * CALIB_REPS);
+}
+
+static double measure(void)
+{
+	uint8_t buf[CALIB_BYTES] __attribute__((aligned(64)));
+
+	return ct_aesni_cpb_measure(buf, CALIB_TRIALS);
 }
 
 double ct_aesni_cpb_bound(void)

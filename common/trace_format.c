@@ -469,6 +469,7 @@ size_t ct_encode_proc(uint8_t *buf, size_t cap, const struct ct_proc *p)
 	w_u64(&w, p->hooked_calls);
 	w_str(&w, p->crypto_libs);
 	w_str(&w, p->libcrypto);
+	w_u32(&w, p->aesni_cpb_milli);
 	return w_end(&w, CT_REC_PROC);
 }
 
@@ -686,6 +687,7 @@ static void dec_proc(struct rcur *c, struct ct_proc *p)
 	p->hooked_calls = r_u64(c);
 	p->crypto_libs = r_str(c);
 	p->libcrypto = r_str(c);
+	p->aesni_cpb_milli = r_u32(c); /* added at the end: 0 from older writers */
 }
 
 static void dec_end(struct rcur *c, struct ct_end *e)

@@ -244,6 +244,8 @@ struct ct_proc {
 	uint64_t hooked_calls;         /* every intercepted call, any family (0 = nothing seen) */
 	struct ct_str crypto_libs;     /* '\n'-joined paths of mapped crypto libraries (libcrypto, gnutls, nss, sodium...) */
 	struct ct_str libcrypto;       /* OpenSSL_version() once known */
+	uint32_t aesni_cpb_milli;      /* AES-NI bound measured inside this process (cycles/byte x1000)
+					* when the header has none (a bare LD_PRELOAD); 0 = not measured */
 };
 
 struct ct_end {

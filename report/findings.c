@@ -994,6 +994,26 @@ static bool masked_applies(bool masked, const struct rp_path *p)
 	return masked && !(p->def.flags & CT_PATH_ROUTED) && p->def.route != CT_ROUTE_AESNI;
 }
 
+/* The AES-NI bound of a process in cycles/byte (0: none) and where it came from: the launcher
+ * measures it before the program starts (header); a bare LD_PRELOAD run may measure it in the
+ * process at its first AES path (PROC record, preload/calib.c). */
+static double aesni_bound(const struct rp_proc *p, const char **from)
+{
+	if (p->has_hdr && p->hdr.aesni_cpb_milli) {
+		*from = "measured by cryptrace run on this machine just before the program started";
+		return p->hdr.aesni_cpb_milli / 1000.0;
+	}
+	if (p->has_proc && p->proc.aesni_cpb_milli) {
+		*from = "measured inside the traced process after its first AES path (no launcher "
+			"passed one in)";
+		return p->proc.aesni_cpb_milli / 1000.0;
+	}
+	*from = "none in this trace: no launcher passed one in, and the process did not measure one "
+		"(a seccomp sandbox, no TSC clock, no flush after its first AES path, or an older "
+		"trace)";
+	return 0;
+}
+
 /* One finding per process: the AES path with the most bytes carries the evidence, the others
  * that ran slow (or, under a mask, every AES path) are listed. */
 static void eval_software_aes(struct rp_model *m)
@@ -1004,7 +1024,8 @@ static void eval_software_aes(struct rp_model *m)
 		    !(pr->hdr.cpu_flags & (CT_CPU_AES | CT_CPU_ARM_AES)))
 			continue;
 		bool masked = ia32cap_disables_aesni(pr->hdr.ia32cap);
-		double bound = pr->hdr.aesni_cpb_milli / 1000.0;
+		const char *bound_from;
+		double bound = aesni_bound(pr, &bound_from);
 		double limit = bound > 0 ? fmax(SOFTWARE_AES_FACTOR * bound, SOFTWARE_AES_FLOOR_CPB) :
 					   SOFTWARE_AES_FIXED_CPB;
 		bool calibrated = bound > 0; /* the serial-mode floor refines a calibrated bound only */
@@ -1084,9 +1105,10 @@ static void eval_software_aes(struct rp_model *m)
 		else
 			CAT(evidence, "cycles/byte unknown (no timed requests of 8 KiB or more); ");
 		if (bound > 0)
-			CAT(evidence, "AES-NI bound %.2f cycles/byte; ", bound);
+			CAT(evidence, "AES-NI bound %.2f cycles/byte, %s; ", bound, bound_from);
 		else
-			CAT(evidence, "no AES-NI bound calibrated; ");
+			CAT(evidence, "AES-NI bound: %s, so the fixed limit of %.0f cycles/byte; ",
+			    bound_from, SOFTWARE_AES_FIXED_CPB);
 		if (pr->hdr.ia32cap.len)
 			CAT(evidence, "OPENSSL_ia32cap=%.*s", S(pr->hdr.ia32cap));
 		else
@@ -1113,9 +1135,12 @@ static double inproc_ns_per_byte(const struct rp_model *m, struct ct_str cipher,
 		}
 	}
 	const struct rp_proc *h = first_header(m);
-	if (h && h->hdr.aesni_cpb_milli && h->hdr.tsc_hz) {
-		*how = "the AES-NI bound calibrated at trace time";
-		return h->hdr.aesni_cpb_milli / 1000.0 / ((double)h->hdr.tsc_hz / 1e9);
+	const char *from;
+	double bound = h ? aesni_bound(h, &from) : 0;
+	if (bound > 0 && h->hdr.tsc_hz) {
+		*how = h->hdr.aesni_cpb_milli ? "the AES-NI bound calibrated at trace time" :
+						"the AES-NI bound measured in the traced process";
+		return bound / ((double)h->hdr.tsc_hz / 1e9);
 	}
 	*how = "a nominal in-process AES-NI cost of 0.5 ns/byte (no better figure in the trace)";
 	return INPROC_DEFAULT_NS_PER_BYTE;

@@ -625,6 +625,45 @@ static void test_software_aes(void **state)
 	rp_model_free(&m);
 }
 
+/* The bound the limit rests on, and where it came from: the launcher's (header), one the process
+ * measured itself under a bare LD_PRELOAD (PROC record), or none (the fixed limit). */
+static void test_software_aes_bound_source(void **state)
+{
+	(void)state;
+	MODEL(m);
+	struct rp_proc *p = mk_proc(&m, 1);
+	p->hdr.aesni_cpb_milli = 0;
+	p->proc.aesni_cpb_milli = 650; /* parallel limit 4; CBC encryption's serial floor 9.8 */
+	struct rp_path *a = mk_path(p, 0, CT_API_EVP, "provider:default", "aes-128-ctr", 0);
+	tg_fill_stats(&a->st, 0, 1000, 8192, 18000, 1.0, 0); /* 4.4 cycles/byte: above 4 */
+	const struct rp_finding *f = find(&m, "software-aes");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_non_null(strstr(f->message, "the 0.65 cycles/byte measured for AES-NI"));
+	assert_non_null(strstr(f->evidence, "AES-NI bound 0.65 cycles/byte, measured inside the "
+					    "traced process"));
+	/* the launcher's bound wins over the process's, and says so */
+	p->hdr.aesni_cpb_milli = 1300; /* limit max(3.9, 4) = 4 */
+	f = find(&m, "software-aes");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_non_null(strstr(f->evidence, "AES-NI bound 1.30 cycles/byte, measured by cryptrace run"));
+	/* neither: the fixed 5 cycles/byte limit, and the evidence says why there is no bound */
+	p->hdr.aesni_cpb_milli = 0;
+	p->proc.aesni_cpb_milli = 0;
+	assert_null(find(&m, "software-aes")); /* 4.4 < 5 */
+	tg_fill_stats(&a->st, 0, 1000, 8192, 24000, 1.0, 0); /* 5.9 cycles/byte */
+	f = find(&m, "software-aes");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_non_null(strstr(f->evidence, "AES-NI bound: none in this trace"));
+	assert_non_null(strstr(f->evidence, "fixed limit of 5 cycles/byte"));
+	rp_model_free(&m);
+}
+
 static void test_kernel_software_driver(void **state)
 {
 	(void)state;
@@ -712,6 +751,7 @@ int main(void)
 		cmocka_unit_test(test_silent_fallback_operation_time),
 		cmocka_unit_test(test_session_failed),
 		cmocka_unit_test(test_software_aes),
+		cmocka_unit_test(test_software_aes_bound_source),
 		cmocka_unit_test(test_kernel_software_driver),
 		cmocka_unit_test(test_small_requests_offload),
 		cmocka_unit_test(test_clean_run_raises_nothing),

@@ -76,6 +76,7 @@ static void build_all_types(struct tg *g)
 		.dropped_events = 5, .write_errors = 6, .hooked_calls = 1003,
 		.crypto_libs = ct_str_from("/lib/libcrypto.so.3\n/lib/libgnutls.so.30"),
 		.libcrypto = ct_str_from("OpenSSL 3.0.19"),
+		.aesni_cpb_milli = 194,
 	};
 	tg_proc(g, &pr);
 	struct ct_end end = { .mono_ns = 1234, .reason = CT_END_SIGNAL, .status = 9 };
@@ -168,6 +169,7 @@ static void test_round_trip_every_type(void **state)
 	assert_int_equal(rec->u.proc.hooked_calls, 1003);
 	assert_int_equal(rec->u.proc.write_errors, 6);
 	assert_true(str_is(rec->u.proc.libcrypto, "OpenSSL 3.0.19"));
+	assert_int_equal(rec->u.proc.aesni_cpb_milli, 194); /* the last field */
 
 	assert_int_equal(ct_reader_next(&r, rec), CT_READ_OK);
 	assert_int_equal(rec->type, CT_REC_END);
@@ -361,6 +363,7 @@ static void test_forward_compatibility(void **state)
 	assert_int_equal(out->u.proc.mono_ns, 42);
 	assert_int_equal(out->u.proc.hooked_calls, 0);
 	assert_int_equal(out->u.proc.crypto_libs.len, 0);
+	assert_int_equal(out->u.proc.aesni_cpb_milli, 0);
 	assert_int_equal(ct_reader_next(&r, out), CT_READ_EOF);
 	free(out);
 	tg_free(&g);
