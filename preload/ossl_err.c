@@ -30,28 +30,40 @@ typedef const char *(*err_string_fn)(unsigned long e);
 #define ERR_LIB_SYS 2
 #define ERR_LIB_USER 128
 
-static struct {
-	_Atomic int state; /* 0 not resolved, 1 resolved (pointers below may still be NULL) */
+struct err_fns {
 	peek_all_fn first_all, last_all;
 	peek_data_fn first_data, last_data;
 	err_string_fn lib_string, reason_string;
-} fns;
+};
 
-/* Benign race: two threads resolving at once store the same pointers. */
-static void resolve(void)
+/* Resolved once and published whole through one pointer: no lock (a fork in the middle must not
+ * leave one held). Two threads resolving at once both get a correct table; one publishes it. */
+static struct err_fns fns_table;
+static const struct err_fns *fns_pub;
+
+static void resolve(struct err_fns *out)
 {
-	if (__atomic_load_n(&fns.state, __ATOMIC_ACQUIRE))
+	const struct err_fns *pub = __atomic_load_n(&fns_pub, __ATOMIC_ACQUIRE);
+	if (pub) {
+		*out = *pub;
 		return;
-	fns.first_all = (peek_all_fn)ct_resolve("ERR_peek_error_all");
-	fns.last_all = (peek_all_fn)ct_resolve("ERR_peek_last_error_all");
-	if (!fns.first_all || !fns.last_all) {
-		fns.first_all = fns.last_all = NULL;
-		fns.first_data = (peek_data_fn)ct_resolve("ERR_peek_error_line_data");
-		fns.last_data = (peek_data_fn)ct_resolve("ERR_peek_last_error_line_data");
 	}
-	fns.lib_string = (err_string_fn)ct_resolve("ERR_lib_error_string");
-	fns.reason_string = (err_string_fn)ct_resolve("ERR_reason_error_string");
-	__atomic_store_n(&fns.state, 1, __ATOMIC_RELEASE);
+	struct err_fns f = { 0 };
+	f.first_all = (peek_all_fn)ct_resolve("ERR_peek_error_all");
+	f.last_all = (peek_all_fn)ct_resolve("ERR_peek_last_error_all");
+	if (!f.first_all || !f.last_all) {
+		f.first_all = f.last_all = NULL;
+		f.first_data = (peek_data_fn)ct_resolve("ERR_peek_error_line_data");
+		f.last_data = (peek_data_fn)ct_resolve("ERR_peek_last_error_line_data");
+	}
+	f.lib_string = (err_string_fn)ct_resolve("ERR_lib_error_string");
+	f.reason_string = (err_string_fn)ct_resolve("ERR_reason_error_string");
+	*out = f;
+	static int publishing;
+	if (!__atomic_exchange_n(&publishing, 1, __ATOMIC_ACQ_REL)) {
+		fns_table = f;
+		__atomic_store_n(&fns_pub, &fns_table, __ATOMIC_RELEASE);
+	}
 }
 
 struct entry {
@@ -60,15 +72,15 @@ struct entry {
 	int line, flags;
 };
 
-static bool peek(bool last, struct entry *e)
+static bool peek(const struct err_fns *fns, bool last, struct entry *e)
 {
 	memset(e, 0, sizeof(*e));
-	if (fns.first_all)
-		e->code = (last ? fns.last_all : fns.first_all)(&e->file, &e->line, NULL, &e->data,
-								 &e->flags);
-	else if (fns.first_data && fns.last_data)
-		e->code = (last ? fns.last_data : fns.first_data)(&e->file, &e->line, &e->data,
+	if (fns->first_all)
+		e->code = (last ? fns->last_all : fns->first_all)(&e->file, &e->line, NULL, &e->data,
 								   &e->flags);
+	else if (fns->first_data && fns->last_data)
+		e->code = (last ? fns->last_data : fns->first_data)(&e->file, &e->line, &e->data,
+								     &e->flags);
 	else
 		return false;
 	return true;
@@ -77,11 +89,12 @@ static bool peek(bool last, struct entry *e)
 void ct_err_mark(struct ct_err_mark *m)
 {
 	int saved = errno;
+	struct err_fns fns;
 	struct entry e;
 
-	resolve();
+	resolve(&fns);
 	memset(m, 0, sizeof(*m));
-	m->usable = peek(true, &e);
+	m->usable = peek(&fns, true, &e);
 	m->empty = e.code == 0;
 	m->code = e.code;
 	m->file = e.file;
@@ -132,9 +145,10 @@ static size_t put_lib(char *buf, size_t cap, size_t len, const char *lib)
 }
 
 /* One entry: "library: reason: data". */
-static size_t put_entry(char *buf, size_t cap, size_t len, const struct entry *e)
+static size_t put_entry(const struct err_fns *fns, char *buf, size_t cap, size_t len,
+			const struct entry *e)
 {
-	bool v3 = fns.first_all != NULL;
+	bool v3 = fns->first_all != NULL;
 	bool sys = v3 ? (e->code & 0x80000000ul) != 0 : ((e->code >> 24) & 0xff) == ERR_LIB_SYS;
 	unsigned lib = sys ? ERR_LIB_SYS : (unsigned)((v3 ? e->code >> 23 : e->code >> 24) & 0xff);
 	unsigned long reason = v3 ? e->code & (sys ? 0x7ffffffful : 0x7ffffful) : e->code & 0xfff;
@@ -145,9 +159,10 @@ static size_t put_entry(char *buf, size_t cap, size_t len, const struct entry *e
 		len = put(buf, cap, len, strerror((int)reason));
 	} else {
 		/* libcrypto's own libraries only: an engine's strings live in its module */
-		const char *ls = lib < ERR_LIB_USER && fns.lib_string ? fns.lib_string(e->code) : NULL;
-		const char *rs = lib < ERR_LIB_USER && fns.reason_string ? fns.reason_string(e->code)
-									 : NULL;
+		const char *ls = lib < ERR_LIB_USER && fns->lib_string ? fns->lib_string(e->code)
+									: NULL;
+		const char *rs = lib < ERR_LIB_USER && fns->reason_string ? fns->reason_string(e->code)
+									  : NULL;
 
 		if (ls) {
 			len = put_lib(buf, cap, len, ls);
@@ -174,26 +189,28 @@ static size_t put_entry(char *buf, size_t cap, size_t len, const struct entry *e
 size_t ct_err_reason(const struct ct_err_mark *before, char *buf, size_t cap)
 {
 	int saved = errno;
+	struct err_fns fns;
 	struct entry first, last;
 	size_t len = 0;
 
 	if (!cap)
 		return 0;
 	buf[0] = '\0';
-	if (!before->usable || !peek(true, &last) || !last.code || same_entry(before, &last)) {
+	resolve(&fns);
+	if (!before->usable || !peek(&fns, true, &last) || !last.code || same_entry(before, &last)) {
 		errno = saved;
 		return 0;
 	}
 	/* The oldest entry is the call's own only if the queue was empty before it. */
-	bool have_first = before->empty && peek(false, &first) && first.code &&
+	bool have_first = before->empty && peek(&fns, false, &first) && first.code &&
 			  !(first.code == last.code && first.file == last.file &&
 			    first.line == last.line && first.data == last.data);
 
 	if (have_first) {
-		len = put_entry(buf, cap, len, &first);
+		len = put_entry(&fns, buf, cap, len, &first);
 		len = put(buf, cap, len, "; then ");
 	}
-	len = put_entry(buf, cap, len, &last);
+	len = put_entry(&fns, buf, cap, len, &last);
 	errno = saved;
 	return len < cap ? len : cap - 1;
 }
