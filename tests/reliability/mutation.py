@@ -22,7 +22,8 @@ from rellib import ctlib, check
 PREAMBLE = 16
 REPORT_TIMEOUT = 60
 REC_PATH, REC_STATS = 2, 3
-TYPES = {1: "HEADER", 2: "PATH", 3: "STATS", 4: "EVENT", 5: "OPS", 6: "THREAD", 7: "PROC", 8: "END"}
+TYPES = {1: "HEADER", 2: "PATH", 3: "STATS", 4: "EVENT", 5: "OPS", 6: "THREAD", 7: "PROC", 8: "END",
+         9: "MODULE"}
 APIS = {1: "evp", 2: "aes", 3: "cryptodev", 4: "afalg"}
 DIRS = {1: "encrypt", 2: "decrypt"}
 
@@ -111,7 +112,7 @@ def test():
     data = open(files[0], "rb").read()
     recs = records(data)
     check(recs and recs[-1][1] == len(data), f"{len(recs)} whole records, {len(data)} bytes")
-    kinds = sorted({TYPES.get(r[2], r[2]) for r in recs})
+    kinds = sorted({TYPES.get(r[2], f"type {r[2]}") for r in recs})
     print(f"record types: {kinds}")
     check({"HEADER", "PATH", "STATS", "OPS", "END"} <= set(kinds), "the trace has every main type")
     ends = [r[1] for r in recs]
@@ -194,7 +195,7 @@ def test():
                 check(False, f"{what} (preamble): totals {got} beyond the file's {whole}")
             continue
         k = whole_before(x)
-        rtype = TYPES.get(recs[k][2], recs[k][2])
+        rtype = TYPES.get(recs[k][2], f"type {recs[k][2]}")
         by_type[rtype] = by_type.get(rtype, 0) + 1
         if got != exp[k] or complete(doc):
             check(False, f"{what} (in a {rtype} record, the {k + 1}th): exit {rc}, totals {got}, "
