@@ -62,7 +62,13 @@ def daemon():
     doc = None
     for _ in range(3000):  # a condition, not a duration: the daemon's END record
         if os.path.exists(done):
-            doc = ctlib.report_ok(ctlib.traces(out))
+            # the daemon may still be exiting: its newest file can exist before its first
+            # write (read as an empty, truncated trace), so only a clean read ends the wait
+            rc, doc, _ = ctlib.report(ctlib.traces(out))
+            if rc != 0 or doc is None:
+                doc = None
+                time.sleep(0.02)
+                continue
             rows = by_cipher(doc, "aes-256-cbc")
             gpid = list(rows)[0] if rows else None
             st = [q.get("status") for q in rellib.procs(doc) if q.get("pid") == gpid
@@ -70,7 +76,7 @@ def daemon():
             if st == ["complete"]:
                 break
         time.sleep(0.02)
-    check(doc is not None, "the daemon finished its work")
+    check(doc is not None, "the daemon finished its work and its traces read cleanly")
     rows = by_cipher(doc, "aes-256-cbc")
     check(list(rows.values()) == [(500, 32000)],
           f"the daemon's 500 calls after close_range+closefrom are in its trace ({rows})")
