@@ -127,7 +127,7 @@ static const char *dir_word(uint8_t dir)
 static uint8_t route_decide(enum aes_fn fn, unsigned b, uint8_t dir)
 {
 	const struct ct_route_table *t = ct_route_active();
-	if (!t || !servable(fn) || b > 2)
+	if (!t || b > 2)
 		return RT_NATIVE;
 	char cipher[32];
 	cipher_of(fn, b, cipher, sizeof(cipher));
@@ -135,6 +135,13 @@ static uint8_t route_decide(enum aes_fn fn, unsigned b, uint8_t dir)
 	enum ct_route_target target = ct_route_lookup_ex(t, cipher, dir, CT_ROUTE_SIZE_UNKNOWN, &flags);
 	if (!(flags & CT_ROUTE_F_MATCHED) || (target != CT_ROUTE_AESNI && !(flags & CT_ROUTE_F_SIZE_DEPENDENT)))
 		return RT_NATIVE;
+	if (!servable(fn)) {
+		/* asked for, but not a mode the route serves: said once (this answer is cached) */
+		ct_event(CT_EV_FALLBACK, "AES_*", 0, 0, CT_NO_PATH, false,
+			 "route aesni -> native: %s %s: the low-level route serves AES_encrypt/decrypt, "
+			 "ECB, CBC, CFB-128 and OFB; this mode runs in libcrypto", cipher, dir_word(dir));
+		return RT_NATIVE;
+	}
 	if (!ct_aesni_available()) {
 		ct_event(CT_EV_FALLBACK, "AES_set_encrypt_key", 0, 0, CT_NO_PATH, false,
 			 "route aesni -> native: %s %s: no AES-NI on this CPU (or CRYPTRACE_AESNI_MAX=none)",
@@ -241,6 +248,7 @@ static inline uint8_t enc_dir(int enc)
 		}                                                                                 \
 		uint32_t path = aes_path_guarded(t, kind, key, dir);                              \
 		uint64_t bytes = (bytes_expr);                                                    \
+		(void)route_wanted(t, kind, key, dir, bytes); /* never: says so once if asked */  \
 		struct ct_op_timer op;                                                            \
 		ct_op_begin_fast(t, &op, bytes);                                                  \
 		real args;                                                                        \
@@ -327,6 +335,7 @@ VOID_HOOK(AES_bi_ige_encrypt, (const unsigned char *in, unsigned char *out, size
 		if (!t || !aes_enter(t))                                                          \
 			return real(key, iv, out, in, inlen);                                     \
 		uint32_t path = aes_path_guarded(t, F_WRAP, key, dir);                            \
+		(void)route_wanted(t, F_WRAP, key, dir, inlen); /* never: says so once if asked */ \
 		struct ct_op_timer op;                                                            \
 		ct_op_begin_fast(t, &op, inlen);                                                  \
 		int r = real(key, iv, out, in, inlen);                                            \
