@@ -96,7 +96,8 @@ def openssl_inside():
     ran = False
     for exe in (static, dynamic):
         if not os.access(exe, os.X_OK):
-            print(f"skip {os.path.basename(exe)}: not built (no libcrypto.a or no static libc)")
+            print(f"skip {os.path.basename(exe)}: not built (no libcrypto.a, no static libc, or a "
+                  "sanitizer build, which cannot link -static)")
     if os.access(static, os.X_OK):
         bare = ctlib.run([static])
         check(bare.returncode == 0 and bare.stdout == b"encrypted 65536 bytes\n",
