@@ -175,6 +175,16 @@ static const void *self_base(void)
 	return base;
 }
 
+/* A sanitizer build's runtime intercepts backtrace() and other calls: its frames are ours too,
+ * not the program's. */
+static bool sanitizer_runtime(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	return !strncmp(b, "libasan.", 8) || !strncmp(b, "libtsan.", 8) || !strncmp(b, "libubsan.", 9) ||
+	       !strncmp(b, "liblsan.", 8);
+}
+
 char *ct_callsite(char *buf, size_t cap, unsigned skip_frames)
 {
 	if (!buf || cap == 0)
@@ -193,7 +203,7 @@ char *ct_callsite(char *buf, size_t cap, unsigned skip_frames)
 		void *ip = (char *)ips[i] - (i ? 1 : 0);
 		if (!dladdr(ip, &info) || !info.dli_fname)
 			continue;
-		if (info.dli_fbase == mine)
+		if (info.dli_fbase == mine || sanitizer_runtime(info.dli_fname))
 			continue;
 		if (skip_frames) {
 			skip_frames--;

@@ -11,18 +11,19 @@
 
 #include "classify.h"
 
-static struct ct_evp_class classify(struct ct_evp_facts f)
+/* The result points into itself (key.impl -> impl...), so it is filled in place, never copied. */
+static struct ct_evp_class c;
+
+static void classify(struct ct_evp_facts f)
 {
-	struct ct_evp_class c;
 	memset(&c, 0x5a, sizeof(c)); /* garbage in every field the classifier must set */
 	ct_evp_classify(&f, &c);
-	return c;
 }
 
 static void test_provider(void **state)
 {
 	(void)state;
-	struct ct_evp_class c = classify((struct ct_evp_facts){
+	classify((struct ct_evp_facts){
 		.has_provider = true, .provider_name = "default", .cipher_name = "AES-128-CBC",
 		.key_len = 16, .dir = CT_DIR_ENCRYPT });
 	assert_string_equal(c.key.impl, "provider:default");
@@ -34,7 +35,7 @@ static void test_provider(void **state)
 	assert_int_equal(c.key.route, CT_ROUTE_NONE);
 	assert_int_equal(c.key.flags, 0);
 	assert_null(c.key.requested);
-	c = classify((struct ct_evp_facts){ .has_provider = true, .cipher_name = "AES-256-GCM",
+	classify((struct ct_evp_facts){ .has_provider = true, .cipher_name = "AES-256-GCM",
 					    .key_len = 32, .dir = CT_DIR_DECRYPT });
 	assert_string_equal(c.key.impl, "provider:?"); /* a provider without a name */
 	assert_int_equal(c.key.key_bits, 256);
@@ -45,12 +46,12 @@ static void test_engine_wins(void **state)
 {
 	(void)state;
 	/* an engine named at init serves the ctx even when the cipher has a provider */
-	struct ct_evp_class c = classify((struct ct_evp_facts){
+	classify((struct ct_evp_facts){
 		.has_engine = true, .engine_id = "afalg", .has_provider = true, .provider_name = "default",
 		.route_aesni = true, .cipher_name = "AES-128-CBC", .key_len = 16 });
 	assert_string_equal(c.key.impl, "engine:afalg");
 	assert_int_equal(c.key.route, CT_ROUTE_NONE);
-	c = classify((struct ct_evp_facts){ .has_engine = true, .cipher_name = "aes-128-cbc" });
+	classify((struct ct_evp_facts){ .has_engine = true, .cipher_name = "aes-128-cbc" });
 	assert_string_equal(c.key.impl, "engine:?");
 	assert_int_equal(c.key.key_bits, 0); /* unknown key length */
 }
@@ -58,13 +59,13 @@ static void test_engine_wins(void **state)
 static void test_routes(void **state)
 {
 	(void)state;
-	struct ct_evp_class c = classify((struct ct_evp_facts){
+	classify((struct ct_evp_facts){
 		.has_provider = true, .provider_name = "cryptrace", .route_aesni = true,
 		.cipher_name = "AES-128-CTR", .key_len = 16 });
 	assert_string_equal(c.key.impl, "route:aesni");
 	assert_int_equal(c.key.route, CT_ROUTE_AESNI);
 	assert_int_equal(c.key.flags, CT_PATH_ROUTED);
-	c = classify((struct ct_evp_facts){
+	classify((struct ct_evp_facts){
 		.has_provider = true, .provider_name = "cryptrace-kernel", .kernel_route = CT_ROUTE_AFALG,
 		.kernel_impl = "route:afalg:cbc-aes-aesni", .cipher_name = "AES-256-CBC", .key_len = 32 });
 	assert_string_equal(c.key.impl, "route:afalg:cbc-aes-aesni");
@@ -76,23 +77,23 @@ static void test_no_provider(void **state)
 {
 	(void)state;
 	/* OpenSSL 1.1: an engine registered as the cipher's default, else libcrypto's own code */
-	struct ct_evp_class c = classify((struct ct_evp_facts){
+	classify((struct ct_evp_facts){
 		.default_engine = "cryptodev", .cipher_name = "aes-128-cbc", .key_len = 16 });
 	assert_string_equal(c.key.impl, "engine:cryptodev");
-	c = classify((struct ct_evp_facts){ .cipher_name = "aes-128-cbc", .key_len = 16 });
+	classify((struct ct_evp_facts){ .cipher_name = "aes-128-cbc", .key_len = 16 });
 	assert_string_equal(c.key.impl, "builtin");
 }
 
 static void test_cipher_names(void **state)
 {
 	(void)state;
-	struct ct_evp_class c = classify((struct ct_evp_facts){ .has_provider = true,
+	classify((struct ct_evp_facts){ .has_provider = true,
 								 .provider_name = "default" });
 	assert_string_equal(c.key.cipher, "unknown");
 	char longname[100];
 	memset(longname, 'A', sizeof(longname) - 1);
 	longname[sizeof(longname) - 1] = 0;
-	c = classify((struct ct_evp_facts){ .has_provider = true, .cipher_name = longname });
+	classify((struct ct_evp_facts){ .has_provider = true, .cipher_name = longname });
 	assert_int_equal(strlen(c.key.cipher), sizeof(c.cipher) - 1); /* cut, terminated */
 	assert_int_equal(c.key.cipher[0], 'a');
 }
@@ -101,16 +102,16 @@ static void test_requested_engine(void **state)
 {
 	(void)state;
 	/* -engine afalg failed: the ctx runs in provider default, and the path says what was asked */
-	struct ct_evp_class c = classify((struct ct_evp_facts){
+	classify((struct ct_evp_facts){
 		.has_provider = true, .provider_name = "default", .cipher_name = "AES-128-CBC",
 		.key_len = 16, .requested_engine = "afalg" });
 	assert_non_null(c.key.requested);
 	assert_string_equal(c.key.requested, "engine:afalg");
 	/* the engine that was asked for serves it: nothing to say */
-	c = classify((struct ct_evp_facts){ .has_engine = true, .engine_id = "afalg",
+	classify((struct ct_evp_facts){ .has_engine = true, .engine_id = "afalg",
 					    .requested_engine = "afalg", .cipher_name = "aes-128-cbc" });
 	assert_null(c.key.requested);
-	c = classify((struct ct_evp_facts){ .has_provider = true, .provider_name = "default",
+	classify((struct ct_evp_facts){ .has_provider = true, .provider_name = "default",
 					    .requested_engine = "" });
 	assert_null(c.key.requested);
 }

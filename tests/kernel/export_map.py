@@ -45,7 +45,9 @@ def readelf_globals(path, dynamic):
         # Num: Value Size Type Bind Vis Ndx Name
         if len(f) < 8 or not f[0].endswith(':') or f[6] == 'UND':
             continue
-        if f[4] in ('GLOBAL', 'WEAK') and f[5] == 'DEFAULT' and f[3] in ('FUNC', 'OBJECT', 'IFUNC'):
+        # __odr_asan.*: the one-definition-rule markers an ASan build adds for each global
+        if f[4] in ('GLOBAL', 'WEAK') and f[5] == 'DEFAULT' and f[3] in ('FUNC', 'OBJECT', 'IFUNC') \
+                and not f[7].startswith('__odr_asan'):
             syms[f[7].split('@')[0]] = f[3]
     return syms
 
