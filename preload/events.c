@@ -159,6 +159,13 @@ static struct site_slot *site_find_locked(uint32_t kind, uint32_t path_id, uintp
 	return NULL;
 }
 
+static void site_count_locked(struct site_slot *site, uint64_t now)
+{
+	site->ev->ev.count++;
+	site->ev->ev.last_mono_ns = now;
+	site->ev->dirty = true;
+}
+
 void ct_event_at_site(enum ct_event_kind kind, const char *call, uint32_t path_id, uintptr_t site_key,
 		      const char *detail_fmt, ...)
 {
@@ -174,11 +181,8 @@ void ct_event_at_site(enum ct_event_kind kind, const char *call, uint32_t path_i
 
 	pthread_mutex_lock(&ev_lock);
 	struct site_slot *site = site_find_locked(kind, path_id, site_key, &found);
-	if (found) {
-		site->ev->ev.count++;
-		site->ev->ev.last_mono_ns = now;
-		site->ev->dirty = true;
-	}
+	if (found)
+		site_count_locked(site, now);
 	pthread_mutex_unlock(&ev_lock);
 	if (!found) {
 		/* a new site: format and unwind outside the lock, as ct_event does */
@@ -194,9 +198,7 @@ void ct_event_at_site(enum ct_event_kind kind, const char *call, uint32_t path_i
 		/* another thread may have added this site meanwhile: look again */
 		site = site_find_locked(kind, path_id, site_key, &found);
 		if (found) {
-			site->ev->ev.count++;
-			site->ev->ev.last_mono_ns = now;
-			site->ev->dirty = true;
+			site_count_locked(site, now);
 		} else {
 			struct event_slot *e = event_add_locked(kind, call ? call : "", 0, 0, path_id,
 								t ? t->tid : 0, detail, callsite, now);
