@@ -25,6 +25,7 @@
 
 #include <execinfo.h>
 
+#include "elf_note.h"
 #include "internal.h"
 
 #define MAX_FRAMES 16
@@ -36,15 +37,21 @@
 static uintptr_t main_base;
 static char main_name[64], main_path[256];
 
-static int main_cb(struct dl_phdr_info *info, size_t size, void *arg)
+/* Where an object's lowest PT_LOAD segment is mapped: what dladdr reports as its dli_fbase. */
+static uintptr_t load_base(const struct dl_phdr_info *info)
 {
-	(void)size;
-	(void)arg;
 	uintptr_t lo = UINTPTR_MAX;
 	for (unsigned i = 0; i < info->dlpi_phnum; i++)
 		if (info->dlpi_phdr[i].p_type == PT_LOAD && info->dlpi_phdr[i].p_vaddr < lo)
 			lo = info->dlpi_phdr[i].p_vaddr;
-	main_base = info->dlpi_addr + (lo == UINTPTR_MAX ? 0 : lo);
+	return info->dlpi_addr + (lo == UINTPTR_MAX ? 0 : lo);
+}
+
+static int main_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	(void)arg;
+	main_base = load_base(info);
 	return 1; /* the first object is the main program */
 }
 
@@ -82,36 +89,14 @@ static int build_id_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
 	struct build_id_query *q = arg;
-	uintptr_t lo = UINTPTR_MAX;
-	for (unsigned i = 0; i < info->dlpi_phnum; i++)
-		if (info->dlpi_phdr[i].p_type == PT_LOAD && info->dlpi_phdr[i].p_vaddr < lo)
-			lo = info->dlpi_phdr[i].p_vaddr;
-	if (info->dlpi_addr + (lo == UINTPTR_MAX ? 0 : lo) != q->base && info->dlpi_addr != q->base)
+	if (load_base(info) != q->base && info->dlpi_addr != q->base)
 		return 0;
 	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_NOTE)
-			continue;
-		const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
-		size_t left = ph->p_memsz;
-		while (left >= sizeof(ElfW(Nhdr))) {
-			const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
-			size_t namesz = (n->n_namesz + 3) & ~3u, descsz = (n->n_descsz + 3) & ~3u;
-			size_t total = sizeof(*n) + namesz + descsz;
-			if (total > left)
-				break;
-			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
-			    !memcmp(p + sizeof(*n), "GNU", 4)) {
-				const uint8_t *d = p + sizeof(*n) + namesz;
-				size_t k = 0;
-				for (unsigned j = 0; j < n->n_descsz && k + 2 < q->cap; j++, k += 2)
-					snprintf(q->hex + k, 3, "%02x", d[j]);
-				q->hex[k] = 0;
-				return 1;
-			}
-			p += total;
-			left -= total;
-		}
+		if (ph->p_type == PT_NOTE &&
+		    ct_elf_build_id((const uint8_t *)(info->dlpi_addr + ph->p_vaddr), ph->p_memsz, q->hex,
+				    q->cap))
+			return 1;
 	}
 	return 1;
 }

@@ -16,15 +16,11 @@
  */
 #include "exescan.h"
 
-#include <elf.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
+
+#include "elfimage.h"
 
 /* Go binaries run to tens of MB; nothing that large is a plausible executable beyond this. */
 #define SCAN_MAX_BYTES (512ull << 20)
@@ -69,39 +65,20 @@ static const struct mark {
 	{ L_RING, SYMBOL, "ring_core_*" },
 };
 
-struct image {
-	const uint8_t *p;
-	size_t len;
-};
-
-static const void *find(const struct image *im, const char *s)
+static const void *find(const struct rp_image *im, const char *s)
 {
 	return memmem(im->p, im->len, s, strlen(s));
 }
 
 /* ---- ELF: PT_INTERP and defined symbols (64-bit little-endian; others get texts only) ----- */
 
-static bool in_range(const struct image *im, uint64_t off, uint64_t len)
+static bool has_interp(const struct rp_image *im)
 {
-	return off <= im->len && len <= im->len - off;
-}
-
-static bool elf64(const struct image *im, const Elf64_Ehdr **eh)
-{
-	if (im->len < sizeof(Elf64_Ehdr) || memcmp(im->p, ELFMAG, SELFMAG) ||
-	    im->p[EI_CLASS] != ELFCLASS64 || im->p[EI_DATA] != ELFDATA2LSB)
-		return false;
-	*eh = (const Elf64_Ehdr *)(const void *)im->p;
-	return true;
-}
-
-static bool has_interp(const struct image *im)
-{
-	const Elf64_Ehdr *eh;
-	if (!elf64(im, &eh)) /* 32-bit: the PT_INTERP string is there whenever the header is */
+	const Elf64_Ehdr *eh = rp_image_elf64(im);
+	if (!eh) /* 32-bit: the PT_INTERP string is there whenever the header is */
 		return find(im, "/ld-linux") || find(im, "/ld-musl");
 	if (eh->e_phentsize < sizeof(Elf64_Phdr) ||
-	    !in_range(im, eh->e_phoff, (uint64_t)eh->e_phnum * eh->e_phentsize))
+	    !rp_image_in(im, eh->e_phoff, (uint64_t)eh->e_phnum * eh->e_phentsize))
 		return false;
 	for (unsigned i = 0; i < eh->e_phnum; i++) {
 		Elf64_Phdr ph;
@@ -121,20 +98,18 @@ static bool name_matches(const char *want, const char *name, size_t max)
 }
 
 /* Is sym defined (not an import) in a .symtab or .dynsym of the file? */
-static bool defines(const struct image *im, const char *sym)
+static bool defines(const struct rp_image *im, const char *sym)
 {
-	const Elf64_Ehdr *eh;
-	if (!elf64(im, &eh) || eh->e_shentsize < sizeof(Elf64_Shdr) ||
-	    !in_range(im, eh->e_shoff, (uint64_t)eh->e_shnum * eh->e_shentsize))
+	const Elf64_Ehdr *eh = rp_image_elf64(im);
+	if (!eh || eh->e_shentsize < sizeof(Elf64_Shdr) ||
+	    !rp_image_in(im, eh->e_shoff, (uint64_t)eh->e_shnum * eh->e_shentsize))
 		return false;
 	for (unsigned i = 0; i < eh->e_shnum; i++) {
 		Elf64_Shdr sh, str;
-		memcpy(&sh, im->p + eh->e_shoff + (uint64_t)i * eh->e_shentsize, sizeof(sh));
-		if ((sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || sh.sh_link >= eh->e_shnum ||
-		    sh.sh_entsize < sizeof(Elf64_Sym) || !in_range(im, sh.sh_offset, sh.sh_size))
-			continue;
-		memcpy(&str, im->p + eh->e_shoff + (uint64_t)sh.sh_link * eh->e_shentsize, sizeof(str));
-		if (!in_range(im, str.sh_offset, str.sh_size))
+		if (!rp_image_shdr(im, eh, i, &sh) ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
+		    sh.sh_entsize < sizeof(Elf64_Sym) || !rp_image_in(im, sh.sh_offset, sh.sh_size) ||
+		    !rp_image_shdr(im, eh, sh.sh_link, &str) || !rp_image_in(im, str.sh_offset, str.sh_size))
 			continue;
 		for (uint64_t off = 0; off + sizeof(Elf64_Sym) <= sh.sh_size; off += sh.sh_entsize) {
 			Elf64_Sym s;
@@ -152,7 +127,7 @@ static bool defines(const struct image *im, const char *sym)
 /* ---- versions --------------------------------------------------------------------------- */
 
 /* The printable text from at up to a NUL or control byte, at most cap-1 bytes. */
-static void text_at(const struct image *im, const uint8_t *at, char *buf, size_t cap)
+static void text_at(const struct rp_image *im, const uint8_t *at, char *buf, size_t cap)
 {
 	size_t n = 0;
 	while (at + n < im->p + im->len && n + 1 < cap && at[n] >= 0x20 && at[n] < 0x7f)
@@ -163,7 +138,7 @@ static void text_at(const struct image *im, const uint8_t *at, char *buf, size_t
 
 /* "OpenSSL 3.0.19 27 Jan 2026" when the banner is linked in; else the major version from the
  * engines directory built into it ("engines-3", "engines-1.1"). */
-static void openssl_version(const struct image *im, char *buf, size_t cap)
+static void openssl_version(const struct rp_image *im, char *buf, size_t cap)
 {
 	const uint8_t *p = im->p, *end = im->p + im->len;
 	buf[0] = '\0';
@@ -183,7 +158,7 @@ static void openssl_version(const struct image *im, char *buf, size_t cap)
 		snprintf(buf, cap, "OpenSSL 1.1");
 }
 
-static void prefixed_version(const struct image *im, const char *prefix, char *buf, size_t cap)
+static void prefixed_version(const struct rp_image *im, const char *prefix, char *buf, size_t cap)
 {
 	const uint8_t *hit = find(im, prefix);
 	buf[0] = '\0';
@@ -203,28 +178,17 @@ static void cat(char *buf, size_t cap, const char *s)
 enum rp_exe_state rp_exe_scan(const char *path, struct rp_exe_scan *s)
 {
 	memset(s, 0, sizeof(*s));
-	/* The path comes from a trace file: never open anything but a regular file (a FIFO would
-	 * block, a device may act on open). */
-	struct stat st;
-	if (stat(path, &st) != 0)
-		return s->state = errno == ENOENT || errno == ENOTDIR ? RP_EXE_MISSING : RP_EXE_UNREADABLE;
-	if (!S_ISREG(st.st_mode))
+	struct rp_image im;
+	switch (rp_image_map(path, SCAN_MAX_BYTES, &im)) {
+	case RP_IMAGE_MISSING:
+		return s->state = RP_EXE_MISSING;
+	case RP_IMAGE_UNREADABLE:
 		return s->state = RP_EXE_UNREADABLE;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0)
-		return s->state = RP_EXE_UNREADABLE;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
-		close(fd);
-		return s->state = RP_EXE_UNREADABLE;
+	case RP_IMAGE_OK:
+		break;
 	}
-	size_t len = (uint64_t)st.st_size > SCAN_MAX_BYTES ? SCAN_MAX_BYTES : (size_t)st.st_size;
-	void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED)
-		return s->state = RP_EXE_UNREADABLE;
-	struct image im = { .p = map, .len = len };
-	if (len < SELFMAG || memcmp(im.p, ELFMAG, SELFMAG)) {
-		munmap(map, len);
+	if (im.len < SELFMAG || memcmp(im.p, ELFMAG, SELFMAG)) {
+		rp_image_unmap(&im);
 		return s->state = RP_EXE_NOT_ELF;
 	}
 	s->state = RP_EXE_SCANNED;
@@ -271,7 +235,7 @@ enum rp_exe_state rp_exe_scan(const char *path, struct rp_exe_scan *s)
 			 symbol[l] ? (s->is_static ? "symbol name" : "defined symbol") : "text", why[l]);
 		cat(s->evidence, sizeof(s->evidence), ev);
 	}
-	munmap(map, len);
+	rp_image_unmap(&im);
 	return s->state;
 }
 

@@ -13,22 +13,19 @@
  */
 #include "model.h"
 
-#include <elf.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
+
+#include "elf_note.h"
+#include "elfimage.h"
 
 #define MAX_ELF_BYTES (1024u << 20)
 #define MAX_FILES 128
 
 struct elf_file {
 	char path[320];
-	const uint8_t *map;
-	size_t len;
+	struct rp_image im;       /* im.p NULL: unreadable, remembered as such */
 	char build_id[41];
 	uint64_t load_vaddr;      /* the vaddr of file offset 0: what a frame's offset counts from */
 	const Elf64_Sym *syms;
@@ -42,92 +39,54 @@ struct symbolizer {
 	size_t nfiles;
 };
 
-static bool in_file(const struct elf_file *f, uint64_t off, uint64_t len)
-{
-	return off <= f->len && len <= f->len - off;
-}
-
-static void read_build_id(struct elf_file *f, const Elf64_Shdr *sh)
-{
-	if (!in_file(f, sh->sh_offset, sh->sh_size))
-		return;
-	const uint8_t *p = f->map + sh->sh_offset;
-	size_t left = sh->sh_size;
-	while (left >= sizeof(Elf64_Nhdr)) {
-		Elf64_Nhdr n;
-		memcpy(&n, p, sizeof(n));
-		size_t namesz = ((size_t)n.n_namesz + 3) & ~(size_t)3;
-		size_t descsz = ((size_t)n.n_descsz + 3) & ~(size_t)3;
-		if (namesz > left - sizeof(n) || descsz > left - sizeof(n) - namesz)
-			return;
-		if (n.n_type == NT_GNU_BUILD_ID && n.n_namesz == 4 && !memcmp(p + sizeof(n), "GNU", 4)) {
-			const uint8_t *d = p + sizeof(n) + namesz;
-			size_t k = 0;
-			for (uint32_t j = 0; j < n.n_descsz && k + 2 < sizeof(f->build_id); j++, k += 2)
-				snprintf(f->build_id + k, 3, "%02x", d[j]);
-			f->build_id[k] = 0;
-			return;
-		}
-		p += sizeof(n) + namesz + descsz;
-		left -= sizeof(n) + namesz + descsz;
-	}
-}
-
-/* Maps and indexes path; false when it is not a readable 64-bit little-endian ELF file. */
+/* Maps and indexes path; false when it is not a readable file of at most MAX_ELF_BYTES. A file
+ * that is not a 64-bit little-endian ELF stays mapped (it is unmapped with the rest) with
+ * nothing to look up. */
 static bool elf_open(struct elf_file *f, const char *path)
 {
 	memset(f, 0, sizeof(*f));
 	snprintf(f->path, sizeof(f->path), "%s", path);
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0)
+	if (rp_image_map(path, MAX_ELF_BYTES, &f->im) != RP_IMAGE_OK)
 		return false;
-	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(Elf64_Ehdr) ||
-	    (uint64_t)st.st_size > MAX_ELF_BYTES) {
-		close(fd);
+	if (f->im.file_size > MAX_ELF_BYTES || f->im.len < sizeof(Elf64_Ehdr)) {
+		rp_image_unmap(&f->im);
 		return false;
 	}
-	void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED)
-		return false;
-	f->map = m;
-	f->len = (size_t)st.st_size;
-	Elf64_Ehdr eh;
-	memcpy(&eh, f->map, sizeof(eh));
-	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_shentsize != sizeof(Elf64_Shdr) ||
-	    !in_file(f, eh.e_shoff, (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr)))
-		return true; /* mapped (so it is unmapped later) but nothing to look up */
-	if (eh.e_phentsize == sizeof(Elf64_Phdr) &&
-	    in_file(f, eh.e_phoff, (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr))) {
-		for (unsigned i = 0; i < eh.e_phnum; i++) {
+	const struct rp_image *im = &f->im;
+	const Elf64_Ehdr *eh = rp_image_elf64(im);
+	if (!eh || eh->e_shentsize != sizeof(Elf64_Shdr) ||
+	    !rp_image_in(im, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr)))
+		return true;
+	if (eh->e_phentsize == sizeof(Elf64_Phdr) &&
+	    rp_image_in(im, eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr))) {
+		for (unsigned i = 0; i < eh->e_phnum; i++) {
 			Elf64_Phdr ph;
-			memcpy(&ph, f->map + eh.e_phoff + i * sizeof(ph), sizeof(ph));
+			memcpy(&ph, im->p + eh->e_phoff + i * sizeof(ph), sizeof(ph));
 			if (ph.p_type == PT_LOAD && ph.p_offset == 0) {
 				f->load_vaddr = ph.p_vaddr;
 				break;
 			}
 		}
 	}
-	const Elf64_Shdr *sh = (const Elf64_Shdr *)(f->map + eh.e_shoff);
+	const Elf64_Shdr *sh = (const Elf64_Shdr *)(im->p + eh->e_shoff);
 	const Elf64_Shdr *symtab = NULL, *dynsym = NULL;
-	for (unsigned i = 0; i < eh.e_shnum; i++) {
-		if (sh[i].sh_type == SHT_NOTE)
-			read_build_id(f, &sh[i]);
+	for (unsigned i = 0; i < eh->e_shnum; i++) {
+		if (sh[i].sh_type == SHT_NOTE && rp_image_in(im, sh[i].sh_offset, sh[i].sh_size))
+			ct_elf_build_id(im->p + sh[i].sh_offset, sh[i].sh_size, f->build_id,
+					sizeof(f->build_id));
 		else if (sh[i].sh_type == SHT_SYMTAB)
 			symtab = &sh[i];
 		else if (sh[i].sh_type == SHT_DYNSYM)
 			dynsym = &sh[i];
 	}
 	const Elf64_Shdr *use = symtab ? symtab : dynsym;
-	if (use && use->sh_link < eh.e_shnum && use->sh_entsize == sizeof(Elf64_Sym) &&
-	    in_file(f, use->sh_offset, use->sh_size) &&
-	    in_file(f, sh[use->sh_link].sh_offset, sh[use->sh_link].sh_size) &&
+	if (use && use->sh_link < eh->e_shnum && use->sh_entsize == sizeof(Elf64_Sym) &&
+	    rp_image_in(im, use->sh_offset, use->sh_size) &&
+	    rp_image_in(im, sh[use->sh_link].sh_offset, sh[use->sh_link].sh_size) &&
 	    (use->sh_offset % _Alignof(Elf64_Sym)) == 0) {
-		f->syms = (const Elf64_Sym *)(f->map + use->sh_offset);
+		f->syms = (const Elf64_Sym *)(im->p + use->sh_offset);
 		f->nsyms = use->sh_size / sizeof(Elf64_Sym);
-		f->strtab = (const char *)(f->map + sh[use->sh_link].sh_offset);
+		f->strtab = (const char *)(im->p + sh[use->sh_link].sh_offset);
 		f->strtab_len = sh[use->sh_link].sh_size;
 	}
 	return true;
@@ -137,15 +96,11 @@ static const struct elf_file *elf_get(struct symbolizer *s, const char *path)
 {
 	for (size_t i = 0; i < s->nfiles; i++)
 		if (!strcmp(s->files[i].path, path))
-			return s->files[i].map ? &s->files[i] : NULL;
+			return s->files[i].im.p ? &s->files[i] : NULL;
 	if (s->nfiles == MAX_FILES)
 		return NULL;
 	struct elf_file *f = &s->files[s->nfiles++];
-	if (!elf_open(f, path)) {
-		f->map = NULL; /* remembered as unreadable */
-		return NULL;
-	}
-	return f;
+	return elf_open(f, path) ? f : NULL; /* a failed open leaves im.p NULL: remembered */
 }
 
 /* The function containing vaddr: its name and start, or NULL. */
@@ -284,7 +239,6 @@ void rp_symbolize(struct rp_model *m)
 			rename_callsite(s, p, &p->events[k].ev.callsite);
 	}
 	for (size_t i = 0; i < s->nfiles; i++)
-		if (s->files[i].map)
-			munmap((void *)s->files[i].map, s->files[i].len);
+		rp_image_unmap(&s->files[i].im);
 	free(s);
 }

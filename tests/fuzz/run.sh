@@ -27,7 +27,7 @@ fi
 config_dir=$build
 [ -f "$config_dir/ct_config.h" ] || config_dir=$(dirname "$(find "$root" -maxdepth 2 -name ct_config.h | head -1)")
 srcs=("$here/fuzz_trace.c" "$root"/common/trace_format.c "$root"/common/cpu.c \
-	"$root"/common/route_spec.c "$root"/common/kernel/*.c)
+	"$root"/common/route_spec.c "$root"/common/elf_note.c "$root"/common/kernel/*.c)
 for f in "$root"/report/*.c; do
 	srcs+=("$f")
 done

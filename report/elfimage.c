@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/* elfimage.c - files named by a trace, mapped safely for the ELF readers (elfimage.h). */
+#include "elfimage.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum rp_image_state rp_image_map(const char *path, size_t cap, struct rp_image *im)
+{
+	memset(im, 0, sizeof(*im));
+	/* stat first: never open anything but a regular file */
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return errno == ENOENT || errno == ENOTDIR ? RP_IMAGE_MISSING : RP_IMAGE_UNREADABLE;
+	if (!S_ISREG(st.st_mode))
+		return RP_IMAGE_UNREADABLE;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return RP_IMAGE_UNREADABLE;
+	/* and the file opened is still one (it may have been replaced since the stat) */
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+		close(fd);
+		return RP_IMAGE_UNREADABLE;
+	}
+	size_t len = (uint64_t)st.st_size > cap ? cap : (size_t)st.st_size;
+	void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return RP_IMAGE_UNREADABLE;
+	*im = (struct rp_image){ .p = m, .len = len, .file_size = (uint64_t)st.st_size };
+	return RP_IMAGE_OK;
+}
+
+void rp_image_unmap(struct rp_image *im)
+{
+	if (im->p)
+		munmap((void *)im->p, im->len);
+	memset(im, 0, sizeof(*im));
+}
+
+bool rp_image_in(const struct rp_image *im, uint64_t off, uint64_t len)
+{
+	return off <= im->len && len <= im->len - off;
+}
+
+const Elf64_Ehdr *rp_image_elf64(const struct rp_image *im)
+{
+	if (im->len < sizeof(Elf64_Ehdr) || memcmp(im->p, ELFMAG, SELFMAG) ||
+	    im->p[EI_CLASS] != ELFCLASS64 || im->p[EI_DATA] != ELFDATA2LSB)
+		return NULL;
+	return (const Elf64_Ehdr *)(const void *)im->p;
+}
+
+bool rp_image_shdr(const struct rp_image *im, const Elf64_Ehdr *eh, unsigned i, Elf64_Shdr *sh)
+{
+	if (eh->e_shentsize < sizeof(Elf64_Shdr) || i >= eh->e_shnum ||
+	    !rp_image_in(im, eh->e_shoff + (uint64_t)i * eh->e_shentsize, sizeof(*sh)))
+		return false;
+	memcpy(sh, im->p + eh->e_shoff + (uint64_t)i * eh->e_shentsize, sizeof(*sh));
+	return true;
+}
