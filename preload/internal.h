@@ -311,7 +311,7 @@ void ct_op_slow_end(struct ct_thread *t, struct ct_op_timer *op, struct ct_count
 
 /*
  * The mean sampling period of a call of `bytes`: ct_sample_period (N) up to 1 KiB, halved with
- * each doubling above that, 1 from N KiB on. So a timed call (~30 ns) comes about once per
+ * each doubling above that, 1 from N/2 KiB on. So a timed call (~30 ns) comes about once per
  * N KiB of large requests, whatever their size: timing costs about as much per byte at 8 KiB
  * as at 16 B, where timing every call >= 1 KiB cost 4 % of a 10 GB/s path at 8 KiB. A few
  * large calls still get timed (one per ~N KiB), which a plain 1-in-N would not.
@@ -380,34 +380,33 @@ static inline void ct_op_begin_fast(struct ct_thread *t, struct ct_op_timer *op,
 	}
 }
 
-/* Counts one call of `bytes` on counters c (exact, every call) and says whether this call is to be
- * timed (the caller then takes its slow path: ct_op_begin_fast + ct_op_end_fast minus counts). */
-static inline bool ct_count_fast(struct ct_thread *t, struct ct_counters *c, uint64_t bytes)
+/* ct_size_bucket (trace_format.c; the unit test checks they agree), inline for the hooks:
+ * bytes ? bit length : 0, without a branch. */
+static inline unsigned ct_size_bucket_fast(uint64_t bytes)
 {
-	unsigned b = bytes ? 64 - __builtin_clzll(bytes) : 0;
-	if (CT_UNLIKELY(b >= CT_SIZE_BUCKETS))
-		b = CT_SIZE_BUCKETS - 1;
-	CT_ADD(c->size[b].calls, 1);
-	CT_ADD(c->size[b].bytes, bytes);
-	if (CT_LIKELY(!ct_sample_due(t, bytes)))
-		return false;
-	ct_sample_rearm(t, bytes);
-	return true;
+	unsigned b = (64 - (unsigned)__builtin_clzll(bytes | 1)) & -(unsigned)(bytes != 0);
+	return CT_LIKELY(b < CT_SIZE_BUCKETS) ? b : CT_SIZE_BUCKETS - 1;
 }
 
-/* ct_count_fast for the EVP hook's length-miss path: the same counts, but a call that is due to
- * be timed leaves countdown at 0 for the timed path to re-arm (ct_sample_rearm), as the fast
- * path does. */
+/* Counts one call of `bytes` on counters c (exact, every call) and says whether it is due to be
+ * timed, leaving the countdown at 0 then for the timed path to re-arm (ct_sample_rearm), as the
+ * EVP fast path does. */
 static inline bool ct_count_hot(struct ct_thread *t, struct ct_counters *c, uint64_t bytes)
 {
-	/* bytes ? bit length : 0, without a branch */
-	unsigned b = (64 - (unsigned)__builtin_clzll(bytes | 1)) & -(unsigned)(bytes != 0);
-	if (CT_UNLIKELY(b >= CT_SIZE_BUCKETS))
-		b = CT_SIZE_BUCKETS - 1;
-	struct ct_size_bucket *sb = &c->size[b]; /* one address for both adds: fewer registers */
+	struct ct_size_bucket *sb = &c->size[ct_size_bucket_fast(bytes)];
 	CT_ADD(sb->calls, 1);
 	CT_ADD(sb->bytes, bytes);
 	return ct_sample_due(t, bytes);
+}
+
+/* ct_count_hot, re-arming the countdown itself: the caller then takes its timed path
+ * (ct_op_begin_fast + ct_op_end_fast minus counts). */
+static inline bool ct_count_fast(struct ct_thread *t, struct ct_counters *c, uint64_t bytes)
+{
+	if (CT_LIKELY(!ct_count_hot(t, c, bytes)))
+		return false;
+	ct_sample_rearm(t, bytes);
+	return true;
 }
 
 /* The timed part of a call already counted by ct_count_fast. */

@@ -335,10 +335,9 @@ static inline void hot_remember_len(struct ct_thread *t, uint64_t key, uint64_t 
 				    uint64_t bytes)
 {
 	if (CT_LIKELY(key == (bytes | entry_bits) && bytes < ct_sample_all_bytes)) {
-		unsigned b = bytes ? 64 - (unsigned)__builtin_clzll(bytes) : 0;
 		t->hot_len = key;
 		t->hot_bytes = bytes;
-		t->hot_sb = &t->hot_c->size[b < CT_SIZE_BUCKETS ? b : CT_SIZE_BUCKETS - 1];
+		t->hot_sb = &t->hot_c->size[ct_size_bucket_fast(bytes)];
 	} else {
 		t->hot_len = CT_HOT_NO_LEN;
 	}
@@ -625,25 +624,22 @@ CT_EXPORT int EVP_CIPHER_CTX_ctrl(EVP_CIPHER_CTX *ctx, int type, int arg, void *
 	if (!t || !ct_enter_fast(t, CT_FAM_EVP))
 		return real(ctx, type, arg, ptr);
 	int r = real(ctx, type, arg, ptr);
-	if (r > 0 && ct_ready()) {
-		/* the ctrls that tell a TLS record layer apart (which version, which construction) */
-		uint32_t bit = type == EVP_CTRL_AEAD_TLS1_AAD	   ? USAGE_TLS1_AAD
-			       : type == EVP_CTRL_GCM_SET_IV_FIXED ? USAGE_IV_FIXED
-			       : type == EVP_CTRL_AEAD_SET_IVLEN   ? USAGE_SET_IVLEN
-			       : type == EVP_CTRL_AEAD_SET_MAC_KEY ? USAGE_MAC_KEY
-								   : 0;
-		if (bit) {
-			int e = errno;
-			uint32_t guard = t->guard;
-			t->guard = CT_GUARD_ALL;
-			note_usage(ct_ctxmap_get(ctx), bit, "EVP_CIPHER_CTX_ctrl",
-				   bit == USAGE_TLS1_AAD    ? "ctrl=AEAD_TLS1_AAD: TLS 1.0-1.2 AEAD records"
-				   : bit == USAGE_IV_FIXED  ? "ctrl=GCM_SET_IV_FIXED: TLS 1.2 GCM key block"
-				   : bit == USAGE_SET_IVLEN ? "ctrl=AEAD_SET_IVLEN"
-							    : "ctrl=AEAD_SET_MAC_KEY: TLS CBC-HMAC composite");
-			t->guard = guard;
-			errno = e;
-		}
+	/* the ctrls that tell a TLS record layer apart (which version, which construction) */
+	static const struct { int type; uint32_t bit; const char *what; } marks[] = {
+		{ EVP_CTRL_AEAD_TLS1_AAD, USAGE_TLS1_AAD, "ctrl=AEAD_TLS1_AAD: TLS 1.0-1.2 AEAD records" },
+		{ EVP_CTRL_GCM_SET_IV_FIXED, USAGE_IV_FIXED, "ctrl=GCM_SET_IV_FIXED: TLS 1.2 GCM key block" },
+		{ EVP_CTRL_AEAD_SET_IVLEN, USAGE_SET_IVLEN, "ctrl=AEAD_SET_IVLEN" },
+		{ EVP_CTRL_AEAD_SET_MAC_KEY, USAGE_MAC_KEY, "ctrl=AEAD_SET_MAC_KEY: TLS CBC-HMAC composite" },
+	};
+	for (size_t i = 0; r > 0 && i < sizeof(marks) / sizeof(marks[0]); i++) {
+		if (marks[i].type != type || !ct_ready())
+			continue;
+		int e = errno;
+		uint32_t guard = t->guard;
+		t->guard = CT_GUARD_ALL;
+		note_usage(ct_ctxmap_get(ctx), marks[i].bit, "EVP_CIPHER_CTX_ctrl", marks[i].what);
+		t->guard = guard;
+		errno = e;
 	}
 	ct_leave_fast(t, CT_FAM_EVP);
 	return r;
