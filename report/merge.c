@@ -173,31 +173,44 @@ bool rp_same_path(const struct rp_path *a, const struct rp_path *b)
 	       rp_str_eq(a->def.cipher, b->def.cipher);
 }
 
+void rp_stats_combine(struct ct_path_stats *out, const struct ct_path_stats *a,
+		      const struct ct_path_stats *b, uint64_t (*op)(uint64_t, uint64_t))
+{
+#define C(f) out->f = op(a->f, b->f)
+	C(calls);
+	C(bytes);
+	C(errors);
+	C(timed_calls);
+	C(timed_ns);
+	C(cpu_samples);
+	C(cpu_sample_wall_ns);
+	C(cpu_sample_user_ns);
+	C(cpu_sample_sys_ns);
+	C(syscalls);
+	C(setup_calls);
+	C(setup_ns);
+	C(teardown_calls);
+	C(teardown_ns);
+	C(spliced_calls);
+	for (unsigned k = 0; k < CT_SIZE_BUCKETS; k++) {
+		C(size[k].calls);
+		C(size[k].bytes);
+		C(size[k].timed_calls);
+		C(size[k].timed_ns);
+	}
+	for (unsigned k = 0; k < CT_LAT_BUCKETS; k++)
+		C(lat[k]);
+#undef C
+}
+
+static uint64_t plus(uint64_t a, uint64_t b)
+{
+	return a + b;
+}
+
 static void add_stats(struct ct_path_stats *to, const struct ct_path_stats *s)
 {
-	to->calls += s->calls;
-	to->bytes += s->bytes;
-	to->errors += s->errors;
-	to->timed_calls += s->timed_calls;
-	to->timed_ns += s->timed_ns;
-	to->cpu_samples += s->cpu_samples;
-	to->cpu_sample_wall_ns += s->cpu_sample_wall_ns;
-	to->cpu_sample_user_ns += s->cpu_sample_user_ns;
-	to->cpu_sample_sys_ns += s->cpu_sample_sys_ns;
-	to->syscalls += s->syscalls;
-	to->setup_calls += s->setup_calls;
-	to->setup_ns += s->setup_ns;
-	to->teardown_calls += s->teardown_calls;
-	to->teardown_ns += s->teardown_ns;
-	to->spliced_calls += s->spliced_calls;
-	for (unsigned b = 0; b < CT_SIZE_BUCKETS; b++) {
-		to->size[b].calls += s->size[b].calls;
-		to->size[b].bytes += s->size[b].bytes;
-		to->size[b].timed_calls += s->size[b].timed_calls;
-		to->size[b].timed_ns += s->size[b].timed_ns;
-	}
-	for (unsigned b = 0; b < CT_LAT_BUCKETS; b++)
-		to->lat[b] += s->lat[b];
+	rp_stats_combine(to, to, s, plus);
 }
 
 static bool same_event(const struct ct_event *a, const struct ct_event *b)

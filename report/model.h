@@ -165,6 +165,10 @@ int rp_load_buffer(struct rp_model *m, const char *name, const void *buf, size_t
 void rp_derive(struct rp_path *p);
 void rp_model_merge(struct rp_model *m);
 bool rp_path_selected(const struct rp_model *m, const struct rp_path *p);
+/* Every counter of a path's stats, out = op(a, b) field by field (path_id untouched): one list of
+ * the fields for the merge's sums and the time window's differences. out may be a. */
+void rp_stats_combine(struct ct_path_stats *out, const struct ct_path_stats *a,
+		      const struct ct_path_stats *b, uint64_t (*op)(uint64_t, uint64_t));
 /* Same path in two processes: api, impl, cipher, key bits, direction, entry and route agree. */
 bool rp_same_path(const struct rp_path *a, const struct rp_path *b);
 enum rp_status rp_proc_status(const struct rp_proc *p);

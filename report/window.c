@@ -28,31 +28,7 @@ static void stats_sub(struct ct_path_stats *d, const struct ct_path_stats *top,
 	if (!top)
 		return;
 	static const struct ct_path_stats zero;
-	if (!base)
-		base = &zero;
-	d->calls = sub(top->calls, base->calls);
-	d->bytes = sub(top->bytes, base->bytes);
-	d->errors = sub(top->errors, base->errors);
-	d->timed_calls = sub(top->timed_calls, base->timed_calls);
-	d->timed_ns = sub(top->timed_ns, base->timed_ns);
-	d->cpu_samples = sub(top->cpu_samples, base->cpu_samples);
-	d->cpu_sample_wall_ns = sub(top->cpu_sample_wall_ns, base->cpu_sample_wall_ns);
-	d->cpu_sample_user_ns = sub(top->cpu_sample_user_ns, base->cpu_sample_user_ns);
-	d->cpu_sample_sys_ns = sub(top->cpu_sample_sys_ns, base->cpu_sample_sys_ns);
-	d->syscalls = sub(top->syscalls, base->syscalls);
-	d->setup_calls = sub(top->setup_calls, base->setup_calls);
-	d->setup_ns = sub(top->setup_ns, base->setup_ns);
-	d->teardown_calls = sub(top->teardown_calls, base->teardown_calls);
-	d->teardown_ns = sub(top->teardown_ns, base->teardown_ns);
-	d->spliced_calls = sub(top->spliced_calls, base->spliced_calls);
-	for (unsigned b = 0; b < CT_SIZE_BUCKETS; b++) {
-		d->size[b].calls = sub(top->size[b].calls, base->size[b].calls);
-		d->size[b].bytes = sub(top->size[b].bytes, base->size[b].bytes);
-		d->size[b].timed_calls = sub(top->size[b].timed_calls, base->size[b].timed_calls);
-		d->size[b].timed_ns = sub(top->size[b].timed_ns, base->size[b].timed_ns);
-	}
-	for (unsigned b = 0; b < CT_LAT_BUCKETS; b++)
-		d->lat[b] = sub(top->lat[b], base->lat[b]);
+	rp_stats_combine(d, top, base ? base : &zero, sub);
 }
 
 static bool stats_empty(const struct ct_path_stats *s)
