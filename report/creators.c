@@ -32,13 +32,9 @@ static uint32_t usage_bit(struct ct_str detail)
  * of the path with the same other fields), so the entry is not compared. */
 static bool event_on_path(const struct rp_proc *p, const struct ct_event *ev, const struct rp_path *path)
 {
-	for (size_t k = 0; k < p->npaths; k++) {
-		const struct ct_path_def *a = &p->paths[k].def, *b = &path->def;
-		if (a->path_id == ev->path_id)
-			return a->api == b->api && a->dir == b->dir && a->key_bits == b->key_bits &&
-			       a->route == b->route && rp_str_eq(a->impl, b->impl) &&
-			       rp_str_eq(a->cipher, b->cipher);
-	}
+	for (size_t k = 0; k < p->npaths; k++)
+		if (p->paths[k].def.path_id == ev->path_id)
+			return rp_same_path_any_entry(&p->paths[k].def, &path->def);
 	return false;
 }
 

@@ -165,12 +165,15 @@ static void apply_size_filter(const struct rp_filter *f, struct ct_path_stats *s
 	}
 }
 
+bool rp_same_path_any_entry(const struct ct_path_def *a, const struct ct_path_def *b)
+{
+	return a->api == b->api && a->dir == b->dir && a->key_bits == b->key_bits &&
+	       a->route == b->route && rp_str_eq(a->impl, b->impl) && rp_str_eq(a->cipher, b->cipher);
+}
+
 bool rp_same_path(const struct rp_path *a, const struct rp_path *b)
 {
-	return a->def.api == b->def.api && a->def.dir == b->def.dir &&
-	       a->def.key_bits == b->def.key_bits && a->def.entry == b->def.entry &&
-	       a->def.route == b->def.route && rp_str_eq(a->def.impl, b->def.impl) &&
-	       rp_str_eq(a->def.cipher, b->def.cipher);
+	return a->def.entry == b->def.entry && rp_same_path_any_entry(&a->def, &b->def);
 }
 
 void rp_stats_combine(struct ct_path_stats *out, const struct ct_path_stats *a,

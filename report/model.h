@@ -171,6 +171,8 @@ void rp_stats_combine(struct ct_path_stats *out, const struct ct_path_stats *a,
 		      const struct ct_path_stats *b, uint64_t (*op)(uint64_t, uint64_t));
 /* Same path in two processes: api, impl, cipher, key bits, direction, entry and route agree. */
 bool rp_same_path(const struct rp_path *a, const struct rp_path *b);
+/* The same but for the data entry (EVP_*Update or EVP_Cipher): a path and its entry variants. */
+bool rp_same_path_any_entry(const struct ct_path_def *a, const struct ct_path_def *b);
 enum rp_status rp_proc_status(const struct rp_proc *p);
 const char *rp_status_name(enum rp_status s);
 /* A process that the report shows: selected by --pid and not superseded by a later file. */
