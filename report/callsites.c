@@ -12,15 +12,24 @@
 #include <stdio.h>
 #include <string.h>
 
-static struct ct_str frame_module(struct ct_str f)
+/* The module ends at the '!' of "module!symbol+0xoff", or else at the last '+': module names
+ * may hold a '+' themselves (libstdc++.so.6+0x9a1c). */
+struct ct_str rp_frame_module(struct ct_str f)
 {
-	uint32_t k = 0;
-	while (k < f.len && f.p[k] != '!' && f.p[k] != '+')
-		k++;
+	const char *bang = memchr(f.p, '!', f.len);
+	uint32_t k;
+	if (bang) {
+		k = (uint32_t)(bang - f.p);
+	} else {
+		k = f.len;
+		while (k > 0 && f.p[k - 1] != '+')
+			k--;
+		k = k ? k - 1 : f.len; /* before the last '+'; no '+' at all: the whole frame */
+	}
 	return (struct ct_str){ .p = f.p, .len = k };
 }
 
-static bool frame_has_symbol(struct ct_str f)
+bool rp_frame_has_symbol(struct ct_str f)
 {
 	return memchr(f.p, '!', f.len) != NULL;
 }
@@ -30,7 +39,7 @@ static bool frame_has_symbol(struct ct_str f)
 static void frame_name(struct ct_str f, char *buf, size_t cap)
 {
 	uint32_t len = f.len;
-	if (frame_has_symbol(f))
+	if (rp_frame_has_symbol(f))
 		for (uint32_t k = f.len; k > 0; k--)
 			if (f.p[k - 1] == '+') {
 				len = k - 1;
@@ -65,15 +74,15 @@ bool rp_callsite_creator(struct ct_str callsite, struct rp_creator *c)
 	unsigned k = 0;
 	for (; k < n; k++) {
 		struct ct_str f = rp_str_part(callsite, '\n', k);
-		if (!is_libcrypto(frame_module(f)))
+		if (!is_libcrypto(rp_frame_module(f)))
 			break;
 		/* the outermost named libcrypto frame is the API the creator called */
-		if (frame_has_symbol(f))
+		if (rp_frame_has_symbol(f))
 			frame_name(f, c->via, sizeof(c->via));
 	}
 	/* All frames inside libcrypto (a deep stack cut short): name the outermost one. */
 	struct ct_str f = rp_str_part(callsite, '\n', k < n ? k : n - 1);
-	struct ct_str mod = frame_module(f);
+	struct ct_str mod = rp_frame_module(f);
 	frame_name(f, c->created_by, sizeof(c->created_by));
 	snprintf(c->module, sizeof(c->module), "%.*s", (int)mod.len, mod.p);
 	c->purpose = purpose_of(mod, c->via);

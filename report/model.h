@@ -188,6 +188,9 @@ struct rp_creator {
 };
 /* false when the call site is empty. */
 bool rp_callsite_creator(struct ct_str callsite, struct rp_creator *c);
+/* A frame's module ("ssh" of "ssh+0x632ac" or "ssh!main+0x1c"), and whether it names a symbol. */
+struct ct_str rp_frame_module(struct ct_str frame);
+bool rp_frame_has_symbol(struct ct_str frame);
 
 /* ---- creators.c: the context set-ups of a merged path (CT_EV_CONTEXT events, one per call site,
  * counted) and the usage patterns seen on its contexts (CT_EV_CTX_USAGE), across processes. */

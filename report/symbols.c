@@ -148,17 +148,14 @@ static const struct elf_file *file_for(struct symbolizer *s, const struct ct_mod
 static bool name_frame(struct symbolizer *s, const struct rp_proc *p, struct ct_str frame,
 		       char *out, size_t cap)
 {
-	if (memchr(frame.p, '!', frame.len))
-		return false;
-	const char *plus = memchr(frame.p, '+', frame.len);
-	if (!plus)
-		return false;
-	struct ct_str mod = { .p = frame.p, .len = (uint32_t)(plus - frame.p) };
+	struct ct_str mod = rp_frame_module(frame);
+	if (rp_frame_has_symbol(frame) || mod.len == frame.len)
+		return false; /* named already, or no "+0xoff" */
 	char num[24];
-	size_t nlen = frame.len - (size_t)(plus + 1 - frame.p);
+	size_t nlen = frame.len - mod.len - 1;
 	if (nlen < 3 || nlen >= sizeof(num))
 		return false;
-	memcpy(num, plus + 1, nlen);
+	memcpy(num, frame.p + mod.len + 1, nlen);
 	num[nlen] = 0;
 	char *end;
 	unsigned long long off = strtoull(num, &end, 16);

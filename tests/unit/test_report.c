@@ -895,6 +895,34 @@ static void test_perfetto_many_threads(void **state)
 	free(json);
 }
 
+/* Call-site frames: the module is what precedes '!' or the last '+' (module names may hold a
+ * '+': libstdc++), and the creator is the first frame outside libcrypto. */
+static void test_frame_module(void **state)
+{
+	(void)state;
+	static const struct { const char *frame, *module; bool named; } cases[] = {
+		{ "ssh+0x632ac", "ssh", false },
+		{ "ssh!main+0x1c", "ssh", true },
+		{ "libstdc++.so.6+0x9a1c", "libstdc++.so.6", false },
+		{ "libstdc++.so.6!_ZNSt6thread+0x2", "libstdc++.so.6", true },
+		{ "nomodule", "nomodule", false },
+		{ "", "", false },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ct_str f = ct_str_from(cases[i].frame);
+		struct ct_str m = rp_frame_module(f);
+		assert_int_equal(m.len, strlen(cases[i].module));
+		assert_memory_equal(m.p, cases[i].module, m.len);
+		assert_int_equal(rp_frame_has_symbol(f), cases[i].named);
+	}
+	struct rp_creator c;
+	assert_true(rp_callsite_creator(ct_str_from("libcrypto.so.3!EVP_CipherInit_ex+0x4\n"
+						    "libstdc++.so.6+0x9a1c\nprog+0x10"), &c));
+	assert_string_equal(c.module, "libstdc++.so.6");
+	assert_string_equal(c.created_by, "libstdc++.so.6+0x9a1c");
+	assert_string_equal(c.via, "libcrypto.so.3!EVP_CipherInit_ex");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -912,6 +940,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_section),
 		cmocka_unit_test(test_time_window),
 		cmocka_unit_test(test_perfetto_many_threads),
+		cmocka_unit_test(test_frame_module),
 	};
 	return cmocka_run_group_tests_name("report", tests, setup, teardown);
 }
