@@ -140,32 +140,24 @@ bool ct_static_trace_write(const struct ct_static_run *r)
 		.status = r->status,
 	};
 
+	/* the whole file in one buffer (each record is a few hundred bytes), then one write */
 	uint8_t *buf = malloc(REC_CAP);
+	size_t used = 0, n = 1;
+	if (buf) {
+		n = n ? ct_encode_preamble(buf + used, REC_CAP - used) : 0;
+		used += n;
+		n = n ? ct_encode_header(buf + used, REC_CAP - used, &h) : 0;
+		used += n;
+		n = n ? ct_encode_event(buf + used, REC_CAP - used, &ev) : 0;
+		used += n;
+		n = n ? ct_encode_proc(buf + used, REC_CAP - used, &pr) : 0;
+		used += n;
+		n = n ? ct_encode_end(buf + used, REC_CAP - used, &end) : 0;
+		used += n;
+	}
 	char path[PATH_MAX + 64];
-	int fd = buf ? create_file(r->outdir, r->exe, r->pid, path, sizeof(path)) : -1;
-	bool ok = fd >= 0;
-	size_t n;
-
-	if (ok) {
-		n = ct_encode_preamble(buf, REC_CAP);
-		ok = n && put(fd, buf, n);
-	}
-	if (ok) {
-		n = ct_encode_header(buf, REC_CAP, &h);
-		ok = n && put(fd, buf, n);
-	}
-	if (ok) {
-		n = ct_encode_event(buf, REC_CAP, &ev);
-		ok = n && put(fd, buf, n);
-	}
-	if (ok) {
-		n = ct_encode_proc(buf, REC_CAP, &pr);
-		ok = n && put(fd, buf, n);
-	}
-	if (ok) {
-		n = ct_encode_end(buf, REC_CAP, &end);
-		ok = n && put(fd, buf, n);
-	}
+	int fd = buf && n ? create_file(r->outdir, r->exe, r->pid, path, sizeof(path)) : -1;
+	bool ok = fd >= 0 && put(fd, buf, used);
 	if (fd >= 0 && close(fd) != 0)
 		ok = false;
 	if (!ok && fd >= 0)
