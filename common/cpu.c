@@ -75,6 +75,15 @@ void ct_cpu_model(char *buf, size_t cap)
 		buf[n - 1] = 0;
 }
 
+int ct_cpu_has_rdtscp(void)
+{
+	unsigned a, b, c, d;
+	if ((unsigned)__get_cpuid_max(0x80000000, NULL) < 0x80000001u)
+		return 0;
+	__cpuid(0x80000001, a, b, c, d);
+	return (d >> 27) & 1;
+}
+
 static int tsc_invariant(void)
 {
 	unsigned a, b, c, d;
@@ -84,6 +93,11 @@ static int tsc_invariant(void)
 	return (d >> 8) & 1;
 }
 #else
+int ct_cpu_has_rdtscp(void)
+{
+	return 0;
+}
+
 static uint32_t detect_features(void)
 {
 	uint32_t f = 0;

@@ -25,6 +25,32 @@ static inline uint64_t ct_rdtsc(void)
 	return 0;
 #endif
 }
+/* RDTSCP: waits until every earlier instruction has executed (later ones may start): where
+ * the work before it really ends. Only where CPUID says it exists (ct_cpu_has_rdtscp). */
+static inline uint64_t ct_rdtscp(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	uint32_t lo, hi, aux;
+	__asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
+	(void)aux;
+	return ((uint64_t)hi << 32) | lo;
+#else
+	return 0;
+#endif
+}
+/* The same order for CPUs without RDTSCP: LFENCE lets no later instruction start before every
+ * earlier one completed. */
+static inline uint64_t ct_rdtsc_lfence(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ __volatile__("lfence" ::: "memory");
+	return ct_rdtsc();
+#else
+	return 0;
+#endif
+}
+/* CPUID 0x80000001 EDX bit 27. */
+int ct_cpu_has_rdtscp(void);
 /* TSC ticks per second: from CPUID leaf 0x15 when it says, else measured against
  * CLOCK_MONOTONIC over ~2 ms; 0 when the TSC is unusable (not invariant, or absent). */
 uint64_t ct_tsc_hz(void);

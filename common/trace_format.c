@@ -176,6 +176,7 @@ const char *ct_entry_name(unsigned entry)
 		[CT_ENTRY_AFALG_SENDMSG] = "sendmsg+read",
 		[CT_ENTRY_AFALG_SPLICE] = "vmsplice+splice",
 		[CT_ENTRY_AFALG_AIO] = "io_submit",
+		[CT_ENTRY_EVP_MULTIBLOCK] = "EVP ctrl multi-block",
 	};
 	return entry < sizeof(names) / sizeof(names[0]) && names[entry] ? names[entry] : "unknown";
 }
@@ -190,6 +191,19 @@ const char *ct_route_name(unsigned route)
 		[CT_ROUTE_CRYPTODEV] = "cryptodev",
 	};
 	return route < sizeof(names) / sizeof(names[0]) && names[route] ? names[route] : "unknown";
+}
+
+const char *ct_phase_name(unsigned phase)
+{
+	static const char *const names[CT_PHASES] = {
+		[CT_PHASE_KEY] = "key",
+		[CT_PHASE_MSG] = "message",
+		[CT_PHASE_AAD] = "aad",
+		[CT_PHASE_FINAL] = "final",
+		[CT_PHASE_TAG] = "tag",
+		[CT_PHASE_INIT] = "init",
+	};
+	return phase < CT_PHASES ? names[phase] : "unknown";
 }
 
 const char *ct_event_kind_name(unsigned kind)
@@ -352,6 +366,23 @@ size_t ct_encode_path(uint8_t *buf, size_t cap, const struct ct_path_def *p)
 	return w_end(&w, CT_REC_PATH);
 }
 
+static bool has_spans(const struct ct_size_bucket *sb)
+{
+	return sb->span_calls || sb->span_ns || sb->span_rejected;
+}
+
+static bool cell_used(const struct ct_size_bucket *sb)
+{
+	return sb->calls || sb->bytes || sb->timed_calls || has_spans(sb);
+}
+
+static void w_spans(struct wbuf *w, const struct ct_size_bucket *sb)
+{
+	w_u64(w, sb->span_calls);
+	w_u64(w, sb->span_ns);
+	w_u64(w, sb->span_rejected);
+}
+
 /* Histograms are written sparse, as (index, values) pairs for the non-empty buckets only: a
  * typical path touches a handful of buckets, and an index survives a later change of bucket count. */
 size_t ct_encode_stats(uint8_t *buf, size_t cap, const struct ct_path_stats *s)
@@ -398,6 +429,34 @@ size_t ct_encode_stats(uint8_t *buf, size_t cap, const struct ct_path_stats *s)
 		w_u8(&w, (uint8_t)b);
 		w_u64(&w, s->lat[b]);
 	}
+	/* Added after the first release (a reader that stops at the latency histogram still reads
+	 * the rest of the record right): the spans of the size buckets, then the phases. */
+	n = 0;
+	for (unsigned b = 0; b < CT_SIZE_BUCKETS; b++)
+		n += has_spans(&s->size[b]);
+	w_u16(&w, n);
+	for (unsigned b = 0; b < CT_SIZE_BUCKETS; b++) {
+		if (!has_spans(&s->size[b]))
+			continue;
+		w_u8(&w, (uint8_t)b);
+		w_spans(&w, &s->size[b]);
+	}
+	n = 0;
+	for (unsigned p = 0; p < CT_PHASES; p++)
+		n += cell_used(&s->phase[p]);
+	w_u16(&w, n);
+	for (unsigned p = 0; p < CT_PHASES; p++) {
+		const struct ct_size_bucket *ph = &s->phase[p];
+		if (!cell_used(ph))
+			continue;
+		w_u8(&w, (uint8_t)p);
+		w_u64(&w, ph->calls);
+		w_u64(&w, ph->bytes);
+		w_u64(&w, ph->timed_calls);
+		w_u64(&w, ph->timed_ns);
+		w_spans(&w, ph);
+	}
+	w_u64(&w, s->messages);
 	return w_end(&w, CT_REC_STATS);
 }
 
@@ -587,6 +646,13 @@ static void dec_path(struct rcur *c, struct ct_path_def *p)
 	p->callsite = r_str(c);
 }
 
+static void r_spans(struct rcur *c, struct ct_size_bucket *sb)
+{
+	sb->span_calls += r_u64(c);
+	sb->span_ns += r_u64(c);
+	sb->span_rejected += r_u64(c);
+}
+
 static void dec_stats(struct rcur *c, struct ct_path_stats *s)
 {
 	s->path_id = r_u32(c);
@@ -628,6 +694,31 @@ static void dec_stats(struct rcur *c, struct ct_path_stats *s)
 		if (c->off == c->len && i + 1 < n)
 			c->bad = true;
 	}
+	/* spans and phases: absent from the first release's records (read as none) */
+	n = r_u16(c);
+	for (unsigned i = 0; i < n && !c->bad; i++) {
+		unsigned b = r_u8(c);
+		if (b >= CT_SIZE_BUCKETS)
+			b = CT_SIZE_BUCKETS - 1;
+		r_spans(c, &s->size[b]);
+		if (c->off == c->len && i + 1 < n)
+			c->bad = true;
+	}
+	n = r_u16(c);
+	for (unsigned i = 0; i < n && !c->bad; i++) {
+		unsigned p = r_u8(c);
+		struct ct_size_bucket ignored = { 0 };
+		/* a phase this reader does not know is read and left out, never counted as another */
+		struct ct_size_bucket *ph = p < CT_PHASES ? &s->phase[p] : &ignored;
+		ph->calls += r_u64(c);
+		ph->bytes += r_u64(c);
+		ph->timed_calls += r_u64(c);
+		ph->timed_ns += r_u64(c);
+		r_spans(c, ph);
+		if (c->off == c->len && i + 1 < n)
+			c->bad = true;
+	}
+	s->messages = r_u64(c);
 }
 
 static void dec_event(struct rcur *c, struct ct_event *e)

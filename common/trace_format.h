@@ -68,6 +68,28 @@ enum ct_entry {
 	CT_ENTRY_AFALG_SENDMSG = 5, /* sendmsg/send/write + read/recv */
 	CT_ENTRY_AFALG_SPLICE = 6,  /* vmsplice/splice */
 	CT_ENTRY_AFALG_AIO = 7,     /* io_submit/io_getevents (OpenSSL's afalg engine, libkcapi) */
+	CT_ENTRY_EVP_MULTIBLOCK = 8, /* EVP_CIPHER_CTX_ctrl(EVP_CTRL_TLS1_1_MULTIBLOCK_ENCRYPT): libssl
+				      * encrypting several TLS 1.2 records in one call (stitched
+				      * aes-cbc-hmac-sha ciphers, writes of 64 KiB or more) */
+};
+
+/*
+ * The phases of a cipher operation other than its data calls. Their calls and time belong to the
+ * path (the whole operation is its cost) but are shown apart from the data: AAD bytes are AAD,
+ * not data, and a per-message AEAD cost is made of all of them.
+ */
+enum ct_phase {
+	CT_PHASE_KEY = 0,   /* a key set on a context: EVP_*Init* with a key (a key schedule) */
+	CT_PHASE_MSG = 1,   /* a message set up on a keyed context: an IV-only re-init, the IV ctrls
+			     * (SET_IV_FIXED, IV_GEN, SET_IV_INV, SET_IVLEN), CCM's length-only update,
+			     * the multi-block AAD ctrl */
+	CT_PHASE_AAD = 2,   /* additional authenticated data: an update or EVP_Cipher with no output
+			     * buffer, EVP_CTRL_AEAD_TLS1_AAD (bytes: the AAD's) */
+	CT_PHASE_FINAL = 3, /* EVP_*Final*, EVP_Cipher with no input (a custom cipher's final) */
+	CT_PHASE_TAG = 4,   /* the AEAD tag: EVP_CTRL_AEAD_GET_TAG / SET_TAG */
+	CT_PHASE_INIT = 5,  /* a context set up for a cipher without a key yet (EVP_*Init* naming a
+			     * cipher, key NULL): the fetch and the provider's context */
+	CT_PHASES
 };
 
 /* Where the preload's route sent the work (CT_ROUTE_NONE: untouched, as the program asked). */
@@ -171,9 +193,22 @@ struct ct_path_def {
 	struct ct_str callsite;  /* first context-init call site, "module!symbol+0xoff" frames joined by '\n' */
 };
 
+/*
+ * One cell of a path's counters: the data calls of one request-size bucket, or one phase (enum
+ * ct_phase). Calls and bytes are exact. Time is measured two ways (docs/report.md, "How time is
+ * measured"): a *probe* times one call from its entry to the completion of its work (timed_*);
+ * a *span* times a run of consecutive calls on the path, from the entry of the first to the entry
+ * of the call after the last, and is accepted when nothing else ran between them (span_*) or
+ * rejected when something did (span_rejected: those calls are priced at the probes' mean).
+ */
 struct ct_size_bucket {
 	uint64_t calls, bytes;
-	uint64_t timed_calls, timed_ns; /* calls whose wall time was measured, and that time */
+	uint64_t timed_calls, timed_ns; /* probes: calls timed alone, and the sum of their times; the
+					 * sum is of corrected times and may (rarely, for calls shorter
+					 * than a clock tick) be negative: it is two's complement, and
+					 * readers clamp a negative sum to 0 */
+	uint64_t span_calls, span_ns;   /* calls inside accepted spans, and their share of the spans' time */
+	uint64_t span_rejected;         /* calls inside spans rejected because other work ran between */
 };
 
 struct ct_path_stats {
@@ -188,6 +223,9 @@ struct ct_path_stats {
 	uint64_t spliced_calls;             /* AF_ALG: operations fed with splice instead of a copy */
 	struct ct_size_bucket size[CT_SIZE_BUCKETS];
 	uint64_t lat[CT_LAT_BUCKETS];       /* measured-call latency histogram (ct_lat_bucket) */
+	struct ct_size_bucket phase[CT_PHASES]; /* the operation's other calls (enum ct_phase) */
+	uint64_t messages;                  /* AEAD messages: finals (EVP_*Final*, EVP_Cipher with no
+					     * input) plus TLS 1.2 record AAD ctrls */
 };
 
 struct ct_event {
@@ -341,6 +379,7 @@ const char *ct_api_name(unsigned api);      /* "evp", "aes", "cryptodev", "afalg
 const char *ct_dir_name(unsigned dir);      /* "encrypt", "decrypt", "unknown" */
 const char *ct_entry_name(unsigned entry);  /* "EVP_*Update", "EVP_Cipher", "AES_*", ... */
 const char *ct_route_name(unsigned route);  /* "", "native", "aesni", "afalg", "cryptodev" */
+const char *ct_phase_name(unsigned phase);  /* "key", "message", "aad", "final", "tag", "init" */
 const char *ct_event_kind_name(unsigned kind); /* stable kebab-case names: "call-failed", ... */
 
 #endif

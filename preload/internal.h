@@ -29,15 +29,32 @@
 #define CT_OPS_RING 65536u /* per-call mode: ops kept per thread between flushes */
 #define CT_GUARD_ALL ((1u << CT_FAM_COUNT) - 1)
 
-/* Per path, per thread. size[] holds calls and bytes: the totals are their sums (fewer stores on
- * the hot path). */
+/* Cells of a path's counters: the data calls' size buckets (CT_SIZE_BUCKETS), then the phases of
+ * the operation (enum ct_phase). */
+#define CT_CELLS (CT_SIZE_BUCKETS + CT_PHASES)
+#define CT_CELL_PHASE(p) (CT_SIZE_BUCKETS + (unsigned)(p))
+_Static_assert(CT_CELLS <= 64, "cell_mask has one bit per cell");
+
+/* Per path, per thread. Each cell holds its calls and bytes: the path's totals are their sums
+ * (fewer stores on the hot path). */
 struct ct_counters {
-	struct ct_size_bucket size[CT_SIZE_BUCKETS];
+	struct ct_size_bucket cell[CT_CELLS];
+	uint64_t cell_mask; /* bit i: cell[i] was counted (set off the fast path: timing.c's spans) */
+	uint64_t messages;  /* AEAD messages (ct_path_stats.messages) */
 	uint64_t errors;
 	uint64_t cpu_samples, cpu_sample_wall_ns, cpu_sample_user_ns, cpu_sample_sys_ns;
 	uint64_t syscalls, spliced_calls;
 	uint64_t setup_calls, setup_ns, teardown_calls, teardown_ns;
 	uint64_t lat[CT_LAT_BUCKETS];
+};
+
+/* The span a thread is timing (timing.c): a run of consecutive calls on one path, from the entry
+ * of the first to the entry of the call after the last. t0 == 0: none. */
+struct ct_span {
+	uint64_t t0;
+	struct ct_counters *c;
+	uint64_t mask;              /* c->cell_mask when the span began */
+	uint64_t snap[CT_CELLS];    /* each cell's calls when the span began, the first call's not */
 };
 
 /* No cached length: no int or unsigned int length key equals it (evp.c). */
@@ -55,12 +72,14 @@ struct ct_thread {
 	 * request's key can equal, when none is cached). */
 	const void *hot_ctx;
 	uint64_t hot_len, hot_bytes;
-	struct ct_size_bucket *hot_sb;
+	struct ct_size_bucket *hot_sb; /* hot_c->cell[hot_ci] */
 	uint32_t hot_gen;
-	uint8_t hot_entry;
+	uint8_t hot_entry, hot_ci;
 	struct ct_counters *hot_c;
 	uint32_t hot_path;
-	uint64_t cpu_deadline;   /* clock value after which the next timed call is CPU-sampled */
+	uint64_t cpu_deadline;   /* clock value after which the next probe is CPU-sampled */
+	bool sample_probe;       /* the next sample is a probe (they alternate with spans) */
+	struct ct_span span;     /* timing.c */
 	uint32_t syscalls;       /* syscalls counted by kernel hooks on this thread (monotonic) */
 	_Atomic uint32_t tid;    /* atomic: the flusher reads it while a new owner sets it */
 	struct ct_counters *chunks[CT_CHUNKS];
@@ -106,6 +125,7 @@ struct ct_clock {
 	uint64_t tsc0, mono0;
 	uint64_t ms_ticks;   /* one millisecond in clock units */
 	uint64_t read_ticks; /* what one clock read adds to a measured interval (calibrated) */
+	bool has_rdtscp;
 };
 extern struct ct_clock ct_clk;
 void ct_clock_init(void);
@@ -119,6 +139,14 @@ static inline uint64_t ct_mono_ns_raw(void)
 static inline uint64_t ct_clock_now(void)
 {
 	return CT_LIKELY(ct_clk.use_tsc) ? ct_rdtsc() : ct_mono_ns_raw();
+}
+/* A read that waits for every earlier instruction to complete (RDTSCP, else LFENCE + RDTSC):
+ * where the work of a call just returned really ends. clock_gettime is ordered already. */
+static inline uint64_t ct_clock_now_ordered(void)
+{
+	if (!ct_clk.use_tsc)
+		return ct_mono_ns_raw();
+	return ct_clk.has_rdtscp ? ct_rdtscp() : ct_rdtsc_lfence();
 }
 static inline uint64_t ct_clock_to_ns(uint64_t d)
 {
@@ -302,84 +330,6 @@ static inline uint32_t ct_hot_load32(const _Atomic uint32_t *p)
 }
 #endif
 
-extern unsigned ct_sample_period, ct_sample_all_bytes;
-extern bool ct_per_call;
-
-void ct_op_slow_begin(struct ct_thread *t, struct ct_op_timer *op);
-void ct_op_slow_end(struct ct_thread *t, struct ct_op_timer *op, struct ct_counters *c, uint32_t path_id,
-		    uint64_t bytes, uint64_t now);
-
-/*
- * The mean sampling period of a call of `bytes`: ct_sample_period (N) up to 1 KiB, halved with
- * each doubling above that, 1 from N/2 KiB on. So a timed call (~30 ns) comes about once per
- * N KiB of large requests, whatever their size: timing costs about as much per byte at 8 KiB
- * as at 16 B, where timing every call >= 1 KiB cost 4 % of a 10 GB/s path at 8 KiB. A few
- * large calls still get timed (one per ~N KiB), which a plain 1-in-N would not.
- */
-static inline uint32_t ct_sample_period_for(uint64_t bytes)
-{
-	const uint64_t kib = bytes >> 10;
-	const unsigned shift = kib ? 64 - (unsigned)__builtin_clzll(kib) : 0;
-	const uint32_t p = shift < 32 ? ct_sample_period >> shift : 0;
-	return p ? p : 1;
-}
-
-/* The next sampling interval for calls of `bytes`: uniform in [1, 2 * period - 1], mean =
- * period. A fixed interval would alias with periodic call patterns (TLS: AAD, data, AAD,
- * data... on two paths) and never time some of them. xorshift32 per thread; only timed calls
- * pay for it. */
-static inline uint32_t ct_sample_next(struct ct_thread *t, uint64_t bytes)
-{
-	const uint32_t p = ct_sample_period_for(bytes);
-	if (p <= 1)
-		return 1;
-	uint32_t x = t->rng ? t->rng : 0x9e3779b9u;
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	t->rng = x;
-	return 1 + x % (2 * p - 1);
-}
-
-/* Whether to time a call of `bytes` (every call but the EVP fast path's, which only counts
- * down: its length is the one the interval was drawn for). Always from ct_sample_all_bytes;
- * else when the countdown runs out, after cutting an interval drawn for smaller calls down to
- * this size's, so that large calls after many small ones are timed as often as their size
- * asks. Leaves the countdown at 0 when due: ct_sample_rearm draws the next interval. */
-static inline bool ct_sample_due(struct ct_thread *t, uint64_t bytes)
-{
-	if (CT_UNLIKELY(bytes >= ct_sample_all_bytes))
-		return true;
-	if (bytes >= 1024 && t->countdown >= 2 * ct_sample_period_for(bytes))
-		t->countdown = ct_sample_next(t, bytes);
-	if (t->countdown <= 1) {
-		t->countdown = 0;
-		return true;
-	}
-	t->countdown--;
-	return false;
-}
-
-/* After a call was found due (ct_sample_due or the fast path): the next interval. */
-static inline void ct_sample_rearm(struct ct_thread *t, uint64_t bytes)
-{
-	if (t->countdown == 0)
-		t->countdown = ct_sample_next(t, bytes);
-}
-
-static inline void ct_op_begin_fast(struct ct_thread *t, struct ct_op_timer *op, uint64_t bytes)
-{
-	op->t0 = 0;
-	op->cpu0_ns = 0;
-	op->syscalls_before = t->syscalls;
-	if (ct_sample_due(t, bytes)) {
-		ct_sample_rearm(t, bytes);
-		op->t0 = ct_clock_now();
-		if (CT_UNLIKELY(op->t0 >= t->cpu_deadline))
-			ct_op_slow_begin(t, op);
-	}
-}
-
 /* ct_size_bucket (trace_format.c; the unit test checks they agree), inline for the hooks:
  * bytes ? bit length : 0, without a branch. */
 static inline unsigned ct_size_bucket_fast(uint64_t bytes)
@@ -388,38 +338,7 @@ static inline unsigned ct_size_bucket_fast(uint64_t bytes)
 	return CT_LIKELY(b < CT_SIZE_BUCKETS) ? b : CT_SIZE_BUCKETS - 1;
 }
 
-/* Counts one call of `bytes` on counters c (exact, every call) and says whether it is due to be
- * timed, leaving the countdown at 0 then for the timed path to re-arm (ct_sample_rearm), as the
- * EVP fast path does. */
-static inline bool ct_count_hot(struct ct_thread *t, struct ct_counters *c, uint64_t bytes)
-{
-	struct ct_size_bucket *sb = &c->size[ct_size_bucket_fast(bytes)];
-	CT_ADD(sb->calls, 1);
-	CT_ADD(sb->bytes, bytes);
-	return ct_sample_due(t, bytes);
-}
-
-/* ct_count_hot, re-arming the countdown itself: the caller then takes its timed path
- * (ct_op_begin_fast + ct_op_end_fast minus counts). */
-static inline bool ct_count_fast(struct ct_thread *t, struct ct_counters *c, uint64_t bytes)
-{
-	if (CT_LIKELY(!ct_count_hot(t, c, bytes)))
-		return false;
-	ct_sample_rearm(t, bytes);
-	return true;
-}
-
-/* The timed part of a call already counted by ct_count_fast. */
-static inline void ct_timed_begin(struct ct_thread *t, struct ct_op_timer *op)
-{
-	op->cpu0_ns = 0;
-	op->syscalls_before = t->syscalls;
-	op->t0 = ct_clock_now();
-	if (CT_UNLIKELY(op->t0 >= t->cpu_deadline))
-		ct_op_slow_begin(t, op);
-}
-/* Same as ct_lat_bucket (trace_format.c; the unit test checks they agree), inline for the timed
- * path. */
+/* Same as ct_lat_bucket (trace_format.c; the unit test checks they agree), inline. */
 static inline unsigned ct_lat_bucket_fast(uint64_t ns)
 {
 	if (ns < 4)
@@ -429,55 +348,7 @@ static inline unsigned ct_lat_bucket_fast(uint64_t ns)
 	return b < CT_LAT_BUCKETS ? b : CT_LAT_BUCKETS - 1;
 }
 
-/* An interval between two clock reads, in ns, without the cost of the read itself: on a 16-byte
- * call of ~25 ns an RDTSC's own ~10 ns would otherwise inflate every timed call by a third. */
-static inline uint64_t ct_clock_delta_ns(uint64_t d)
-{
-	d = d > ct_clk.read_ticks ? d - ct_clk.read_ticks : 0;
-	if (!ct_clk.use_tsc)
-		return d;
-	if (CT_LIKELY(d < (1ull << 32))) /* mult < 2^31: the product fits in 64 bits */
-		return (d * ct_clk.mult) >> 32;
-	return ct_clock_to_ns(d);
-}
-
-static inline void ct_timed_end(struct ct_thread *t, struct ct_op_timer *op, struct ct_counters *c,
-				uint32_t path_id, uint64_t bytes)
-{
-	uint64_t now = ct_clock_now();
-	if (CT_UNLIKELY(op->cpu0_ns || ct_per_call ||
-			now >= atomic_load_explicit(&ct_g.next_flush, memory_order_relaxed))) {
-		ct_op_slow_end(t, op, c, path_id, bytes, now);
-		return;
-	}
-	/* the common timed call: wall time into its size bucket and the latency histogram */
-	uint64_t ns = ct_clock_delta_ns(now - op->t0);
-	unsigned b = bytes ? 64 - __builtin_clzll(bytes) : 0;
-	if (CT_UNLIKELY(b >= CT_SIZE_BUCKETS))
-		b = CT_SIZE_BUCKETS - 1;
-	CT_ADD(c->size[b].timed_calls, 1);
-	CT_ADD(c->size[b].timed_ns, ns);
-	CT_ADD(c->lat[ct_lat_bucket_fast(ns)], 1);
-}
-
-static inline void ct_op_end_fast(struct ct_thread *t, struct ct_op_timer *op, uint32_t path_id,
-				  uint64_t bytes, bool ok)
-{
-	struct ct_counters *c = ct_counters_of(t, path_id);
-	if (CT_UNLIKELY(!c))
-		return;
-	unsigned b = bytes ? 64 - __builtin_clzll(bytes) : 0;
-	if (CT_UNLIKELY(b >= CT_SIZE_BUCKETS))
-		b = CT_SIZE_BUCKETS - 1;
-	CT_ADD(c->size[b].calls, 1);
-	CT_ADD(c->size[b].bytes, bytes);
-	if (CT_UNLIKELY(!ok))
-		CT_ADD(c->errors, 1);
-	if (op->t0) {
-		uint64_t now = ct_clock_now();
-		ct_op_slow_end(t, op, c, path_id, bytes, now);
-	}
-}
+#include "timing.h"
 
 #pragma GCC visibility pop
 

@@ -90,6 +90,8 @@ struct ct_thread *ct_thread_slow(void)
 	t->countdown = ct_sample_period;
 	t->cpu_deadline = 0;
 	t->cls_next = 0;
+	t->span.t0 = 0;
+	t->sample_probe = false;
 	t->hot_ctx = NULL; /* a reused shard must not inherit its last owner's context */
 	t->hot_c = NULL;
 	t->hot_len = CT_HOT_NO_LEN;
@@ -153,6 +155,7 @@ void ct_thread_after_fork_child(void)
 		atomic_store(&t->ops_tail, 0);
 		atomic_store(&t->ops_dropped, 0);
 		t->tid_written = 0;
+		t->span.t0 = 0; /* counters start again from zero: a span across the fork means nothing */
 		if (t != self) {
 			t->in_use = false;
 			t->next_free = free_threads;

@@ -351,7 +351,11 @@ static void flush_paths(void)
 		if (!ct_stats_sum(id, &s))
 			continue;
 		uint64_t sig = s.calls + s.errors + s.timed_calls + s.setup_calls + s.teardown_calls +
-			       s.syscalls + s.cpu_samples + s.spliced_calls;
+			       s.syscalls + s.cpu_samples + s.spliced_calls + s.messages;
+		for (unsigned p = 0; p < CT_PHASES; p++)
+			sig += s.phase[p].calls;
+		for (unsigned b = 0; b < CT_SIZE_BUCKETS; b++)
+			sig += s.size[b].span_calls + s.size[b].span_rejected;
 		if (!sig || sig == path_sig[id])
 			continue;
 		EMIT(ct_encode_stats(FREE_BUF, &s));

@@ -212,6 +212,46 @@ static void j_share(struct jw *w, const char *k, double part, bool part_known, d
 	j_num(w, k, part / whole, part_known && whole_known && whole > 0);
 }
 
+/* How a cell's time was measured (docs/report.md "How time is measured"): its probes and the
+ * calls of its accepted and rejected spans. */
+static void json_cell_timing(struct jw *w, const struct ct_size_bucket *sb)
+{
+	int64_t probe_sum = (int64_t)sb->timed_ns;
+	j_u64(w, "probes", sb->timed_calls);
+	j_num(w, "probe_mean_ns", (probe_sum > 0 ? (double)probe_sum : 0) / (double)sb->timed_calls,
+	      sb->timed_calls > 0);
+	j_u64(w, "span_calls", sb->span_calls);
+	j_num(w, "span_mean_ns", (double)sb->span_ns / (double)sb->span_calls, sb->span_calls > 0);
+	j_u64(w, "span_rejected_calls", sb->span_rejected);
+}
+
+/* The operation's calls besides the data: AAD bytes are AAD, not data; messages and the cost
+ * per message (AEAD); the update / set-up-and-finish split of the path's wall time. */
+static void json_phases(struct jw *w, const struct rp_path *p)
+{
+	const struct rp_derived *d = &p->d;
+	j_num(w, "update_wall_ns", d->data_wall_ns, d->wall_known);
+	j_num(w, "setup_finish_wall_ns", d->phases_wall_ns, d->wall_known);
+	j_u64(w, "messages", p->st.messages);
+	j_num(w, "per_message_ns", d->per_message_ns, d->per_message_ns > 0);
+	j_u64(w, "aad_bytes", p->st.phase[CT_PHASE_AAD].bytes);
+	j_arr(w, "phases");
+	for (unsigned ph = 0; ph < CT_PHASES; ph++) {
+		const struct ct_size_bucket *sb = &p->st.phase[ph];
+		if (!sb->calls)
+			continue;
+		j_obj(w, NULL);
+		j_cstr(w, "phase", ct_phase_name(ph));
+		j_u64(w, "calls", sb->calls);
+		j_u64(w, "bytes", sb->bytes);
+		j_num(w, "wall_ns", d->phase_wall_ns[ph], d->phase_known[ph]);
+		j_num(w, "each_ns", d->phase_wall_ns[ph] / (double)sb->calls, d->phase_known[ph]);
+		json_cell_timing(w, sb);
+		j_close(w, '}');
+	}
+	j_close(w, ']');
+}
+
 static void json_path(struct jw *w, const struct rp_model *m, const struct rp_path *p)
 {
 	const struct rp_derived *d = &p->d;
@@ -241,6 +281,7 @@ static void json_path(struct jw *w, const struct rp_model *m, const struct rp_pa
 	j_u64(w, "timed_calls", p->st.timed_calls);
 	j_u64(w, "cpu_samples", p->st.cpu_samples);
 	j_close(w, '}');
+	json_phases(w, p);
 	j_obj(w, "session");
 	j_u64(w, "setup_calls", p->st.setup_calls);
 	j_u64(w, "setup_ns", p->st.setup_ns);
@@ -261,6 +302,7 @@ static void json_path(struct jw *w, const struct rp_model *m, const struct rp_pa
 		j_u64(w, "calls", sb->calls);
 		j_u64(w, "bytes", sb->bytes);
 		j_num(w, "wall_ns", d->bucket_wall_ns[b], d->wall_known);
+		json_cell_timing(w, sb);
 		j_close(w, '}');
 	}
 	j_close(w, ']');

@@ -11,6 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+
+#include "timing_model.h"
 
 bool rp_str_eq(struct ct_str a, struct ct_str b)
 {
@@ -83,28 +86,74 @@ static uint64_t lat_percentile(const uint64_t *lat, uint64_t total, double q)
 	return ct_lat_bucket_low(CT_LAT_BUCKETS - 1);
 }
 
+bool rp_cipher_is_aead(struct ct_str cipher)
+{
+	static const char *const modes[] = { "-gcm", "-ccm", "-ocb", "-siv", "-gcm-siv", "chacha20-poly1305" };
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		size_t n = strlen(modes[i]);
+		if (cipher.len >= n && strncasecmp(cipher.p + cipher.len - n, modes[i], n) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* One cell's wall time (timing_model.h); cells with no timing at all use the path's mean per
+ * call (fallback_per_call < 0: none known). */
+static double cell_wall(const struct ct_size_bucket *sb, double fallback_per_call, bool *known)
+{
+	double w;
+	if (ct_cell_wall_ns(sb->calls, sb->timed_calls, sb->timed_ns, sb->span_calls, sb->span_ns,
+			    sb->span_rejected, &w)) {
+		*known = true;
+		return w;
+	}
+	return fallback_per_call >= 0 ? (double)sb->calls * fallback_per_call : 0;
+}
+
 void rp_derive(struct rp_path *p)
 {
 	const struct ct_path_stats *s = &p->st;
 	struct rp_derived *d = &p->d;
 	memset(d, 0, sizeof(*d));
 	d->cycles_per_byte = -1;
-	double mean = s->timed_calls ? (double)s->timed_ns / (double)s->timed_calls : 0;
-	d->wall_known = s->timed_calls > 0;
 	d->wall_exact = s->calls > 0 && s->timed_calls >= s->calls;
+	/* the mean per call of the data cells that have timing, for those that have none (a
+	 * writer that counted calls but no histogram, or a bucket no sample fell in) */
+	double timed_wall = 0, timed_calls = 0;
 	uint64_t bucket_calls = 0;
 	for (unsigned b = 0; b < CT_SIZE_BUCKETS; b++) {
-		const struct ct_size_bucket *sb = &s->size[b];
-		bucket_calls += sb->calls;
-		double per = sb->timed_calls ? (double)sb->timed_ns / (double)sb->timed_calls : mean;
-		d->bucket_wall_ns[b] = (double)sb->calls * per;
-		d->wall_ns += d->bucket_wall_ns[b];
+		bool known = false;
+		double w = cell_wall(&s->size[b], -1, &known);
+		bucket_calls += s->size[b].calls;
+		if (known) {
+			timed_wall += w;
+			timed_calls += (double)s->size[b].calls;
+		}
 	}
-	/* A writer that counted calls but no histogram: fall back to the overall mean. */
-	if (bucket_calls == 0 && s->calls)
-		d->wall_ns = (double)s->calls * mean;
-	if (d->wall_exact)
-		d->wall_ns = (double)s->timed_ns;
+	double mean = timed_calls > 0 ? timed_wall / timed_calls
+		      : s->timed_calls ? (double)(int64_t)s->timed_ns / (double)s->timed_calls : -1;
+	if (mean < -0.5 && s->timed_calls)
+		mean = 0;
+	d->wall_known = timed_calls > 0 || s->timed_calls > 0;
+	for (unsigned b = 0; b < CT_SIZE_BUCKETS; b++) {
+		bool known = false;
+		d->bucket_wall_ns[b] = cell_wall(&s->size[b], mean, &known);
+		d->data_wall_ns += d->bucket_wall_ns[b];
+	}
+	if (bucket_calls == 0 && s->calls && mean >= 0)
+		d->data_wall_ns = (double)s->calls * mean;
+	for (unsigned ph = 0; ph < CT_PHASES; ph++) {
+		bool known = false;
+		d->phase_wall_ns[ph] = cell_wall(&s->phase[ph], -1, &known);
+		d->phase_known[ph] = known;
+		if (known) {
+			d->phases_wall_ns += d->phase_wall_ns[ph];
+			d->wall_known = true;
+		}
+	}
+	d->wall_ns = d->data_wall_ns + d->phases_wall_ns;
+	if (s->messages && d->wall_known && rp_cipher_is_aead(p->def.cipher))
+		d->per_message_ns = d->wall_ns / (double)s->messages;
 	if (s->cpu_samples && s->cpu_sample_wall_ns && d->wall_known) {
 		d->cpu_known = true;
 		d->user_ns = d->wall_ns * (double)s->cpu_sample_user_ns / (double)s->cpu_sample_wall_ns;
@@ -124,11 +173,60 @@ void rp_derive(struct rp_path *p)
 
 /* ---- filters */
 
+bool rp_path_setups_only(const struct ct_path_stats *s)
+{
+	if (s->calls || s->setup_calls || s->teardown_calls)
+		return false;
+	for (unsigned ph = 0; ph < CT_PHASES; ph++)
+		if (s->phase[ph].calls && ph != CT_PHASE_KEY && ph != CT_PHASE_INIT)
+			return false;
+	return s->phase[CT_PHASE_KEY].calls || s->phase[CT_PHASE_INIT].calls;
+}
+
+/*
+ * A context's set-up (an init naming a cipher: a key schedule, the provider's context) is counted
+ * on the path of the init, whose entry is not known yet: the first data call attaches the ctx to
+ * the path variant of its entry (EVP_*Update, EVP_Cipher). The set-ups belong to the work that
+ * followed: folded here into the same path's busiest entry variant of the same process.
+ */
+static void fold_setups(struct rp_proc *p)
+{
+	for (size_t k = 0; k < p->npaths; k++) {
+		struct rp_path *base = &p->paths[k];
+		if (!base->has_stats || base->def.entry != CT_ENTRY_UNKNOWN)
+			continue;
+		struct rp_path *to = NULL;
+		for (size_t j = 0; j < p->npaths; j++) {
+			struct rp_path *v = &p->paths[j];
+			if (v != base && v->has_stats && v->st.calls && v->def.entry != CT_ENTRY_UNKNOWN &&
+			    rp_same_path_any_entry(&v->def, &base->def) && (!to || v->st.bytes > to->st.bytes))
+				to = v;
+		}
+		if (!to)
+			continue;
+		for (unsigned ph = 0; ph < CT_PHASES; ph++) {
+			struct ct_size_bucket *a = &to->st.phase[ph], *b = &base->st.phase[ph];
+			a->calls += b->calls;
+			a->bytes += b->bytes;
+			a->timed_calls += b->timed_calls;
+			a->timed_ns += b->timed_ns;
+			a->span_calls += b->span_calls;
+			a->span_ns += b->span_ns;
+			a->span_rejected += b->span_rejected;
+			memset(b, 0, sizeof(*b));
+		}
+		to->st.messages += base->st.messages;
+		base->st.messages = 0;
+	}
+}
+
 bool rp_path_selected(const struct rp_model *m, const struct rp_path *p)
 {
 	const struct rp_filter *f = &m->filter;
-	/* a definition without counters (a path only events refer to) is never shown as a path */
-	if (!p->has_stats)
+	/* a definition without counters (a path only events refer to) is never shown as a path,
+	 * nor one whose contexts were set up and never used (its set-ups, if any, were folded into
+	 * the path that did the work: fold_setups) */
+	if (!p->has_stats || rp_path_setups_only(&p->st))
 		return false;
 	if (f->api && strcmp(f->api, ct_api_name(p->def.api)) != 0)
 		return false;
@@ -142,12 +240,15 @@ bool rp_path_selected(const struct rp_model *m, const struct rp_path *p)
 }
 
 /* Keeps only the size buckets inside [min_size, max_size] and recomputes the totals from them;
- * the latency histogram and CPU samples cannot be split by size and stay whole. */
+ * the latency histogram and CPU samples cannot be split by size and stay whole; the phases (key
+ * and message set-ups, AAD, finals, tags) have no request size and go. */
 static void apply_size_filter(const struct rp_filter *f, struct ct_path_stats *s)
 {
 	if (!f->min_size && !f->max_size)
 		return;
 	s->calls = s->bytes = s->timed_calls = s->timed_ns = 0;
+	memset(s->phase, 0, sizeof(s->phase));
+	s->messages = 0;
 	for (unsigned b = 0; b < CT_SIZE_BUCKETS; b++) {
 		uint64_t low = ct_size_bucket_low(b);
 		uint64_t high = b + 1 < CT_SIZE_BUCKETS ? ct_size_bucket_low(b + 1) - 1 : UINT64_MAX;
@@ -195,11 +296,24 @@ void rp_stats_combine(struct ct_path_stats *out, const struct ct_path_stats *a,
 	C(teardown_calls);
 	C(teardown_ns);
 	C(spliced_calls);
+	C(messages);
 	for (unsigned k = 0; k < CT_SIZE_BUCKETS; k++) {
 		C(size[k].calls);
 		C(size[k].bytes);
 		C(size[k].timed_calls);
 		C(size[k].timed_ns);
+		C(size[k].span_calls);
+		C(size[k].span_ns);
+		C(size[k].span_rejected);
+	}
+	for (unsigned k = 0; k < CT_PHASES; k++) {
+		C(phase[k].calls);
+		C(phase[k].bytes);
+		C(phase[k].timed_calls);
+		C(phase[k].timed_ns);
+		C(phase[k].span_calls);
+		C(phase[k].span_ns);
+		C(phase[k].span_rejected);
 	}
 	for (unsigned k = 0; k < CT_LAT_BUCKETS; k++)
 		C(lat[k]);
@@ -437,6 +551,7 @@ void rp_model_merge(struct rp_model *m)
 		struct rp_proc *p = &m->procs[i];
 		if (!rp_proc_shown(m, p))
 			continue;
+		fold_setups(p);
 		for (size_t k = 0; k < p->npaths; k++) {
 			struct rp_path *pp = &p->paths[k];
 			pp->tsc_hz = p->hdr.tsc_hz;

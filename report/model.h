@@ -32,6 +32,11 @@ struct rp_derived {
 	bool lat_known;
 	uint64_t p50_ns, p99_ns;  /* lower bounds of the latency buckets */
 	double bucket_wall_ns[CT_SIZE_BUCKETS];
+	double data_wall_ns;      /* the data calls' part of wall_ns (the size buckets) */
+	double phase_wall_ns[CT_PHASES]; /* key/message set-up, AAD, final, tag: the rest */
+	bool phase_known[CT_PHASES];
+	double phases_wall_ns;
+	double per_message_ns;    /* wall_ns / messages (0: no messages) */
 };
 
 struct rp_path {
@@ -163,8 +168,14 @@ int rp_load_buffer(struct rp_model *m, const char *name, const void *buf, size_t
 
 /* ---- merge.c: filters, merge across processes, derived figures */
 void rp_derive(struct rp_path *p);
+/* An AEAD cipher (GCM, CCM, OCB, SIV, ChaCha20-Poly1305): its paths have a cost per message. */
+bool rp_cipher_is_aead(struct ct_str cipher);
 void rp_model_merge(struct rp_model *m);
 bool rp_path_selected(const struct rp_model *m, const struct rp_path *p);
+/* Contexts were set up on the path (key set-ups, inits) and nothing else: no data call, no kernel
+ * session, no other phase. Such a path is not shown (its set-ups fold into the path that did the
+ * work, when there is one: merge.c). */
+bool rp_path_setups_only(const struct ct_path_stats *s);
 /* Every counter of a path's stats, out = op(a, b) field by field (path_id untouched): one list of
  * the fields for the merge's sums and the time window's differences. out may be a. */
 void rp_stats_combine(struct ct_path_stats *out, const struct ct_path_stats *a,

@@ -229,6 +229,23 @@ static void route_missed(struct ct_thread *t, enum aes_fn fn, const AES_KEY *key
 	t->guard = g;
 }
 
+/* A routed call the route could not serve after all: its count moves from the routed path's
+ * cell to the native path's (the timing, if it was sampled, stays with the routed attempt). */
+static void route_recount(struct ct_thread *t, struct ct_counters *from, unsigned ci, uint32_t native,
+			  uint64_t bytes)
+{
+	if (from) {
+		CT_ADD(from->cell[ci].calls, (uint64_t)-1);
+		CT_ADD(from->cell[ci].bytes, (uint64_t)0 - bytes);
+	}
+	struct ct_counters *to = native != CT_NO_PATH ? ct_counters_of(t, native) : NULL;
+	if (to) {
+		CT_ADD(to->cell[ci].calls, 1);
+		CT_ADD(to->cell[ci].bytes, bytes);
+		to->cell_mask |= 1ull << ci;
+	}
+}
+
 static inline uint8_t enc_dir(int enc)
 {
 	return enc == AES_ENCRYPT ? CT_DIR_ENCRYPT : CT_DIR_DECRYPT;
@@ -249,11 +266,16 @@ static inline uint8_t enc_dir(int enc)
 		uint32_t path = aes_path_guarded(t, kind, key, dir);                              \
 		uint64_t bytes = (bytes_expr);                                                    \
 		(void)route_wanted(t, kind, key, dir, bytes); /* never: says so once if asked */  \
-		struct ct_op_timer op;                                                            \
-		ct_op_begin_fast(t, &op, bytes);                                                  \
-		real args;                                                                        \
-		if (CT_LIKELY(path != CT_NO_PATH))                                                \
-			ct_op_end_fast(t, &op, path, bytes, true);                                \
+		struct ct_counters *c = path != CT_NO_PATH ? ct_counters_of(t, path) : NULL;      \
+		unsigned ci = ct_cell_of_size(bytes);                                             \
+		if (c && ct_tick(t, c, ci, bytes)) {                                              \
+			struct ct_timed tm;                                                       \
+			ct_timed_begin(t, &tm, c, path, ci, bytes);                               \
+			real args;                                                                \
+			ct_timed_end(t, &tm);                                                     \
+		} else {                                                                          \
+			real args;                                                                \
+		}                                                                                 \
 		ct_leave_fast(t, CT_FAM_AES);                                                     \
 	}
 
@@ -274,17 +296,20 @@ static inline uint8_t enc_dir(int enc)
 		bool want_ = route_wanted(t, kind, key, dir_, bytes);                             \
 		uint32_t path = want_ ? routed_path(t, kind, key, dir_)                           \
 				      : aes_path_guarded(t, kind, key, dir_);                     \
-		struct ct_op_timer op;                                                            \
-		ct_op_begin_fast(t, &op, bytes);                                                  \
+		struct ct_counters *c = path != CT_NO_PATH ? ct_counters_of(t, path) : NULL;      \
+		unsigned ci = ct_cell_of_size(bytes);                                             \
+		struct ct_timed tm = { .what = 0 };                                               \
+		if (c && ct_tick(t, c, ci, bytes))                                                \
+			ct_timed_begin(t, &tm, c, path, ci, bytes);                               \
 		if (want_ && !(serve_expr)) {                                                     \
+			/* the route could not serve it (logged once): native does, and counts */ \
 			route_missed(t, kind, key, dir_);                                         \
-			path = aes_path_guarded(t, kind, key, dir_);                              \
+			route_recount(t, c, ci, aes_path_guarded(t, kind, key, dir_), bytes);     \
 			want_ = false;                                                            \
 		}                                                                                 \
 		if (!want_)                                                                       \
 			real args;                                                                \
-		if (CT_LIKELY(path != CT_NO_PATH))                                                \
-			ct_op_end_fast(t, &op, path, bytes, true);                                \
+		ct_timed_end(t, &tm);                                                             \
 		ct_leave_fast(t, CT_FAM_AES);                                                     \
 	}
 
@@ -336,11 +361,15 @@ VOID_HOOK(AES_bi_ige_encrypt, (const unsigned char *in, unsigned char *out, size
 			return real(key, iv, out, in, inlen);                                     \
 		uint32_t path = aes_path_guarded(t, F_WRAP, key, dir);                            \
 		(void)route_wanted(t, F_WRAP, key, dir, inlen); /* never: says so once if asked */ \
-		struct ct_op_timer op;                                                            \
-		ct_op_begin_fast(t, &op, inlen);                                                  \
+		struct ct_counters *c = path != CT_NO_PATH ? ct_counters_of(t, path) : NULL;      \
+		unsigned ci = ct_cell_of_size(inlen);                                             \
+		struct ct_timed tm = { .what = 0 };                                               \
+		if (c && ct_tick(t, c, ci, inlen))                                                \
+			ct_timed_begin(t, &tm, c, path, ci, inlen);                               \
 		int r = real(key, iv, out, in, inlen);                                            \
-		if (path != CT_NO_PATH)                                                           \
-			ct_op_end_fast(t, &op, path, inlen, r > 0);                               \
+		ct_timed_end(t, &tm);                                                             \
+		if (c && r <= 0)                                                                  \
+			CT_ADD(c->errors, 1);                                                     \
 		ct_leave_fast(t, CT_FAM_AES);                                                     \
 		return r;                                                                         \
 	}

@@ -180,6 +180,7 @@ static void record_failure(const char *call, uint32_t path, int64_t ret)
 #define USAGE_IV_FIXED (1u << 2)  /* EVP_CTRL_GCM_SET_IV_FIXED: TLS 1.2 GCM key block */
 #define USAGE_SET_IVLEN (1u << 3) /* EVP_CTRL_AEAD_SET_IVLEN */
 #define USAGE_MAC_KEY (1u << 4)   /* EVP_CTRL_AEAD_SET_MAC_KEY: a TLS CBC-HMAC composite */
+#define USAGE_MULTIBLOCK (1u << 5) /* EVP_CTRL_TLS1_1_MULTIBLOCK_ENCRYPT: libssl's multi-block writes */
 
 static void note_usage(uint32_t path, uint32_t bit, const char *call, const char *what)
 {
@@ -189,18 +190,19 @@ static void note_usage(uint32_t path, uint32_t bit, const char *call, const char
 
 /* After a real init returned: map ctx to its path, and count a set-up (an init naming a cipher)
  * at its call site, ra being where the program called the init. The guard is fully raised
- * meanwhile so that libcrypto functions we call cannot re-enter our hooks. */
-static void after_init(struct ct_thread *t, const char *call, EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cipher,
-		       ENGINE *engine, int enc, int ret, bool key_given, bool iv_given, const void *ra)
+ * meanwhile so that libcrypto functions we call cannot re-enter our hooks. Returns ctx's path. */
+static uint32_t after_init(struct ct_thread *t, const char *call, EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cipher,
+			   ENGINE *engine, int enc, int ret, bool key_given, bool iv_given, const void *ra)
 {
 	uint32_t guard = t->guard;
+	uint32_t id;
 	t->guard = CT_GUARD_ALL;
 	atomic_fetch_add_explicit(&ct_g.hooked_calls_slow, 1, memory_order_relaxed);
 	if (ret != 1) {
-		record_failure(call, ct_ctxmap_get(ctx), ret);
+		record_failure(call, id = ct_ctxmap_get(ctx), ret);
 	} else if (!cipher && !engine) {
 		/* key/IV (re)set on an initialised ctx: keep its path, follow a direction change */
-		uint32_t id = ct_ctxmap_get(ctx);
+		id = ct_ctxmap_get(ctx);
 		if (id == CT_NO_PATH) {
 			ct_ctxmap_set(ctx, id = classify(t, ctx, NULL, NULL, enc));
 		} else if (enc == 0 || enc == 1) {
@@ -211,14 +213,52 @@ static void after_init(struct ct_thread *t, const char *call, EVP_CIPHER_CTX *ct
 		if (iv_given && !key_given)
 			note_usage(id, USAGE_IV_REINIT, call, "iv-reinit: a new IV per message, same key");
 	} else {
-		uint32_t id = classify(t, ctx, cipher, engine, enc);
+		id = classify(t, ctx, cipher, engine, enc);
 		ct_ctxmap_set(ctx, id);
 		if (id != CT_NO_PATH)
 			ct_event_at_site(CT_EV_CONTEXT, call, id, (uintptr_t)ra, NULL);
 	}
 	t->guard = guard;
+	return id;
 }
 
+/* The counters of ctx's path on this thread (through the data calls' one-entry cache), and the
+ * path; NULL for a ctx we never saw initialised. */
+static struct ct_counters *ctx_counters(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, uint32_t *path)
+{
+	if (ctx == t->hot_ctx && t->hot_gen == atomic_load_explicit(&ct_ctxmap_gen, memory_order_relaxed)) {
+		*path = t->hot_path;
+		return t->hot_c;
+	}
+	*path = ct_ctxmap_get(ctx);
+	return *path == CT_NO_PATH ? NULL : ct_counters_of(t, *path);
+}
+
+/* A phase call on ctx (enum ct_phase): counted on ctx's path, then the real call `call`, timed
+ * when a sample or a span's end falls on it. `r` receives the real result. */
+#define PHASE_CALL(t, ctx, phase, bytes, r, call)                                                 \
+	do {                                                                                      \
+		uint32_t path_;                                                                   \
+		struct ct_counters *c_ = ctx_counters((t), (ctx), &path_);                        \
+		const unsigned ci_ = CT_CELL_PHASE(phase);                                        \
+		if (c_ && ct_tick((t), c_, ci_, (bytes))) {                                      \
+			struct ct_timed tm_;                                                      \
+			ct_timed_begin((t), &tm_, c_, path_, ci_, (bytes));                       \
+			(r) = (call);                                                             \
+			ct_timed_end((t), &tm_);                                                  \
+		} else {                                                                          \
+			(r) = (call);                                                             \
+		}                                                                                 \
+		if (c_ && (phase) == CT_PHASE_FINAL)                                              \
+			CT_ADD(c_->messages, 1);                                                  \
+	} while (0)
+
+/*
+ * Inits. One naming a cipher (or an engine) sets a context up: classified, routed, and timed alone
+ * (microseconds: a fetch, the provider's context, the key schedule), as a key set-up when a key is
+ * given; our classification must not fall inside a span, so the span ends here. One on a context
+ * already set up is a phase of the path's work: a key set (a key schedule) or a message's IV.
+ */
 #define INIT_HOOK(fn, params, args, cipher, engine, enc)                                          \
 	CT_EXPORT int fn params                                                                   \
 	{                                                                                         \
@@ -231,16 +271,35 @@ static void after_init(struct ct_thread *t, const char *call, EVP_CIPHER_CTX *ct
 		struct ct_thread *t = ct_thread_fast();                                           \
 		if (!t || !ct_enter_fast(t, CT_FAM_EVP))                                          \
 			return real args;                                                         \
-		if (cipher) { /* CRYPTRACE_ROUTE: swap in the provider's cipher at init time */      \
-			uint32_t route_;                                                          \
-			uint32_t guard_ = t->guard;                                               \
-			t->guard = CT_GUARD_ALL;                                                  \
-			const EVP_CIPHER *sub_ = ct_route_evp_cipher(cipher, engine, enc, &route_); \
-			t->guard = guard_;                                                        \
-			if (sub_)                                                                 \
-				cipher = sub_;                                                    \
+		int r;                                                                            \
+		if (cipher || engine) {                                                           \
+			if (cipher) { /* CRYPTRACE_ROUTE: swap in the provider's cipher */        \
+				uint32_t route_;                                                  \
+				uint32_t guard_ = t->guard;                                       \
+				t->guard = CT_GUARD_ALL;                                          \
+				const EVP_CIPHER *sub_ = ct_route_evp_cipher(cipher, engine, enc, &route_); \
+				t->guard = guard_;                                                \
+				if (sub_)                                                         \
+					cipher = sub_;                                            \
+			}                                                                         \
+			ct_span_interrupt(t);                                                     \
+			uint64_t t0_ = ct_clock_now();                                            \
+			r = real args;                                                            \
+			uint64_t t1_ = ct_clock_now();                                            \
+			int e = errno;                                                            \
+			uint32_t id_ = after_init(t, #fn, ctx, cipher, engine, enc, r, key != NULL, \
+						  iv != NULL, ra_);                               \
+			if (r == 1 && id_ != CT_NO_PATH)                                          \
+				ct_probe_once(t, id_, CT_CELL_PHASE(key ? CT_PHASE_KEY : CT_PHASE_INIT), \
+					      0, t0_, t1_);                                       \
+			ct_leave_fast(t, CT_FAM_EVP);                                             \
+			errno = e;                                                                \
+			return r;                                                                 \
 		}                                                                                 \
-		int r = real args;                                                                \
+		if (key || iv)                                                                    \
+			PHASE_CALL(t, ctx, key ? CT_PHASE_KEY : CT_PHASE_MSG, 0, r, real args);   \
+		else                                                                              \
+			r = real args;                                                            \
 		int e = errno;                                                                    \
 		after_init(t, #fn, ctx, cipher, engine, enc, r, key != NULL, iv != NULL, ra_);    \
 		ct_leave_fast(t, CT_FAM_EVP);                                                     \
@@ -293,14 +352,16 @@ static uint32_t data_path(const EVP_CIPHER_CTX *ctx, uint8_t entry)
 
 static bool data_reals_ready(void);
 
-/* The counters of ctx's path on this thread, through the thread's one-entry cache. NULL: a ctx we
- * never saw initialised (made before the preload could see it): passed through uncounted. */
+/* The counters of ctx's path on this thread, through the thread's one-entry cache, and the path.
+ * NULL: a ctx we never saw initialised (made before the preload could see it): passed through
+ * uncounted. */
 static __attribute__((noinline)) struct ct_counters *data_counters_slow(struct ct_thread *t, const EVP_CIPHER_CTX *ctx,
-									uint8_t entry)
+									uint8_t entry, uint32_t *path_out)
 {
 	uint32_t gen = atomic_load_explicit(&ct_ctxmap_gen, memory_order_relaxed);
 	uint32_t path = data_path(ctx, entry);
 	struct ct_counters *c = path == CT_NO_PATH ? NULL : ct_counters_of(t, path);
+	*path_out = path;
 	if (!c) {
 		atomic_fetch_add_explicit(&ct_g.hooked_calls_slow, 1, memory_order_relaxed);
 		return NULL;
@@ -321,33 +382,55 @@ static __attribute__((noinline)) struct ct_counters *data_counters_slow(struct c
 }
 
 /*
- * The fast path's cache key of a request: its length and its data entry. An update's is its int
- * length, sign-extended (negative lengths: bits 31-63 set); EVP_Cipher's is its unsigned length
- * with HOT_KEY_CIPHER set, or all ones without input. So the keys of the two entries never meet,
- * and none is CT_HOT_NO_LEN (bit 40 alone).
+ * The fast path's cache key of a request: its length, its data entry and whether it has an output
+ * buffer. An update's is its int length, sign-extended (negative lengths: bits 31-63 set);
+ * EVP_Cipher's is its unsigned length with HOT_KEY_CIPHER set, or all ones without input. A call
+ * without output (AAD) has HOT_KEY_NO_OUT set, and no cached key ever does: only data requests
+ * are cached. So the keys of the two entries never meet, and none is CT_HOT_NO_LEN (bit 40 alone).
  */
 #define HOT_KEY_CIPHER (1ull << 41)
+#define HOT_KEY_NO_OUT (1ull << 42)
 #define HOT_KEY_ENTRY(entry) ((entry) == CT_ENTRY_EVP_CIPHER ? HOT_KEY_CIPHER : 0)
 
 /* Remember the request just counted, when the fast path may count the next one with that key on
- * its own: the key says its byte count, and a request of that size is not always timed. */
+ * its own: the key says its byte count (a data request), and a request of that size is not
+ * always sampled. */
 static inline void hot_remember_len(struct ct_thread *t, uint64_t key, uint64_t entry_bits,
-				    uint64_t bytes)
+				    uint64_t bytes, unsigned ci)
 {
 	if (CT_LIKELY(key == (bytes | entry_bits) && bytes < ct_sample_all_bytes)) {
 		t->hot_len = key;
 		t->hot_bytes = bytes;
-		t->hot_sb = &t->hot_c->size[ct_size_bucket_fast(bytes)];
+		t->hot_ci = (uint8_t)ci;
+		t->hot_sb = &t->hot_c->cell[ci];
 	} else {
 		t->hot_len = CT_HOT_NO_LEN;
 	}
 }
 
-/* A failed data call on the fast or length-miss path: counted, then the call ends (out of line
- * and returning r, so that only t lives across the real call). */
-static __attribute__((noinline)) int data_error_leave(struct ct_thread *t, int r)
+/* What an update does, from its arguments: data (the size bucket of its length), AAD (no output
+ * buffer), or CCM's length-only call (neither buffer: the message's length, no data). */
+static inline unsigned update_cell(const void *out, const void *in, int inl)
 {
-	CT_ADD(t->hot_c->errors, 1);
+	if (CT_LIKELY(out != NULL))
+		return ct_cell_of_size(inl > 0 ? (uint64_t)inl : 0);
+	return CT_CELL_PHASE(in ? CT_PHASE_AAD : CT_PHASE_MSG);
+}
+
+/* EVP_Cipher's: a custom cipher (GCM, CCM, OCB in OpenSSH and TLS 1.2) takes its AAD with no
+ * output buffer and computes its tag with no input. */
+static inline unsigned cipher_cell(const void *out, const void *in, unsigned inl)
+{
+	if (!in)
+		return CT_CELL_PHASE(CT_PHASE_FINAL);
+	return out ? ct_cell_of_size(inl) : CT_CELL_PHASE(CT_PHASE_AAD);
+}
+
+/* A failed data call: counted, then the call ends (out of line and returning r, so that only t
+ * lives across the real call on the fast path). */
+static __attribute__((noinline)) int data_error_leave(struct ct_thread *t, struct ct_counters *c, int r)
+{
+	CT_ADD(c->errors, 1);
 	ct_leave_fast(t, CT_FAM_EVP);
 	return r;
 }
@@ -365,30 +448,49 @@ static void publish_real(void **slot, void *real)
 
 /* Shared body. The exported hook is the fast path only: this thread's state exists, no EVP call
  * is in progress, ctx is the one this thread used last and the request has the length of the
- * last one (its counters and size bucket cached). It counts the call exactly (before it runs)
- * and calls the real function with nothing but the thread pointer kept across the call.
- * Everything else (first call, another ctx or length, nested call, timed call) is a tail call
- * to an out-of-line path. len_key is the request's length as the cache knows it: equal to its
- * byte count for every request the cache may hold (hot_remember_len checks). */
-#define DATA_HOOK(fn, ret_t, params, args, entry, bytes_expr, len_key, ok_expr)                   \
+ * last one (its counters and cell cached). It counts the call exactly (before it runs) and calls
+ * the real function with nothing but the thread pointer kept across the call. Everything else
+ * (first call, another ctx or length, AAD, nested call, a sample or a span's end: timing.h) is a
+ * tail call to an out-of-line path. len_key is the request's key as the cache knows it (above);
+ * cell_expr says what the call does (update_cell / cipher_cell). */
+#define DATA_HOOK(fn, ret_t, params, args, entry, bytes_expr, len_key, ok_expr, cell_expr)        \
 	static __typeof__(&fn) fn##_real;                                                         \
 	static ret_t fn##_slow(CT_UNPAREN params);                                                \
-	static __attribute__((noinline)) ret_t fn##_timed(struct ct_thread *t, CT_UNPAREN params) \
+	/* a call counted on c (cell ci) that ends a span or is a sample */                        \
+	static __attribute__((noinline)) ret_t fn##_timed(struct ct_thread *t, struct ct_counters *c, \
+							  uint32_t path, unsigned ci, uint64_t bytes,  \
+							  CT_UNPAREN params)                       \
 	{                                                                                         \
-		struct ct_counters *c = t->hot_c;                                                 \
 		__typeof__(&fn) real = __atomic_load_n(&fn##_real, __ATOMIC_RELAXED);             \
-		uint64_t bytes = (bytes_expr);                                                    \
-		struct ct_op_timer op;                                                            \
-		ct_sample_rearm(t, bytes);                                                        \
-		ct_timed_begin(t, &op);                                                           \
+		struct ct_timed tm;                                                               \
+		ct_timed_begin(t, &tm, c, path, ci, bytes);                                       \
 		ret_t r = real args;                                                              \
-		ct_timed_end(t, &op, c, t->hot_path, bytes);                                      \
+		ct_timed_end(t, &tm);                                                             \
 		if (CT_UNLIKELY(!(ok_expr)))                                                      \
 			CT_ADD(c->errors, 1);                                                     \
 		ct_leave_fast(t, CT_FAM_EVP);                                                     \
 		return r;                                                                         \
 	}                                                                                         \
-	/* the cached ctx with another length (or entry): count it, cache the new length */      \
+	/* a call on c, counted in its cell, then run (timed when ct_tick says so) */             \
+	static inline ret_t fn##_counted(struct ct_thread *t, struct ct_counters *c, uint32_t path, \
+					 __typeof__(&fn) real, bool cache, CT_UNPAREN params)     \
+	{                                                                                         \
+		const uint64_t bytes = (bytes_expr);                                              \
+		const unsigned ci = (cell_expr);                                                  \
+		bool timed = ct_tick(t, c, ci, bytes);                                            \
+		if (CT_UNLIKELY(ci == CT_CELL_PHASE(CT_PHASE_FINAL)))                             \
+			CT_ADD(c->messages, 1);                                                   \
+		if (cache)                                                                        \
+			hot_remember_len(t, (len_key), HOT_KEY_ENTRY(entry), bytes, ci);          \
+		if (CT_UNLIKELY(timed))                                                           \
+			return fn##_timed(t, c, path, ci, bytes, CT_UNPAREN args);                \
+		ret_t r = real args;                                                              \
+		if (CT_UNLIKELY(!(ok_expr)))                                                      \
+			return data_error_leave(t, c, r);                                         \
+		ct_leave_fast(t, CT_FAM_EVP);                                                     \
+		return r;                                                                         \
+	}                                                                                         \
+	/* the cached ctx with another length (or entry, or an AAD call): count it, cache it */   \
 	static __attribute__((noinline)) ret_t fn##_len_miss(struct ct_thread *t,                 \
 							     CT_UNPAREN params)                   \
 	{                                                                                         \
@@ -396,16 +498,9 @@ static void publish_real(void **slot, void *real)
 			ct_leave_fast(t, CT_FAM_EVP);                                             \
 			return fn##_slow args;                                                    \
 		}                                                                                 \
-		uint64_t bytes = (bytes_expr);                                                    \
-		bool timed = ct_count_hot(t, t->hot_c, bytes);                                    \
-		hot_remember_len(t, (len_key), HOT_KEY_ENTRY(entry), bytes);                      \
-		if (CT_UNLIKELY(timed))                                                           \
-			return fn##_timed(t, CT_UNPAREN args);                                    \
-		ret_t r = __atomic_load_n(&fn##_real, __ATOMIC_RELAXED) args;                     \
-		if (CT_UNLIKELY(!(ok_expr)))                                                      \
-			return data_error_leave(t, r);                                            \
-		ct_leave_fast(t, CT_FAM_EVP);                                                     \
-		return r;                                                                         \
+		return fn##_counted(t, t->hot_c, t->hot_path,                                     \
+				    __atomic_load_n(&fn##_real, __ATOMIC_RELAXED), true,          \
+				    CT_UNPAREN args);                                             \
 	}                                                                                         \
 	static __attribute__((noinline)) ret_t fn##_slow(CT_UNPAREN params)                       \
 	{                                                                                         \
@@ -421,22 +516,14 @@ static void publish_real(void **slot, void *real)
 		struct ct_thread *t = ct_thread_fast();                                           \
 		if (!t || !ct_enter_fast(t, CT_FAM_EVP))                                          \
 			return real args;                                                         \
-		struct ct_counters *c = data_counters_slow(t, ctx, entry);                        \
+		uint32_t path;                                                                    \
+		struct ct_counters *c = data_counters_slow(t, ctx, entry, &path);                 \
 		if (CT_UNLIKELY(!c)) {                                                            \
 			ret_t r_ = real args;                                                     \
 			ct_leave_fast(t, CT_FAM_EVP);                                             \
 			return r_;                                                                \
 		}                                                                                 \
-		uint64_t bytes = (bytes_expr);                                                    \
-		if (t->hot_ctx == ctx)                                                            \
-			hot_remember_len(t, (len_key), HOT_KEY_ENTRY(entry), bytes);              \
-		if (ct_count_fast(t, c, bytes))                                                   \
-			return fn##_timed(t, CT_UNPAREN args);                                    \
-		ret_t r = real args;                                                              \
-		if (CT_UNLIKELY(!(ok_expr)))                                                      \
-			return data_error_leave(t, r);                                            \
-		ct_leave_fast(t, CT_FAM_EVP);                                                     \
-		return r;                                                                         \
+		return fn##_counted(t, c, path, real, t->hot_ctx == ctx, CT_UNPAREN args);        \
 	}                                                                                         \
 	CT_EXPORT ret_t fn params                                                                 \
 	{                                                                                         \
@@ -458,12 +545,13 @@ static void publish_real(void **slot, void *real)
 		CT_HOT_ADD(sb->calls, 1);                                                         \
 		CT_HOT_ADD(sb->bytes, t->hot_bytes);                                              \
 		if (CT_UNLIKELY(--t->countdown == 0))                                             \
-			return fn##_timed(t, CT_UNPAREN args);                                    \
+			return fn##_timed(t, t->hot_c, t->hot_path, t->hot_ci, t->hot_bytes,      \
+					  CT_UNPAREN args);                                       \
 		/* a plain read: the hot cache is only filled after data_reals_ready() saw all four \
 		 * pointers set (acquire), and they never change after that */                   \
 		ret_t r = CT_HOT_LOAD_PTR(fn##_real) args;                                        \
 		if (CT_UNLIKELY(!(ok_expr)))                                                      \
-			return data_error_leave(t, r);                                            \
+			return data_error_leave(t, t->hot_c, r);                                  \
 		ct_leave_fast(t, CT_FAM_EVP);                                                     \
 		return r;                                                                         \
 	}
@@ -471,23 +559,27 @@ static void publish_real(void **slot, void *real)
 /* CT_UNPAREN (a, b) -> a, b: a parenthesised parameter or argument list spliced into another */
 #define CT_UNPAREN(...) __VA_ARGS__
 
+/* An update's bytes: its input (data or AAD); CCM's length-only call carries none. */
+#define UPDATE_BYTES (in && inl > 0 ? (uint64_t)inl : 0)
+#define UPDATE_KEY ((uint64_t)(int64_t)inl | (out ? 0 : HOT_KEY_NO_OUT))
+
 DATA_HOOK(EVP_EncryptUpdate, int, (EVP_CIPHER_CTX * ctx, unsigned char *out, int *outl, const unsigned char *in,
 			      int inl),
-	  (ctx, out, outl, in, inl), CT_ENTRY_EVP_UPDATE, inl > 0 ? (uint64_t)inl : 0,
-	  (uint64_t)(int64_t)inl, r == 1)
+	  (ctx, out, outl, in, inl), CT_ENTRY_EVP_UPDATE, UPDATE_BYTES, UPDATE_KEY, r == 1,
+	  update_cell(out, in, inl))
 DATA_HOOK(EVP_DecryptUpdate, int, (EVP_CIPHER_CTX * ctx, unsigned char *out, int *outl, const unsigned char *in,
 			      int inl),
-	  (ctx, out, outl, in, inl), CT_ENTRY_EVP_UPDATE, inl > 0 ? (uint64_t)inl : 0,
-	  (uint64_t)(int64_t)inl, r == 1)
+	  (ctx, out, outl, in, inl), CT_ENTRY_EVP_UPDATE, UPDATE_BYTES, UPDATE_KEY, r == 1,
+	  update_cell(out, in, inl))
 DATA_HOOK(EVP_CipherUpdate, int, (EVP_CIPHER_CTX * ctx, unsigned char *out, int *outl, const unsigned char *in,
 			     int inl),
-	  (ctx, out, outl, in, inl), CT_ENTRY_EVP_UPDATE, inl > 0 ? (uint64_t)inl : 0,
-	  (uint64_t)(int64_t)inl, r == 1)
+	  (ctx, out, outl, in, inl), CT_ENTRY_EVP_UPDATE, UPDATE_BYTES, UPDATE_KEY, r == 1,
+	  update_cell(out, in, inl))
 /* EVP_Cipher returns 1/0, or a byte count / -1 for ciphers with their own framing (GCM in TLS) */
 DATA_HOOK(EVP_Cipher, int, (EVP_CIPHER_CTX * ctx, unsigned char *out, const unsigned char *in, unsigned int inl),
 	  (ctx, out, in, inl), CT_ENTRY_EVP_CIPHER, in ? (uint64_t)inl : 0,
-	  in ? (uint64_t)inl | HOT_KEY_CIPHER : UINT64_MAX,
-	  r > 0 || (r == 0 && !in))
+	  in ? (uint64_t)inl | HOT_KEY_CIPHER | (out ? 0 : HOT_KEY_NO_OUT) : UINT64_MAX,
+	  r > 0 || (r == 0 && !in), cipher_cell(out, in, inl))
 
 /* Resolves the four data functions' real pointers together (once); until all four are known no
  * ctx is cached, so every call takes the slow path, which checks its own. */
@@ -514,8 +606,8 @@ static bool data_reals_ready(void)
 
 /* ---- final, context life cycle, fetch ----------------------------------------------------- */
 
-/* Final is not a data call (it adds at most a block of padding): passed through, failures noted
- * (a bad decrypt is the usual one). */
+/* A final: a phase of the operation (CBC's padding block, an AEAD's tag), and the end of a
+ * message; failures noted (a bad decrypt is the usual one). */
 #define FINAL_HOOK(fn)                                                                            \
 	CT_EXPORT int fn(EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl)                      \
 	{                                                                                         \
@@ -527,7 +619,8 @@ static bool data_reals_ready(void)
 		struct ct_thread *t = ct_thread_fast();                                           \
 		if (!t || !ct_enter_fast(t, CT_FAM_EVP))                                          \
 			return real(ctx, out, outl);                                              \
-		int r = real(ctx, out, outl);                                                     \
+		int r;                                                                            \
+		PHASE_CALL(t, ctx, CT_PHASE_FINAL, 0, r, real(ctx, out, outl));                   \
 		if (CT_UNLIKELY(r != 1)) {                                                        \
 			int e = errno;                                                            \
 			uint32_t g = t->guard;                                                    \
@@ -566,6 +659,10 @@ CT_EXPORT void EVP_CIPHER_CTX_free(EVP_CIPHER_CTX *ctx)
 {
 	__typeof__(&EVP_CIPHER_CTX_free) real = CT_REAL(EVP_CIPHER_CTX_free);
 	if (ctx && ct_ready()) {
+		/* our own bookkeeping follows: a span ends here (unless inside an EVP call of ours) */
+		struct ct_thread *t = ct_thread_self();
+		if (t && !(t->guard & (1u << CT_FAM_EVP)))
+			ct_span_interrupt(t);
 		ct_ctxmap_del(ctx);
 		/* a burst of work often ends by freeing its contexts, and an idle process makes no
 		 * timed call: a snapshot that fell due in the burst is written here, not at exit */
@@ -613,6 +710,62 @@ CT_EXPORT int EVP_CIPHER_CTX_copy(EVP_CIPHER_CTX *out, const EVP_CIPHER_CTX *in)
 	return r;
 }
 
+/* The ctrls that are part of a cipher operation (enum ct_phase), -1 for the others (queries,
+ * one-off settings: passed through uncounted). */
+static int ctrl_phase(int type)
+{
+	switch (type) {
+	case EVP_CTRL_AEAD_GET_TAG:
+	case EVP_CTRL_AEAD_SET_TAG:
+		return CT_PHASE_TAG;
+	case EVP_CTRL_AEAD_SET_IVLEN:
+	case EVP_CTRL_GCM_SET_IV_FIXED:
+	case EVP_CTRL_GCM_IV_GEN:
+	case EVP_CTRL_GCM_SET_IV_INV:
+	case EVP_CTRL_TLS1_1_MULTIBLOCK_AAD:
+		return CT_PHASE_MSG;
+	case EVP_CTRL_AEAD_TLS1_AAD:
+		return CT_PHASE_AAD;
+	default:
+		return -1;
+	}
+}
+
+/*
+ * libssl's multi-block write (TLS 1.2 with a stitched aes-cbc-hmac-sha cipher, no
+ * encrypt-then-MAC, a write of 64 KiB or more): one ctrl encrypts param->len bytes as several
+ * records. Counted as a data call of its own entry (EVP ctrl multi-block) on ctx's path.
+ */
+static int multiblock_encrypt(struct ct_thread *t, __typeof__(&EVP_CIPHER_CTX_ctrl) real, EVP_CIPHER_CTX *ctx,
+			      int type, int arg, void *ptr)
+{
+	uint32_t id = ct_ctxmap_get(ctx);
+	const EVP_CTRL_TLS1_1_MULTIBLOCK_PARAM *mb = ptr;
+	if (id == CT_NO_PATH || !mb)
+		return real(ctx, type, arg, ptr);
+	uint32_t guard = t->guard;
+	t->guard = CT_GUARD_ALL;
+	uint32_t path = ct_path_variant(id, ct_path_dir(id), CT_ENTRY_EVP_MULTIBLOCK);
+	t->guard = guard;
+	struct ct_counters *c = path == CT_NO_PATH ? NULL : ct_counters_of(t, path);
+	if (!c)
+		return real(ctx, type, arg, ptr);
+	const uint64_t bytes = mb->len;
+	const unsigned ci = ct_cell_of_size(bytes);
+	int r;
+	if (ct_tick(t, c, ci, bytes)) {
+		struct ct_timed tm;
+		ct_timed_begin(t, &tm, c, path, ci, bytes);
+		r = real(ctx, type, arg, ptr);
+		ct_timed_end(t, &tm);
+	} else {
+		r = real(ctx, type, arg, ptr);
+	}
+	if (r <= 0)
+		CT_ADD(c->errors, 1);
+	return r;
+}
+
 CT_EXPORT int EVP_CIPHER_CTX_ctrl(EVP_CIPHER_CTX *ctx, int type, int arg, void *ptr)
 {
 	__typeof__(&EVP_CIPHER_CTX_ctrl) real = CT_REAL(EVP_CIPHER_CTX_ctrl);
@@ -623,13 +776,31 @@ CT_EXPORT int EVP_CIPHER_CTX_ctrl(EVP_CIPHER_CTX *ctx, int type, int arg, void *
 	struct ct_thread *t = ct_thread_fast();
 	if (!t || !ct_enter_fast(t, CT_FAM_EVP))
 		return real(ctx, type, arg, ptr);
-	int r = real(ctx, type, arg, ptr);
+	int r;
+	int phase = ctrl_phase(type);
+	if (type == EVP_CTRL_TLS1_1_MULTIBLOCK_ENCRYPT) {
+		r = multiblock_encrypt(t, real, ctx, type, arg, ptr);
+	} else if (phase >= 0) {
+		/* TLS1_AAD carries the record's 13 AAD bytes (arg) and starts a record */
+		uint64_t bytes = phase == CT_PHASE_AAD && arg > 0 ? (uint64_t)arg : 0;
+		PHASE_CALL(t, ctx, phase, bytes, r, real(ctx, type, arg, ptr));
+		if (type == EVP_CTRL_AEAD_TLS1_AAD) {
+			uint32_t path;
+			struct ct_counters *c = ctx_counters(t, ctx, &path);
+			if (c)
+				CT_ADD(c->messages, 1);
+		}
+	} else {
+		r = real(ctx, type, arg, ptr);
+	}
 	/* the ctrls that tell a TLS record layer apart (which version, which construction) */
 	static const struct { int type; uint32_t bit; const char *what; } marks[] = {
 		{ EVP_CTRL_AEAD_TLS1_AAD, USAGE_TLS1_AAD, "ctrl=AEAD_TLS1_AAD: TLS 1.0-1.2 AEAD records" },
 		{ EVP_CTRL_GCM_SET_IV_FIXED, USAGE_IV_FIXED, "ctrl=GCM_SET_IV_FIXED: TLS 1.2 GCM key block" },
 		{ EVP_CTRL_AEAD_SET_IVLEN, USAGE_SET_IVLEN, "ctrl=AEAD_SET_IVLEN" },
 		{ EVP_CTRL_AEAD_SET_MAC_KEY, USAGE_MAC_KEY, "ctrl=AEAD_SET_MAC_KEY: TLS CBC-HMAC composite" },
+		{ EVP_CTRL_TLS1_1_MULTIBLOCK_ENCRYPT, USAGE_MULTIBLOCK,
+		  "ctrl=TLS1_1_MULTIBLOCK_ENCRYPT: TLS 1.2 multi-block writes (stitched CBC-HMAC)" },
 	};
 	for (size_t i = 0; r > 0 && i < sizeof(marks) / sizeof(marks[0]); i++) {
 		if (marks[i].type != type || !ct_ready())

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* test_sampling.c - the hot path's counting and sampling decision (ct_count_fast): every call and
- * byte counted in the right size bucket, 1 in N small calls timed, larger calls more often
- * (halving the interval per doubling above 1 KiB), every call from sample_all_bytes timed. */
+/* test_sampling.c - the hot path's counting and sampling decision (ct_tick, no span open): every
+ * call and byte counted in the right size bucket, 1 in N small calls sampled, larger calls more
+ * often (halving the interval per doubling above 1 KiB), every call from sample_all_bytes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,12 +12,22 @@
 
 #include "internal.h"
 
-/* the globals ct_count_fast reads (config.c in the preload) */
+/* the globals ct_tick reads (config.c in the preload) */
 unsigned ct_sample_period, ct_sample_all_bytes;
 bool ct_per_call;
 
 static struct ct_thread t;
 static struct ct_counters c;
+
+/* One data call as a hook makes it: counted, and when sampled, the next interval drawn as
+ * ct_timed_end does after a probe. */
+static bool ct_count_fast(struct ct_thread *th, struct ct_counters *cc, uint64_t bytes)
+{
+	bool sampled = ct_tick(th, cc, ct_cell_of_size(bytes), bytes);
+	if (sampled && th->countdown == 0)
+		th->countdown = ct_sample_next(th, bytes);
+	return sampled;
+}
 
 static void setup(unsigned period, unsigned all_bytes)
 {
@@ -38,8 +48,8 @@ static void test_one_in_n(void **state)
 		timed += ct_count_fast(&t, &c, 16);
 	/* intervals are uniform in [1, 31]: about 1000 timed, never all or none */
 	assert_in_range(timed, 850, 1150);
-	assert_int_equal(c.size[5].calls, 16000); /* 16 B: bucket [16, 32) */
-	assert_int_equal(c.size[5].bytes, 16000 * 16);
+	assert_int_equal(c.cell[5].calls, 16000); /* 16 B: bucket [16, 32) */
+	assert_int_equal(c.cell[5].bytes, 16000 * 16);
 }
 
 /* Two call kinds alternating in a period that divides the sampling period (TLS records: AAD then
@@ -63,7 +73,7 @@ static void test_large_always_timed(void **state)
 	for (unsigned i = 0; i < 100; i++)
 		timed += ct_count_fast(&t, &c, 8192);
 	assert_int_equal(timed, 100);
-	assert_int_equal(c.size[14].calls, 100); /* 8192: bucket [8192, 16384) */
+	assert_int_equal(c.cell[14].calls, 100); /* 8192: bucket [8192, 16384) */
 	/* calls from sample_all_bytes on do not consume the countdown */
 	assert_int_equal(t.countdown, 16);
 }
@@ -119,7 +129,7 @@ static void test_every_call(void **state)
 	setup(16, 0); /* sample_all_bytes 0: everything is "large" */
 	for (unsigned i = 0; i < 50; i++)
 		assert_true(ct_count_fast(&t, &c, 0));
-	assert_int_equal(c.size[0].calls, 50);
+	assert_int_equal(c.cell[0].calls, 50);
 }
 
 static void test_buckets_match_format(void **state)
@@ -131,8 +141,8 @@ static void test_buckets_match_format(void **state)
 		memset(&c, 0, sizeof(c));
 		ct_count_fast(&t, &c, sizes[i]);
 		unsigned b = ct_size_bucket(sizes[i]);
-		assert_int_equal(c.size[b].calls, 1);
-		assert_int_equal(c.size[b].bytes, sizes[i]);
+		assert_int_equal(c.cell[b].calls, 1);
+		assert_int_equal(c.cell[b].bytes, sizes[i]);
 	}
 }
 

@@ -3,11 +3,12 @@
  * evp_lengths.c - request-length patterns that exercise every branch of the preload's EVP
  * counting: runs of equal lengths (the fast path's cached length), alternating lengths, empty
  * requests, always-timed large requests, two contexts taking turns, the same ctx through
- * EVP_CipherUpdate and through EVP_Cipher (another entry), and EVP_Cipher without input. Prints
- * what each size bucket must hold, per entry, computed here from the calls made and what
- * OpenSSL returned:
+ * EVP_CipherUpdate and through EVP_Cipher (another entry), and EVP_Cipher without input (a
+ * custom cipher's final: a phase of the operation, not a data call). Prints what each size bucket
+ * must hold, per entry, computed here from the calls made and what OpenSSL returned:
  *   bucket entry=update|cipher low=N calls=N bytes=N
  *   errors entry=update|cipher n=N
+ *   phase entry=cipher name=final calls=N
  * A bucket is [2^(k-1), 2^k) bytes named by its low end (0 for empty requests), as in the trace.
  */
 #include <stdio.h>
@@ -19,6 +20,7 @@ enum { UPDATE, CIPHER, ENTRIES };
 #define BUCKETS 40
 
 static unsigned long long calls[ENTRIES][BUCKETS], bytes[ENTRIES][BUCKETS], errors[ENTRIES];
+static unsigned long long finals;
 static unsigned char in[1 << 16], out[(1 << 16) + 64];
 
 static unsigned bucket_of(unsigned long long n)
@@ -52,7 +54,10 @@ static void update(EVP_CIPHER_CTX *ctx, int len, int how)
 
 static void cipher(EVP_CIPHER_CTX *ctx, const unsigned char *src, unsigned len)
 {
-	note(CIPHER, src ? (long long)len : 0);
+	if (src)
+		note(CIPHER, (long long)len);
+	else
+		finals++;
 	int r = EVP_Cipher(ctx, out, src, len);
 	if (!(r > 0 || (r == 0 && !src)))
 		errors[CIPHER]++;
@@ -84,7 +89,7 @@ int main(void)
 	for (int i = 0; i < 300; i++)
 		cipher(a, in, 16); /* another entry on the same ctx */
 	for (int i = 0; i < 100; i++)
-		cipher(a, NULL, 0); /* no input (a "final" call): counted, never cached */
+		cipher(a, NULL, 0); /* no input: a "final" (a phase), counted, never cached */
 	for (int i = 0; i < 300; i++)
 		update(a, 16, 0); /* back to the first entry */
 	for (int i = 0; i < 5000; i++)
@@ -100,5 +105,6 @@ int main(void)
 				       k ? 1ull << (k - 1) : 0, calls[e][k], bytes[e][k]);
 		printf("errors entry=%s n=%llu\n", names[e], errors[e]);
 	}
+	printf("phase entry=cipher name=final calls=%llu\n", finals);
 	return 0;
 }

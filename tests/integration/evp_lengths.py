@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 """tests/integration/evp_lengths (equal, alternating, zero, negative and large request lengths,
 two contexts taking turns, EVP_CipherUpdate and EVP_Cipher on one ctx): every size bucket of
-the report holds exactly the calls and bytes the program made, per entry, and the errors are
-the calls OpenSSL refused. This pins down the fast path's cached length and its misses."""
+the report holds exactly the calls and bytes the program made, per entry, the errors are the
+calls OpenSSL refused, and EVP_Cipher without input is a "final" phase, not a data call. This
+pins down the fast path's cached length and its misses."""
 import os
 import re
 
@@ -19,14 +20,21 @@ def expected(text):
         buckets[(ENTRIES[m[1]], int(m[2]))] = (int(m[3]), int(m[4]))
     for m in re.finditer(r"^errors entry=(\w+) n=(\d+)$", text, re.M):
         errors[ENTRIES[m[1]]] = int(m[2])
-    check(buckets and len(errors) == 2, f"the program printed its expectations ({text[:200]!r})")
-    return buckets, errors
+    phases = {(ENTRIES[m[1]], m[2]): int(m[3])
+              for m in re.finditer(r"^phase entry=(\w+) name=(\w+) calls=(\d+)$", text, re.M)}
+    check(buckets and len(errors) == 2 and phases,
+          f"the program printed its expectations ({text[:200]!r})")
+    return buckets, errors, phases
 
 
-def verify(doc, buckets, errors, how):
-    got, got_err = {}, {}
+def verify(doc, expect, how):
+    buckets, errors, phases = expect
+    got, got_err, got_ph = {}, {}, {}
     for p in ctlib.select(doc, api="evp", cipher="aes-128-ctr", dir="encrypt"):
         entry = p.get("entry")
+        for ph in p.get("phases", []):
+            if ph["phase"] == "final":
+                got_ph[(entry, "final")] = got_ph.get((entry, "final"), 0) + ph["calls"]
         got_err[entry] = got_err.get(entry, 0) + p.get("errors", 0)
         for s in p["sizes"]:
             if s["calls"]:
@@ -38,6 +46,8 @@ def verify(doc, buckets, errors, how):
               f"{how}: {k[0]} bucket {k[1]}: report {got.get(k)}, program {buckets.get(k)}")
     for e, n in errors.items():
         check(got_err.get(e, 0) == n, f"{how}: {e} errors: report {got_err.get(e, 0)}, program {n}")
+    for k, n in phases.items():
+        check(got_ph.get(k, 0) == n, f"{how}: {k[0]} {k[1]} phase: report {got_ph.get(k, 0)}, program {n}")
 
 
 def test():
@@ -45,17 +55,17 @@ def test():
     out = ctlib.tmpdir("lengths")
     p = ctlib.run_traced([prog], out)
     check(p.returncode == 0, f"evp_lengths exited 0 under cryptrace ({p.stderr.decode()[:200]})")
-    buckets, errors = expected(p.stdout.decode())
-    verify(ctlib.report_ok([out]), buckets, errors, "launcher")
+    expect = expected(p.stdout.decode())
+    verify(ctlib.report_ok([out]), expect, "launcher")
     bare = ctlib.tmpdir("lengths-bare")
     p = ctlib.run([prog], env=ctlib.preload_env(bare))
     check(p.returncode == 0, "evp_lengths exited 0 under a bare LD_PRELOAD")
-    verify(ctlib.report_ok([bare]), buckets, errors, "bare preload")
+    verify(ctlib.report_ok([bare]), expect, "bare preload")
     # the default sampling times only some small calls; every call timed must count the same
     timed = ctlib.tmpdir("lengths-sample1")
     p = ctlib.run([prog], env=dict(ctlib.preload_env(timed), CRYPTRACE_SAMPLE="1"))
     check(p.returncode == 0, "evp_lengths exited 0 with every call timed")
-    verify(ctlib.report_ok([timed]), buckets, errors, "CRYPTRACE_SAMPLE=1")
+    verify(ctlib.report_ok([timed]), expect, "CRYPTRACE_SAMPLE=1")
 
 
 ctlib.main(test)

@@ -52,6 +52,15 @@ static void build_all_types(struct tg *g)
 	s->teardown_ns = 678;
 	s->spliced_calls = 9;
 	s->lat[CT_LAT_BUCKETS - 1] = 1;
+	/* spans and phases: the fields added after the first release */
+	s->size[ct_size_bucket(4096)].span_calls = 400;
+	s->size[ct_size_bucket(4096)].span_ns = 1999999;
+	s->size[ct_size_bucket(4096)].span_rejected = 17;
+	s->phase[CT_PHASE_AAD] = (struct ct_size_bucket){ .calls = 1000, .bytes = 13000, .timed_calls = 4,
+							  .timed_ns = (uint64_t)-5, .span_calls = 300,
+							  .span_ns = 6000, .span_rejected = 2 };
+	s->phase[CT_PHASE_TAG].calls = 1000;
+	s->messages = 1000;
 	tg_stats(g, s);
 	free(s);
 	struct ct_event e = {
@@ -137,6 +146,20 @@ static void test_round_trip_every_type(void **state)
 	assert_int_equal(s->lat[ct_lat_bucket(5000)], 1000);
 	assert_int_equal(s->lat[CT_LAT_BUCKETS - 1], 1);
 	assert_int_equal(s->cpu_samples, 101);
+	assert_int_equal(s->size[ct_size_bucket(4096)].span_calls, 400);
+	assert_int_equal(s->size[ct_size_bucket(4096)].span_ns, 1999999);
+	assert_int_equal(s->size[ct_size_bucket(4096)].span_rejected, 17);
+	assert_int_equal(s->size[0].span_calls, 0);
+	assert_int_equal(s->phase[CT_PHASE_AAD].calls, 1000);
+	assert_int_equal(s->phase[CT_PHASE_AAD].bytes, 13000);
+	assert_int_equal(s->phase[CT_PHASE_AAD].timed_calls, 4);
+	assert_int_equal((int64_t)s->phase[CT_PHASE_AAD].timed_ns, -5); /* a negative sum survives */
+	assert_int_equal(s->phase[CT_PHASE_AAD].span_calls, 300);
+	assert_int_equal(s->phase[CT_PHASE_AAD].span_ns, 6000);
+	assert_int_equal(s->phase[CT_PHASE_AAD].span_rejected, 2);
+	assert_int_equal(s->phase[CT_PHASE_TAG].calls, 1000);
+	assert_int_equal(s->phase[CT_PHASE_KEY].calls, 0);
+	assert_int_equal(s->messages, 1000);
 
 	assert_int_equal(ct_reader_next(&r, rec), CT_READ_OK);
 	assert_int_equal(rec->type, CT_REC_EVENT);

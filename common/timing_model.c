@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/* timing_model.c - span judging and a cell's wall-time estimate (timing_model.h). */
+#include "timing_model.h"
+
+enum ct_span_verdict ct_span_judge(struct ct_span_part *parts, unsigned n, double span_ns,
+				   const struct ct_span_tolerance *tol)
+{
+	double predicted = 0, limit = tol->fixed_ns, calls = 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (!parts[i].probed)
+			return CT_SPAN_UNJUDGED;
+		double p = parts[i].probe_ns > 0 ? parts[i].probe_ns : 0;
+		predicted += (double)parts[i].calls * p;
+		limit += (double)parts[i].calls * (1.5 * p + tol->per_call_ns);
+		calls += (double)parts[i].calls;
+	}
+	if (calls == 0)
+		return CT_SPAN_UNJUDGED;
+	if (span_ns < 0)
+		span_ns = 0;
+	if (span_ns > limit)
+		return CT_SPAN_REJECTED;
+	for (unsigned i = 0; i < n; i++) {
+		double p = parts[i].probe_ns > 0 ? parts[i].probe_ns : 0;
+		double w = predicted > 0 ? (double)parts[i].calls * p / predicted
+					 : (double)parts[i].calls / calls;
+		parts[i].share_ns = span_ns * w;
+	}
+	return CT_SPAN_ACCEPTED;
+}
+
+bool ct_cell_wall_ns(uint64_t calls, uint64_t probes, uint64_t probe_sum_ns, uint64_t span_calls,
+		     uint64_t span_ns, uint64_t span_rejected, double *wall_ns)
+{
+	int64_t sum = (int64_t)probe_sum_ns;
+	double probe_mean = probes ? (sum > 0 ? (double)sum : 0) / (double)probes : 0;
+	double per;
+	if (span_calls + span_rejected > 0 && (probes || span_calls)) {
+		/* When most of the cell's spans were accepted, its calls run back to back and a
+		 * rejected span is one that caught a pause: its calls cost what the accepted ones
+		 * did. When most were rejected, its calls run alone: each costs its probes' mean. */
+		double rejected_each = span_calls >= span_rejected || !probes
+					       ? (double)span_ns / (double)span_calls
+					       : probe_mean;
+		per = ((double)span_ns + (double)span_rejected * rejected_each) /
+		      (double)(span_calls + span_rejected);
+	} else if (probes) {
+		per = probe_mean;
+	} else {
+		*wall_ns = 0;
+		return false;
+	}
+	*wall_ns = (double)calls * per;
+	return true;
+}

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * selftimed.c - an EVP program that times its own cipher calls: the ground truth that cryptrace's
+ * times are checked against (tests/truth/, bench/truth.sh), and a way to check them on any
+ * machine by hand.
+ *
+ *   selftimed [-s SECONDS] [-d] [-S SHARE] MODE CIPHER SIZE
+ *
+ * MODE
+ *   tight   EVP_*Update of SIZE bytes on one context, in batches of 4096 calls
+ *   aead    a message per iteration, as TLS 1.3 and QUIC do it: EVP_CipherInit_ex with a new IV,
+ *           13 bytes of AAD, SIZE bytes of data, EVP_*Final_ex, then the tag (GET_TAG, or SET_TAG
+ *           before the data when decrypting); batches of 1024 messages
+ *   rekey   a key set per iteration (EVP_CipherInit_ex with a key on the same context) and one
+ *           update of SIZE bytes; batches of 1024
+ * -d        decrypt instead of encrypt
+ * -S SHARE  after each batch, non-cipher work (a dependent arithmetic loop) for as long as the
+ *           batch took x (100 - SHARE) / SHARE: the cipher calls are SHARE % of the run
+ * -s        how long to run (default 1 s)
+ *
+ * Each batch is timed with clock_gettime around it (CLOCK_MONOTONIC and the thread's CPU time),
+ * so the loop's own instructions count as the calls' (as they do in a program's own figures).
+ * It prints one JSON object: calls, bytes, the batches' summed wall and CPU time, the median
+ * batch's time per call (what a preemption cannot move), and the run's whole wall time.
+ * Keys and data are fixed test values.
+ */
+#include <openssl/evp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: selftimed [-s SECONDS] [-d] [-S SHARE] tight|aead|rekey CIPHER SIZE\n");
+	exit(2);
+}
+
+/* Non-cipher work for about `ns`: a dependent floating-point chain (no memory traffic, no calls
+ * cryptrace sees). */
+static volatile double sink;
+static void other_work(uint64_t ns)
+{
+	uint64_t end = now_ns(CLOCK_MONOTONIC) + ns;
+	double x = 1.0;
+	do {
+		for (int i = 0; i < 256; i++)
+			x = x * 1.0000001 + 1e-9;
+	} while (now_ns(CLOCK_MONOTONIC) < end);
+	sink = x;
+}
+
+enum mode { TIGHT, AEAD, REKEY };
+
+int main(int argc, char **argv)
+{
+	double seconds = 1.0;
+	int decrypt = 0, share = 100, opt;
+	while ((opt = getopt(argc, argv, "s:dS:")) != -1) {
+		switch (opt) {
+		case 's': seconds = atof(optarg); break;
+		case 'd': decrypt = 1; break;
+		case 'S': share = atoi(optarg); break;
+		default: usage();
+		}
+	}
+	if (argc - optind != 3 || share < 1 || share > 100 || seconds <= 0)
+		usage();
+	enum mode mode = !strcmp(argv[optind], "tight") ? TIGHT : !strcmp(argv[optind], "aead") ? AEAD
+			 : !strcmp(argv[optind], "rekey") ? REKEY : (usage(), TIGHT);
+	const EVP_CIPHER *cipher = EVP_get_cipherbyname(argv[optind + 1]);
+	long size = atol(argv[optind + 2]);
+	if (!cipher || size < 0 || size > (1 << 20)) {
+		fprintf(stderr, "selftimed: unknown cipher or bad size\n");
+		return 2;
+	}
+	/* every byte set (no NUL padding: the tests' secrets scan looks for 8-byte windows of it) */
+	static const unsigned char key[48] = "Selftimed/key:Q7#vX2!mZ9@kR4$wN8%tB1^yH6&cL3*pF0";
+	unsigned char iv[16] = "Selftimed/iv:J5", tag[16] = { 0 }, aad[13] = "record header";
+	unsigned char *buf = calloc(1, (size_t)size + 64);
+	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+	if (!buf || !ctx || EVP_CipherInit_ex(ctx, cipher, NULL, key, iv, !decrypt) != 1) {
+		fprintf(stderr, "selftimed: cannot set up %s\n", argv[optind + 1]);
+		return 1;
+	}
+	EVP_CIPHER_CTX_set_padding(ctx, 0);
+	const int batch = mode == TIGHT ? 4096 : 1024;
+	size_t cap = 1 << 16, nb = 0;
+	uint64_t *per_batch = malloc(cap * sizeof(*per_batch));
+	uint64_t calls = 0, bytes = 0, wall = 0, cpu = 0, keys = 0, messages = 0;
+	int outl;
+	const uint64_t run0 = now_ns(CLOCK_MONOTONIC), deadline = run0 + (uint64_t)(seconds * 1e9);
+	while (now_ns(CLOCK_MONOTONIC) < deadline && per_batch) {
+		uint64_t w0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+		for (int i = 0; i < batch; i++) {
+			switch (mode) {
+			case TIGHT:
+				EVP_CipherUpdate(ctx, buf, &outl, buf, (int)size);
+				break;
+			case AEAD:
+				iv[0]++;
+				EVP_CipherInit_ex(ctx, NULL, NULL, NULL, iv, -1);
+				if (decrypt)
+					EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag);
+				EVP_CipherUpdate(ctx, NULL, &outl, aad, sizeof(aad));
+				EVP_CipherUpdate(ctx, buf, &outl, buf, (int)size);
+				EVP_CipherFinal_ex(ctx, buf, &outl); /* fails when decrypting: a fake tag */
+				if (!decrypt)
+					EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag);
+				messages++;
+				break;
+			case REKEY:
+				EVP_CipherInit_ex(ctx, NULL, NULL, key + (i & 7), NULL, -1);
+				EVP_CipherUpdate(ctx, buf, &outl, buf, (int)size);
+				keys++;
+				break;
+			}
+		}
+		uint64_t w1 = now_ns(CLOCK_MONOTONIC), c1 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+		calls += batch;
+		bytes += (uint64_t)batch * (uint64_t)size;
+		wall += w1 - w0;
+		cpu += c1 - c0;
+		if (nb == cap) {
+			cap *= 2;
+			per_batch = realloc(per_batch, cap * sizeof(*per_batch));
+		}
+		if (per_batch)
+			per_batch[nb++] = w1 - w0;
+		if (share < 100)
+			other_work((w1 - w0) * (uint64_t)(100 - share) / (uint64_t)share);
+	}
+	uint64_t run = now_ns(CLOCK_MONOTONIC) - run0;
+	if (!per_batch || !nb)
+		return 1;
+	qsort(per_batch, nb, sizeof(*per_batch), cmp_u64);
+	printf("{\"mode\": \"%s\", \"cipher\": \"%s\", \"size\": %ld, \"decrypt\": %s, \"share_pct\": %d, "
+	       "\"iterations\": %llu, \"bytes\": %llu, \"messages\": %llu, \"key_setups\": %llu, "
+	       "\"batches\": %zu, \"batch_iterations\": %d, \"crypto_wall_ns\": %llu, \"crypto_cpu_ns\": %llu, "
+	       "\"median_batch_ns\": %llu, \"run_wall_ns\": %llu}\n",
+	       argv[optind], argv[optind + 1], size, decrypt ? "true" : "false", share,
+	       (unsigned long long)calls, (unsigned long long)bytes, (unsigned long long)messages,
+	       (unsigned long long)keys, nb, batch, (unsigned long long)wall, (unsigned long long)cpu,
+	       (unsigned long long)per_batch[nb / 2], (unsigned long long)run);
+	EVP_CIPHER_CTX_free(ctx);
+	free(buf);
+	free(per_batch);
+	return 0;
+}

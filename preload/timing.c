@@ -1,0 +1,572 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * timing.c - the clock, and what only sampled calls pay for (timing.h says the method): probes,
+ * spans, the ~1/ms thread-CPU sample, the per-call ring, the periodic flush check, and the
+ * calibration of what our own clock reads add, measured once per process on an empty call through
+ * this very code (the first sample pays ~50 us; a process without cipher calls never does).
+ *
+ * CPU sampling: clock_gettime(CLOCK_THREAD_CPUTIME_ID) before and after one probe, at most about
+ * once per millisecond per thread. The probe's wall time is measured inside the two reads (a
+ * preemption at the syscall's exit must not count as the call's); the reads' own cost, calibrated
+ * at start, is subtracted from the CPU delta, which is capped at the wall time. The reporter
+ * scales the path's wall time by cpu/wall. The CPU time goes to "sys" for kernel paths (cryptodev,
+ * AF_ALG) and for calls during which a nested kernel hook counted a syscall (an engine talking to
+ * the kernel), to "user" otherwise.
+ */
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+#include "timing_model.h"
+
+struct ct_clock ct_clk;
+
+static void calibrate_cpu_read(void);
+
+/* The smallest gap between two back-to-back reads is the read's own cost. */
+static uint64_t min_read_gap(void)
+{
+	uint64_t best = UINT64_MAX;
+	for (int i = 0; i < 64; i++) {
+		uint64_t a = ct_clock_now(), b = ct_clock_now();
+		if (b >= a && b - a < best)
+			best = b - a;
+	}
+	return best == UINT64_MAX ? 0 : best;
+}
+
+void ct_clock_init(void)
+{
+	uint64_t hz = ct_tsc_hz();
+	ct_clk.tsc_hz = hz;
+	if (hz) {
+		ct_clk.use_tsc = true;
+		ct_clk.has_rdtscp = ct_cpu_has_rdtscp() != 0;
+		ct_clk.mult = (uint64_t)(((unsigned __int128)1000000000u << 32) / hz);
+		ct_clk.tsc0 = ct_rdtsc();
+		ct_clk.mono0 = ct_mono_ns_raw();
+		ct_clk.ms_ticks = hz / 1000;
+	} else {
+		ct_clk.use_tsc = false;
+		ct_clk.ms_ticks = 1000000;
+	}
+	calibrate_cpu_read();
+	ct_clk.read_ticks = min_read_gap();
+}
+
+uint64_t ct_now_ns(void)
+{
+	return ct_mono_ns_raw();
+}
+
+static double ns_per_tick(void)
+{
+	return ct_clk.use_tsc && ct_clk.tsc_hz ? 1e9 / (double)ct_clk.tsc_hz : 1.0;
+}
+
+/* An interval between two plain reads, in ns, without the cost of the read itself. */
+static uint64_t delta_ns(uint64_t d)
+{
+	d = d > ct_clk.read_ticks ? d - ct_clk.read_ticks : 0;
+	return ct_clock_to_ns(d);
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* What two back-to-back thread-CPU reads measure with nothing between them (the syscall's own
+ * entry/exit), subtracted from every sample. */
+static uint64_t cpu_read_overhead_ns;
+
+static void calibrate_cpu_read(void)
+{
+	uint64_t best = UINT64_MAX;
+	for (int i = 0; i < 16; i++) {
+		uint64_t a = thread_cpu_ns(), b = thread_cpu_ns();
+		if (b >= a && b - a < best)
+			best = b - a;
+	}
+	cpu_read_overhead_ns = best == UINT64_MAX ? 0 : best;
+}
+
+/* ---- calibration: what the method's own reads and bookkeeping add ---------------------------- */
+
+/*
+ * Measured on an empty call through ct_tick / ct_timed_begin / ct_timed_end themselves, so that
+ * what is subtracted is what this code adds, on this CPU:
+ *  - probe_ticks: a probe's entry-to-exit reads around nothing;
+ *  - spill_ticks: the ordered read right after the plain one, with no work in flight;
+ *  - span_ticks: a one-call span around nothing, minus the empty call's own cost in a loop;
+ * and the tolerance of a span (timing_model.h): per call, the hook's and a loop's instructions
+ * around an empty call plus one clock read; once, two ticks of the clock (the TSC of some CPUs
+ * moves in steps of ~10 ns).
+ */
+static struct {
+	_Atomic int state; /* 0 not yet, 1 measuring, 2 ready */
+	int64_t probe_ticks, spill_ticks, span_ticks;
+	double ns_per_tick;
+	double span_target_ns; /* a span's length, so that span_ticks is ~1 % of it */
+	struct ct_span_tolerance tol;
+} cal;
+
+/* While calibrating (this thread only), probes and spans hand their raw ticks here instead of
+ * counting them. */
+struct calib_sink {
+	int64_t raw[2][256];
+	unsigned n[2];
+};
+static __thread struct calib_sink *calib_sink __attribute__((tls_model("initial-exec")));
+
+/* Per-call mode, but not for the calibration's empty calls. */
+static inline bool per_call(void)
+{
+	return ct_per_call && !calib_sink;
+}
+
+/* Insertion sort: qsort would do, but glibc's asks sysinfo(2) how much memory there is, and
+ * the first sample may come inside a seccomp sandbox (sshd's pre-auth child) that kills for it.
+ * Calibration makes no syscall at all. */
+static void sort_i64(int64_t *v, unsigned n)
+{
+	for (unsigned i = 1; i < n; i++) {
+		int64_t x = v[i];
+		unsigned j = i;
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
+/* The mean of samples without their outliers (an interrupt or a preemption inside one): those
+ * above three times the median plus 100 ticks. A mean, not the median: a TSC that moves in
+ * steps reads a 6-tick interval as 0 or 26, and only the mean of many reads is unbiased. */
+static int64_t robust_mean(int64_t *v, unsigned n)
+{
+	if (!n)
+		return 0;
+	sort_i64(v, n);
+	int64_t cut = 3 * (v[n / 2] > 0 ? v[n / 2] : 0) + 100, sum = 0;
+	unsigned used = 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (v[i] > cut)
+			break;
+		sum += v[i];
+		used++;
+	}
+	return used ? sum / (int64_t)used : v[0];
+}
+
+static __attribute__((noinline)) void empty_call(void)
+{
+	__asm__ __volatile__("" ::: "memory");
+}
+
+static struct ct_thread calib_thread;
+static struct ct_counters calib_counters;
+
+/* One call of the calibration loop, as a hook makes it. */
+static __attribute__((noinline)) void calib_hook(void)
+{
+	struct ct_thread *t = &calib_thread;
+	if (ct_tick(t, &calib_counters, 5, 16)) {
+		struct ct_timed tm;
+		ct_timed_begin(t, &tm, &calib_counters, 0, 5, 16);
+		empty_call();
+		ct_timed_end(t, &tm);
+		return;
+	}
+	empty_call();
+}
+
+static void timing_calibrate(void)
+{
+	static struct calib_sink sink;
+	struct ct_thread *t = &calib_thread;
+	struct ct_size_bucket *cell = &calib_counters.cell[5];
+	memset(t, 0, sizeof(*t));
+	memset(&calib_counters, 0, sizeof(calib_counters));
+	memset(&sink, 0, sizeof(sink));
+	cal.ns_per_tick = ns_per_tick();
+	t->cpu_deadline = UINT64_MAX;
+	t->rng = 1;
+	calib_sink = &sink;
+
+	/* the empty call in a loop, untimed: the best of a few runs */
+	int64_t loop_ticks = INT64_MAX;
+	for (int run = 0; run < 5; run++) {
+		t->countdown = UINT32_MAX;
+		uint64_t t0 = ct_clock_now();
+		for (int i = 0; i < 512; i++)
+			calib_hook();
+		int64_t per = (int64_t)(ct_clock_now() - t0) / 512;
+		if (per < loop_ticks)
+			loop_ticks = per;
+	}
+	/* probes: the first sample of a cell is one */
+	for (int i = 0; i < 256; i++) {
+		cell->timed_calls = 0;
+		t->countdown = 1;
+		calib_hook();
+	}
+	cal.probe_ticks = robust_mean(sink.raw[0], sink.n[0]);
+	cal.spill_ticks = robust_mean(sink.raw[1], sink.n[1]);
+	/* one-call spans: a cell with probes long enough that its spans cover one call */
+	sink.n[0] = 0;
+	for (int i = 0; i < 256; i++) {
+		cell->timed_calls = 1;
+		cell->timed_ns = 1000000000;
+		t->sample_probe = false;
+		t->countdown = 1;
+		calib_hook(); /* opens the span */
+		calib_hook(); /* ends it at its entry */
+	}
+	for (unsigned i = 0; i < sink.n[0]; i++)
+		sink.raw[0][i] -= loop_ticks;
+	cal.span_ticks = robust_mean(sink.raw[0], sink.n[0]);
+	calib_sink = NULL;
+
+	/* the clock's resolution as a span's ends see it: the mean gap between two reads (a TSC
+	 * that moves in ~10 ns steps reads back-to-back as 0 or one step, ~half a step on average) */
+	int64_t gaps[256];
+	for (int i = 0; i < 256; i++) {
+		uint64_t a = ct_clock_now(), b = ct_clock_now();
+		gaps[i] = (int64_t)(b - a);
+	}
+	int64_t step = robust_mean(gaps, 256);
+	/* a call in a loop costs its probe plus the hook's and the loop's instructions around it;
+	 * and a probe of a call of a few ns reads low by up to what is subtracted from it (the
+	 * probe's own instructions overlap the call's) */
+	cal.tol.per_call_ns = (double)((loop_ticks > 0 ? loop_ticks : 0) + (cal.probe_ticks > 0 ? cal.probe_ticks : 0)) *
+			      cal.ns_per_tick;
+	cal.tol.fixed_ns = 4.0 * (double)(step > 1 ? step : 1) * cal.ns_per_tick;
+	double span_ns = (double)(cal.span_ticks > 0 ? cal.span_ticks : 0) * cal.ns_per_tick;
+	cal.span_target_ns = span_ns * 100 > 500 ? span_ns * 100 : 500;
+	ct_log(2, "timing: probe %.1f ns + ordered read %.1f ns, span %.1f ns, loop %.1f ns, clock step "
+			"%.1f ns subtracted or allowed", (double)cal.probe_ticks * cal.ns_per_tick,
+			(double)cal.spill_ticks * cal.ns_per_tick, span_ns,
+			(double)loop_ticks * cal.ns_per_tick, (double)step * cal.ns_per_tick);
+}
+
+/* Calibrates on the first sample of the process; false while another thread is at it (that
+ * thread's call then goes untimed). */
+static bool timing_ready(void)
+{
+	int st = atomic_load_explicit(&cal.state, memory_order_acquire);
+	if (CT_LIKELY(st == 2))
+		return true;
+	int expected = 0;
+	if (st != 0 || !atomic_compare_exchange_strong(&cal.state, &expected, 1))
+		return false;
+	timing_calibrate();
+	atomic_store_explicit(&cal.state, 2, memory_order_release);
+	return true;
+}
+
+/* ---- probes ------------------------------------------------------------------------------- */
+
+static double probe_mean_ns(const struct ct_size_bucket *cell)
+{
+	uint64_t n = cell->timed_calls;
+	int64_t sum = (int64_t)cell->timed_ns;
+	return n && sum > 0 ? (double)sum / (double)n : 0;
+}
+
+/* Per-call mode: one operation into this thread's ring (single producer; the flusher consumes). */
+static void ring_push(struct ct_thread *t, uint64_t start, uint64_t ns, uint32_t path_id, uint64_t bytes)
+{
+	if (!t->ops)
+		return;
+	uint64_t head = atomic_load_explicit(&t->ops_head, memory_order_relaxed);
+	uint64_t tail = atomic_load_explicit(&t->ops_tail, memory_order_acquire);
+	if (head - tail >= CT_OPS_RING) {
+		atomic_store_explicit(&t->ops_dropped,
+				      atomic_load_explicit(&t->ops_dropped, memory_order_relaxed) + 1,
+				      memory_order_relaxed);
+		return;
+	}
+	struct ct_op *o = &t->ops[head % CT_OPS_RING];
+	o->start_mono_ns = ct_clock_to_mono(start);
+	o->dur_ns = ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
+	o->path_id = path_id;
+	o->bytes = bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes;
+	atomic_store_explicit(&t->ops_head, head + 1, memory_order_release);
+	/* half full: write it out now rather than drop at the next second's flush */
+	if (CT_UNLIKELY(head + 1 - tail == CT_OPS_RING / 2))
+		ct_flush(false);
+}
+
+/* A measured call's thread-CPU sample (when one was taken) and its latency. */
+static void account_call(struct ct_thread *t, struct ct_counters *c, uint32_t path_id, bool data,
+			 uint64_t ns, uint64_t cpu0_ns, uint32_t syscalls_before)
+{
+	if (data) /* the path's latency distribution is its data calls' */
+		CT_ADD(c->lat[ct_lat_bucket_fast(ns)], 1);
+	if (!cpu0_ns)
+		return;
+	/* CPU and wall over the same call: the CPU delta minus the reads' own cost, never more than
+	 * the wall time (a preemption inside the call makes it less, truly) */
+	uint64_t cpu1 = thread_cpu_ns();
+	uint64_t cpu = cpu1 > cpu0_ns + cpu_read_overhead_ns ? cpu1 - cpu0_ns - cpu_read_overhead_ns : 0;
+	if (cpu > ns)
+		cpu = ns;
+	uint8_t api = ct_path_api(path_id);
+	/* kernel-interface work runs in the kernel (sys time), unless the route serves it
+	 * in-process (emulation: user time); syscalls made inside any op are sys time too */
+	bool kernel_api = (api == CT_API_CRYPTODEV || api == CT_API_AFALG) &&
+			  ct_path_route(path_id) != CT_ROUTE_AESNI;
+	bool kernel = kernel_api || t->syscalls != syscalls_before;
+	CT_ADD(c->cpu_samples, 1);
+	CT_ADD(c->cpu_sample_wall_ns, ns);
+	if (kernel)
+		CT_ADD(c->cpu_sample_sys_ns, cpu);
+	else
+		CT_ADD(c->cpu_sample_user_ns, cpu);
+}
+
+static void probe_record(struct ct_thread *t, struct ct_timed *tm, uint64_t b, uint64_t ordered)
+{
+	int64_t spill = (int64_t)(ordered - b) - cal.spill_ticks;
+	int64_t ticks = (int64_t)(b - tm->a) - cal.probe_ticks + (spill > 0 ? spill : 0);
+	if (CT_UNLIKELY(calib_sink)) {
+		if (calib_sink->n[0] < 256) {
+			calib_sink->raw[0][calib_sink->n[0]++] = (int64_t)(b - tm->a);
+			calib_sink->raw[1][calib_sink->n[1]++] = (int64_t)(ordered - b);
+		}
+		return;
+	}
+	double ns_d = (double)ticks * cal.ns_per_tick;
+	int64_t ns = (int64_t)(ns_d + (ns_d < 0 ? -0.5 : 0.5));
+	uint64_t pos = ns > 0 ? (uint64_t)ns : 0;
+	struct ct_size_bucket *cell = &tm->c->cell[tm->ci];
+	/* The mean is what prices calls: one probe that an interrupt or a preemption stretched to
+	 * milliseconds would move the mean of thousands of 20 ns probes by 100 ns. Past 16 probes,
+	 * one counts at most 64 times the mean so far (the latency histogram keeps it whole). */
+	double mean = probe_mean_ns(cell);
+	if (cell->timed_calls >= 16 && mean > 0 && (double)ns > 64 * mean)
+		ns = (int64_t)(64 * mean);
+	CT_ADD(cell->timed_calls, 1);
+	CT_ADD(cell->timed_ns, (uint64_t)ns); /* two's complement: see ct_size_bucket */
+	account_call(t, tm->c, tm->path, tm->ci < CT_SIZE_BUCKETS, pos, tm->cpu0_ns, tm->syscalls_before);
+	/* the per-call timeline holds data calls (an op record has no phase) */
+	if (ct_per_call && tm->ci < CT_SIZE_BUCKETS)
+		ring_push(t, tm->a, pos, tm->path, tm->bytes);
+}
+
+/* ---- spans -------------------------------------------------------------------------------- */
+
+static void span_open(struct ct_thread *t, const struct ct_timed *tm)
+{
+	struct ct_counters *c = tm->c;
+	uint64_t m = c->cell_mask;
+	t->span.c = c;
+	t->span.mask = m;
+	while (m) {
+		unsigned i = (unsigned)__builtin_ctzll(m);
+		m &= m - 1;
+		t->span.snap[i] = c->cell[i].calls;
+	}
+	t->span.snap[tm->ci]--; /* the call just made, counted before it ran, is the span's first */
+	/* long enough that the span's own cost is ~1 % of it, but shorter while this cell's spans
+	 * are often rejected (calls in short bursts with other work between: a span then has to fit
+	 * inside a burst to be kept) */
+	const struct ct_size_bucket *cell = &c->cell[tm->ci];
+	double probe = probe_mean_ns(cell);
+	double k = probe > 0 ? cal.span_target_ns / probe : 256;
+	uint64_t judged = cell->span_calls + cell->span_rejected;
+	if (judged >= 64)
+		k *= (double)cell->span_calls / (double)judged;
+	t->countdown = per_call() || k < 1 ? 1 : k > 256 ? 256 : (uint32_t)k;
+	/* the EVP fast path counts its cached cell and only counts down: it must not run another
+	 * path's calls into this span unseen */
+	if (t->hot_c != c)
+		t->hot_ctx = NULL;
+	t->span.t0 = tm->a;
+}
+
+/* Ends the open span at `now`, the entry of a call already counted in cell closing_ci of
+ * closing_c (NULL: none), which is not part of it. */
+static void span_close(struct ct_thread *t, uint64_t now, const struct ct_counters *closing_c,
+		       unsigned closing_ci)
+{
+	struct ct_counters *c = t->span.c;
+	struct ct_span_part parts[CT_CELLS];
+	unsigned n = 0;
+	uint64_t m = c->cell_mask;
+	while (m) {
+		unsigned i = (unsigned)__builtin_ctzll(m);
+		m &= m - 1;
+		uint64_t calls = c->cell[i].calls - ((t->span.mask >> i) & 1 ? t->span.snap[i] : 0);
+		if (c == closing_c && i == closing_ci)
+			calls--;
+		if (!calls)
+			continue;
+		parts[n++] = (struct ct_span_part){
+			.cell = i,
+			.calls = calls,
+			.probe_ns = probe_mean_ns(&c->cell[i]),
+			.probed = c->cell[i].timed_calls > 0,
+		};
+	}
+	int64_t raw = (int64_t)(now - t->span.t0);
+	t->span.t0 = 0;
+	if (CT_UNLIKELY(calib_sink)) {
+		if (calib_sink->n[0] < 256)
+			calib_sink->raw[0][calib_sink->n[0]++] = raw;
+		return;
+	}
+	double span_ns = (double)(raw - cal.span_ticks) * cal.ns_per_tick;
+	switch (ct_span_judge(parts, n, span_ns, &cal.tol)) {
+	case CT_SPAN_ACCEPTED:
+		for (unsigned i = 0; i < n; i++) {
+			struct ct_size_bucket *cell = &c->cell[parts[i].cell];
+			CT_ADD(cell->span_calls, parts[i].calls);
+			CT_ADD(cell->span_ns, (uint64_t)(parts[i].share_ns + 0.5));
+		}
+		break;
+	case CT_SPAN_REJECTED:
+		for (unsigned i = 0; i < n; i++)
+			CT_ADD(c->cell[parts[i].cell].span_rejected, parts[i].calls);
+		break;
+	case CT_SPAN_UNJUDGED:
+		break;
+	}
+}
+
+void ct_span_interrupt(struct ct_thread *t)
+{
+	if (!t || !t->span.t0)
+		return;
+	span_close(t, ct_clock_now(), NULL, 0);
+	t->countdown = ct_sample_next(t, 0);
+}
+
+/* ---- the timed path ----------------------------------------------------------------------- */
+
+static inline void flush_if_due(uint64_t now)
+{
+	if (CT_UNLIKELY(now >= atomic_load_explicit(&ct_g.next_flush, memory_order_relaxed)) &&
+	    !calib_sink)
+		ct_flush_due(now);
+}
+
+void ct_timed_begin(struct ct_thread *t, struct ct_timed *tm, struct ct_counters *c, uint32_t path,
+		    unsigned ci, uint64_t bytes)
+{
+	uint64_t now = ct_clock_now();
+	tm->what = 0;
+	if (t->span.t0) {
+		span_close(t, now, c, ci);
+		if (!per_call()) {
+			t->countdown = ct_sample_next(t, bytes);
+			flush_if_due(now);
+			return;
+		}
+	}
+	if (CT_UNLIKELY(!calib_sink && !timing_ready())) {
+		t->countdown = ct_sample_next(t, bytes);
+		return;
+	}
+	flush_if_due(now);
+	tm->c = c;
+	tm->path = path;
+	tm->ci = (uint8_t)ci;
+	tm->bytes = bytes;
+	tm->cpu0_ns = 0;
+	if (per_call())
+		tm->what = CT_TIMED_PROBE | CT_TIMED_SPAN;
+	else if (!c->cell[ci].timed_calls || t->sample_probe)
+		tm->what = CT_TIMED_PROBE;
+	else
+		tm->what = CT_TIMED_SPAN;
+	t->sample_probe = tm->what == CT_TIMED_SPAN; /* probes and spans take turns */
+	if (tm->what & CT_TIMED_PROBE) {
+		tm->syscalls_before = t->syscalls;
+		if (CT_UNLIKELY(now >= t->cpu_deadline)) {
+			t->cpu_deadline = now + ct_clk.ms_ticks;
+			uint64_t cpu = thread_cpu_ns();
+			tm->cpu0_ns = cpu ? cpu : 1;
+		}
+	}
+	tm->a = ct_clock_now();
+}
+
+void ct_timed_end(struct ct_thread *t, struct ct_timed *tm)
+{
+	if (!tm->what)
+		return;
+	if (tm->what & CT_TIMED_PROBE) {
+		uint64_t b = ct_clock_now();
+		uint64_t ordered = ct_clock_now_ordered();
+		probe_record(t, tm, b, ordered);
+	}
+	if (tm->what & CT_TIMED_SPAN)
+		span_open(t, tm);
+	else
+		t->countdown = ct_sample_next(t, tm->bytes);
+}
+
+void ct_probe_once(struct ct_thread *t, uint32_t path_id, unsigned ci, uint64_t bytes, uint64_t t0,
+		   uint64_t t1)
+{
+	struct ct_counters *c = ct_counters_of(t, path_id);
+	if (!c)
+		return;
+	struct ct_size_bucket *cell = &c->cell[ci];
+	CT_ADD(cell->calls, 1);
+	CT_ADD(cell->bytes, bytes);
+	c->cell_mask |= 1ull << ci;
+	uint64_t ns = delta_ns(t1 - t0);
+	CT_ADD(cell->timed_calls, 1);
+	CT_ADD(cell->timed_ns, ns);
+}
+
+/* ---- kernel interfaces: every operation timed -------------------------------------------------- */
+
+/* cryptodev ioctls, AF_ALG sendmsg/read/AIO: each costs at least one syscall (a microsecond or
+ * more), so two clock reads add under a few percent, and these paths rarely see enough calls for
+ * sampling to leave figures in every size bucket. Each is its own probe (a syscall orders the
+ * CPU: nothing of it is in flight when it returns). */
+void ct_op_begin(struct ct_thread *t, struct ct_op_timer *op, uint64_t bytes)
+{
+	(void)bytes;
+	/* a kernel operation of the program's own (not inside an EVP or AES_* call) ends a span */
+	if (CT_UNLIKELY(t->span.t0) && !(t->guard & ~(1u << CT_FAM_KERNEL)))
+		ct_span_interrupt(t);
+	op->cpu0_ns = 0;
+	op->syscalls_before = t->syscalls;
+	op->t0 = ct_clock_now();
+	if (CT_UNLIKELY(op->t0 >= t->cpu_deadline)) {
+		t->cpu_deadline = op->t0 + ct_clk.ms_ticks;
+		uint64_t cpu = thread_cpu_ns();
+		op->cpu0_ns = cpu ? cpu : 1;
+		op->t0 = ct_clock_now(); /* the call's own wall time starts after the clock syscall */
+	}
+}
+
+void ct_op_end(struct ct_thread *t, struct ct_op_timer *op, uint32_t path_id, uint64_t bytes, bool ok)
+{
+	uint64_t now = ct_clock_now();
+	struct ct_counters *c = ct_counters_of(t, path_id);
+	if (CT_UNLIKELY(!c))
+		return;
+	unsigned ci = ct_cell_of_size(bytes);
+	struct ct_size_bucket *cell = &c->cell[ci];
+	CT_ADD(cell->calls, 1);
+	CT_ADD(cell->bytes, bytes);
+	c->cell_mask |= 1ull << ci;
+	if (CT_UNLIKELY(!ok))
+		CT_ADD(c->errors, 1);
+	uint64_t ns = delta_ns(now - op->t0);
+	CT_ADD(cell->timed_calls, 1);
+	CT_ADD(cell->timed_ns, ns);
+	account_call(t, c, path_id, true, ns, op->cpu0_ns, op->syscalls_before);
+	if (ct_per_call)
+		ring_push(t, op->t0, ns, path_id, bytes);
+	if (CT_UNLIKELY(now >= atomic_load_explicit(&ct_g.next_flush, memory_order_relaxed)))
+		ct_flush_due(now);
+}
