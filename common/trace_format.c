@@ -456,7 +456,7 @@ size_t ct_encode_stats(uint8_t *buf, size_t cap, const struct ct_path_stats *s)
 		w_u64(&w, ph->timed_ns);
 		w_spans(&w, ph);
 	}
-	w_u64(&w, s->messages);
+	w_u64(&w, s->tls_records);
 	return w_end(&w, CT_REC_STATS);
 }
 
@@ -718,7 +718,7 @@ static void dec_stats(struct rcur *c, struct ct_path_stats *s)
 		if (c->off == c->len && i + 1 < n)
 			c->bad = true;
 	}
-	s->messages = r_u64(c);
+	s->tls_records = r_u64(c);
 }
 
 static void dec_event(struct rcur *c, struct ct_event *e)

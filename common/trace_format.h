@@ -224,8 +224,8 @@ struct ct_path_stats {
 	struct ct_size_bucket size[CT_SIZE_BUCKETS];
 	uint64_t lat[CT_LAT_BUCKETS];       /* measured-call latency histogram (ct_lat_bucket) */
 	struct ct_size_bucket phase[CT_PHASES]; /* the operation's other calls (enum ct_phase) */
-	uint64_t messages;                  /* AEAD messages: finals (EVP_*Final*, EVP_Cipher with no
-					     * input) plus TLS 1.2 record AAD ctrls */
+	uint64_t tls_records;               /* EVP_CTRL_AEAD_TLS1_AAD ctrls: each frames one TLS 1.0-1.2
+					     * record (AEAD or CBC-HMAC) sealed or opened by EVP_Cipher */
 };
 
 struct ct_event {

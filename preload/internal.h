@@ -40,7 +40,7 @@ _Static_assert(CT_CELLS <= 64, "cell_mask has one bit per cell");
 struct ct_counters {
 	struct ct_size_bucket cell[CT_CELLS];
 	uint64_t cell_mask; /* bit i: cell[i] was counted (set off the fast path: timing.c's spans) */
-	uint64_t messages;  /* AEAD messages (ct_path_stats.messages) */
+	uint64_t tls_records; /* ct_path_stats.tls_records */
 	uint64_t errors;
 	uint64_t cpu_samples, cpu_sample_wall_ns, cpu_sample_user_ns, cpu_sample_sys_ns;
 	uint64_t syscalls, spliced_calls;

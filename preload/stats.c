@@ -70,7 +70,7 @@ bool ct_stats_sum(uint32_t path_id, struct ct_path_stats *s)
 			to->span_ns += LD(cell[i].span_ns);
 			to->span_rejected += LD(cell[i].span_rejected);
 		}
-		s->messages += LD(messages);
+		s->tls_records += LD(tls_records);
 		s->errors += LD(errors);
 		s->cpu_samples += LD(cpu_samples);
 		s->cpu_sample_wall_ns += LD(cpu_sample_wall_ns);

@@ -347,11 +347,16 @@ static void probe_record(struct ct_thread *t, struct ct_timed *tm, uint64_t b, u
 	 * milliseconds would move the mean of thousands of 20 ns probes by 100 ns. Past 16 probes,
 	 * one counts at most 64 times the mean so far (the latency histogram keeps it whole). */
 	double mean = probe_mean_ns(cell);
-	if (cell->timed_calls >= 16 && mean > 0 && (double)ns > 64 * mean)
+	uint64_t cpu0 = tm->cpu0_ns;
+	if (cell->timed_calls >= 16 && mean > 0 && (double)ns > 64 * mean) {
 		ns = (int64_t)(64 * mean);
+		/* nor would its CPU sample say what the call costs: its wall time is mostly not the
+		 * call's, and the path's user/sys split is the samples' summed CPU over their wall */
+		cpu0 = 0;
+	}
 	CT_ADD(cell->timed_calls, 1);
 	CT_ADD(cell->timed_ns, (uint64_t)ns); /* two's complement: see ct_size_bucket */
-	account_call(t, tm->c, tm->path, tm->ci < CT_SIZE_BUCKETS, pos, tm->cpu0_ns, tm->syscalls_before);
+	account_call(t, tm->c, tm->path, tm->ci < CT_SIZE_BUCKETS, pos, cpu0, tm->syscalls_before);
 	/* the per-call timeline holds data calls (an op record has no phase) */
 	if (ct_per_call && tm->ci < CT_SIZE_BUCKETS)
 		ring_push(t, tm->a, pos, tm->path, tm->bytes);

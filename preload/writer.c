@@ -120,12 +120,14 @@ static void gather_facts(void)
 	gethostname(facts.hostname, sizeof(facts.hostname) - 1);
 	const struct ct_config *c = ct_config();
 	if (c->per_call)
-		snprintf(facts.timing, sizeof(facts.timing), "%s; every call timed (per-call mode); thread CPU sampled ~1/ms",
-			 ct_clk.use_tsc ? "TSC" : "CLOCK_MONOTONIC");
+		snprintf(facts.timing, sizeof(facts.timing),
+			 "%s; every call timed alone and as a span to the next call (per-call mode); "
+			 "thread CPU sampled ~1/ms", ct_clk.use_tsc ? "TSC" : "CLOCK_MONOTONIC");
 	else
 		snprintf(facts.timing, sizeof(facts.timing),
-			 "%s; calls timed at random intervals: on average 1 in %u under 1024 B, twice as often "
-			 "per doubling of size above, every call >= %u B; thread CPU sampled ~1/ms",
+			 "%s; samples at random intervals, probes and spans in turn: on average 1 in %u calls "
+			 "under 1024 B, twice as often per doubling of size above, every call >= %u B; "
+			 "thread CPU sampled ~1/ms",
 			 ct_clk.use_tsc ? "TSC" : "CLOCK_MONOTONIC", c->sample_period, c->sample_all_bytes);
 }
 
@@ -351,7 +353,7 @@ static void flush_paths(void)
 		if (!ct_stats_sum(id, &s))
 			continue;
 		uint64_t sig = s.calls + s.errors + s.timed_calls + s.setup_calls + s.teardown_calls +
-			       s.syscalls + s.cpu_samples + s.spliced_calls + s.messages;
+			       s.syscalls + s.cpu_samples + s.spliced_calls + s.tls_records;
 		for (unsigned p = 0; p < CT_PHASES; p++)
 			sig += s.phase[p].calls;
 		for (unsigned b = 0; b < CT_SIZE_BUCKETS; b++)

@@ -232,7 +232,7 @@ static void json_phases(struct jw *w, const struct rp_path *p)
 	const struct rp_derived *d = &p->d;
 	j_num(w, "update_wall_ns", d->data_wall_ns, d->wall_known);
 	j_num(w, "setup_finish_wall_ns", d->phases_wall_ns, d->wall_known);
-	j_u64(w, "messages", p->st.messages);
+	j_u64(w, "messages", d->messages);
 	j_num(w, "per_message_ns", d->per_message_ns, d->per_message_ns > 0);
 	j_u64(w, "aad_bytes", p->st.phase[CT_PHASE_AAD].bytes);
 	j_arr(w, "phases");

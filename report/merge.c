@@ -86,6 +86,12 @@ static uint64_t lat_percentile(const uint64_t *lat, uint64_t total, double q)
 	return ct_lat_bucket_low(CT_LAT_BUCKETS - 1);
 }
 
+uint64_t rp_messages(const struct ct_path_stats *s)
+{
+	uint64_t fin = s->phase[CT_PHASE_FINAL].calls, tag = s->phase[CT_PHASE_TAG].calls;
+	return s->tls_records + (fin > tag ? fin : tag);
+}
+
 bool rp_cipher_is_aead(struct ct_str cipher)
 {
 	static const char *const modes[] = { "-gcm", "-ccm", "-ocb", "-siv", "-gcm-siv", "chacha20-poly1305" };
@@ -152,8 +158,9 @@ void rp_derive(struct rp_path *p)
 		}
 	}
 	d->wall_ns = d->data_wall_ns + d->phases_wall_ns;
-	if (s->messages && d->wall_known && rp_cipher_is_aead(p->def.cipher))
-		d->per_message_ns = d->wall_ns / (double)s->messages;
+	d->messages = rp_messages(s);
+	if (d->messages && d->wall_known && rp_cipher_is_aead(p->def.cipher))
+		d->per_message_ns = d->wall_ns / (double)d->messages;
 	if (s->cpu_samples && s->cpu_sample_wall_ns && d->wall_known) {
 		d->cpu_known = true;
 		d->user_ns = d->wall_ns * (double)s->cpu_sample_user_ns / (double)s->cpu_sample_wall_ns;
@@ -172,6 +179,14 @@ void rp_derive(struct rp_path *p)
 }
 
 /* ---- filters */
+
+double rp_measured_calls(const struct ct_path_stats *s)
+{
+	double n = 0;
+	for (unsigned b = 0; b < CT_SIZE_BUCKETS; b++)
+		n += (double)(s->size[b].timed_calls + s->size[b].span_calls);
+	return n < (double)s->calls ? n : (double)s->calls;
+}
 
 bool rp_path_setups_only(const struct ct_path_stats *s)
 {
@@ -215,8 +230,11 @@ static void fold_setups(struct rp_proc *p)
 			a->span_rejected += b->span_rejected;
 			memset(b, 0, sizeof(*b));
 		}
-		to->st.messages += base->st.messages;
-		base->st.messages = 0;
+		to->st.tls_records += base->st.tls_records;
+		base->st.tls_records = 0;
+		/* nothing left: a definition events may name, no longer a path */
+		if (!base->st.calls && !base->st.setup_calls && !base->st.teardown_calls)
+			base->has_stats = false;
 	}
 }
 
@@ -248,7 +266,7 @@ static void apply_size_filter(const struct rp_filter *f, struct ct_path_stats *s
 		return;
 	s->calls = s->bytes = s->timed_calls = s->timed_ns = 0;
 	memset(s->phase, 0, sizeof(s->phase));
-	s->messages = 0;
+	s->tls_records = 0;
 	for (unsigned b = 0; b < CT_SIZE_BUCKETS; b++) {
 		uint64_t low = ct_size_bucket_low(b);
 		uint64_t high = b + 1 < CT_SIZE_BUCKETS ? ct_size_bucket_low(b + 1) - 1 : UINT64_MAX;
@@ -296,7 +314,7 @@ void rp_stats_combine(struct ct_path_stats *out, const struct ct_path_stats *a,
 	C(teardown_calls);
 	C(teardown_ns);
 	C(spliced_calls);
-	C(messages);
+	C(tls_records);
 	for (unsigned k = 0; k < CT_SIZE_BUCKETS; k++) {
 		C(size[k].calls);
 		C(size[k].bytes);

@@ -36,7 +36,8 @@ struct rp_derived {
 	double phase_wall_ns[CT_PHASES]; /* key/message set-up, AAD, final, tag: the rest */
 	bool phase_known[CT_PHASES];
 	double phases_wall_ns;
-	double per_message_ns;    /* wall_ns / messages (0: no messages) */
+	uint64_t messages;        /* rp_messages */
+	double per_message_ns;    /* AEAD paths: wall_ns / messages (0: no messages) */
 };
 
 struct rp_path {
@@ -168,10 +169,16 @@ int rp_load_buffer(struct rp_model *m, const char *name, const void *buf, size_t
 
 /* ---- merge.c: filters, merge across processes, derived figures */
 void rp_derive(struct rp_path *p);
+/* An AEAD path's messages: each ends with a final, or a tag set or read (CCM decryption has no
+ * final, a GCM encryption through openssl speed no tag: the larger count), or is a TLS 1.0-1.2
+ * record framed by the record AAD ctrl and sealed or opened by one EVP_Cipher. */
+uint64_t rp_messages(const struct ct_path_stats *s);
 /* An AEAD cipher (GCM, CCM, OCB, SIV, ChaCha20-Poly1305): its paths have a cost per message. */
 bool rp_cipher_is_aead(struct ct_str cipher);
 void rp_model_merge(struct rp_model *m);
 bool rp_path_selected(const struct rp_model *m, const struct rp_path *p);
+/* Data calls whose time was measured directly (probes, and calls inside accepted spans). */
+double rp_measured_calls(const struct ct_path_stats *s);
 /* Contexts were set up on the path (key set-ups, inits) and nothing else: no data call, no kernel
  * session, no other phase. Such a path is not shown (its set-ups fold into the path that did the
  * work, when there is one: merge.c). */

@@ -249,8 +249,6 @@ static struct ct_counters *ctx_counters(struct ct_thread *t, const EVP_CIPHER_CT
 		} else {                                                                          \
 			(r) = (call);                                                             \
 		}                                                                                 \
-		if (c_ && (phase) == CT_PHASE_FINAL)                                              \
-			CT_ADD(c_->messages, 1);                                                  \
 	} while (0)
 
 /*
@@ -478,8 +476,6 @@ static void publish_real(void **slot, void *real)
 		const uint64_t bytes = (bytes_expr);                                              \
 		const unsigned ci = (cell_expr);                                                  \
 		bool timed = ct_tick(t, c, ci, bytes);                                            \
-		if (CT_UNLIKELY(ci == CT_CELL_PHASE(CT_PHASE_FINAL)))                             \
-			CT_ADD(c->messages, 1);                                                   \
 		if (cache)                                                                        \
 			hot_remember_len(t, (len_key), HOT_KEY_ENTRY(entry), bytes, ci);          \
 		if (CT_UNLIKELY(timed))                                                           \
@@ -711,13 +707,15 @@ CT_EXPORT int EVP_CIPHER_CTX_copy(EVP_CIPHER_CTX *out, const EVP_CIPHER_CTX *in)
 }
 
 /* The ctrls that are part of a cipher operation (enum ct_phase), -1 for the others (queries,
- * one-off settings: passed through uncounted). */
-static int ctrl_phase(int type)
+ * settings: passed through uncounted). SET_TAG without a tag sets the tag's length (CCM, OCB):
+ * a setting. */
+static int ctrl_phase(int type, const void *ptr)
 {
 	switch (type) {
 	case EVP_CTRL_AEAD_GET_TAG:
-	case EVP_CTRL_AEAD_SET_TAG:
 		return CT_PHASE_TAG;
+	case EVP_CTRL_AEAD_SET_TAG:
+		return ptr ? CT_PHASE_TAG : -1;
 	case EVP_CTRL_AEAD_SET_IVLEN:
 	case EVP_CTRL_GCM_SET_IV_FIXED:
 	case EVP_CTRL_GCM_IV_GEN:
@@ -777,7 +775,7 @@ CT_EXPORT int EVP_CIPHER_CTX_ctrl(EVP_CIPHER_CTX *ctx, int type, int arg, void *
 	if (!t || !ct_enter_fast(t, CT_FAM_EVP))
 		return real(ctx, type, arg, ptr);
 	int r;
-	int phase = ctrl_phase(type);
+	int phase = ctrl_phase(type, ptr);
 	if (type == EVP_CTRL_TLS1_1_MULTIBLOCK_ENCRYPT) {
 		r = multiblock_encrypt(t, real, ctx, type, arg, ptr);
 	} else if (phase >= 0) {
@@ -788,7 +786,7 @@ CT_EXPORT int EVP_CIPHER_CTX_ctrl(EVP_CIPHER_CTX *ctx, int type, int arg, void *
 			uint32_t path;
 			struct ct_counters *c = ctx_counters(t, ctx, &path);
 			if (c)
-				CT_ADD(c->messages, 1);
+				CT_ADD(c->tls_records, 1);
 		}
 	} else {
 		r = real(ctx, type, arg, ptr);

@@ -60,7 +60,7 @@ static void build_all_types(struct tg *g)
 							  .timed_ns = (uint64_t)-5, .span_calls = 300,
 							  .span_ns = 6000, .span_rejected = 2 };
 	s->phase[CT_PHASE_TAG].calls = 1000;
-	s->messages = 1000;
+	s->tls_records = 1000;
 	tg_stats(g, s);
 	free(s);
 	struct ct_event e = {
@@ -159,7 +159,7 @@ static void test_round_trip_every_type(void **state)
 	assert_int_equal(s->phase[CT_PHASE_AAD].span_rejected, 2);
 	assert_int_equal(s->phase[CT_PHASE_TAG].calls, 1000);
 	assert_int_equal(s->phase[CT_PHASE_KEY].calls, 0);
-	assert_int_equal(s->messages, 1000);
+	assert_int_equal(s->tls_records, 1000);
 
 	assert_int_equal(ct_reader_next(&r, rec), CT_READ_OK);
 	assert_int_equal(rec->type, CT_REC_EVENT);
