@@ -13,7 +13,7 @@ programs measure themselves, in one run each, as ratios.
     user CPU with the program's thread CPU time.
   - openssl speed -elapsed: its rate per request size against the path's wall-clock throughput
     in that size bucket (one run of six sizes per mode); AES-GCM messages per size (the whole
-    path: openssl's rate counts its IV set-up and final).
+    path: openssl's rate counts its IV set-up and final); the same through --route aes-*=aesni.
 
 Those batches are what the program's own clock says a call costs when the thread is not
 descheduled, which is what the report measures (docs/report.md); the comparisons against summed
@@ -152,16 +152,16 @@ def cpu(cipher, size):
     judge(f"user+sys CPU {cipher} {size} B", measure)
 
 
-def openssl_speed(cipher, extra=(), size=None):
+def openssl_speed(cipher, extra=(), size=None, route=None):
     """openssl speed -elapsed: its rate per size against the report's (per size bucket, or the
-    whole path for one size)."""
+    whole path for one size); with a route, the path the route made."""
     openssl = ctlib.need_program("openssl")
     argv = [openssl, "speed", "-elapsed", "-seconds", "1"] + list(extra)
     if size:
         argv += ["-bytes", str(size)]
     argv += ["-evp", cipher]
     out = ctlib.tmpdir("truth-speed")
-    p = ctlib.run_traced(argv, out)
+    p = ctlib.run_traced(argv, out, extra=["--route", route] if route else [])
     text = p.stdout.decode()
     hdr = [ln for ln in text.splitlines() if ln.startswith("type")]
     row = [ln for ln in text.splitlines() if ln.lower().startswith(cipher)]
@@ -171,6 +171,9 @@ def openssl_speed(cipher, extra=(), size=None):
     rates = [float(x.rstrip("k")) * 1000 for x in row[-1].split()[1:]]
     doc = ctlib.report_ok([out])
     path = max((x for x in doc["paths"] if x["api"] == "evp"), key=lambda x: x["bytes"])
+    if route:
+        check(path["impl"] == "route:aesni", f"the route served {cipher} ({path['impl']})") \
+            if path["impl"] != "route:aesni" else None
     got = {}
     for s, rate in zip(sizes, rates):
         if size:
@@ -181,11 +184,12 @@ def openssl_speed(cipher, extra=(), size=None):
     return got
 
 
-def speed(cipher, extra=(), size=None):
-    label = f"openssl speed -elapsed -evp {cipher}{' ' + ' '.join(extra) if extra else ''}"
+def speed(cipher, extra=(), size=None, route=None):
+    label = f"openssl speed -elapsed -evp {cipher}{' ' + ' '.join(extra) if extra else ''}" \
+            f"{f' (--route {route})' if route else ''}"
     rounds = []
     for _ in range(ROUNDS):
-        rounds.append(openssl_speed(cipher, extra, size))
+        rounds.append(openssl_speed(cipher, extra, size, route))
         med = {s: statistics.median(r[s] for r in rounds) for s in rounds[0]}
         if all(abs(v - 1) <= BOUND for v in med.values()):
             break
@@ -227,6 +231,12 @@ def test():
         speed(cipher, extra)
     for size in (16, 1024):
         speed("aes-256-gcm", size=size)
+    # routed paths: the in-process AES-NI provider (where this CPU has AES-NI)
+    if "aes" in open("/proc/cpuinfo").read().split():
+        speed("aes-128-ctr", route="aes-*=aesni")
+        speed("aes-256-gcm", size=1024, route="aes-*=aesni")
+    else:
+        print("SKIP (part): routed paths: this CPU has no AES-NI, the aesni route falls back")
     print("\nreport/truth (median over rounds; the bound is +-%d %%)" % (100 * BOUND))
     for name, med, ratios in results:
         print(f"  {med:6.3f}  {name}")
