@@ -71,6 +71,7 @@ enum ct_entry {
 	CT_ENTRY_EVP_MULTIBLOCK = 8, /* EVP_CIPHER_CTX_ctrl(EVP_CTRL_TLS1_1_MULTIBLOCK_ENCRYPT): libssl
 				      * encrypting several TLS 1.2 records in one call (stitched
 				      * aes-cbc-hmac-sha ciphers, writes of 64 KiB or more) */
+	CT_ENTRIES
 };
 
 /*

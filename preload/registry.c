@@ -17,7 +17,7 @@
 #define REQ_MAX 64
 #define CALLSITE_ARENA (1u << 20)
 #define VARIANT_DIRS 3
-#define VARIANT_ENTRIES 8
+#define VARIANT_ENTRIES CT_ENTRIES /* a variant per entry (enum ct_entry) */
 
 struct path_slot {
 	struct ct_path_key key; /* strings point at the arrays below */

@@ -528,6 +528,11 @@ void ct_probe_once(struct ct_thread *t, uint32_t path_id, unsigned ci, uint64_t 
 	uint64_t ns = delta_ns(t1 - t0);
 	CT_ADD(cell->timed_calls, 1);
 	CT_ADD(cell->timed_ns, ns);
+	if (ci < CT_SIZE_BUCKETS) { /* a data call (libssl's multi-block writes) */
+		CT_ADD(c->lat[ct_lat_bucket_fast(ns)], 1);
+		if (ct_per_call)
+			ring_push(t, t0, ns, path_id, bytes);
+	}
 }
 
 /* ---- kernel interfaces: every operation timed -------------------------------------------------- */

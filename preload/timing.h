@@ -119,8 +119,9 @@ void ct_timed_end(struct ct_thread *t, struct ct_timed *tm);
 /* Ends an open span at this moment without a counted call: at a call whose own bookkeeping must
  * not be timed (a context set-up, a free), or at thread exit, fork and exec. */
 void ct_span_interrupt(struct ct_thread *t);
-/* A call that is always timed alone (a context set-up: microseconds, and it closes spans): counted
- * in cell ci of path_id with its corrected time. t0/t1 are clock values around the real call. */
+/* A call that is always timed alone (a context set-up, a multi-block write: microseconds; the
+ * caller ended any span before it): counted in cell ci of path_id with its corrected time. t0/t1
+ * are clock values around the real call. */
 void ct_probe_once(struct ct_thread *t, uint32_t path_id, unsigned ci, uint64_t bytes, uint64_t t0,
 		   uint64_t t1);
 

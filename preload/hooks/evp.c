@@ -731,36 +731,40 @@ static int ctrl_phase(int type, const void *ptr)
 
 /*
  * libssl's multi-block write (TLS 1.2 with a stitched aes-cbc-hmac-sha cipher, no
- * encrypt-then-MAC, a write of 64 KiB or more): one ctrl encrypts param->len bytes as several
- * records. Counted as a data call of its own entry (EVP ctrl multi-block) on ctx's path.
+ * encrypt-then-MAC, a write of 64 KiB or more): one ctrl seals param->interleave records at once
+ * and returns their length on the wire. Counted as one data call of its own entry (EVP ctrl
+ * multi-block) on ctx's path, its bytes what EVP_Cipher would have been given for those records
+ * one by one (explicit IV, payload, MAC and padding: the wire length without the 5-byte record
+ * headers), so that a transfer counts the same whichever way libssl wrote it. Timed alone,
+ * every time (tens of microseconds; the count is only known after the call).
  */
 static int multiblock_encrypt(struct ct_thread *t, __typeof__(&EVP_CIPHER_CTX_ctrl) real, EVP_CIPHER_CTX *ctx,
 			      int type, int arg, void *ptr)
 {
-	uint32_t id = ct_ctxmap_get(ctx);
 	const EVP_CTRL_TLS1_1_MULTIBLOCK_PARAM *mb = ptr;
+	uint32_t id = ct_ctxmap_get(ctx);
 	if (id == CT_NO_PATH || !mb)
 		return real(ctx, type, arg, ptr);
 	uint32_t guard = t->guard;
 	t->guard = CT_GUARD_ALL;
 	uint32_t path = ct_path_variant(id, ct_path_dir(id), CT_ENTRY_EVP_MULTIBLOCK);
 	t->guard = guard;
-	struct ct_counters *c = path == CT_NO_PATH ? NULL : ct_counters_of(t, path);
-	if (!c)
+	if (path == CT_NO_PATH)
 		return real(ctx, type, arg, ptr);
-	const uint64_t bytes = mb->len;
-	const unsigned ci = ct_cell_of_size(bytes);
-	int r;
-	if (ct_tick(t, c, ci, bytes)) {
-		struct ct_timed tm;
-		ct_timed_begin(t, &tm, c, path, ci, bytes);
-		r = real(ctx, type, arg, ptr);
-		ct_timed_end(t, &tm);
-	} else {
-		r = real(ctx, type, arg, ptr);
+	const uint64_t records = mb->interleave;
+	ct_span_interrupt(t);
+	uint64_t t0 = ct_clock_now();
+	int r = real(ctx, type, arg, ptr);
+	uint64_t t1 = ct_clock_now();
+	int e = errno;
+	uint64_t sealed = r > 0 && (uint64_t)r > 5 * records ? (uint64_t)r - 5 * records : 0;
+	ct_probe_once(t, path, ct_cell_of_size(sealed), sealed, t0, t1);
+	if (r <= 0) {
+		struct ct_counters *c = ct_counters_of(t, path);
+		if (c)
+			CT_ADD(c->errors, 1);
 	}
-	if (r <= 0)
-		CT_ADD(c->errors, 1);
+	errno = e;
 	return r;
 }
 
