@@ -120,6 +120,9 @@ void ct_mark_spliced(struct ct_thread *t, uint32_t path_id);
  * teardown (CIOCFSESSION, close of op fd). ns measured by the caller with ct_now_ns(). */
 void ct_phase_setup(struct ct_thread *t, uint32_t path_id, uint64_t ns);
 void ct_phase_teardown(struct ct_thread *t, uint32_t path_id, uint64_t ns);
+/* More teardown time for sessions already counted (AF_ALG: the tfm socket closed after its op
+ * sockets). */
+void ct_phase_teardown_more(struct ct_thread *t, uint32_t path_id, uint64_t ns);
 
 uint64_t ct_now_ns(void); /* CLOCK_MONOTONIC, ns */
 
@@ -133,9 +136,10 @@ uint64_t ct_now_ns(void); /* CLOCK_MONOTONIC, ns */
 void ct_event(enum ct_event_kind kind, const char *call, int err, int64_t ret, uint32_t path_id,
 	      bool want_callsite, const char *detail_fmt, ...) __attribute__((format(printf, 7, 8)));
 
-/* Counts one more event of (kind, call, path_id) from the code at site_key (a return address):
- * the first time that site is seen, the call site is captured and an event made as ct_event does;
- * after that only its count grows (no unwinding), so this may run once per context set-up. */
+/* Counts one more event of (kind, call, path_id, detail) from the code at site_key (a return
+ * address): the first time that site is seen with that detail, the call site is captured and an
+ * event made as ct_event does; after that only its count grows (no unwinding), so this may run
+ * once per context or session set-up. */
 void ct_event_at_site(enum ct_event_kind kind, const char *call, uint32_t path_id, uintptr_t site_key,
 		      const char *detail_fmt, ...) __attribute__((format(printf, 5, 6)));
 

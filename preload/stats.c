@@ -33,6 +33,13 @@ void ct_phase_setup(struct ct_thread *t, uint32_t path_id, uint64_t ns)
 	CT_ADD(c->setup_ns, ns);
 }
 
+void ct_phase_teardown_more(struct ct_thread *t, uint32_t path_id, uint64_t ns)
+{
+	struct ct_counters *c = t ? ct_counters_of(t, path_id) : NULL;
+	if (c)
+		CT_ADD(c->teardown_ns, ns);
+}
+
 void ct_phase_teardown(struct ct_thread *t, uint32_t path_id, uint64_t ns)
 {
 	struct ct_counters *c = t ? ct_counters_of(t, path_id) : NULL;

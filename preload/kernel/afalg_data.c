@@ -70,6 +70,8 @@ uint32_t ct_afalg_path(struct ct_thread *t, struct ct_alg_state *a, uint8_t dir,
 		return id;
 	ct_kernel_path_callsite(id);
 	a->paths[dir][entry] = id + 1;
+	if (a->tfm)
+		a->tfm->last_path = id;
 	if (a->setup_ns) {
 		ct_phase_setup(t, id, a->setup_ns);
 		a->setup_ns = 0;

@@ -93,6 +93,7 @@ CT_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t addrlen)
 
 	if (CT_LIKELY(!st) || st->kind != CT_KFD_ALG_TFM)
 		return CT_REAL(bind)(fd, addr, addrlen);
+	const uintptr_t site = (uintptr_t)__builtin_return_address(0);
 	uint64_t t0 = ct_now_ns();
 	int r = st->emul ? ct_emul_alg_bind(fd, st, addr, addrlen) : CT_REAL(bind)(fd, addr, addrlen);
 	int e = ct_errno_save();
@@ -120,8 +121,8 @@ CT_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t addrlen)
 			snprintf(st->alg.impl, sizeof(st->alg.impl), "%s", "route:aesni");
 			st->alg.drv_flags = CT_PATH_ROUTED;
 			st->alg.route = CT_ROUTE_AESNI;
-			ct_event(CT_EV_SESSION, "bind", 0, r, CT_NO_PATH, true,
-				 "%s driver=cryptrace-aesni class=cpu", detail);
+			ct_event_at_site(CT_EV_SESSION, "bind", CT_NO_PATH, site,
+					 "%s driver=cryptrace-aesni class=cpu", detail);
 			ct_event(CT_EV_ROUTE, "bind", 0, r, CT_NO_PATH, false,
 				 "api=afalg name=%s route=aesni served=in-process", st->alg.name);
 		} else {
@@ -129,13 +130,14 @@ CT_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t addrlen)
 			bool found = ct_kdriver_resolve(st->alg.type, st->alg.name, &d);
 			snprintf(st->alg.impl, sizeof(st->alg.impl), "kernel:%s", found ? d.driver : "unknown");
 			st->alg.drv_flags = found ? ct_kdriver_path_flag(d.cls) : 0;
+			/* one per session: counted per call site, the stack captured once */
 			if (found)
-				ct_event(CT_EV_SESSION, "bind", 0, r, CT_NO_PATH, true,
-					 "%s driver=%s module=%s priority=%d class=%s", detail, d.driver,
-					 d.module, d.priority, ct_kdrv_class_name(d.cls));
+				ct_event_at_site(CT_EV_SESSION, "bind", CT_NO_PATH, site,
+						 "%s driver=%s module=%s priority=%d class=%s", detail, d.driver,
+						 d.module, d.priority, ct_kdrv_class_name(d.cls));
 			else
-				ct_event(CT_EV_SESSION, "bind", 0, r, CT_NO_PATH, true,
-					 "%s driver=unknown (not in /proc/crypto)", detail);
+				ct_event_at_site(CT_EV_SESSION, "bind", CT_NO_PATH, site,
+						 "%s driver=unknown (not in /proc/crypto)", detail);
 		}
 		ct_leave(t, CT_FAM_KERNEL);
 	}

@@ -266,7 +266,7 @@ static int cdev_call(struct ct_kfd_state *st, int fd, unsigned long request, voi
 }
 
 static void on_gsession(int fd, struct ct_kfd_state *st, int r, int e, struct ct_cdev_session_op *s,
-			uint64_t ns)
+			uint64_t ns, uintptr_t site)
 {
 	char detail[DETAIL_MAX];
 
@@ -296,8 +296,8 @@ static void on_gsession(int fd, struct ct_kfd_state *st, int r, int e, struct ct
 		ses->route = CT_ROUTE_AESNI;
 		ses->drv_flags = CT_PATH_ROUTED;
 		snprintf(ses->impl, sizeof(ses->impl), "%s", "route:aesni");
-		ct_event(CT_EV_SESSION, "ioctl(CIOCGSESSION)", 0, r, CT_NO_PATH, true,
-			 "%s driver=cryptrace-aesni kernel_driver_only=0", detail);
+		ct_event_at_site(CT_EV_SESSION, "ioctl(CIOCGSESSION)", CT_NO_PATH, site,
+				 "%s driver=cryptrace-aesni kernel_driver_only=0", detail);
 		ct_event(CT_EV_ROUTE, "ioctl(CIOCGSESSION)", 0, r, CT_NO_PATH, false,
 			 "api=cryptodev cipher=%s route=aesni served=in-process", ses->cipher_name);
 		return;
@@ -309,9 +309,10 @@ static void on_gsession(int fd, struct ct_kfd_state *st, int r, int e, struct ct
 		session_set_driver(ses, &si);
 	else
 		snprintf(ses->impl, sizeof(ses->impl), "kernel:unknown");
-	ct_event(CT_EV_SESSION, "ioctl(CIOCGSESSION)", 0, r, CT_NO_PATH, true, "%s driver=%s kernel_driver_only=%s",
-		 detail, ses->impl + 7,
-		 have_info ? ((si.flags & CT_SIOP_FLAG_KERNEL_DRIVER_ONLY) ? "1" : "0") : "unknown");
+	/* one per session: counted per call site, the stack captured once */
+	ct_event_at_site(CT_EV_SESSION, "ioctl(CIOCGSESSION)", CT_NO_PATH, site,
+			 "%s driver=%s kernel_driver_only=%s", detail, ses->impl + 7,
+			 have_info ? ((si.flags & CT_SIOP_FLAG_KERNEL_DRIVER_ONLY) ? "1" : "0") : "unknown");
 }
 
 /* An operation ioctl returned: count it on its session's path. */
@@ -347,7 +348,7 @@ static bool arg_was_read(int e)
 	}
 }
 
-static int ioctl_tracked(struct ct_kfd_state *st, int fd, unsigned long request, void *arg)
+static int ioctl_tracked(struct ct_kfd_state *st, int fd, unsigned long request, void *arg, uintptr_t site)
 {
 	int nr = ct_cdev_ioctl_nr(request);
 	struct ct_thread *t = nr >= 0 ? ct_thread_get() : NULL;
@@ -368,7 +369,7 @@ static int ioctl_tracked(struct ct_kfd_state *st, int fd, unsigned long request,
 
 	switch (nr) {
 	case CT_NR_CIOCGSESSION:
-		on_gsession(fd, st, r, e, readable ? arg : NULL, ns);
+		on_gsession(fd, st, r, e, readable ? arg : NULL, ns, site);
 		break;
 	case CT_NR_CIOCFSESSION:
 		if (readable) {
@@ -493,7 +494,7 @@ CT_EXPORT int ioctl(int fd, unsigned long request, ...)
 		}
 		return CT_REAL(ioctl)(fd, request, arg);
 	}
-	return ioctl_tracked(st, fd, request, arg);
+	return ioctl_tracked(st, fd, request, arg, (uintptr_t)__builtin_return_address(0));
 }
 
 void ct_cdev_closed(struct ct_thread *t, struct ct_kfd_state *st)

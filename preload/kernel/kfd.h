@@ -36,7 +36,9 @@ struct ct_alg_state {
 	uint8_t route;          /* enum ct_route_target: CT_ROUTE_AESNI when emulated */
 	uint64_t setup_ns;      /* socket + bind + setsockopt + accept, not yet reported */
 	uint32_t paths[3][CT_KFD_ENTRIES]; /* [dir][entry] path id + 1 (0: not interned) */
-	uint32_t last_path;     /* CT_NO_PATH until the first op */
+	uint32_t last_path;     /* CT_NO_PATH until the first op; a tfm socket: the path of the
+				 * last op socket accepted from it (its close is part of that
+				 * session's teardown) */
 	/* the op in progress: from the first send to the read that completes it */
 	bool op_open, op_spliced, op_failed;
 	uint32_t op_syscalls;
