@@ -6,6 +6,7 @@
  */
 #include "model.h"
 #include "exescan.h"
+#include "findings.h"
 
 #include <errno.h>
 #include <math.h>
@@ -85,6 +86,23 @@ static void __attribute__((format(printf, 3, 4))) cat(char *buf, size_t cap, con
 }
 
 #define CAT(field, ...) cat(f->field, sizeof(f->field), __VA_ARGS__)
+
+struct rp_finding *rp_finding_add(struct rp_model *m, const char *kind, enum rp_severity sev,
+				  uint32_t pid)
+{
+	return add(m, kind, sev, pid);
+}
+
+void rp_finding_cat(char *buf, size_t cap, const char *fmt, ...)
+{
+	size_t n = strlen(buf);
+	if (n + 1 >= cap)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf + n, cap - n, fmt, ap);
+	va_end(ap);
+}
 #define S(s) (int)(s).len, (s).p
 
 static bool proc_selected(const struct rp_model *m, const struct rp_proc *p)
@@ -643,7 +661,7 @@ static void eval_engine_failed(struct rp_model *m)
 		for (size_t k = 0; k < p->nevents; k++) {
 			const struct ct_event *e = &p->events[k].ev;
 			if ((e->kind != CT_EV_ENGINE_REQUEST && e->kind != CT_EV_PROVIDER_LOAD) ||
-			    !event_failed(e))
+			    !event_failed(e) || rp_non_offload_module(e))
 				continue;
 			struct rp_finding *f = add(m, "engine-failed", RP_ERROR, p->hdr.pid);
 			if (!f)
@@ -685,6 +703,73 @@ static void eval_engine_failed(struct rp_model *m)
 					 "not blocked by a sandbox); run `cryptrace doctor`.");
 			CAT(fix, " Make the program fail loudly instead of continuing in software when "
 				 "the offload is required.");
+		}
+	}
+}
+
+/* ---- provider-absent */
+
+/* A provider or engine that is not an offload (offload_probe.c) was asked for and is not there:
+ * what it is, where the process's cipher work ran instead, and when the reader would need it. */
+static void eval_provider_absent(struct rp_model *m)
+{
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct rp_proc *p = &m->procs[i];
+		if (!proc_selected(m, p))
+			continue;
+		for (size_t k = 0; k < p->nevents; k++) {
+			const struct ct_event *e = &p->events[k].ev;
+			const struct rp_module_role *role = rp_non_offload_module(e);
+			if (!role || !event_failed(e))
+				continue;
+			struct rp_finding *f = add(m, "provider-absent", RP_INFO, p->hdr.pid);
+			if (!f)
+				return;
+			struct ct_str params, reason;
+			split_ossl_reason(e->detail, &params, &reason);
+			struct ct_str module = missing_module(reason);
+			CAT(message, "%s asked for the %.*s %s with %.*s (%.*s), and it %s",
+			    requested_by_config(e->callsite) ? "The OpenSSL configuration file" :
+							       "The program",
+			    S(rp_requested_module(e)),
+			    e->kind == CT_EV_PROVIDER_LOAD ? "provider" : "engine", S(e->call), S(params),
+			    module.p ? "is not installed here" : "could not be loaded");
+			if (module.p)
+				CAT(message, " (%.*s does not exist)", S(module));
+			CAT(message, ". That is %s: not a crypto offload, so its absence moves no cipher "
+				     "work.", role->what);
+			uint64_t calls = 0, bytes = 0;
+			struct ct_str impls[3];
+			unsigned nimpl = 0;
+			for (size_t j = 0; j < p->npaths; j++) {
+				const struct rp_path *pp = &p->paths[j];
+				if (!pp->st.calls)
+					continue;
+				calls += pp->st.calls;
+				bytes += pp->st.bytes;
+				bool seen = false;
+				for (unsigned q = 0; q < nimpl; q++)
+					seen |= rp_str_eq(impls[q], pp->def.impl);
+				if (!seen && nimpl < 3)
+					impls[nimpl++] = pp->def.impl;
+			}
+			char b[32];
+			fmt_bytes(b, sizeof(b), bytes);
+			if (calls) {
+				CAT(message, " This process's %llu cipher calls (%s) ran in",
+				    (unsigned long long)calls, b);
+				for (unsigned q = 0; q < nimpl; q++)
+					CAT(message, "%s %.*s", q ? (q + 1 == nimpl ? " and" : ",") : "",
+					    S(impls[q]));
+				CAT(message, ".");
+			}
+			CAT(evidence, "%.*s returned %lld, %llu time(s)", S(e->call), (long long)e->ret,
+			    (unsigned long long)(e->count ? e->count : 1));
+			if (reason.len)
+				CAT(evidence, "; OpenSSL's error queue: %.*s", S(reason));
+			if (e->callsite.len)
+				CAT(evidence, "; called at %.*s", S(rp_str_part(e->callsite, '\n', 0)));
+			CAT(fix, "%s", role->fix);
 		}
 	}
 }
@@ -760,6 +845,8 @@ static enum offload_failure offload_failed(const struct rp_proc *p, char *why, s
 		switch (e->kind) {
 		case CT_EV_ENGINE_REQUEST:
 		case CT_EV_PROVIDER_LOAD:
+			bad = event_failed(e) && !rp_non_offload_module(e);
+			break;
 		case CT_EV_SESSION:
 			bad = event_failed(e);
 			break;
@@ -1267,6 +1354,7 @@ static const rp_evaluator evaluators[] = {
 	eval_nothing_intercepted,
 	eval_multiple_libcrypto,
 	eval_engine_failed,
+	eval_provider_absent,
 	eval_silent_fallback,
 	eval_session_failed,
 	eval_software_aes,

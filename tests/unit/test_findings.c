@@ -344,10 +344,68 @@ static void test_engine_failed(void **state)
 	/* the same engine loading fine is no finding */
 	mk_event(p, 1, CT_EV_ENGINE_REQUEST, "ENGINE_by_id", 0, 0x5555, "id=afalg");
 	assert_null(find(&m, "engine-failed"));
-	/* a provider that fails to load is */
-	mk_event(p, 3, CT_EV_PROVIDER_LOAD, "OSSL_PROVIDER_load", ENOENT, 0, "name=fips");
+	/* a provider that fails to load is (a vendor's: an offload) */
+	mk_event(p, 3, CT_EV_PROVIDER_LOAD, "OSSL_PROVIDER_load", ENOENT, 0, "name=pkcs11");
 	assert_non_null(find(&m, "engine-failed"));
 	rp_model_free(&m);
+}
+
+/* stunnel probes for the FIPS provider at start: an absent module that is not an offload is no
+ * engine-failed and makes no silent-fallback of the work that ran in the default provider; an
+ * absent offload provider or engine still is both. */
+static void test_provider_absent(void **state)
+{
+	(void)state;
+	static const char *const not_offload[] = {
+		"name=fips retain_fallbacks=1; openssl error: DSO: could not load the shared library: "
+		"filename(/usr/lib/ossl-modules/fips.so): /usr/lib/ossl-modules/fips.so: cannot open "
+		"shared object file: No such file or directory",
+		"name=legacy", "name=/usr/lib/ossl-modules/base.so", "name=default", "name=null",
+	};
+	for (size_t i = 0; i < sizeof(not_offload) / sizeof(not_offload[0]); i++) {
+		MODEL(m);
+		struct rp_proc *p = mk_proc(&m, 7);
+		struct rp_path *a = mk_path(p, 0, CT_API_EVP, "provider:default", "aes-256-gcm", 0);
+		tg_fill_stats(&a->st, 0, 2303, 8192, 3000, 0.99, 0);
+		mk_event(p, 1, CT_EV_PROVIDER_LOAD, "OSSL_PROVIDER_try_load", 0, 0, not_offload[i]);
+		assert_null(find(&m, "engine-failed"));
+		assert_null(find(&m, "silent-fallback"));
+		const struct rp_finding *f = find(&m, "provider-absent");
+		assert_non_null(f);
+		if (!f)
+			return;
+		assert_int_equal(f->severity, RP_INFO);
+		assert_non_null(strstr(f->message, "not a crypto offload"));
+		assert_non_null(strstr(f->message, "2303 cipher calls"));
+		assert_non_null(strstr(f->message, "provider:default"));
+		if (i == 0) {
+			assert_non_null(strstr(f->message, "asked for the fips provider"));
+			assert_non_null(strstr(f->message, "/usr/lib/ossl-modules/fips.so does not exist"));
+			assert_non_null(strstr(f->fix, "FIPS mode"));
+		}
+		/* the same probe succeeding says nothing */
+		mk_event(p, 1, CT_EV_PROVIDER_LOAD, "OSSL_PROVIDER_try_load", 0, 0x5555, not_offload[i]);
+		assert_null(find(&m, "provider-absent"));
+		rp_model_free(&m);
+	}
+	/* the rdrand engine is no cipher offload either; afalg and a vendor provider are */
+	static const struct { uint16_t kind; const char *call, *detail; bool offload; } reqs[] = {
+		{ CT_EV_ENGINE_REQUEST, "ENGINE_by_id", "id=rdrand", false },
+		{ CT_EV_ENGINE_REQUEST, "ENGINE_by_id", "id=afalg", true },
+		{ CT_EV_ENGINE_REQUEST, "ENGINE_init", "id=devcrypto", true },
+		{ CT_EV_PROVIDER_LOAD, "OSSL_PROVIDER_load", "name=fipsish", true },
+	};
+	for (size_t i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++) {
+		MODEL(m);
+		struct rp_proc *p = mk_proc(&m, 7);
+		struct rp_path *a = mk_path(p, 0, CT_API_EVP, "provider:default", "aes-128-cbc", 0);
+		tg_fill_stats(&a->st, 0, 100, 8192, 3000, 0.99, 0);
+		mk_event(p, 1, reqs[i].kind, reqs[i].call, 0, 0, reqs[i].detail);
+		assert_int_equal(find(&m, "engine-failed") != NULL, reqs[i].offload);
+		assert_int_equal(find(&m, "silent-fallback") != NULL, reqs[i].offload);
+		assert_int_equal(find(&m, "provider-absent") != NULL, !reqs[i].offload);
+		rp_model_free(&m);
+	}
 }
 
 /* The preload appends OpenSSL's error queue to a failed request's parameters; the finding shows
@@ -745,6 +803,7 @@ int main(void)
 		cmocka_unit_test(test_nothing_intercepted_embedded),
 		cmocka_unit_test(test_engine_failed),
 		cmocka_unit_test(test_engine_failed_reason),
+		cmocka_unit_test(test_provider_absent),
 		cmocka_unit_test(test_multiple_libcrypto),
 		cmocka_unit_test(test_silent_fallback),
 		cmocka_unit_test(test_silent_fallback_engine_init),
