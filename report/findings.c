@@ -5,8 +5,10 @@
  * constants below, and docs/report.md explains each one.
  */
 #include "model.h"
+#include "carried.h"
 #include "exescan.h"
 #include "findings.h"
+#include "owner.h"
 
 #include <errno.h>
 #include <math.h>
@@ -167,64 +169,66 @@ static const struct ct_event *static_exe_event(const struct rp_proc *p)
 	return NULL;
 }
 
-/* Scans of the traced executables, kept while the file is unchanged: rp_nothing_reason runs for
- * the header line, the summary and the finding. */
-#define EXE_CACHE 8
-static struct {
-	char path[512];
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	time_t mtime;
-	struct rp_exe_scan scan;
-	bool used;
-} exe_cache[EXE_CACHE];
-static unsigned exe_cache_next;
+/* ---- which processes matter when nothing was seen, and what they carry (carried.c) */
 
-static const struct rp_exe_scan *exe_scan(struct ct_str exe, char *path, size_t cap)
+/* "libcrypto.so.3" of "/usr/lib/x86_64-linux-gnu/libcrypto.so.3". */
+static struct ct_str base_name(struct ct_str path)
 {
-	static struct rp_exe_scan missing;
-	snprintf(path, cap, "%.*s", S(exe));
-	struct stat st;
-	if (!path[0] || stat(path, &st) != 0) {
-		rp_exe_scan(path, &missing); /* says missing or unreadable */
-		return &missing;
-	}
-	for (unsigned i = 0; i < EXE_CACHE; i++)
-		if (exe_cache[i].used && !strcmp(exe_cache[i].path, path) &&
-		    exe_cache[i].dev == st.st_dev && exe_cache[i].ino == st.st_ino &&
-		    exe_cache[i].size == st.st_size && exe_cache[i].mtime == st.st_mtime)
-			return &exe_cache[i].scan;
-	unsigned i = exe_cache_next++ % EXE_CACHE;
-	snprintf(exe_cache[i].path, sizeof(exe_cache[i].path), "%s", path);
-	exe_cache[i].dev = st.st_dev;
-	exe_cache[i].ino = st.st_ino;
-	exe_cache[i].size = st.st_size;
-	exe_cache[i].mtime = st.st_mtime;
-	exe_cache[i].used = true;
-	rp_exe_scan(path, &exe_cache[i].scan);
-	return &exe_cache[i].scan;
+	for (uint32_t i = path.len; i > 0; i--)
+		if (path.p[i - 1] == '/')
+			return (struct ct_str){ .p = path.p + i, .len = path.len - i };
+	return path;
 }
 
-/* The crypto libraries linked into the first selected process's executable that has any (its
- * path in path), or NULL. */
-static const struct rp_exe_scan *embedded_crypto(const struct rp_model *m, char *path, size_t cap)
+
+/* A process ranked by what it carries: a crypto library linked into its executable or a shared
+ * object it mapped, then another crypto library it mapped, then libcrypto loaded; then by CPU
+ * time. A pyenv shim's bash, env and basename rank after the python that ran the script. */
+struct proc_rank {
+	const struct rp_proc *p;
+	int score;
+	double cpu_ns;
+	bool carries;
+	struct rp_carrier carrier;
+	struct ct_str lib;      /* rp_unhooked_lib */
+	const char *lib_name, *lib_how;
+};
+
+static int cmp_rank(const void *a, const void *b)
 {
+	const struct proc_rank *x = a, *y = b;
+	if (x->score != y->score)
+		return x->score < y->score ? 1 : -1;
+	if (x->cpu_ns != y->cpu_ns)
+		return x->cpu_ns < y->cpu_ns ? 1 : -1;
+	return x->p < y->p ? -1 : x->p > y->p;
+}
+
+/* The selected processes, best first (NULL when out of memory); the caller frees it. */
+static struct proc_rank *ranked_procs(const struct rp_model *m, size_t *n)
+{
+	struct proc_rank *r = calloc(m->nprocs ? m->nprocs : 1, sizeof(*r));
+	*n = 0;
+	if (!r)
+		return NULL;
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const struct rp_proc *p = &m->procs[i];
-		if (!proc_selected(m, p) || !p->has_hdr || !p->hdr.exe.len)
+		if (!proc_selected(m, p) || !p->has_hdr || (p->hdr.flags & CT_HDR_SECURE_EXEC))
 			continue;
-		const struct rp_exe_scan *s = exe_scan(p->hdr.exe, path, cap);
-		if (s->state == RP_EXE_SCANNED && s->libs[0])
-			return s;
+		struct proc_rank *x = &r[(*n)++];
+		x->p = p;
+		x->carries = rp_proc_carrier(p, &x->carrier);
+		bool other = rp_unhooked_lib(p, &x->lib, &x->lib_name, &x->lib_how);
+		x->score = x->carries ? 3 : other ? 2 : (p->proc.flags & CT_PROC_HAS_LIBCRYPTO) ? 1 : 0;
+		x->cpu_ns = p->has_proc ? (double)(p->proc.utime_ns + p->proc.stime_ns) : 0;
 	}
-	return NULL;
+	qsort(r, *n, sizeof(*r), cmp_rank);
+	return r;
 }
 
 static void nothing_reason(const struct rp_model *m, char *buf, size_t cap, bool with_exe)
 {
 	size_t never = 0, other = 0, idle = 0, nofacts = 0, secure = 0, statics = 0;
-	struct ct_str other_lib = { .p = "", .len = 0 };
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const struct rp_proc *p = &m->procs[i];
 		if (!proc_selected(m, p))
@@ -237,12 +241,19 @@ static void nothing_reason(const struct rp_model *m, char *buf, size_t cap, bool
 			nofacts++;
 		else if (p->proc.flags & CT_PROC_HAS_LIBCRYPTO)
 			idle++;
-		else if (p->proc.crypto_libs.len) {
+		else if (p->proc.crypto_libs.len)
 			other++;
-			if (!other_lib.len)
-				other_lib = rp_str_part(p->proc.crypto_libs, '\n', 0);
-		} else
+		else
 			never++;
+	}
+	size_t nr = 0;
+	struct proc_rank *r = ranked_procs(m, &nr);
+	const struct proc_rank *lib = NULL, *carrier = NULL;
+	for (size_t i = 0; r && i < nr; i++) {
+		if (!lib && r[i].lib_name)
+			lib = &r[i];
+		if (!carrier && r[i].carries)
+			carrier = &r[i];
 	}
 	buf[0] = 0;
 	/* Counts only when the processes differ in why. */
@@ -253,9 +264,11 @@ static void nothing_reason(const struct rp_model *m, char *buf, size_t cap, bool
 	if (statics)
 		cat(buf, cap, "it is statically linked, so LD_PRELOAD cannot load cryptrace into "
 			      "it%s; ", COUNT(statics));
-	if (other)
-		cat(buf, cap, "it used %.*s which cryptrace does not hook%s; ", S(other_lib),
-		    COUNT(other));
+	if (other && lib)
+		cat(buf, cap, "it used %s (%.*s), which cryptrace does not hook%s; ", lib->lib_name,
+		    S(lib->lib), COUNT(other));
+	else if (other)
+		cat(buf, cap, "it used a crypto library cryptrace does not hook%s; ", COUNT(other));
 	if (never)
 		cat(buf, cap, "libcrypto was never loaded%s; ", COUNT(never));
 	if (idle)
@@ -267,10 +280,10 @@ static void nothing_reason(const struct rp_model *m, char *buf, size_t cap, bool
 	if (secure)
 		cat(buf, cap, "tracing is disabled in setuid/setgid programs%s; ", COUNT(secure));
 #undef COUNT
-	char path[512];
-	const struct rp_exe_scan *emb = with_exe ? embedded_crypto(m, path, sizeof(path)) : NULL;
-	if (emb)
-		cat(buf, cap, "%s has %s linked in statically; ", path, emb->libs);
+	if (with_exe && carrier)
+		cat(buf, cap, "%s has %s linked in statically; ", carrier->carrier.path,
+		    carrier->carrier.scan->libs);
+	free(r);
 	size_t n = strlen(buf);
 	if (n >= 2 && buf[n - 2] == ';')
 		buf[n - 2] = 0;
@@ -283,47 +296,160 @@ void rp_nothing_reason(const struct rp_model *m, char *buf, size_t cap)
 	nothing_reason(m, buf, cap, true);
 }
 
-/* What a look inside each traced executable (up to a few) says, for the finding's message.
- * True when one carries a crypto library (found now, or by the launcher when it was traced). */
-static bool describe_executables(const struct rp_model *m, struct rp_finding *f)
+/* What the finding's fix must address: the first carrier or other library shown, and whose code
+ * it is in (owner.c). */
+struct nothing_verdict {
+	bool embedded, other;
+	struct rp_owner owner;  /* of the carrier file, or of the executable using the library */
+	char carrier_libs[200];
+	char lib_name[32];
+};
+
+/* "python3.11 gcm.py" style label of a process: its role (merge.c). */
+static const char *proc_label(const struct rp_proc *p)
 {
-	bool embedded = false;
-	char seen[3][512];
-	unsigned nseen = 0;
-	for (size_t i = 0; i < m->nprocs && nseen < 3; i++) {
-		const struct rp_proc *p = &m->procs[i];
-		if (!proc_selected(m, p) || !p->has_hdr || !p->hdr.exe.len ||
-		    (p->hdr.flags & CT_HDR_SECURE_EXEC))
-			continue;
-		char path[512], clause[900];
-		const struct rp_exe_scan *s = exe_scan(p->hdr.exe, path, sizeof(path));
-		bool dup = false;
-		for (unsigned k = 0; k < nseen; k++)
-			dup |= !strcmp(seen[k], path);
-		if (dup)
-			continue;
-		snprintf(seen[nseen++], sizeof(seen[0]), "%s", path);
-		rp_exe_scan_describe(path, s, clause, sizeof(clause));
-		CAT(message, " For pid %u, %s.", p->hdr.pid, clause);
-		const struct ct_event *st = static_exe_event(p);
-		struct ct_str carried = st ? str_find(st->detail, "; it carries ") : (struct ct_str){ 0 };
-		if (s->state != RP_EXE_SCANNED && carried.p) {
-			CAT(message, " When it was traced, the launcher found that %.*s.",
-			    (int)(carried.len - 2), carried.p + 2);
-			embedded = true;
+	return p->role[0] ? p->role : "?";
+}
+
+/* One process's sentence: what its executable and mapped objects carry. */
+static void describe_one(struct rp_finding *f, const struct proc_rank *x, struct nothing_verdict *v)
+{
+	const struct rp_proc *p = x->p;
+	const struct rp_carrier *c = &x->carrier;
+	struct rp_owner own;
+	char clause[900];
+	CAT(message, " For pid %u (%s), ", p->hdr.pid, proc_label(p));
+	if (x->carries) {
+		rp_file_owner(c->path, &own);
+		if (c->is_exe) {
+			rp_exe_scan_describe(c->path, c->scan, clause, sizeof(clause));
+			CAT(message, "%s.", clause);
+		} else {
+			CAT(message, "a shared object it loaded, %s (%s), has %s linked in statically "
+				     "(%s): calls inside it never go through the dynamic linker, so "
+				     "LD_PRELOAD cannot intercept them.",
+			    c->path, own.desc, c->scan->libs, c->scan->evidence);
 		}
-		if (s->state == RP_EXE_SCANNED && s->libs[0]) {
-			CAT(evidence, "; %s: %s", path, s->evidence);
-			embedded = true;
+		CAT(evidence, "; %s: %s", c->path, c->scan->evidence);
+		if (!v->embedded && !v->other) {
+			v->embedded = true;
+			v->owner = own;
+			snprintf(v->carrier_libs, sizeof(v->carrier_libs), "%s", c->scan->libs);
+		}
+		return;
+	}
+	if (c->scan)
+		rp_exe_scan_describe(c->path, c->scan, clause, sizeof(clause));
+	else
+		snprintf(clause, sizeof(clause), "its executable is not named in the trace");
+	if (x->lib_name) {
+		rp_file_owner(c->path, &own);
+		CAT(message, "it used %s (%.*s), which %s.", x->lib_name, S(x->lib), x->lib_how);
+		if (!v->embedded && !v->other) {
+			v->other = true;
+			v->owner = own;
+			snprintf(v->lib_name, sizeof(v->lib_name), "%s", x->lib_name);
+		}
+	} else if (rp_proc_lists_mapped(p)) {
+		CAT(message, "%s, nor does any shared object it loaded.", clause);
+	} else {
+		CAT(message, "%s.", clause);
+	}
+	const struct ct_event *st = static_exe_event(p);
+	struct ct_str carried = st ? str_find(st->detail, "; it carries ") : (struct ct_str){ 0 };
+	if (c->scan && c->scan->state != RP_EXE_SCANNED && carried.p) {
+		CAT(message, " When it was traced, the launcher found that %.*s.",
+		    (int)(carried.len - 2), carried.p + 2);
+		if (!v->embedded && !v->other) {
+			v->embedded = true;
+			rp_file_owner(c->path, &v->owner);
+			snprintf(v->carrier_libs, sizeof(v->carrier_libs), "a crypto library");
 		}
 	}
-	return embedded;
+}
+
+#define NOTHING_SHOWN 3
+
+/* The processes that matter (those that carry crypto, else the busiest one; up to
+ * NOTHING_SHOWN, one per executable), then one line for the rest. */
+static void describe_processes(const struct rp_model *m, struct rp_finding *f,
+			       struct nothing_verdict *v)
+{
+	memset(v, 0, sizeof(*v));
+	size_t nr = 0;
+	struct proc_rank *r = ranked_procs(m, &nr);
+	if (!r || !nr) {
+		free(r);
+		return;
+	}
+	const struct proc_rank *shown[NOTHING_SHOWN];
+	size_t nshown = 0, rest_carry = 0, same_exe = 0;
+	for (size_t i = 0; i < nr; i++) {
+		bool dup = false;
+		for (size_t k = 0; k < nshown; k++)
+			dup |= shown[k]->p->hdr.exe.len && rp_str_eq(shown[k]->p->hdr.exe, r[i].p->hdr.exe);
+		if (nshown < NOTHING_SHOWN && !dup && (r[i].score > 0 || nshown == 0))
+			shown[nshown++] = &r[i];
+		else if (dup)
+			same_exe++;
+		else if (r[i].score > 0)
+			rest_carry++;
+	}
+	for (size_t k = 0; k < nshown; k++)
+		describe_one(f, shown[k], v);
+	if (same_exe)
+		CAT(message, " %zu more process(es) ran the same executable(s).", same_exe);
+	size_t rest = nr - nshown - same_exe;
+	if (rest) {
+		/* the others by executable, most frequent first: "bash x40, env x8, basename" */
+		struct { struct ct_str name; size_t n; } by[8];
+		size_t nby = 0, unlisted = 0;
+		for (size_t i = 0; i < nr; i++) {
+			bool skip = false;
+			for (size_t k = 0; k < nshown; k++)
+				skip |= shown[k] == &r[i] || (shown[k]->p->hdr.exe.len &&
+							      rp_str_eq(shown[k]->p->hdr.exe, r[i].p->hdr.exe));
+			if (skip)
+				continue;
+			struct ct_str b = base_name(r[i].p->hdr.exe.len ? r[i].p->hdr.exe :
+						    rp_str_part(r[i].p->hdr.argv, '\0', 0));
+			size_t j = 0;
+			while (j < nby && !rp_str_eq(by[j].name, b))
+				j++;
+			if (j < nby)
+				by[j].n++;
+			else if (nby < sizeof(by) / sizeof(by[0]))
+				by[nby++] = (typeof(by[0])){ .name = b, .n = 1 };
+			else
+				unlisted++;
+		}
+		for (size_t i = 1; i < nby; i++) /* insertion sort, by count */
+			for (size_t j = i; j > 0 && by[j].n > by[j - 1].n; j--) {
+				typeof(by[0]) t = by[j];
+				by[j] = by[j - 1];
+				by[j - 1] = t;
+			}
+		char names[300] = "";
+		for (size_t i = 0; i < nby; i++) {
+			cat(names, sizeof(names), "%s%.*s", i ? ", " : "", S(by[i].name));
+			if (by[i].n > 1)
+				cat(names, sizeof(names), " x%zu", by[i].n);
+		}
+		if (unlisted)
+			cat(names, sizeof(names), ", ...");
+		if (rest_carry)
+			CAT(message, " %zu other process(es) (%s) carry crypto too.", rest, names);
+		else
+			CAT(message, " The other %zu process(es) (%s) loaded no crypto library.", rest,
+			    names);
+	}
+	free(r);
 }
 
 static void eval_nothing_intercepted(struct rp_model *m)
 {
 	uint64_t calls = 0;
-	size_t nproc = 0, other = 0, statics = 0;
+	size_t nproc = 0, statics = 0;
 	for (size_t i = 0; i < m->npaths; i++)
 		calls += m->paths[i].st.calls;
 	for (size_t i = 0; i < m->nprocs; i++) {
@@ -331,13 +457,11 @@ static void eval_nothing_intercepted(struct rp_model *m)
 		if (!proc_selected(m, p))
 			continue;
 		nproc++;
-		other += p->has_proc && !(p->proc.flags & CT_PROC_HAS_LIBCRYPTO) && p->proc.crypto_libs.len;
 		statics += static_exe_event(p) != NULL;
 	}
 	if (calls || !nproc)
 		return;
-	/* Crypto in a library cryptrace cannot see is worth a warning; a program without any is not. */
-	struct rp_finding *f = add(m, "nothing-intercepted", other ? RP_WARNING : RP_INFO, 0);
+	struct rp_finding *f = add(m, "nothing-intercepted", RP_INFO, 0);
 	if (!f)
 		return;
 	char why[600];
@@ -346,22 +470,47 @@ static void eval_nothing_intercepted(struct rp_model *m)
 	CAT(evidence, "0 intercepted cipher calls in %zu trace file(s)", nproc);
 	if (statics)
 		CAT(evidence, "; %zu written by the launcher for a statically linked program", statics);
-	bool embedded = describe_executables(m, f);
-	if (embedded)
+	struct nothing_verdict v;
+	describe_processes(m, f, &v);
+	/* A warning when the crypto sits in code the reader builds: rebuilding it is theirs to do.
+	 * A distribution's package or a pip wheel doing its own crypto is information: nothing is
+	 * wrong with it, and the fix is another build of that package, if the trace is wanted. */
+	bool readers = v.owner.kind == RP_OWNER_LOCAL || v.owner.kind == RP_OWNER_UNKNOWN;
+	if ((v.embedded || v.other) && readers)
 		f->severity = RP_WARNING;
-	if (embedded)
+	if (v.embedded && v.owner.kind == RP_OWNER_PIP) {
+		CAT(fix, "Nothing is wrong with the program; cryptrace cannot see into the %s that "
+			 "the Python package %s carries. To measure this work, use a build of %s "
+			 "linked against the system's shared libcrypto: `pip install --no-binary %s %s` "
+			 "builds it from source against the system's OpenSSL",
+		    v.carrier_libs, v.owner.package, v.owner.package, v.owner.package, v.owner.package);
+		if (!strcmp(v.owner.package, "cryptography"))
+			CAT(fix, ", as Debian's python3-cryptography (for /usr/bin/python3) is");
+		CAT(fix, ".");
+	} else if (v.embedded && v.owner.kind == RP_OWNER_SYSTEM) {
+		CAT(fix, "Nothing to change here: the program (%s) does its crypto in %s, linked "
+			 "into it, which cryptrace cannot see (it hooks OpenSSL's shared libcrypto, "
+			 "/dev/crypto and AF_ALG only).", v.owner.desc, v.carrier_libs);
+	} else if (v.embedded) {
 		CAT(fix, "Build the program against the shared libcrypto (libcrypto.so, not libcrypto.a "
 			 "or a static binary) to trace it; cryptrace hooks OpenSSL's shared libcrypto, "
 			 "/dev/crypto and AF_ALG only.");
-	else if (other)
+	} else if (v.other && !readers) {
+		CAT(fix, "Nothing to change here: the program (%s) uses %s for its crypto, which "
+			 "cryptrace does not hook (it hooks OpenSSL's libcrypto, /dev/crypto and AF_ALG "
+			 "only); to measure it, use %s's own tools.", v.owner.desc, v.lib_name,
+		    v.lib_name);
+	} else if (v.other) {
 		CAT(fix, "cryptrace hooks OpenSSL's libcrypto, /dev/crypto and AF_ALG only; trace this "
-			 "program's crypto library with its own tools, or build it against OpenSSL.");
-	else if (statics)
+			 "program's crypto library (%s) with its own tools, or build it against OpenSSL.",
+		    v.lib_name);
+	} else if (statics) {
 		CAT(fix, "Nothing to fix if the program does no encryption. To trace one that does, "
 			 "link it dynamically against libcrypto: LD_PRELOAD needs the dynamic loader.");
-	else
+	} else {
 		CAT(fix, "Nothing to fix if the program should do no encryption. A statically linked "
 			 "program cannot be traced: link it dynamically against libcrypto.");
+	}
 }
 
 /* ---- multiple-libcrypto */
@@ -373,15 +522,6 @@ static bool is_libcrypto_path(struct ct_str path)
 		if (path.p[i] == '/')
 			base = (struct ct_str){ .p = path.p + i + 1, .len = path.len - i - 1 };
 	return rp_str_starts(base, "libcrypto.so") || rp_str_starts(base, "libcrypto-");
-}
-
-/* "libcrypto.so.3" of "/usr/lib/x86_64-linux-gnu/libcrypto.so.3". */
-static struct ct_str base_name(struct ct_str path)
-{
-	for (uint32_t i = path.len; i > 0; i--)
-		if (path.p[i - 1] == '/')
-			return (struct ct_str){ .p = path.p + i, .len = path.len - i };
-	return path;
 }
 
 /*

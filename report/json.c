@@ -318,6 +318,12 @@ static void json_proc(struct jw *w, const struct rp_model *m, const struct rp_pr
 	for (unsigned i = 0, n = rp_str_nparts(p->proc.crypto_libs, '\n'); i < n; i++)
 		j_str(w, NULL, rp_str_part(p->proc.crypto_libs, '\n', i));
 	j_close(w, ']');
+	/* every shared object the process mapped (MODULE records of preload/mapped.c) */
+	j_arr(w, "mapped");
+	for (size_t i = 0; i < p->nmodules; i++)
+		if (p->modules[i].flags & CT_MODULE_MAPPED)
+			j_str(w, NULL, p->modules[i].path);
+	j_close(w, ']');
 	j_u64(w, "per_call_ops", p->ops);
 	j_u64(w, "dropped_ops", p->proc.dropped_ops > p->ops_dropped ? p->proc.dropped_ops : p->ops_dropped);
 	j_u64(w, "dropped_events", p->proc.dropped_events);

@@ -147,7 +147,7 @@ struct rp_proc *rp_model_add_proc(struct rp_model *m);
 /* Newest snapshot wins: these replace an earlier record with the same id. */
 struct rp_path *rp_proc_path(struct rp_proc *p, uint32_t path_id); /* finds or adds */
 void rp_proc_set_event(struct rp_proc *p, const struct ct_event *ev);
-void rp_proc_add_module(struct rp_proc *p, const struct ct_module *mod); /* replaces by name */
+void rp_proc_add_module(struct rp_proc *p, const struct ct_module *mod); /* replaces by name + file */
 bool rp_proc_own(struct rp_proc *p, char *s); /* p frees s with the model; false: not taken */
 void rp_model_warn(struct rp_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool rp_u32list_add(struct rp_u32list *l, uint32_t v); /* adds if absent */

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "model.h"
+#include "owner.h"
 #include "tracegen.h"
 
 static struct rp_proc *mk_proc(struct rp_model *m, uint32_t pid)
@@ -167,11 +168,26 @@ static void test_nothing_intercepted(void **state)
 	assert_non_null(f);
 	assert_int_equal(f->severity, RP_INFO);
 	assert_non_null(strstr(f->message, "libcrypto was never loaded"));
-	p->proc.crypto_libs = ct_str_from("/usr/lib/x86_64-linux-gnu/libgnutls.so.30");
+	/* wget maps nettle before GnuTLS, and GnuTLS ran the AES: the TLS library is named */
+	p->proc.crypto_libs = ct_str_from("/lib/x86_64-linux-gnu/libnettle.so.8\n"
+					  "/lib/x86_64-linux-gnu/libgnutls.so.30");
+	f = find(&m, "nothing-intercepted");
+	assert_non_null(f);
+	if (!f) /* unreachable; tells gcc's -Wstringop-overread that f is not NULL below */
+		return;
+	assert_non_null(strstr(f->message, "it used GnuTLS (/lib/x86_64-linux-gnu/libgnutls.so.30), "
+					   "which cryptrace does not hook"));
+	assert_null(strstr(f->message, "nettle.so"));
+	/* a packaged program (/usr/bin) doing its own crypto is information, with nothing to change */
+	assert_int_equal(f->severity, RP_INFO);
+	assert_non_null(strstr(f->fix, "Nothing to change here"));
+	/* the same in a program the reader builds is a warning: they can build it against OpenSSL */
+	p->hdr.exe = ct_str_from("/home/dev/build/tlsclient");
 	f = find(&m, "nothing-intercepted");
 	assert_non_null(f);
 	assert_int_equal(f->severity, RP_WARNING);
-	assert_non_null(strstr(f->message, "libgnutls.so.30 which cryptrace does not hook"));
+	assert_non_null(strstr(f->fix, "build it against OpenSSL"));
+	p->hdr.exe = ct_str_from("/usr/bin/openssl");
 	struct rp_proc *q = mk_proc(&m, 2);
 	q->hdr.flags = CT_HDR_SECURE_EXEC;
 	q->has_proc = false;
@@ -290,6 +306,140 @@ static void test_nothing_intercepted_embedded(void **state)
 	assert_non_null(strstr(f->message, "holds no crypto library cryptrace recognises"));
 	unlink(path);
 	rp_model_free(&m);
+}
+
+/* Writes a file that looks like an ELF object and holds what marks is given; returns 0. */
+static int fake_elf(const char *path, const char *marks, size_t len)
+{
+	static const unsigned char ident[64] = { 0x7f, 'E', 'L', 'F', 2, 1, 1 };
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, ident, sizeof(ident)), (ssize_t)sizeof(ident));
+	if (len)
+		assert_int_equal(write(fd, marks, len), (ssize_t)len);
+	close(fd);
+	return 0;
+}
+
+static void mk_mapped(struct rp_proc *p, const char *path, uint32_t flags)
+{
+	const char *base = strrchr(path, '/');
+	struct ct_module mod = { .name = ct_str_from(base ? base + 1 : path), .path = ct_str_from(path),
+				 .build_id = ct_str_from(""), .flags = flags };
+	rp_proc_add_module(p, &mod);
+}
+
+/* pip's cryptography wheel carries OpenSSL inside _rust.abi3.so, which python dlopens; a pyenv
+ * shim runs bash, env and basename first. The finding names the shared object and the python
+ * that mapped it first, ahead of busier helpers, from the MAPPED module records; the other
+ * processes are one line. */
+static void test_nothing_intercepted_mapped(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/ct-test-wheel-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char sp[256], so[512], exe[300];
+	snprintf(sp, sizeof(sp), "%s/lib/python3.11/site-packages", dir);
+	snprintf(exe, sizeof(exe), "%s/python3.11", dir);
+	snprintf(so, sizeof(so), "%s/cryptography", sp);
+	char mk[600];
+	snprintf(mk, sizeof(mk), "mkdir -p %s", so);
+	assert_int_equal(system(mk), 0);
+	snprintf(so, sizeof(so), "%s/cryptography/_rust.abi3.so", sp);
+	static const char marks[] = "\0OpenSSL 4.0.0 14 Apr 2026\0../crypto/evp/evp_enc.c\0";
+	fake_elf(so, marks, sizeof(marks));
+	fake_elf(exe, "", 0);
+
+	MODEL(m);
+	for (uint32_t pid = 10; pid < 13; pid++) { /* the shim's helpers, busier than python */
+		struct rp_proc *h = mk_proc(&m, pid);
+		h->proc.flags = CT_PROC_FINAL;
+		h->proc.crypto_libs = ct_str_from("");
+		h->proc.utime_ns = 90000000;
+		h->hdr.exe = ct_str_from(pid == 12 ? "/usr/bin/env" : "/usr/bin/bash");
+		mk_mapped(h, "/lib/x86_64-linux-gnu/libc.so.6", CT_MODULE_MAPPED);
+	}
+	struct rp_proc *py = mk_proc(&m, 13);
+	py->proc.flags = CT_PROC_FINAL;
+	py->proc.crypto_libs = ct_str_from("");
+	py->proc.utime_ns = 1000000;
+	py->hdr.exe = ct_str_from(exe);
+	mk_mapped(py, "/lib/x86_64-linux-gnu/libc.so.6", CT_MODULE_MAPPED);
+	mk_mapped(py, so, CT_MODULE_MAPPED);
+	const struct rp_finding *f = find(&m, "nothing-intercepted");
+	assert_non_null(f);
+	if (!f)
+		return;
+	const char *pid13 = strstr(f->message, "For pid 13 ");
+	assert_non_null(pid13);
+	assert_null(strstr(f->message, "For pid 10 ")); /* the helpers are summed up, not shown */
+	assert_non_null(strstr(f->message, "a shared object it loaded"));
+	assert_non_null(strstr(f->message, so));
+	assert_non_null(strstr(f->message, "from the Python package cryptography, installed with pip"));
+	assert_non_null(strstr(f->message, "has OpenSSL 4.0.0 14 Apr 2026 linked in statically"));
+	assert_non_null(strstr(f->message, "The other 3 process(es) (bash x2, env) loaded no crypto"));
+	assert_int_equal(f->severity, RP_INFO); /* a pip package: nothing wrong, another build traces it */
+	assert_non_null(strstr(f->fix, "pip install --no-binary cryptography cryptography"));
+	assert_non_null(strstr(f->fix, "python3-cryptography"));
+	char why[600];
+	rp_nothing_reason(&m, why, sizeof(why));
+	assert_non_null(strstr(why, "_rust.abi3.so has OpenSSL 4.0.0"));
+	/* a module record of a call site only (no MAPPED flag) is not a list of what was mapped */
+	py->modules[1].flags = 0;
+	f = find(&m, "nothing-intercepted");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_null(strstr(f->message, "_rust.abi3.so"));
+	unlink(so);
+	unlink(exe);
+	snprintf(mk, sizeof(mk), "rm -rf %s", dir);
+	assert_int_equal(system(mk), 0);
+	rp_model_free(&m);
+}
+
+/* Whose code a file is: dpkg's lists name the package (a merged-/usr path too), a site-packages
+ * outside the system's is pip's, /usr/local and the rest are the reader's own. */
+static void test_file_owner(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/ct-test-dpkg-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char f1[300], f2[300];
+	snprintf(f1, sizeof(f1), "%s/openssh-client.list", dir);
+	snprintf(f2, sizeof(f2), "%s/libssl3:amd64.list", dir);
+	FILE *f = fopen(f1, "w");
+	assert_non_null(f);
+	fputs("/.\n/usr\n/usr/bin\n/usr/bin/ssh\n/usr/bin/scp", f); /* no final newline */
+	fclose(f);
+	f = fopen(f2, "w");
+	assert_non_null(f);
+	fputs("/usr/lib/x86_64-linux-gnu/libssl.so.3\n", f);
+	fclose(f);
+	rp_owner_set_dpkg_dir(dir);
+	static const struct { const char *path; enum rp_owner_kind kind; const char *pkg; } cases[] = {
+		{ "/usr/bin/ssh", RP_OWNER_SYSTEM, "openssh-client" },
+		{ "/usr/bin/scp", RP_OWNER_SYSTEM, "openssh-client" },
+		{ "/lib/x86_64-linux-gnu/libssl.so.3", RP_OWNER_SYSTEM, "libssl3" },
+		{ "/usr/bin/sshd", RP_OWNER_SYSTEM, "" },
+		{ "/usr/local/bin/ssh", RP_OWNER_LOCAL, "" },
+		{ "/home/u/venv/lib/python3.11/site-packages/cryptography/_rust.abi3.so", RP_OWNER_PIP,
+		  "cryptography" },
+		{ "/usr/lib/python3/dist-packages/cryptography/_rust.abi3.so", RP_OWNER_SYSTEM, "" },
+		{ "/opt/app/bin/app", RP_OWNER_LOCAL, "" },
+		{ "prog", RP_OWNER_UNKNOWN, "" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rp_owner o;
+		rp_file_owner(cases[i].path, &o);
+		if (o.kind != cases[i].kind || strcmp(o.package, cases[i].pkg))
+			fail_msg("%s: kind %d package '%s', expected %d '%s'", cases[i].path, o.kind,
+				 o.package, cases[i].kind, cases[i].pkg);
+	}
+	rp_owner_set_dpkg_dir(NULL);
+	unlink(f1);
+	unlink(f2);
+	rmdir(dir);
 }
 
 static void test_multiple_libcrypto(void **state)
@@ -801,6 +951,8 @@ int main(void)
 		cmocka_unit_test(test_nothing_intercepted),
 		cmocka_unit_test(test_nothing_intercepted_static),
 		cmocka_unit_test(test_nothing_intercepted_embedded),
+		cmocka_unit_test(test_nothing_intercepted_mapped),
+		cmocka_unit_test(test_file_owner),
 		cmocka_unit_test(test_engine_failed),
 		cmocka_unit_test(test_engine_failed_reason),
 		cmocka_unit_test(test_provider_absent),
