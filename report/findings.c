@@ -228,12 +228,14 @@ static struct proc_rank *ranked_procs(const struct rp_model *m, size_t *n)
 
 static void nothing_reason(const struct rp_model *m, char *buf, size_t cap, bool with_exe)
 {
-	size_t never = 0, other = 0, idle = 0, nofacts = 0, secure = 0, statics = 0;
+	size_t never = 0, other = 0, idle = 0, nofacts = 0, secure = 0, statics = 0, refused = 0;
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const struct rp_proc *p = &m->procs[i];
 		if (!proc_selected(m, p))
 			continue;
-		if (p->hdr.flags & CT_HDR_SECURE_EXEC)
+		if (rp_kernel_refusal(p))
+			refused++;
+		else if (p->hdr.flags & CT_HDR_SECURE_EXEC)
 			secure++;
 		else if (static_exe_event(p))
 			statics++;
@@ -258,9 +260,12 @@ static void nothing_reason(const struct rp_model *m, char *buf, size_t cap, bool
 	buf[0] = 0;
 	/* Counts only when the processes differ in why. */
 	bool mixed = (other != 0) + (never != 0) + (idle != 0) + (nofacts != 0) + (secure != 0) +
-		     (statics != 0) > 1;
+		     (statics != 0) + (refused != 0) > 1;
 	char cnt[48];
 #define COUNT(x) (mixed ? (snprintf(cnt, sizeof(cnt), " (%zu process(es))", (x)), cnt) : "")
+	if (refused)
+		cat(buf, cap, "it asked the kernel for cipher work and was refused (see "
+			      "kernel-refused)%s; ", COUNT(refused));
 	if (statics)
 		cat(buf, cap, "it is statically linked, so LD_PRELOAD cannot load cryptrace into "
 			      "it%s; ", COUNT(statics));
@@ -449,7 +454,7 @@ static void describe_processes(const struct rp_model *m, struct rp_finding *f,
 static void eval_nothing_intercepted(struct rp_model *m)
 {
 	uint64_t calls = 0;
-	size_t nproc = 0, statics = 0;
+	size_t nproc = 0, statics = 0, refused = 0;
 	for (size_t i = 0; i < m->npaths; i++)
 		calls += m->paths[i].st.calls;
 	for (size_t i = 0; i < m->nprocs; i++) {
@@ -458,6 +463,7 @@ static void eval_nothing_intercepted(struct rp_model *m)
 			continue;
 		nproc++;
 		statics += static_exe_event(p) != NULL;
+		refused += rp_kernel_refusal(p) != NULL;
 	}
 	if (calls || !nproc)
 		return;
@@ -478,7 +484,10 @@ static void eval_nothing_intercepted(struct rp_model *m)
 	bool readers = v.owner.kind == RP_OWNER_LOCAL || v.owner.kind == RP_OWNER_UNKNOWN;
 	if ((v.embedded || v.other) && readers)
 		f->severity = RP_WARNING;
-	if (v.embedded && v.owner.kind == RP_OWNER_PIP) {
+	if (refused) {
+		CAT(fix, "See kernel-refused: the program asked the kernel for its cipher work, and what "
+			 "to do about the refusal is said there.");
+	} else if (v.embedded && v.owner.kind == RP_OWNER_PIP) {
 		CAT(fix, "Nothing is wrong with the program; cryptrace cannot see into the %s that "
 			 "the Python package %s carries. To measure this work, use a build of %s "
 			 "linked against the system's shared libcrypto: `pip install --no-binary %s %s` "
@@ -1497,6 +1506,7 @@ static const rp_evaluator evaluators[] = {
 	eval_provider_absent,
 	eval_silent_fallback,
 	eval_session_failed,
+	rp_eval_kernel_refused,
 	eval_software_aes,
 	eval_lowlevel_api,
 	eval_kernel_software_driver,

@@ -34,4 +34,11 @@ const struct rp_module_role *rp_non_offload_module(const struct ct_event *e);
 /* The module's name as the event gives it ("fips" of "name=fips retain_fallbacks=1; ..."). */
 struct ct_str rp_requested_module(const struct ct_event *e);
 
+/* ---- kernel_refused.c */
+/* The failed socket(AF_ALG) or open(/dev/crypto) of p that no failed offload engine explains,
+ * or NULL. */
+const struct ct_event *rp_kernel_refusal(const struct rp_proc *p);
+/* kernel-refused: the program asked the kernel for cipher work and was refused. */
+void rp_eval_kernel_refused(struct rp_model *m);
+
 #endif

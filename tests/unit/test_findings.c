@@ -442,6 +442,64 @@ static void test_file_owner(void **state)
 	rmdir(dir);
 }
 
+/* cryptsetup benchmark: socket(AF_ALG) refused, no engine involved, the program fails. Said as
+ * kernel-refused (why, what to do), and nothing-intercepted no longer says "Nothing to fix";
+ * inside a failed afalg engine, engine-failed says it instead. */
+static void test_kernel_refused(void **state)
+{
+	(void)state;
+	MODEL(m);
+	struct rp_proc *p = mk_proc(&m, 5);
+	mk_event(p, 1, CT_EV_CALL_FAILED, "socket", EAFNOSUPPORT, -1,
+		 "family=AF_ALG type=SOCK_SEQPACKET protocol=0");
+	const struct rp_finding *f = find(&m, "kernel-refused");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_int_equal(f->severity, RP_WARNING);
+	assert_int_equal(f->pid, 5);
+	assert_non_null(strstr(f->message, "refused with EAFNOSUPPORT"));
+	assert_non_null(strstr(f->message, "af_alg and algif_skcipher"));
+	assert_non_null(strstr(f->message, "sandbox"));
+	assert_non_null(strstr(f->message, "No cipher work ran"));
+	assert_non_null(strstr(f->fix, "--route 'aes-*=aesni'"));
+	assert_non_null(strstr(f->fix, "modprobe af_alg algif_skcipher"));
+	f = find(&m, "nothing-intercepted");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_non_null(strstr(f->message, "refused (see kernel-refused)"));
+	assert_null(strstr(f->fix, "Nothing to fix"));
+	/* the program then did its work in software: said, and left to silent-fallback */
+	struct rp_path *a = mk_path(p, 0, CT_API_EVP, "provider:default", "aes-256-xts", 0);
+	tg_fill_stats(&a->st, 0, 10, 4096, 3000, 0.99, 0);
+	f = find(&m, "kernel-refused");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_non_null(strstr(f->message, "10 cipher calls in their own software"));
+	assert_non_null(find(&m, "silent-fallback"));
+	/* inside the afalg engine's failed load, engine-failed lists the refused socket itself */
+	mk_event(p, 2, CT_EV_ENGINE_REQUEST, "ENGINE_by_id", 0, 0, "id=afalg");
+	assert_null(find(&m, "kernel-refused"));
+	assert_non_null(find(&m, "engine-failed"));
+	rp_model_free(&m);
+
+	MODEL(m2);
+	struct rp_proc *q = mk_proc(&m2, 6);
+	mk_event(q, 1, CT_EV_CALL_FAILED, "open", ENOENT, -1, "path=/dev/crypto flags=O_RDWR");
+	f = find(&m2, "kernel-refused");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_non_null(strstr(f->message, "through /dev/crypto"));
+	assert_non_null(strstr(f->message, "cryptodev-linux module is not loaded"));
+	/* a failure of some other open is not a request for kernel crypto */
+	mk_event(q, 1, CT_EV_CALL_FAILED, "open", ENOENT, -1, "path=/etc/nothing flags=O_RDONLY");
+	assert_null(find(&m2, "kernel-refused"));
+	rp_model_free(&m2);
+}
+
 static void test_multiple_libcrypto(void **state)
 {
 	(void)state;
@@ -953,6 +1011,7 @@ int main(void)
 		cmocka_unit_test(test_nothing_intercepted_embedded),
 		cmocka_unit_test(test_nothing_intercepted_mapped),
 		cmocka_unit_test(test_file_owner),
+		cmocka_unit_test(test_kernel_refused),
 		cmocka_unit_test(test_engine_failed),
 		cmocka_unit_test(test_engine_failed_reason),
 		cmocka_unit_test(test_provider_absent),
