@@ -156,17 +156,19 @@ static void json_creator_fields(struct jw *w, const struct rp_creator *c, const 
 }
 
 /* callsite plus who created the contexts (callsites.c): "created_by" "ssh+0x632ac", its module,
- * the libcrypto API it went through and the purpose ("TLS", "SSH transport"...). */
-static void json_creator(struct jw *w, struct ct_str callsite)
+ * the libcrypto API it went through and the purpose ("TLS", "SSH transport"...), judged in
+ * process p (NULL: the merged path, in every process that has it). */
+static void json_creator(struct jw *w, const struct rp_model *m, const struct rp_proc *p,
+			 const struct rp_path *path)
 {
 	struct rp_creator c;
-	j_str(w, "callsite", callsite);
-	if (!rp_callsite_creator(callsite, &c)) {
+	j_str(w, "callsite", path->def.callsite);
+	if (!rp_callsite_creator(path->def.callsite, &c)) {
 		j_num(w, "created_by", 0, false);
 		return;
 	}
 	j_obj(w, "created_by");
-	json_creator_fields(w, &c, c.purpose);
+	json_creator_fields(w, &c, rp_path_purpose(m, p, path, &c));
 	j_close(w, '}');
 }
 
@@ -249,7 +251,7 @@ static void json_path(struct jw *w, const struct rp_model *m, const struct rp_pa
 	j_u64(w, "spliced_calls", p->st.spliced_calls);
 	j_close(w, '}');
 	j_pids(w, "pids", &p->pids);
-	json_creator(w, p->def.callsite);
+	json_creator(w, m, NULL, p);
 	json_creators(w, m, p);
 	j_arr(w, "sizes");
 	for (unsigned b = 0; b < CT_SIZE_BUCKETS; b++) {
@@ -364,7 +366,7 @@ static void json_proc(struct jw *w, const struct rp_model *m, const struct rp_pr
 		j_share(w, "cpu_share", cpu, pp->d.cpu_known, f->cpu_ns, f->cpu_known);
 		j_num(w, "throughput_wall_bps", (double)pp->st.bytes * 1e9 / pp->d.wall_ns,
 		      pp->d.wall_known && pp->d.wall_ns > 0);
-		json_creator(w, pp->def.callsite);
+		json_creator(w, m, p, pp);
 		j_close(w, '}');
 	}
 	j_close(w, ']');

@@ -307,16 +307,10 @@ static const struct rp_proc *parent_of(const struct rp_model *m, const struct rp
 }
 
 /* Does the process carry SSH traffic: a path whose contexts the ssh/sshd code created (not the
- * DRBG's)? */
+ * DRBG's) and used for transport, not key shielding (creators.c)? */
 static bool carries_ssh_traffic(const struct rp_proc *p)
 {
-	for (size_t k = 0; k < p->npaths; k++) {
-		struct rp_creator c;
-		if (p->paths[k].st.calls && rp_callsite_creator(p->paths[k].def.callsite, &c) &&
-		    !strcmp(c.purpose, "SSH transport"))
-			return true;
-	}
-	return false;
+	return rp_proc_ssh_transport(p);
 }
 
 static bool is_rexec_sshd(const struct rp_proc *p)

@@ -204,6 +204,7 @@ struct rp_creator_site {
 	struct ct_str callsite;
 	uint64_t setups;
 	struct rp_creator who;
+	unsigned ssh_uses;      /* OpenSSH's sites: key shielding (1), transport (2), seen where */
 };
 struct rp_path_creators {
 	uint64_t setups;        /* context set-ups (inits naming a cipher) seen, all sites */
@@ -216,8 +217,15 @@ struct rp_path_creators {
  * older cryptrace: then only the path's first call site, def.callsite, is known). */
 bool rp_path_creators(const struct rp_model *m, const struct rp_path *path, struct rp_path_creators *pc);
 /* What the creator used the contexts for: "TLS 1.3 records", "TLS 1.2 records", "SSH transport",
- * "random numbers (DRBG)", "" when unknown. */
+ * "private-key shielding (...)", "random numbers (DRBG)", "" when unknown. */
 const char *rp_creator_purpose(const struct rp_creator *c, uint32_t usage);
+/* The purpose of a path's contexts created at c, judged in process p (NULL: in every shown
+ * process that has the path): c->purpose, except that OpenSSH's contexts are transport or key
+ * shielding by the work they did. */
+const char *rp_path_purpose(const struct rp_model *m, const struct rp_proc *p,
+			    const struct rp_path *path, const struct rp_creator *c);
+/* p carries SSH traffic: OpenSSH's contexts on one of its paths did transport work. */
+bool rp_proc_ssh_transport(const struct rp_proc *p);
 
 /* ---- symbols.c: names for the call-site frames a traced process could not name (static
  * functions: "module+0xoff"), from the module files and debug files the trace's MODULE records
