@@ -5,6 +5,7 @@
  * constants below, and docs/report.md explains each one.
  */
 #include "model.h"
+#include "report.h"
 #include "carried.h"
 #include "exescan.h"
 #include "findings.h"
@@ -158,15 +159,20 @@ static struct ct_str str_find(struct ct_str s, const char *needle)
 }
 
 
-/* The launcher wrote this process's trace: it is statically linked (tracer/static_trace.c). */
-static const struct ct_event *static_exe_event(const struct rp_proc *p)
+static const struct ct_event *launcher_event(const struct rp_proc *p, const char *call)
 {
 	for (size_t k = 0; k < p->nevents; k++) {
 		const struct ct_event *e = &p->events[k].ev;
-		if (e->kind == CT_EV_TRACE_WARNING && rp_str_is(e->call, RP_STATIC_EXE_CALL))
+		if (e->kind == CT_EV_TRACE_WARNING && rp_str_is(e->call, call))
 			return e;
 	}
 	return NULL;
+}
+
+/* The launcher wrote this process's trace: it is statically linked (tracer/static_trace.c). */
+static const struct ct_event *static_exe_event(const struct rp_proc *p)
+{
+	return launcher_event(p, RP_STATIC_EXE_CALL);
 }
 
 /* ---- which processes matter when nothing was seen, and what they carry (carried.c) */
@@ -229,6 +235,7 @@ static struct proc_rank *ranked_procs(const struct rp_model *m, size_t *n)
 static void nothing_reason(const struct rp_model *m, char *buf, size_t cap, bool with_exe)
 {
 	size_t never = 0, other = 0, idle = 0, nofacts = 0, secure = 0, statics = 0, refused = 0;
+	size_t unseen = 0; /* ended without exit handlers before a snapshot (tracer/end_trace.c) */
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const struct rp_proc *p = &m->procs[i];
 		if (!proc_selected(m, p))
@@ -239,6 +246,8 @@ static void nothing_reason(const struct rp_model *m, char *buf, size_t cap, bool
 			secure++;
 		else if (static_exe_event(p))
 			statics++;
+		else if (!p->has_proc && launcher_event(p, RP_EXIT_UNSEEN_CALL))
+			unseen++;
 		else if (!p->has_proc)
 			nofacts++;
 		else if (p->proc.flags & CT_PROC_HAS_LIBCRYPTO)
@@ -260,7 +269,7 @@ static void nothing_reason(const struct rp_model *m, char *buf, size_t cap, bool
 	buf[0] = 0;
 	/* Counts only when the processes differ in why. */
 	bool mixed = (other != 0) + (never != 0) + (idle != 0) + (nofacts != 0) + (secure != 0) +
-		     (statics != 0) + (refused != 0) > 1;
+		     (statics != 0) + (refused != 0) + (unseen != 0) > 1;
 	char cnt[48];
 #define COUNT(x) (mixed ? (snprintf(cnt, sizeof(cnt), " (%zu process(es))", (x)), cnt) : "")
 	if (refused)
@@ -282,6 +291,10 @@ static void nothing_reason(const struct rp_model *m, char *buf, size_t cap, bool
 	if (nofacts)
 		cat(buf, cap, "the trace holds no process facts: the process ended before its first "
 			      "flush%s; ", COUNT(nofacts));
+	if (unseen)
+		cat(buf, cap, "it exited without running its exit handlers (as Go programs do) before "
+			      "its first snapshot, so only its start and exit status are known%s; ",
+		    COUNT(unseen));
 	if (secure)
 		cat(buf, cap, "tracing is disabled in setuid/setgid programs%s; ", COUNT(secure));
 #undef COUNT
@@ -1335,45 +1348,100 @@ static double aesni_bound(const struct rp_proc *p, const char **from)
 	return 0;
 }
 
-/* One finding per process: the AES path with the most bytes carries the evidence, the others
- * that ran slow (or, under a mask, every AES path) are listed. */
+/* One process's verdict: its AES paths that ran at software speed (or, under a mask, every
+ * AES path), the one with the most bytes, and the cause. */
+enum sw_cause { SW_MASK, SW_LOWLEVEL, SW_SET_CAP, SW_BUILD };
+
+struct sw_proc {
+	const struct rp_proc *pr;
+	const struct rp_path *main;
+	double main_cpb, bound, limit, base_limit;
+	bool calibrated, masked;
+	const char *bound_from;
+	enum sw_cause cause;
+	uint64_t calls, bytes;  /* over its slow paths */
+};
+
+static bool sw_path_slow(const struct sw_proc *x, const struct rp_model *m, const struct rp_path *p)
+{
+	if (!is_aes_inprocess(m, p))
+		return false;
+	double cpb = large_request_cpb(p);
+	double lim = x->calibrated ? path_limit(p, x->base_limit) : x->base_limit;
+	return cpb > lim || masked_applies(x->masked, p);
+}
+
+static bool sw_judge(const struct rp_model *m, const struct rp_proc *pr, struct sw_proc *x)
+{
+	memset(x, 0, sizeof(*x));
+	x->pr = pr;
+	if (!proc_selected(m, pr) || !pr->has_hdr || !(pr->hdr.cpu_flags & (CT_CPU_AES | CT_CPU_ARM_AES)))
+		return false;
+	x->masked = ia32cap_disables_aesni(pr->hdr.ia32cap);
+	x->bound = aesni_bound(pr, &x->bound_from);
+	x->base_limit = x->bound > 0 ? fmax(SOFTWARE_AES_FACTOR * x->bound, SOFTWARE_AES_FLOOR_CPB) :
+				       SOFTWARE_AES_FIXED_CPB;
+	x->calibrated = x->bound > 0; /* the serial-mode floor refines a calibrated bound only */
+	x->main_cpb = -1;
+	for (size_t k = 0; k < pr->npaths; k++) {
+		const struct rp_path *p = &pr->paths[k];
+		if (!sw_path_slow(x, m, p))
+			continue;
+		x->calls += p->st.calls;
+		x->bytes += p->st.bytes;
+		if (!x->main || p->st.bytes > x->main->st.bytes) {
+			x->main = p;
+			x->main_cpb = large_request_cpb(p);
+		}
+	}
+	if (!x->main)
+		return false;
+	x->limit = x->calibrated ? path_limit(x->main, x->base_limit) : x->base_limit;
+	x->cause = x->masked ? SW_MASK : x->main->def.api == CT_API_AES ? SW_LOWLEVEL :
+		   pr->hdr.ia32cap.len ? SW_SET_CAP : SW_BUILD;
+	return true;
+}
+
+/* Same cause: the same reason (and, for a mask, the same OPENSSL_ia32cap value). */
+static bool sw_same_cause(const struct sw_proc *a, const struct sw_proc *b)
+{
+	return a->cause == b->cause &&
+	       (a->cause != SW_MASK || rp_str_eq(a->pr->hdr.ia32cap, b->pr->hdr.ia32cap));
+}
+
+/* One finding per cause (issue: nine software-aes warnings for one masked database server):
+ * the process with the most slow bytes carries the speed evidence; its other slow paths and
+ * every process affected, with its share of the slow bytes, are listed. */
 static void eval_software_aes(struct rp_model *m)
 {
-	for (size_t i = 0; i < m->nprocs; i++) {
-		const struct rp_proc *pr = &m->procs[i];
-		if (!proc_selected(m, pr) || !pr->has_hdr ||
-		    !(pr->hdr.cpu_flags & (CT_CPU_AES | CT_CPU_ARM_AES)))
+	struct sw_proc *v = calloc(m->nprocs ? m->nprocs : 1, sizeof(*v));
+	bool *done = calloc(m->nprocs ? m->nprocs : 1, sizeof(*done));
+	size_t n = 0;
+	for (size_t i = 0; v && done && i < m->nprocs; i++)
+		if (sw_judge(m, &m->procs[i], &v[n]))
+			n++;
+	for (size_t g = 0; v && done && g < n; g++) {
+		if (done[g])
 			continue;
-		bool masked = ia32cap_disables_aesni(pr->hdr.ia32cap);
-		const char *bound_from;
-		double bound = aesni_bound(pr, &bound_from);
-		double limit = bound > 0 ? fmax(SOFTWARE_AES_FACTOR * bound, SOFTWARE_AES_FLOOR_CPB) :
-					   SOFTWARE_AES_FIXED_CPB;
-		bool calibrated = bound > 0; /* the serial-mode floor refines a calibrated bound only */
-		const struct rp_path *main = NULL;
-		double main_cpb = -1;
-		size_t nslow = 0;
-		for (size_t k = 0; k < pr->npaths; k++) {
-			const struct rp_path *p = &pr->paths[k];
-			if (!is_aes_inprocess(m, p))
+		/* the group of g's cause; x: the process with the most slow bytes */
+		const struct sw_proc *x = &v[g];
+		size_t members = 0;
+		uint64_t group_bytes = 0, group_calls = 0;
+		for (size_t j = g; j < n; j++) {
+			if (done[j] || !sw_same_cause(&v[g], &v[j]))
 				continue;
-			double cpb = large_request_cpb(p);
-			if (!(cpb > (calibrated ? path_limit(p, limit) : limit) || masked_applies(masked, p)))
-				continue;
-			nslow++;
-			if (!main || p->st.bytes > main->st.bytes) {
-				main = p;
-				main_cpb = cpb;
-			}
+			members++;
+			group_bytes += v[j].bytes;
+			group_calls += v[j].calls;
+			if (v[j].bytes > x->bytes)
+				x = &v[j];
 		}
-		if (!main)
-			continue;
-		double base_limit = limit;
-		limit = calibrated ? path_limit(main, base_limit) : base_limit;
-		struct rp_finding *f = add(m, "software-aes", RP_WARNING, pr->hdr.pid);
+		const struct rp_proc *pr = x->pr;
+		const struct rp_path *p = x->main;
+		double main_cpb = x->main_cpb, bound = x->bound, limit = x->limit;
+		struct rp_finding *f = add(m, "software-aes", RP_WARNING, members == 1 ? pr->hdr.pid : 0);
 		if (!f)
-			return;
-		const struct rp_path *p = main;
+			break;
 		if (main_cpb > limit && bound > 0)
 			CAT(message, "This CPU has AES instructions, but %.*s %s in %.*s ran at %.1f cycles "
 				     "per byte on requests of 8 KiB and more, %.1fx the %.2f cycles/byte "
@@ -1391,29 +1459,63 @@ static void eval_software_aes(struct rp_model *m)
 			CAT(message, "This CPU has AES instructions, but OPENSSL_ia32cap hides them from "
 				     "libcrypto, so %.*s %s in %.*s runs in software AES.",
 			    S(p->def.cipher), ct_dir_name(p->def.dir), S(p->def.impl));
-		if (nslow > 1) {
-			CAT(message, " Also affected:");
-			for (size_t k = 0; k < pr->npaths; k++) {
-				const struct rp_path *o = &pr->paths[k];
-				double cpb = is_aes_inprocess(m, o) ? large_request_cpb(o) : -1;
-				double olimit = calibrated ? path_limit(o, base_limit) : base_limit;
-				if (o == main || !is_aes_inprocess(m, o) || !(cpb > olimit || masked_applies(masked, o)))
+		/* the other slow paths, over the whole group, once per cipher and direction */
+		struct { struct ct_str cipher; int dir; uint64_t calls; } also[16];
+		size_t nalso = 0;
+		for (size_t j = g; j < n; j++) {
+			if (done[j] || !sw_same_cause(&v[g], &v[j]))
+				continue;
+			for (size_t k = 0; k < v[j].pr->npaths; k++) {
+				const struct rp_path *o = &v[j].pr->paths[k];
+				if (!sw_path_slow(&v[j], m, o) ||
+				    (rp_str_eq(o->def.cipher, p->def.cipher) && o->def.dir == p->def.dir))
 					continue;
-				CAT(message, " %.*s %s (%llu calls);", S(o->def.cipher), ct_dir_name(o->def.dir),
-				    (unsigned long long)o->st.calls);
+				size_t a = 0;
+				while (a < nalso && !(rp_str_eq(also[a].cipher, o->def.cipher) &&
+						      also[a].dir == o->def.dir))
+					a++;
+				if (a == nalso && nalso < sizeof(also) / sizeof(also[0]))
+					also[nalso++] = (typeof(also[0])){ .cipher = o->def.cipher,
+									   .dir = o->def.dir };
+				if (a < nalso)
+					also[a].calls += o->st.calls;
 			}
-			size_t n = strlen(f->message);
-			if (f->message[n - 1] == ';')
-				f->message[n - 1] = '.';
+		}
+		for (size_t a = 0; a < nalso; a++)
+			CAT(message, "%s %.*s %s (%llu calls)%s", a ? "" : " Also affected:",
+			    S(also[a].cipher), ct_dir_name(also[a].dir), (unsigned long long)also[a].calls,
+			    a + 1 < nalso ? ";" : ".");
+		size_t len;
+		if (members > 1) {
+			char b[32];
+			fmt_bytes(b, sizeof(b), group_bytes);
+			CAT(message, " In %zu processes (%llu calls, %s in all):", members,
+			    (unsigned long long)group_calls, b);
+			size_t listed = 0;
+			for (size_t j = g; j < n; j++) {
+				if (done[j] || !sw_same_cause(&v[g], &v[j]))
+					continue;
+				if (listed++ == 8) {
+					CAT(message, " and %zu more;", members - 8);
+					break;
+				}
+				fmt_bytes(b, sizeof(b), v[j].bytes);
+				CAT(message, " pid %u %s %s (%.1f%%);", v[j].pr->hdr.pid,
+				    v[j].pr->role[0] ? v[j].pr->role : "?", b,
+				    group_bytes ? 100.0 * (double)v[j].bytes / (double)group_bytes : 0);
+			}
+			len = strlen(f->message);
+			if (f->message[len - 1] == ';')
+				f->message[len - 1] = '.';
 		}
 		CAT(message, " Likely cause: ");
-		if (masked)
+		if (x->cause == SW_MASK)
 			CAT(message, "the environment sets OPENSSL_ia32cap=%.*s, which masks AES-NI (bit 57) "
 				     "out of libcrypto's CPU capabilities.",
 			    S(pr->hdr.ia32cap));
-		else if (p->def.api == CT_API_AES)
+		else if (x->cause == SW_LOWLEVEL)
 			CAT(message, "the low-level AES_* API, which may not use AES-NI.");
-		else if (pr->hdr.ia32cap.len)
+		else if (x->cause == SW_SET_CAP)
 			CAT(message, "OPENSSL_ia32cap=%.*s is set; or a libcrypto built without AES "
 				     "assembly (no-asm).",
 			    S(pr->hdr.ia32cap));
@@ -1421,25 +1523,32 @@ static void eval_software_aes(struct rp_model *m)
 			CAT(message, "a libcrypto built without AES assembly (no-asm), or a CPU feature "
 				     "hidden by a hypervisor.");
 		CAT(evidence, "cpu_flags has aes; ");
+		if (members > 1)
+			CAT(evidence, "pid %u: ", pr->hdr.pid);
 		if (main_cpb >= 0)
 			CAT(evidence, "%.2f cycles/byte at >= 8 KiB (limit %.2f); ", main_cpb, limit);
 		else
 			CAT(evidence, "cycles/byte unknown (no timed requests of 8 KiB or more); ");
 		if (bound > 0)
-			CAT(evidence, "AES-NI bound %.2f cycles/byte, %s; ", bound, bound_from);
+			CAT(evidence, "AES-NI bound %.2f cycles/byte, %s; ", bound, x->bound_from);
 		else
 			CAT(evidence, "AES-NI bound: %s, so the fixed limit of %.0f cycles/byte; ",
-			    bound_from, SOFTWARE_AES_FIXED_CPB);
+			    x->bound_from, SOFTWARE_AES_FIXED_CPB);
 		if (pr->hdr.ia32cap.len)
 			CAT(evidence, "OPENSSL_ia32cap=%.*s", S(pr->hdr.ia32cap));
 		else
 			CAT(evidence, "OPENSSL_ia32cap unset");
-		if (masked)
+		if (x->cause == SW_MASK)
 			CAT(fix, "Unset OPENSSL_ia32cap (or drop ~0x200000000000000 from its mask).");
 		else
 			CAT(fix, "Use a libcrypto built with assembly (the distribution's), through EVP; "
 				 "compare with `openssl speed -evp aes-128-cbc`.");
+		for (size_t j = g; j < n; j++)
+			if (!done[j] && sw_same_cause(&v[g], &v[j]))
+				done[j] = true;
 	}
+	free(v);
+	free(done);
 }
 
 /* ---- kernel-software-driver */

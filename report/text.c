@@ -88,6 +88,9 @@ static void print_processes(const struct rp_model *m, FILE *out)
 				sscanf(at, "at byte %llu", &off);
 			snprintf(status, sizeof(status), "%s at %llu",
 				 p->read_status == CT_READ_CORRUPT ? "corrupt" : "truncated", off);
+		} else if (st == RP_INCOMPLETE && p->has_end && p->end.reason == CT_END_EXIT) {
+			/* ended, but its figures may miss work (an exit the launcher recorded) */
+			snprintf(status, sizeof(status), "incomplete (exit %d)", p->end.status);
 		} else if (st == RP_INCOMPLETE) {
 			snprintf(status, sizeof(status), "incomplete");
 		} else {

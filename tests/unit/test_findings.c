@@ -987,6 +987,60 @@ static void test_software_aes_bound_source(void **state)
 	rp_model_free(&m);
 }
 
+/* A masked multi-process server: one software-aes finding per cause, listing the processes and
+ * their share of the slow bytes, not one per process; a process slow for another reason gets
+ * its own. */
+static void test_software_aes_per_cause(void **state)
+{
+	(void)state;
+	MODEL(m);
+	static const uint64_t calls[3] = { 300, 100, 600 };
+	for (uint32_t i = 0; i < 3; i++) {
+		struct rp_proc *p = mk_proc(&m, 20 + i);
+		p->hdr.ia32cap = ct_str_from("~0x200000200000000");
+		struct rp_path *a = mk_path(p, 0, CT_API_EVP, "provider:default", "aes-256-gcm", 0);
+		tg_fill_stats(&a->st, 0, calls[i], 8192, 3000, 0.99, 0);
+		struct rp_path *d = mk_path(p, 1, CT_API_EVP, "provider:default", "aes-256-ctr", 0);
+		tg_fill_stats(&d->st, 1, 10, 16, 300, 0.99, 0);
+	}
+	rp_model_merge(&m);
+	rp_findings_evaluate(&m);
+	size_t n = 0;
+	const struct rp_finding *f = NULL;
+	for (size_t i = 0; i < m.nfindings; i++)
+		if (!strcmp(m.findings[i].kind, "software-aes")) {
+			n++;
+			f = &m.findings[i];
+		}
+	assert_int_equal(n, 1);
+	if (!f)
+		return;
+	assert_int_equal(f->pid, 0);
+	assert_non_null(strstr(f->message, "OPENSSL_ia32cap=~0x200000200000000"));
+	assert_non_null(strstr(f->message, "In 3 processes (1030 calls,"));
+	assert_non_null(strstr(f->message, "pid 20 "));
+	assert_non_null(strstr(f->message, "pid 21 "));
+	assert_non_null(strstr(f->message, "pid 22 "));
+	assert_non_null(strstr(f->message, "(60.0%)")); /* pid 22: 600 of 1000 large calls' bytes */
+	assert_non_null(strstr(f->message, "Also affected: aes-256-ctr encrypt (30 calls)."));
+	assert_non_null(strstr(f->evidence, "pid 22:")); /* the busiest process carries the evidence */
+	/* a fourth process, slow without a mask: a second cause, a second finding */
+	struct rp_proc *q = mk_proc(&m, 30);
+	struct rp_path *slow = mk_path(q, 0, CT_API_EVP, "provider:default", "aes-128-ctr", 0);
+	tg_fill_stats(&slow->st, 0, 100, 65536, 65536 * 5, 0.99, 0); /* 10 cycles/byte at 2 GHz */
+	rp_model_merge(&m);
+	rp_findings_evaluate(&m);
+	n = 0;
+	for (size_t i = 0; i < m.nfindings; i++)
+		if (!strcmp(m.findings[i].kind, "software-aes")) {
+			n++;
+			if (m.findings[i].pid == 30)
+				assert_non_null(strstr(m.findings[i].message, "no-asm"));
+		}
+	assert_int_equal(n, 2);
+	rp_model_free(&m);
+}
+
 static void test_kernel_software_driver(void **state)
 {
 	(void)state;
@@ -1080,6 +1134,7 @@ int main(void)
 		cmocka_unit_test(test_session_failed),
 		cmocka_unit_test(test_software_aes),
 		cmocka_unit_test(test_software_aes_bound_source),
+		cmocka_unit_test(test_software_aes_per_cause),
 		cmocka_unit_test(test_kernel_software_driver),
 		cmocka_unit_test(test_small_requests_offload),
 		cmocka_unit_test(test_clean_run_raises_nothing),
