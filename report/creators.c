@@ -122,6 +122,35 @@ bool rp_proc_ssh_transport(const struct rp_proc *p)
 	return false;
 }
 
+/* A path's first call site names who set up its first context; an entry variant may be someone
+ * else's: the DRBG feeds its AES-256-CTR contexts through EVP_CipherUpdate only, so the
+ * EVP_Cipher variant of the same path (OpenSSH's key shielding beside it) was made by another
+ * creator, the one with the most set-ups on the path in p (NULL: in every shown process). */
+bool rp_path_creator(const struct rp_model *m, const struct rp_proc *p, const struct rp_path *path,
+		     struct rp_creator *c)
+{
+	if (!rp_callsite_creator(path->def.callsite, c))
+		return false;
+	if (path->def.entry != CT_ENTRY_EVP_CIPHER || !strstr(c->purpose, "DRBG"))
+		return true;
+	uint64_t best = 0;
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct rp_proc *q = &m->procs[i];
+		if ((p && q != p) || (!p && !rp_proc_shown(m, q)))
+			continue;
+		for (size_t k = 0; k < q->nevents; k++) {
+			const struct ct_event *ev = &q->events[k].ev;
+			struct rp_creator o;
+			if (ev->kind == CT_EV_CONTEXT && ev->count > best && event_on_path(q, ev, path) &&
+			    rp_callsite_creator(ev->callsite, &o) && !strstr(o.purpose, "DRBG")) {
+				best = ev->count;
+				*c = o;
+			}
+		}
+	}
+	return true;
+}
+
 const char *rp_path_purpose(const struct rp_model *m, const struct rp_proc *p,
 			    const struct rp_path *path, const struct rp_creator *c)
 {

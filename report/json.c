@@ -163,7 +163,7 @@ static void json_creator(struct jw *w, const struct rp_model *m, const struct rp
 {
 	struct rp_creator c;
 	j_str(w, "callsite", path->def.callsite);
-	if (!rp_callsite_creator(path->def.callsite, &c)) {
+	if (!rp_path_creator(m, p, path, &c)) {
 		j_num(w, "created_by", 0, false);
 		return;
 	}

@@ -224,6 +224,11 @@ const char *rp_creator_purpose(const struct rp_creator *c, uint32_t usage);
  * shielding by the work they did. */
 const char *rp_path_purpose(const struct rp_model *m, const struct rp_proc *p,
 			    const struct rp_path *path, const struct rp_creator *c);
+/* Who created a path's contexts (its first call site), corrected for an entry variant the first
+ * creator never drives (the DRBG never calls EVP_Cipher), in p (NULL: every shown process).
+ * False when the path has no call site. */
+bool rp_path_creator(const struct rp_model *m, const struct rp_proc *p, const struct rp_path *path,
+		     struct rp_creator *c);
 /* p carries SSH traffic: OpenSSH's contexts on one of its paths did transport work. */
 bool rp_proc_ssh_transport(const struct rp_proc *p);
 

@@ -5,6 +5,7 @@ client of its own), stopped by the test, and their traces read with `cryptrace r
 Builds on tests/integration/ctlib.py (same environment variables, same exit codes)."""
 import os
 import select
+import shutil
 import signal
 import socket
 import subprocess
@@ -39,6 +40,31 @@ def random_file(path, size):
                 ctlib.secret(f"{os.path.basename(path)} @{size - left}", chunk)
             f.write(chunk)
             left -= n
+
+
+def ssh_setup(tmp, sftp="internal-sftp"):
+    """A throwaway sshd config in tmp: ed25519 host and user keys (hostkey, userkey), root login
+    by key only, no PAM, the sftp subsystem `sftp` (internal-sftp runs inside sshd: no shell, so
+    no login scripts). Returns the config's path."""
+    keygen = ctlib.need_program("ssh-keygen")
+    for name in ("hostkey", "userkey"):
+        p = ctlib.run([keygen, "-q", "-t", "ed25519", "-N", "", "-f", os.path.join(tmp, name)])
+        check(p.returncode == 0, f"ssh-keygen {name}")
+    shutil.copy(os.path.join(tmp, "userkey.pub"), os.path.join(tmp, "authorized_keys"))
+    cfg = os.path.join(tmp, "sshd_config")
+    with open(cfg, "w") as f:
+        f.write(f"""HostKey {tmp}/hostkey
+UsePAM no
+StrictModes no
+PidFile {tmp}/sshd.pid
+AuthorizedKeysFile {tmp}/authorized_keys
+PermitRootLogin prohibit-password
+Subsystem sftp {sftp}
+LogLevel VERBOSE
+""")
+    # sshd's privilege separation chroots the pre-auth child here; Debian creates it at boot
+    os.makedirs("/run/sshd", mode=0o755, exist_ok=True)
+    return cfg
 
 
 def same_file(a, b):

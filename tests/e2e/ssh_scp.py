@@ -23,27 +23,9 @@ CIPHERS = [
 
 
 def setup(tmp):
-    keygen = ctlib.need_program("ssh-keygen")
-    for name in ("hostkey", "userkey"):
-        p = ctlib.run([keygen, "-q", "-t", "ed25519", "-N", "", "-f", os.path.join(tmp, name)])
-        check(p.returncode == 0, f"ssh-keygen {name}")
-    shutil.copy(os.path.join(tmp, "userkey.pub"), os.path.join(tmp, "authorized_keys"))
     sftp = next((p for p in ("/usr/lib/openssh/sftp-server", "/usr/libexec/sftp-server")
                  if os.path.exists(p)), "internal-sftp")
-    cfg = os.path.join(tmp, "sshd_config")
-    with open(cfg, "w") as f:
-        f.write(f"""HostKey {tmp}/hostkey
-UsePAM no
-StrictModes no
-PidFile {tmp}/sshd.pid
-AuthorizedKeysFile {tmp}/authorized_keys
-PermitRootLogin prohibit-password
-Subsystem sftp {sftp}
-LogLevel VERBOSE
-""")
-    # sshd's privilege separation chroots the pre-auth child here; Debian creates it at boot
-    os.makedirs("/run/sshd", mode=0o755, exist_ok=True)
-    return cfg
+    return e2elib.ssh_setup(tmp, sftp)
 
 
 def one(tmp, cfg, src, ssh_cipher, cipher):
