@@ -8,7 +8,6 @@ the crypto share of the process's time; chacha20 must show up as a non-AES ciphe
 copy is byte-identical, and no sshd process (the seccomp-sandboxed pre-auth child included)
 dies of a signal."""
 import os
-import shutil
 
 import e2elib  # first: it makes tests/integration/ctlib.py importable
 import ctlib
@@ -104,14 +103,7 @@ def check_folded(tdir, cipher, module):
 
 
 def test():
-    if os.geteuid() != 0:
-        ctlib.skip("sshd needs root (privilege separation, the user's login) here")
-    if ctlib.asan_runtime():
-        ctlib.skip("sanitizer pass: the ASan runtime's own syscalls inside sshd's seccomp "
-                   "sandbox get the pre-auth child killed; the normal pass runs this test")
-    for prog in ("/usr/sbin/sshd", "scp", "ssh", "cmp"):
-        if not (os.access(prog, os.X_OK) if prog.startswith("/") else shutil.which(prog)):
-            ctlib.skip(f"{prog} is not installed")
+    e2elib.need_sshd()
     tmp = ctlib.tmpdir("e2e-ssh")
     os.chmod(tmp, 0o755)
     cfg = setup(tmp)

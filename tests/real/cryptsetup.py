@@ -7,28 +7,17 @@ kernel-refused: the program asked the kernel for AES and was refused, why, and w
 (including --route 'aes-*=aesni'), instead of "no cipher work was done ... Nothing to fix".
 With that route, cryptrace serves AF_ALG in-process: the benchmark works (exit 0, MiB/s for both
 directions) and the report shows AF_ALG paths served by route:aesni, with no warning."""
-import errno
-import socket
-
 import reallib
 from reallib import check, ctlib
 
 ARGS = ["benchmark", "-c", "aes-xts-plain64"]
 
 
-def afalg_refused():
-    try:
-        socket.socket(38, socket.SOCK_SEQPACKET, 0).close()  # AF_ALG
-        return None
-    except OSError as e:
-        return errno.errorcode.get(e.errno, str(e.errno))
-
-
 def test():
     cryptsetup = reallib.need("cryptsetup")
 
     def refused():
-        why = afalg_refused()
+        why = ctlib.afalg_refused()
         if not why:
             print("skip refused case: this kernel accepts AF_ALG sockets")
             return False

@@ -26,15 +26,9 @@ def copy(tmp, cfg, src, ssh_cipher, env, tag):
     sdir, cdir = ctlib.tmpdir(f"sshd-{tag}"), ctlib.tmpdir(f"scp-{tag}")
     dst = os.path.join(tmp, f"dst-{tag}.bin")
     port = e2elib.free_port()
-    old = dict(os.environ)
-    os.environ.clear()
-    os.environ.update(env)
-    try:
-        sshd = e2elib.Daemon(["/usr/sbin/sshd", "-D", "-e", "-p", str(port), "-o",
-                              "ListenAddress=127.0.0.1", "-f", cfg], sdir, "Server listening on")
-    finally:
-        os.environ.clear()
-        os.environ.update(old)
+    sshd = e2elib.Daemon(["/usr/sbin/sshd", "-D", "-e", "-p", str(port), "-o",
+                          "ListenAddress=127.0.0.1", "-f", cfg], sdir, "Server listening on",
+                         env=env)
     try:
         opts = ["-c", ssh_cipher] if ssh_cipher else []
         p = ctlib.run_traced(["scp", "-q"] + opts + [
@@ -84,14 +78,7 @@ def check_shielding(server, tag):
 
 
 def test():
-    if os.geteuid() != 0:
-        ctlib.skip("sshd needs root (privilege separation, the login) here")
-    if ctlib.asan_runtime():
-        ctlib.skip("sanitizer pass: the ASan runtime's syscalls in sshd's seccomp sandbox kill "
-                   "the pre-auth child; the normal pass runs this test")
-    for prog in ("/usr/sbin/sshd", "scp", "ssh-keygen", "cmp"):
-        if not (os.access(prog, os.X_OK) if prog.startswith("/") else reallib.need(prog)):
-            ctlib.skip(f"{prog} is not installed")
+    e2elib.need_sshd()
     tmp = ctlib.tmpdir("real-ssh")
     os.chmod(tmp, 0o755)
     cfg = e2elib.ssh_setup(tmp)

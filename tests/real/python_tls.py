@@ -31,14 +31,7 @@ srv.handle_request()
 def one(tmp, cert, key, env, tag):
     sdir, cdir = ctlib.tmpdir(f"pyhttps-{tag}"), ctlib.tmpdir(f"curl-{tag}")
     got = os.path.join(tmp, f"got-{tag}.bin")
-    old = dict(os.environ)
-    os.environ.clear()
-    os.environ.update(env)
-    try:
-        server = e2elib.Daemon([PYTHON, "-c", SERVER, tmp, cert, key], sdir, " now")
-    finally:
-        os.environ.clear()
-        os.environ.update(old)
+    server = e2elib.Daemon([PYTHON, "-c", SERVER, tmp, cert, key], sdir, " now", env=env)
     try:
         port = int(server.output().split("serving on port")[1].split()[0])
         p = ctlib.run_traced(["curl", "-sS", "-k", "-o", got, f"https://127.0.0.1:{port}/src.bin"],
@@ -66,15 +59,11 @@ def test():
         ctlib.skip("sanitizer pass: curl hangs with the ASan runtime in LD_PRELOAD (see e2e)")
     if not os.access(PYTHON, os.X_OK):
         ctlib.skip(f"{PYTHON} is not installed")
-    openssl = reallib.need("openssl")
     curl = reallib.need("curl")
     if "OpenSSL/" not in ctlib.run([curl, "-V"]).stdout.decode(errors="replace").splitlines()[0]:
         ctlib.skip("this curl does not use OpenSSL")
     tmp = ctlib.tmpdir("real-pytls")
-    key, cert = os.path.join(tmp, "key.pem"), os.path.join(tmp, "cert.pem")
-    p = ctlib.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
-                   "-out", cert, "-days", "1", "-subj", "/CN=localhost"])
-    check(p.returncode == 0, "throwaway certificate")
+    key, cert = e2elib.throwaway_cert(tmp)
     e2elib.random_file(os.path.join(tmp, "src.bin"), DATA)
 
     def clean():

@@ -54,15 +54,8 @@ def one(tmp, cert, key, env, tag):
                   f"connect = 127.0.0.1:{sport}", "sslVersionMin = TLSv1.3"])
     sdir, cdir = ctlib.tmpdir(f"stunnel-srv-{tag}"), ctlib.tmpdir(f"stunnel-cli-{tag}")
     stunnel = reallib.need("stunnel4")
-    old = dict(os.environ)
-    os.environ.clear()
-    os.environ.update(env)
-    try:
-        server = e2elib.Daemon([stunnel, scfg], sdir, "Configuration successful")
-        client = e2elib.Daemon([stunnel, ccfg], cdir, "Configuration successful")
-    finally:
-        os.environ.clear()
-        os.environ.update(old)
+    server = e2elib.Daemon([stunnel, scfg], sdir, "Configuration successful", env=env)
+    client = e2elib.Daemon([stunnel, ccfg], cdir, "Configuration successful", env=env)
     try:
         payload = os.urandom(DATA)
         ctlib.secret(f"stunnel payload {tag}", payload[:4096])
@@ -92,13 +85,9 @@ def side(doc, tag, direction):
 
 
 def test():
-    openssl = reallib.need("openssl")
     reallib.need("stunnel4")
     tmp = ctlib.tmpdir("real-stunnel")
-    key, cert = os.path.join(tmp, "key.pem"), os.path.join(tmp, "cert.pem")
-    p = ctlib.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
-                   "-out", cert, "-days", "1", "-subj", "/CN=localhost"])
-    check(p.returncode == 0, "throwaway certificate")
+    key, cert = e2elib.throwaway_cert(tmp)
 
     def clean():
         srv, cli = one(tmp, cert, key, dict(os.environ), "clean")

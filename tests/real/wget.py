@@ -20,10 +20,7 @@ def test():
     if b"+ssl/gnutls" not in ctlib.run([wget, "--version"]).stdout:
         ctlib.skip("this wget is not built on GnuTLS")
     tmp = ctlib.tmpdir("real-wget")
-    key, cert = os.path.join(tmp, "key.pem"), os.path.join(tmp, "cert.pem")
-    p = ctlib.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
-                   "-out", cert, "-days", "1", "-subj", "/CN=localhost"])
-    check(p.returncode == 0, "throwaway certificate")
+    key, cert = e2elib.throwaway_cert(tmp)
     src = os.path.join(tmp, "f.bin")
     e2elib.random_file(src, 4 * reallib.MIB)
     port = e2elib.free_port()
