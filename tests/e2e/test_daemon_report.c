@@ -62,20 +62,27 @@ static void test_creator(void **state)
 
 /* One sshd process file: header (start at start_ns), optionally a path with `bytes` of
  * aes-128-ctr decrypt taking `wall_ns` in all, a PROC with CPU, and an END. */
-static void add_sshd(struct rp_model *m, const char *name, uint32_t pid, uint32_t ppid,
-		     bool rexec, uint64_t start_ns, uint64_t end_ns, int end_reason, uint64_t bytes,
-		     uint64_t cpu_ns)
+/* A trace of /usr/sbin/sshd started at start_ns: the listener's argv, or with -R the re-exec'd
+ * connection's. */
+static void sshd_header(struct tg *g, uint32_t pid, uint32_t ppid, bool rexec, uint64_t start_ns)
 {
 	static const char argv_l[] = "/usr/sbin/sshd\0-D\0-p\0" "22";
 	static const char argv_r[] = "/usr/sbin/sshd\0-D\0-p\0" "22\0-R";
-	struct tg g;
-	tg_init(&g);
+	tg_init(g);
 	struct ct_header h = rexec ? tg_default_header(pid, argv_r, sizeof(argv_r) - 1)
 				   : tg_default_header(pid, argv_l, sizeof(argv_l) - 1);
 	h.ppid = ppid;
 	h.start_mono_ns = start_ns;
 	h.exe = S("/usr/sbin/sshd");
-	tg_header(&g, &h);
+	tg_header(g, &h);
+}
+
+static void add_sshd(struct rp_model *m, const char *name, uint32_t pid, uint32_t ppid,
+		     bool rexec, uint64_t start_ns, uint64_t end_ns, int end_reason, uint64_t bytes,
+		     uint64_t cpu_ns)
+{
+	struct tg g;
+	sshd_header(&g, pid, ppid, rexec, start_ns);
 	if (bytes) {
 		struct ct_path_def p = {
 			.path_id = 0,
@@ -279,16 +286,8 @@ struct ssh_path { int dir; const char *cipher; uint64_t calls, setups; };
 static void add_sshd_ctx(struct rp_model *m, const char *name, uint32_t pid, uint32_t ppid,
 			 bool rexec, uint64_t start_ns, const struct ssh_path *paths, size_t n)
 {
-	static const char argv_l[] = "/usr/sbin/sshd\0-D";
-	static const char argv_r[] = "/usr/sbin/sshd\0-D\0-R";
 	struct tg g;
-	tg_init(&g);
-	struct ct_header h = rexec ? tg_default_header(pid, argv_r, sizeof(argv_r) - 1)
-				   : tg_default_header(pid, argv_l, sizeof(argv_l) - 1);
-	h.ppid = ppid;
-	h.start_mono_ns = start_ns;
-	h.exe = S("/usr/sbin/sshd");
-	tg_header(&g, &h);
+	sshd_header(&g, pid, ppid, rexec, start_ns);
 	static const char site[] = "sshd+0x84c2c\nsshd+0x6915d\nsshd+0xf736";
 	for (size_t i = 0; i < n; i++) {
 		struct ct_path_def p = {
