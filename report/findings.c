@@ -1301,6 +1301,29 @@ static double large_request_cpb(const struct rp_path *p)
 	return wall * share * (double)p->tsc_hz / 1e9 / (double)bytes;
 }
 
+/* Slow must be the rule among a path's large requests, not a few outliers. On a busy machine a
+ * timed call that sits preempted for a scheduler slice (milliseconds) raises the mean cost of a
+ * path tenfold while every other call ran at AES-NI speed: curl on a loaded 2-core VM showed a
+ * mean of 10.7 cycles/byte over 16 KiB TLS records whose median took 3.5 us (0.5 cycles/byte),
+ * and CPU sampling (~1/ms) rarely lands in the preempted call to correct it. So the timed calls
+ * slower than an 8 KiB request at the limit must be at least half of the timed large ones: true
+ * of software AES, where every large request is that slow. Latency buckets are 4 per power of
+ * two, so a call within 25% under the threshold may count. */
+static bool slow_is_the_rule(const struct rp_path *p, double limit_cpb)
+{
+	uint64_t large_timed = 0, slow = 0;
+	for (unsigned b = 0; b < CT_SIZE_BUCKETS; b++)
+		if (ct_size_bucket_low(b) >= SOFTWARE_AES_MIN_BYTES)
+			large_timed += p->st.size[b].timed_calls;
+	if (!large_timed || !p->tsc_hz)
+		return true; /* nothing to check the mean against */
+	double ns = SOFTWARE_AES_MIN_BYTES * limit_cpb / ((double)p->tsc_hz / 1e9);
+	for (unsigned b = 0; b < CT_LAT_BUCKETS; b++)
+		if ((double)ct_lat_bucket_low(b) >= 0.75 * ns)
+			slow += p->st.lat[b];
+	return 2 * slow >= large_timed;
+}
+
 static double path_limit(const struct rp_path *p, double limit)
 {
 	char c[64];
@@ -1368,7 +1391,7 @@ static bool sw_path_slow(const struct sw_proc *x, const struct rp_model *m, cons
 		return false;
 	double cpb = large_request_cpb(p);
 	double lim = x->calibrated ? path_limit(p, x->base_limit) : x->base_limit;
-	return cpb > lim || masked_applies(x->masked, p);
+	return (cpb > lim && slow_is_the_rule(p, lim)) || masked_applies(x->masked, p);
 }
 
 static bool sw_judge(const struct rp_model *m, const struct rp_proc *pr, struct sw_proc *x)

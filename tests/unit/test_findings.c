@@ -1041,6 +1041,25 @@ static void test_software_aes_per_cause(void **state)
 	rp_model_free(&m);
 }
 
+/* A busy machine: one timed 16 KiB call preempted for 50 ms among 200 that ran at AES-NI speed
+ * (8 us) makes the mean look like software AES; the median does not, so no finding. The same
+ * mean from every call being slow is one. */
+static void test_software_aes_outlier(void **state)
+{
+	(void)state;
+	MODEL(m);
+	struct rp_proc *p = mk_proc(&m, 40);
+	struct rp_path *a = mk_path(p, 0, CT_API_EVP, "provider:default", "aes-256-gcm", 0);
+	tg_fill_stats(&a->st, 0, 200, 16384, 8000, 1.0, 0);
+	tg_add_calls(&a->st, 1, 16384, 50000000);
+	assert_null(find(&m, "software-aes"));
+	/* every call slow: 16384 B in 80 us at 2 GHz is 9.8 cycles/byte */
+	tg_fill_stats(&a->st, 0, 200, 16384, 80000, 1.0, 0);
+	const struct rp_finding *f = find(&m, "software-aes");
+	assert_non_null(f);
+	rp_model_free(&m);
+}
+
 static void test_kernel_software_driver(void **state)
 {
 	(void)state;
@@ -1135,6 +1154,7 @@ int main(void)
 		cmocka_unit_test(test_software_aes),
 		cmocka_unit_test(test_software_aes_bound_source),
 		cmocka_unit_test(test_software_aes_per_cause),
+		cmocka_unit_test(test_software_aes_outlier),
 		cmocka_unit_test(test_kernel_software_driver),
 		cmocka_unit_test(test_small_requests_offload),
 		cmocka_unit_test(test_clean_run_raises_nothing),
