@@ -369,7 +369,7 @@ static void describe_one(struct rp_finding *f, const struct proc_rank *x, struct
 			snprintf(v->lib_name, sizeof(v->lib_name), "%s", x->lib_name);
 		}
 	} else if (rp_proc_lists_mapped(p)) {
-		CAT(message, "%s, nor does any shared object it loaded.", clause);
+		CAT(message, "%s, and no shared object it loaded carries one inside it.", clause);
 	} else {
 		CAT(message, "%s.", clause);
 	}
