@@ -16,8 +16,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 
 /* user-time-misleads: wall / user at or above this, on a path with enough calls and samples. */
 #define USER_MISLEADS_FACTOR 2.0
@@ -76,26 +74,8 @@ static struct rp_finding *add(struct rp_model *m, const char *kind, enum rp_seve
 	return f;
 }
 
-/* Appends to a fixed buffer, truncating quietly. */
-static void __attribute__((format(printf, 3, 4))) cat(char *buf, size_t cap, const char *fmt, ...)
-{
-	size_t n = strlen(buf);
-	if (n + 1 >= cap)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf + n, cap - n, fmt, ap);
-	va_end(ap);
-}
-
-#define CAT(field, ...) cat(f->field, sizeof(f->field), __VA_ARGS__)
-
-struct rp_finding *rp_finding_add(struct rp_model *m, const char *kind, enum rp_severity sev,
-				  uint32_t pid)
-{
-	return add(m, kind, sev, pid);
-}
-
+/* Appends to a fixed buffer, truncating quietly (findings.h: shared with the evaluators in
+ * their own files). */
 void rp_finding_cat(char *buf, size_t cap, const char *fmt, ...)
 {
 	size_t n = strlen(buf);
@@ -105,6 +85,15 @@ void rp_finding_cat(char *buf, size_t cap, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf + n, cap - n, fmt, ap);
 	va_end(ap);
+}
+
+#define cat rp_finding_cat
+#define CAT(field, ...) cat(f->field, sizeof(f->field), __VA_ARGS__)
+
+struct rp_finding *rp_finding_add(struct rp_model *m, const char *kind, enum rp_severity sev,
+				  uint32_t pid)
+{
+	return add(m, kind, sev, pid);
 }
 #define S(s) (int)(s).len, (s).p
 
