@@ -510,6 +510,7 @@ size_t ct_encode_module(uint8_t *buf, size_t cap, const struct ct_module *m)
 	w_str(&w, m->name);
 	w_str(&w, m->path);
 	w_str(&w, m->build_id);
+	w_u32(&w, m->flags);
 	return w_end(&w, CT_REC_MODULE);
 }
 
@@ -762,6 +763,7 @@ static void dec_module(struct rcur *c, struct ct_module *m)
 	m->name = r_str(c);
 	m->path = r_str(c);
 	m->build_id = r_str(c);
+	m->flags = r_u32(c); /* added at the end: 0 from older writers */
 }
 
 static void dec_proc(struct rcur *c, struct ct_proc *p)

@@ -265,12 +265,16 @@ struct ct_thread_info {
 	struct ct_str name;
 };
 
-/* A module (executable or shared object) that call-site frames name as "name+0xoff": the file
- * it was loaded from and its GNU build id (hex, "" when it has none). */
+/* A module (executable or shared object) that call-site frames name as "name+0xoff", or (flag
+ * CT_MODULE_MAPPED) any shared object the process mapped: the file it was loaded from and its
+ * GNU build id (hex, "" when it has none). */
+#define CT_MODULE_MAPPED (1u << 0) /* written because the process mapped it: a trace with one
+				    * such record lists every object the process mapped */
 struct ct_module {
 	struct ct_str name;     /* as the frames print it: "ssh", "libssl.so.3" */
 	struct ct_str path;     /* the file it was mapped from */
 	struct ct_str build_id; /* lower-case hex of NT_GNU_BUILD_ID */
+	uint32_t flags;         /* CT_MODULE_* (added at the end: 0 from older writers) */
 };
 
 struct ct_proc {

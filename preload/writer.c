@@ -23,6 +23,7 @@
 
 #include "internal.h"
 #include "calib.h"
+#include "mapped.h"
 #include "writer.h"
 
 #define BUF_SIZE (4u << 20)
@@ -380,9 +381,19 @@ static void flush_events(void)
 	ct_events_unlock();
 }
 
-/* The modules call sites named since the last flush (callsite.c), for the reporter's symbols. */
+/* The modules call sites named since the last flush (callsite.c), for the reporter's symbols,
+ * and the shared objects mapped since (mapped.c), for what a process carries. */
 static void flush_modules(void)
 {
+	bool all = modules_all;
+	for (;;) {
+		size_t n = ct_mapped_encode(FREE_BUF, all);
+		all = false;
+		if (!n)
+			break;
+		buf_used += n;
+		buf_write_out();
+	}
 	for (;;) {
 		size_t n = ct_callsite_encode_modules(FREE_BUF, modules_all);
 		modules_all = false;

@@ -5,15 +5,17 @@
  * constants below, and docs/report.md explains each one.
  */
 #include "model.h"
+#include "report.h"
+#include "carried.h"
 #include "exescan.h"
+#include "findings.h"
+#include "owner.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 
 /* user-time-misleads: wall / user at or above this, on a path with enough calls and samples. */
 #define USER_MISLEADS_FACTOR 2.0
@@ -72,8 +74,9 @@ static struct rp_finding *add(struct rp_model *m, const char *kind, enum rp_seve
 	return f;
 }
 
-/* Appends to a fixed buffer, truncating quietly. */
-static void __attribute__((format(printf, 3, 4))) cat(char *buf, size_t cap, const char *fmt, ...)
+/* Appends to a fixed buffer, truncating quietly (findings.h: shared with the evaluators in
+ * their own files). */
+void rp_finding_cat(char *buf, size_t cap, const char *fmt, ...)
 {
 	size_t n = strlen(buf);
 	if (n + 1 >= cap)
@@ -84,7 +87,14 @@ static void __attribute__((format(printf, 3, 4))) cat(char *buf, size_t cap, con
 	va_end(ap);
 }
 
+#define cat rp_finding_cat
 #define CAT(field, ...) cat(f->field, sizeof(f->field), __VA_ARGS__)
+
+struct rp_finding *rp_finding_add(struct rp_model *m, const char *kind, enum rp_severity sev,
+				  uint32_t pid)
+{
+	return add(m, kind, sev, pid);
+}
 #define S(s) (int)(s).len, (s).p
 
 static bool proc_selected(const struct rp_model *m, const struct rp_proc *p)
@@ -138,106 +148,130 @@ static struct ct_str str_find(struct ct_str s, const char *needle)
 }
 
 
-/* The launcher wrote this process's trace: it is statically linked (tracer/static_trace.c). */
-static const struct ct_event *static_exe_event(const struct rp_proc *p)
+static const struct ct_event *launcher_event(const struct rp_proc *p, const char *call)
 {
 	for (size_t k = 0; k < p->nevents; k++) {
 		const struct ct_event *e = &p->events[k].ev;
-		if (e->kind == CT_EV_TRACE_WARNING && rp_str_is(e->call, RP_STATIC_EXE_CALL))
+		if (e->kind == CT_EV_TRACE_WARNING && rp_str_is(e->call, call))
 			return e;
 	}
 	return NULL;
 }
 
-/* Scans of the traced executables, kept while the file is unchanged: rp_nothing_reason runs for
- * the header line, the summary and the finding. */
-#define EXE_CACHE 8
-static struct {
-	char path[512];
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	time_t mtime;
-	struct rp_exe_scan scan;
-	bool used;
-} exe_cache[EXE_CACHE];
-static unsigned exe_cache_next;
-
-static const struct rp_exe_scan *exe_scan(struct ct_str exe, char *path, size_t cap)
+/* The launcher wrote this process's trace: it is statically linked (tracer/static_trace.c). */
+static const struct ct_event *static_exe_event(const struct rp_proc *p)
 {
-	static struct rp_exe_scan missing;
-	snprintf(path, cap, "%.*s", S(exe));
-	struct stat st;
-	if (!path[0] || stat(path, &st) != 0) {
-		rp_exe_scan(path, &missing); /* says missing or unreadable */
-		return &missing;
-	}
-	for (unsigned i = 0; i < EXE_CACHE; i++)
-		if (exe_cache[i].used && !strcmp(exe_cache[i].path, path) &&
-		    exe_cache[i].dev == st.st_dev && exe_cache[i].ino == st.st_ino &&
-		    exe_cache[i].size == st.st_size && exe_cache[i].mtime == st.st_mtime)
-			return &exe_cache[i].scan;
-	unsigned i = exe_cache_next++ % EXE_CACHE;
-	snprintf(exe_cache[i].path, sizeof(exe_cache[i].path), "%s", path);
-	exe_cache[i].dev = st.st_dev;
-	exe_cache[i].ino = st.st_ino;
-	exe_cache[i].size = st.st_size;
-	exe_cache[i].mtime = st.st_mtime;
-	exe_cache[i].used = true;
-	rp_exe_scan(path, &exe_cache[i].scan);
-	return &exe_cache[i].scan;
+	return launcher_event(p, RP_STATIC_EXE_CALL);
 }
 
-/* The crypto libraries linked into the first selected process's executable that has any (its
- * path in path), or NULL. */
-static const struct rp_exe_scan *embedded_crypto(const struct rp_model *m, char *path, size_t cap)
+/* ---- which processes matter when nothing was seen, and what they carry (carried.c) */
+
+/* "libcrypto.so.3" of "/usr/lib/x86_64-linux-gnu/libcrypto.so.3". */
+static struct ct_str base_name(struct ct_str path)
 {
+	for (uint32_t i = path.len; i > 0; i--)
+		if (path.p[i - 1] == '/')
+			return (struct ct_str){ .p = path.p + i, .len = path.len - i };
+	return path;
+}
+
+
+/* A process ranked by what it carries: a crypto library linked into its executable or a shared
+ * object it mapped, then another crypto library it mapped, then libcrypto loaded; then by CPU
+ * time. A pyenv shim's bash, env and basename rank after the python that ran the script. */
+struct proc_rank {
+	const struct rp_proc *p;
+	int score;
+	double cpu_ns;
+	bool carries;
+	struct rp_carrier carrier;
+	struct ct_str lib;      /* rp_unhooked_lib */
+	const char *lib_name, *lib_how;
+};
+
+static int cmp_rank(const void *a, const void *b)
+{
+	const struct proc_rank *x = a, *y = b;
+	if (x->score != y->score)
+		return x->score < y->score ? 1 : -1;
+	if (x->cpu_ns != y->cpu_ns)
+		return x->cpu_ns < y->cpu_ns ? 1 : -1;
+	return x->p < y->p ? -1 : x->p > y->p;
+}
+
+/* The selected processes, best first (NULL when out of memory); the caller frees it. */
+static struct proc_rank *ranked_procs(const struct rp_model *m, size_t *n)
+{
+	struct proc_rank *r = calloc(m->nprocs ? m->nprocs : 1, sizeof(*r));
+	*n = 0;
+	if (!r)
+		return NULL;
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const struct rp_proc *p = &m->procs[i];
-		if (!proc_selected(m, p) || !p->has_hdr || !p->hdr.exe.len)
+		if (!proc_selected(m, p) || !p->has_hdr || (p->hdr.flags & CT_HDR_SECURE_EXEC))
 			continue;
-		const struct rp_exe_scan *s = exe_scan(p->hdr.exe, path, cap);
-		if (s->state == RP_EXE_SCANNED && s->libs[0])
-			return s;
+		struct proc_rank *x = &r[(*n)++];
+		x->p = p;
+		x->carries = rp_proc_carrier(p, &x->carrier);
+		bool other = rp_unhooked_lib(p, &x->lib, &x->lib_name, &x->lib_how);
+		x->score = x->carries ? 3 : other ? 2 : (p->proc.flags & CT_PROC_HAS_LIBCRYPTO) ? 1 : 0;
+		x->cpu_ns = p->has_proc ? (double)(p->proc.utime_ns + p->proc.stime_ns) : 0;
 	}
-	return NULL;
+	qsort(r, *n, sizeof(*r), cmp_rank);
+	return r;
 }
 
 static void nothing_reason(const struct rp_model *m, char *buf, size_t cap, bool with_exe)
 {
-	size_t never = 0, other = 0, idle = 0, nofacts = 0, secure = 0, statics = 0;
-	struct ct_str other_lib = { .p = "", .len = 0 };
+	size_t never = 0, other = 0, idle = 0, nofacts = 0, secure = 0, statics = 0, refused = 0;
+	size_t unseen = 0; /* ended without exit handlers before a snapshot (tracer/end_trace.c) */
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const struct rp_proc *p = &m->procs[i];
 		if (!proc_selected(m, p))
 			continue;
-		if (p->hdr.flags & CT_HDR_SECURE_EXEC)
+		if (rp_kernel_refusal(p))
+			refused++;
+		else if (p->hdr.flags & CT_HDR_SECURE_EXEC)
 			secure++;
 		else if (static_exe_event(p))
 			statics++;
+		else if (!p->has_proc && launcher_event(p, RP_EXIT_UNSEEN_CALL))
+			unseen++;
 		else if (!p->has_proc)
 			nofacts++;
 		else if (p->proc.flags & CT_PROC_HAS_LIBCRYPTO)
 			idle++;
-		else if (p->proc.crypto_libs.len) {
+		else if (p->proc.crypto_libs.len)
 			other++;
-			if (!other_lib.len)
-				other_lib = rp_str_part(p->proc.crypto_libs, '\n', 0);
-		} else
+		else
 			never++;
+	}
+	size_t nr = 0;
+	struct proc_rank *r = ranked_procs(m, &nr);
+	const struct proc_rank *lib = NULL, *carrier = NULL;
+	for (size_t i = 0; r && i < nr; i++) {
+		if (!lib && r[i].lib_name)
+			lib = &r[i];
+		if (!carrier && r[i].carries)
+			carrier = &r[i];
 	}
 	buf[0] = 0;
 	/* Counts only when the processes differ in why. */
 	bool mixed = (other != 0) + (never != 0) + (idle != 0) + (nofacts != 0) + (secure != 0) +
-		     (statics != 0) > 1;
+		     (statics != 0) + (refused != 0) + (unseen != 0) > 1;
 	char cnt[48];
 #define COUNT(x) (mixed ? (snprintf(cnt, sizeof(cnt), " (%zu process(es))", (x)), cnt) : "")
+	if (refused)
+		cat(buf, cap, "it asked the kernel for cipher work and was refused (see "
+			      "kernel-refused)%s; ", COUNT(refused));
 	if (statics)
 		cat(buf, cap, "it is statically linked, so LD_PRELOAD cannot load cryptrace into "
 			      "it%s; ", COUNT(statics));
-	if (other)
-		cat(buf, cap, "it used %.*s which cryptrace does not hook%s; ", S(other_lib),
-		    COUNT(other));
+	if (other && lib)
+		cat(buf, cap, "it used %s (%.*s), which cryptrace does not hook%s; ", lib->lib_name,
+		    S(lib->lib), COUNT(other));
+	else if (other)
+		cat(buf, cap, "it used a crypto library cryptrace does not hook%s; ", COUNT(other));
 	if (never)
 		cat(buf, cap, "libcrypto was never loaded%s; ", COUNT(never));
 	if (idle)
@@ -246,13 +280,17 @@ static void nothing_reason(const struct rp_model *m, char *buf, size_t cap, bool
 	if (nofacts)
 		cat(buf, cap, "the trace holds no process facts: the process ended before its first "
 			      "flush%s; ", COUNT(nofacts));
+	if (unseen)
+		cat(buf, cap, "it exited without running its exit handlers (as Go programs do) before "
+			      "its first snapshot, so only its start and exit status are known%s; ",
+		    COUNT(unseen));
 	if (secure)
 		cat(buf, cap, "tracing is disabled in setuid/setgid programs%s; ", COUNT(secure));
 #undef COUNT
-	char path[512];
-	const struct rp_exe_scan *emb = with_exe ? embedded_crypto(m, path, sizeof(path)) : NULL;
-	if (emb)
-		cat(buf, cap, "%s has %s linked in statically; ", path, emb->libs);
+	if (with_exe && carrier)
+		cat(buf, cap, "%s has %s linked in statically; ", carrier->carrier.path,
+		    carrier->carrier.scan->libs);
+	free(r);
 	size_t n = strlen(buf);
 	if (n >= 2 && buf[n - 2] == ';')
 		buf[n - 2] = 0;
@@ -265,47 +303,160 @@ void rp_nothing_reason(const struct rp_model *m, char *buf, size_t cap)
 	nothing_reason(m, buf, cap, true);
 }
 
-/* What a look inside each traced executable (up to a few) says, for the finding's message.
- * True when one carries a crypto library (found now, or by the launcher when it was traced). */
-static bool describe_executables(const struct rp_model *m, struct rp_finding *f)
+/* What the finding's fix must address: the first carrier or other library shown, and whose code
+ * it is in (owner.c). */
+struct nothing_verdict {
+	bool embedded, other;
+	struct rp_owner owner;  /* of the carrier file, or of the executable using the library */
+	char carrier_libs[200];
+	char lib_name[32];
+};
+
+/* "python3.11 gcm.py" style label of a process: its role (merge.c). */
+static const char *proc_label(const struct rp_proc *p)
 {
-	bool embedded = false;
-	char seen[3][512];
-	unsigned nseen = 0;
-	for (size_t i = 0; i < m->nprocs && nseen < 3; i++) {
-		const struct rp_proc *p = &m->procs[i];
-		if (!proc_selected(m, p) || !p->has_hdr || !p->hdr.exe.len ||
-		    (p->hdr.flags & CT_HDR_SECURE_EXEC))
-			continue;
-		char path[512], clause[900];
-		const struct rp_exe_scan *s = exe_scan(p->hdr.exe, path, sizeof(path));
-		bool dup = false;
-		for (unsigned k = 0; k < nseen; k++)
-			dup |= !strcmp(seen[k], path);
-		if (dup)
-			continue;
-		snprintf(seen[nseen++], sizeof(seen[0]), "%s", path);
-		rp_exe_scan_describe(path, s, clause, sizeof(clause));
-		CAT(message, " For pid %u, %s.", p->hdr.pid, clause);
-		const struct ct_event *st = static_exe_event(p);
-		struct ct_str carried = st ? str_find(st->detail, "; it carries ") : (struct ct_str){ 0 };
-		if (s->state != RP_EXE_SCANNED && carried.p) {
-			CAT(message, " When it was traced, the launcher found that %.*s.",
-			    (int)(carried.len - 2), carried.p + 2);
-			embedded = true;
+	return p->role[0] ? p->role : "?";
+}
+
+/* One process's sentence: what its executable and mapped objects carry. */
+static void describe_one(struct rp_finding *f, const struct proc_rank *x, struct nothing_verdict *v)
+{
+	const struct rp_proc *p = x->p;
+	const struct rp_carrier *c = &x->carrier;
+	struct rp_owner own;
+	char clause[900];
+	CAT(message, " For pid %u (%s), ", p->hdr.pid, proc_label(p));
+	if (x->carries) {
+		rp_file_owner(c->path, &own);
+		if (c->is_exe) {
+			rp_exe_scan_describe(c->path, c->scan, clause, sizeof(clause));
+			CAT(message, "%s.", clause);
+		} else {
+			CAT(message, "a shared object it loaded, %s (%s), has %s linked in statically "
+				     "(%s): calls inside it never go through the dynamic linker, so "
+				     "LD_PRELOAD cannot intercept them.",
+			    c->path, own.desc, c->scan->libs, c->scan->evidence);
 		}
-		if (s->state == RP_EXE_SCANNED && s->libs[0]) {
-			CAT(evidence, "; %s: %s", path, s->evidence);
-			embedded = true;
+		CAT(evidence, "; %s: %s", c->path, c->scan->evidence);
+		if (!v->embedded && !v->other) {
+			v->embedded = true;
+			v->owner = own;
+			snprintf(v->carrier_libs, sizeof(v->carrier_libs), "%s", c->scan->libs);
+		}
+		return;
+	}
+	if (c->scan)
+		rp_exe_scan_describe(c->path, c->scan, clause, sizeof(clause));
+	else
+		snprintf(clause, sizeof(clause), "its executable is not named in the trace");
+	if (x->lib_name) {
+		rp_file_owner(c->path, &own);
+		CAT(message, "it used %s (%.*s), which %s.", x->lib_name, S(x->lib), x->lib_how);
+		if (!v->embedded && !v->other) {
+			v->other = true;
+			v->owner = own;
+			snprintf(v->lib_name, sizeof(v->lib_name), "%s", x->lib_name);
+		}
+	} else if (rp_proc_lists_mapped(p)) {
+		CAT(message, "%s, and no shared object it loaded carries one inside it.", clause);
+	} else {
+		CAT(message, "%s.", clause);
+	}
+	const struct ct_event *st = static_exe_event(p);
+	struct ct_str carried = st ? str_find(st->detail, "; it carries ") : (struct ct_str){ 0 };
+	if (c->scan && c->scan->state != RP_EXE_SCANNED && carried.p) {
+		CAT(message, " When it was traced, the launcher found that %.*s.",
+		    (int)(carried.len - 2), carried.p + 2);
+		if (!v->embedded && !v->other) {
+			v->embedded = true;
+			rp_file_owner(c->path, &v->owner);
+			snprintf(v->carrier_libs, sizeof(v->carrier_libs), "a crypto library");
 		}
 	}
-	return embedded;
+}
+
+#define NOTHING_SHOWN 3
+
+/* The processes that matter (those that carry crypto, else the busiest one; up to
+ * NOTHING_SHOWN, one per executable), then one line for the rest. */
+static void describe_processes(const struct rp_model *m, struct rp_finding *f,
+			       struct nothing_verdict *v)
+{
+	memset(v, 0, sizeof(*v));
+	size_t nr = 0;
+	struct proc_rank *r = ranked_procs(m, &nr);
+	if (!r || !nr) {
+		free(r);
+		return;
+	}
+	const struct proc_rank *shown[NOTHING_SHOWN];
+	size_t nshown = 0, rest_carry = 0, same_exe = 0;
+	for (size_t i = 0; i < nr; i++) {
+		bool dup = false;
+		for (size_t k = 0; k < nshown; k++)
+			dup |= shown[k]->p->hdr.exe.len && rp_str_eq(shown[k]->p->hdr.exe, r[i].p->hdr.exe);
+		if (nshown < NOTHING_SHOWN && !dup && (r[i].score > 0 || nshown == 0))
+			shown[nshown++] = &r[i];
+		else if (dup)
+			same_exe++;
+		else if (r[i].score > 0)
+			rest_carry++;
+	}
+	for (size_t k = 0; k < nshown; k++)
+		describe_one(f, shown[k], v);
+	if (same_exe)
+		CAT(message, " %zu more process(es) ran the same executable(s).", same_exe);
+	size_t rest = nr - nshown - same_exe;
+	if (rest) {
+		/* the others by executable, most frequent first: "bash x40, env x8, basename" */
+		struct { struct ct_str name; size_t n; } by[8];
+		size_t nby = 0, unlisted = 0;
+		for (size_t i = 0; i < nr; i++) {
+			bool skip = false;
+			for (size_t k = 0; k < nshown; k++)
+				skip |= shown[k] == &r[i] || (shown[k]->p->hdr.exe.len &&
+							      rp_str_eq(shown[k]->p->hdr.exe, r[i].p->hdr.exe));
+			if (skip)
+				continue;
+			struct ct_str b = base_name(r[i].p->hdr.exe.len ? r[i].p->hdr.exe :
+						    rp_str_part(r[i].p->hdr.argv, '\0', 0));
+			size_t j = 0;
+			while (j < nby && !rp_str_eq(by[j].name, b))
+				j++;
+			if (j < nby)
+				by[j].n++;
+			else if (nby < sizeof(by) / sizeof(by[0]))
+				by[nby++] = (typeof(by[0])){ .name = b, .n = 1 };
+			else
+				unlisted++;
+		}
+		for (size_t i = 1; i < nby; i++) /* insertion sort, by count */
+			for (size_t j = i; j > 0 && by[j].n > by[j - 1].n; j--) {
+				typeof(by[0]) t = by[j];
+				by[j] = by[j - 1];
+				by[j - 1] = t;
+			}
+		char names[300] = "";
+		for (size_t i = 0; i < nby; i++) {
+			cat(names, sizeof(names), "%s%.*s", i ? ", " : "", S(by[i].name));
+			if (by[i].n > 1)
+				cat(names, sizeof(names), " x%zu", by[i].n);
+		}
+		if (unlisted)
+			cat(names, sizeof(names), ", ...");
+		if (rest_carry)
+			CAT(message, " %zu other process(es) (%s) carry crypto too.", rest, names);
+		else
+			CAT(message, " The other %zu process(es) (%s) loaded no crypto library.", rest,
+			    names);
+	}
+	free(r);
 }
 
 static void eval_nothing_intercepted(struct rp_model *m)
 {
 	uint64_t calls = 0;
-	size_t nproc = 0, other = 0, statics = 0;
+	size_t nproc = 0, statics = 0, refused = 0;
 	for (size_t i = 0; i < m->npaths; i++)
 		calls += m->paths[i].st.calls;
 	for (size_t i = 0; i < m->nprocs; i++) {
@@ -313,13 +464,12 @@ static void eval_nothing_intercepted(struct rp_model *m)
 		if (!proc_selected(m, p))
 			continue;
 		nproc++;
-		other += p->has_proc && !(p->proc.flags & CT_PROC_HAS_LIBCRYPTO) && p->proc.crypto_libs.len;
 		statics += static_exe_event(p) != NULL;
+		refused += rp_kernel_refusal(p) != NULL;
 	}
 	if (calls || !nproc)
 		return;
-	/* Crypto in a library cryptrace cannot see is worth a warning; a program without any is not. */
-	struct rp_finding *f = add(m, "nothing-intercepted", other ? RP_WARNING : RP_INFO, 0);
+	struct rp_finding *f = add(m, "nothing-intercepted", RP_INFO, 0);
 	if (!f)
 		return;
 	char why[600];
@@ -328,22 +478,50 @@ static void eval_nothing_intercepted(struct rp_model *m)
 	CAT(evidence, "0 intercepted cipher calls in %zu trace file(s)", nproc);
 	if (statics)
 		CAT(evidence, "; %zu written by the launcher for a statically linked program", statics);
-	bool embedded = describe_executables(m, f);
-	if (embedded)
+	struct nothing_verdict v;
+	describe_processes(m, f, &v);
+	/* A warning when the crypto sits in code the reader builds: rebuilding it is theirs to do.
+	 * A distribution's package or a pip wheel doing its own crypto is information: nothing is
+	 * wrong with it, and the fix is another build of that package, if the trace is wanted. */
+	bool readers = v.owner.kind == RP_OWNER_LOCAL || v.owner.kind == RP_OWNER_UNKNOWN;
+	if ((v.embedded || v.other) && readers)
 		f->severity = RP_WARNING;
-	if (embedded)
+	if (refused) {
+		CAT(fix, "See kernel-refused: the program asked the kernel for its cipher work, and what "
+			 "to do about the refusal is said there.");
+	} else if (v.embedded && v.owner.kind == RP_OWNER_PIP) {
+		CAT(fix, "Nothing is wrong with the program; cryptrace cannot see into the %s that "
+			 "the Python package %s carries. To measure this work, use a build of %s "
+			 "linked against the system's shared libcrypto: `pip install --no-binary %s %s` "
+			 "builds it from source against the system's OpenSSL",
+		    v.carrier_libs, v.owner.package, v.owner.package, v.owner.package, v.owner.package);
+		if (!strcmp(v.owner.package, "cryptography"))
+			CAT(fix, ", as Debian's python3-cryptography (for /usr/bin/python3) is");
+		CAT(fix, ".");
+	} else if (v.embedded && v.owner.kind == RP_OWNER_SYSTEM) {
+		CAT(fix, "Nothing to change here: the program (%s) does its crypto in %s, linked "
+			 "into it, which cryptrace cannot see (it hooks OpenSSL's shared libcrypto, "
+			 "/dev/crypto and AF_ALG only).", v.owner.desc, v.carrier_libs);
+	} else if (v.embedded) {
 		CAT(fix, "Build the program against the shared libcrypto (libcrypto.so, not libcrypto.a "
 			 "or a static binary) to trace it; cryptrace hooks OpenSSL's shared libcrypto, "
 			 "/dev/crypto and AF_ALG only.");
-	else if (other)
+	} else if (v.other && !readers) {
+		CAT(fix, "Nothing to change here: the program (%s) uses %s for its crypto, which "
+			 "cryptrace does not hook (it hooks OpenSSL's libcrypto, /dev/crypto and AF_ALG "
+			 "only); to measure it, use %s's own tools.", v.owner.desc, v.lib_name,
+		    v.lib_name);
+	} else if (v.other) {
 		CAT(fix, "cryptrace hooks OpenSSL's libcrypto, /dev/crypto and AF_ALG only; trace this "
-			 "program's crypto library with its own tools, or build it against OpenSSL.");
-	else if (statics)
+			 "program's crypto library (%s) with its own tools, or build it against OpenSSL.",
+		    v.lib_name);
+	} else if (statics) {
 		CAT(fix, "Nothing to fix if the program does no encryption. To trace one that does, "
 			 "link it dynamically against libcrypto: LD_PRELOAD needs the dynamic loader.");
-	else
+	} else {
 		CAT(fix, "Nothing to fix if the program should do no encryption. A statically linked "
 			 "program cannot be traced: link it dynamically against libcrypto.");
+	}
 }
 
 /* ---- multiple-libcrypto */
@@ -355,15 +533,6 @@ static bool is_libcrypto_path(struct ct_str path)
 		if (path.p[i] == '/')
 			base = (struct ct_str){ .p = path.p + i + 1, .len = path.len - i - 1 };
 	return rp_str_starts(base, "libcrypto.so") || rp_str_starts(base, "libcrypto-");
-}
-
-/* "libcrypto.so.3" of "/usr/lib/x86_64-linux-gnu/libcrypto.so.3". */
-static struct ct_str base_name(struct ct_str path)
-{
-	for (uint32_t i = path.len; i > 0; i--)
-		if (path.p[i - 1] == '/')
-			return (struct ct_str){ .p = path.p + i, .len = path.len - i };
-	return path;
 }
 
 /*
@@ -435,8 +604,48 @@ static void eval_multiple_libcrypto(struct rp_model *m)
 
 /* Severity: AES_* carrying a real share of the work is a warning (no provider, no engine, and in
  * OpenSSL 3.0 AES_encrypt & co. are table code without AES-NI). EVP_Cipher still runs in the
- * provider at full speed, and a few AES_* blocks (OpenSSH's UMAC pads) cost nothing: info. */
+ * provider at full speed, and a few AES_* blocks (OpenSSH's UMAC pads) cost nothing: info, or no
+ * finding at all when the code is a packaged program's that the reader does not maintain. */
 #define LOWLEVEL_WARN_SHARE 0.01
+
+/* The file of the module that created a merged path's contexts (its first call site), from the
+ * MODULE records of the processes that have the path, else a traced executable of that name;
+ * "" when unknown. */
+static void module_file(const struct rp_model *m, const struct rp_path *p, const char *module,
+			char *file, size_t cap)
+{
+	file[0] = 0;
+	for (size_t i = 0; i < m->nprocs && !file[0]; i++) {
+		const struct rp_proc *q = &m->procs[i];
+		bool has = false;
+		for (size_t k = 0; k < p->pids.n; k++)
+			has |= p->pids.v[k] == q->hdr.pid;
+		if (!has && p->pids.n)
+			continue;
+		for (size_t k = 0; k < q->nmodules; k++)
+			if (rp_str_is(q->modules[k].name, module) && q->modules[k].path.len) {
+				snprintf(file, cap, "%.*s", S(q->modules[k].path));
+				return;
+			}
+		if (q->hdr.exe.len && rp_str_is(base_name(q->hdr.exe), module))
+			snprintf(file, cap, "%.*s", S(q->hdr.exe));
+	}
+}
+
+/* `openssl speed` made the calls: what it measures is the reader's command line to change. */
+static bool by_openssl_speed(const struct rp_model *m, const struct rp_path *p)
+{
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct rp_proc *q = &m->procs[i];
+		bool has = false;
+		for (size_t k = 0; k < p->pids.n; k++)
+			has |= p->pids.v[k] == q->hdr.pid;
+		if ((has || !p->pids.n) && rp_str_is(base_name(q->hdr.exe), "openssl") &&
+		    rp_str_is(rp_str_part(q->hdr.argv, '\0', 1), "speed"))
+			return true;
+	}
+	return false;
+}
 
 static void eval_lowlevel_api(struct rp_model *m)
 {
@@ -449,36 +658,81 @@ static void eval_lowlevel_api(struct rp_model *m)
 		bool raw = p->def.api == CT_API_EVP && p->def.entry == CT_ENTRY_EVP_CIPHER;
 		if (!(aes || raw) || !p->st.calls)
 			continue;
-		bool weighty = aes && (double)p->st.bytes >= LOWLEVEL_WARN_SHARE * (double)total_bytes;
+		/* whose code made the calls, and what they cost */
+		struct rp_creator c;
+		char file[512] = "";
+		struct rp_owner own = { .kind = RP_OWNER_UNKNOWN };
+		bool named = rp_callsite_creator(p->def.callsite, &c);
+		if (named) {
+			module_file(m, p, c.module, file, sizeof(file));
+			rp_file_owner(file, &own);
+		}
+		bool readers = !named || rp_owner_is_readers(&own);
+		bool speed = by_openssl_speed(m, p);
+		double share = total_bytes ? (double)p->st.bytes / (double)total_bytes : 0;
+		bool weighty = aes && share >= LOWLEVEL_WARN_SHARE;
+		/* a packaged program's call that costs nothing measurable is not a finding: nothing in
+		 * it for the reader to change, nothing it slows down */
+		if (!readers && !speed && !weighty)
+			continue;
 		struct rp_finding *f = add(m, "lowlevel-api", weighty ? RP_WARNING : RP_INFO, 0);
 		if (!f)
 			return;
-		char b[32];
+		char b[32], who[700] = "";
 		fmt_bytes(b, sizeof(b), p->st.bytes);
+		if (named && file[0])
+			snprintf(who, sizeof(who), ", called by %s (%s, %s)", c.created_by, file, own.desc);
+		else if (named)
+			snprintf(who, sizeof(who), ", called by %s", c.created_by);
 		if (aes)
-			CAT(message, "%llu calls (%s) of %.*s %s went through the low-level AES_* API. It "
+			CAT(message, "%llu calls (%s) of %.*s %s went through the low-level AES_* API%s. It "
 				     "bypasses engines and providers, so no offload or provider configuration "
-				     "can apply, and in older libcrypto versions it does not use AES-NI either.",
-			    (unsigned long long)p->st.calls, b, S(p->def.cipher), ct_dir_name(p->def.dir));
+				     "can apply, and in OpenSSL 3.0 and older it does not use AES-NI either "
+				     "(table code).",
+			    (unsigned long long)p->st.calls, b, S(p->def.cipher), ct_dir_name(p->def.dir),
+			    who);
 		else
 			CAT(message, "%llu calls (%s) of %.*s %s went through EVP_Cipher(), the raw one-shot "
-				     "entry point that OpenSSL documents as not meant for applications: no "
-				     "buffering or padding, and its return value means different things per "
-				     "cipher. It is what `openssl speed` without -evp measures (older versions "
-				     "measured the low-level AES_* functions there).",
-			    (unsigned long long)p->st.calls, b, S(p->def.cipher), ct_dir_name(p->def.dir));
-		if (raw)
-			CAT(message, " It still runs in %.*s at that implementation's speed: this is about "
-				     "what is being measured or called, not a slow path.", S(p->def.impl));
-		else if (!weighty)
-			CAT(message, " It carries under 1%% of the bytes here, so it costs little.");
+				     "entry point%s.",
+			    (unsigned long long)p->st.calls, b, S(p->def.cipher), ct_dir_name(p->def.dir),
+			    who);
+		if (raw && speed)
+			CAT(message, " It is what `openssl speed` without -evp measures (older versions "
+				     "measured the low-level AES_* functions there); it still runs in %.*s at "
+				     "that implementation's speed: this is about what is being measured, not "
+				     "a slow path.", S(p->def.impl));
+		else if (raw)
+			CAT(message, " It runs in %.*s at that implementation's full speed, so it costs "
+				     "nothing measurable here; OpenSSL documents it as not meant for "
+				     "applications (no buffering or padding, a return value that means "
+				     "different things per cipher).", S(p->def.impl));
+		else if (weighty)
+			CAT(message, " It carries %.1f%% of the bytes here.", 100.0 * share);
+		else
+			CAT(message, " It carries under 1%% of the bytes here, so it costs nothing "
+				     "measurable.");
 		CAT(evidence, "path %zu: api=%s entry=%s impl=%.*s calls=%llu bytes=%llu", i + 1,
 		    ct_api_name(p->def.api), ct_entry_name(p->def.entry), S(p->def.impl),
 		    (unsigned long long)p->st.calls, (unsigned long long)p->st.bytes);
 		if (p->def.callsite.len)
 			CAT(evidence, "; first used at %.*s", S(rp_str_part(p->def.callsite, '\n', 0)));
-		CAT(fix, "Use EVP_CipherInit_ex2 with a cipher from EVP_CIPHER_fetch, then "
-			 "EVP_CipherUpdate/EVP_CipherFinal_ex. For `openssl speed`, add -evp.");
+		if (file[0])
+			CAT(evidence, "; %s: %s", file, own.desc);
+		if (speed)
+			CAT(fix, "Add -evp to `openssl speed` to measure the EVP path that applications "
+				 "use.");
+		else if (!readers)
+			CAT(fix, "Nothing to change in your code: this is %s's own code (%s). If this "
+				 "share matters, a configuration of that program that avoids it (another "
+				 "cipher or MAC) or a newer release may.", c.module, own.desc);
+		else if (raw)
+			CAT(fix, "Nothing to change for speed. In code you maintain, EVP_CipherUpdate and "
+				 "EVP_CipherFinal_ex (after EVP_CipherInit_ex2 with a cipher from "
+				 "EVP_CIPHER_fetch) are the documented calls.");
+		else
+			CAT(fix, "Use EVP_CipherInit_ex2 with a cipher from EVP_CIPHER_fetch, then "
+				 "EVP_CipherUpdate/EVP_CipherFinal_ex: the provider's AES-NI code, and "
+				 "offload where it is configured.");
 	}
 }
 
@@ -643,7 +897,7 @@ static void eval_engine_failed(struct rp_model *m)
 		for (size_t k = 0; k < p->nevents; k++) {
 			const struct ct_event *e = &p->events[k].ev;
 			if ((e->kind != CT_EV_ENGINE_REQUEST && e->kind != CT_EV_PROVIDER_LOAD) ||
-			    !event_failed(e))
+			    !event_failed(e) || rp_non_offload_module(e))
 				continue;
 			struct rp_finding *f = add(m, "engine-failed", RP_ERROR, p->hdr.pid);
 			if (!f)
@@ -685,6 +939,73 @@ static void eval_engine_failed(struct rp_model *m)
 					 "not blocked by a sandbox); run `cryptrace doctor`.");
 			CAT(fix, " Make the program fail loudly instead of continuing in software when "
 				 "the offload is required.");
+		}
+	}
+}
+
+/* ---- provider-absent */
+
+/* A provider or engine that is not an offload (offload_probe.c) was asked for and is not there:
+ * what it is, where the process's cipher work ran instead, and when the reader would need it. */
+static void eval_provider_absent(struct rp_model *m)
+{
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct rp_proc *p = &m->procs[i];
+		if (!proc_selected(m, p))
+			continue;
+		for (size_t k = 0; k < p->nevents; k++) {
+			const struct ct_event *e = &p->events[k].ev;
+			const struct rp_module_role *role = rp_non_offload_module(e);
+			if (!role || !event_failed(e))
+				continue;
+			struct rp_finding *f = add(m, "provider-absent", RP_INFO, p->hdr.pid);
+			if (!f)
+				return;
+			struct ct_str params, reason;
+			split_ossl_reason(e->detail, &params, &reason);
+			struct ct_str module = missing_module(reason);
+			CAT(message, "%s asked for the %.*s %s with %.*s (%.*s), and it %s",
+			    requested_by_config(e->callsite) ? "The OpenSSL configuration file" :
+							       "The program",
+			    S(rp_requested_module(e)),
+			    e->kind == CT_EV_PROVIDER_LOAD ? "provider" : "engine", S(e->call), S(params),
+			    module.p ? "is not installed here" : "could not be loaded");
+			if (module.p)
+				CAT(message, " (%.*s does not exist)", S(module));
+			CAT(message, ". That is %s: not a crypto offload, so its absence moves no cipher "
+				     "work.", role->what);
+			uint64_t calls = 0, bytes = 0;
+			struct ct_str impls[3];
+			unsigned nimpl = 0;
+			for (size_t j = 0; j < p->npaths; j++) {
+				const struct rp_path *pp = &p->paths[j];
+				if (!pp->st.calls)
+					continue;
+				calls += pp->st.calls;
+				bytes += pp->st.bytes;
+				bool seen = false;
+				for (unsigned q = 0; q < nimpl; q++)
+					seen |= rp_str_eq(impls[q], pp->def.impl);
+				if (!seen && nimpl < 3)
+					impls[nimpl++] = pp->def.impl;
+			}
+			char b[32];
+			fmt_bytes(b, sizeof(b), bytes);
+			if (calls) {
+				CAT(message, " This process's %llu cipher calls (%s) ran in",
+				    (unsigned long long)calls, b);
+				for (unsigned q = 0; q < nimpl; q++)
+					CAT(message, "%s %.*s", q ? (q + 1 == nimpl ? " and" : ",") : "",
+					    S(impls[q]));
+				CAT(message, ".");
+			}
+			CAT(evidence, "%.*s returned %lld, %llu time(s)", S(e->call), (long long)e->ret,
+			    (unsigned long long)(e->count ? e->count : 1));
+			if (reason.len)
+				CAT(evidence, "; OpenSSL's error queue: %.*s", S(reason));
+			if (e->callsite.len)
+				CAT(evidence, "; called at %.*s", S(rp_str_part(e->callsite, '\n', 0)));
+			CAT(fix, "%s", role->fix);
 		}
 	}
 }
@@ -760,6 +1081,8 @@ static enum offload_failure offload_failed(const struct rp_proc *p, char *why, s
 		switch (e->kind) {
 		case CT_EV_ENGINE_REQUEST:
 		case CT_EV_PROVIDER_LOAD:
+			bad = event_failed(e) && !rp_non_offload_module(e);
+			break;
 		case CT_EV_SESSION:
 			bad = event_failed(e);
 			break;
@@ -967,6 +1290,29 @@ static double large_request_cpb(const struct rp_path *p)
 	return wall * share * (double)p->tsc_hz / 1e9 / (double)bytes;
 }
 
+/* Slow must be the rule among a path's large requests, not a few outliers. On a busy machine a
+ * timed call that sits preempted for a scheduler slice (milliseconds) raises the mean cost of a
+ * path tenfold while every other call ran at AES-NI speed: curl on a loaded 2-core VM showed a
+ * mean of 10.7 cycles/byte over 16 KiB TLS records whose median took 3.5 us (0.5 cycles/byte),
+ * and CPU sampling (~1/ms) rarely lands in the preempted call to correct it. So the timed calls
+ * slower than an 8 KiB request at the limit must be at least half of the timed large ones: true
+ * of software AES, where every large request is that slow. Latency buckets are 4 per power of
+ * two, so a call within 25% under the threshold may count. */
+static bool slow_is_the_rule(const struct rp_path *p, double limit_cpb)
+{
+	uint64_t large_timed = 0, slow = 0;
+	for (unsigned b = 0; b < CT_SIZE_BUCKETS; b++)
+		if (ct_size_bucket_low(b) >= SOFTWARE_AES_MIN_BYTES)
+			large_timed += p->st.size[b].timed_calls;
+	if (!large_timed || !p->tsc_hz)
+		return true; /* nothing to check the mean against */
+	double ns = SOFTWARE_AES_MIN_BYTES * limit_cpb / ((double)p->tsc_hz / 1e9);
+	for (unsigned b = 0; b < CT_LAT_BUCKETS; b++)
+		if ((double)ct_lat_bucket_low(b) >= 0.75 * ns)
+			slow += p->st.lat[b];
+	return 2 * slow >= large_timed;
+}
+
 static double path_limit(const struct rp_path *p, double limit)
 {
 	char c[64];
@@ -1014,45 +1360,100 @@ static double aesni_bound(const struct rp_proc *p, const char **from)
 	return 0;
 }
 
-/* One finding per process: the AES path with the most bytes carries the evidence, the others
- * that ran slow (or, under a mask, every AES path) are listed. */
+/* One process's verdict: its AES paths that ran at software speed (or, under a mask, every
+ * AES path), the one with the most bytes, and the cause. */
+enum sw_cause { SW_MASK, SW_LOWLEVEL, SW_SET_CAP, SW_BUILD };
+
+struct sw_proc {
+	const struct rp_proc *pr;
+	const struct rp_path *main;
+	double main_cpb, bound, limit, base_limit;
+	bool calibrated, masked;
+	const char *bound_from;
+	enum sw_cause cause;
+	uint64_t calls, bytes;  /* over its slow paths */
+};
+
+static bool sw_path_slow(const struct sw_proc *x, const struct rp_model *m, const struct rp_path *p)
+{
+	if (!is_aes_inprocess(m, p))
+		return false;
+	double cpb = large_request_cpb(p);
+	double lim = x->calibrated ? path_limit(p, x->base_limit) : x->base_limit;
+	return (cpb > lim && slow_is_the_rule(p, lim)) || masked_applies(x->masked, p);
+}
+
+static bool sw_judge(const struct rp_model *m, const struct rp_proc *pr, struct sw_proc *x)
+{
+	memset(x, 0, sizeof(*x));
+	x->pr = pr;
+	if (!proc_selected(m, pr) || !pr->has_hdr || !(pr->hdr.cpu_flags & (CT_CPU_AES | CT_CPU_ARM_AES)))
+		return false;
+	x->masked = ia32cap_disables_aesni(pr->hdr.ia32cap);
+	x->bound = aesni_bound(pr, &x->bound_from);
+	x->base_limit = x->bound > 0 ? fmax(SOFTWARE_AES_FACTOR * x->bound, SOFTWARE_AES_FLOOR_CPB) :
+				       SOFTWARE_AES_FIXED_CPB;
+	x->calibrated = x->bound > 0; /* the serial-mode floor refines a calibrated bound only */
+	x->main_cpb = -1;
+	for (size_t k = 0; k < pr->npaths; k++) {
+		const struct rp_path *p = &pr->paths[k];
+		if (!sw_path_slow(x, m, p))
+			continue;
+		x->calls += p->st.calls;
+		x->bytes += p->st.bytes;
+		if (!x->main || p->st.bytes > x->main->st.bytes) {
+			x->main = p;
+			x->main_cpb = large_request_cpb(p);
+		}
+	}
+	if (!x->main)
+		return false;
+	x->limit = x->calibrated ? path_limit(x->main, x->base_limit) : x->base_limit;
+	x->cause = x->masked ? SW_MASK : x->main->def.api == CT_API_AES ? SW_LOWLEVEL :
+		   pr->hdr.ia32cap.len ? SW_SET_CAP : SW_BUILD;
+	return true;
+}
+
+/* Same cause: the same reason (and, for a mask, the same OPENSSL_ia32cap value). */
+static bool sw_same_cause(const struct sw_proc *a, const struct sw_proc *b)
+{
+	return a->cause == b->cause &&
+	       (a->cause != SW_MASK || rp_str_eq(a->pr->hdr.ia32cap, b->pr->hdr.ia32cap));
+}
+
+/* One finding per cause (issue: nine software-aes warnings for one masked database server):
+ * the process with the most slow bytes carries the speed evidence; its other slow paths and
+ * every process affected, with its share of the slow bytes, are listed. */
 static void eval_software_aes(struct rp_model *m)
 {
-	for (size_t i = 0; i < m->nprocs; i++) {
-		const struct rp_proc *pr = &m->procs[i];
-		if (!proc_selected(m, pr) || !pr->has_hdr ||
-		    !(pr->hdr.cpu_flags & (CT_CPU_AES | CT_CPU_ARM_AES)))
+	struct sw_proc *v = calloc(m->nprocs ? m->nprocs : 1, sizeof(*v));
+	bool *done = calloc(m->nprocs ? m->nprocs : 1, sizeof(*done));
+	size_t n = 0;
+	for (size_t i = 0; v && done && i < m->nprocs; i++)
+		if (sw_judge(m, &m->procs[i], &v[n]))
+			n++;
+	for (size_t g = 0; v && done && g < n; g++) {
+		if (done[g])
 			continue;
-		bool masked = ia32cap_disables_aesni(pr->hdr.ia32cap);
-		const char *bound_from;
-		double bound = aesni_bound(pr, &bound_from);
-		double limit = bound > 0 ? fmax(SOFTWARE_AES_FACTOR * bound, SOFTWARE_AES_FLOOR_CPB) :
-					   SOFTWARE_AES_FIXED_CPB;
-		bool calibrated = bound > 0; /* the serial-mode floor refines a calibrated bound only */
-		const struct rp_path *main = NULL;
-		double main_cpb = -1;
-		size_t nslow = 0;
-		for (size_t k = 0; k < pr->npaths; k++) {
-			const struct rp_path *p = &pr->paths[k];
-			if (!is_aes_inprocess(m, p))
+		/* the group of g's cause; x: the process with the most slow bytes */
+		const struct sw_proc *x = &v[g];
+		size_t members = 0;
+		uint64_t group_bytes = 0, group_calls = 0;
+		for (size_t j = g; j < n; j++) {
+			if (done[j] || !sw_same_cause(&v[g], &v[j]))
 				continue;
-			double cpb = large_request_cpb(p);
-			if (!(cpb > (calibrated ? path_limit(p, limit) : limit) || masked_applies(masked, p)))
-				continue;
-			nslow++;
-			if (!main || p->st.bytes > main->st.bytes) {
-				main = p;
-				main_cpb = cpb;
-			}
+			members++;
+			group_bytes += v[j].bytes;
+			group_calls += v[j].calls;
+			if (v[j].bytes > x->bytes)
+				x = &v[j];
 		}
-		if (!main)
-			continue;
-		double base_limit = limit;
-		limit = calibrated ? path_limit(main, base_limit) : base_limit;
-		struct rp_finding *f = add(m, "software-aes", RP_WARNING, pr->hdr.pid);
+		const struct rp_proc *pr = x->pr;
+		const struct rp_path *p = x->main;
+		double main_cpb = x->main_cpb, bound = x->bound, limit = x->limit;
+		struct rp_finding *f = add(m, "software-aes", RP_WARNING, members == 1 ? pr->hdr.pid : 0);
 		if (!f)
-			return;
-		const struct rp_path *p = main;
+			break;
 		if (main_cpb > limit && bound > 0)
 			CAT(message, "This CPU has AES instructions, but %.*s %s in %.*s ran at %.1f cycles "
 				     "per byte on requests of 8 KiB and more, %.1fx the %.2f cycles/byte "
@@ -1070,29 +1471,63 @@ static void eval_software_aes(struct rp_model *m)
 			CAT(message, "This CPU has AES instructions, but OPENSSL_ia32cap hides them from "
 				     "libcrypto, so %.*s %s in %.*s runs in software AES.",
 			    S(p->def.cipher), ct_dir_name(p->def.dir), S(p->def.impl));
-		if (nslow > 1) {
-			CAT(message, " Also affected:");
-			for (size_t k = 0; k < pr->npaths; k++) {
-				const struct rp_path *o = &pr->paths[k];
-				double cpb = is_aes_inprocess(m, o) ? large_request_cpb(o) : -1;
-				double olimit = calibrated ? path_limit(o, base_limit) : base_limit;
-				if (o == main || !is_aes_inprocess(m, o) || !(cpb > olimit || masked_applies(masked, o)))
+		/* the other slow paths, over the whole group, once per cipher and direction */
+		struct { struct ct_str cipher; int dir; uint64_t calls; } also[16];
+		size_t nalso = 0;
+		for (size_t j = g; j < n; j++) {
+			if (done[j] || !sw_same_cause(&v[g], &v[j]))
+				continue;
+			for (size_t k = 0; k < v[j].pr->npaths; k++) {
+				const struct rp_path *o = &v[j].pr->paths[k];
+				if (!sw_path_slow(&v[j], m, o) ||
+				    (rp_str_eq(o->def.cipher, p->def.cipher) && o->def.dir == p->def.dir))
 					continue;
-				CAT(message, " %.*s %s (%llu calls);", S(o->def.cipher), ct_dir_name(o->def.dir),
-				    (unsigned long long)o->st.calls);
+				size_t a = 0;
+				while (a < nalso && !(rp_str_eq(also[a].cipher, o->def.cipher) &&
+						      also[a].dir == o->def.dir))
+					a++;
+				if (a == nalso && nalso < sizeof(also) / sizeof(also[0]))
+					also[nalso++] = (typeof(also[0])){ .cipher = o->def.cipher,
+									   .dir = o->def.dir };
+				if (a < nalso)
+					also[a].calls += o->st.calls;
 			}
-			size_t n = strlen(f->message);
-			if (f->message[n - 1] == ';')
-				f->message[n - 1] = '.';
+		}
+		for (size_t a = 0; a < nalso; a++)
+			CAT(message, "%s %.*s %s (%llu calls)%s", a ? "" : " Also affected:",
+			    S(also[a].cipher), ct_dir_name(also[a].dir), (unsigned long long)also[a].calls,
+			    a + 1 < nalso ? ";" : ".");
+		size_t len;
+		if (members > 1) {
+			char b[32];
+			fmt_bytes(b, sizeof(b), group_bytes);
+			CAT(message, " In %zu processes (%llu calls, %s in all):", members,
+			    (unsigned long long)group_calls, b);
+			size_t listed = 0;
+			for (size_t j = g; j < n; j++) {
+				if (done[j] || !sw_same_cause(&v[g], &v[j]))
+					continue;
+				if (listed++ == 8) {
+					CAT(message, " and %zu more;", members - 8);
+					break;
+				}
+				fmt_bytes(b, sizeof(b), v[j].bytes);
+				CAT(message, " pid %u %s %s (%.1f%%);", v[j].pr->hdr.pid,
+				    v[j].pr->role[0] ? v[j].pr->role : "?", b,
+				    group_bytes ? 100.0 * (double)v[j].bytes / (double)group_bytes : 0);
+			}
+			len = strlen(f->message);
+			if (f->message[len - 1] == ';')
+				f->message[len - 1] = '.';
 		}
 		CAT(message, " Likely cause: ");
-		if (masked)
+		if (x->cause == SW_MASK)
 			CAT(message, "the environment sets OPENSSL_ia32cap=%.*s, which masks AES-NI (bit 57) "
 				     "out of libcrypto's CPU capabilities.",
 			    S(pr->hdr.ia32cap));
-		else if (p->def.api == CT_API_AES)
+		else if (x->cause == SW_LOWLEVEL)
 			CAT(message, "the low-level AES_* API, which may not use AES-NI.");
-		else if (pr->hdr.ia32cap.len)
+		else if (x->cause == SW_SET_CAP)
 			CAT(message, "OPENSSL_ia32cap=%.*s is set; or a libcrypto built without AES "
 				     "assembly (no-asm).",
 			    S(pr->hdr.ia32cap));
@@ -1100,25 +1535,32 @@ static void eval_software_aes(struct rp_model *m)
 			CAT(message, "a libcrypto built without AES assembly (no-asm), or a CPU feature "
 				     "hidden by a hypervisor.");
 		CAT(evidence, "cpu_flags has aes; ");
+		if (members > 1)
+			CAT(evidence, "pid %u: ", pr->hdr.pid);
 		if (main_cpb >= 0)
 			CAT(evidence, "%.2f cycles/byte at >= 8 KiB (limit %.2f); ", main_cpb, limit);
 		else
 			CAT(evidence, "cycles/byte unknown (no timed requests of 8 KiB or more); ");
 		if (bound > 0)
-			CAT(evidence, "AES-NI bound %.2f cycles/byte, %s; ", bound, bound_from);
+			CAT(evidence, "AES-NI bound %.2f cycles/byte, %s; ", bound, x->bound_from);
 		else
 			CAT(evidence, "AES-NI bound: %s, so the fixed limit of %.0f cycles/byte; ",
-			    bound_from, SOFTWARE_AES_FIXED_CPB);
+			    x->bound_from, SOFTWARE_AES_FIXED_CPB);
 		if (pr->hdr.ia32cap.len)
 			CAT(evidence, "OPENSSL_ia32cap=%.*s", S(pr->hdr.ia32cap));
 		else
 			CAT(evidence, "OPENSSL_ia32cap unset");
-		if (masked)
+		if (x->cause == SW_MASK)
 			CAT(fix, "Unset OPENSSL_ia32cap (or drop ~0x200000000000000 from its mask).");
 		else
 			CAT(fix, "Use a libcrypto built with assembly (the distribution's), through EVP; "
 				 "compare with `openssl speed -evp aes-128-cbc`.");
+		for (size_t j = g; j < n; j++)
+			if (!done[j] && sw_same_cause(&v[g], &v[j]))
+				done[j] = true;
 	}
+	free(v);
+	free(done);
 }
 
 /* ---- kernel-software-driver */
@@ -1267,8 +1709,10 @@ static const rp_evaluator evaluators[] = {
 	eval_nothing_intercepted,
 	eval_multiple_libcrypto,
 	eval_engine_failed,
+	eval_provider_absent,
 	eval_silent_fallback,
 	eval_session_failed,
+	rp_eval_kernel_refused,
 	eval_software_aes,
 	eval_lowlevel_api,
 	eval_kernel_software_driver,

@@ -290,7 +290,8 @@ static void section_shares(const struct rp_model *m, FILE *f)
 	rp_svg_bars(bars, k, f);
 	free(bars);
 	fputs("<p class=\"note\">Shares of the estimated wall time spent inside the traced cipher calls "
-	      "(all selected processes added up), not of the programs' run time.</p></section>\n", f);
+	      "(all selected processes added up), not of the programs' run time. Only cipher calls "
+	      "are measured: digests, MACs and key exchange are not in them.</p></section>\n", f);
 }
 
 static void section_failures(const struct rp_model *m, FILE *f)

@@ -156,17 +156,19 @@ static void json_creator_fields(struct jw *w, const struct rp_creator *c, const 
 }
 
 /* callsite plus who created the contexts (callsites.c): "created_by" "ssh+0x632ac", its module,
- * the libcrypto API it went through and the purpose ("TLS", "SSH transport"...). */
-static void json_creator(struct jw *w, struct ct_str callsite)
+ * the libcrypto API it went through and the purpose ("TLS", "SSH transport"...), judged in
+ * process p (NULL: the merged path, in every process that has it). */
+static void json_creator(struct jw *w, const struct rp_model *m, const struct rp_proc *p,
+			 const struct rp_path *path)
 {
 	struct rp_creator c;
-	j_str(w, "callsite", callsite);
-	if (!rp_callsite_creator(callsite, &c)) {
+	j_str(w, "callsite", path->def.callsite);
+	if (!rp_path_creator(m, p, path, &c)) {
 		j_num(w, "created_by", 0, false);
 		return;
 	}
 	j_obj(w, "created_by");
-	json_creator_fields(w, &c, c.purpose);
+	json_creator_fields(w, &c, rp_path_purpose(m, p, path, &c));
 	j_close(w, '}');
 }
 
@@ -290,7 +292,7 @@ static void json_path(struct jw *w, const struct rp_model *m, const struct rp_pa
 	j_u64(w, "spliced_calls", p->st.spliced_calls);
 	j_close(w, '}');
 	j_pids(w, "pids", &p->pids);
-	json_creator(w, p->def.callsite);
+	json_creator(w, m, NULL, p);
 	json_creators(w, m, p);
 	j_arr(w, "sizes");
 	for (unsigned b = 0; b < CT_SIZE_BUCKETS; b++) {
@@ -360,6 +362,12 @@ static void json_proc(struct jw *w, const struct rp_model *m, const struct rp_pr
 	for (unsigned i = 0, n = rp_str_nparts(p->proc.crypto_libs, '\n'); i < n; i++)
 		j_str(w, NULL, rp_str_part(p->proc.crypto_libs, '\n', i));
 	j_close(w, ']');
+	/* every shared object the process mapped (MODULE records of preload/mapped.c) */
+	j_arr(w, "mapped");
+	for (size_t i = 0; i < p->nmodules; i++)
+		if (p->modules[i].flags & CT_MODULE_MAPPED)
+			j_str(w, NULL, p->modules[i].path);
+	j_close(w, ']');
 	j_u64(w, "per_call_ops", p->ops);
 	j_u64(w, "dropped_ops", p->proc.dropped_ops > p->ops_dropped ? p->proc.dropped_ops : p->ops_dropped);
 	j_u64(w, "dropped_events", p->proc.dropped_events);
@@ -400,7 +408,7 @@ static void json_proc(struct jw *w, const struct rp_model *m, const struct rp_pr
 		j_share(w, "cpu_share", cpu, pp->d.cpu_known, f->cpu_ns, f->cpu_known);
 		j_num(w, "throughput_wall_bps", (double)pp->st.bytes * 1e9 / pp->d.wall_ns,
 		      pp->d.wall_known && pp->d.wall_ns > 0);
-		json_creator(w, pp->def.callsite);
+		json_creator(w, m, p, pp);
 		j_close(w, '}');
 	}
 	j_close(w, ']');

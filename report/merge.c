@@ -5,6 +5,7 @@
  * cycles/byte and latency percentiles from the sampled timings (method: docs/report.md).
  */
 #include "model.h"
+#include "report.h"
 
 #include <fnmatch.h>
 #include <math.h>
@@ -55,11 +56,26 @@ unsigned rp_str_nparts(struct ct_str s, char sep)
 	return s.p[s.len - 1] == sep ? n - 1 : n; /* a trailing separator ends the last part */
 }
 
+/* The launcher, not the process, wrote END (tracer/end_trace.c: it exited without its exit
+ * handlers), and the process could have done hooked cipher work after its last snapshot: with
+ * libcrypto loaded or paths recorded, its figures may miss that work. A Go program's trace
+ * without either (age) is complete. */
+static bool end_unseen_may_miss_work(const struct rp_proc *p)
+{
+	bool unseen = false;
+	for (size_t k = 0; k < p->nevents && !unseen; k++)
+		unseen = p->events[k].ev.kind == CT_EV_TRACE_WARNING &&
+			 rp_str_is(p->events[k].ev.call, RP_EXIT_UNSEEN_CALL);
+	return unseen && (p->npaths || p->hdr.libcrypto.len ||
+			  (p->has_proc && (p->proc.flags & CT_PROC_HAS_LIBCRYPTO)));
+}
+
 enum rp_status rp_proc_status(const struct rp_proc *p)
 {
 	if (p->read_status != CT_READ_EOF)
 		return RP_TRUNCATED;
-	if (!p->has_end || (p->has_proc && (p->proc.flags & CT_PROC_INCOMPLETE)))
+	if (!p->has_end || (p->has_proc && (p->proc.flags & CT_PROC_INCOMPLETE)) ||
+	    end_unseen_may_miss_work(p))
 		return RP_INCOMPLETE;
 	return RP_COMPLETE;
 }
@@ -439,16 +455,10 @@ static const struct rp_proc *parent_of(const struct rp_model *m, const struct rp
 }
 
 /* Does the process carry SSH traffic: a path whose contexts the ssh/sshd code created (not the
- * DRBG's)? */
+ * DRBG's) and used for transport, not key shielding (creators.c)? */
 static bool carries_ssh_traffic(const struct rp_proc *p)
 {
-	for (size_t k = 0; k < p->npaths; k++) {
-		struct rp_creator c;
-		if (p->paths[k].st.calls && rp_callsite_creator(p->paths[k].def.callsite, &c) &&
-		    !strcmp(c.purpose, "SSH transport"))
-			return true;
-	}
-	return false;
+	return rp_proc_ssh_transport(p);
 }
 
 static bool is_rexec_sshd(const struct rp_proc *p)

@@ -121,9 +121,13 @@ void rp_model_warn(struct rp_model *m, const char *fmt, ...)
 
 void rp_proc_add_module(struct rp_proc *p, const struct ct_module *mod)
 {
+	/* by name and file: two mapped objects may share a base name (extension modules of two
+	 * Python packages); the flags of both records are kept */
 	for (size_t i = 0; i < p->nmodules; i++)
-		if (rp_str_eq(p->modules[i].name, mod->name)) {
+		if (rp_str_eq(p->modules[i].name, mod->name) && rp_str_eq(p->modules[i].path, mod->path)) {
+			uint32_t flags = p->modules[i].flags | mod->flags;
 			p->modules[i] = *mod;
+			p->modules[i].flags = flags;
 			return;
 		}
 	if (!grow((void **)&p->modules, &p->cap_modules, p->nmodules, sizeof(*p->modules)))

@@ -153,7 +153,7 @@ struct rp_proc *rp_model_add_proc(struct rp_model *m);
 /* Newest snapshot wins: these replace an earlier record with the same id. */
 struct rp_path *rp_proc_path(struct rp_proc *p, uint32_t path_id); /* finds or adds */
 void rp_proc_set_event(struct rp_proc *p, const struct ct_event *ev);
-void rp_proc_add_module(struct rp_proc *p, const struct ct_module *mod); /* replaces by name */
+void rp_proc_add_module(struct rp_proc *p, const struct ct_module *mod); /* replaces by name + file */
 bool rp_proc_own(struct rp_proc *p, char *s); /* p frees s with the model; false: not taken */
 void rp_model_warn(struct rp_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool rp_u32list_add(struct rp_u32list *l, uint32_t v); /* adds if absent */
@@ -222,6 +222,7 @@ struct rp_creator_site {
 	struct ct_str callsite;
 	uint64_t setups;
 	struct rp_creator who;
+	unsigned ssh_uses;      /* OpenSSH's sites: key shielding (1), transport (2), seen where */
 };
 struct rp_path_creators {
 	uint64_t setups;        /* context set-ups (inits naming a cipher) seen, all sites */
@@ -234,8 +235,20 @@ struct rp_path_creators {
  * older cryptrace: then only the path's first call site, def.callsite, is known). */
 bool rp_path_creators(const struct rp_model *m, const struct rp_path *path, struct rp_path_creators *pc);
 /* What the creator used the contexts for: "TLS 1.3 records", "TLS 1.2 records", "SSH transport",
- * "random numbers (DRBG)", "" when unknown. */
+ * "private-key shielding (...)", "random numbers (DRBG)", "" when unknown. */
 const char *rp_creator_purpose(const struct rp_creator *c, uint32_t usage);
+/* The purpose of a path's contexts created at c, judged in process p (NULL: in every shown
+ * process that has the path): c->purpose, except that OpenSSH's contexts are transport or key
+ * shielding by the work they did. */
+const char *rp_path_purpose(const struct rp_model *m, const struct rp_proc *p,
+			    const struct rp_path *path, const struct rp_creator *c);
+/* Who created a path's contexts (its first call site), corrected for an entry variant the first
+ * creator never drives (the DRBG never calls EVP_Cipher), in p (NULL: every shown process).
+ * False when the path has no call site. */
+bool rp_path_creator(const struct rp_model *m, const struct rp_proc *p, const struct rp_path *path,
+		     struct rp_creator *c);
+/* p carries SSH traffic: OpenSSH's contexts on one of its paths did transport work. */
+bool rp_proc_ssh_transport(const struct rp_proc *p);
 
 /* ---- symbols.c: names for the call-site frames a traced process could not name (static
  * functions: "module+0xoff"), from the module files and debug files the trace's MODULE records

@@ -18,4 +18,8 @@ int ct_report_main(int argc, char **argv);
  * of `cryptrace run`. Same return codes as ct_report_main. */
 int ct_report_summary(const char *const *paths, int npaths, FILE *out);
 
+/* The call name of the trace-warning event the launcher appends, with END, to the trace of its
+ * child when that child exited without running its exit handlers (tracer/end_trace.c). */
+#define RP_EXIT_UNSEEN_CALL "exit-unseen"
+
 #endif

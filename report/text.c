@@ -88,6 +88,9 @@ static void print_processes(const struct rp_model *m, FILE *out)
 				sscanf(at, "at byte %llu", &off);
 			snprintf(status, sizeof(status), "%s at %llu",
 				 p->read_status == CT_READ_CORRUPT ? "corrupt" : "truncated", off);
+		} else if (st == RP_INCOMPLETE && p->has_end && p->end.reason == CT_END_EXIT) {
+			/* ended, but its figures may miss work (an exit the launcher recorded) */
+			snprintf(status, sizeof(status), "incomplete (exit %d)", p->end.status);
 		} else if (st == RP_INCOMPLETE) {
 			snprintf(status, sizeof(status), "incomplete");
 		} else {
@@ -355,8 +358,10 @@ static char *fmt_share(char *buf, size_t cap, double part, bool part_known, doub
 	return buf;
 }
 
-/* Per process: its role, lifetime and CPU, the share of both spent in each crypto path, and its
- * crypto throughput (bytes over the crypto calls' wall time). */
+/* Per process: its role, lifetime and CPU, the share of both spent in each cipher path, and its
+ * cipher throughput (bytes over the cipher calls' wall time). Only cipher calls are measured:
+ * digests, MACs, signatures and key exchange are not, so the share says "cipher calls", never
+ * "crypto" (borg's HMAC-SHA256 costs 5x its AES; ssh's key exchange most of a short session). */
 static void print_crypto_share(const struct rp_model *m, FILE *out)
 {
 	char b1[32], b2[32], b3[32], b4[32], b5[32], mbs[24];
@@ -367,16 +372,17 @@ static void print_crypto_share(const struct rp_model *m, FILE *out)
 			continue;
 		const struct rp_proc_figures *f = &p->fig;
 		if (!any)
-			fprintf(out, "Crypto share per process (WALL: lifetime, CPU: user+sys of the "
-				     "process; shares are the crypto calls' part of them)\n");
+			fprintf(out, "Cipher-call share per process (WALL: lifetime, CPU: user+sys of "
+				     "the process; shares are the cipher calls' part of them: digests, "
+				     "MACs and key exchange are not measured)\n");
 		any = true;
 		snprintf(mbs, sizeof(mbs), "-");
 		if (f->crypto_wall_known && f->crypto_wall_ns > 0)
 			snprintf(mbs, sizeof(mbs), "%.1f MB/s", (double)f->crypto_bytes * 1e3 /
 									 f->crypto_wall_ns);
 		fprintf(out, "  pid %u  %s\n", p->hdr.pid, p->role);
-		fprintf(out, "    wall %s, crypto %s of it; CPU %s, crypto %s of it; %s through the "
-			     "ciphers at %s\n",
+		fprintf(out, "    wall %s, cipher calls %s of it; CPU %s, cipher calls %s of it; %s "
+			     "through the ciphers at %s\n",
 			f->wall_known ? rp_fmt_ns(b1, sizeof(b1), f->wall_ns) : "-",
 			fmt_share(b2, sizeof(b2), f->crypto_wall_ns, f->crypto_wall_known, f->wall_ns,
 				  f->wall_known),

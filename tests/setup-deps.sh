@@ -15,6 +15,8 @@ packages=(
 	openssh-server openssh-client curl # real programs traced by tests
 	chromium                  # the reports suite renders the HTML report headless (skips without it)
 	qemu-system-x86 busybox-static kcapi-tools libfuse3-dev # the vm suite: a real kernel with AF_ALG
+	# the real suite: packaged programs nobody here wrote, each traced for a second or two
+	stunnel4 borgbackup openvpn qpdf wget gpg cryptsetup-bin age python3-cryptography
 )
 
 missing=()

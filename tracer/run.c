@@ -449,6 +449,11 @@ int ct_run_main(int argc, char **argv)
 	struct child_facts cf;
 	int status = spawn_and_wait(&ce, opts.cmd, &started, &cf);
 
+	/* A child that exited without its exit handlers (a Go program) left its trace open: the
+	 * launcher knows how it ended. */
+	if (started && !cf.signaled)
+		ct_end_trace_complete(absdir, cf.pid, cf.status, cf.end_mono_ns);
+
 	/* Without an exec there is nothing to summarize: the error line said it all. -q still
 	 * writes a static program's trace file. */
 	if (started && !opts.quiet) {

@@ -45,6 +45,11 @@ struct ct_static_run {
 };
 bool ct_static_trace_write(const struct ct_static_run *r);
 
+/* end_trace.c: the launcher's child exited (status) without its exit handlers (a Go program):
+ * append a trace-warning event and END to its newest trace file in outdir when that file reads
+ * cleanly and has no END. True when it did. */
+bool ct_end_trace_complete(const char *outdir, uint32_t pid, int status, uint64_t end_mono_ns);
+
 /* compare.c: `cryptrace compare [options] -- CMD...`; argv[0] is "compare". */
 int ct_compare_main(int argc, char **argv);
 /* True when socket(AF_ALG) / open("/dev/crypto") work here; else *err (may be NULL) = errno. */

@@ -5,6 +5,7 @@ client of its own), stopped by the test, and their traces read with `cryptrace r
 Builds on tests/integration/ctlib.py (same environment variables, same exit codes)."""
 import os
 import select
+import shutil
 import signal
 import socket
 import subprocess
@@ -41,6 +42,55 @@ def random_file(path, size):
             left -= n
 
 
+def throwaway_cert(tmp):
+    """A self-signed RSA key and certificate for localhost in tmp: (key, cert) paths."""
+    openssl = ctlib.need_program("openssl")
+    key, cert = os.path.join(tmp, "key.pem"), os.path.join(tmp, "cert.pem")
+    p = ctlib.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
+                   "-out", cert, "-days", "1", "-subj", "/CN=localhost"])
+    check(p.returncode == 0, "throwaway certificate")
+    return key, cert
+
+
+def need_sshd(client="scp"):
+    """Skips (77, saying why) where sshd cannot run traced here: not root, a sanitizer pass (the
+    ASan runtime's syscalls inside sshd's seccomp sandbox get the pre-auth child killed), or a
+    program missing."""
+    if os.geteuid() != 0:
+        ctlib.skip("sshd needs root (privilege separation, the user's login) here")
+    if ctlib.asan_runtime():
+        ctlib.skip("sanitizer pass: the ASan runtime's own syscalls inside sshd's seccomp "
+                   "sandbox get the pre-auth child killed; the normal pass runs this test")
+    for prog in ("/usr/sbin/sshd", client, "ssh-keygen", "cmp"):
+        if not (os.access(prog, os.X_OK) if prog.startswith("/") else shutil.which(prog)):
+            ctlib.skip(f"{prog} is not installed")
+
+
+def ssh_setup(tmp, sftp="internal-sftp"):
+    """A throwaway sshd config in tmp: ed25519 host and user keys (hostkey, userkey), root login
+    by key only, no PAM, the sftp subsystem `sftp` (internal-sftp runs inside sshd: no shell, so
+    no login scripts). Returns the config's path."""
+    keygen = ctlib.need_program("ssh-keygen")
+    for name in ("hostkey", "userkey"):
+        p = ctlib.run([keygen, "-q", "-t", "ed25519", "-N", "", "-f", os.path.join(tmp, name)])
+        check(p.returncode == 0, f"ssh-keygen {name}")
+    shutil.copy(os.path.join(tmp, "userkey.pub"), os.path.join(tmp, "authorized_keys"))
+    cfg = os.path.join(tmp, "sshd_config")
+    with open(cfg, "w") as f:
+        f.write(f"""HostKey {tmp}/hostkey
+UsePAM no
+StrictModes no
+PidFile {tmp}/sshd.pid
+AuthorizedKeysFile {tmp}/authorized_keys
+PermitRootLogin prohibit-password
+Subsystem sftp {sftp}
+LogLevel VERBOSE
+""")
+    # sshd's privilege separation chroots the pre-auth child here; Debian creates it at boot
+    os.makedirs("/run/sshd", mode=0o755, exist_ok=True)
+    return cfg
+
+
 def same_file(a, b):
     return subprocess.run(["cmp", "-s", a, b]).returncode == 0
 
@@ -49,12 +99,12 @@ class Daemon:
     """A daemon under `cryptrace run -q -o outdir`; started() waits until `ready` shows up in its
     stdout or stderr."""
 
-    def __init__(self, argv, outdir, ready, cwd=None):
+    def __init__(self, argv, outdir, ready, cwd=None, env=None):
         self.outdir = outdir
         self.lines = []
         cmd = [ctlib.CRYPTRACE, "run", "-q", "-o", outdir, "--"] + list(argv)
         self.p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=cwd,
-                                  start_new_session=True)
+                                  env=env, start_new_session=True)
         deadline = time.monotonic() + START_TIMEOUT
         buf = b""
         while time.monotonic() < deadline:

@@ -8,7 +8,6 @@ the crypto share of the process's time; chacha20 must show up as a non-AES ciphe
 copy is byte-identical, and no sshd process (the seccomp-sandboxed pre-auth child included)
 dies of a signal."""
 import os
-import shutil
 
 import e2elib  # first: it makes tests/integration/ctlib.py importable
 import ctlib
@@ -23,27 +22,9 @@ CIPHERS = [
 
 
 def setup(tmp):
-    keygen = ctlib.need_program("ssh-keygen")
-    for name in ("hostkey", "userkey"):
-        p = ctlib.run([keygen, "-q", "-t", "ed25519", "-N", "", "-f", os.path.join(tmp, name)])
-        check(p.returncode == 0, f"ssh-keygen {name}")
-    shutil.copy(os.path.join(tmp, "userkey.pub"), os.path.join(tmp, "authorized_keys"))
     sftp = next((p for p in ("/usr/lib/openssh/sftp-server", "/usr/libexec/sftp-server")
                  if os.path.exists(p)), "internal-sftp")
-    cfg = os.path.join(tmp, "sshd_config")
-    with open(cfg, "w") as f:
-        f.write(f"""HostKey {tmp}/hostkey
-UsePAM no
-StrictModes no
-PidFile {tmp}/sshd.pid
-AuthorizedKeysFile {tmp}/authorized_keys
-PermitRootLogin prohibit-password
-Subsystem sftp {sftp}
-LogLevel VERBOSE
-""")
-    # sshd's privilege separation chroots the pre-auth child here; Debian creates it at boot
-    os.makedirs("/run/sshd", mode=0o755, exist_ok=True)
-    return cfg
+    return e2elib.ssh_setup(tmp, sftp)
 
 
 def one(tmp, cfg, src, ssh_cipher, cipher):
@@ -122,14 +103,7 @@ def check_folded(tdir, cipher, module):
 
 
 def test():
-    if os.geteuid() != 0:
-        ctlib.skip("sshd needs root (privilege separation, the user's login) here")
-    if ctlib.asan_runtime():
-        ctlib.skip("sanitizer pass: the ASan runtime's own syscalls inside sshd's seccomp "
-                   "sandbox get the pre-auth child killed; the normal pass runs this test")
-    for prog in ("/usr/sbin/sshd", "scp", "ssh", "cmp"):
-        if not (os.access(prog, os.X_OK) if prog.startswith("/") else shutil.which(prog)):
-            ctlib.skip(f"{prog} is not installed")
+    e2elib.need_sshd()
     tmp = ctlib.tmpdir("e2e-ssh")
     os.chmod(tmp, 0o755)
     cfg = setup(tmp)

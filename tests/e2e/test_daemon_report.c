@@ -62,20 +62,27 @@ static void test_creator(void **state)
 
 /* One sshd process file: header (start at start_ns), optionally a path with `bytes` of
  * aes-128-ctr decrypt taking `wall_ns` in all, a PROC with CPU, and an END. */
-static void add_sshd(struct rp_model *m, const char *name, uint32_t pid, uint32_t ppid,
-		     bool rexec, uint64_t start_ns, uint64_t end_ns, int end_reason, uint64_t bytes,
-		     uint64_t cpu_ns)
+/* A trace of /usr/sbin/sshd started at start_ns: the listener's argv, or with -R the re-exec'd
+ * connection's. */
+static void sshd_header(struct tg *g, uint32_t pid, uint32_t ppid, bool rexec, uint64_t start_ns)
 {
 	static const char argv_l[] = "/usr/sbin/sshd\0-D\0-p\0" "22";
 	static const char argv_r[] = "/usr/sbin/sshd\0-D\0-p\0" "22\0-R";
-	struct tg g;
-	tg_init(&g);
+	tg_init(g);
 	struct ct_header h = rexec ? tg_default_header(pid, argv_r, sizeof(argv_r) - 1)
 				   : tg_default_header(pid, argv_l, sizeof(argv_l) - 1);
 	h.ppid = ppid;
 	h.start_mono_ns = start_ns;
 	h.exe = S("/usr/sbin/sshd");
-	tg_header(&g, &h);
+	tg_header(g, &h);
+}
+
+static void add_sshd(struct rp_model *m, const char *name, uint32_t pid, uint32_t ppid,
+		     bool rexec, uint64_t start_ns, uint64_t end_ns, int end_reason, uint64_t bytes,
+		     uint64_t cpu_ns)
+{
+	struct tg g;
+	sshd_header(&g, pid, ppid, rexec, start_ns);
 	if (bytes) {
 		struct ct_path_def p = {
 			.path_id = 0,
@@ -206,9 +213,11 @@ static void test_text_and_json(void **state)
 	build_sshd(&m);
 	size_t len;
 	char *t = capture(rp_print_text, &m, &len);
-	assert_non_null(strstr(t, "Crypto share per process"));
+	assert_non_null(strstr(t, "Cipher-call share per process"));
+	assert_null(strstr(t, "crypto share")); /* only cipher calls are measured */
+	assert_null(strstr(t, ", crypto "));
 	assert_non_null(strstr(t, "pid 101  sshd: monitor [priv]"));
-	assert_non_null(strstr(t, "wall 4.000s, crypto 0.8% of it; CPU 1.000s, crypto 3.3% of it"));
+	assert_non_null(strstr(t, "wall 4.000s, cipher calls 0.8% of it; CPU 1.000s, cipher calls 3.3% of it"));
 	assert_non_null(strstr(t, "aes-128-ctr decrypt contexts created by sshd for SSH transport "
 				  "(sshd+0x84c2c)"));
 	free(t);
@@ -269,6 +278,93 @@ static void test_folded(void **state)
 	rp_model_free(&m);
 }
 
+/* One sshd process with OpenSSH's own paths: for each of n_paths, a path (dir, cipher, entry
+ * EVP_Cipher) with `calls` data calls of 128 bytes and a CONTEXT event counting `setups` set-ups
+ * at cipher_init (sshd+0x84c2c), as the preload records them. */
+struct ssh_path { int dir; const char *cipher; uint64_t calls, setups; };
+
+static void add_sshd_ctx(struct rp_model *m, const char *name, uint32_t pid, uint32_t ppid,
+			 bool rexec, uint64_t start_ns, const struct ssh_path *paths, size_t n)
+{
+	struct tg g;
+	sshd_header(&g, pid, ppid, rexec, start_ns);
+	static const char site[] = "sshd+0x84c2c\nsshd+0x6915d\nsshd+0xf736";
+	for (size_t i = 0; i < n; i++) {
+		struct ct_path_def p = {
+			.path_id = (uint32_t)(2 * i), .api = CT_API_EVP, .dir = (uint8_t)paths[i].dir,
+			.key_bits = 256, .entry = CT_ENTRY_UNKNOWN, .impl = S("provider:default"),
+			.cipher = S(paths[i].cipher), .callsite = S(site),
+		};
+		tg_path(&g, &p); /* the init path, where set-ups are counted */
+		p.path_id++;
+		p.entry = CT_ENTRY_EVP_CIPHER; /* the data variant */
+		tg_path(&g, &p);
+		struct ct_path_stats *st = calloc(1, sizeof(*st));
+		assert_non_null(st);
+		tg_fill_stats(st, p.path_id, paths[i].calls, 128, 1000, 1.0, 0);
+		tg_stats(&g, st);
+		free(st);
+		struct ct_event e = { .event_id = (uint32_t)i + 1, .kind = CT_EV_CONTEXT,
+				      .path_id = (uint32_t)(2 * i), .count = paths[i].setups,
+				      .call = S("EVP_CipherInit"), .detail = S(""), .callsite = S(site) };
+		tg_event(&g, &e);
+	}
+	struct ct_proc pr = { .mono_ns = start_ns + SEC, .utime_ns = SEC / 10,
+			      .flags = CT_PROC_HAS_LIBCRYPTO, .hooked_calls = 1 };
+	tg_proc(&g, &pr);
+	struct ct_end e = { .mono_ns = start_ns + SEC, .reason = CT_END_EXIT };
+	tg_end(&g, &e);
+	char msg[200];
+	assert_int_equal(rp_load_buffer(m, name, g.buf, g.len, msg, sizeof(msg)), 0);
+	tg_free(&g);
+}
+
+/* OpenSSH's cipher_init serves the transport and host-key shielding alike: the listener's
+ * aes256-ctr contexts (one key blob each, once) are shielding, not "SSH transport"; a monitor
+ * that only unshields the host key to sign carries no traffic; one that also carries aes256-ctr
+ * transport gets both named. */
+static void test_sshd_key_shielding(void **state)
+{
+	(void)state;
+	struct rp_model m;
+	rp_model_init(&m);
+	static const struct ssh_path listener[] = { { CT_DIR_ENCRYPT, "aes-256-ctr", 2, 2 },
+						   { CT_DIR_DECRYPT, "aes-256-ctr", 1, 1 } };
+	static const struct ssh_path monitor[] = { { CT_DIR_DECRYPT, "aes-256-ctr", 2, 2 } };
+	add_sshd_ctx(&m, "sshd.300.ctrace", 300, 1, false, 1000, listener, 2);
+	add_sshd_ctx(&m, "sshd.301.ctrace", 301, 300, true, 2 * SEC, monitor, 1);
+	rp_model_merge(&m);
+	assert_string_equal(m.procs[0].role, "sshd listener");
+	assert_string_equal(m.procs[1].role, "sshd: monitor [priv]"); /* no "(carries the traffic" */
+	size_t len;
+	char *t = capture(rp_print_text, &m, &len);
+	assert_non_null(strstr(t, "aes-256-ctr decrypt contexts created by sshd for private-key "
+				  "shielding"));
+	assert_non_null(strstr(t, "aes-256-ctr encrypt contexts created by sshd for private-key "
+				  "shielding"));
+	assert_null(strstr(t, "SSH transport"));
+	free(t);
+	char *j = capture(rp_print_json, &m, &len);
+	assert_non_null(strstr(j, "\"purpose\":\"private-key shielding (OpenSSH keeps keys encrypted "
+				  "in memory)\""));
+	assert_null(strstr(j, "SSH transport"));
+	free(j);
+	rp_model_free(&m);
+
+	/* the monitor of a root login with -c aes256-ctr: transport and unshielding at one site */
+	rp_model_init(&m);
+	static const struct ssh_path carrying[] = { { CT_DIR_DECRYPT, "aes-256-ctr", 500, 3 } };
+	add_sshd_ctx(&m, "sshd.400.ctrace", 400, 1, false, 1000, listener, 2);
+	add_sshd_ctx(&m, "sshd.401.ctrace", 401, 400, true, 2 * SEC, carrying, 1);
+	rp_model_merge(&m);
+	assert_string_equal(m.procs[1].role, "sshd: monitor [priv] (carries the traffic: a root login)");
+	t = capture(rp_print_text, &m, &len);
+	assert_non_null(strstr(t, "decrypt contexts created by sshd for SSH transport and private-key "
+				  "shielding"));
+	free(t);
+	rp_model_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -278,6 +374,7 @@ int main(void)
 		cmocka_unit_test(test_text_and_json),
 		cmocka_unit_test(test_superseded),
 		cmocka_unit_test(test_folded),
+		cmocka_unit_test(test_sshd_key_shielding),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

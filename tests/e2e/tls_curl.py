@@ -31,10 +31,7 @@ def test():
     if "OpenSSL/" not in v.splitlines()[0]:
         ctlib.skip(f"this curl does not use OpenSSL: {v.splitlines()[0]}")
     tmp = ctlib.tmpdir("e2e-tls")
-    key, cert = os.path.join(tmp, "key.pem"), os.path.join(tmp, "cert.pem")
-    p = ctlib.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
-                   "-out", cert, "-days", "1", "-subj", "/CN=localhost"])
-    check(p.returncode == 0, "throwaway certificate")
+    key, cert = e2elib.throwaway_cert(tmp)
     src = os.path.join(tmp, "big.bin")
     e2elib.random_file(src, e2elib.COPY_BYTES)
     for name, curl_opts, cipher in CASES:

@@ -11,10 +11,8 @@
 The reason is read from OpenSSL's error queue with the peek functions only: openssl prints the
 same errors (stderr) with and without cryptrace. The afalg and config cases need a kernel that
 refuses AF_ALG (this host); where AF_ALG works they are skipped, and exit 77 if nothing ran."""
-import errno
 import os
 import re
-import socket
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
@@ -31,15 +29,6 @@ afalg = afalg_section
 default_algorithms = ALL
 init = 1
 """
-
-
-def afalg_refused():
-    """The errno name socket(AF_ALG) fails with here, or None when it works."""
-    try:
-        socket.socket(38, socket.SOCK_SEQPACKET, 0).close()  # AF_ALG
-        return None
-    except OSError as e:
-        return errno.errorcode.get(e.errno, str(e.errno))
 
 
 def traced(tag, argv, env=None):
@@ -137,7 +126,7 @@ def test():
     openssl = ctlib.need_program("openssl")
     tmp = ctlib.tmpdir("eng")
     unknown_engine(openssl, tmp)
-    refused = afalg_refused()
+    refused = ctlib.afalg_refused()
     if refused:
         afalg_engine(openssl, refused)
         config_engine(openssl, refused, tmp)

@@ -9,9 +9,7 @@
   examples/kernel/cryptodev_bench --fallback (no /dev/crypto here) -> silent-fallback
 Each case is skipped (whole test exit 77 if all are) when its premise does not hold here: AF_ALG
 that works, /dev/crypto present, a CPU without AES-NI."""
-import errno
 import os
-import socket
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
@@ -35,30 +33,12 @@ def kinds(doc):
     return {f["kind"] for f in doc["findings"]}
 
 
-def afalg_refused():
-    """The errno name socket(AF_ALG) fails with here (EAFNOSUPPORT on this host), or None."""
-    try:
-        s = socket.socket(38, socket.SOCK_SEQPACKET, 0)  # AF_ALG
-        s.close()
-        return None
-    except OSError as e:
-        return errno.errorcode.get(e.errno, str(e.errno))
-
-
-def cpu_has_aes():
-    try:
-        with open("/proc/cpuinfo") as f:
-            return any(line.startswith("flags") and " aes " in line + " " for line in f)
-    except OSError:
-        return False
-
-
 def test():
     openssl = ctlib.need_program("openssl")
     ran = 0
     speed = [openssl, "speed", "-seconds", "1"]
 
-    refused = afalg_refused()
+    refused = ctlib.afalg_refused()
     if refused:
         _, doc = traced("afalg", speed + ["-engine", "afalg", "-evp", "aes-128-cbc"])
         k = kinds(doc)
@@ -75,7 +55,7 @@ def test():
     else:
         print("skip afalg case: this kernel accepts AF_ALG sockets")
 
-    if cpu_has_aes():
+    if ctlib.cpu_has_aes():
         env = dict(os.environ, OPENSSL_ia32cap=MASK)
         _, doc = traced("masked", speed + ["-evp", "aes-128-cbc"], env=env)
         sw = [f for f in doc["findings"] if f["kind"] == "software-aes"]

@@ -10,10 +10,12 @@ A test that passes has its trace files scanned for secrets before its temporary 
 the examples and test programs; a hit fails it.
 """
 import atexit
+import errno
 import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -76,6 +78,26 @@ def plaintext(size, name="plaintext"):
     data = os.urandom(size)
     secret(f"{name} ({size} B)", data)
     return data
+
+
+def afalg_refused():
+    """The errno name socket(AF_ALG) fails with here (EAFNOSUPPORT on this kind of host), or None
+    when the kernel accepts it."""
+    try:
+        socket.socket(38, socket.SOCK_SEQPACKET, 0).close()  # AF_ALG
+        return None
+    except OSError as e:
+        return errno.errorcode.get(e.errno, str(e.errno))
+
+
+def cpu_has_aes():
+    """This CPU advertises AES instructions (x86 "aes"; arm64 "aes" in Features)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            return any(line.startswith(("flags", "Features")) and " aes " in line + " "
+                       for line in f)
+    except OSError:
+        return False
 
 
 def need_program(name):

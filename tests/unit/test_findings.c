@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "model.h"
+#include "owner.h"
 #include "tracegen.h"
 
 static struct rp_proc *mk_proc(struct rp_model *m, uint32_t pid)
@@ -81,24 +82,81 @@ static void test_lowlevel_api(void **state)
 	tg_fill_stats(&a->st, 0, 100, 8192, 3000, 0.99, 0);
 	const struct rp_finding *f = find(&m, "lowlevel-api");
 	assert_non_null(f);
+	if (!f)
+		return;
 	assert_int_equal(f->severity, RP_WARNING);
 	assert_non_null(strstr(f->message, "100 calls"));
-	assert_non_null(strstr(f->fix, "-evp"));
+	assert_non_null(strstr(f->fix, "EVP_CipherInit_ex2")); /* whose code: unknown, so the reader's */
 	a->def.api = CT_API_EVP;
 	a->def.entry = CT_ENTRY_EVP_UPDATE;
 	assert_null(find(&m, "lowlevel-api"));
-	/* EVP_Cipher, the raw entry `openssl speed` uses without -evp on OpenSSL 3 */
+	/* EVP_Cipher in the reader's code: costs nothing, said as info without a speed fix */
 	a->def.entry = CT_ENTRY_EVP_CIPHER;
 	f = find(&m, "lowlevel-api");
 	assert_non_null(f);
 	if (!f) /* unreachable; tells gcc's -Wstringop-overread that f is not NULL below */
 		return;
 	assert_non_null(strstr(f->message, "EVP_Cipher()"));
+	assert_non_null(strstr(f->message, "costs nothing measurable"));
 	assert_int_equal(f->severity, RP_INFO); /* still the provider's speed: not a warning */
+	assert_non_null(strstr(f->fix, "Nothing to change for speed"));
+	/* `openssl speed` without -evp: the reader's command line, not OpenSSL's code, to change */
+	static const char speed_argv[] = "openssl\0speed\0aes-128-cbc";
+	p->hdr = tg_default_header(1, speed_argv, sizeof(speed_argv) - 1);
+	a->def.callsite = ct_str_from("openssl+0x5a1c0\nlibc.so.6!__libc_start_main+0x85");
+	f = find(&m, "lowlevel-api");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_int_equal(f->severity, RP_INFO);
+	assert_non_null(strstr(f->message, "what `openssl speed` without -evp measures"));
+	assert_non_null(strstr(f->fix, "Add -evp"));
+	assert_null(strstr(f->fix, "EVP_CipherInit_ex2"));
 	rp_model_free(&m);
 }
 
-/* A few AES_* blocks beside a bulk EVP path (OpenSSH's UMAC): said, but only as info. */
+/* OpenSSH (a packaged program: /usr/bin/ssh) calls EVP_Cipher for every packet and AES_* for a
+ * few UMAC blocks. Neither costs anything measurable, and neither is the reader's code to
+ * rewrite: no finding. The same AES_* carrying a real share of the bytes is a warning whose fix
+ * is not a rewrite of OpenSSH. */
+static void test_lowlevel_api_packaged(void **state)
+{
+	(void)state;
+	MODEL(m);
+	static const char argv[] = "ssh\0-c\0aes256-ctr\0host";
+	struct rp_proc *p = mk_proc(&m, 1);
+	p->hdr = tg_default_header(1, argv, sizeof(argv) - 1);
+	p->hdr.exe = ct_str_from("/usr/bin/ssh");
+	struct rp_path *bulk = mk_path(p, 0, CT_API_EVP, "provider:default", "aes-256-ctr", 0);
+	bulk->def.entry = CT_ENTRY_EVP_CIPHER;
+	bulk->def.callsite = ct_str_from("ssh+0x632ac\nssh+0x5a000");
+	tg_fill_stats(&bulk->st, 0, 1000, 32768, 3000, 0.99, 0);
+	struct rp_path *umac = mk_path(p, 1, CT_API_AES, "lowlevel", "aes-128-ecb", 0);
+	umac->def.callsite = ct_str_from("ssh+0xb2482\nssh+0x5a100");
+	tg_fill_stats(&umac->st, 1, 389, 16, 300, 0.99, 0);
+	assert_null(find(&m, "lowlevel-api"));
+	/* the same code in the reader's own build of ssh: said, as info */
+	p->hdr.exe = ct_str_from("/home/dev/openssh/ssh");
+	const struct rp_finding *f = find(&m, "lowlevel-api");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_int_equal(f->severity, RP_INFO);
+	p->hdr.exe = ct_str_from("/usr/bin/ssh");
+	/* UMAC's AES_* as most of the bytes: costs, so a warning, with a fix that is not a rewrite */
+	tg_fill_stats(&umac->st, 1, 100000, 65536, 3000, 0.99, 0);
+	f = find(&m, "lowlevel-api");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_int_equal(f->severity, RP_WARNING);
+	assert_non_null(strstr(f->message, "called by ssh+0xb2482 (/usr/bin/ssh"));
+	assert_non_null(strstr(f->fix, "Nothing to change in your code"));
+	assert_null(strstr(f->fix, "EVP_CipherInit_ex2"));
+	rp_model_free(&m);
+}
+
+/* A few AES_* blocks beside a bulk EVP path in the reader's code: said, but only as info. */
 static void test_lowlevel_api_small_share(void **state)
 {
 	(void)state;
@@ -167,11 +225,26 @@ static void test_nothing_intercepted(void **state)
 	assert_non_null(f);
 	assert_int_equal(f->severity, RP_INFO);
 	assert_non_null(strstr(f->message, "libcrypto was never loaded"));
-	p->proc.crypto_libs = ct_str_from("/usr/lib/x86_64-linux-gnu/libgnutls.so.30");
+	/* wget maps nettle before GnuTLS, and GnuTLS ran the AES: the TLS library is named */
+	p->proc.crypto_libs = ct_str_from("/lib/x86_64-linux-gnu/libnettle.so.8\n"
+					  "/lib/x86_64-linux-gnu/libgnutls.so.30");
+	f = find(&m, "nothing-intercepted");
+	assert_non_null(f);
+	if (!f) /* unreachable; tells gcc's -Wstringop-overread that f is not NULL below */
+		return;
+	assert_non_null(strstr(f->message, "it used GnuTLS (/lib/x86_64-linux-gnu/libgnutls.so.30), "
+					   "which cryptrace does not hook"));
+	assert_null(strstr(f->message, "nettle.so"));
+	/* a packaged program (/usr/bin) doing its own crypto is information, with nothing to change */
+	assert_int_equal(f->severity, RP_INFO);
+	assert_non_null(strstr(f->fix, "Nothing to change here"));
+	/* the same in a program the reader builds is a warning: they can build it against OpenSSL */
+	p->hdr.exe = ct_str_from("/home/dev/build/tlsclient");
 	f = find(&m, "nothing-intercepted");
 	assert_non_null(f);
 	assert_int_equal(f->severity, RP_WARNING);
-	assert_non_null(strstr(f->message, "libgnutls.so.30 which cryptrace does not hook"));
+	assert_non_null(strstr(f->fix, "build it against OpenSSL"));
+	p->hdr.exe = ct_str_from("/usr/bin/openssl");
 	struct rp_proc *q = mk_proc(&m, 2);
 	q->hdr.flags = CT_HDR_SECURE_EXEC;
 	q->has_proc = false;
@@ -292,6 +365,198 @@ static void test_nothing_intercepted_embedded(void **state)
 	rp_model_free(&m);
 }
 
+/* Writes a file that looks like an ELF object and holds what marks is given; returns 0. */
+static int fake_elf(const char *path, const char *marks, size_t len)
+{
+	static const unsigned char ident[64] = { 0x7f, 'E', 'L', 'F', 2, 1, 1 };
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, ident, sizeof(ident)), (ssize_t)sizeof(ident));
+	if (len)
+		assert_int_equal(write(fd, marks, len), (ssize_t)len);
+	close(fd);
+	return 0;
+}
+
+static void mk_mapped(struct rp_proc *p, const char *path, uint32_t flags)
+{
+	const char *base = strrchr(path, '/');
+	struct ct_module mod = { .name = ct_str_from(base ? base + 1 : path), .path = ct_str_from(path),
+				 .build_id = ct_str_from(""), .flags = flags };
+	rp_proc_add_module(p, &mod);
+}
+
+/* pip's cryptography wheel carries OpenSSL inside _rust.abi3.so, which python dlopens; a pyenv
+ * shim runs bash, env and basename first. The finding names the shared object and the python
+ * that mapped it first, ahead of busier helpers, from the MAPPED module records; the other
+ * processes are one line. */
+static void test_nothing_intercepted_mapped(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/ct-test-wheel-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char sp[256], so[512], exe[300];
+	snprintf(sp, sizeof(sp), "%s/lib/python3.11/site-packages", dir);
+	snprintf(exe, sizeof(exe), "%s/python3.11", dir);
+	snprintf(so, sizeof(so), "%s/cryptography", sp);
+	char mk[600];
+	snprintf(mk, sizeof(mk), "mkdir -p %s", so);
+	assert_int_equal(system(mk), 0);
+	snprintf(so, sizeof(so), "%s/cryptography/_rust.abi3.so", sp);
+	static const char marks[] = "\0OpenSSL 4.0.0 14 Apr 2026\0../crypto/evp/evp_enc.c\0";
+	fake_elf(so, marks, sizeof(marks));
+	fake_elf(exe, "", 0);
+
+	MODEL(m);
+	for (uint32_t pid = 10; pid < 13; pid++) { /* the shim's helpers, busier than python */
+		struct rp_proc *h = mk_proc(&m, pid);
+		h->proc.flags = CT_PROC_FINAL;
+		h->proc.crypto_libs = ct_str_from("");
+		h->proc.utime_ns = 90000000;
+		h->hdr.exe = ct_str_from(pid == 12 ? "/usr/bin/env" : "/usr/bin/bash");
+		mk_mapped(h, "/lib/x86_64-linux-gnu/libc.so.6", CT_MODULE_MAPPED);
+	}
+	struct rp_proc *py = mk_proc(&m, 13);
+	py->proc.flags = CT_PROC_FINAL;
+	py->proc.crypto_libs = ct_str_from("");
+	py->proc.utime_ns = 1000000;
+	py->hdr.exe = ct_str_from(exe);
+	mk_mapped(py, "/lib/x86_64-linux-gnu/libc.so.6", CT_MODULE_MAPPED);
+	mk_mapped(py, so, CT_MODULE_MAPPED);
+	const struct rp_finding *f = find(&m, "nothing-intercepted");
+	assert_non_null(f);
+	if (!f)
+		return;
+	const char *pid13 = strstr(f->message, "For pid 13 ");
+	assert_non_null(pid13);
+	assert_null(strstr(f->message, "For pid 10 ")); /* the helpers are summed up, not shown */
+	assert_non_null(strstr(f->message, "a shared object it loaded"));
+	assert_non_null(strstr(f->message, so));
+	assert_non_null(strstr(f->message, "from the Python package cryptography, installed with pip"));
+	assert_non_null(strstr(f->message, "has OpenSSL 4.0.0 14 Apr 2026 linked in statically"));
+	assert_non_null(strstr(f->message, "The other 3 process(es) (bash x2, env) loaded no crypto"));
+	assert_int_equal(f->severity, RP_INFO); /* a pip package: nothing wrong, another build traces it */
+	assert_non_null(strstr(f->fix, "pip install --no-binary cryptography cryptography"));
+	assert_non_null(strstr(f->fix, "python3-cryptography"));
+	char why[600];
+	rp_nothing_reason(&m, why, sizeof(why));
+	assert_non_null(strstr(why, "_rust.abi3.so has OpenSSL 4.0.0"));
+	/* a module record of a call site only (no MAPPED flag) is not a list of what was mapped */
+	py->modules[1].flags = 0;
+	f = find(&m, "nothing-intercepted");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_null(strstr(f->message, "_rust.abi3.so"));
+	unlink(so);
+	unlink(exe);
+	snprintf(mk, sizeof(mk), "rm -rf %s", dir);
+	assert_int_equal(system(mk), 0);
+	rp_model_free(&m);
+}
+
+/* Whose code a file is: dpkg's lists name the package (a merged-/usr path too), a site-packages
+ * outside the system's is pip's, /usr/local and the rest are the reader's own. */
+static void test_file_owner(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/ct-test-dpkg-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char f1[300], f2[300];
+	snprintf(f1, sizeof(f1), "%s/openssh-client.list", dir);
+	snprintf(f2, sizeof(f2), "%s/libssl3:amd64.list", dir);
+	FILE *f = fopen(f1, "w");
+	assert_non_null(f);
+	fputs("/.\n/usr\n/usr/bin\n/usr/bin/ssh\n/usr/bin/scp", f); /* no final newline */
+	fclose(f);
+	f = fopen(f2, "w");
+	assert_non_null(f);
+	fputs("/usr/lib/x86_64-linux-gnu/libssl.so.3\n", f);
+	fclose(f);
+	rp_owner_set_dpkg_dir(dir);
+	static const struct { const char *path; enum rp_owner_kind kind; const char *pkg; } cases[] = {
+		{ "/usr/bin/ssh", RP_OWNER_SYSTEM, "openssh-client" },
+		{ "/usr/bin/scp", RP_OWNER_SYSTEM, "openssh-client" },
+		{ "/lib/x86_64-linux-gnu/libssl.so.3", RP_OWNER_SYSTEM, "libssl3" },
+		{ "/usr/bin/sshd", RP_OWNER_SYSTEM, "" },
+		{ "/usr/local/bin/ssh", RP_OWNER_LOCAL, "" },
+		{ "/home/u/venv/lib/python3.11/site-packages/cryptography/_rust.abi3.so", RP_OWNER_PIP,
+		  "cryptography" },
+		{ "/usr/lib/python3/dist-packages/cryptography/_rust.abi3.so", RP_OWNER_SYSTEM, "" },
+		{ "/opt/app/bin/app", RP_OWNER_LOCAL, "" },
+		{ "prog", RP_OWNER_UNKNOWN, "" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rp_owner o;
+		rp_file_owner(cases[i].path, &o);
+		if (o.kind != cases[i].kind || strcmp(o.package, cases[i].pkg))
+			fail_msg("%s: kind %d package '%s', expected %d '%s'", cases[i].path, o.kind,
+				 o.package, cases[i].kind, cases[i].pkg);
+	}
+	rp_owner_set_dpkg_dir(NULL);
+	unlink(f1);
+	unlink(f2);
+	rmdir(dir);
+}
+
+/* cryptsetup benchmark: socket(AF_ALG) refused, no engine involved, the program fails. Said as
+ * kernel-refused (why, what to do), and nothing-intercepted no longer says "Nothing to fix";
+ * inside a failed afalg engine, engine-failed says it instead. */
+static void test_kernel_refused(void **state)
+{
+	(void)state;
+	MODEL(m);
+	struct rp_proc *p = mk_proc(&m, 5);
+	mk_event(p, 1, CT_EV_CALL_FAILED, "socket", EAFNOSUPPORT, -1,
+		 "family=AF_ALG type=SOCK_SEQPACKET protocol=0");
+	const struct rp_finding *f = find(&m, "kernel-refused");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_int_equal(f->severity, RP_WARNING);
+	assert_int_equal(f->pid, 5);
+	assert_non_null(strstr(f->message, "refused with EAFNOSUPPORT"));
+	assert_non_null(strstr(f->message, "af_alg and algif_skcipher"));
+	assert_non_null(strstr(f->message, "sandbox"));
+	assert_non_null(strstr(f->message, "No cipher work ran"));
+	assert_non_null(strstr(f->fix, "--route 'aes-*=aesni'"));
+	assert_non_null(strstr(f->fix, "modprobe af_alg algif_skcipher"));
+	f = find(&m, "nothing-intercepted");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_non_null(strstr(f->message, "refused (see kernel-refused)"));
+	assert_null(strstr(f->fix, "Nothing to fix"));
+	/* the program then did its work in software: said, and left to silent-fallback */
+	struct rp_path *a = mk_path(p, 0, CT_API_EVP, "provider:default", "aes-256-xts", 0);
+	tg_fill_stats(&a->st, 0, 10, 4096, 3000, 0.99, 0);
+	f = find(&m, "kernel-refused");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_non_null(strstr(f->message, "10 cipher calls in their own software"));
+	assert_non_null(find(&m, "silent-fallback"));
+	/* inside the afalg engine's failed load, engine-failed lists the refused socket itself */
+	mk_event(p, 2, CT_EV_ENGINE_REQUEST, "ENGINE_by_id", 0, 0, "id=afalg");
+	assert_null(find(&m, "kernel-refused"));
+	assert_non_null(find(&m, "engine-failed"));
+	rp_model_free(&m);
+
+	MODEL(m2);
+	struct rp_proc *q = mk_proc(&m2, 6);
+	mk_event(q, 1, CT_EV_CALL_FAILED, "open", ENOENT, -1, "path=/dev/crypto flags=O_RDWR");
+	f = find(&m2, "kernel-refused");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_non_null(strstr(f->message, "through /dev/crypto"));
+	assert_non_null(strstr(f->message, "cryptodev-linux module is not loaded"));
+	/* a failure of some other open is not a request for kernel crypto */
+	mk_event(q, 1, CT_EV_CALL_FAILED, "open", ENOENT, -1, "path=/etc/nothing flags=O_RDONLY");
+	assert_null(find(&m2, "kernel-refused"));
+	rp_model_free(&m2);
+}
+
 static void test_multiple_libcrypto(void **state)
 {
 	(void)state;
@@ -344,10 +609,68 @@ static void test_engine_failed(void **state)
 	/* the same engine loading fine is no finding */
 	mk_event(p, 1, CT_EV_ENGINE_REQUEST, "ENGINE_by_id", 0, 0x5555, "id=afalg");
 	assert_null(find(&m, "engine-failed"));
-	/* a provider that fails to load is */
-	mk_event(p, 3, CT_EV_PROVIDER_LOAD, "OSSL_PROVIDER_load", ENOENT, 0, "name=fips");
+	/* a provider that fails to load is (a vendor's: an offload) */
+	mk_event(p, 3, CT_EV_PROVIDER_LOAD, "OSSL_PROVIDER_load", ENOENT, 0, "name=pkcs11");
 	assert_non_null(find(&m, "engine-failed"));
 	rp_model_free(&m);
+}
+
+/* stunnel probes for the FIPS provider at start: an absent module that is not an offload is no
+ * engine-failed and makes no silent-fallback of the work that ran in the default provider; an
+ * absent offload provider or engine still is both. */
+static void test_provider_absent(void **state)
+{
+	(void)state;
+	static const char *const not_offload[] = {
+		"name=fips retain_fallbacks=1; openssl error: DSO: could not load the shared library: "
+		"filename(/usr/lib/ossl-modules/fips.so): /usr/lib/ossl-modules/fips.so: cannot open "
+		"shared object file: No such file or directory",
+		"name=legacy", "name=/usr/lib/ossl-modules/base.so", "name=default", "name=null",
+	};
+	for (size_t i = 0; i < sizeof(not_offload) / sizeof(not_offload[0]); i++) {
+		MODEL(m);
+		struct rp_proc *p = mk_proc(&m, 7);
+		struct rp_path *a = mk_path(p, 0, CT_API_EVP, "provider:default", "aes-256-gcm", 0);
+		tg_fill_stats(&a->st, 0, 2303, 8192, 3000, 0.99, 0);
+		mk_event(p, 1, CT_EV_PROVIDER_LOAD, "OSSL_PROVIDER_try_load", 0, 0, not_offload[i]);
+		assert_null(find(&m, "engine-failed"));
+		assert_null(find(&m, "silent-fallback"));
+		const struct rp_finding *f = find(&m, "provider-absent");
+		assert_non_null(f);
+		if (!f)
+			return;
+		assert_int_equal(f->severity, RP_INFO);
+		assert_non_null(strstr(f->message, "not a crypto offload"));
+		assert_non_null(strstr(f->message, "2303 cipher calls"));
+		assert_non_null(strstr(f->message, "provider:default"));
+		if (i == 0) {
+			assert_non_null(strstr(f->message, "asked for the fips provider"));
+			assert_non_null(strstr(f->message, "/usr/lib/ossl-modules/fips.so does not exist"));
+			assert_non_null(strstr(f->fix, "FIPS mode"));
+		}
+		/* the same probe succeeding says nothing */
+		mk_event(p, 1, CT_EV_PROVIDER_LOAD, "OSSL_PROVIDER_try_load", 0, 0x5555, not_offload[i]);
+		assert_null(find(&m, "provider-absent"));
+		rp_model_free(&m);
+	}
+	/* the rdrand engine is no cipher offload either; afalg and a vendor provider are */
+	static const struct { uint16_t kind; const char *call, *detail; bool offload; } reqs[] = {
+		{ CT_EV_ENGINE_REQUEST, "ENGINE_by_id", "id=rdrand", false },
+		{ CT_EV_ENGINE_REQUEST, "ENGINE_by_id", "id=afalg", true },
+		{ CT_EV_ENGINE_REQUEST, "ENGINE_init", "id=devcrypto", true },
+		{ CT_EV_PROVIDER_LOAD, "OSSL_PROVIDER_load", "name=fipsish", true },
+	};
+	for (size_t i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++) {
+		MODEL(m);
+		struct rp_proc *p = mk_proc(&m, 7);
+		struct rp_path *a = mk_path(p, 0, CT_API_EVP, "provider:default", "aes-128-cbc", 0);
+		tg_fill_stats(&a->st, 0, 100, 8192, 3000, 0.99, 0);
+		mk_event(p, 1, reqs[i].kind, reqs[i].call, 0, 0, reqs[i].detail);
+		assert_int_equal(find(&m, "engine-failed") != NULL, reqs[i].offload);
+		assert_int_equal(find(&m, "silent-fallback") != NULL, reqs[i].offload);
+		assert_int_equal(find(&m, "provider-absent") != NULL, !reqs[i].offload);
+		rp_model_free(&m);
+	}
 }
 
 /* The preload appends OpenSSL's error queue to a failed request's parameters; the finding shows
@@ -664,6 +987,79 @@ static void test_software_aes_bound_source(void **state)
 	rp_model_free(&m);
 }
 
+/* A masked multi-process server: one software-aes finding per cause, listing the processes and
+ * their share of the slow bytes, not one per process; a process slow for another reason gets
+ * its own. */
+static void test_software_aes_per_cause(void **state)
+{
+	(void)state;
+	MODEL(m);
+	static const uint64_t calls[3] = { 300, 100, 600 };
+	for (uint32_t i = 0; i < 3; i++) {
+		struct rp_proc *p = mk_proc(&m, 20 + i);
+		p->hdr.ia32cap = ct_str_from("~0x200000200000000");
+		struct rp_path *a = mk_path(p, 0, CT_API_EVP, "provider:default", "aes-256-gcm", 0);
+		tg_fill_stats(&a->st, 0, calls[i], 8192, 3000, 0.99, 0);
+		struct rp_path *d = mk_path(p, 1, CT_API_EVP, "provider:default", "aes-256-ctr", 0);
+		tg_fill_stats(&d->st, 1, 10, 16, 300, 0.99, 0);
+	}
+	rp_model_merge(&m);
+	rp_findings_evaluate(&m);
+	size_t n = 0;
+	const struct rp_finding *f = NULL;
+	for (size_t i = 0; i < m.nfindings; i++)
+		if (!strcmp(m.findings[i].kind, "software-aes")) {
+			n++;
+			f = &m.findings[i];
+		}
+	assert_int_equal(n, 1);
+	if (!f)
+		return;
+	assert_int_equal(f->pid, 0);
+	assert_non_null(strstr(f->message, "OPENSSL_ia32cap=~0x200000200000000"));
+	assert_non_null(strstr(f->message, "In 3 processes (1030 calls,"));
+	assert_non_null(strstr(f->message, "pid 20 "));
+	assert_non_null(strstr(f->message, "pid 21 "));
+	assert_non_null(strstr(f->message, "pid 22 "));
+	assert_non_null(strstr(f->message, "(60.0%)")); /* pid 22: 600 of 1000 large calls' bytes */
+	assert_non_null(strstr(f->message, "Also affected: aes-256-ctr encrypt (30 calls)."));
+	assert_non_null(strstr(f->evidence, "pid 22:")); /* the busiest process carries the evidence */
+	/* a fourth process, slow without a mask: a second cause, a second finding */
+	struct rp_proc *q = mk_proc(&m, 30);
+	struct rp_path *slow = mk_path(q, 0, CT_API_EVP, "provider:default", "aes-128-ctr", 0);
+	tg_fill_stats(&slow->st, 0, 100, 65536, 65536 * 5, 0.99, 0); /* 10 cycles/byte at 2 GHz */
+	rp_model_merge(&m);
+	rp_findings_evaluate(&m);
+	n = 0;
+	for (size_t i = 0; i < m.nfindings; i++)
+		if (!strcmp(m.findings[i].kind, "software-aes")) {
+			n++;
+			if (m.findings[i].pid == 30)
+				assert_non_null(strstr(m.findings[i].message, "no-asm"));
+		}
+	assert_int_equal(n, 2);
+	rp_model_free(&m);
+}
+
+/* A busy machine: one timed 16 KiB call preempted for 50 ms among 200 that ran at AES-NI speed
+ * (8 us) makes the mean look like software AES; the median does not, so no finding. The same
+ * mean from every call being slow is one. */
+static void test_software_aes_outlier(void **state)
+{
+	(void)state;
+	MODEL(m);
+	struct rp_proc *p = mk_proc(&m, 40);
+	struct rp_path *a = mk_path(p, 0, CT_API_EVP, "provider:default", "aes-256-gcm", 0);
+	tg_fill_stats(&a->st, 0, 200, 16384, 8000, 1.0, 0);
+	tg_add_calls(&a->st, 1, 16384, 50000000);
+	assert_null(find(&m, "software-aes"));
+	/* every call slow: 16384 B in 80 us at 2 GHz is 9.8 cycles/byte */
+	tg_fill_stats(&a->st, 0, 200, 16384, 80000, 1.0, 0);
+	const struct rp_finding *f = find(&m, "software-aes");
+	assert_non_null(f);
+	rp_model_free(&m);
+}
+
 static void test_kernel_software_driver(void **state)
 {
 	(void)state;
@@ -739,12 +1135,17 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lowlevel_api),
 		cmocka_unit_test(test_lowlevel_api_small_share),
+		cmocka_unit_test(test_lowlevel_api_packaged),
 		cmocka_unit_test(test_user_time_misleads),
 		cmocka_unit_test(test_nothing_intercepted),
 		cmocka_unit_test(test_nothing_intercepted_static),
 		cmocka_unit_test(test_nothing_intercepted_embedded),
+		cmocka_unit_test(test_nothing_intercepted_mapped),
+		cmocka_unit_test(test_file_owner),
+		cmocka_unit_test(test_kernel_refused),
 		cmocka_unit_test(test_engine_failed),
 		cmocka_unit_test(test_engine_failed_reason),
+		cmocka_unit_test(test_provider_absent),
 		cmocka_unit_test(test_multiple_libcrypto),
 		cmocka_unit_test(test_silent_fallback),
 		cmocka_unit_test(test_silent_fallback_engine_init),
@@ -752,6 +1153,8 @@ int main(void)
 		cmocka_unit_test(test_session_failed),
 		cmocka_unit_test(test_software_aes),
 		cmocka_unit_test(test_software_aes_bound_source),
+		cmocka_unit_test(test_software_aes_per_cause),
+		cmocka_unit_test(test_software_aes_outlier),
 		cmocka_unit_test(test_kernel_software_driver),
 		cmocka_unit_test(test_small_requests_offload),
 		cmocka_unit_test(test_clean_run_raises_nothing),

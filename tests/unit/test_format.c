@@ -392,6 +392,41 @@ static void test_forward_compatibility(void **state)
 	tg_free(&g);
 }
 
+/* MODULE gained a flags field at its end (CT_MODULE_MAPPED: every mapped object is listed); a
+ * record from an older writer, three strings only, reads as flags 0. */
+static void test_module_flags(void **state)
+{
+	(void)state;
+	uint8_t rec[512], payload[512];
+	struct tg g;
+	tg_init(&g);
+	struct ct_module mod = { .name = ct_str_from("_rust.abi3.so"),
+				 .path = ct_str_from("/venv/site-packages/cryptography/_rust.abi3.so"),
+				 .build_id = ct_str_from("ab12"), .flags = CT_MODULE_MAPPED };
+	size_t n = ct_encode_module(rec, sizeof(rec), &mod);
+	assert_true(n > 0);
+	tg_raw(&g, rec, n);
+	mod.flags = 0;
+	n = ct_encode_module(rec, sizeof(rec), &mod);
+	memcpy(payload, rec + 8, n - 12);
+	tg_raw(&g, rec, frame(rec, CT_REC_MODULE, payload, (uint32_t)(n - 12 - 4))); /* no flags */
+	struct ct_reader r;
+	struct ct_record *out = calloc(1, sizeof(*out));
+	assert_int_equal(ct_reader_init(&r, g.buf, g.len), CT_READ_OK);
+	assert_int_equal(ct_reader_next(&r, out), CT_READ_OK);
+	assert_int_equal(out->type, CT_REC_MODULE);
+	assert_true(str_is(out->u.module.name, "_rust.abi3.so"));
+	assert_true(str_is(out->u.module.build_id, "ab12"));
+	assert_int_equal(out->u.module.flags, CT_MODULE_MAPPED);
+	assert_int_equal(ct_reader_next(&r, out), CT_READ_OK);
+	assert_int_equal(out->type, CT_REC_MODULE);
+	assert_true(str_is(out->u.module.path, "/venv/site-packages/cryptography/_rust.abi3.so"));
+	assert_int_equal(out->u.module.flags, 0);
+	assert_int_equal(ct_reader_next(&r, out), CT_READ_EOF);
+	free(out);
+	tg_free(&g);
+}
+
 static void test_malformed_payloads(void **state)
 {
 	(void)state;
@@ -524,6 +559,7 @@ int main(void)
 		cmocka_unit_test(test_bit_flips_never_crash),
 		cmocka_unit_test(test_foreign_and_version),
 		cmocka_unit_test(test_forward_compatibility),
+		cmocka_unit_test(test_module_flags),
 		cmocka_unit_test(test_malformed_payloads),
 		cmocka_unit_test(test_newest_snapshot_in_truncated_file),
 		cmocka_unit_test(test_buckets),

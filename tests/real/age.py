@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""age, a Go program, under cryptrace. Debian's is dynamically linked, so the preload loads, but
+Go ends every program with the exit_group system call, never through libc's exit handlers: the
+preload cannot write END and the report called a clean exit "incomplete". The launcher, its
+parent, completes the trace (tracer/end_trace.c); the report must say complete (exit 0) with an
+exit-unseen event, and nothing-intercepted (info) naming the Go crypto/aes inside the package's
+executable. (A static age, as upstream ships it, gets the launcher's static-executable trace:
+complete too.) Then a C program that ends the same way (exit_group_evp): after EVP work it is
+incomplete with its exit status, since the work may be missing; through exit() it is complete
+with its path."""
+import os
+
+import reallib
+from reallib import check, ctlib, e2elib
+
+HELPER = os.path.join(os.environ.get("CT_REAL_BIN", ""), "exit_group_evp")
+
+
+def events(doc, call):
+    return [e for e in doc["events"] if e["call"] == call]
+
+
+def test():
+    tmp = ctlib.tmpdir("real-age")
+
+    def age():
+        if not reallib.need("age") or not reallib.need("age-keygen"):
+            return False
+        key = os.path.join(tmp, "age.key")
+        check(ctlib.run(["age-keygen", "-o", key]).returncode == 0, "age-keygen")
+        src, enc = os.path.join(tmp, "plain.bin"), os.path.join(tmp, "plain.age")
+        e2elib.random_file(src, 4 * reallib.MIB)
+        p, doc, _ = reallib.traced("age", ["age", "-e", "-i", key, "-o", enc, src])
+        check(p.returncode == 0, f"age -e exited 0 ({p.stderr.decode(errors='replace')[-200:]})")
+        dec = ctlib.run(["age", "-d", "-i", key, enc])
+        with open(src, "rb") as f:
+            check(dec.returncode == 0 and dec.stdout == f.read(), "age -d gives the plaintext back")
+        check(len(doc["processes"]) == 1, "one process")
+        proc = doc["processes"][0]
+        check(proc["status"] == "complete" and proc["end_reason"] == "exit" and
+              proc["exit_status"] == 0,
+              f"age's trace is complete, exit 0 ({proc['status']}, {proc['end_reason']} "
+              f"{proc['exit_status']})")
+        unseen, static = events(doc, "exit-unseen"), events(doc, "static-executable")
+        check(len(unseen) == 1 or len(static) == 1,
+              f"the launcher ended the trace: exit-unseen or static-executable ({doc['events']})")
+        f = reallib.finding(doc, "nothing-intercepted")
+        check(f["severity"] == "info", f"nothing-intercepted is info ({f['severity']})")
+        check("Go's crypto/aes" in f["message"], f"names Go's crypto/aes: {f['message'][:300]}")
+        if unseen:
+            check("exited without running its exit handlers" in f["message"] and
+                  "ended before its first flush" not in f["message"],
+                  f"says how it ended, not 'before its first flush': {f['message'][:300]}")
+            check("package age" in f["fix"], f"a packaged program: nothing to change ({f['fix']})")
+        reallib.check_clean(doc, "age")
+
+    def exit_group():
+        check(os.access(HELPER, os.X_OK), f"{HELPER} is built")
+        p, doc, _ = reallib.traced("exit-group-evp", [HELPER, "--evp", "--exit", "3"])
+        check(p.returncode == 3 and b"encrypted 1048576 bytes" in p.stdout,
+              f"exit_group after EVP work: status 3 passes through ({p.returncode})")
+        proc = doc["processes"][0]
+        check(proc["status"] == "incomplete" and proc["end_reason"] == "exit" and
+              proc["exit_status"] == 3,
+              f"incomplete (its work may be missing) with the exit status 3 ({proc['status']}, "
+              f"{proc['end_reason']} {proc['exit_status']})")
+        ev = events(doc, "exit-unseen")
+        check(len(ev) == 1 and "exited with status 3 without running its exit handlers" in
+              ev[0]["detail"], f"an exit-unseen event says so ({ev})")
+        text = ctlib.run([ctlib.CRYPTRACE, "report", proc["file"]]).stdout.decode()
+        check("incomplete (exit 3)" in text, "the text report: incomplete (exit 3)")
+        p, doc, _ = reallib.traced("exit-libc-evp", [HELPER, "--evp", "--libc", "--exit", "5"])
+        proc = doc["processes"][0]
+        check(p.returncode == 5 and proc["status"] == "complete" and proc["exit_status"] == 5 and
+              not events(doc, "exit-unseen"),
+              f"through exit(): complete, status 5, no exit-unseen ({proc['status']})")
+        calls, nbytes = reallib.totals(doc, cipher="aes-128-ctr", dir="encrypt")
+        check(nbytes == 1 << 20, f"and its 1 MiB of AES-128-CTR is there ({nbytes})")
+
+    reallib.run_cases([("age", age), ("exit_group", exit_group)])
+
+
+ctlib.main(test)

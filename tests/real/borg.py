@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""borgbackup (Debian's borg 1.2, OpenSSL through its own C extension): `borg create` of 16 MiB
+of random data into a repokey repository (AES-256-CTR + HMAC-SHA256), under cryptrace. borg's
+own --json statistics give the numbers: the aes-256-ctr encrypt path carries at least the
+deduplicated size it reports (chunks are encrypted after compression; the rest is metadata, at
+most 1% + 64 KiB more) in at least one call per unique chunk; no warning, no error. Only cipher
+calls are measured: the share line says "cipher calls" (borg's HMAC-SHA256 over the same data is
+not in it). Under OPENSSL_ia32cap masking AES-NI: software-aes naming the mask."""
+import json
+import os
+
+import reallib
+from reallib import check, ctlib, e2elib
+
+DATA = 16 * reallib.MIB
+
+
+def test():
+    borg = reallib.need("borg")
+    tmp = ctlib.tmpdir("real-borg")
+    src = os.path.join(tmp, "src")
+    os.mkdir(src)
+    e2elib.random_file(os.path.join(src, "data.bin"), DATA)
+    env = dict(os.environ, BORG_PASSPHRASE="corpus-passphrase", BORG_BASE_DIR=os.path.join(tmp, "base"),
+               BORG_RELOCATED_REPO_ACCESS_IS_OK="yes", BORG_UNKNOWN_UNENCRYPTED_REPO_ACCESS_IS_OK="yes")
+    ctlib.secret("borg passphrase", b"corpus-passphrase")
+
+    def create(tag, env):
+        repo = os.path.join(tmp, f"repo-{tag}")
+        p = ctlib.run([borg, "init", "--encryption=repokey", repo], env=env)
+        check(p.returncode == 0, f"{tag}: borg init ({p.stderr.decode(errors='replace')[-200:]})")
+        p, doc, out = reallib.traced(f"borg-{tag}", [borg, "create", "--json", f"{repo}::a1", src],
+                                     env=env)
+        check(p.returncode == 0, f"{tag}: borg create exited 0 under cryptrace "
+              f"({p.stderr.decode(errors='replace')[-300:]})")
+        stats = json.loads(p.stdout)
+        return doc, out, stats
+
+    def clean():
+        doc, out, stats = create("clean", env)
+        dedup = stats["archive"]["stats"]["deduplicated_size"]
+        chunks = stats["cache"]["stats"]["total_unique_chunks"]
+        calls, nbytes = reallib.totals(doc, cipher="aes-256-ctr", dir="encrypt")
+        check(dedup >= DATA and dedup <= nbytes <= dedup * 1.01 + 65536,
+              f"aes-256-ctr encrypt carries borg's deduplicated {dedup} bytes ({nbytes})\n"
+              f"{reallib.describe(doc)}")
+        check(calls >= chunks, f"at least one encrypt call per unique chunk ({calls} >= {chunks})")
+        reallib.check_complete(doc, "borg")
+        reallib.check_clean(doc, "borg")
+        text = ctlib.run([ctlib.CRYPTRACE, "report", out]).stdout.decode()
+        check("Cipher-call share per process" in text and "cipher calls" in text and
+              ", crypto " not in text, "the share says cipher calls, not crypto")
+
+    def masked():
+        if not reallib.cpu_has_aes():
+            print("skip masked case: this CPU has no AES-NI")
+            return False
+        doc, _, _ = create("masked", reallib.masked_env(env))
+        f = reallib.check_masked(doc, "borg")
+        check("aes-256-ctr encrypt" in f["message"], f"names the bulk path: {f['message'][:200]}")
+
+    reallib.run_cases([("clean", clean), ("masked", masked)])
+
+
+ctlib.main(test)

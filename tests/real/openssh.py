@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""OpenSSH, both sides under cryptrace: sshd on loopback (internal-sftp: no login shell) and scp
+uploading 8 MiB with the default cipher (chacha20-poly1305), aes128-ctr and aes256-gcm. Each
+side's bulk path carries the copy (>= 8 MiB, <= 1% + 1 MiB more) and is SSH transport; the
+sshd listener's aes256-ctr contexts are private-key shielding, not transport; OpenSSH's
+EVP_Cipher and UMAC AES_* calls (a packaged program's, costing nothing) raise no lowlevel-api;
+no warning, no error. Under OPENSSL_ia32cap masking AES-NI with aes128-ctr: one software-aes
+finding per side, the server's listing its processes."""
+import os
+
+import reallib
+from reallib import check, ctlib, e2elib
+
+COPY = 8 * reallib.MIB
+CASES = [
+    # scp -c (None: the default), the bulk path's libcrypto cipher or None for chacha20
+    (None, None),
+    ("aes128-ctr", "aes-128-ctr"),
+    ("aes256-gcm@openssh.com", "aes-256-gcm"),
+]
+SHIELDING = "private-key shielding (OpenSSH keeps keys encrypted in memory)"
+
+
+def copy(tmp, cfg, src, ssh_cipher, env, tag):
+    sdir, cdir = ctlib.tmpdir(f"sshd-{tag}"), ctlib.tmpdir(f"scp-{tag}")
+    dst = os.path.join(tmp, f"dst-{tag}.bin")
+    port = e2elib.free_port()
+    sshd = e2elib.Daemon(["/usr/sbin/sshd", "-D", "-e", "-p", str(port), "-o",
+                          "ListenAddress=127.0.0.1", "-f", cfg], sdir, "Server listening on",
+                         env=env)
+    try:
+        opts = ["-c", ssh_cipher] if ssh_cipher else []
+        p = ctlib.run_traced(["scp", "-q"] + opts + [
+            "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no", "-o",
+            "UserKnownHostsFile=/dev/null", "-i", os.path.join(tmp, "userkey"), "-P", str(port),
+            src, f"root@127.0.0.1:{dst}"], cdir, env=env)
+        check(p.returncode == 0, f"{tag}: scp exited 0 under cryptrace "
+              f"({p.stderr.decode(errors='replace').strip()[-300:]})")
+    finally:
+        with open(os.path.join(tmp, "sshd.pid")) as f:
+            log = sshd.stop(int(f.read().strip() or 0))
+    check(e2elib.same_file(src, dst), f"{tag}: the copy is byte-identical")
+    check("killed by signal" not in log and "SIGSYS" not in log, f"{tag}: no sshd process died")
+    return ctlib.report_ok([sdir]), ctlib.report_ok([cdir])
+
+
+def check_bulk(doc, side, cipher, direction):
+    if cipher:
+        rows = [p for p in doc["paths"] if p["cipher"] == cipher and p["dir"] == direction]
+    else:  # chacha20-poly1305: a stream cipher, always "encrypt"
+        rows = [p for p in doc["paths"] if p["cipher"].startswith("chacha20")]
+    total = sum(p["bytes"] for p in rows)
+    check(COPY <= total <= COPY * 1.01 + reallib.MIB,
+          f"{side}: {cipher or 'chacha20'} carries the {COPY}-byte copy ({total})\n"
+          f"{reallib.describe(doc)}")
+    bulk = max(rows, key=lambda p: p["bytes"])
+    sites = (bulk.get("creators") or {}).get("sites") or []
+    check(sites and sites[0]["purpose"] in ("SSH transport", "SSH transport and private-key "
+                                            "shielding"),
+          f"{side}: the bulk contexts are SSH transport ({sites[:1]})")
+
+
+def check_shielding(server, tag):
+    """The listener does no transport: its aes-256-ctr contexts are key shielding."""
+    listener = [pr for pr in server["processes"] if pr.get("role") == "sshd listener"]
+    check(len(listener) == 1, f"{tag}: one sshd listener ({[p.get('role') for p in server['processes']]})")
+    own = [p for p in listener[0]["paths"] if p["cipher"] == "aes-256-ctr" and
+           (p.get("created_by") or {}).get("module") == "sshd" and
+           "RAND" not in p["created_by"]["via"]]  # the DRBG's own contexts aside
+    check(own, f"{tag}: the listener's own aes-256-ctr contexts (host-key shielding) are traced")
+    for p in own:
+        purpose = p["created_by"]["purpose"]
+        check(purpose == SHIELDING, f"{tag}: listener aes-256-ctr {p['dir']} is {purpose!r}")
+    carriers = [pr.get("role") for pr in server["processes"] if "carries the traffic" in
+                (pr.get("role") or "")]
+    check(len(carriers) == 1, f"{tag}: exactly one sshd process carries the traffic ({carriers})")
+
+
+def test():
+    e2elib.need_sshd()
+    tmp = ctlib.tmpdir("real-ssh")
+    os.chmod(tmp, 0o755)
+    cfg = e2elib.ssh_setup(tmp)
+    src = os.path.join(tmp, "src.bin")
+    e2elib.random_file(src, COPY)
+    cases = []
+    for ssh_cipher, cipher in CASES:
+        tag = (ssh_cipher or "default").split("@")[0]
+
+        def clean(ssh_cipher=ssh_cipher, cipher=cipher, tag=tag):
+            server, client = copy(tmp, cfg, src, ssh_cipher, dict(os.environ), tag)
+            for doc, side, direction in ((client, "client", "encrypt"),
+                                         (server, "server", "decrypt")):
+                reallib.check_complete(doc, f"{tag} {side}")
+                check_bulk(doc, f"{tag} {side}", cipher, direction)
+                reallib.check_clean(doc, f"{tag} {side}")
+                check("lowlevel-api" not in reallib.kinds(doc),
+                      f"{tag} {side}: OpenSSH's own EVP_Cipher/AES_* calls are no finding "
+                      f"({reallib.kinds(doc)})")
+            check_shielding(server, tag)
+        cases.append((f"scp {tag}", clean))
+
+    def masked():
+        if not reallib.cpu_has_aes():
+            print("skip masked case: this CPU has no AES-NI")
+            return False
+        server, client = copy(tmp, cfg, src, "aes128-ctr", reallib.masked_env(), "masked")
+        f = reallib.check_masked(client, "client")
+        check("aes-128-ctr encrypt" in f["message"], f"client masked: names the bulk path: "
+              f"{f['message'][:200]}")
+        n = len([pr for pr in server["processes"] if pr.get("paths")])
+        f = reallib.check_masked(server, "server", procs_min=n)
+        check("aes-128-ctr decrypt" in f["message"], f"server masked: names the bulk path: "
+              f"{f['message'][:200]}")
+    cases.append(("masked aes128-ctr", masked))
+    reallib.run_cases(cases)
+
+
+ctlib.main(test)

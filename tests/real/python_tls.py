@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Debian's python3 serving a 16 MiB file with http.server over the ssl module (TLS 1.3 on
+loopback, one request), fetched by curl, both under cryptrace. The server's aes-256-gcm encrypt
+path and curl's decrypt path carry the file (within 1% + 64 KiB of TLS records), both made by
+libssl for TLS 1.3 records; the fetched file is identical; no warning, no error. Under
+OPENSSL_ia32cap masking AES-NI: software-aes naming the mask on each side."""
+import os
+
+import reallib
+from reallib import check, ctlib, e2elib
+
+DATA = 16 * reallib.MIB
+PYTHON = "/usr/bin/python3"  # Debian's, linked against the system libssl (not a pyenv shim)
+
+SERVER = r"""
+import http.server, os, ssl, sys
+os.chdir(sys.argv[1])
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(sys.argv[2], sys.argv[3])
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *a):
+        pass
+srv = http.server.HTTPServer(("127.0.0.1", 0), Quiet)
+srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+print("serving on port", srv.server_address[1], "now", flush=True)
+srv.handle_request()
+"""
+
+
+def one(tmp, cert, key, env, tag):
+    sdir, cdir = ctlib.tmpdir(f"pyhttps-{tag}"), ctlib.tmpdir(f"curl-{tag}")
+    got = os.path.join(tmp, f"got-{tag}.bin")
+    server = e2elib.Daemon([PYTHON, "-c", SERVER, tmp, cert, key], sdir, " now", env=env)
+    try:
+        port = int(server.output().split("serving on port")[1].split()[0])
+        p = ctlib.run_traced(["curl", "-sS", "-k", "-o", got, f"https://127.0.0.1:{port}/src.bin"],
+                             cdir, env=env)
+        check(p.returncode == 0, f"{tag}: curl exited 0 ({p.stderr.decode(errors='replace')[-200:]})")
+        server.wait()
+    finally:
+        server.stop()
+    check(e2elib.same_file(os.path.join(tmp, "src.bin"), got), f"{tag}: the file arrived intact")
+    return ctlib.report_ok([sdir]), ctlib.report_ok([cdir])
+
+
+def bulk(doc, side, direction):
+    rows = [p for p in doc["paths"] if p["cipher"] == "aes-256-gcm" and p["dir"] == direction]
+    total = sum(p["bytes"] for p in rows)
+    check(DATA <= total <= DATA * 1.01 + 65536,
+          f"{side}: aes-256-gcm {direction} carries the file ({total})\n{reallib.describe(doc)}")
+    sites = (max(rows, key=lambda p: p["bytes"]).get("creators") or {}).get("sites") or []
+    check(sites and sites[0]["module"].startswith("libssl") and
+          sites[0]["purpose"] == "TLS 1.3 records", f"{side}: libssl, TLS 1.3 records ({sites[:1]})")
+
+
+def test():
+    if ctlib.asan_runtime():
+        ctlib.skip("sanitizer pass: curl hangs with the ASan runtime in LD_PRELOAD (see e2e)")
+    if not os.access(PYTHON, os.X_OK):
+        ctlib.skip(f"{PYTHON} is not installed")
+    curl = reallib.need("curl")
+    if "OpenSSL/" not in ctlib.run([curl, "-V"]).stdout.decode(errors="replace").splitlines()[0]:
+        ctlib.skip("this curl does not use OpenSSL")
+    tmp = ctlib.tmpdir("real-pytls")
+    key, cert = e2elib.throwaway_cert(tmp)
+    e2elib.random_file(os.path.join(tmp, "src.bin"), DATA)
+
+    def clean():
+        srv, cli = one(tmp, cert, key, dict(os.environ), "clean")
+        for doc, side, direction in ((srv, "python3 server", "encrypt"), (cli, "curl", "decrypt")):
+            reallib.check_complete(doc, side)
+            bulk(doc, side, direction)
+            reallib.check_clean(doc, side)
+
+    def masked():
+        if not reallib.cpu_has_aes():
+            print("skip masked case: this CPU has no AES-NI")
+            return False
+        srv, cli = one(tmp, cert, key, reallib.masked_env(), "masked")
+        reallib.check_masked(srv, "python3 server")
+        reallib.check_masked(cli, "curl")
+
+    reallib.run_cases([("clean", clean), ("masked", masked)])
+
+
+ctlib.main(test)
