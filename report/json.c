@@ -279,6 +279,9 @@ static void json_proc(struct jw *w, const struct rp_model *m, const struct rp_pr
 	for (unsigned i = 0, n = rp_str_nparts(h->argv, '\0'); i < n; i++)
 		j_str(w, NULL, rp_str_part(h->argv, '\0', i));
 	j_close(w, ']');
+	/* values on the command line that carry a secret, recorded as "<redacted>"; argv[0] alone */
+	j_u64(w, "argv_redacted", h->argv_redacted);
+	j_bool(w, "argv_omitted", h->flags & CT_HDR_ARGV_OMITTED);
 	j_u64(w, "start_realtime_ns", h->start_realtime_ns);
 	j_str(w, "libcrypto", p->proc.libcrypto.len ? p->proc.libcrypto : h->libcrypto);
 	j_str(w, "cpu_model", h->cpu_model);

@@ -39,6 +39,7 @@ struct ct_static_run {
 	uint32_t pid;
 	uint64_t start_realtime_ns, start_mono_ns, end_mono_ns;
 	const char *route;  /* the --route in force, or NULL */
+	bool argv_exe_only; /* --no-argv: argv[0] alone */
 	bool signaled;      /* status is a signal number, else an exit status */
 	int status;
 	struct rusage rusage;
