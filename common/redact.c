@@ -113,6 +113,7 @@ static const struct prog progs[] = {
 		{ "-p", NEXT | GLUED, H_WHOLE }, { "--password", NEXT | EQ, H_WHOLE },
 	} },
 	{ "xfreerdp wlfreerdp sdl-freerdp ", NULL, 0, { { "/p:", GLUED, H_WHOLE } } },
+	{ "kcapi-enc ", NULL, 0, { { "--iv", NEXT | EQ, H_WHOLE } } },
 };
 #define NPROGS (sizeof(progs) / sizeof(progs[0]))
 

@@ -234,6 +234,9 @@ static void other_programs(void **state)
 	assert_string_equal(R(1, "redis-cli", "-a", "rpw", "ping"), "redis-cli | -a | <redacted> | ping");
 	assert_string_equal(R(1, "xfreerdp", "/u:me", "/p:rdp", "/v:h"),
 			    "xfreerdp | /u:me | /p:<redacted> | /v:h");
+	/* an IV is never recorded either */
+	assert_string_equal(R(1, "kcapi-enc", "-e", "-c", "cbc(aes)", "--iv", "00ff", "--keyfd", "3"),
+			    "kcapi-enc | -e | -c | cbc(aes) | --iv | <redacted> | --keyfd | 3");
 }
 
 static void exe_only_and_layout(void **state)
