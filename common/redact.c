@@ -9,7 +9,8 @@
  *    (-K HEX), glued to a short option (-pSECRET, also ending a cluster: zip -rP X), after '='
  *    (--password=X; OpenSSL also takes -opt=X and --opt);
  *  - in every program: long options that always take a secret (--password X, --passphrase X,
- *    --token X...), NAME=VALUE where NAME ends in password, passwd, passphrase, secret, token,
+ *    --token X...), a hex value after -K, -iv, --key and the like (a key or an IV, whatever
+ *    program takes it), NAME=VALUE where NAME ends in password, passwd, passphrase, secret, token,
  *    apikey... (--db-password=X, -Dssl.keyStorePassword=X, MYSQL_PWD=X), and the password of
  *    a URL's user:password@;
  *  - a word holding spaces is a shell command line (sh -c "...", ssh host "..."): its words
@@ -33,6 +34,7 @@ enum how {
 	H_KEYVAL,   /* OpenSSL -macopt/-kdfopt/-pkeyopt name:value: key, hexkey, pass... */
 	H_HEADER,   /* an HTTP header "Name: value": Authorization, Cookie... */
 	H_OPTLIST,  /* mount -o a=b,password=x */
+	H_HEX,      /* a value that is a key or IV in hex: 16 hex digits or more */
 };
 
 /* How an option takes its value. */
@@ -130,6 +132,12 @@ static const char *const secret_endings[] = {
 	"password", "passwd", "passphrase", "secret", "token", "apikey", "api_key", "api-key",
 	"_pwd", "-pwd", "_pass", "-pass", NULL,
 };
+
+/* Options that take a key or an IV in every program that has them: a hex value after them is
+ * one (a program the rule does not know, or one named by a variable in a shell line: exec "$1"
+ * enc -K HEX). ssh -K or curl -K FILE take no hex. */
+static const char *const hex_opts[] = { "-K", "-iv", "--iv", "-key", "--key", "-hexkey", "--hexkey",
+					NULL };
 
 static const char *const keyval_names[] = { /* OpenSSL -macopt / -kdfopt / -pkeyopt */
 	"key", "hexkey", "pass", "hexpass", "password", "secret", "hexsecret", NULL,
@@ -353,6 +361,16 @@ static void transform(struct sink *o, enum how how, const char *v, size_t n)
 		} else {
 			put(o, v, n);
 		}
+		return;
+	}
+	case H_HEX: {
+		bool hex = n >= 16;
+		for (size_t i = 0; hex && i < n; i++)
+			hex = strchr("0123456789abcdefABCDEF", v[i]) != NULL;
+		if (hex)
+			put_redacted(o);
+		else
+			put(o, v, n);
 		return;
 	}
 	case H_OPTLIST:
@@ -580,6 +598,16 @@ static void word(struct scan *s, struct sink *o, const char *raw, size_t rawlen,
 	if (!s->ended && !(s->flags & P_OWN_PASSWORD) && in_list(generic_next, v, n, false)) {
 		s->pending = H_WHOLE;
 		put(o, raw, rawlen);
+		return;
+	}
+	if (!s->ended && in_list(hex_opts, v, n, false)) {
+		s->pending = H_HEX;
+		put(o, raw, rawlen);
+		return;
+	}
+	const char *eq = memchr(v, '=', n);
+	if (!s->ended && eq && in_list(hex_opts, v, (size_t)(eq - v), false)) {
+		emit(s, o, raw, rawlen, v, n, (size_t)(eq - v) + 1, H_HEX);
 		return;
 	}
 	if ((s->flags & P_END_AT_OPERAND) && n && v[0] != '-')

@@ -155,12 +155,20 @@ static void json_creator_fields(struct jw *w, const struct rp_creator *c, const 
 	j_cstr(w, "purpose", purpose);
 }
 
+/* A call site as every output shows it (C++ names demangled), and as it was before demangling
+ * (demangle.c), for scripts that want the exact symbols. */
+static void j_callsite(struct jw *w, const struct rp_model *m, struct ct_str callsite)
+{
+	j_str(w, "callsite", callsite);
+	j_str(w, "callsite_mangled", rp_callsite_mangled(m, callsite));
+}
+
 /* callsite plus who created the contexts (callsites.c): "created_by" "ssh+0x632ac", its module,
  * the libcrypto API it went through and the purpose ("TLS", "SSH transport"...). */
-static void json_creator(struct jw *w, struct ct_str callsite)
+static void json_creator(struct jw *w, const struct rp_model *m, struct ct_str callsite)
 {
 	struct rp_creator c;
-	j_str(w, "callsite", callsite);
+	j_callsite(w, m, callsite);
 	if (!rp_callsite_creator(callsite, &c)) {
 		j_num(w, "created_by", 0, false);
 		return;
@@ -196,7 +204,7 @@ static void json_creators(struct jw *w, const struct rp_model *m, const struct r
 	for (size_t k = 0; k < pc.nsites; k++) {
 		j_obj(w, NULL);
 		j_u64(w, "setups", pc.sites[k].setups);
-		j_str(w, "callsite", pc.sites[k].callsite);
+		j_callsite(w, m, pc.sites[k].callsite);
 		json_creator_fields(w, &pc.sites[k].who, rp_creator_purpose(&pc.sites[k].who, pc.usage));
 		j_close(w, '}');
 	}
@@ -249,7 +257,7 @@ static void json_path(struct jw *w, const struct rp_model *m, const struct rp_pa
 	j_u64(w, "spliced_calls", p->st.spliced_calls);
 	j_close(w, '}');
 	j_pids(w, "pids", &p->pids);
-	json_creator(w, p->def.callsite);
+	json_creator(w, m, p->def.callsite);
 	json_creators(w, m, p);
 	j_arr(w, "sizes");
 	for (unsigned b = 0; b < CT_SIZE_BUCKETS; b++) {
@@ -361,14 +369,14 @@ static void json_proc(struct jw *w, const struct rp_model *m, const struct rp_pr
 		j_share(w, "cpu_share", cpu, pp->d.cpu_known, f->cpu_ns, f->cpu_known);
 		j_num(w, "throughput_wall_bps", (double)pp->st.bytes * 1e9 / pp->d.wall_ns,
 		      pp->d.wall_known && pp->d.wall_ns > 0);
-		json_creator(w, pp->def.callsite);
+		json_creator(w, m, pp->def.callsite);
 		j_close(w, '}');
 	}
 	j_close(w, ']');
 	j_close(w, '}');
 }
 
-static void json_event(struct jw *w, const struct rp_event *e)
+static void json_event(struct jw *w, const struct rp_model *m, const struct rp_event *e)
 {
 	char buf[32];
 	j_obj(w, NULL);
@@ -378,7 +386,7 @@ static void json_event(struct jw *w, const struct rp_event *e)
 	j_cstr(w, "errno_name", e->ev.err ? rp_errno_name(e->ev.err, buf, sizeof(buf)) : "");
 	j_i64(w, "ret", e->ev.ret);
 	j_str(w, "detail", e->ev.detail);
-	j_str(w, "callsite", e->ev.callsite);
+	j_callsite(w, m, e->ev.callsite);
 	j_u64(w, "count", e->ev.count);
 	j_pids(w, "pids", &e->pids);
 	j_close(w, '}');
@@ -414,7 +422,7 @@ void rp_print_json(const struct rp_model *m, FILE *out)
 	j_close(&w, ']');
 	j_arr(&w, "events");
 	for (size_t i = 0; i < m->nevents; i++)
-		json_event(&w, &m->events[i]);
+		json_event(&w, m, &m->events[i]);
 	j_close(&w, ']');
 	j_arr(&w, "findings");
 	for (size_t i = 0; i < m->nfindings; i++) {

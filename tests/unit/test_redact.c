@@ -209,6 +209,14 @@ static void wrappers_and_shell(void **state)
 	/* NAME=VALUE before a shell split: the whole rest goes (a value may hold spaces) */
 	assert_string_equal(R(1, "ssh", "host", "PASSWORD=\"a b\" ./run"),
 			    "ssh | host | PASSWORD=<redacted>");
+	/* the program is a variable: a hex key after -K or -iv is one wherever it stands */
+	assert_string_equal(R(2, "sh", "-c", "exec \"$1\" enc -K 00112233445566778899aabbccddeeff "
+			      "-iv=0f0e0d0c0b0a09080706050403020100 -in x", "sh", "/usr/bin/openssl"),
+			    "sh | -c | exec \"$1\" enc -K <redacted> -iv=<redacted> -in x | sh | "
+			    "/usr/bin/openssl");
+	assert_string_equal(R(0, "ssh", "-K", "host", "curl", "-K", "conf.txt", "app", "--key",
+			      "k.pem"),
+			    "ssh | -K | host | curl | -K | conf.txt | app | --key | k.pem");
 	/* a space-holding value of a known option is that value, not a command line */
 	assert_string_equal(R(1, "app", "--password=two words"), "app | --password=<redacted>");
 }
