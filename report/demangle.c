@@ -15,6 +15,7 @@
  */
 #include "model.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -189,8 +190,9 @@ bool rp_demangle_symbol(const char *sym, size_t len, char *out, size_t cap)
 }
 
 /* "module!symbol+0xoff" with the symbol demangled into out; false when it is not mangled. */
-static bool demangle_frame(struct ct_str f, char *out, size_t cap)
+static bool demangle_frame(void *ctx, struct ct_str f, char *out, size_t cap)
 {
+	(void)ctx;
 	const char *bang = memchr(f.p, '!', f.len);
 	if (!bang)
 		return false;
@@ -208,53 +210,11 @@ static bool demangle_frame(struct ct_str f, char *out, size_t cap)
 	return w > 0 && (size_t)w < cap;
 }
 
-/* The call site with its mangled frames demangled (malloc'ed), or NULL when none was. */
-static char *demangle_callsite(struct ct_str cs)
-{
-	unsigned n = rp_str_nparts(cs, '\n');
-	size_t cap = (size_t)cs.len + 1, used = 0;
-	char *buf = malloc(cap), frame[MAX_SYMBOL + 256];
-	bool changed = false;
-	if (!buf)
-		return NULL;
-	for (unsigned i = 0; i < n; i++) {
-		struct ct_str f = rp_str_part(cs, '\n', i);
-		const char *text = f.p;
-		size_t len = f.len;
-		if (demangle_frame(f, frame, sizeof(frame))) {
-			text = frame;
-			len = strlen(frame);
-			changed = true;
-		}
-		/* a demangled name may be longer than the mangled one ("St" -> "std::") */
-		if (used + len + 2 > cap) {
-			size_t ncap = (used + len + 2) * 2;
-			char *grown = realloc(buf, ncap);
-			if (!grown) {
-				free(buf);
-				return NULL;
-			}
-			buf = grown;
-			cap = ncap;
-		}
-		if (i)
-			buf[used++] = '\n';
-		memcpy(buf + used, text, len);
-		used += len;
-	}
-	buf[used] = 0;
-	if (!changed) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
 static void demangle_in_place(struct rp_model *m, struct rp_proc *p, struct ct_str *cs)
 {
 	if (!cs->len)
 		return;
-	char *d = demangle_callsite(*cs);
+	char *d = rp_callsite_rewrite(*cs, demangle_frame, NULL);
 	if (!d)
 		return;
 	if (m->nmangled == m->cap_mangled) {

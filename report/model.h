@@ -199,6 +199,12 @@ bool rp_callsite_creator(struct ct_str callsite, struct rp_creator *c);
 /* A frame's module ("ssh" of "ssh+0x632ac" or "ssh!main+0x1c"), and whether it names a symbol. */
 struct ct_str rp_frame_module(struct ct_str frame);
 bool rp_frame_has_symbol(struct ct_str frame);
+/* A call site with frames renamed (symbols.c names them, demangle.c demangles them): rename
+ * writes a frame's new text into out and returns true, or false to keep it. Returns the new
+ * call site (malloc'ed), or NULL when no frame changed (or out of memory). */
+#define RP_FRAME_MAX 2304
+typedef bool (*rp_frame_renamer)(void *ctx, struct ct_str frame, char *out, size_t cap);
+char *rp_callsite_rewrite(struct ct_str cs, rp_frame_renamer rename, void *ctx);
 
 /* ---- creators.c: the context set-ups of a merged path (CT_EV_CONTEXT events, one per call site,
  * counted) and the usage patterns seen on its contexts (CT_EV_CTX_USAGE), across processes. */
