@@ -480,8 +480,8 @@ static bool option(struct scan *s, const char *v, size_t n, enum how *how, size_
 			x++;
 			xn--;
 		}
-		for (const struct opt *o = s->rules[r]->opts; o < s->rules[r]->opts + MAX_OPTS && o->name;
-		     o++) {
+		const struct opt *opts = s->rules[r]->opts;
+		for (const struct opt *o = opts; o < opts + MAX_OPTS && o->name; o++) {
 			size_t k = strlen(o->name);
 			if (xn < k || memcmp(x, o->name, k))
 				continue;

@@ -10,8 +10,9 @@
  * links (libstdc++, or libc++abi), not by code of ours: the mangling grammar is large and keeps
  * growing with the language. Like `c++filt -p` and perf, a frame shows the function without its
  * parameter list and, for a template, its return type (the mangled name in JSON still tells
- * overloads apart): a signature is often longer than a report line. Rust's legacy mangling is the C++ one plus a "::h<16 hex>" hash, dropped too.
- * Without a C++ runtime at build time the frames stay as recorded.
+ * overloads apart): a signature is often longer than a report line. Rust's legacy mangling is
+ * the C++ one plus a "::h<16 hex>" hash, dropped too. Without a C++ runtime at build time the
+ * frames stay as recorded.
  */
 #include "model.h"
 

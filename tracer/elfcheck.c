@@ -91,8 +91,10 @@ bool ct_elf_identify(const char *path, struct ct_elf_id *id)
 	id->elf_class = ident[EI_CLASS];
 	id->data = ident[EI_DATA];
 	/* e_machine in the file's own byte order */
-	id->machine = id->data == ELFDATA2MSB ? (uint16_t)(ident[EI_NIDENT + 2] << 8 | ident[EI_NIDENT + 3])
-					      : (uint16_t)(ident[EI_NIDENT + 3] << 8 | ident[EI_NIDENT + 2]);
+	const unsigned char *m = ident + EI_NIDENT + 2;
+
+	id->machine = id->data == ELFDATA2MSB ? (uint16_t)(m[0] << 8 | m[1])
+					      : (uint16_t)(m[1] << 8 | m[0]);
 	return true;
 }
 

@@ -80,7 +80,8 @@ static void model_call_sites(void **state)
 #endif
 	static const char argv[] = "node";
 	static const char cs[] = "libcrypto.so.3!EVP_CipherInit_ex+0x2a\n"
-				 "libnode.so.108!_ZN4node6crypto10CipherBase10CommonInitEPKcPK13evp_cipher_stPKhiS8_ij+0x87\n"
+				 "libnode.so.108!_ZN4node6crypto10CipherBase10CommonInitEPKcPK13"
+				 "evp_cipher_stPKhiS8_ij+0x87\n"
 				 "libnode.so.108+0x9a1c\n"
 				 "libstdc++.so.6+0x1234";
 	static const char plain[] = "ssh!cipher_init+0x1c\nssh+0x632ac";
