@@ -5,8 +5,8 @@
 user:PW@, and a static program (busybox) with --password=PW run under the launcher, and openssl
 under a bare LD_PRELOAD: each runs as it does without cryptrace, no trace file holds a secret
 (raw or as hex text), every report output (text, JSON, HTML, Perfetto, CSV, folded, diff) is
-free of them, argv keeps the rest of the command line with "<redacted>" in place of each value
-and a count per process. `--no-argv` and CRYPTRACE_ARGV=0 record the executable alone. A trace
+free of them, and so is `cryptrace compare --json`'s command; argv keeps the rest of the
+command line with "<redacted>" in place of each value and a count per process. `--no-argv` and CRYPTRACE_ARGV=0 record the executable alone. A trace
 written before redaction existed (its header rewritten here, CRC and all) is redacted by the
 reporter too."""
 import os
@@ -180,6 +180,18 @@ def test():
     check(b"pass:&lt;redacted&gt;" in outputs["html"] and b"<redacted>" in outputs["text"] and
           b"recorded as <redacted>" in outputs["text"],
           "the outputs show where values were redacted")
+
+    # cryptrace compare prints the command in its JSON: redacted the same way
+    cmpdir = os.path.join(ctlib.tmpdir("argv-compare"), "c")
+    p = ctlib.run([ctlib.CRYPTRACE, "compare", "-n", "1", "--routes", "native", "--json", "-o",
+                   cmpdir, "--", openssl, "enc", "-aes-128-cbc", "-pbkdf2", "-k", s["password"],
+                   "-in", plain, "-out", os.devnull], cwd=work)
+    doc = __import__("json").loads(p.stdout)
+    files = [os.path.join(d, f) for d, _, fs in os.walk(cmpdir) for f in fs]
+    hits = leaks(p.stdout, ns) + [f for f in files if leaks(open(f, "rb").read(), ns)]
+    check(p.returncode == 0 and doc["command"][4:6] == ["-k", "<redacted>"] and not hits,
+          f"compare --json: command {doc['command'][:6]}, no secret in it or its {len(files)} "
+          f"files ({hits[:2]})")
 
     # --no-argv and CRYPTRACE_ARGV=0: the executable alone
     none = ctlib.tmpdir("argv-none")
