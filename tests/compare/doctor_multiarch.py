@@ -25,6 +25,8 @@ def fetch(cache):
     missing = [a for a, f in found.items() if not f]
     if missing:
         apt, dpkg = shutil.which("apt-get"), shutil.which("dpkg-deb")
+        # apt's own environment: no sanitizer runtime preloaded (the sanitizer pass sets one)
+        env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "ASAN_OPTIONS")}
         if not apt or not dpkg:
             skip("apt-get/dpkg-deb missing: cannot fetch Debian's libssl3 for " + ", ".join(missing))
         state = os.path.join(cache, "apt")
@@ -35,7 +37,7 @@ def fetch(cache):
                 "-q"]
         for a in ARCHES:
             opts += ["-o", f"APT::Architectures::={a}"]
-        p = subprocess.run([apt] + opts + ["update"], stdout=subprocess.PIPE,
+        p = subprocess.run([apt] + opts + ["update"], stdout=subprocess.PIPE, env=env,
                            stderr=subprocess.STDOUT, text=True, timeout=600)
         if p.returncode != 0:
             skip(f"apt-get update (private state, for {', '.join(missing)}) failed: no network? "
@@ -44,13 +46,13 @@ def fetch(cache):
         os.makedirs(debs, exist_ok=True)
         p = subprocess.run([apt] + opts + ["download"] + [f"libssl3:{a}" for a in missing],
                            cwd=debs, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                           timeout=600)
+                           timeout=600, env=env)
         if p.returncode != 0:
             skip(f"apt-get download libssl3 for {', '.join(missing)} failed: {p.stdout[-200:]}")
         for a in missing:
             deb = glob.glob(os.path.join(debs, f"libssl3_*_{a}.deb"))
             check(len(deb) == 1, f"downloaded {os.path.basename(deb[0]) if deb else None}")
-            subprocess.run([dpkg, "-x", deb[0], os.path.join(cache, a)], check=True)
+            subprocess.run([dpkg, "-x", deb[0], os.path.join(cache, a)], check=True, env=env)
         found = {a: glob.glob(os.path.join(cache, a, "usr", "lib", "*", "libcrypto.so.3"))
                  for a in ARCHES}
     check(all(found.values()), f"Debian's libcrypto.so.3 for {', '.join(ARCHES)}: "

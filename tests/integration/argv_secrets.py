@@ -123,10 +123,14 @@ def test():
               "-in", plain, "-out", "pw.enc"], out, work, "openssl enc -pass pass:PW")
     same_run([openssl, "enc", "-aes-128-cbc", "-K", s["key"], "-iv", s["iv"], "-in", plain,
               "-out", "k.enc"], out, work, "openssl enc -K -iv")
-    shell = (f"{openssl} enc -aes-128-ctr -pbkdf2 -k '{s['shell password']}' -in plain -out sh.enc"
-             f"; curl -s -u alice:{s['curl password']} file://{plain} -o got")
+    shell = f"{openssl} enc -aes-128-ctr -pbkdf2 -k '{s['shell password']}' -in plain -out sh.enc"
+    with_curl = not ctlib.asan_runtime()
+    if with_curl:
+        shell += f"; curl -s -u alice:{s['curl password']} file://{plain} -o got"
+    else:  # tests/e2e/tls_curl.py: curl hangs with the ASan runtime preloaded, cryptrace or not
+        print("SKIP part: sanitizer pass: curl -u (curl hangs with the ASan runtime preloaded)")
     same_run(["sh", "-c", shell], out, work, "sh -c 'openssl -k PW; curl -u user:PW'")
-    check(open(os.path.join(work, "got"), "rb").read() == open(plain, "rb").read(),
+    check(not with_curl or open(os.path.join(work, "got"), "rb").read() == open(plain, "rb").read(),
           "curl fetched the file")
     same_run([openssl, "version", f"https://bob:{s['url password']}@example.invalid/x"], out,
              work, "a URL with user:PW@ on the command line")
@@ -164,8 +168,8 @@ def test():
     check(url and url[0]["argv"][2] == "https://bob:<redacted>@example.invalid/x",
           f"the URL keeps its user, not its password: {url[0]['argv'] if url else None}")
     sh = proc_by_argv0(doc, "sh")
-    check(sh and sh[0]["argv_redacted"] == 2 and "-k <redacted>" in sh[0]["argv"][2] and
-          "alice:<redacted>" in sh[0]["argv"][2],
+    check(sh and sh[0]["argv_redacted"] == 1 + with_curl and "-k <redacted>" in sh[0]["argv"][2]
+          and ("alice:<redacted>" in sh[0]["argv"][2] or not with_curl),
           f"the shell's command line: openssl -k and curl -u redacted in it: {sh[0]['argv'] if sh else None}")
     if busybox:
         bb = proc_by_argv0(doc, "busybox")
