@@ -84,6 +84,38 @@ int ct_cpu_has_rdtscp(void)
 	return (d >> 27) & 1;
 }
 
+void ct_cpu_vendor(char *buf, size_t cap)
+{
+	unsigned a, b, c, d;
+	if (cap == 0)
+		return;
+	buf[0] = 0;
+	if (!__get_cpuid(0, &a, &b, &c, &d))
+		return;
+	char v[13];
+	memcpy(v, &b, 4);
+	memcpy(v + 4, &d, 4);
+	memcpy(v + 8, &c, 4);
+	v[12] = 0;
+	snprintf(buf, cap, "%s", v);
+}
+
+/* VIA and Zhaoxin report the PadLock unit in Centaur's extended leaves: 0xC0000001 EDX bit 6
+ * (ACE present) and 7 (enabled), which OpenSSL's padlock engine checks the same way. */
+bool ct_cpu_padlock_ace(void)
+{
+	char vendor[16];
+	unsigned a, b, c, d;
+	ct_cpu_vendor(vendor, sizeof(vendor));
+	if (strcmp(vendor, "CentaurHauls") && strcmp(vendor, "  Shanghai  "))
+		return false;
+	__cpuid(0xC0000000, a, b, c, d);
+	if (a < 0xC0000001)
+		return false;
+	__cpuid(0xC0000001, a, b, c, d);
+	return (d & 0xC0) == 0xC0;
+}
+
 static int tsc_invariant(void)
 {
 	unsigned a, b, c, d;
@@ -122,6 +154,17 @@ static uint32_t detect_features(void)
 void ct_cpu_model(char *buf, size_t cap)
 {
 	snprintf(buf, cap, "%s", "unknown");
+}
+
+void ct_cpu_vendor(char *buf, size_t cap)
+{
+	if (cap)
+		buf[0] = 0;
+}
+
+bool ct_cpu_padlock_ace(void)
+{
+	return false;
 }
 
 static int tsc_invariant(void)

@@ -7,6 +7,7 @@
 #ifndef CT_CPU_H
 #define CT_CPU_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -14,6 +15,11 @@
 uint32_t ct_cpu_features(void);
 /* "AMD EPYC 7B13 64-Core Processor" (CPUID brand string, /proc/cpuinfo elsewhere). */
 void ct_cpu_model(char *buf, size_t cap);
+/* The CPUID vendor ("GenuineIntel", "AuthenticAMD", "CentaurHauls"...); "" off x86. */
+void ct_cpu_vendor(char *buf, size_t cap);
+/* A VIA/Zhaoxin PadLock unit with its AES engine present and enabled: what OpenSSL's padlock
+ * engine needs to load. */
+bool ct_cpu_padlock_ace(void);
 /* Reads the time-stamp counter (0 where there is none). */
 static inline uint64_t ct_rdtsc(void)
 {

@@ -142,6 +142,7 @@ enum ct_end_reason { CT_END_EXIT = 1, CT_END_EXEC = 2, CT_END_SIGNAL = 3 };
 #define CT_HDR_PER_CALL (1u << 0)    /* per-call (timeline) mode was on */
 #define CT_HDR_ROUTES (1u << 1)      /* a route spec was active */
 #define CT_HDR_SECURE_EXEC (1u << 2) /* setuid/setgid process: tracing disabled, header only */
+#define CT_HDR_ARGV_OMITTED (1u << 3) /* argv holds argv[0] only (--no-argv, CRYPTRACE_ARGV=0) */
 
 /* CT_REC_PROC flags */
 #define CT_PROC_INCOMPLETE (1u << 0) /* some records could not be written (disk full, EIO...) */
@@ -178,6 +179,7 @@ struct ct_header {
 	struct ct_str ia32cap;      /* the OPENSSL_ia32cap environment value, "" if unset */
 	struct ct_str route_spec;   /* the CRYPTRACE_ROUTE in force, "" if none */
 	struct ct_str timing;       /* human description of the timing method */
+	uint32_t argv_redacted;     /* values in argv replaced by "<redacted>" (common/redact.h) */
 };
 
 struct ct_path_def {

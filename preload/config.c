@@ -186,6 +186,19 @@ void ct_config_load(void)
 			ct_log(1, "%s", warning);
 		}
 	}
+	/* The command line is recorded with its secrets redacted (common/redact.h); 0: the
+	 * executable only. */
+	const char *argv = secure_getenv("CRYPTRACE_ARGV");
+	if (argv && *argv) {
+		if (!strcmp(argv, "0"))
+			cfg.argv_exe_only = true;
+		else if (strcmp(argv, "1")) {
+			snprintf(warning, sizeof(warning), "CRYPTRACE_ARGV=\"%.40s\" is neither 0 nor 1; "
+				 "recording the executable only", argv);
+			ct_log(1, "%s", warning);
+			cfg.argv_exe_only = true;
+		}
+	}
 	parse_uint("CRYPTRACE_SAMPLE", 1, 1u << 30, &cfg.sample_period);
 	parse_uint("CRYPTRACE_SAMPLE_ALL_BYTES", 0, 1u << 30, &cfg.sample_all_bytes);
 	parse_uint("CRYPTRACE_FLUSH_MS", 10, 3600000, &cfg.flush_ms);

@@ -168,6 +168,7 @@ struct ct_config {
 	unsigned log_level;     /* CRYPTRACE_LOG: 0 silent (default), 1 warnings, 2 debug -> CRYPTRACE_LOG_FILE or stderr */
 	const char *out_dir;    /* CRYPTRACE_OUT */
 	const char *route_spec; /* CRYPTRACE_ROUTE */
+	bool argv_exe_only;     /* CRYPTRACE_ARGV=0: record argv[0] only */
 };
 const struct ct_config *ct_config(void);
 

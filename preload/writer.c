@@ -24,6 +24,7 @@
 #include "internal.h"
 #include "calib.h"
 #include "mapped.h"
+#include "redact.h"
 #include "writer.h"
 
 #define BUF_SIZE (4u << 20)
@@ -54,8 +55,10 @@ static bool libcrypto_seen;
 
 /* Header facts, gathered once (later, a sandbox may forbid the syscalls they need). */
 static struct {
-	char exe[512], argv[4096], cpu_model[128], kernel[256], hostname[128], timing[256];
+	char exe[512], cmdline[4096], argv[6144], cpu_model[128], kernel[256], hostname[128];
+	char timing[256];
 	size_t argv_len;
+	unsigned argv_redacted;
 	bool done;
 } facts;
 
@@ -111,9 +114,16 @@ static void gather_facts(void)
 	facts.done = true;
 	ssize_t n = readlink("/proc/self/exe", facts.exe, sizeof(facts.exe) - 1);
 	facts.exe[n > 0 ? n : 0] = 0;
-	read_small_file("/proc/self/cmdline", facts.argv, sizeof(facts.argv), &facts.argv_len);
-	while (facts.argv_len && facts.argv[facts.argv_len - 1] == 0)
-		facts.argv_len--; /* arguments are NUL-separated, not NUL-terminated */
+	/* argv as recorded: secrets redacted, or the executable alone (redact.h). A command line
+	 * longer than the buffer loses its cut last argument: part of a secret is still one. */
+	size_t n_cmd;
+	read_small_file("/proc/self/cmdline", facts.cmdline, sizeof(facts.cmdline), &n_cmd);
+	if (n_cmd == sizeof(facts.cmdline) - 1)
+		while (n_cmd && facts.cmdline[n_cmd - 1])
+			n_cmd--;
+	facts.argv_len = ct_argv_redact(facts.cmdline, n_cmd, ct_config()->argv_exe_only, facts.argv,
+					sizeof(facts.argv), &facts.argv_redacted);
+	explicit_bzero(facts.cmdline, sizeof(facts.cmdline));
 	ct_cpu_model(facts.cpu_model, sizeof(facts.cpu_model));
 	struct utsname u;
 	if (uname(&u) == 0)
@@ -228,6 +238,8 @@ static void write_header(void)
 	uint32_t flags = 0;
 	if (c->per_call)
 		flags |= CT_HDR_PER_CALL;
+	if (c->argv_exe_only)
+		flags |= CT_HDR_ARGV_OMITTED;
 	/* CT_HDR_ROUTES stays clear: the spec is recorded, but no route is applied in this build */
 	struct ct_header h = {
 		.pid = ct_g.pid,
@@ -250,6 +262,7 @@ static void write_header(void)
 		.ia32cap = ct_str_from(ct_config_ia32cap()),
 		.route_spec = ct_str_from(c->route_spec),
 		.timing = ct_str_from(facts.timing),
+		.argv_redacted = facts.argv_redacted,
 	};
 	EMIT(ct_encode_preamble(FREE_BUF));
 	EMIT(ct_encode_header(FREE_BUF, &h));

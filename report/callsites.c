@@ -10,6 +10,7 @@
 #include "model.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The module ends at the '!' of "module!symbol+0xoff", or else at the last '+': module names
@@ -87,4 +88,44 @@ bool rp_callsite_creator(struct ct_str callsite, struct rp_creator *c)
 	snprintf(c->module, sizeof(c->module), "%.*s", (int)mod.len, mod.p);
 	c->purpose = purpose_of(mod, c->via);
 	return true;
+}
+
+char *rp_callsite_rewrite(struct ct_str cs, rp_frame_renamer rename, void *ctx)
+{
+	unsigned n = rp_str_nparts(cs, '\n');
+	size_t cap = (size_t)cs.len + 1, used = 0;
+	char *buf = malloc(cap), frame[RP_FRAME_MAX];
+	bool changed = false;
+	if (!buf)
+		return NULL;
+	for (unsigned i = 0; i < n; i++) {
+		struct ct_str f = rp_str_part(cs, '\n', i);
+		const char *text = f.p;
+		size_t len = f.len;
+		if (rename(ctx, f, frame, sizeof(frame))) {
+			text = frame;
+			len = strlen(frame);
+			changed = true;
+		}
+		if (used + len + 2 > cap) { /* a new name is often longer than what it replaces */
+			size_t ncap = (used + len + 2) * 2;
+			char *grown = realloc(buf, ncap);
+			if (!grown) {
+				free(buf);
+				return NULL;
+			}
+			buf = grown;
+			cap = ncap;
+		}
+		if (i)
+			buf[used++] = '\n';
+		memcpy(buf + used, text, len);
+		used += len;
+	}
+	buf[used] = 0;
+	if (!changed) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }

@@ -45,6 +45,8 @@ static const char usage[] =
 	"  --no-symbols      leave call-site frames as recorded: by default a frame like\n"
 	"                    'prog+0x14ab' is named from the module's symbol table or\n"
 	"                    installed debug file, if its build id is the traced one\n"
+	"                    (C++ names are shown demangled either way; JSON keeps\n"
+	"                    them as recorded in callsite_mangled)\n"
 	"  -h, --help        this help\n"
 	"Exit status: 0 ok, 1 some input was damaged (what was read before is reported),\n"
 	"2 usage error or unreadable input.\n";
@@ -90,6 +92,7 @@ static int load_all(struct rp_model *m, const char *const *paths, int n, const s
 	}
 	if (symbols)
 		rp_symbolize(m);
+	rp_demangle(m);
 	char msg[300];
 	if (!rp_view_apply(m, v, msg, sizeof(msg))) {
 		fprintf(err, "cryptrace report: %s\n", msg);

@@ -155,6 +155,14 @@ static void json_creator_fields(struct jw *w, const struct rp_creator *c, const 
 	j_cstr(w, "purpose", purpose);
 }
 
+/* A call site as every output shows it (C++ names demangled), and as it was before demangling
+ * (demangle.c), for scripts that want the exact symbols. */
+static void j_callsite(struct jw *w, const struct rp_model *m, struct ct_str callsite)
+{
+	j_str(w, "callsite", callsite);
+	j_str(w, "callsite_mangled", rp_callsite_mangled(m, callsite));
+}
+
 /* callsite plus who created the contexts (callsites.c): "created_by" "ssh+0x632ac", its module,
  * the libcrypto API it went through and the purpose ("TLS", "SSH transport"...), judged in
  * process p (NULL: the merged path, in every process that has it). */
@@ -162,7 +170,7 @@ static void json_creator(struct jw *w, const struct rp_model *m, const struct rp
 			 const struct rp_path *path)
 {
 	struct rp_creator c;
-	j_str(w, "callsite", path->def.callsite);
+	j_callsite(w, m, path->def.callsite);
 	if (!rp_path_creator(m, p, path, &c)) {
 		j_num(w, "created_by", 0, false);
 		return;
@@ -198,7 +206,7 @@ static void json_creators(struct jw *w, const struct rp_model *m, const struct r
 	for (size_t k = 0; k < pc.nsites; k++) {
 		j_obj(w, NULL);
 		j_u64(w, "setups", pc.sites[k].setups);
-		j_str(w, "callsite", pc.sites[k].callsite);
+		j_callsite(w, m, pc.sites[k].callsite);
 		json_creator_fields(w, &pc.sites[k].who, rp_creator_purpose(&pc.sites[k].who, pc.usage));
 		j_close(w, '}');
 	}
@@ -323,6 +331,9 @@ static void json_proc(struct jw *w, const struct rp_model *m, const struct rp_pr
 	for (unsigned i = 0, n = rp_str_nparts(h->argv, '\0'); i < n; i++)
 		j_str(w, NULL, rp_str_part(h->argv, '\0', i));
 	j_close(w, ']');
+	/* values on the command line that carry a secret, recorded as "<redacted>"; argv[0] alone */
+	j_u64(w, "argv_redacted", h->argv_redacted);
+	j_bool(w, "argv_omitted", h->flags & CT_HDR_ARGV_OMITTED);
 	j_u64(w, "start_realtime_ns", h->start_realtime_ns);
 	j_str(w, "libcrypto", p->proc.libcrypto.len ? p->proc.libcrypto : h->libcrypto);
 	j_str(w, "cpu_model", h->cpu_model);
@@ -415,7 +426,7 @@ static void json_proc(struct jw *w, const struct rp_model *m, const struct rp_pr
 	j_close(w, '}');
 }
 
-static void json_event(struct jw *w, const struct rp_event *e)
+static void json_event(struct jw *w, const struct rp_model *m, const struct rp_event *e)
 {
 	char buf[32];
 	j_obj(w, NULL);
@@ -425,7 +436,7 @@ static void json_event(struct jw *w, const struct rp_event *e)
 	j_cstr(w, "errno_name", e->ev.err ? rp_errno_name(e->ev.err, buf, sizeof(buf)) : "");
 	j_i64(w, "ret", e->ev.ret);
 	j_str(w, "detail", e->ev.detail);
-	j_str(w, "callsite", e->ev.callsite);
+	j_callsite(w, m, e->ev.callsite);
 	j_u64(w, "count", e->ev.count);
 	j_pids(w, "pids", &e->pids);
 	j_close(w, '}');
@@ -461,7 +472,7 @@ void rp_print_json(const struct rp_model *m, FILE *out)
 	j_close(&w, ']');
 	j_arr(&w, "events");
 	for (size_t i = 0; i < m->nevents; i++)
-		json_event(&w, &m->events[i]);
+		json_event(&w, m, &m->events[i]);
 	j_close(&w, ']');
 	j_arr(&w, "findings");
 	for (size_t i = 0; i < m->nfindings; i++) {

@@ -4,6 +4,7 @@
  * newest snapshot per id. A damaged file keeps everything read before the damage.
  */
 #include "model.h"
+#include "redact.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -62,6 +63,27 @@ static void apply_record(struct rp_proc *p, const struct ct_record *rec)
 	}
 }
 
+/* A trace written before cryptrace redacted command lines may hold a password typed on one:
+ * the same rule (common/redact.h) applies here, so no report shows it. */
+static void redact_argv(struct rp_proc *p)
+{
+	if (!p->has_hdr || !p->hdr.argv.len)
+		return;
+	/* "x" -> "<redacted>" is the largest growth: 10 bytes per byte */
+	size_t cap = (size_t)p->hdr.argv.len * 11 + 16;
+	char *out = malloc(cap);
+	unsigned count = 0;
+	if (!out)
+		return;
+	size_t n = ct_argv_redact(p->hdr.argv.p, p->hdr.argv.len, false, out, cap, &count);
+	if (!count || !rp_proc_own(p, out)) {
+		free(out);
+		return;
+	}
+	p->hdr.argv = (struct ct_str){ .p = out, .len = (uint32_t)n };
+	p->hdr.argv_redacted += count;
+}
+
 /* Takes ownership of buf (malloc'd). */
 static int load_owned(struct rp_model *m, const char *name, void *buf, size_t len, char *msg,
 		      size_t msgcap)
@@ -94,6 +116,7 @@ static int load_owned(struct rp_model *m, const char *name, void *buf, size_t le
 			apply_record(p, rec);
 		free(rec);
 	}
+	redact_argv(p);
 	p->read_status = st;
 	if (st == CT_READ_EOF) {
 		msg[0] = 0;

@@ -61,6 +61,7 @@ void rp_model_free(struct rp_model *m)
 	free(m->events);
 	free(m->findings);
 	free(m->warnings);
+	free(m->mangled);
 	rp_model_init(m);
 }
 

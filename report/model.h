@@ -131,6 +131,12 @@ struct rp_window {
 	unsigned flush_ms;       /* the largest flush interval of the cut processes */
 };
 
+/* A call site demangle.c rewrote: the string every output shows, and the one it replaced. */
+struct rp_mangled {
+	const char *shown;
+	struct ct_str recorded;
+};
+
 struct rp_model {
 	struct rp_proc *procs;
 	size_t nprocs, cap_procs;
@@ -144,6 +150,8 @@ struct rp_model {
 	size_t nwarnings, cap_warnings;
 	struct rp_filter filter;
 	struct rp_window window;
+	struct rp_mangled *mangled; /* demangle.c */
+	size_t nmangled, cap_mangled;
 };
 
 /* ---- model.c: building */
@@ -209,6 +217,12 @@ bool rp_callsite_creator(struct ct_str callsite, struct rp_creator *c);
 /* A frame's module ("ssh" of "ssh+0x632ac" or "ssh!main+0x1c"), and whether it names a symbol. */
 struct ct_str rp_frame_module(struct ct_str frame);
 bool rp_frame_has_symbol(struct ct_str frame);
+/* A call site with frames renamed (symbols.c names them, demangle.c demangles them): rename
+ * writes a frame's new text into out and returns true, or false to keep it. Returns the new
+ * call site (malloc'ed), or NULL when no frame changed (or out of memory). */
+#define RP_FRAME_MAX 2304
+typedef bool (*rp_frame_renamer)(void *ctx, struct ct_str frame, char *out, size_t cap);
+char *rp_callsite_rewrite(struct ct_str cs, rp_frame_renamer rename, void *ctx);
 
 /* ---- creators.c: the context set-ups of a merged path (CT_EV_CONTEXT events, one per call site,
  * counted) and the usage patterns seen on its contexts (CT_EV_CTX_USAGE), across processes. */
@@ -255,6 +269,17 @@ bool rp_proc_ssh_transport(const struct rp_proc *p);
  * name, when their build ids match. Reads those files: `cryptrace report` runs it after
  * loading unless --no-symbols. */
 void rp_symbolize(struct rp_model *m);
+
+/* ---- demangle.c: C++ and Rust names in call-site frames ("module!ns::Class::method+0x1c", no
+ * parameter list), demangled by the C++ runtime's __cxa_demangle. `cryptrace report` runs it
+ * after rp_symbolize; every output then shows the demangled frames. */
+void rp_demangle(struct rp_model *m);
+/* The call site as it was before rp_demangle (JSON's callsite_mangled): callsite itself when it
+ * was not rewritten. callsite: a string of the model (a path's, an event's). */
+struct ct_str rp_callsite_mangled(const struct rp_model *m, struct ct_str callsite);
+/* One symbol: "_ZN4node6crypto10CipherBase10CommonInitE..." -> "node::crypto::CipherBase::
+ * CommonInit" in out; false when it is not a mangled name (or the build has no demangler). */
+bool rp_demangle_symbol(const char *sym, size_t len, char *out, size_t cap);
 
 /* ---- folded.c: folded stacks for flamegraph.pl, one "frame;frame;leaf weight" per line */
 enum rp_folded_weight { RP_FOLD_BYTES = 0, RP_FOLD_TIME = 1 };

@@ -145,9 +145,15 @@ static const struct elf_file *file_for(struct symbolizer *s, const struct ct_mod
 }
 
 /* "module+0xoff" -> "module!function+0xdelta" when the process's modules can name it. */
-static bool name_frame(struct symbolizer *s, const struct rp_proc *p, struct ct_str frame,
-		       char *out, size_t cap)
+struct naming {
+	struct symbolizer *s;
+	const struct rp_proc *p;
+};
+
+static bool name_frame(void *ctx, struct ct_str frame, char *out, size_t cap)
 {
+	struct symbolizer *s = ((struct naming *)ctx)->s;
+	const struct rp_proc *p = ((struct naming *)ctx)->p;
 	struct ct_str mod = rp_frame_module(frame);
 	if (rp_frame_has_symbol(frame) || mod.len == frame.len)
 		return false; /* named already, or no "+0xoff" */
@@ -170,48 +176,19 @@ static bool name_frame(struct symbolizer *s, const struct rp_proc *p, struct ct_
 		const char *fn = f ? elf_function_at(f, f->load_vaddr + off - 1, &start) : NULL;
 		if (!fn)
 			return false;
-		snprintf(out, cap, "%.*s!%s+0x%llx", (int)mod.len, mod.p, fn,
-			 (unsigned long long)(f->load_vaddr + off - start));
-		return true;
+		int w = snprintf(out, cap, "%.*s!%s+0x%llx", (int)mod.len, mod.p, fn,
+				 (unsigned long long)(f->load_vaddr + off - start));
+		return w > 0 && (size_t)w < cap; /* a name cut short is no name */
 	}
 	return false;
-}
-
-/* A call-site string with every frame the modules can name renamed; NULL when none was. */
-static char *name_callsite(struct symbolizer *s, const struct rp_proc *p, struct ct_str cs)
-{
-	unsigned n = rp_str_nparts(cs, '\n');
-	size_t cap = (size_t)cs.len + 256u * n + 1, used = 0;
-	char *buf = malloc(cap);
-	bool changed = false;
-	if (!buf)
-		return NULL;
-	for (unsigned i = 0; i < n; i++) {
-		struct ct_str f = rp_str_part(cs, '\n', i);
-		char named[256];
-		int w;
-		if (name_frame(s, p, f, named, sizeof(named))) {
-			w = snprintf(buf + used, cap - used, "%s%s", i ? "\n" : "", named);
-			changed = true;
-		} else {
-			w = snprintf(buf + used, cap - used, "%s%.*s", i ? "\n" : "", (int)f.len, f.p);
-		}
-		if (w < 0 || (size_t)w >= cap - used)
-			break;
-		used += (size_t)w;
-	}
-	if (!changed) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
 }
 
 static void rename_callsite(struct symbolizer *s, struct rp_proc *p, struct ct_str *cs)
 {
 	if (!cs->len)
 		return;
-	char *named = name_callsite(s, p, *cs);
+	struct naming n = { .s = s, .p = p };
+	char *named = rp_callsite_rewrite(*cs, name_frame, &n);
 	if (!named)
 		return;
 	if (!rp_proc_own(p, named)) {

@@ -4,6 +4,7 @@
  * throughput-by-size table, events, findings, and how the figures were measured. 100 columns.
  */
 #include "model.h"
+#include "redact.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,7 @@ static void print_processes(const struct rp_model *m, FILE *out)
 {
 	fprintf(out, "Processes\n");
 	fprintf(out, "  %-7s %-7s %-22s %-16s %s\n", "PID", "PPID", "TRACE", "LIBCRYPTO", "COMMAND");
+	unsigned redacted = 0, omitted = 0;
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const struct rp_proc *p = &m->procs[i];
 		if (!rp_proc_shown(m, p))
@@ -109,7 +111,15 @@ static void print_processes(const struct rp_model *m, FILE *out)
 			snprintf(lib, sizeof(lib), "-");
 		argv_short(&p->hdr, cmd, sizeof(cmd));
 		fprintf(out, "  %-7u %-7u %-22s %-16.16s %s\n", p->hdr.pid, p->hdr.ppid, status, lib, cmd);
+		redacted += p->hdr.argv_redacted;
+		omitted += (p->hdr.flags & CT_HDR_ARGV_OMITTED) != 0;
 	}
+	if (redacted)
+		fprintf(out, "  (%u value%s on these command lines carr%s a secret, recorded as %s)\n",
+			redacted, redacted == 1 ? "" : "s", redacted == 1 ? "ies" : "y", CT_REDACTED);
+	if (omitted)
+		fprintf(out, "  (%u process%s recorded without %s arguments: --no-argv)\n", omitted,
+			omitted == 1 ? "" : "es", omitted == 1 ? "its" : "their");
 	fputc('\n', out);
 }
 

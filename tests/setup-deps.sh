@@ -6,7 +6,7 @@
 set -euo pipefail
 
 packages=(
-	build-essential meson ninja-build pkg-config # the build
+	build-essential meson ninja-build pkg-config # the build (g++: a C++ test program; libstdc++: the demangler)
 	libssl-dev openssl        # OpenSSL headers (build time only for the preload) and the CLI traced by tests
 	libcmocka-dev             # unit tests
 	python3 file              # integration test scripts; ELF checks in tests

@@ -27,6 +27,7 @@
 
 #include "tracer.h"
 #include "model.h"
+#include "redact.h"
 #include "route_spec.h"
 #include "aesni.h"
 
@@ -964,16 +965,45 @@ static void json_cells(const struct cmp_state *s, const struct cmp_key *k, int b
 	fputs("]", out);
 }
 
+/* CMD as the traces record it: a password or key typed on it reads <redacted> (redact.h). */
+static void print_command(char **cmd, FILE *out)
+{
+	size_t len = 0, at = 0;
+
+	for (int i = 0; cmd[i]; i++)
+		len += strlen(cmd[i]) + 1;
+
+	char *in = malloc(len + 1), *shown = malloc(len * 11 + 16);
+	size_t n = 0;
+
+	if (in && shown) {
+		for (int i = 0; cmd[i]; i++) {
+			memcpy(in + at, cmd[i], strlen(cmd[i]) + 1);
+			at += strlen(cmd[i]) + 1;
+		}
+		n = ct_argv_redact(in, len, false, shown, len * 11 + 16, NULL);
+	}
+	for (size_t i = 0, k = 0; i < n; k++) {
+		const char *e = memchr(shown + i, 0, n - i);
+		size_t w = e ? (size_t)(e - (shown + i)) : n - i;
+		char *arg = strndup(shown + i, w);
+
+		if (k)
+			fputc(',', out);
+		ct_json_str(out, arg ? arg : "");
+		free(arg);
+		i += w + 1;
+	}
+	free(in);
+	free(shown);
+}
+
 static void print_json(const struct cmp_state *s, const char **errors, int nerrors, FILE *out)
 {
 	const struct cmp_options *o = s->o;
 
 	fputs("{\"command\":[", out);
-	for (int i = 0; o->cmd[i]; i++) {
-		if (i)
-			fputc(',', out);
-		ct_json_str(out, o->cmd[i]);
-	}
+	print_command(o->cmd, out);
 	fprintf(out, "],\"rounds\":%d,\"outdir\":", o->rounds);
 	ct_json_str(out, s->outdir);
 	fputs(",\"routes\":[", out);

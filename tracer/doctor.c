@@ -123,8 +123,8 @@ void dr_probe_cpu(struct dr_report *r)
 		c = dr_add(r, "cpu", DR_FAIL, "CPU shows no AES instructions (in a VM)",
 			   "%s; has: %s; lacks: %s; running in a VM; the VM's CPU model may hide aes",
 			   model, have[0] ? have : "none", lack);
-	else
-		c = dr_add(r, "cpu", DR_WARN, "CPU has no AES instructions",
+	else /* a fact about the hardware, not something to change here */
+		c = dr_add(r, "cpu", DR_INFO, "CPU has no AES instructions",
 			   "%s; has: %s; lacks: %s: AES runs in software everywhere", model,
 			   have[0] ? have : "none", lack);
 	dr_value(c, "model", false, "%s", model);

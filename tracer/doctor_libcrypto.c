@@ -14,6 +14,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -35,6 +36,7 @@
 #define CHILD_TIMEOUT_S 15
 #define MAX_LIBS 8
 #define MAX_ENGINES 16
+#define DR_EVIDENCE_LIST 600
 
 /* OPENSSL_ia32cap bits (first word: CPUID.1 EDX | ECX << 32). */
 #define IA32CAP_AESNI (1ull << 57)
@@ -406,44 +408,126 @@ static bool openssl_libcrypto(char *openssl, size_t ocap, char *lib, size_t lcap
 	return true;
 }
 
-static int find_others(const char *skip_real, char found[][PATH_MAX], int max)
+/* The libcrypto copies beside the one `openssl` loads: in the usual directories, every
+ * multiarch directory (/usr/lib/<triplet>) and, for the tests, CRYPTRACE_DOCTOR_LIBDIRS
+ * (colon-separated, searched first). Only those of this process's own architecture can be
+ * loaded and measured here; the others (an arm64 or i386 libssl3 installed beside the native
+ * one) are listed apart. */
+struct lib_scan {
+	char native[MAX_LIBS][PATH_MAX];
+	int nnative;
+	char foreign[MAX_LIBS][PATH_MAX];
+	char foreign_arch[MAX_LIBS][48];
+	int nforeign;
+};
+
+static void scan_dir(const char *dir, const struct ct_elf_id *self, char reals[][PATH_MAX],
+		     int *nreal, struct lib_scan *ls)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		char path[PATH_MAX], real[PATH_MAX];
+		bool seen = false;
+		struct ct_elf_id id;
+
+		/* libcrypto.so.3, libcrypto.so.1.1: the loadable ones (not .a, not .hmac). */
+		if (strncmp(de->d_name, "libcrypto.so", 12) ||
+		    (de->d_name[12] && de->d_name[12] != '.') || strstr(de->d_name, "hmac"))
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path) ||
+		    !realpath(path, real))
+			continue;
+		for (int k = 0; k < *nreal; k++)
+			seen |= !strcmp(reals[k], real);
+		if (seen || *nreal > 2 * MAX_LIBS)
+			continue;
+		snprintf(reals[(*nreal)++], PATH_MAX, "%s", real);
+		if (self && ct_elf_identify(real, &id) && !ct_elf_same_arch(self, &id)) {
+			if (ls->nforeign < MAX_LIBS) {
+				snprintf(ls->foreign[ls->nforeign], PATH_MAX, "%s", path);
+				ct_elf_arch_name(&id, ls->foreign_arch[ls->nforeign],
+						 sizeof(ls->foreign_arch[0]));
+				ls->nforeign++;
+			}
+		} else if (ls->nnative < MAX_LIBS) {
+			snprintf(ls->native[ls->nnative++], PATH_MAX, "%s", path);
+		}
+	}
+	if (d)
+		closedir(d);
+}
+
+static void find_others(const char *skip_real, struct lib_scan *ls)
 {
 	static const char *const dirs[] = {
-		"/lib", "/lib64", "/usr/lib", "/usr/lib64", "/usr/lib/x86_64-linux-gnu",
-		"/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/local/lib",
-		"/usr/local/lib64", "/usr/local/ssl/lib", "/usr/local/ssl/lib64", "/opt/openssl/lib",
-		"/opt/openssl/lib64",
+		"/lib", "/lib64", "/usr/lib", "/usr/lib64", "/usr/local/lib", "/usr/local/lib64",
+		"/usr/local/ssl/lib", "/usr/local/ssl/lib64", "/opt/openssl/lib", "/opt/openssl/lib64",
 	};
-	char reals[MAX_LIBS + 1][PATH_MAX];
-	int nreal = 0, n = 0;
+	static char reals[2 * MAX_LIBS + 2][PATH_MAX];
+	int nreal = 0;
+	struct ct_elf_id self_id;
+	const struct ct_elf_id *self = ct_elf_identify("/proc/self/exe", &self_id) ? &self_id : NULL;
+	const char *extra = getenv("CRYPTRACE_DOCTOR_LIBDIRS");
 
+	memset(ls, 0, sizeof(*ls));
 	snprintf(reals[nreal++], PATH_MAX, "%s", skip_real);
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]) && n < max; i++) {
-		DIR *d = opendir(dirs[i]);
-		struct dirent *de;
+	for (const char *p = extra; p && *p;) {
+		const char *e = strchrnul(p, ':');
+		char dir[PATH_MAX];
 
-		while (d && (de = readdir(d)) && n < max) {
-			char path[PATH_MAX], real[PATH_MAX];
-			bool seen = false;
-
-			/* libcrypto.so.3, libcrypto.so.1.1: the loadable ones (not .a, not .hmac). */
-			if (strncmp(de->d_name, "libcrypto.so", 12) ||
-			    (de->d_name[12] && de->d_name[12] != '.') || strstr(de->d_name, "hmac"))
-				continue;
-			snprintf(path, sizeof(path), "%s/%s", dirs[i], de->d_name);
-			if (!realpath(path, real))
-				continue;
-			for (int k = 0; k < nreal; k++)
-				seen |= !strcmp(reals[k], real);
-			if (seen || nreal > MAX_LIBS)
-				continue;
-			snprintf(reals[nreal++], PATH_MAX, "%s", real);
-			snprintf(found[n++], PATH_MAX, "%s", path);
-		}
-		if (d)
-			closedir(d);
+		if (e > p && snprintf(dir, sizeof(dir), "%.*s", (int)(e - p), p) < (int)sizeof(dir))
+			scan_dir(dir, self, reals, &nreal, ls);
+		p = *e ? e + 1 : e;
 	}
-	return n;
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		scan_dir(dirs[i], self, reals, &nreal, ls);
+
+	glob_t g;
+
+	/* Debian/Ubuntu multiarch: x86_64-linux-gnu, aarch64-linux-gnu, i386-linux-gnu, ... */
+	if (glob("/usr/lib/*-linux-*", GLOB_ONLYDIR, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++)
+			scan_dir(g.gl_pathv[i], self, reals, &nreal, ls);
+		globfree(&g);
+	}
+	if (glob("/lib/*-linux-*", GLOB_ONLYDIR, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++)
+			scan_dir(g.gl_pathv[i], self, reals, &nreal, ls);
+		globfree(&g);
+	}
+}
+
+/* Libraries of other architectures: facts (qemu-user or a cross toolchain uses them), not
+ * something to measure or fix here. */
+static void foreign_check(struct dr_report *r, const struct lib_scan *ls)
+{
+	char list[DR_EVIDENCE_LIST] = "", self[48] = "?";
+	struct ct_elf_id id;
+	size_t len = 0;
+
+	if (!ls->nforeign)
+		return;
+	if (ct_elf_identify("/proc/self/exe", &id))
+		ct_elf_arch_name(&id, self, sizeof(self));
+	for (int i = 0; i < ls->nforeign; i++)
+		len += (size_t)snprintf(list + len, len < sizeof(list) ? sizeof(list) - len : 0,
+					"%s%s (%s)", i ? ", " : "", ls->foreign[i], ls->foreign_arch[i]);
+
+	struct dr_check *c = dr_add(r, "libcrypto:foreign", DR_INFO, "",
+				    "%s: not loadable by this doctor (%s), so not measured; programs "
+				    "of %s architecture (run by qemu-user, or in a chroot) use %s",
+				    list, self, ls->nforeign > 1 ? "their" : "its",
+				    ls->nforeign > 1 ? "them" : "it");
+
+	snprintf(c->title, sizeof(c->title), "%d libcrypto of another architecture found",
+		 ls->nforeign);
+	if (ls->nforeign > 1)
+		snprintf(c->title, sizeof(c->title), "%d libcrypto copies of other architectures found",
+			 ls->nforeign);
+	dr_value(c, "count", true, "%d", ls->nforeign);
+	dr_value(c, "paths", false, "%s", list);
 }
 
 /* ---- OPENSSL_ia32cap ---------------------------------------------------------------------- */
@@ -523,7 +607,7 @@ static void libcrypto_check(struct dr_report *r, const char *path, const char *u
 	if (bound > 0)
 		snprintf(bound_s, sizeof(bound_s), "cryptrace's AES-NI CTR: %.2f", bound);
 	if (sw && !(r->cpu_flags & (CT_CPU_AES | CT_CPU_ARM_AES)))
-		st = DR_WARN; /* nothing better exists on this CPU */
+		st = DR_INFO; /* nothing faster exists on this CPU: a fact, nothing to change */
 	snprintf(title, sizeof(title), "%s runs AES at %s speed", main_lib ? "libcrypto" : path,
 		 sw ? "software" : "AES-NI");
 
@@ -584,17 +668,35 @@ static void engine_checks(struct dr_report *r, const char *out)
 				   "%s.so in %s", id, dir[0] ? dir : "the engines directory");
 			snprintf(c->title, sizeof(c->title), "engine %s is not available", id);
 		} else {
-			char extra[160] = "";
-			int err = r->afalg_errno;
+			/* An engine for what this machine does not have (a VIA PadLock unit, a kernel
+			 * with AF_ALG, /dev/crypto) cannot load here, and nothing here needs it: a
+			 * fact, not something to change. A warning is for an engine that should work
+			 * here and does not. */
+			char extra[200] = "", vendor[16], why[48] = "";
+			int err = r->afalg_errno, cdev_err = 0;
 
-			if (!strcmp(id, "afalg") && !r->afalg_ok)
+			if (!strcmp(id, "afalg") && !r->afalg_ok) {
 				snprintf(extra, sizeof(extra), "; socket(AF_ALG) fails here with %s "
 					 "(probed by the doctor)", err ? strerrorname_np(err) : "?");
-			else if (!strcmp(id, "padlock"))
-				snprintf(extra, sizeof(extra), "; it needs a VIA PadLock CPU");
-			c = dr_add(r, id_key, DR_WARN, "", "%s: %s%s", state[0] == 'i' ?
-				   "ENGINE_init failed" : "ENGINE_by_id failed", rest, extra);
-			snprintf(c->title, sizeof(c->title), "engine %s fails to load", id);
+				snprintf(why, sizeof(why), "no AF_ALG");
+			} else if (!strcmp(id, "padlock") && !ct_cpu_padlock_ace()) {
+				ct_cpu_vendor(vendor, sizeof(vendor));
+				snprintf(extra, sizeof(extra), "; it needs a VIA or Zhaoxin CPU with a "
+					 "PadLock unit, and this CPU is %s", vendor[0] ? vendor : "not x86");
+				snprintf(why, sizeof(why), "no PadLock CPU");
+			} else if (!strcmp(id, "devcrypto") && !ct_cryptodev_usable(&cdev_err)) {
+				snprintf(extra, sizeof(extra), "; open(\"/dev/crypto\") fails here with %s",
+					 strerrorname_np(cdev_err) ?: "?");
+				snprintf(why, sizeof(why), "no /dev/crypto");
+			}
+			c = dr_add(r, id_key, why[0] ? DR_INFO : DR_WARN, "", "%s: %s%s",
+				   state[0] == 'i' ? "ENGINE_init failed" : "ENGINE_by_id failed", rest,
+				   extra);
+			if (why[0])
+				snprintf(c->title, sizeof(c->title), "engine %s cannot work here (%s)", id,
+					 why);
+			else
+				snprintf(c->title, sizeof(c->title), "engine %s fails to load", id);
 		}
 		dr_value(c, "engine", false, "%s", id);
 		dr_value(c, "loads", true, "%s", strcmp(state, "ok") ? "false" : "true");
@@ -705,19 +807,23 @@ void dr_probe_libcrypto(struct dr_report *r)
 		}
 		free(out);
 	} else {
-		dr_add(r, "libcrypto", DR_WARN, "no openssl program to ask which libcrypto it loads",
+		dr_add(r, "libcrypto", DR_INFO, "no openssl program to ask which libcrypto it loads",
 		       "%s", openssl[0] ? "the dynamic loader did not list a libcrypto for it"
-					: "openssl is not in PATH");
+					: "openssl is not in PATH (install it for this check)");
 	}
 
-	char others[MAX_LIBS][PATH_MAX];
-	int n = find_others(real, others, MAX_LIBS);
+	struct lib_scan *ls = malloc(sizeof(*ls));
 
-	for (int i = 0; i < n; i++) {
-		char *out = probe_in_child(others[i], false);
+	if (ls) {
+		find_others(real, ls);
+		for (int i = 0; i < ls->nnative; i++) {
+			char *out = probe_in_child(ls->native[i], false);
 
-		libcrypto_check(r, others[i], NULL, out, bound, false);
-		free(out);
+			libcrypto_check(r, ls->native[i], NULL, out, bound, false);
+			free(out);
+		}
+		foreign_check(r, ls);
+		free(ls);
 	}
 	speed_recommendation(r);
 }

@@ -2,7 +2,8 @@
 /*
  * elfcheck.c - can LD_PRELOAD reach this command at all? A static binary has no dynamic loader
  * (no PT_INTERP program header), so the preload never runs in it and the launcher must say so
- * instead of printing an empty report. Also resolves a command name through $PATH like execvp.
+ * instead of printing an empty report. Also which machine an ELF file is for (the doctor skips
+ * other architectures' libraries), and resolves a command name through $PATH like execvp.
  */
 #include <elf.h>
 #include <fcntl.h>
@@ -74,6 +75,56 @@ enum ct_elf_kind ct_elf_classify(const char *path)
 out:
 	close(fd);
 	return kind;
+}
+
+bool ct_elf_identify(const char *path, struct ct_elf_id *id)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	unsigned char ident[EI_NIDENT + 4]; /* e_type and e_machine follow e_ident in both classes */
+	bool ok = fd >= 0 && read_at(fd, ident, sizeof(ident), 0) &&
+		  !memcmp(ident, ELFMAG, SELFMAG);
+
+	if (fd >= 0)
+		close(fd);
+	if (!ok)
+		return false;
+	id->elf_class = ident[EI_CLASS];
+	id->data = ident[EI_DATA];
+	/* e_machine in the file's own byte order */
+	const unsigned char *m = ident + EI_NIDENT + 2;
+
+	id->machine = id->data == ELFDATA2MSB ? (uint16_t)(m[0] << 8 | m[1])
+					      : (uint16_t)(m[1] << 8 | m[0]);
+	return true;
+}
+
+bool ct_elf_same_arch(const struct ct_elf_id *a, const struct ct_elf_id *b)
+{
+	return a->elf_class == b->elf_class && a->data == b->data && a->machine == b->machine;
+}
+
+void ct_elf_arch_name(const struct ct_elf_id *id, char *buf, size_t cap)
+{
+	static const struct {
+		uint16_t machine;
+		const char *name;
+	} names[] = {
+		{ EM_X86_64, "x86-64" }, { EM_386, "i386" },     { EM_AARCH64, "aarch64" },
+		{ EM_ARM, "arm" },       { EM_PPC64, "ppc64" },  { EM_PPC, "ppc" },
+		{ EM_S390, "s390" },     { EM_RISCV, "riscv" },  { EM_MIPS, "mips" },
+		{ EM_SPARCV9, "sparc64" }, { EM_IA_64, "ia64" }, { 258 /* EM_LOONGARCH */, "loongarch" },
+	};
+	const char *name = NULL;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].machine == id->machine)
+			name = names[i].name;
+	if (name)
+		snprintf(buf, cap, "%s, %s-bit%s", name, id->elf_class == ELFCLASS64 ? "64" : "32",
+			 id->data == ELFDATA2MSB ? " big-endian" : "");
+	else
+		snprintf(buf, cap, "ELF machine %u, %s-bit", id->machine,
+			 id->elf_class == ELFCLASS64 ? "64" : "32");
 }
 
 static bool is_executable_file(const char *path)

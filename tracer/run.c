@@ -32,6 +32,7 @@ struct run_options {
 	const char *route;
 	const char *mode;
 	bool quiet;
+	bool no_argv; /* --no-argv (or CRYPTRACE_ARGV other than 1): record argv[0] only */
 	char **cmd; /* NULL-terminated */
 };
 
@@ -65,6 +66,7 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 		{ "mode", required_argument, NULL, 'M' },
 		{ "follow", no_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "no-argv", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -95,6 +97,9 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 			break; /* children are always followed */
 		case 'q':
 			o->quiet = true;
+			break;
+		case 'A':
+			o->no_argv = true;
 			break;
 		case 'h':
 			ct_usage_run(stdout);
@@ -177,6 +182,8 @@ static void setup_child_env(const struct child_env *ce)
 		setenv("CRYPTRACE_MODE", ce->opts->mode, 1);
 	if (ce->opts->route)
 		setenv("CRYPTRACE_ROUTE", ce->opts->route, 1);
+	if (ce->opts->no_argv)
+		setenv("CRYPTRACE_ARGV", "0", 1);
 	if (ce->aesni_cpb_milli) {
 		char v[16];
 
@@ -311,7 +318,7 @@ static bool name_in(char **names, int n, const char *name)
 /* A statically linked CMD wrote no trace (the preload never ran in it): write its file here, so
  * that the report says why nothing was seen. False (and a line on stderr) if that failed. */
 static bool write_static_trace(const char *outdir, const char *exe, char **cmd,
-			       const struct child_facts *cf, const char *route)
+			       const struct child_facts *cf, const struct run_options *o)
 {
 	struct ct_static_run r = {
 		.outdir = outdir,
@@ -321,7 +328,8 @@ static bool write_static_trace(const char *outdir, const char *exe, char **cmd,
 		.start_realtime_ns = cf->start_realtime_ns,
 		.start_mono_ns = cf->start_mono_ns,
 		.end_mono_ns = cf->end_mono_ns,
-		.route = route,
+		.route = o->route,
+		.argv_exe_only = o->no_argv,
 		.signaled = cf->signaled,
 		.status = cf->status,
 		.rusage = cf->rusage,
@@ -336,7 +344,7 @@ static bool write_static_trace(const char *outdir, const char *exe, char **cmd,
 
 /* Summarizes the trace files this run created (an existing directory may hold older ones). */
 static void summarize(const char *outdir, char **before, int nbefore, char **cmd,
-		      const struct child_facts *cf, const char *route)
+		      const struct child_facts *cf, const struct run_options *o)
 {
 	char **after;
 	char resolved[PATH_MAX];
@@ -346,7 +354,7 @@ static void summarize(const char *outdir, char **before, int nbefore, char **cmd
 
 	/* Before listing: the file written here is one of this run's. */
 	if (kind == CT_ELF_STATIC)
-		write_static_trace(outdir, realpath(resolved, real) ? real : resolved, cmd, cf, route);
+		write_static_trace(outdir, realpath(resolved, real) ? real : resolved, cmd, cf, o);
 
 	int nafter = ct_outdir_list(outdir, &after);
 	int nnew = 0;
@@ -404,6 +412,12 @@ int ct_run_main(int argc, char **argv)
 
 	if (early >= 0)
 		return early;
+	/* CRYPTRACE_ARGV in our own environment reaches the preload as it is; the launcher's own
+	 * trace of a static program reads it the same way (docs/environment.md). */
+	const char *argv_env = getenv("CRYPTRACE_ARGV");
+
+	if (argv_env && *argv_env && strcmp(argv_env, "1"))
+		opts.no_argv = true;
 
 	char lib[PATH_MAX], why[PATH_MAX * 2 + 128];
 
@@ -457,14 +471,14 @@ int ct_run_main(int argc, char **argv)
 	/* Without an exec there is nothing to summarize: the error line said it all. -q still
 	 * writes a static program's trace file. */
 	if (started && !opts.quiet) {
-		summarize(absdir, before, nbefore > 0 ? nbefore : 0, opts.cmd, &cf, opts.route);
+		summarize(absdir, before, nbefore > 0 ? nbefore : 0, opts.cmd, &cf, &opts);
 	} else if (started) {
 		char resolved[PATH_MAX], real[PATH_MAX];
 
 		if (ct_which(opts.cmd[0], resolved, sizeof(resolved)) &&
 		    ct_elf_classify(resolved) == CT_ELF_STATIC)
 			write_static_trace(absdir, realpath(resolved, real) ? real : resolved,
-					   opts.cmd, &cf, opts.route);
+					   opts.cmd, &cf, &opts);
 	}
 	if (nbefore > 0)
 		ct_names_free(before, nbefore);

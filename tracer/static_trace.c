@@ -3,7 +3,8 @@
  * static_trace.c - the trace file of a process the preload cannot enter. A statically linked
  * program has no dynamic loader, so LD_PRELOAD never loads libcryptrace.so into it and it writes
  * no trace; the launcher writes a small one in its stead, in the same format (the shared encoder
- * of common/trace_format.c): a header (pid, exe, argv, start time, this host), a trace-warning
+ * of common/trace_format.c): a header (pid, exe, argv with its secrets redacted as the preload
+ * does, start time, this host), a trace-warning
  * event saying why nothing was seen (and which crypto library the file carries, looked up while
  * the file is surely there), the process facts from wait4 and an END with its exit status. The
  * report then says nothing-intercepted with that reason instead of finding no trace at all.
@@ -20,6 +21,7 @@
 
 #include "cpu.h"
 #include "exescan.h"
+#include "redact.h"
 #include "trace_format.h"
 #include "tracer.h"
 
@@ -63,20 +65,21 @@ static int create_file(const char *outdir, const char *exe, uint32_t pid, char *
 
 bool ct_static_trace_write(const struct ct_static_run *r)
 {
-	char argv[4096], cpu_model[128] = "", kernel[256] = "", hostname[128] = "";
-	size_t alen = 0;
+	char cmdline[4096], argv[6144], cpu_model[128] = "", kernel[256] = "", hostname[128] = "";
+	size_t clen = 0;
+	unsigned redacted = 0;
 	struct utsname u;
 
 	for (int i = 0; r->argv[i]; i++) {
 		size_t n = strlen(r->argv[i]) + 1;
 
-		if (alen + n > sizeof(argv))
+		if (clen + n > sizeof(cmdline))
 			break;
-		memcpy(argv + alen, r->argv[i], n);
-		alen += n;
+		memcpy(cmdline + clen, r->argv[i], n);
+		clen += n;
 	}
-	if (alen)
-		alen--; /* NUL-separated, not NUL-terminated */
+	/* recorded as the preload records it: secrets redacted, or argv[0] alone (redact.h) */
+	size_t alen = ct_argv_redact(cmdline, clen, r->argv_exe_only, argv, sizeof(argv), &redacted);
 	ct_cpu_model(cpu_model, sizeof(cpu_model));
 	if (uname(&u) == 0)
 		snprintf(kernel, sizeof(kernel), "%s %s %s", u.sysname, u.release, u.machine);
@@ -89,6 +92,7 @@ bool ct_static_trace_write(const struct ct_static_run *r)
 		.start_realtime_ns = r->start_realtime_ns,
 		.start_mono_ns = r->start_mono_ns,
 		.cpu_flags = ct_cpu_features(),
+		.flags = r->argv_exe_only ? CT_HDR_ARGV_OMITTED : 0,
 		.sample_period = 1,
 		.exe = ct_str_from(r->exe),
 		.argv = { .p = argv, .len = (uint32_t)alen },
@@ -100,6 +104,7 @@ bool ct_static_trace_write(const struct ct_static_run *r)
 		.route_spec = ct_str_from(r->route ? r->route : ""),
 		.timing = ct_str_from("not traced: a statically linked program (this file was written "
 				      "by the launcher)"),
+		.argv_redacted = redacted,
 	};
 
 	struct rp_exe_scan scan;

@@ -39,6 +39,7 @@ struct ct_static_run {
 	uint32_t pid;
 	uint64_t start_realtime_ns, start_mono_ns, end_mono_ns;
 	const char *route;  /* the --route in force, or NULL */
+	bool argv_exe_only; /* --no-argv: argv[0] alone */
 	bool signaled;      /* status is a signal number, else an exit status */
 	int status;
 	struct rusage rusage;
@@ -76,6 +77,17 @@ enum ct_elf_kind {
 	CT_ELF_UNKNOWN = 3, /* unreadable or malformed */
 };
 enum ct_elf_kind ct_elf_classify(const char *path);
+/* Which machine an ELF file is for: class (32/64-bit), byte order and e_machine. A library of
+ * another architecture (multiarch: /usr/lib/aarch64-linux-gnu beside x86-64) cannot be loaded
+ * here, whatever its name. */
+struct ct_elf_id {
+	unsigned char elf_class, data;
+	uint16_t machine;
+};
+bool ct_elf_identify(const char *path, struct ct_elf_id *id); /* false: unreadable, not ELF */
+bool ct_elf_same_arch(const struct ct_elf_id *a, const struct ct_elf_id *b);
+/* "aarch64, 64-bit", "i386, 32-bit", "ELF machine 999, 64-bit" */
+void ct_elf_arch_name(const struct ct_elf_id *id, char *buf, size_t cap);
 /* Resolves cmd the way execvp does (a name with a '/' is used as is, else the first executable
  * match in $PATH); returns false if nothing is found. */
 bool ct_which(const char *cmd, char *buf, size_t cap);

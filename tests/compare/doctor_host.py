@@ -6,6 +6,12 @@ absent, the libcrypto `openssl` loads running AES at AES-NI speed, the afalg eng
 load with the reason; with the mask exported: libcrypto flagged as software AES, the mask named,
 exit 1. `--json` parses, the text fits 80 columns. Facts are cross-checked against this host
 (python's own socket(AF_ALG), ldd openssl, /proc/cpuinfo), so each check can fail.
+
+A warning is for something the reader should change here (issue 14, item 11): on a clean host
+every [warn] or [fail] must be one of the kinds the reader can act on, each with the
+recommendation that says how; an engine for hardware or a kernel interface this machine does
+not have (padlock without a VIA/Zhaoxin PadLock unit, afalg without AF_ALG, devcrypto without
+/dev/crypto) and AF_ALG missing where the kernel has no hardware AES are [info].
 """
 import errno
 import os
@@ -22,6 +28,37 @@ def checks_by_id(doc):
     for c in doc["checks"]:
         out.setdefault(c["id"], c)
     return out
+
+
+# The warnings a reader can act on here, and what the recommendation that says how holds.
+ACTIONABLE = {
+    "ia32cap": ("unset OPENSSL_ia32cap",),
+    "libcrypto": ("built with its assembler", "unset OPENSSL_ia32cap"),
+    "kernel:accel": ("modprobe",),
+    "kernel:cbc(aes)": ("modprobe",), "kernel:ctr(aes)": ("modprobe",),
+    "kernel:ecb(aes)": ("modprobe",), "kernel:xts(aes)": ("modprobe",),
+    "kernel:gcm(aes)": ("modprobe",),
+    "afalg": ("load af_alg",),
+}
+
+
+def cpu_vendor():
+    for line in open("/proc/cpuinfo"):
+        if line.startswith("vendor_id"):
+            return line.split(":", 1)[1].strip()
+    return ""
+
+
+def only_actionable_warnings(doc):
+    """Every warn/fail check is one the reader can act on here, with its recommendation."""
+    for c in doc["checks"]:
+        if c["status"] not in ("warn", "fail"):
+            continue
+        want = ACTIONABLE.get(c["id"], ())
+        check(any(w in r for w in want for r in doc["recommendations"]),
+              f"[{c['status']}] {c['id']} is something to change here, and a recommendation "
+              f"says how ({c['title']}: {c['evidence'][:160]})")
+    print(f"warnings here: {[(c['id'], c['status']) for c in doc['checks'] if c['status'] in ('warn', 'fail')]}")
 
 
 def ldd_libcrypto():
@@ -111,6 +148,26 @@ def test():
               f"the afalg engine fails to load, with OpenSSL's reason: {eng['values']['reason']}")
         check(errno.errorcode.get(err, "?") in eng["evidence"],
               f"the afalg engine's evidence names socket(AF_ALG)'s errno: {eng['evidence']}")
+    if err is not None:
+        check(eng["status"] == "info" and "no AF_ALG" in eng["title"],
+              f"without AF_ALG the afalg engine is a fact, not a warning: [{eng['status']}] "
+              f"{eng['title']}")
+        if not a["values"]["hardware_aes"]:
+            check(a["status"] == "info" and "nothing is lost" in a["evidence"],
+                  f"AF_ALG missing, no hardware AES in the kernel: [{a['status']}] "
+                  f"{a['evidence'][-110:]}")
+        else:
+            check(a["status"] == "warn", f"AF_ALG missing, hardware AES {a['values']['hardware_aes']}")
+    pad = c.get("engine:padlock")
+    vendor = cpu_vendor()
+    if pad and not pad["values"]["loads"] and vendor not in ("CentaurHauls", "Shanghai"):
+        check(pad["status"] == "info" and "no PadLock CPU" in pad["title"] and
+              vendor in pad["evidence"],
+              f"padlock on a {vendor} CPU: [{pad['status']}] {pad['title']} ({pad['evidence'][-80:]})")
+    elif pad:
+        print(f"padlock here: [{pad['status']}] {pad['title']} (vendor {vendor})")
+    only_actionable_warnings(doc)
+    check(rc == 0, f"no check failed on this host (exit {rc})")
     check(c["provider:default"]["values"]["loads"] is True, "the default provider loads")
     check(c["ia32cap"]["status"] == "ok", "OPENSSL_ia32cap unset: ok")
 
@@ -128,6 +185,8 @@ def test():
     print(f"masked libcrypto: ctr {lib['values']['ctr_cpb']} cycles/byte")
     check(any("unset OPENSSL_ia32cap" in r for r in doc["recommendations"]),
           "masked: a recommendation says unset OPENSSL_ia32cap")
+
+    only_actionable_warnings(doc)
 
     rc, so, se = run([CRYPTRACE, "doctor"])
     fits_80(so, "doctor text")

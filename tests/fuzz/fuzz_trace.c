@@ -2,7 +2,8 @@
 /*
  * fuzz_trace.c - libFuzzer target over the trace reader and the reporter's loader: every input is
  * walked record by record with ct_reader_next (as any consumer would), then loaded as a trace
- * file into a report model, merged, and printed as JSON and text to /dev/null; then once more
+ * file into a report model (argv redacted, call sites demangled), merged, and printed as JSON
+ * and text to /dev/null; then once more
  * with a --since/--until window from the input's last byte, printed as JSON, text, HTML, CSV. Built with
  * clang -fsanitize=fuzzer,address,undefined by tests/fuzz/run.sh; the corpus (small real traces
  * of the examples) is tests/fuzz/corpus.
@@ -36,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rp_model_init(&m);
 	struct rp_view view = { 0 };
 	if (rp_load_buffer(&m, "fuzz.ctrace", data, size, msg, sizeof(msg)) < 2 &&
-	    rp_view_apply(&m, &view, msg, sizeof(msg))) {
+	    (rp_demangle(&m), rp_view_apply(&m, &view, msg, sizeof(msg)))) {
 		rp_print_json(&m, sink);
 		rp_print_text(&m, sink);
 	}

@@ -27,13 +27,14 @@ fi
 config_dir=$build
 [ -f "$config_dir/ct_config.h" ] || config_dir=$(dirname "$(find "$root" -maxdepth 2 -name ct_config.h | head -1)")
 srcs=("$here/fuzz_trace.c" "$root"/common/trace_format.c "$root"/common/timing_model.c "$root"/common/cpu.c \
-	"$root"/common/route_spec.c "$root"/common/elf_note.c "$root"/common/kernel/*.c)
+	"$root"/common/route_spec.c "$root"/common/elf_note.c "$root"/common/redact.c \
+	"$root"/common/kernel/*.c)
 for f in "$root"/report/*.c; do
 	srcs+=("$f")
 done
 "$cc" -g -O1 -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -I"$root/common" -I"$root/common/kernel" -I"$root/report" \
-	-I"$config_dir" "${srcs[@]}" -lm -o "$work/fuzz_trace"
+	-DCT_HAVE_CXA_DEMANGLE -I"$config_dir" "${srcs[@]}" -lm -lstdc++ -o "$work/fuzz_trace"
 mkdir "$work/corpus"
 cp "$here"/corpus/* "$work/corpus/"
 cd "$work"

@@ -7,8 +7,8 @@ used). Looked for, raw and as hex text (lower and upper case):
     (string and byte-array literals named key/iv/pt, the KEY/IV/K hex literals of the Python and
     shell tests) or rebuilt from their fill functions (GENERATED below).
 A trace file is any regular file under the scanned directories whose name ends in .ctrace[.N] or
-that starts with the trace magic. The HEADER's argv is left out: a key typed on a command line
-(`openssl enc -K HEX`) is recorded as the user typed it, as ps shows it (docs/reliability.md).
+that starts with the trace magic. The whole file is scanned, the HEADER's argv included: a key
+typed on a command line (`openssl enc -K HEX`) is recorded as <redacted> (common/redact.c).
 Secrets are cut into 8-byte windows every 8 bytes (plus the last), so any leaked run of 15
 bytes or more of a secret is found; windows with fewer than 4 distinct byte values (zero runs,
 memset fills) are left out, as they occur in any binary file. tests/reliability/secret_scan.py is
@@ -18,11 +18,9 @@ As a command (the shell suites): ctsecrets.py [--hex NAME=HEX]... DIR|FILE... ex
 import glob
 import os
 import re
-import struct
 import sys
 
 MAGIC = b"CRYTRACE"
-HEADER_TYPE = 1
 TRACE_NAME = re.compile(r"\.ctrace(\.\d+)?$")
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 WINDOW = 8
@@ -154,31 +152,6 @@ def needles(secrets):
     return out
 
 
-def _blank_argv(data):
-    """The file with every HEADER record's argv overwritten (same length), walking whole
-    records from the preamble; a damaged file keeps the rest as it is."""
-    if not data.startswith(MAGIC) or len(data) < 16:
-        return data
-    buf = bytearray(data)
-    (off,) = struct.unpack_from("<H", data, 10)
-    while off + 8 <= len(data):
-        rtype, _, length = struct.unpack_from("<HHI", data, off)
-        end = off + 8 + length
-        if end + 4 > len(data):
-            break
-        if rtype == HEADER_TYPE:
-            p = off + 8 + 56  # pid .. aesni_cpb_milli
-            if p + 4 <= end:
-                (exe_len,) = struct.unpack_from("<I", data, p)
-                p += 4 + exe_len
-                if p + 4 <= end:
-                    (argv_len,) = struct.unpack_from("<I", data, p)
-                    a, b = p + 4, min(end, p + 4 + argv_len)
-                    buf[a:b] = b"\0" * (b - a)
-        off = end + 4
-    return bytes(buf)
-
-
 def trace_files(paths):
     """The trace files under the given directories (and the given files themselves)."""
     out = []
@@ -212,7 +185,7 @@ def scan(files, extra=None):
     hits = []
     for f in files:
         try:
-            data = _blank_argv(open(f, "rb").read())
+            data = open(f, "rb").read()
         except OSError:
             continue
         for needle, name, form in ns:

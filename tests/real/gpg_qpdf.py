@@ -51,8 +51,8 @@ def test():
         # from a file: a passphrase on the command line would sit in the trace's argv
         pw = os.path.join(tmp, "passphrase")
         with open(pw, "w") as f:
-            f.write("corpus-gpg-passphrase\n")
-        ctlib.secret("gpg passphrase", b"corpus-gpg-passphrase")
+            f.write("Kq7-vR2m-Wx9z\n")
+        ctlib.secret("gpg passphrase", b"Kq7-vR2m-Wx9z")  # no word argv also holds
         argv = ["gpg", "--batch", "--pinentry-mode", "loopback", "--passphrase-file", pw,
                 "--symmetric", "--cipher-algo", "AES256", "-o", enc, src]
         out = ctlib.tmpdir("real-gpg")

@@ -6,7 +6,8 @@ with -K/-iv): no trace file holds any key, IV or plaintext, nor any 8-byte windo
 offset; every trace file is 0600. The scan every other test runs over its own traces
 (tests/integration/ctsecrets.py, from ctlib.main and the suites' helpers) is checked here to bite:
 it knows these programs' literals, finds a key or IV planted raw or as hex text anywhere in a real
-trace (also one not named .ctrace), and passes the same key typed on the command line (argv).
+trace (also one not named .ctrace), argv included, where the key typed on the command line is
+recorded as <redacted>.
 A symlink planted at the trace path is refused, not followed (the target is not created). The
 preload reads its configuration only with secure_getenv, and a setgid copy of a program linked
 with the preload (AT_SECURE) traces nothing while the same program does."""
@@ -114,8 +115,9 @@ def shared_scan_bites(files):
     enc = [f for f in files if os.path.basename(f).startswith("openssl.")]
     check(len(enc) == 1, f"one openssl enc trace ({enc})")
     data = open(enc[0], "rb").read()
-    check(ENC_KEY.hex().encode() in data,
-          "the openssl enc trace holds -K HEX in its argv (as typed), which the scan leaves alone")
+    check(ENC_KEY.hex().encode() not in data and ENC_IV.hex().encode() not in data and
+          b"-K\0<redacted>\0-iv\0<redacted>" in data,
+          "the openssl enc trace's argv holds -K <redacted> -iv <redacted>, not the hex typed")
     work = ctlib.tmpdir("planted")
     mid = len(data) // 2
     planted = {

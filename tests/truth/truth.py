@@ -18,7 +18,7 @@ programs measure themselves, in one run each, as ratios.
 Those batches are what the program's own clock says a call costs when the thread is not
 descheduled, which is what the report measures (docs/report.md); the comparisons against summed
 batch times and openssl's elapsed time hold on a machine that is not loaded (this suite runs
-alone: meson `is_parallel: false`). A case out of bound is run again, up to ROUNDS times in all,
+alone: meson `is_parallel: false`). A case out of bound is run again, up to ROUNDS (5) times in all,
 and judged by the median of its ratios: a loaded 2-core machine slows single runs by tens of %.
 """
 import json
@@ -32,7 +32,7 @@ import ctlib  # noqa: E402
 from ctlib import check  # noqa: E402
 
 BOUND = 0.10  # the bound the report states ("within 10 %")
-ROUNDS = 3
+ROUNDS = 5
 SECONDS = os.environ.get("CT_TRUTH_SECONDS", "0.3")
 results = []
 
@@ -152,11 +152,16 @@ def cpu(cipher, size):
     judge(f"user+sys CPU {cipher} {size} B", measure)
 
 
-def openssl_speed(cipher, extra=(), size=None, route=None):
+LOADED = 0.9  # a process that ran less than this share of its lifetime waited for a CPU
+
+
+def openssl_speed(cipher, extra=(), size=None, route=None, elapsed=True):
     """openssl speed -elapsed: its rate per size against the report's (per size bucket, or the
-    whole path for one size); with a route, the path the route made."""
+    whole path for one size); with a route, the path the route made. Also returns the openssl
+    process's CPU time over its lifetime (getrusage, from the trace): below LOADED, the machine
+    made it wait, and -elapsed rates count the waiting."""
     openssl = ctlib.need_program("openssl")
-    argv = [openssl, "speed", "-elapsed", "-seconds", "1"] + list(extra)
+    argv = [openssl, "speed"] + (["-elapsed"] if elapsed else []) + ["-seconds", "1"] + list(extra)
     if size:
         argv += ["-bytes", str(size)]
     argv += ["-evp", cipher]
@@ -181,15 +186,26 @@ def openssl_speed(cipher, extra=(), size=None, route=None):
         else:
             b = [x for x in path["sizes"] if x["bucket_low"] <= s < 2 * max(1, x["bucket_low"])]
             got[s] = (b[0]["bytes"] * 1e9 / b[0]["wall_ns"]) / rate if b and b[0]["wall_ns"] else 0
-    return got
+    pr = doc["processes"][0]
+    busy = ((pr.get("utime_ns") or 0) + (pr.get("stime_ns") or 0)) / (pr.get("wall_ns") or 1)
+    return got, busy
 
 
 def speed(cipher, extra=(), size=None, route=None):
+    """openssl's own rate is the truth: -elapsed (its wall clock), as the issue asks. A round in
+    which the machine made openssl wait for a CPU (its CPU time under LOADED of its lifetime:
+    another program on the other core, a shared host) is run again without -elapsed, where
+    openssl divides by its own CPU time: the figure that waiting does not move, as the report's."""
     label = f"openssl speed -elapsed -evp {cipher}{' ' + ' '.join(extra) if extra else ''}" \
             f"{f' (--route {route})' if route else ''}"
     rounds = []
     for _ in range(ROUNDS):
-        rounds.append(openssl_speed(cipher, extra, size, route))
+        got, busy = openssl_speed(cipher, extra, size, route)
+        if busy < LOADED:
+            print(f"note: {label}: openssl ran {100 * busy:.0f} % of its lifetime (a loaded "
+                  "machine): this round compares with openssl's CPU-time rates (no -elapsed)")
+            got, _ = openssl_speed(cipher, extra, size, route, elapsed=False)
+        rounds.append(got)
         med = {s: statistics.median(r[s] for r in rounds) for s in rounds[0]}
         if all(abs(v - 1) <= BOUND for v in med.values()):
             break

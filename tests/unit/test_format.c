@@ -32,6 +32,7 @@ static void build_all_types(struct tg *g)
 	h.aesni_cpb_milli = 650;
 	h.ia32cap = ct_str_from("~0x200000200000000");
 	h.flags = CT_HDR_PER_CALL;
+	h.argv_redacted = 3;
 	tg_header(g, &h);
 	struct ct_path_def p = {
 		.path_id = 7, .api = CT_API_AFALG, .dir = CT_DIR_DECRYPT, .key_bits = 256,
@@ -114,6 +115,7 @@ static void test_round_trip_every_type(void **state)
 	assert_memory_equal(h->argv.p, odd_argv, sizeof(odd_argv) - 1);
 	assert_true(str_is(h->ia32cap, "~0x200000200000000"));
 	assert_true(str_is(h->timing, "every call timed with the TSC"));
+	assert_int_equal(h->argv_redacted, 3);
 
 	assert_int_equal(ct_reader_next(&r, rec), CT_READ_OK);
 	assert_int_equal(rec->type, CT_REC_PATH);

@@ -95,7 +95,10 @@ emit_file() {
 			dir=$(readlink -f "$(dirname "$d")")
 			printf '%s\t%s\n' "$dir/$(basename "$d")" "$d"
 			# Also the real file behind a versioned symlink, for dlopen by another name.
-			[[ -L $d ]] && printf '%s\t%s\n' "$(readlink -f "$d")" "$d"
+			# (An if: a non-link last in ldd's list must not make the function fail.)
+			if [[ -L $d ]]; then
+				printf '%s\t%s\n' "$(readlink -f "$d")" "$d"
+			fi
 		done
 	fi
 }
