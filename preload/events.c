@@ -95,6 +95,11 @@ static struct event_slot *event_add_locked(enum ct_event_kind kind, const char *
 	return s;
 }
 
+static void format_detail(char detail[DETAIL_MAX], const char *fmt, va_list ap)
+{
+	vsnprintf(detail, DETAIL_MAX, fmt, ap);
+}
+
 void ct_event(enum ct_event_kind kind, const char *call, int err, int64_t ret, uint32_t path_id,
 	      bool want_callsite, const char *detail_fmt, ...)
 {
@@ -110,7 +115,7 @@ void ct_event(enum ct_event_kind kind, const char *call, int err, int64_t ret, u
 	if (detail_fmt) {
 		va_list ap;
 		va_start(ap, detail_fmt);
-		vsnprintf(detail, sizeof(detail), detail_fmt, ap);
+		format_detail(detail, detail_fmt, ap);
 		va_end(ap);
 	}
 	char callsite[CALLSITE_MAX] = "";
@@ -184,7 +189,7 @@ void ct_event_at_site(enum ct_event_kind kind, const char *call, uint32_t path_i
 	if (detail_fmt) {
 		va_list ap;
 		va_start(ap, detail_fmt);
-		vsnprintf(detail, sizeof(detail), detail_fmt, ap);
+		format_detail(detail, detail_fmt, ap);
 		va_end(ap);
 		uint64_t h = 1469598103934665603ull; /* FNV-1a */
 		for (const char *c = detail; *c; c++)

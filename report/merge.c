@@ -214,6 +214,11 @@ bool rp_path_setups_only(const struct ct_path_stats *s)
 	return s->phase[CT_PHASE_KEY].calls || s->phase[CT_PHASE_INIT].calls;
 }
 
+static uint64_t plus(uint64_t a, uint64_t b)
+{
+	return a + b;
+}
+
 /*
  * A context's set-up (an init naming a cipher: a key schedule, the provider's context) is counted
  * on the path of the init, whose entry is not known yet: the first data call attaches the ctx to
@@ -235,17 +240,11 @@ static void fold_setups(struct rp_proc *p)
 		}
 		if (!to)
 			continue;
-		for (unsigned ph = 0; ph < CT_PHASES; ph++) {
-			struct ct_size_bucket *a = &to->st.phase[ph], *b = &base->st.phase[ph];
-			a->calls += b->calls;
-			a->bytes += b->bytes;
-			a->timed_calls += b->timed_calls;
-			a->timed_ns += b->timed_ns;
-			a->span_calls += b->span_calls;
-			a->span_ns += b->span_ns;
-			a->span_rejected += b->span_rejected;
-			memset(b, 0, sizeof(*b));
-		}
+		/* only the phases move: the same cell arithmetic as every merge (rp_stats_combine) */
+		struct ct_path_stats phases = { 0 };
+		memcpy(phases.phase, base->st.phase, sizeof(phases.phase));
+		memset(base->st.phase, 0, sizeof(base->st.phase));
+		rp_stats_combine(&to->st, &to->st, &phases, plus);
 		to->st.tls_records += base->st.tls_records;
 		base->st.tls_records = 0;
 		/* nothing left: a definition events may name, no longer a path */
@@ -331,32 +330,24 @@ void rp_stats_combine(struct ct_path_stats *out, const struct ct_path_stats *a,
 	C(teardown_ns);
 	C(spliced_calls);
 	C(tls_records);
-	for (unsigned k = 0; k < CT_SIZE_BUCKETS; k++) {
-		C(size[k].calls);
-		C(size[k].bytes);
-		C(size[k].timed_calls);
-		C(size[k].timed_ns);
-		C(size[k].span_calls);
-		C(size[k].span_ns);
-		C(size[k].span_rejected);
-	}
-	for (unsigned k = 0; k < CT_PHASES; k++) {
-		C(phase[k].calls);
-		C(phase[k].bytes);
-		C(phase[k].timed_calls);
-		C(phase[k].timed_ns);
-		C(phase[k].span_calls);
-		C(phase[k].span_ns);
-		C(phase[k].span_rejected);
-	}
+#define CELL(x)                                                                                   \
+	do {                                                                                      \
+		C(x.calls);                                                                       \
+		C(x.bytes);                                                                       \
+		C(x.timed_calls);                                                                 \
+		C(x.timed_ns);                                                                    \
+		C(x.span_calls);                                                                  \
+		C(x.span_ns);                                                                     \
+		C(x.span_rejected);                                                               \
+	} while (0)
+	for (unsigned k = 0; k < CT_SIZE_BUCKETS; k++)
+		CELL(size[k]);
+	for (unsigned k = 0; k < CT_PHASES; k++)
+		CELL(phase[k]);
+#undef CELL
 	for (unsigned k = 0; k < CT_LAT_BUCKETS; k++)
 		C(lat[k]);
 #undef C
-}
-
-static uint64_t plus(uint64_t a, uint64_t b)
-{
-	return a + b;
 }
 
 static void add_stats(struct ct_path_stats *to, const struct ct_path_stats *s)

@@ -52,6 +52,21 @@ def throwaway_cert(tmp):
     return key, cert
 
 
+def need_openssl_curl():
+    """(openssl, curl) for the TLS tests; skips (77, saying why) in the sanitizer pass (curl hangs
+    with the ASan runtime in LD_PRELOAD, even with no cryptrace loaded: `curl -V`), where either
+    is missing, and where curl does not use OpenSSL."""
+    if ctlib.asan_runtime():
+        ctlib.skip("sanitizer pass: curl hangs with the ASan runtime in LD_PRELOAD, even with no "
+                   "cryptrace loaded (`curl -V`); the normal pass runs this test")
+    openssl = ctlib.need_program("openssl")
+    curl = ctlib.need_program("curl")
+    v = ctlib.run([curl, "-V"]).stdout.decode(errors="replace")
+    if "OpenSSL/" not in v.splitlines()[0]:
+        ctlib.skip(f"this curl does not use OpenSSL: {v.splitlines()[0]}")
+    return openssl, curl
+
+
 def need_sshd(client="scp"):
     """Skips (77, saying why) where sshd cannot run traced here: not root, a sanitizer pass (the
     ASan runtime's syscalls inside sshd's seccomp sandbox get the pre-auth child killed), or a

@@ -21,15 +21,8 @@ CASES = [
 
 
 def test():
-    if ctlib.asan_runtime():
-        ctlib.skip("sanitizer pass: curl hangs with the ASan runtime in LD_PRELOAD, even with no "
-                   "cryptrace loaded (`curl -V`); the normal pass runs this test")
-    openssl = ctlib.need_program("openssl")
-    curl = ctlib.need_program("curl")
+    openssl, curl = e2elib.need_openssl_curl()
     ctlib.need_program("cmp")
-    v = ctlib.run([curl, "-V"]).stdout.decode(errors="replace")
-    if "OpenSSL/" not in v.splitlines()[0]:
-        ctlib.skip(f"this curl does not use OpenSSL: {v.splitlines()[0]}")
     tmp = ctlib.tmpdir("e2e-tls")
     key, cert = e2elib.throwaway_cert(tmp)
     src = os.path.join(tmp, "big.bin")

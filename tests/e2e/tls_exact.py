@@ -137,20 +137,10 @@ def tls12_s_server(tmp, cert, key, src):
 
 
 def test():
-    if ctlib.asan_runtime():
-        ctlib.skip("sanitizer pass: curl hangs with the ASan runtime in LD_PRELOAD, even with no "
-                   "cryptrace loaded (`curl -V`); the normal pass runs this test")
-    openssl = ctlib.need_program("openssl")
-    curl = ctlib.need_program("curl")
+    openssl, curl = e2elib.need_openssl_curl()
     ctlib.need_program("cmp")
-    v = ctlib.run([curl, "-V"]).stdout.decode(errors="replace")
-    if "OpenSSL/" not in v.splitlines()[0]:
-        ctlib.skip(f"this curl does not use OpenSSL: {v.splitlines()[0]}")
     tmp = ctlib.tmpdir("e2e-exact")
-    key, cert = os.path.join(tmp, "key.pem"), os.path.join(tmp, "cert.pem")
-    p = ctlib.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
-                   "-out", cert, "-days", "1", "-subj", "/CN=localhost"])
-    check(p.returncode == 0, "throwaway certificate")
+    key, cert = e2elib.throwaway_cert(tmp)
     src = os.path.join(tmp, "file.bin")
     e2elib.random_file(src, FILE_BYTES)
     tls13_ccm(tmp, cert, key, src)

@@ -55,13 +55,9 @@ def bulk(doc, side, direction):
 
 
 def test():
-    if ctlib.asan_runtime():
-        ctlib.skip("sanitizer pass: curl hangs with the ASan runtime in LD_PRELOAD (see e2e)")
+    _, curl = e2elib.need_openssl_curl()
     if not os.access(PYTHON, os.X_OK):
         ctlib.skip(f"{PYTHON} is not installed")
-    curl = reallib.need("curl")
-    if "OpenSSL/" not in ctlib.run([curl, "-V"]).stdout.decode(errors="replace").splitlines()[0]:
-        ctlib.skip("this curl does not use OpenSSL")
     tmp = ctlib.tmpdir("real-pytls")
     key, cert = e2elib.throwaway_cert(tmp)
     e2elib.random_file(os.path.join(tmp, "src.bin"), DATA)
