@@ -330,7 +330,7 @@ static void account_call(struct ct_thread *t, struct ct_counters *c, uint32_t pa
 
 static void probe_record(struct ct_thread *t, struct ct_timed *tm, uint64_t b, uint64_t ordered)
 {
-	int64_t spill = (int64_t)(ordered - b) - cal.spill_ticks;
+	int64_t spill = ordered == b ? 0 : (int64_t)(ordered - b) - cal.spill_ticks;
 	int64_t ticks = (int64_t)(b - tm->a) - cal.probe_ticks + (spill > 0 ? spill : 0);
 	if (CT_UNLIKELY(calib_sink)) {
 		if (calib_sink->n[0] < 256) {
@@ -506,7 +506,9 @@ void ct_timed_end(struct ct_thread *t, struct ct_timed *tm)
 		return;
 	if (tm->what & CT_TIMED_PROBE) {
 		uint64_t b = ct_clock_now();
-		uint64_t ordered = ct_clock_now_ordered();
+		/* the work still in flight matters for a call of a few hundred ns; a larger one need
+		 * not pay for the ordered read's wait (its tail is a few blocks of its kilobytes) */
+		uint64_t ordered = tm->bytes < CT_PROBE_ORDERED_BELOW ? ct_clock_now_ordered() : b;
 		probe_record(t, tm, b, ordered);
 	}
 	if (tm->what & CT_TIMED_SPAN)

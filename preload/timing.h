@@ -94,6 +94,9 @@ static inline unsigned ct_cell_of_size(uint64_t bytes)
 	return ct_size_bucket_fast(bytes);
 }
 
+/* Probes of calls of at least this many bytes skip the ordered read at exit (timing.c). */
+#define CT_PROBE_ORDERED_BELOW 1024u
+
 #define CT_TIMED_PROBE 1u
 #define CT_TIMED_SPAN 2u
 
