@@ -205,7 +205,7 @@ static const struct rp_exe_scan *embedded_crypto(const struct rp_model *m, char 
 
 static void nothing_reason(const struct rp_model *m, char *buf, size_t cap, bool with_exe)
 {
-	size_t never = 0, other = 0, idle = 0, nofacts = 0, secure = 0, statics = 0;
+	size_t never = 0, other = 0, idle = 0, nofacts = 0, secure = 0, statics = 0, cut = 0;
 	struct ct_str other_lib = { .p = "", .len = 0 };
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const struct rp_proc *p = &m->procs[i];
@@ -217,6 +217,8 @@ static void nothing_reason(const struct rp_model *m, char *buf, size_t cap, bool
 			statics++;
 		else if (!p->has_proc)
 			nofacts++;
+		else if (!p->has_end && ((p->proc.flags & CT_PROC_HAS_LIBCRYPTO) || !p->proc.crypto_libs.len))
+			cut++; /* killed: its last snapshot is not what it did (unfinished.c) */
 		else if (p->proc.flags & CT_PROC_HAS_LIBCRYPTO)
 			idle++;
 		else if (p->proc.crypto_libs.len) {
@@ -229,7 +231,7 @@ static void nothing_reason(const struct rp_model *m, char *buf, size_t cap, bool
 	buf[0] = 0;
 	/* Counts only when the processes differ in why. */
 	bool mixed = (other != 0) + (never != 0) + (idle != 0) + (nofacts != 0) + (secure != 0) +
-		     (statics != 0) > 1;
+		     (statics != 0) + (cut != 0) > 1;
 	char cnt[48];
 #define COUNT(x) (mixed ? (snprintf(cnt, sizeof(cnt), " (%zu process(es))", (x)), cnt) : "")
 	if (statics)
@@ -243,9 +245,13 @@ static void nothing_reason(const struct rp_model *m, char *buf, size_t cap, bool
 	if (idle)
 		cat(buf, cap, "no cipher work was done: libcrypto was loaded but no cipher was used%s; ",
 		    COUNT(idle));
+	if (cut)
+		cat(buf, cap, "it ended without an END record and its last snapshot shows none; what "
+			      "it did after that snapshot is not in the trace (unfinished-trace)%s; ",
+		    COUNT(cut));
 	if (nofacts)
-		cat(buf, cap, "the trace holds no process facts: the process ended before its first "
-			      "flush%s; ", COUNT(nofacts));
+		cat(buf, cap, "it ended without an END record before its first snapshot, so the trace "
+			      "cannot say what it did (unfinished-trace)%s; ", COUNT(nofacts));
 	if (secure)
 		cat(buf, cap, "tracing is disabled in setuid/setgid programs%s; ", COUNT(secure));
 #undef COUNT
@@ -275,8 +281,8 @@ static bool describe_executables(const struct rp_model *m, struct rp_finding *f)
 	for (size_t i = 0; i < m->nprocs && nseen < 3; i++) {
 		const struct rp_proc *p = &m->procs[i];
 		if (!proc_selected(m, p) || !p->has_hdr || !p->hdr.exe.len ||
-		    (p->hdr.flags & CT_HDR_SECURE_EXEC))
-			continue;
+		    (p->hdr.flags & CT_HDR_SECURE_EXEC) || !p->has_end)
+			continue; /* an unfinished trace: what is missing is its end, not a library */
 		char path[512], clause[900];
 		const struct rp_exe_scan *s = exe_scan(p->hdr.exe, path, sizeof(path));
 		bool dup = false;
@@ -1261,9 +1267,16 @@ static void eval_small_requests_offload(struct rp_model *m)
 	}
 }
 
+struct rp_finding *rp_finding_add(struct rp_model *m, const char *kind, enum rp_severity sev,
+				  uint32_t pid)
+{
+	return add(m, kind, sev, pid);
+}
+
 typedef void (*rp_evaluator)(struct rp_model *m);
 
 static const rp_evaluator evaluators[] = {
+	rp_eval_unfinished_trace, /* unfinished.c */
 	eval_nothing_intercepted,
 	eval_multiple_libcrypto,
 	eval_engine_failed,
