@@ -19,10 +19,10 @@
  *  - be counted: it has no per-thread state (ct_thread_internal), hooks it reaches pass through;
  *  - cost anything while idle: a wake-up sums the counters (microseconds) and writes nothing
  *    when nothing changed (ct_flush_periodic): no record, no system call but the wait;
- *  - keep the process alive: exit() ends it with every other thread; when the main thread
- *    leaves with pthread_exit() (hooks/signal.c), the thread ends as soon as it is the last one
- *    (/proc/self/status Threads, or at once when that cannot be read), so glibc's "last thread
- *    calls exit(0)" runs as it would have, up to one interval later;
+ *  - keep the process alive: exit() ends it with every other thread; a main thread that leaves
+ *    with pthread_exit() (hooks/signal.c) leaves the process to its other threads, the last of
+ *    which ends it: the flusher ends then too (after one last snapshot, whose PROC says that
+ *    snapshots are no longer periodic), so that it is never that last thread;
  *  - live in a sandbox: it is not started once a seccomp filter was installed since the process
  *    started, and it is stopped and joined before the program installs one (signals.c);
  *  - follow fork wrongly: a fork child has only the forking thread; it starts its own flusher
@@ -31,8 +31,6 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdlib.h>
-#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -40,16 +38,13 @@
 #include "flusher.h"
 #include "signals.h"
 
-#define KICK_WAIT_NS 20000000ull /* after the main thread's pthread_exit: look again in 20 ms */
-
 enum { FL_NONE, FL_STARTING, FL_RUNNING, FL_ENDED, FL_NEVER };
 
 static _Atomic int state;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* quit, kicked, the thread's start */
 static pthread_cond_t wake;
-static bool cond_made, quit, kicked;
+static bool cond_made, quit;
 static pthread_t thread;
-static _Atomic bool main_gone;
 
 static bool make_cond(void)
 {
@@ -66,26 +61,15 @@ static bool make_cond(void)
 
 /* The next deadline as a CLOCK_MONOTONIC time: now plus what is left until ct_g.next_flush (in
  * the trace's clock, TSC or ns), so that a drift between the two clocks cannot make it spin. */
-static void next_wake(struct timespec *ts, bool soon)
+static void next_wake(struct timespec *ts)
 {
 	uint64_t now = ct_clock_now();
 	uint64_t due = atomic_load_explicit(&ct_g.next_flush, memory_order_relaxed);
 	uint64_t left = due > now ? ct_clock_to_ns(due - now) : 0;
-	if (soon && left > KICK_WAIT_NS)
-		left = KICK_WAIT_NS;
 	clock_gettime(CLOCK_MONOTONIC, ts);
 	uint64_t ns = (uint64_t)ts->tv_nsec + left % 1000000000u;
 	ts->tv_sec += (time_t)(left / 1000000000u + ns / 1000000000u);
 	ts->tv_nsec = (long)(ns % 1000000000u);
-}
-
-/* Only this thread is left in the process (or we cannot tell: then never stay). */
-static bool alone(void)
-{
-	char buf[2048];
-	ct_read_small_file("/proc/self/status", buf, sizeof(buf), NULL);
-	const char *s = strstr(buf, "\nThreads:");
-	return !s || strtoul(s + 9, NULL, 10) <= 1;
 }
 
 static void *flusher_main(void *arg)
@@ -93,25 +77,17 @@ static void *flusher_main(void *arg)
 	(void)arg;
 	ct_thread_internal();
 	pthread_setname_np(pthread_self(), "cryptrace-flush");
-	bool soon = false, last = false;
 	pthread_mutex_lock(&lock);
-	while (!quit && !last) {
+	while (!quit) {
 		struct timespec until;
-		next_wake(&until, soon);
+		next_wake(&until);
 		pthread_cond_timedwait(&wake, &lock, &until);
 		if (quit)
 			break;
-		soon = kicked; /* the main thread is on its way out: look again shortly */
-		kicked = false;
-		if (soon)
-			continue;
 		pthread_mutex_unlock(&lock);
-		last = atomic_load(&main_gone) && alone();
 		ct_flush_periodic();
 		pthread_mutex_lock(&lock);
 	}
-	if (last)
-		atomic_store(&state, FL_ENDED);
 	pthread_mutex_unlock(&lock);
 	return NULL;
 }
@@ -128,12 +104,17 @@ void ct_flusher_start(void)
 	int saved = errno;
 	int next = FL_NEVER;
 	pthread_mutex_lock(&lock);
+	if (atomic_load(&state) != FL_STARTING) { /* stopped or ended meanwhile: stays so */
+		pthread_mutex_unlock(&lock);
+		errno = saved;
+		return;
+	}
 	if (!ct_signals_sandboxed() && make_cond()) {
 		/* the new thread inherits this mask: every signal blocked from its first instruction */
 		sigset_t all, old;
 		sigfillset(&all);
 		pthread_sigmask(SIG_SETMASK, &all, &old);
-		quit = kicked = false;
+		quit = false;
 		if (pthread_create(&thread, NULL, flusher_main, NULL) == 0)
 			next = FL_RUNNING;
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -168,19 +149,25 @@ void ct_flusher_after_fork_child(void)
 	int s = atomic_load(&state);
 	pthread_mutex_init(&lock, NULL);
 	cond_made = false; /* the parent's waiter may have left the copy in any state */
-	atomic_store(&main_gone, false); /* the forking thread is this process's main thread */
 	atomic_store(&state, s == FL_NEVER ? FL_NEVER : FL_NONE);
 	if (s == FL_RUNNING)
 		ct_flusher_start();
 }
 
+/* The main thread leaves with pthread_exit(): end the flusher without waiting for it (the caller
+ * is on its way out) and write one snapshot whose PROC no longer says "periodic"; none starts
+ * later in this process (a fork child may have its own). */
 void ct_flusher_main_exiting(void)
 {
-	atomic_store(&main_gone, true);
 	pthread_mutex_lock(&lock);
-	if (atomic_load(&state) == FL_RUNNING) {
-		kicked = true;
+	int s = atomic_load(&state);
+	if (s == FL_NONE || s == FL_STARTING || s == FL_RUNNING)
+		atomic_store(&state, FL_ENDED);
+	if (s == FL_RUNNING) {
+		quit = true;
 		pthread_cond_signal(&wake);
 	}
 	pthread_mutex_unlock(&lock);
+	if (s == FL_RUNNING)
+		ct_flush_now();
 }

@@ -224,6 +224,7 @@ void ct_flush_lock(void);
 void ct_flush_unlock(void);
 void ct_flush_due(uint64_t now); /* a timed call saw now >= next_flush */
 void ct_flush_periodic(void);    /* the flusher thread: when due, and only if something changed */
+void ct_flush_now(void);         /* a snapshot now, after another thread's flush if one is running */
 /* A small file (/proc/self/...) into dst, NUL-terminated; empty when it cannot be read (a
  * sandbox may deny the open: harmless). len may be NULL. */
 void ct_read_small_file(const char *path, char *dst, size_t cap, size_t *len);

@@ -189,7 +189,7 @@ void ct_signals_before_sandbox(void)
 	if (!ct_proc_is_vfork_child() && !atomic_exchange(&sandboxed, true)) {
 		ct_flusher_stop();
 		ct_log(2, "a seccomp filter is being installed: SIG_DFL restored, no flusher thread");
-		ct_flush(false); /* its PROC says that snapshots are no longer periodic */
+		ct_flush_now(); /* its PROC says that snapshots are no longer periodic */
 	}
 	errno = e;
 }

@@ -307,7 +307,7 @@ void ct_writer_fsize_limit(uint64_t limit)
 		limit = UINT64_MAX;
 	if (limit < atomic_load(&fsize_limit) && limit != UINT64_MAX) {
 		atomic_store(&fsize_coming, limit);
-		ct_flush(false);
+		ct_flush_now(); /* not skipped because another thread is flushing: this is the last chance */
 	}
 	atomic_store(&fsize_limit, limit);
 	atomic_store(&fsize_coming, UINT64_MAX);
@@ -647,6 +647,11 @@ out:
 void ct_flush(bool final)
 {
 	flush_guarded(final, final, false);
+}
+
+void ct_flush_now(void)
+{
+	flush_guarded(false, true, false);
 }
 
 /* Takes the periodic flush that fell due at now: only one thread does, the others see the new
