@@ -60,11 +60,11 @@ static void one(struct rp_model *m, const struct rp_proc *p)
 		snprintf(f->evidence, sizeof(f->evidence), "%s: no PROC record, no END record", p->file);
 	} else if (capped) {
 		snprintf(f->message, sizeof(f->message),
-			 "%s %s. Its trace stops at the snapshot written %.3f s after it "
-			 "started: the program then limited the size of the files it writes "
+			 "%s has no END record: its trace stops at the snapshot written %.3f s after "
+			 "it started, when the program limited the size of the files it writes "
 			 "(RLIMIT_FSIZE) to about this trace's size, as OpenSSH's sandboxed "
-			 "pre-authentication child does, so later snapshots were refused. What it did "
-			 "after that is not in these counts.", name, ended, at_s);
+			 "pre-authentication child does. Later snapshots and the END record did not "
+			 "fit: what it did after that snapshot is not in these counts.", name, at_s);
 		snprintf(f->evidence, sizeof(f->evidence),
 			 "%s: no END record; the last PROC record (%.3f s) says RLIMIT_FSIZE is at or "
 			 "near the file's size", p->file, at_s);
