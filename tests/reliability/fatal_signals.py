@@ -19,6 +19,10 @@ the counts come from the last write before the end):
     parent's trace complete and exact; fork: the fork child's trace ends with the signal, exact;
   - main-exit: main calls pthread_exit while the flusher thread runs: the process still ends,
     with status 0, when its last thread returns;
+  - storm: 60 runs of a thread setting up contexts in a loop (an event, under the preload's
+    events lock, each time) while the flusher writes every 10 ms, sent SIGTERM after 1-20 ms:
+    some land inside the preload's writer (a handler that flushed there anyway waited for
+    itself and lost the END in 6 of 60 runs); every run must end by SIGTERM with END;
   - sandbox prctl|tsync: a filter like OpenSSH's pre-auth sandbox (no rt_sigaction, tgkill or
     rt_sigreturn) installed through prctl and through seccomp(2) with TSYNC; SIGTERM must end it
     as SIGTERM (the preload stepped aside), not as SIGSYS (skipped under ASan: its runtime makes
@@ -155,6 +159,31 @@ def children():
     print("vfork, fork: children killed, parents go on, traces exact")
 
 
+STORM_RUNS = 60
+
+
+def storm():
+    out = ctlib.tmpdir("storm")
+    for seed in range(1, STORM_RUNS + 1):
+        for f in os.listdir(out):
+            os.unlink(os.path.join(out, f))
+        p = subprocess.Popen([rellib.prog("rel_signals"), "storm", str(seed)],
+                             env=rellib.env_with(out, CRYPTRACE_FLUSH_MS=10),
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+        try:
+            rc = p.wait(timeout=60)  # a watchdog: a deadlocked handler never ends
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+            rc = "hung"
+        check(rc == -signal.SIGTERM, f"storm {seed}: ended by SIGTERM ({rc})")
+        doc = the_trace(out, "signal 15", f"storm {seed}")
+        calls, _ = ctlib.totals(doc, cipher="aes-128-cbc")
+        check(calls > 0, f"storm {seed}: its calls are in the trace ({calls})")
+    print(f"storm: {STORM_RUNS} runs, SIGTERM at random moments of set-up loops: every one "
+          "ended by SIGTERM with its END")
+
+
 def sandbox(how):
     if ctlib.asan_runtime():
         print(f"SKIP part: sandbox {how}: the ASan runtime's own system calls break the filter")
@@ -188,6 +217,7 @@ def test():
     default_actions()
     goes_on()
     children()
+    storm()
     sandbox("prctl")
     sandbox("tsync")
 

@@ -18,6 +18,10 @@
  *   fork-idle          main encrypts (the flusher thread starts) and forks; the child goes on
  *                      with the parent's context (no new cipher path), prints `child ready`
  *                      and idles: the test kills it with SIGKILL
+ *   storm SEED         a thread sets up, uses and frees contexts in a loop (each set-up counts an
+ *                      event under the preload's events lock); 1-20 ms (pseudo-random) after its
+ *                      first round, main sends it SIGTERM: sometimes it lands inside the
+ *                      preload's writer
  *   main-exit          main encrypts (the flusher thread starts), starts a worker that encrypts
  *                      and calls pthread_exit: the process ends with status 0 when the worker
  *                      returns
@@ -34,6 +38,7 @@
 #include <linux/seccomp.h>
 #include <openssl/evp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -346,6 +351,33 @@ static int mode_fork_idle(void)
 	return 0;
 }
 
+static volatile sig_atomic_t storm_started;
+
+static void *storm_worker(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		EVP_CIPHER_CTX_free(encrypt_n("aes-128-cbc", 1, 16));
+		storm_started = 1;
+	}
+	return NULL;
+}
+
+static int mode_storm(unsigned seed)
+{
+	pthread_t th;
+	srand(seed);
+	pthread_create(&th, NULL, storm_worker, NULL);
+	while (!storm_started)
+		sched_yield();
+	struct timespec ts = { .tv_nsec = (1 + rand() % 20) * 1000 * 1000 };
+	nanosleep(&ts, NULL);
+	pthread_kill(th, SIGTERM);
+	for (;;)
+		pause();
+	return 1; /* not reached: the signal ends the process */
+}
+
 static void *main_exit_worker(void *arg)
 {
 	(void)arg;
@@ -467,6 +499,8 @@ int main(int argc, char **argv)
 		return mode_vfork(sig);
 	if (argc >= 3 && !strcmp(argv[1], "fork"))
 		return mode_fork(sig);
+	if (argc >= 3 && !strcmp(argv[1], "storm"))
+		return mode_storm((unsigned)sig);
 	if (argc >= 2 && !strcmp(argv[1], "fork-idle"))
 		return mode_fork_idle();
 	if (argc >= 2 && !strcmp(argv[1], "main-exit"))
@@ -474,6 +508,6 @@ int main(int argc, char **argv)
 	if (argc >= 3 && !strcmp(argv[1], "sandbox"))
 		return mode_sandbox(argv[2]);
 	fprintf(stderr, "usage: rel_signals query SELF|die SIG|epipe|reraise SIG|handled SIG|signalfd|"
-			"sigwait|vfork SIG|fork SIG|fork-idle|main-exit|sandbox prctl|tsync\n");
+			"sigwait|vfork SIG|fork SIG|fork-idle|storm SEED|main-exit|sandbox prctl|tsync\n");
 	return 2;
 }
