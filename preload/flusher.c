@@ -25,6 +25,9 @@
  *    snapshots are no longer periodic), so that it is never that last thread;
  *  - live in a sandbox: it is not started once a seccomp filter was installed since the process
  *    started, and it is stopped and joined before the program installs one (signals.c);
+ *  - make a single-threaded program multithreaded where that shows: unshare(CLONE_NEWUSER) and
+ *    setns() into a user or mount namespace fail with EINVAL in a process with threads, so the
+ *    flusher ends (joined) for those calls and starts again after them (hooks/signal.c);
  *  - follow fork wrongly: a fork child has only the forking thread; it starts its own flusher
  *    when the parent had one (its own trace file is open by then).
  */
@@ -142,6 +145,29 @@ void ct_flusher_stop(void)
 	pthread_mutex_unlock(&lock);
 	if (s == FL_RUNNING || s == FL_ENDED)
 		pthread_join(thread, NULL); /* gone, not only asked: a filter with TSYNC would cover it */
+}
+
+bool ct_flusher_pause(void)
+{
+	pthread_mutex_lock(&lock);
+	bool running = atomic_load(&state) == FL_RUNNING;
+	if (running) {
+		atomic_store(&state, FL_STARTING); /* nobody else starts or stops it meanwhile */
+		quit = true;
+		pthread_cond_signal(&wake);
+	}
+	pthread_mutex_unlock(&lock);
+	if (!running)
+		return false;
+	pthread_join(thread, NULL);
+	int expect = FL_STARTING;
+	atomic_compare_exchange_strong(&state, &expect, FL_NONE);
+	return true;
+}
+
+void ct_flusher_resume(void)
+{
+	ct_flusher_start();
 }
 
 void ct_flusher_after_fork_child(void)

@@ -10,9 +10,12 @@
  * prctl(PR_SET_SECCOMP) (and seccomp(2) through syscall(), kernel/afalg_data.c): the handler
  * and the flusher thread step aside before the program's filter can forbid their syscalls.
  * pthread_exit() of the main thread: the flusher thread must not be what keeps the process
- * alive once the program's own threads are gone (flusher.c).
+ * alive once the program's own threads are gone (flusher.c). unshare() and setns(): the kernel
+ * refuses some of them (a new user namespace, another mount namespace) in a process with more
+ * than one thread, so the flusher thread is not there during the call.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <sys/prctl.h>
@@ -44,6 +47,8 @@ static ct_sighandler (*real___sysv_signal)(int, ct_sighandler);
 static ct_sighandler (*real_sigset)(int, ct_sighandler);
 static int (*real_prctl)(int, ...);
 static void (*real_pthread_exit)(void *);
+static int (*real_unshare)(int);
+static int (*real_setns)(int, int);
 
 #define RESOLVE(fn)                                                                               \
 	do {                                                                                      \
@@ -64,6 +69,8 @@ void ct_signal_hooks_resolve(void)
 	RESOLVE(sigset);
 	RESOLVE(prctl);
 	RESOLVE(pthread_exit);
+	RESOLVE(unshare);
+	RESOLVE(setns);
 }
 
 #define REAL(fn)                                                                                  \
@@ -165,6 +172,47 @@ CT_EXPORT int prctl(int option, ...)
 	if (option == PR_SET_SECCOMP)
 		ct_signals_before_sandbox();
 	return real(option, a2, a3, a4, a5);
+}
+
+/* The flusher thread is not there during the call (and is back after it, errno kept). */
+static bool flusher_off(void)
+{
+	return ct_ready() && !ct_proc_is_vfork_child() && ct_flusher_pause();
+}
+
+static void flusher_back(bool paused)
+{
+	if (paused) {
+		int e = errno;
+		ct_flusher_resume();
+		errno = e;
+	}
+}
+
+CT_EXPORT int unshare(int flags)
+{
+	__typeof__(real_unshare) real = REAL(unshare);
+	if (CT_UNLIKELY(!real)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	bool paused = flusher_off();
+	int r = real(flags);
+	flusher_back(paused);
+	return r;
+}
+
+CT_EXPORT int setns(int fd, int nstype)
+{
+	__typeof__(real_setns) real = REAL(setns);
+	if (CT_UNLIKELY(!real)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	bool paused = flusher_off();
+	int r = real(fd, nstype);
+	flusher_back(paused);
+	return r;
 }
 
 CT_EXPORT void pthread_exit(void *ret)

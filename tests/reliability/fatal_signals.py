@@ -19,6 +19,10 @@ the counts come from the last write before the end):
     parent's trace complete and exact; fork: the fork child's trace ends with the signal, exact;
   - main-exit: main calls pthread_exit while the flusher thread runs: the process still ends,
     with status 0, when its last thread returns;
+  - namespaces: setns() into its own mount namespace and unshare(CLONE_NEWUSER), which the
+    kernel refuses to a process with threads, succeed under the preload as without it, in the
+    process (whose flusher thread runs) and in a fork child (whose flusher the fork handler
+    started);
   - storm: 60 runs of a thread setting up contexts in a loop (an event, under the preload's
     events lock, each time) while the flusher writes every 10 ms, sent SIGTERM after 1-20 ms:
     some land inside the preload's writer (a handler that flushed there anyway waited for
@@ -159,6 +163,20 @@ def children():
     print("vfork, fork: children killed, parents go on, traces exact")
 
 
+def namespaces():
+    bare, traced, out = both(["namespaces"], "namespaces")
+    if bare[1].count(" ok") != 4:
+        print(f"SKIP part: namespaces: refused without cryptrace too: {bare[1]!r}")
+        return
+    check(traced[0] == 0 and bare[1] == traced[1],
+          f"namespaces: the same with and without cryptrace ({traced[1]!r}, {bare[1]!r})")
+    doc = ctlib.report_ok(ctlib.traces(out))
+    check([q.get("status") for q in rellib.procs(doc)] == ["complete"] * 2,
+          f"namespaces: both traces complete ({[q.get('status') for q in rellib.procs(doc)]})")
+    rellib.check_expect(doc, traced[1], "namespaces: ")
+    print("namespaces: setns and unshare(CLONE_NEWUSER) succeed as without cryptrace")
+
+
 STORM_RUNS = 60
 
 
@@ -217,6 +235,7 @@ def test():
     default_actions()
     goes_on()
     children()
+    namespaces()
     storm()
     sandbox("prctl")
     sandbox("tsync")

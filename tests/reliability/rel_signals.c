@@ -22,6 +22,9 @@
  *                      event under the preload's events lock); 1-20 ms (pseudo-random) after its
  *                      first round, main sends it SIGTERM: sometimes it lands inside the
  *                      preload's writer
+ *   namespaces         encrypt (the flusher thread starts), then setns() into this process's
+ *                      own mount namespace and unshare(CLONE_NEWUSER), which the kernel refuses
+ *                      to a process with threads; the same in a fork child
  *   main-exit          main encrypts (the flusher thread starts), starts a worker that encrypts
  *                      and calls pthread_exit: the process ends with status 0 when the worker
  *                      returns
@@ -33,6 +36,7 @@
  * for what it did. alarm() is the watchdog (SIGALRM is not one of the preload's signals).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -378,6 +382,33 @@ static int mode_storm(unsigned seed)
 	return 1; /* not reached: the signal ends the process */
 }
 
+static void enter_namespaces(const char *who)
+{
+	int fd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	int r = fd >= 0 ? setns(fd, CLONE_NEWNS) : -1;
+	printf("%s: setns(mnt) %s\n", who, r == 0 ? "ok" : strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	r = unshare(CLONE_NEWUSER);
+	printf("%s: unshare(CLONE_NEWUSER) %s\n", who, r == 0 ? "ok" : strerror(errno));
+	fflush(stdout);
+}
+
+static int mode_namespaces(void)
+{
+	work("aes-128-cbc", 100, 64);
+	pid_t pid = fork();
+	if (pid == 0) {
+		work("aes-192-cbc", 50, 64);
+		enter_namespaces("fork child");
+		_exit(0);
+	}
+	waitpid(pid, NULL, 0);
+	enter_namespaces("process");
+	work("aes-256-cbc", 20, 64); /* the flusher thread is back */
+	return 0;
+}
+
 static void *main_exit_worker(void *arg)
 {
 	(void)arg;
@@ -501,6 +532,8 @@ int main(int argc, char **argv)
 		return mode_fork(sig);
 	if (argc >= 3 && !strcmp(argv[1], "storm"))
 		return mode_storm((unsigned)sig);
+	if (argc >= 2 && !strcmp(argv[1], "namespaces"))
+		return mode_namespaces();
 	if (argc >= 2 && !strcmp(argv[1], "fork-idle"))
 		return mode_fork_idle();
 	if (argc >= 2 && !strcmp(argv[1], "main-exit"))
@@ -508,6 +541,7 @@ int main(int argc, char **argv)
 	if (argc >= 3 && !strcmp(argv[1], "sandbox"))
 		return mode_sandbox(argv[2]);
 	fprintf(stderr, "usage: rel_signals query SELF|die SIG|epipe|reraise SIG|handled SIG|signalfd|"
-			"sigwait|vfork SIG|fork SIG|fork-idle|storm SEED|main-exit|sandbox prctl|tsync\n");
+			"sigwait|vfork SIG|fork SIG|fork-idle|storm SEED|namespaces|main-exit|\n"
+			"sandbox prctl|tsync\n");
 	return 2;
 }
