@@ -52,9 +52,10 @@ static bool modules_all; /* a new file: write every module record again */
 static uint64_t path_sig[CT_PATH_CAPACITY];
 static char libcrypto_version[128];
 static bool libcrypto_seen;
-/* The last write before a fatal signal's default action runs inside a signal handler, anywhere:
- * that flush leaves out what could take the loader's lock (dl_iterate_phdr, dlsym) or take long
- * (the AES-NI calibration), and repeats what the previous flush found. */
+/* The last write before a fatal signal's default action runs inside a signal handler, anywhere
+ * (in dlopen, say): once libcrypto has been seen, that flush leaves out what reads the loader's
+ * list (dl_iterate_phdr, dlsym) and what takes long (the AES-NI calibration), and repeats what
+ * the previous flush found. */
 static bool in_signal_end;
 static char crypto_libs[2048];
 static uint32_t aesni_cpb_found;
@@ -520,13 +521,13 @@ static uint32_t proc_outlook_flags(void)
 
 static void flush_proc(bool final)
 {
-	if (!in_signal_end) {
+	bool had = libcrypto_seen;
+	if (!in_signal_end || !had) {
 		struct libs_acc acc = { .dst = crypto_libs, .cap = sizeof(crypto_libs) };
 		crypto_libs[0] = 0;
 		dl_iterate_phdr(crypto_libs_cb, &acc);
 	}
-	bool had = libcrypto_seen;
-	const char *ver = in_signal_end ? libcrypto_version : query_libcrypto_version();
+	const char *ver = in_signal_end && had ? libcrypto_version : query_libcrypto_version();
 	if (!had && ver[0]) {
 		/* libcrypto appeared after start (dlopen): say so once; events are flushed above, so
 		 * this one goes out with the next snapshot */
