@@ -44,10 +44,16 @@
 enum { FL_NONE, FL_STARTING, FL_RUNNING, FL_ENDED, FL_NEVER };
 
 static _Atomic int state;
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* quit, kicked, the thread's start */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* quit, the thread's start and end */
 static pthread_cond_t wake;
 static bool cond_made, quit;
 static pthread_t thread;
+/* The start waits until the new thread is through its own start-up (thread.c's state, a
+ * sanitizer runtime's bookkeeping, which allocates): a fork right after ct_flusher_start
+ * must not copy a lock that this thread holds halfway through. */
+static pthread_mutex_t settle_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t settle_cond = PTHREAD_COND_INITIALIZER;
+static bool settled;
 
 static bool make_cond(void)
 {
@@ -80,6 +86,10 @@ static void *flusher_main(void *arg)
 	(void)arg;
 	ct_thread_internal();
 	pthread_setname_np(pthread_self(), "cryptrace-flush");
+	pthread_mutex_lock(&settle_lock);
+	settled = true;
+	pthread_cond_signal(&settle_cond);
+	pthread_mutex_unlock(&settle_lock);
 	pthread_mutex_lock(&lock);
 	while (!quit) {
 		struct timespec until;
@@ -118,8 +128,14 @@ void ct_flusher_start(void)
 		sigfillset(&all);
 		pthread_sigmask(SIG_SETMASK, &all, &old);
 		quit = false;
-		if (pthread_create(&thread, NULL, flusher_main, NULL) == 0)
+		settled = false;
+		if (pthread_create(&thread, NULL, flusher_main, NULL) == 0) {
+			pthread_mutex_lock(&settle_lock);
+			while (!settled)
+				pthread_cond_wait(&settle_cond, &settle_lock);
+			pthread_mutex_unlock(&settle_lock);
 			next = FL_RUNNING;
+		}
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
 	atomic_store(&state, next);
@@ -174,6 +190,8 @@ void ct_flusher_after_fork_child(void)
 {
 	int s = atomic_load(&state);
 	pthread_mutex_init(&lock, NULL);
+	pthread_mutex_init(&settle_lock, NULL);
+	pthread_cond_init(&settle_cond, NULL);
 	cond_made = false; /* the parent's waiter may have left the copy in any state */
 	atomic_store(&state, s == FL_NEVER ? FL_NEVER : FL_NONE);
 	if (s == FL_RUNNING)
