@@ -44,6 +44,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -355,14 +356,14 @@ static int mode_fork_idle(void)
 	return 0;
 }
 
-static volatile sig_atomic_t storm_started;
+static atomic_int storm_started;
 
 static void *storm_worker(void *arg)
 {
 	(void)arg;
 	for (;;) {
 		EVP_CIPHER_CTX_free(encrypt_n("aes-128-cbc", 1, 16));
-		storm_started = 1;
+		atomic_store(&storm_started, 1);
 	}
 	return NULL;
 }
@@ -372,7 +373,7 @@ static int mode_storm(unsigned seed)
 	pthread_t th;
 	srand(seed);
 	pthread_create(&th, NULL, storm_worker, NULL);
-	while (!storm_started)
+	while (!atomic_load(&storm_started))
 		sched_yield();
 	struct timespec ts = { .tv_nsec = (1 + rand() % 20) * 1000 * 1000 };
 	nanosleep(&ts, NULL);
