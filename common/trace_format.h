@@ -148,6 +148,10 @@ enum ct_end_reason { CT_END_EXIT = 1, CT_END_EXEC = 2, CT_END_SIGNAL = 3 };
 #define CT_PROC_INCOMPLETE (1u << 0) /* some records could not be written (disk full, EIO...) */
 #define CT_PROC_HAS_LIBCRYPTO (1u << 1)
 #define CT_PROC_FINAL (1u << 2)      /* written at exit/exec: the last snapshot */
+#define CT_PROC_PERIODIC (1u << 3)   /* a flusher thread writes a snapshot every flush interval in
+				      * which something changed, idle or not */
+#define CT_PROC_FSIZE_NEAR (1u << 4) /* the program's RLIMIT_FSIZE is at or near the file's size:
+				      * later snapshots may be refused (sshd's sandboxed child) */
 
 /* Path flags */
 #define CT_PATH_ROUTED (1u << 0)      /* the route moved this work (impl names the route) */

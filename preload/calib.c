@@ -20,7 +20,6 @@
  *    (PR_GET_TSC), and AES-NI in this CPU.
  * The result goes into the PROC record (the header was written at start).
  */
-#include <fcntl.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -28,6 +27,7 @@
 #include "aesni.h"
 #include "internal.h"
 #include "calib.h"
+#include "signals.h"
 
 #define CALIB_TRIALS 24
 
@@ -38,22 +38,8 @@ static bool decided; /* measured, or judged not allowed for good */
 /* Seccomp mode from /proc/self/status; -1 when it cannot be read (then assume a sandbox). */
 static int seccomp_mode(void)
 {
-	char buf[4096];
-	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	const char *s = strstr(buf, "\nSeccomp:");
-	if (!s)
-		return 0; /* a kernel without seccomp */
-	s += 9;
-	while (*s == ' ' || *s == '\t')
-		s++;
-	return *s >= '0' && *s <= '9' ? *s - '0' : -1;
+	int mode, filters;
+	return ct_seccomp_state(&mode, &filters) ? mode : -1;
 }
 
 /* An AES path served by this process's own code (EVP or AES_*), whatever its implementation. */

@@ -27,6 +27,7 @@
 
 #include "elf_note.h"
 #include "internal.h"
+#include "signals.h"
 
 #define MAX_FRAMES 16
 #define KEEP_FRAMES 8
@@ -103,10 +104,10 @@ static int build_id_cb(struct dl_phdr_info *info, size_t size, void *arg)
 
 static void remember_module(const void *base, const char *name, const char *path)
 {
-	pthread_mutex_lock(&modules_lock);
+	ct_lock(&modules_lock);
 	for (unsigned i = 0; i < nmodules; i++)
 		if (modules[i].base == base) {
-			pthread_mutex_unlock(&modules_lock);
+			ct_unlock(&modules_lock);
 			return;
 		}
 	if (nmodules < MAX_MODULES) {
@@ -119,13 +120,13 @@ static void remember_module(const void *base, const char *name, const char *path
 		dl_iterate_phdr(build_id_cb, &q);
 		nmodules++;
 	}
-	pthread_mutex_unlock(&modules_lock);
+	ct_unlock(&modules_lock);
 }
 
 size_t ct_callsite_encode_modules(uint8_t *buf, size_t cap, bool all)
 {
 	size_t used = 0;
-	pthread_mutex_lock(&modules_lock);
+	ct_lock(&modules_lock);
 	for (unsigned i = 0; i < nmodules; i++) {
 		struct module *m = &modules[i];
 		if (m->written && !all)
@@ -138,7 +139,7 @@ size_t ct_callsite_encode_modules(uint8_t *buf, size_t cap, bool all)
 		used += n;
 		m->written = true;
 	}
-	pthread_mutex_unlock(&modules_lock);
+	ct_unlock(&modules_lock);
 	return used;
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "signals.h"
 
 #define EVENT_SLOTS 1024
 #define CALL_MAX 48
@@ -30,12 +31,21 @@ static uint32_t encode_cursor; /* where the last encode stopped when the buffer 
 
 void ct_events_lock(void)
 {
-	pthread_mutex_lock(&ev_lock);
+	ct_lock(&ev_lock);
 }
 
 void ct_events_unlock(void)
 {
-	pthread_mutex_unlock(&ev_lock);
+	ct_unlock(&ev_lock);
+}
+
+/* Caller holds ev_lock: an event changed since it was last written. */
+bool ct_events_pending(void)
+{
+	for (uint32_t i = 0; i < nevents; i++)
+		if (events[i].dirty)
+			return true;
+	return false;
 }
 
 static uint32_t fnv(uint32_t h, const char *s)
@@ -125,9 +135,9 @@ void ct_event(enum ct_event_kind kind, const char *call, int err, int64_t ret, u
 		call = "";
 	uint64_t now = ct_now_ns();
 
-	pthread_mutex_lock(&ev_lock);
+	ct_lock(&ev_lock);
 	event_add_locked(kind, call, err, ret, path_id, t ? t->tid : 0, detail, callsite, now);
-	pthread_mutex_unlock(&ev_lock);
+	ct_unlock(&ev_lock);
 	ct_log(2, "event %s %s err=%d ret=%lld %s", ct_event_kind_name(kind), call, err, (long long)ret,
 	       detail);
 	if (t)
@@ -197,16 +207,16 @@ void ct_event_at_site(enum ct_event_kind kind, const char *call, uint32_t path_i
 		site_key ^= (uintptr_t)h;
 	}
 
-	pthread_mutex_lock(&ev_lock);
+	ct_lock(&ev_lock);
 	struct site_slot *site = site_find_locked(kind, path_id, site_key, &found);
 	if (found)
 		site_count_locked(site, now);
-	pthread_mutex_unlock(&ev_lock);
+	ct_unlock(&ev_lock);
 	if (!found) {
 		/* a new site: unwind outside the lock, as ct_event does */
 		char callsite[CALLSITE_MAX] = "";
 		ct_callsite(callsite, sizeof(callsite), 0);
-		pthread_mutex_lock(&ev_lock);
+		ct_lock(&ev_lock);
 		/* another thread may have added this site meanwhile: look again */
 		site = site_find_locked(kind, path_id, site_key, &found);
 		if (found) {
@@ -218,7 +228,7 @@ void ct_event_at_site(enum ct_event_kind kind, const char *call, uint32_t path_i
 				*site = (struct site_slot){ .key = site_key, .kind = kind,
 							    .path_id = path_id, .ev = e };
 		}
-		pthread_mutex_unlock(&ev_lock);
+		ct_unlock(&ev_lock);
 	}
 	if (t)
 		t->guard = guard;

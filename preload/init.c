@@ -15,6 +15,7 @@
 #include "ct_config.h"
 #include "internal.h"
 #include "route.h"
+#include "signals.h"
 
 CT_EXPORT const char *cryptrace_version = CT_VERSION;
 
@@ -72,12 +73,16 @@ bool ct_init(void)
 	find_self();
 	ct_callsite_init();
 	ct_clock_init();
+	/* per-call mode keeps every operation: none may go untimed while a first thread calibrates */
+	if (ct_per_call)
+		ct_timing_calibrate_now();
 	ct_g.flush_ticks = (uint64_t)ct_config()->flush_ms * ct_clk.ms_ticks;
 	ct_ctxmap_global_init();
 	ct_proc_install_atfork();
 	atomic_store(&ct_g.next_flush, ct_clock_now() + ct_g.flush_ticks);
 	atomic_store(&ct_g.state, 2);
 	ct_writer_open();
+	ct_signals_init(); /* after the file: the handler writes into it */
 	if (ct_config_warning()[0])
 		ct_event(CT_EV_TRACE_WARNING, "config", EINVAL, 0, CT_NO_PATH, false, "%s", ct_config_warning());
 	/* parse CRYPTRACE_ROUTE now, so that a bad spec is reported once, at start */

@@ -115,6 +115,7 @@ static inline struct ct_thread *ct_thread_self(void)
 struct ct_thread *ct_thread_slow(void);
 struct ct_thread *ct_thread_list(void); /* head of the list of every shard (flusher) */
 void ct_thread_after_fork_child(void);
+void ct_thread_internal(void); /* the preload's own thread: no shard, hooks pass through */
 
 /* ---- clocks: TSC when invariant, else CLOCK_MONOTONIC ns ---------------------------------- */
 
@@ -235,13 +236,14 @@ void ct_events_lock(void);
 void ct_events_unlock(void);
 void ct_events_reset(void);
 void ct_events_mark_all_dirty(void);
+bool ct_events_pending(void); /* caller holds the events lock */
 /* Encodes the events changed since the last call; returns bytes used (0 = nothing or no room). */
 size_t ct_events_encode(uint8_t *buf, size_t cap, bool *more);
 
 /* ---- writer (writer.c) --------------------------------------------------------------------- */
 void ct_writer_open(void);      /* creates the file and writes preamble + header */
-/* END after a final snapshot. CT_END_SIGNAL is used by the _exit hook to mean "exit, but do not
- * wait for the flush lock" (a signal handler may have interrupted a flush); it is written as EXIT. */
+/* END after a final snapshot: exit (status), exec, or a fatal signal (status = the signal).
+ * Safe in a signal handler (writer.c). */
 void ct_writer_end(enum ct_end_reason reason, int status);
 void ct_writer_after_fork_child(void);
 void ct_writer_reopen_after_failed_exec(void);
@@ -249,6 +251,11 @@ void ct_writer_fsize_limit(uint64_t limit); /* setrlimit(RLIMIT_FSIZE) hook: flu
 void ct_flush_lock(void);
 void ct_flush_unlock(void);
 void ct_flush_due(uint64_t now); /* a timed call saw now >= next_flush */
+void ct_flush_periodic(void);    /* the flusher thread: when due, and only if something changed */
+void ct_flush_now(void);         /* a snapshot now, after another thread's flush if one is running */
+/* A small file (/proc/self/...) into dst, NUL-terminated; empty when it cannot be read (a
+ * sandbox may deny the open: harmless). len may be NULL. */
+void ct_read_small_file(const char *path, char *dst, size_t cap, size_t *len);
 uint64_t ct_write_errors(void);
 
 /* ---- ctxmap (ctxmap.c) --------------------------------------------------------------------- */

@@ -11,11 +11,14 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "flusher.h"
+#include "signals.h"
 
 static void atfork_prepare(void)
 {
 	if (!ct_ready())
 		return;
+	ct_signals_fork_prepare();
 	/* every lock a child might need, in the order the flusher takes them */
 	ct_flush_lock();
 	ct_events_lock();
@@ -29,12 +32,16 @@ static void atfork_parent(void)
 	ct_registry_unlock();
 	ct_events_unlock();
 	ct_flush_unlock();
+	ct_signals_fork_done();
 }
 
 static void atfork_child(void)
 {
 	if (!ct_ready())
 		return;
+	/* the locks the prepare handler took are re-initialised below, not unlocked */
+	ct_sig_crit = 0;
+	ct_sig_deferred = 0;
 	ct_registry_after_fork_child();
 	ct_events_reset();
 	ct_callsite_after_fork_child();
@@ -49,6 +56,8 @@ static void atfork_child(void)
 	atomic_store(&ct_g.threads_seen, 1);
 	ct_thread_after_fork_child();
 	ct_writer_after_fork_child(); /* unlocks/re-inits the flush lock and opens the new file */
+	ct_flusher_after_fork_child(); /* after the file: the parent's flusher gets a successor */
+	ct_signals_fork_done();
 }
 
 void ct_proc_install_atfork(void)

@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 
 #include "internal.h"
+#include "flusher.h"
 
 #define IMPL_MAX 64
 #define CIPHER_MAX 48
@@ -166,6 +167,8 @@ uint32_t ct_path_intern(const struct ct_path_key *key)
 	pthread_mutex_lock(&reg_lock);
 	uint32_t id = intern_locked(key);
 	pthread_mutex_unlock(&reg_lock);
+	if (id != CT_NO_PATH)
+		ct_flusher_start(); /* the first cipher path: from now on there is work to keep */
 	return id;
 }
 

@@ -117,6 +117,9 @@ struct ct_timed {
  * fell due, and when this call is a sample, starts it (its clock read is the last thing here). */
 void ct_timed_begin(struct ct_thread *t, struct ct_timed *tm, struct ct_counters *c, uint32_t path,
 		    unsigned ci, uint64_t bytes);
+/* Measures what the method's own reads add (otherwise done at the first sample, ~50 us): at
+ * start in per-call mode, where no call may go untimed meanwhile. */
+void ct_timing_calibrate_now(void);
 /* Right after the real call: a probe's closing reads and accounting, or a span's start. */
 void ct_timed_end(struct ct_thread *t, struct ct_timed *tm);
 /* Ends an open span at this moment without a counted call: at a call whose own bookkeeping must

@@ -25,6 +25,8 @@
 #include "calib.h"
 #include "mapped.h"
 #include "redact.h"
+#include "flusher.h"
+#include "signals.h"
 #include "writer.h"
 
 #define BUF_SIZE (4u << 20)
@@ -52,6 +54,17 @@ static bool modules_all; /* a new file: write every module record again */
 static uint64_t path_sig[CT_PATH_CAPACITY];
 static char libcrypto_version[128];
 static bool libcrypto_seen;
+/* The last write before a fatal signal's default action runs inside a signal handler, anywhere
+ * (in dlopen, say): once libcrypto has been seen, that flush leaves out what reads the loader's
+ * list (dl_iterate_phdr, dlsym) and what takes long (the AES-NI calibration), and repeats what
+ * the previous flush found. */
+static bool in_signal_end;
+static char crypto_libs[2048];
+static uint32_t aesni_cpb_found;
+static uint64_t lost_reported, errors_reported;
+/* The program is lowering RLIMIT_FSIZE to this (ct_writer_fsize_limit): said in PROC. */
+static _Atomic uint64_t fsize_coming = UINT64_MAX;
+#define FSIZE_NEAR (1u << 20) /* a limit within this of the file's size: later snapshots may not fit */
 
 /* Header facts, gathered once (later, a sandbox may forbid the syscalls they need). */
 static struct {
@@ -64,12 +77,12 @@ static struct {
 
 void ct_flush_lock(void)
 {
-	pthread_mutex_lock(&flush_lock);
+	ct_lock(&flush_lock);
 }
 
 void ct_flush_unlock(void)
 {
-	pthread_mutex_unlock(&flush_lock);
+	ct_unlock(&flush_lock);
 }
 
 uint64_t ct_write_errors(void)
@@ -92,7 +105,7 @@ void ct_writer_fd_closed(void)
 	fd_lost = true;
 }
 
-static void read_small_file(const char *path, char *dst, size_t cap, size_t *len)
+void ct_read_small_file(const char *path, char *dst, size_t cap, size_t *len)
 {
 	size_t n = 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -117,7 +130,7 @@ static void gather_facts(void)
 	/* argv as recorded: secrets redacted, or the executable alone (redact.h). A command line
 	 * longer than the buffer loses its cut last argument: part of a secret is still one. */
 	size_t n_cmd;
-	read_small_file("/proc/self/cmdline", facts.cmdline, sizeof(facts.cmdline), &n_cmd);
+	ct_read_small_file("/proc/self/cmdline", facts.cmdline, sizeof(facts.cmdline), &n_cmd);
 	if (n_cmd == sizeof(facts.cmdline) - 1)
 		while (n_cmd && facts.cmdline[n_cmd - 1])
 			n_cmd--;
@@ -309,9 +322,12 @@ void ct_writer_fsize_limit(uint64_t limit)
 {
 	if (limit == (uint64_t)RLIM_INFINITY)
 		limit = UINT64_MAX;
-	if (limit < atomic_load(&fsize_limit) && limit != UINT64_MAX)
-		ct_flush(false);
+	if (limit < atomic_load(&fsize_limit) && limit != UINT64_MAX) {
+		atomic_store(&fsize_coming, limit);
+		ct_flush_now(); /* not skipped because another thread is flushing: this is the last chance */
+	}
 	atomic_store(&fsize_limit, limit);
+	atomic_store(&fsize_coming, UINT64_MAX);
 }
 
 /* Our own open/write/close calls reach the kernel-interface hooks of this library: mark every
@@ -338,16 +354,28 @@ void ct_writer_open(void)
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
 		atomic_store(&fsize_limit, (uint64_t)rl.rlim_cur);
-	pthread_mutex_lock(&flush_lock);
+	ct_lock(&flush_lock);
 	open_locked();
 	bool have_lib = query_libcrypto_version()[0] != 0;
-	pthread_mutex_unlock(&flush_lock);
+	ct_unlock(&flush_lock);
 	guard_restore(g);
 	if (have_lib)
 		ct_event(CT_EV_LIB_LOADED, "libcrypto", 0, 0, CT_NO_PATH, false, "%s", libcrypto_version);
 }
 
 /* ---- snapshot pieces ----------------------------------------------------------------------- */
+
+/* Changes whenever a path's counters do: a path is written again only then. */
+static uint64_t stats_sig(const struct ct_path_stats *s)
+{
+	uint64_t sig = s->calls + s->errors + s->timed_calls + s->setup_calls + s->teardown_calls +
+		       s->syscalls + s->cpu_samples + s->spliced_calls + s->tls_records;
+	for (unsigned p = 0; p < CT_PHASES; p++)
+		sig += s->phase[p].calls;
+	for (unsigned b = 0; b < CT_SIZE_BUCKETS; b++)
+		sig += s->size[b].span_calls + s->size[b].span_rejected;
+	return sig;
+}
 
 static void flush_paths(void)
 {
@@ -366,12 +394,7 @@ static void flush_paths(void)
 		}
 		if (!ct_stats_sum(id, &s))
 			continue;
-		uint64_t sig = s.calls + s.errors + s.timed_calls + s.setup_calls + s.teardown_calls +
-			       s.syscalls + s.cpu_samples + s.spliced_calls + s.tls_records;
-		for (unsigned p = 0; p < CT_PHASES; p++)
-			sig += s.phase[p].calls;
-		for (unsigned b = 0; b < CT_SIZE_BUCKETS; b++)
-			sig += s.size[b].span_calls + s.size[b].span_rejected;
+		uint64_t sig = stats_sig(&s);
 		if (!sig || sig == path_sig[id])
 			continue;
 		EMIT(ct_encode_stats(FREE_BUF, &s));
@@ -425,7 +448,7 @@ static void flush_threads_and_ops(void)
 			char path[64], name[32];
 			snprintf(path, sizeof(path), "/proc/self/task/%u/comm", tid);
 			size_t len = 0;
-			read_small_file(path, name, sizeof(name), &len);
+			ct_read_small_file(path, name, sizeof(name), &len);
 			while (len && name[len - 1] == '\n')
 				name[--len] = 0;
 			struct ct_thread_info ti = { .tid = tid, .name = ct_str_from(name) };
@@ -489,7 +512,7 @@ static void proc_times(struct ct_proc *p)
 {
 	char stat[1024];
 	size_t len = 0;
-	read_small_file("/proc/self/stat", stat, sizeof(stat), &len);
+	ct_read_small_file("/proc/self/stat", stat, sizeof(stat), &len);
 	const char *s = strrchr(stat, ')');
 	if (s) {
 		unsigned long long ut = 0, st = 0;
@@ -508,25 +531,39 @@ static void proc_times(struct ct_proc *p)
 			p->utime_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	}
 	char status[4096];
-	read_small_file("/proc/self/status", status, sizeof(status), &len);
+	ct_read_small_file("/proc/self/status", status, sizeof(status), &len);
 	const char *hw = strstr(status, "VmHWM:");
 	if (hw)
 		sscanf(hw + 6, " %lu", (unsigned long *)&p->maxrss_kb);
 }
 
+/* PROC flags about the snapshots to come: whether the flusher thread writes them while the
+ * process is idle, and whether a file size limit may refuse them (docs/trace-format.md). */
+static uint32_t proc_outlook_flags(void)
+{
+	uint32_t f = ct_flusher_running() ? CT_PROC_PERIODIC : 0;
+	uint64_t limit = atomic_load(&fsize_limit), coming = atomic_load(&fsize_coming);
+	if (coming < limit)
+		limit = coming;
+	if (limit != UINT64_MAX && limit < file_size + buf_used + FSIZE_NEAR)
+		f |= CT_PROC_FSIZE_NEAR;
+	return f;
+}
+
 static void flush_proc(bool final)
 {
-	char libs[2048] = "";
-	struct libs_acc acc = { .dst = libs, .cap = sizeof(libs) };
-	dl_iterate_phdr(crypto_libs_cb, &acc);
 	bool had = libcrypto_seen;
-	const char *ver = query_libcrypto_version();
+	if (!in_signal_end || !had) {
+		struct libs_acc acc = { .dst = crypto_libs, .cap = sizeof(crypto_libs) };
+		crypto_libs[0] = 0;
+		dl_iterate_phdr(crypto_libs_cb, &acc);
+	}
+	const char *ver = in_signal_end && had ? libcrypto_version : query_libcrypto_version();
 	if (!had && ver[0]) {
 		/* libcrypto appeared after start (dlopen): say so once; events are flushed above, so
 		 * this one goes out with the next snapshot */
 		ct_event(CT_EV_LIB_LOADED, "libcrypto", 0, 0, CT_NO_PATH, false, "%s", ver);
 	}
-	static uint64_t lost_reported, errors_reported;
 	uint64_t lost = atomic_load(&ct_g.lost_paths) + ct_ctxmap_full_count();
 	if (lost != lost_reported) {
 		lost_reported = lost;
@@ -549,26 +586,56 @@ static void flush_proc(bool final)
 		dropped_ops += atomic_load_explicit(&t->ops_dropped, memory_order_relaxed);
 	struct ct_proc p = {
 		.mono_ns = ct_now_ns(),
-		.flags = proc_flags | (final ? CT_PROC_FINAL : 0) | (ver[0] ? CT_PROC_HAS_LIBCRYPTO : 0),
+		.flags = proc_flags | (final ? CT_PROC_FINAL : 0) | (ver[0] ? CT_PROC_HAS_LIBCRYPTO : 0) |
+			 proc_outlook_flags(),
 		.threads_seen = atomic_load(&ct_g.threads_seen),
 		.dropped_ops = dropped_ops,
 		.dropped_events = atomic_load(&ct_g.dropped_events),
 		.write_errors = atomic_load(&write_errors),
 		.hooked_calls = hooked,
-		.crypto_libs = ct_str_from(libs),
+		.crypto_libs = ct_str_from(crypto_libs),
 		.libcrypto = ct_str_from(ver),
 	};
 	proc_times(&p);
-	p.aesni_cpb_milli = ct_calib_at_flush(); /* only without the launcher's bound (calib.c) */
+	if (!in_signal_end) /* only without the launcher's bound (calib.c) */
+		aesni_cpb_found = ct_calib_at_flush();
+	p.aesni_cpb_milli = aesni_cpb_found;
 	if (atomic_load(&ct_g.lost_paths))
 		p.flags |= CT_PROC_INCOMPLETE;
 	EMIT(ct_encode_proc(FREE_BUF, &p));
 }
 
+/* Whether a snapshot now would say anything the last one did not (the flusher thread's
+ * periodic flush writes nothing when it would not). Caller holds flush_lock. */
+static bool anything_new(void)
+{
+	struct ct_path_stats s;
+	for (uint32_t id = 0, n = ct_path_count(); id < n; id++) {
+		if (!path_written[id])
+			return true;
+		if (ct_stats_sum(id, &s) && stats_sig(&s) != path_sig[id])
+			return true;
+	}
+	for (struct ct_thread *t = ct_thread_list(); t; t = t->next)
+		if ((t->in_use && t->tid && t->tid_written != t->tid) ||
+		    atomic_load_explicit(&t->ops_head, memory_order_acquire) !=
+			    atomic_load_explicit(&t->ops_tail, memory_order_relaxed))
+			return true;
+	if (atomic_load(&ct_g.lost_paths) + ct_ctxmap_full_count() != lost_reported ||
+	    atomic_load(&write_errors) != errors_reported)
+		return true;
+	ct_events_lock();
+	bool ev = ct_events_pending();
+	ct_events_unlock();
+	return ev;
+}
+
 /* Caller holds flush_lock. */
-static void flush_locked(bool final)
+static void flush_locked(bool final, bool only_if_new)
 {
 	if (ended && !final)
+		return;
+	if (only_if_new && !anything_new())
 		return;
 	if (atomic_load(&trace_fd) < 0) {
 		if (!fd_lost || !open_locked())
@@ -586,7 +653,7 @@ static void flush_locked(bool final)
 }
 
 /* Runs the flush with every hook family blocked on this thread (we call libc and libcrypto). */
-static void flush_guarded(bool final, bool wait)
+static void flush_guarded(bool final, bool wait, bool only_if_new)
 {
 	if (!ct_ready())
 		return;
@@ -598,11 +665,11 @@ static void flush_guarded(bool final, bool wait)
 	if (t)
 		t->guard = CT_GUARD_ALL;
 	if (wait)
-		pthread_mutex_lock(&flush_lock);
-	else if (pthread_mutex_trylock(&flush_lock) != 0)
+		ct_lock(&flush_lock);
+	else if (!ct_trylock(&flush_lock))
 		goto out;
-	flush_locked(final);
-	pthread_mutex_unlock(&flush_lock);
+	flush_locked(final, only_if_new);
+	ct_unlock(&flush_lock);
 out:
 	if (t)
 		t->guard = guard;
@@ -611,47 +678,64 @@ out:
 
 void ct_flush(bool final)
 {
-	flush_guarded(final, final);
+	flush_guarded(final, final, false);
+}
+
+void ct_flush_now(void)
+{
+	flush_guarded(false, true, false);
+}
+
+/* Takes the periodic flush that fell due at now: only one thread does, the others see the new
+ * deadline (or a busy lock). */
+static bool claim_due(uint64_t now)
+{
+	uint64_t due = atomic_load_explicit(&ct_g.next_flush, memory_order_relaxed);
+	return now >= due && atomic_compare_exchange_strong(&ct_g.next_flush, &due, now + ct_g.flush_ticks);
 }
 
 void ct_flush_due(uint64_t now)
 {
-	/* only one thread takes it; the others see the new deadline or a busy lock */
-	uint64_t due = atomic_load_explicit(&ct_g.next_flush, memory_order_relaxed);
-	if (now < due)
-		return;
-	if (!atomic_compare_exchange_strong(&ct_g.next_flush, &due, now + ct_g.flush_ticks))
-		return;
-	flush_guarded(false, false);
+	if (claim_due(now))
+		flush_guarded(false, false, false);
 }
 
+void ct_flush_periodic(void)
+{
+	if (claim_due(ct_clock_now()))
+		flush_guarded(false, false, true);
+}
+
+/* The last snapshot and END. Also called from signal handlers: the preload's fatal-signal
+ * handler (CT_END_SIGNAL, status = the signal) and a program's handler calling _exit. A thread
+ * interrupted while it held the preload's locks cannot write (it would wait for itself): the
+ * fatal-signal handler never calls this then (signals.c defers it), _exit gives up. Another
+ * thread's flush is waited for, a bounded time. */
 void ct_writer_end(enum ct_end_reason reason, int status)
 {
 	if (!ct_ready() || getpid() != (pid_t)ct_g.pid)
 		return;
 	if (reason != CT_END_EXEC && ended)
 		return; /* the exit handler wrote it; this is the destructor */
+	if (ct_sig_crit)
+		return;
 	int saved = errno;
 	struct ct_thread *t = ct_thread_self();
 	uint32_t guard = t ? t->guard : 0;
 	if (t)
 		t->guard = CT_GUARD_ALL;
-	if (reason == CT_END_SIGNAL) {
-		/* _exit, possibly from a signal handler that interrupted a flush: never wait */
-		if (pthread_mutex_trylock(&flush_lock) != 0)
-			goto out;
-		reason = CT_END_EXIT;
-	} else {
-		pthread_mutex_lock(&flush_lock);
-	}
-	flush_locked(true);
+	if (!ct_lock_bounded(&flush_lock))
+		goto out;
+	in_signal_end = reason == CT_END_SIGNAL;
+	flush_locked(true, false);
 	if (atomic_load(&trace_fd) >= 0 && !ended) {
 		struct ct_end e = { .mono_ns = ct_now_ns(), .reason = reason, .status = status };
 		EMIT(ct_encode_end(FREE_BUF, &e));
 		buf_write_out();
 		ended = true;
 	}
-	pthread_mutex_unlock(&flush_lock);
+	in_signal_end = false;
+	ct_unlock(&flush_lock);
 out:
 	if (t)
 		t->guard = guard;
@@ -661,9 +745,9 @@ out:
 /* exec failed after we wrote END: the process goes on, and so does its trace. */
 void ct_writer_reopen_after_failed_exec(void)
 {
-	pthread_mutex_lock(&flush_lock);
+	ct_lock(&flush_lock);
 	ended = false;
-	pthread_mutex_unlock(&flush_lock);
+	ct_unlock(&flush_lock);
 }
 
 /* Fork child (atfork handler, flush lock held by the prepare handler): new pid, new file. */
@@ -675,11 +759,12 @@ void ct_writer_after_fork_child(void)
 		close(fd);
 	atomic_store(&trace_fd, -1);
 	write_errors = 0;
+	errors_reported = 0;
 	proc_flags = libcrypto_seen ? CT_PROC_HAS_LIBCRYPTO : 0;
 	pthread_mutex_init(&flush_lock, NULL);
-	pthread_mutex_lock(&flush_lock);
+	ct_lock(&flush_lock);
 	open_locked();
-	pthread_mutex_unlock(&flush_lock);
+	ct_unlock(&flush_lock);
 	atomic_store(&ct_g.next_flush, ct_clock_now() + ct_g.flush_ticks);
 	guard_restore(g);
 }

@@ -213,6 +213,12 @@ static struct proc_rank *ranked_procs(const struct rp_model *m, size_t *n)
 		struct proc_rank *x = &r[(*n)++];
 		x->p = p;
 		x->carries = rp_proc_carrier(p, &x->carrier);
+		if (!p->has_end && !x->carries) {
+			/* an unfinished trace: what is missing is its end, not a library
+			 * (unfinished-trace says so) */
+			(*n)--;
+			continue;
+		}
 		bool other = rp_unhooked_lib(p, &x->lib, &x->lib_name, &x->lib_how);
 		x->score = x->carries ? 3 : other ? 2 : (p->proc.flags & CT_PROC_HAS_LIBCRYPTO) ? 1 : 0;
 		x->cpu_ns = p->has_proc ? (double)(p->proc.utime_ns + p->proc.stime_ns) : 0;
@@ -225,6 +231,7 @@ static void nothing_reason(const struct rp_model *m, char *buf, size_t cap, bool
 {
 	size_t never = 0, other = 0, idle = 0, nofacts = 0, secure = 0, statics = 0, refused = 0;
 	size_t unseen = 0; /* ended without exit handlers before a snapshot (tracer/end_trace.c) */
+	size_t cut = 0;    /* killed after a snapshot that showed no cipher work (unfinished.c) */
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const struct rp_proc *p = &m->procs[i];
 		if (!proc_selected(m, p))
@@ -239,6 +246,8 @@ static void nothing_reason(const struct rp_model *m, char *buf, size_t cap, bool
 			unseen++;
 		else if (!p->has_proc)
 			nofacts++;
+		else if (!p->has_end && ((p->proc.flags & CT_PROC_HAS_LIBCRYPTO) || !p->proc.crypto_libs.len))
+			cut++; /* killed: its last snapshot is not what it did */
 		else if (p->proc.flags & CT_PROC_HAS_LIBCRYPTO)
 			idle++;
 		else if (p->proc.crypto_libs.len)
@@ -258,7 +267,7 @@ static void nothing_reason(const struct rp_model *m, char *buf, size_t cap, bool
 	buf[0] = 0;
 	/* Counts only when the processes differ in why. */
 	bool mixed = (other != 0) + (never != 0) + (idle != 0) + (nofacts != 0) + (secure != 0) +
-		     (statics != 0) + (refused != 0) + (unseen != 0) > 1;
+		     (statics != 0) + (refused != 0) + (unseen != 0) + (cut != 0) > 1;
 	char cnt[48];
 #define COUNT(x) (mixed ? (snprintf(cnt, sizeof(cnt), " (%zu process(es))", (x)), cnt) : "")
 	if (refused)
@@ -277,9 +286,13 @@ static void nothing_reason(const struct rp_model *m, char *buf, size_t cap, bool
 	if (idle)
 		cat(buf, cap, "no cipher work was done: libcrypto was loaded but no cipher was used%s; ",
 		    COUNT(idle));
+	if (cut)
+		cat(buf, cap, "it ended without an END record and its last snapshot shows none; what "
+			      "it did after that snapshot is not in the trace (unfinished-trace)%s; ",
+		    COUNT(cut));
 	if (nofacts)
-		cat(buf, cap, "the trace holds no process facts: the process ended before its first "
-			      "flush%s; ", COUNT(nofacts));
+		cat(buf, cap, "it ended without an END record before its first snapshot, so the trace "
+			      "cannot say what it did (unfinished-trace)%s; ", COUNT(nofacts));
 	if (unseen)
 		cat(buf, cap, "it exited without running its exit handlers (as Go programs do) before "
 			      "its first snapshot, so only its start and exit status are known%s; ",
@@ -1706,6 +1719,7 @@ static void eval_small_requests_offload(struct rp_model *m)
 typedef void (*rp_evaluator)(struct rp_model *m);
 
 static const rp_evaluator evaluators[] = {
+	rp_eval_unfinished_trace, /* unfinished.c */
 	eval_nothing_intercepted,
 	eval_multiple_libcrypto,
 	eval_engine_failed,

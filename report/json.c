@@ -369,6 +369,8 @@ static void json_proc(struct jw *w, const struct rp_model *m, const struct rp_pr
 	j_num(w, "stime_ns", (double)p->proc.stime_ns, p->has_proc);
 	j_u64(w, "hooked_calls", p->proc.hooked_calls);
 	j_bool(w, "has_libcrypto", p->proc.flags & CT_PROC_HAS_LIBCRYPTO);
+	/* the last PROC: a flusher thread wrote a snapshot every interval, idle or not */
+	j_bool(w, "periodic_snapshots", p->proc.flags & CT_PROC_PERIODIC);
 	j_arr(w, "crypto_libs");
 	for (unsigned i = 0, n = rp_str_nparts(p->proc.crypto_libs, '\n'); i < n; i++)
 		j_str(w, NULL, rp_str_part(p->proc.crypto_libs, '\n', i));

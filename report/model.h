@@ -290,6 +290,8 @@ void rp_findings_evaluate(struct rp_model *m);
 /* Why nothing was intercepted, from the process facts: one line, no trailing period. */
 void rp_nothing_reason(const struct rp_model *m, char *buf, size_t cap);
 const char *rp_severity_name(enum rp_severity s);
+/* ---- unfinished.c: the unfinished-trace finding (a process whose trace has no END) */
+void rp_eval_unfinished_trace(struct rp_model *m);
 
 /* ---- text.c / json.c */
 void rp_print_text(const struct rp_model *m, FILE *out);

@@ -90,7 +90,7 @@ CT_EXPORT void _exit(int status)
 	__typeof__(&_exit) real = REAL(_exit);
 	if (ct_ready() && !ct_proc_is_vfork_child()) {
 		ct_exit_status = status;
-		ct_writer_end(CT_END_SIGNAL, status);
+		ct_writer_end(CT_END_EXIT, status);
 	}
 	if (real)
 		real(status);

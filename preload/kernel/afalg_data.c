@@ -5,7 +5,8 @@
  * IV and AEAD lengths only); reads (read, readv, recv, recvfrom, recvmsg, splice out of it) and
  * io_getevents complete it. OpenSSL's afalg engine and libkcapi submit their reads with
  * io_submit through syscall(2), so syscall() is hooked too, for the AIO numbers only: every other
- * number goes straight to the real syscall() with its six argument words.
+ * number goes straight to the real syscall() with its six argument words (seccomp(2) after
+ * the fatal-signal handler stepped aside, signals.c).
  *
  * Each hook on an fd that is not an AF_ALG op socket passes through after one O(1) table check.
  */
@@ -13,6 +14,7 @@
  * on would alias them. */
 #undef _FILE_OFFSET_BITS
 #include <linux/aio_abi.h>
+#include <linux/seccomp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,6 +25,7 @@
 
 #include "afalg_ops.h"
 #include "emul.h"
+#include "signals.h"
 #include "kernel/kernel_decode.h"
 #include "khooks.h"
 
@@ -552,8 +555,12 @@ CT_EXPORT long syscall(long number, ...)
 		return -1;
 	}
 	if (CT_LIKELY(number != SYS_io_submit && number != SYS_io_getevents) ||
-	    !atomic_load_explicit(&ct_kfd_alg_ops, memory_order_relaxed))
+	    !atomic_load_explicit(&ct_kfd_alg_ops, memory_order_relaxed)) {
+		if (CT_UNLIKELY(number == SYS_seccomp) &&
+		    (a1 == SECCOMP_SET_MODE_STRICT || a1 == SECCOMP_SET_MODE_FILTER))
+			ct_signals_before_sandbox(); /* signals.c: before the filter can forbid them */
 		return real(number, a1, a2, a3, a4, a5, a6);
+	}
 	bool served = false;
 	long r = number == SYS_io_submit
 			 ? ct_emul_aio_submit((unsigned long)a1, a2, (struct iocb **)a3, &served)

@@ -32,7 +32,7 @@ int main(int argc, char **argv)
 		return 1;
 	if (encrypt_n(ctx, before - 1))
 		return 1;
-	/* the flush is checked on the next call once its interval (CRYPTRACE_FLUSH_MS) passed */
+	/* the preload's flusher thread writes a snapshot during the pause (CRYPTRACE_FLUSH_MS) */
 	struct timespec pause = { .tv_nsec = 200 * 1000 * 1000 };
 	nanosleep(&pause, NULL);
 	if (encrypt_n(ctx, 1))

@@ -43,12 +43,14 @@ def test():
               f"({procs[0].get('per_call_ops')})")
         check(procs[0].get("status") == "complete", f"report {how}: the process is complete")
 
-    # Without the continuation the first file holds only the first 1000: read a copy alone.
+    # Without the continuation the first file holds only what was flushed before close_range:
+    # the 999 updates before the pause (the flusher thread writes them during it), or 1000 when
+    # the call after the pause found a snapshot due. Read a copy alone.
     alone = ctlib.tmpdir("cont-alone")
     shutil.copy(os.path.join(out, base[0]), alone)
     doc = ctlib.report_ok([alone])
-    check(cbc(doc)[0] == 1000, f"the first file alone has the 1000 updates before close_range "
-          f"({cbc(doc)}): the continuation is what holds the rest")
+    check(cbc(doc)[0] in (999, 1000), f"the first file alone has the updates before "
+          f"close_range ({cbc(doc)}): the continuation is what holds the rest")
 
     # A .ctrace.N of another process (here: another run's trace under that name) is not merged.
     other = ctlib.tmpdir("cont-other")

@@ -1130,6 +1130,67 @@ static void test_clean_run_raises_nothing(void **state)
 	rp_model_free(&m);
 }
 
+/* A process without END (SIGKILL, a crash, still running): unfinished-trace bounds the loss by
+ * what its last PROC record says, and nothing-intercepted does not guess a cause for it. */
+static void test_unfinished_trace(void **state)
+{
+	(void)state;
+	MODEL(m);
+	struct rp_proc *p = mk_proc(&m, 1);
+	struct rp_path *a = mk_path(p, 0, CT_API_EVP, "provider:default", "aes-128-gcm", 0);
+	tg_fill_stats(&a->st, 0, 10, 1024, 100, -1, 0);
+	p->proc.mono_ns = p->hdr.start_mono_ns + 2500000000ull;
+	assert_null(find(&m, "unfinished-trace")); /* it has its END */
+	p->has_end = false;
+	p->proc.flags = CT_PROC_HAS_LIBCRYPTO | CT_PROC_PERIODIC;
+	const struct rp_finding *f = find(&m, "unfinished-trace");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_int_equal(f->severity, RP_WARNING);
+	assert_int_equal(f->pid, 1);
+	assert_non_null(strstr(f->message, "written 2.500 s after it started"));
+	assert_non_null(strstr(f->message, "at most its last 1000 ms of work are missing"));
+	assert_non_null(strstr(f->fix, "SIGTERM"));
+	p->proc.flags = CT_PROC_HAS_LIBCRYPTO; /* no flusher thread: no bound */
+	f = find(&m, "unfinished-trace");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_non_null(strstr(f->message, "It had no flusher thread"));
+	assert_null(strstr(f->message, "at most"));
+	p->proc.flags = CT_PROC_HAS_LIBCRYPTO | CT_PROC_PERIODIC | CT_PROC_FSIZE_NEAR;
+	f = find(&m, "unfinished-trace");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_int_equal(f->severity, RP_INFO); /* sshd's sandboxed child: nothing to change */
+	assert_non_null(strstr(f->message, "RLIMIT_FSIZE"));
+	/* killed before any cipher work was written: nothing-intercepted says so, and neither
+	 * "no cipher work was done" nor a look inside the executable */
+	a->st = (struct ct_path_stats){ 0 };
+	p->proc.flags = CT_PROC_HAS_LIBCRYPTO | CT_PROC_PERIODIC;
+	f = find(&m, "nothing-intercepted");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_non_null(strstr(f->message, "ended without an END record"));
+	assert_null(strstr(f->message, "no cipher work was done"));
+	assert_null(strstr(f->message, "For pid"));
+	p->has_proc = false;
+	f = find(&m, "unfinished-trace");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_non_null(strstr(f->message, "before its first snapshot"));
+	f = find(&m, "nothing-intercepted");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_non_null(strstr(f->message, "before its first snapshot"));
+	rp_model_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1158,6 +1219,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_software_driver),
 		cmocka_unit_test(test_small_requests_offload),
 		cmocka_unit_test(test_clean_run_raises_nothing),
+		cmocka_unit_test(test_unfinished_trace),
 	};
 	return cmocka_run_group_tests_name("findings", tests, NULL, NULL);
 }
