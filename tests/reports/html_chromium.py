@@ -102,7 +102,9 @@ def check_drawing(els, tag):
             if a["mean"] < b["mean"] * (1 - 1e-9) and not a["cx"] < b["cx"]:
                 raise rlib.Failure(f"{tag}: size {a['size']} (mean {a['mean']:.1f}) is drawn at "
                                    f"cx {a['cx']}, not left of size {b['size']} at {b['cx']}")
-            if a["w"] < b["w"] * (1 - 1e-3) and not a["cy"] > b["cy"]:
+            # positions are written to 0.1 px: on a log axis of a few decades over ~200 px that
+            # is ~0.3 % of throughput, so two rates closer than 1 % may share a row of pixels
+            if a["w"] < b["w"] * (1 - 1e-2) and not a["cy"] > b["cy"]:
                 raise rlib.Failure(f"{tag}: {a['w']:.4g} B/s is drawn at cy {a['cy']}, not below "
                                    f"{b['w']:.4g} B/s at {b['cy']}")
         if a["c"] is not None and (abs(a.get("cpu_x", -1) - a["cx"]) > 0.11):
