@@ -307,6 +307,37 @@ static inline void ct_leave_fast(struct ct_thread *t, enum ct_family fam)
 	t->guard &= ~(1u << fam);
 }
 
+/* Raises every family's guard, so that the libcrypto and libc functions the preload calls for its
+ * own bookkeeping cannot re-enter its hooks; ct_guard_restore puts the previous word back. */
+static inline uint32_t ct_guard_all(struct ct_thread *t)
+{
+	uint32_t g = t->guard;
+	t->guard = CT_GUARD_ALL;
+	return g;
+}
+static inline void ct_guard_restore(struct ct_thread *t, uint32_t g)
+{
+	t->guard = g;
+}
+
+/* The same, keeping errno as the real call left it: the preload's bookkeeping after a hooked
+ * call (an event, a classification) between ct_quiet_begin and ct_quiet_end. */
+struct ct_quiet {
+	uint32_t guard;
+	int err;
+};
+static inline struct ct_quiet ct_quiet_begin(struct ct_thread *t)
+{
+	struct ct_quiet q = { .err = errno };
+	q.guard = ct_guard_all(t);
+	return q;
+}
+static inline void ct_quiet_end(struct ct_thread *t, struct ct_quiet q)
+{
+	ct_guard_restore(t, q.guard);
+	errno = q.err;
+}
+
 /* Single-writer counter bump: a plain add, but atomic-typed so the flusher's loads are defined. */
 #define CT_ADD(field, v) __atomic_store_n(&(field), __atomic_load_n(&(field), __ATOMIC_RELAXED) + (v), __ATOMIC_RELAXED)
 

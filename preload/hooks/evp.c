@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * evp.c - the EVP cipher life cycle. A context is classified once, at init, into a path (api evp,
- * the provider or engine that serves it, cipher, key bits, direction); its data calls then cost a
- * ctxmap lookup and a few counter bumps. The entry the program uses for data (EVP_*Update or the
- * raw EVP_Cipher) is part of the path: it is attached at the first data call as a path variant.
- * Every libcrypto accessor is resolved at run time (OpenSSL 3 names first, then 1.1 names).
+ * evp.c - the EVP cipher life cycle: inits, finals, ctrls, context new/free/reset/copy, fetch. A
+ * context is classified once, at init, into a path (api evp, the provider or engine that serves
+ * it, cipher, key bits, direction); its data calls (evp_data.c) then cost a few counter bumps. The
+ * entry the program uses for data (EVP_*Update or the raw EVP_Cipher) is part of the path: it is
+ * attached at the first data call as a path variant. Every libcrypto accessor is resolved at run
+ * time (OpenSSL 3 names first, then 1.1 names).
  */
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include <stdio.h>
@@ -15,6 +16,7 @@
 
 #include "classify.h"
 #include "ctxmap.h"
+#include "evp_internal.h"
 #include "internal.h"
 #include "route.h"
 
@@ -222,419 +224,213 @@ static uint32_t after_init(struct ct_thread *t, const char *call, EVP_CIPHER_CTX
 	return id;
 }
 
-/* The counters of ctx's path on this thread (through the data calls' one-entry cache), and the
- * path; NULL for a ctx we never saw initialised. */
-static struct ct_counters *ctx_counters(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, uint32_t *path)
+/* The arguments of the nine init entry points (the ones an entry point lacks are NULL, or enc
+ * what the entry point means: 1, 0, or the caller's). */
+struct init_call {
+	const char *name;
+	EVP_CIPHER_CTX *ctx;
+	const EVP_CIPHER *cipher;
+	ENGINE *impl;
+	const unsigned char *key, *iv;
+	int enc;
+	const OSSL_PARAM *params;
+};
+
+enum init_form { INIT_PLAIN, INIT_EX, INIT_EX2 }; /* (ctx, cipher, key, iv[, enc]), + impl, + params */
+
+/* The real init, with the signature of its form and direction. */
+static int init_run(void *real, enum init_form form, bool has_enc, const struct init_call *c)
 {
-	if (ctx == t->hot_ctx && t->hot_gen == atomic_load_explicit(&ct_ctxmap_gen, memory_order_relaxed)) {
-		*path = t->hot_path;
-		return t->hot_c;
+	typedef const unsigned char *u8p;
+	switch (form) {
+	case INIT_EX:
+		return has_enc ? ((int (*)(EVP_CIPHER_CTX *, const EVP_CIPHER *, ENGINE *, u8p, u8p, int))real)(
+					 c->ctx, c->cipher, c->impl, c->key, c->iv, c->enc)
+			       : ((int (*)(EVP_CIPHER_CTX *, const EVP_CIPHER *, ENGINE *, u8p, u8p))real)(
+					 c->ctx, c->cipher, c->impl, c->key, c->iv);
+	case INIT_EX2:
+		return has_enc ? ((int (*)(EVP_CIPHER_CTX *, const EVP_CIPHER *, u8p, u8p, int,
+					   const OSSL_PARAM *))real)(c->ctx, c->cipher, c->key, c->iv, c->enc,
+								     c->params)
+			       : ((int (*)(EVP_CIPHER_CTX *, const EVP_CIPHER *, u8p, u8p,
+					   const OSSL_PARAM *))real)(c->ctx, c->cipher, c->key, c->iv, c->params);
+	default:
+		return has_enc ? ((int (*)(EVP_CIPHER_CTX *, const EVP_CIPHER *, u8p, u8p, int))real)(
+					 c->ctx, c->cipher, c->key, c->iv, c->enc)
+			       : ((int (*)(EVP_CIPHER_CTX *, const EVP_CIPHER *, u8p, u8p))real)(
+					 c->ctx, c->cipher, c->key, c->iv);
 	}
-	*path = ct_ctxmap_get(ctx);
-	return *path == CT_NO_PATH ? NULL : ct_counters_of(t, *path);
-}
-
-/* A phase call on ctx (enum ct_phase): counted on ctx's path, then the real call `call`, timed
- * when a sample or a span's end falls on it. `r` receives the real result. */
-#define PHASE_CALL(t, ctx, phase, bytes, r, call)                                                 \
-	do {                                                                                      \
-		uint32_t path_;                                                                   \
-		struct ct_counters *c_ = ctx_counters((t), (ctx), &path_);                        \
-		const unsigned ci_ = CT_CELL_PHASE(phase);                                        \
-		if (c_ && ct_tick((t), c_, ci_, (bytes))) {                                      \
-			struct ct_timed tm_;                                                      \
-			ct_timed_begin((t), &tm_, c_, path_, ci_, (bytes));                       \
-			(r) = (call);                                                             \
-			ct_timed_end((t), &tm_);                                                  \
-		} else {                                                                          \
-			(r) = (call);                                                             \
-		}                                                                                 \
-	} while (0)
-
-/*
- * Inits. One naming a cipher (or an engine) sets a context up: classified, routed, and timed alone
- * (microseconds: a fetch, the provider's context, the key schedule), as a key set-up when a key is
- * given; our classification must not fall inside a span, so the span ends here. One on a context
- * already set up is a phase of the path's work: a key set (a key schedule) or a message's IV.
- */
-#define INIT_HOOK(fn, params, args, cipher, engine, enc)                                          \
-	CT_EXPORT int fn params                                                                   \
-	{                                                                                         \
-		const void *ra_ = __builtin_return_address(0);                                    \
-		__typeof__(&fn) real = CT_REAL(fn);                                               \
-		if (CT_UNLIKELY(!real)) {                                                         \
-			errno = ENOSYS;                                                           \
-			return 0;                                                                 \
-		}                                                                                 \
-		struct ct_thread *t = ct_thread_fast();                                           \
-		if (!t || !ct_enter_fast(t, CT_FAM_EVP))                                          \
-			return real args;                                                         \
-		int r;                                                                            \
-		if (cipher || engine) {                                                           \
-			if (cipher) { /* CRYPTRACE_ROUTE: swap in the provider's cipher */        \
-				uint32_t route_;                                                  \
-				uint32_t guard_ = t->guard;                                       \
-				t->guard = CT_GUARD_ALL;                                          \
-				const EVP_CIPHER *sub_ = ct_route_evp_cipher(cipher, engine, enc, &route_); \
-				t->guard = guard_;                                                \
-				if (sub_)                                                         \
-					cipher = sub_;                                            \
-			}                                                                         \
-			ct_span_interrupt(t);                                                     \
-			uint64_t t0_ = ct_clock_now();                                            \
-			r = real args;                                                            \
-			uint64_t t1_ = ct_clock_now();                                            \
-			int e = errno;                                                            \
-			uint32_t id_ = after_init(t, #fn, ctx, cipher, engine, enc, r, key != NULL, \
-						  iv != NULL, ra_);                               \
-			if (r == 1 && id_ != CT_NO_PATH)                                          \
-				ct_probe_once(t, id_, CT_CELL_PHASE(key ? CT_PHASE_KEY : CT_PHASE_INIT), \
-					      0, t0_, t1_);                                       \
-			ct_leave_fast(t, CT_FAM_EVP);                                             \
-			errno = e;                                                                \
-			return r;                                                                 \
-		}                                                                                 \
-		if (key || iv)                                                                    \
-			PHASE_CALL(t, ctx, key ? CT_PHASE_KEY : CT_PHASE_MSG, 0, r, real args);   \
-		else                                                                              \
-			r = real args;                                                            \
-		int e = errno;                                                                    \
-		after_init(t, #fn, ctx, cipher, engine, enc, r, key != NULL, iv != NULL, ra_);    \
-		ct_leave_fast(t, CT_FAM_EVP);                                                     \
-		errno = e;                                                                        \
-		return r;                                                                         \
-	}
-
-INIT_HOOK(EVP_CipherInit, (EVP_CIPHER_CTX * ctx, const EVP_CIPHER *cipher, const unsigned char *key,
-			   const unsigned char *iv, int enc),
-	  (ctx, cipher, key, iv, enc), cipher, NULL, enc)
-INIT_HOOK(EVP_CipherInit_ex, (EVP_CIPHER_CTX * ctx, const EVP_CIPHER *cipher, ENGINE *impl,
-			      const unsigned char *key, const unsigned char *iv, int enc),
-	  (ctx, cipher, impl, key, iv, enc), cipher, impl, enc)
-INIT_HOOK(EVP_CipherInit_ex2, (EVP_CIPHER_CTX * ctx, const EVP_CIPHER *cipher, const unsigned char *key,
-			       const unsigned char *iv, int enc, const OSSL_PARAM params[]),
-	  (ctx, cipher, key, iv, enc, params), cipher, NULL, enc)
-INIT_HOOK(EVP_EncryptInit, (EVP_CIPHER_CTX * ctx, const EVP_CIPHER *cipher, const unsigned char *key,
-			    const unsigned char *iv),
-	  (ctx, cipher, key, iv), cipher, NULL, 1)
-INIT_HOOK(EVP_EncryptInit_ex, (EVP_CIPHER_CTX * ctx, const EVP_CIPHER *cipher, ENGINE *impl,
-			       const unsigned char *key, const unsigned char *iv),
-	  (ctx, cipher, impl, key, iv), cipher, impl, 1)
-INIT_HOOK(EVP_EncryptInit_ex2, (EVP_CIPHER_CTX * ctx, const EVP_CIPHER *cipher, const unsigned char *key,
-				const unsigned char *iv, const OSSL_PARAM params[]),
-	  (ctx, cipher, key, iv, params), cipher, NULL, 1)
-INIT_HOOK(EVP_DecryptInit, (EVP_CIPHER_CTX * ctx, const EVP_CIPHER *cipher, const unsigned char *key,
-			    const unsigned char *iv),
-	  (ctx, cipher, key, iv), cipher, NULL, 0)
-INIT_HOOK(EVP_DecryptInit_ex, (EVP_CIPHER_CTX * ctx, const EVP_CIPHER *cipher, ENGINE *impl,
-			       const unsigned char *key, const unsigned char *iv),
-	  (ctx, cipher, impl, key, iv), cipher, impl, 0)
-INIT_HOOK(EVP_DecryptInit_ex2, (EVP_CIPHER_CTX * ctx, const EVP_CIPHER *cipher, const unsigned char *key,
-				const unsigned char *iv, const OSSL_PARAM params[]),
-	  (ctx, cipher, key, iv, params), cipher, NULL, 0)
-
-/* ---- data calls (the hot path) ------------------------------------------------------------ */
-
-/* The ctx's path for this entry; switches the ctx to the entry's variant on its first data call. */
-static uint32_t data_path(const EVP_CIPHER_CTX *ctx, uint8_t entry)
-{
-	uint32_t id = ct_ctxmap_lookup_inline(&ct_global_ctxmap, ctx);
-	if (CT_UNLIKELY(id == CT_NO_PATH))
-		return id;
-	if (CT_UNLIKELY(ct_path_entry(id) != entry)) {
-		id = ct_path_variant(id, ct_path_dir(id), entry);
-		ct_ctxmap_set(ctx, id);
-	}
-	return id;
-}
-
-static bool data_reals_ready(void);
-
-/* The counters of ctx's path on this thread, through the thread's one-entry cache, and the path.
- * NULL: a ctx we never saw initialised (made before the preload could see it): passed through
- * uncounted. */
-static __attribute__((noinline)) struct ct_counters *data_counters_slow(struct ct_thread *t, const EVP_CIPHER_CTX *ctx,
-									uint8_t entry, uint32_t *path_out)
-{
-	uint32_t gen = atomic_load_explicit(&ct_ctxmap_gen, memory_order_relaxed);
-	uint32_t path = data_path(ctx, entry);
-	struct ct_counters *c = path == CT_NO_PATH ? NULL : ct_counters_of(t, path);
-	*path_out = path;
-	if (!c) {
-		atomic_fetch_add_explicit(&ct_g.hooked_calls_slow, 1, memory_order_relaxed);
-		return NULL;
-	}
-	/* The fast paths do not check their real pointers: a cached ctx means all four are known. */
-	if (CT_UNLIKELY(!data_reals_ready()))
-		return c;
-	/* data_path may have re-mapped ctx (bumping the generation): cache under the newest one */
-	if (path != CT_NO_PATH && ct_ctxmap_get(ctx) == path)
-		gen = atomic_load_explicit(&ct_ctxmap_gen, memory_order_relaxed);
-	t->hot_ctx = ctx;
-	t->hot_c = c;
-	t->hot_path = path;
-	t->hot_entry = entry;
-	t->hot_gen = gen;
-	t->hot_len = CT_HOT_NO_LEN;
-	return c;
 }
 
 /*
- * The fast path's cache key of a request: its length, its data entry and whether it has an output
- * buffer. An update's is its int length, sign-extended (negative lengths: bits 31-63 set);
- * EVP_Cipher's is its unsigned length with HOT_KEY_CIPHER set, or all ones without input. A call
- * without output (AAD) has HOT_KEY_NO_OUT set, and no cached key ever does: only data requests
- * are cached. So the keys of the two entries never meet, and none is CT_HOT_NO_LEN (bit 40 alone).
+ * Every init. One naming a cipher (or an engine) sets a context up: routed (CRYPTRACE_ROUTE swaps
+ * in the provider's cipher), classified, and timed alone (microseconds: a fetch, the provider's
+ * context, the key schedule), as a key set-up when a key is given; our classification must not
+ * fall inside a span, so the span ends here. One on a context already set up is a phase of the
+ * path's work: a key set (a key schedule) or a message's IV. ra: where the program called.
  */
-#define HOT_KEY_CIPHER (1ull << 41)
-#define HOT_KEY_NO_OUT (1ull << 42)
-#define HOT_KEY_ENTRY(entry) ((entry) == CT_ENTRY_EVP_CIPHER ? HOT_KEY_CIPHER : 0)
-
-/* Remember the request just counted, when the fast path may count the next one with that key on
- * its own: the key says its byte count (a data request), and a request of that size is not
- * always sampled. */
-static inline void hot_remember_len(struct ct_thread *t, uint64_t key, uint64_t entry_bits,
-				    uint64_t bytes, unsigned ci)
+static int init_hook(void *real, enum init_form form, bool has_enc, struct init_call *c, const void *ra)
 {
-	if (CT_LIKELY(key == (bytes | entry_bits) && bytes < ct_sample_all_bytes)) {
-		t->hot_len = key;
-		t->hot_bytes = bytes;
-		t->hot_ci = (uint8_t)ci;
-		t->hot_sb = &t->hot_c->cell[ci];
+	if (CT_UNLIKELY(!real)) {
+		errno = ENOSYS;
+		return 0;
+	}
+	struct ct_thread *t = ct_thread_get();
+	if (!t || !ct_enter_fast(t, CT_FAM_EVP))
+		return init_run(real, form, has_enc, c);
+	int r, e;
+	if (c->cipher || c->impl) {
+		if (c->cipher) {
+			uint32_t route, guard = ct_guard_all(t);
+			const EVP_CIPHER *sub = ct_route_evp_cipher(c->cipher, c->impl, c->enc, &route);
+			ct_guard_restore(t, guard);
+			if (sub)
+				c->cipher = sub;
+		}
+		ct_span_interrupt(t);
+		uint64_t t0 = ct_clock_now();
+		r = init_run(real, form, has_enc, c);
+		uint64_t t1 = ct_clock_now();
+		e = errno;
+		uint32_t id = after_init(t, c->name, c->ctx, c->cipher, c->impl, c->enc, r, c->key != NULL,
+					 c->iv != NULL, ra);
+		if (r == 1 && id != CT_NO_PATH)
+			ct_probe_once(t, id, CT_CELL_PHASE(c->key ? CT_PHASE_KEY : CT_PHASE_INIT), 0, t0, t1);
 	} else {
-		t->hot_len = CT_HOT_NO_LEN;
+		struct ct_timed tm = { .what = 0 };
+		if (c->key || c->iv)
+			ct_evp_phase_begin(t, c->ctx, c->key ? CT_PHASE_KEY : CT_PHASE_MSG, 0, &tm);
+		r = init_run(real, form, has_enc, c);
+		ct_timed_end(t, &tm);
+		e = errno;
+		after_init(t, c->name, c->ctx, NULL, NULL, c->enc, r, c->key != NULL, c->iv != NULL, ra);
 	}
-}
-
-/* What an update does, from its arguments: data (the size bucket of its length), AAD (no output
- * buffer), or CCM's length-only call (neither buffer: the message's length, no data). */
-static inline unsigned update_cell(const void *out, const void *in, int inl)
-{
-	if (CT_LIKELY(out != NULL))
-		return ct_cell_of_size(inl > 0 ? (uint64_t)inl : 0);
-	return CT_CELL_PHASE(in ? CT_PHASE_AAD : CT_PHASE_MSG);
-}
-
-/* EVP_Cipher's: a custom cipher (GCM, CCM, OCB in OpenSSH and TLS 1.2) takes its AAD with no
- * output buffer and computes its tag with no input. */
-static inline unsigned cipher_cell(const void *out, const void *in, unsigned inl)
-{
-	if (!in)
-		return CT_CELL_PHASE(CT_PHASE_FINAL);
-	return out ? ct_cell_of_size(inl) : CT_CELL_PHASE(CT_PHASE_AAD);
-}
-
-/* A failed data call: counted, then the call ends (out of line and returning r, so that only t
- * lives across the real call on the fast path). */
-static __attribute__((noinline)) int data_error_leave(struct ct_thread *t, struct ct_counters *c, int r)
-{
-	CT_ADD(c->errors, 1);
 	ct_leave_fast(t, CT_FAM_EVP);
+	errno = e;
 	return r;
 }
 
-/* A data function's real pointer is written once, from NULL (a thread that resolved it too late
- * writes nothing), with release: the fast path's plain read of it, ordered after
- * data_reals_ready()'s acquire loads, then never races with a write. */
-static void publish_real(void **slot, void *real)
+#define RA() __builtin_return_address(0)
+
+CT_EXPORT int EVP_CipherInit(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cipher, const unsigned char *key,
+			     const unsigned char *iv, int enc)
 {
-	void *expected = NULL;
-	if (real)
-		__atomic_compare_exchange_n(slot, &expected, real, false, __ATOMIC_RELEASE,
-					    __ATOMIC_RELAXED);
+	struct init_call c = { "EVP_CipherInit", ctx, cipher, NULL, key, iv, enc, NULL };
+	return init_hook(CT_REAL(EVP_CipherInit), INIT_PLAIN, true, &c, RA());
 }
 
-/* Shared body. The exported hook is the fast path only: this thread's state exists, no EVP call
- * is in progress, ctx is the one this thread used last and the request has the length of the
- * last one (its counters and cell cached). It counts the call exactly (before it runs) and calls
- * the real function with nothing but the thread pointer kept across the call. Everything else
- * (first call, another ctx or length, AAD, nested call, a sample or a span's end: timing.h) is a
- * tail call to an out-of-line path. len_key is the request's key as the cache knows it (above);
- * cell_expr says what the call does (update_cell / cipher_cell). */
-#define DATA_HOOK(fn, ret_t, params, args, entry, bytes_expr, len_key, ok_expr, cell_expr)        \
-	static __typeof__(&fn) fn##_real;                                                         \
-	static ret_t fn##_slow(CT_UNPAREN params);                                                \
-	/* a call counted on c (cell ci) that ends a span or is a sample */                        \
-	static __attribute__((noinline)) ret_t fn##_timed(struct ct_thread *t, struct ct_counters *c, \
-							  uint32_t path, unsigned ci, uint64_t bytes,  \
-							  CT_UNPAREN params)                       \
-	{                                                                                         \
-		__typeof__(&fn) real = __atomic_load_n(&fn##_real, __ATOMIC_RELAXED);             \
-		struct ct_timed tm;                                                               \
-		ct_timed_begin(t, &tm, c, path, ci, bytes);                                       \
-		ret_t r = real args;                                                              \
-		ct_timed_end(t, &tm);                                                             \
-		if (CT_UNLIKELY(!(ok_expr)))                                                      \
-			CT_ADD(c->errors, 1);                                                     \
-		ct_leave_fast(t, CT_FAM_EVP);                                                     \
-		return r;                                                                         \
-	}                                                                                         \
-	/* a call on c, counted in its cell, then run (timed when ct_tick says so) */             \
-	static inline ret_t fn##_counted(struct ct_thread *t, struct ct_counters *c, uint32_t path, \
-					 __typeof__(&fn) real, bool cache, CT_UNPAREN params)     \
-	{                                                                                         \
-		const uint64_t bytes = (bytes_expr);                                              \
-		const unsigned ci = (cell_expr);                                                  \
-		bool timed = ct_tick(t, c, ci, bytes);                                            \
-		if (cache)                                                                        \
-			hot_remember_len(t, (len_key), HOT_KEY_ENTRY(entry), bytes, ci);          \
-		if (CT_UNLIKELY(timed))                                                           \
-			return fn##_timed(t, c, path, ci, bytes, CT_UNPAREN args);                \
-		ret_t r = real args;                                                              \
-		if (CT_UNLIKELY(!(ok_expr)))                                                      \
-			return data_error_leave(t, c, r);                                         \
-		ct_leave_fast(t, CT_FAM_EVP);                                                     \
-		return r;                                                                         \
-	}                                                                                         \
-	/* the cached ctx with another length (or entry, or an AAD call): count it, cache it */   \
-	static __attribute__((noinline)) ret_t fn##_len_miss(struct ct_thread *t,                 \
-							     CT_UNPAREN params)                   \
-	{                                                                                         \
-		if (CT_UNLIKELY(t->hot_entry != (entry))) {                                       \
-			ct_leave_fast(t, CT_FAM_EVP);                                             \
-			return fn##_slow args;                                                    \
-		}                                                                                 \
-		return fn##_counted(t, t->hot_c, t->hot_path,                                     \
-				    __atomic_load_n(&fn##_real, __ATOMIC_RELAXED), true,          \
-				    CT_UNPAREN args);                                             \
-	}                                                                                         \
-	static __attribute__((noinline)) ret_t fn##_slow(CT_UNPAREN params)                       \
-	{                                                                                         \
-		__typeof__(&fn) real = __atomic_load_n(&fn##_real, __ATOMIC_ACQUIRE);             \
-		if (CT_UNLIKELY(!real)) {                                                         \
-			real = (__typeof__(&fn))ct_resolve(#fn);                                  \
-			if (!real) {                                                              \
-				errno = ENOSYS;                                                   \
-				return 0;                                                         \
-			}                                                                         \
-			publish_real((void **)&fn##_real, (void *)real);                          \
-		}                                                                                 \
-		struct ct_thread *t = ct_thread_fast();                                           \
-		if (!t || !ct_enter_fast(t, CT_FAM_EVP))                                          \
-			return real args;                                                         \
-		uint32_t path;                                                                    \
-		struct ct_counters *c = data_counters_slow(t, ctx, entry, &path);                 \
-		if (CT_UNLIKELY(!c)) {                                                            \
-			ret_t r_ = real args;                                                     \
-			ct_leave_fast(t, CT_FAM_EVP);                                             \
-			return r_;                                                                \
-		}                                                                                 \
-		return fn##_counted(t, c, path, real, t->hot_ctx == ctx, CT_UNPAREN args);        \
-	}                                                                                         \
-	CT_EXPORT ret_t fn params                                                                 \
-	{                                                                                         \
-		/* no state yet: ct_thread_none, whose guard bits are all set */                 \
-		struct ct_thread *t = ct_tls_thread;                                              \
-		if (CT_UNLIKELY(t->guard & (1u << CT_FAM_EVP)))                                   \
-			return fn##_slow args;                                                    \
-		t->guard |= 1u << CT_FAM_EVP;                                                     \
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);                                          \
-		if (CT_UNLIKELY(ctx != t->hot_ctx || t->hot_gen != ct_hot_load32(&ct_ctxmap_gen))) { \
-			t->guard &= ~(1u << CT_FAM_EVP);                                          \
-			__atomic_signal_fence(__ATOMIC_SEQ_CST);                                  \
-			return fn##_slow args;                                                    \
-		}                                                                                 \
-		if (CT_UNLIKELY((uint64_t)(len_key) != t->hot_len))                               \
-			return fn##_len_miss(t, CT_UNPAREN args);                                 \
-		/* a cached key: this entry, this byte count, below the always-timed size */     \
-		struct ct_size_bucket *sb = t->hot_sb;                                            \
-		CT_HOT_ADD(sb->calls, 1);                                                         \
-		CT_HOT_ADD(sb->bytes, t->hot_bytes);                                              \
-		if (CT_UNLIKELY(--t->countdown == 0))                                             \
-			return fn##_timed(t, t->hot_c, t->hot_path, t->hot_ci, t->hot_bytes,      \
-					  CT_UNPAREN args);                                       \
-		/* a plain read: the hot cache is only filled after data_reals_ready() saw all four \
-		 * pointers set (acquire), and they never change after that */                   \
-		ret_t r = CT_HOT_LOAD_PTR(fn##_real) args;                                        \
-		if (CT_UNLIKELY(!(ok_expr)))                                                      \
-			return data_error_leave(t, t->hot_c, r);                                  \
-		ct_leave_fast(t, CT_FAM_EVP);                                                     \
-		return r;                                                                         \
-	}
-
-/* CT_UNPAREN (a, b) -> a, b: a parenthesised parameter or argument list spliced into another */
-#define CT_UNPAREN(...) __VA_ARGS__
-
-/* An update's bytes: its input (data or AAD); CCM's length-only call carries none. */
-#define UPDATE_BYTES (in && inl > 0 ? (uint64_t)inl : 0)
-#define UPDATE_KEY ((uint64_t)(int64_t)inl | (out ? 0 : HOT_KEY_NO_OUT))
-
-DATA_HOOK(EVP_EncryptUpdate, int, (EVP_CIPHER_CTX * ctx, unsigned char *out, int *outl, const unsigned char *in,
-			      int inl),
-	  (ctx, out, outl, in, inl), CT_ENTRY_EVP_UPDATE, UPDATE_BYTES, UPDATE_KEY, r == 1,
-	  update_cell(out, in, inl))
-DATA_HOOK(EVP_DecryptUpdate, int, (EVP_CIPHER_CTX * ctx, unsigned char *out, int *outl, const unsigned char *in,
-			      int inl),
-	  (ctx, out, outl, in, inl), CT_ENTRY_EVP_UPDATE, UPDATE_BYTES, UPDATE_KEY, r == 1,
-	  update_cell(out, in, inl))
-DATA_HOOK(EVP_CipherUpdate, int, (EVP_CIPHER_CTX * ctx, unsigned char *out, int *outl, const unsigned char *in,
-			     int inl),
-	  (ctx, out, outl, in, inl), CT_ENTRY_EVP_UPDATE, UPDATE_BYTES, UPDATE_KEY, r == 1,
-	  update_cell(out, in, inl))
-/* EVP_Cipher returns 1/0, or a byte count / -1 for ciphers with their own framing (GCM in TLS) */
-DATA_HOOK(EVP_Cipher, int, (EVP_CIPHER_CTX * ctx, unsigned char *out, const unsigned char *in, unsigned int inl),
-	  (ctx, out, in, inl), CT_ENTRY_EVP_CIPHER, in ? (uint64_t)inl : 0,
-	  in ? (uint64_t)inl | HOT_KEY_CIPHER | (out ? 0 : HOT_KEY_NO_OUT) : UINT64_MAX,
-	  r > 0 || (r == 0 && !in), cipher_cell(out, in, inl))
-
-/* Resolves the four data functions' real pointers together (once); until all four are known no
- * ctx is cached, so every call takes the slow path, which checks its own. */
-static bool data_reals_ready(void)
+CT_EXPORT int EVP_CipherInit_ex(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cipher, ENGINE *impl,
+				const unsigned char *key, const unsigned char *iv, int enc)
 {
-	static _Atomic bool ready;
-	if (CT_LIKELY(atomic_load_explicit(&ready, memory_order_acquire)))
-		return true;
-	bool all = true;
-#define RESOLVE_REAL(fn)                                                                          \
-	if (!__atomic_load_n(&fn##_real, __ATOMIC_ACQUIRE))                                       \
-		publish_real((void **)&fn##_real, ct_resolve(#fn));                               \
-	all = all && __atomic_load_n(&fn##_real, __ATOMIC_ACQUIRE);
-	RESOLVE_REAL(EVP_EncryptUpdate)
-	RESOLVE_REAL(EVP_DecryptUpdate)
-	RESOLVE_REAL(EVP_CipherUpdate)
-	RESOLVE_REAL(EVP_Cipher)
-#undef RESOLVE_REAL
-	if (!all)
-		return false;
-	atomic_store_explicit(&ready, true, memory_order_release);
-	return true;
+	struct init_call c = { "EVP_CipherInit_ex", ctx, cipher, impl, key, iv, enc, NULL };
+	return init_hook(CT_REAL(EVP_CipherInit_ex), INIT_EX, true, &c, RA());
+}
+
+CT_EXPORT int EVP_CipherInit_ex2(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cipher, const unsigned char *key,
+				 const unsigned char *iv, int enc, const OSSL_PARAM params[])
+{
+	struct init_call c = { "EVP_CipherInit_ex2", ctx, cipher, NULL, key, iv, enc, params };
+	return init_hook(CT_REAL(EVP_CipherInit_ex2), INIT_EX2, true, &c, RA());
+}
+
+CT_EXPORT int EVP_EncryptInit(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cipher, const unsigned char *key,
+			      const unsigned char *iv)
+{
+	struct init_call c = { "EVP_EncryptInit", ctx, cipher, NULL, key, iv, 1, NULL };
+	return init_hook(CT_REAL(EVP_EncryptInit), INIT_PLAIN, false, &c, RA());
+}
+
+CT_EXPORT int EVP_EncryptInit_ex(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cipher, ENGINE *impl,
+				 const unsigned char *key, const unsigned char *iv)
+{
+	struct init_call c = { "EVP_EncryptInit_ex", ctx, cipher, impl, key, iv, 1, NULL };
+	return init_hook(CT_REAL(EVP_EncryptInit_ex), INIT_EX, false, &c, RA());
+}
+
+CT_EXPORT int EVP_EncryptInit_ex2(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cipher, const unsigned char *key,
+				  const unsigned char *iv, const OSSL_PARAM params[])
+{
+	struct init_call c = { "EVP_EncryptInit_ex2", ctx, cipher, NULL, key, iv, 1, params };
+	return init_hook(CT_REAL(EVP_EncryptInit_ex2), INIT_EX2, false, &c, RA());
+}
+
+CT_EXPORT int EVP_DecryptInit(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cipher, const unsigned char *key,
+			      const unsigned char *iv)
+{
+	struct init_call c = { "EVP_DecryptInit", ctx, cipher, NULL, key, iv, 0, NULL };
+	return init_hook(CT_REAL(EVP_DecryptInit), INIT_PLAIN, false, &c, RA());
+}
+
+CT_EXPORT int EVP_DecryptInit_ex(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cipher, ENGINE *impl,
+				 const unsigned char *key, const unsigned char *iv)
+{
+	struct init_call c = { "EVP_DecryptInit_ex", ctx, cipher, impl, key, iv, 0, NULL };
+	return init_hook(CT_REAL(EVP_DecryptInit_ex), INIT_EX, false, &c, RA());
+}
+
+CT_EXPORT int EVP_DecryptInit_ex2(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cipher, const unsigned char *key,
+				  const unsigned char *iv, const OSSL_PARAM params[])
+{
+	struct init_call c = { "EVP_DecryptInit_ex2", ctx, cipher, NULL, key, iv, 0, params };
+	return init_hook(CT_REAL(EVP_DecryptInit_ex2), INIT_EX2, false, &c, RA());
 }
 
 /* ---- final, context life cycle, fetch ----------------------------------------------------- */
 
 /* A final: a phase of the operation (CBC's padding block, an AEAD's tag), and the end of a
  * message; failures noted (a bad decrypt is the usual one). */
-#define FINAL_HOOK(fn)                                                                            \
-	CT_EXPORT int fn(EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl)                      \
-	{                                                                                         \
-		__typeof__(&fn) real = CT_REAL(fn);                                               \
-		if (CT_UNLIKELY(!real)) {                                                         \
-			errno = ENOSYS;                                                           \
-			return 0;                                                                 \
-		}                                                                                 \
-		struct ct_thread *t = ct_thread_fast();                                           \
-		if (!t || !ct_enter_fast(t, CT_FAM_EVP))                                          \
-			return real(ctx, out, outl);                                              \
-		int r;                                                                            \
-		PHASE_CALL(t, ctx, CT_PHASE_FINAL, 0, r, real(ctx, out, outl));                   \
-		if (CT_UNLIKELY(r != 1)) {                                                        \
-			int e = errno;                                                            \
-			uint32_t g = t->guard;                                                    \
-			t->guard = CT_GUARD_ALL;                                                  \
-			record_failure(#fn, ct_ctxmap_get(ctx), r);                               \
-			t->guard = g;                                                             \
-			errno = e;                                                                \
-		}                                                                                 \
-		ct_leave_fast(t, CT_FAM_EVP);                                                     \
-		return r;                                                                         \
+static int final_hook(const char *name, int (*real)(EVP_CIPHER_CTX *, unsigned char *, int *),
+		      EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl)
+{
+	if (CT_UNLIKELY(!real)) {
+		errno = ENOSYS;
+		return 0;
 	}
+	struct ct_thread *t = ct_thread_get();
+	if (!t || !ct_enter_fast(t, CT_FAM_EVP))
+		return real(ctx, out, outl);
+	struct ct_timed tm;
+	ct_evp_phase_begin(t, ctx, CT_PHASE_FINAL, 0, &tm);
+	int r = real(ctx, out, outl);
+	ct_timed_end(t, &tm);
+	if (CT_UNLIKELY(r != 1)) {
+		struct ct_quiet q = ct_quiet_begin(t);
+		record_failure(name, ct_ctxmap_get(ctx), r);
+		ct_quiet_end(t, q);
+	}
+	ct_leave_fast(t, CT_FAM_EVP);
+	return r;
+}
 
-FINAL_HOOK(EVP_EncryptFinal)
-FINAL_HOOK(EVP_EncryptFinal_ex)
-FINAL_HOOK(EVP_DecryptFinal)
-FINAL_HOOK(EVP_DecryptFinal_ex)
-FINAL_HOOK(EVP_CipherFinal)
-FINAL_HOOK(EVP_CipherFinal_ex)
+CT_EXPORT int EVP_EncryptFinal(EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl)
+{
+	return final_hook("EVP_EncryptFinal", CT_REAL(EVP_EncryptFinal), ctx, out, outl);
+}
+
+CT_EXPORT int EVP_EncryptFinal_ex(EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl)
+{
+	return final_hook("EVP_EncryptFinal_ex", CT_REAL(EVP_EncryptFinal_ex), ctx, out, outl);
+}
+
+CT_EXPORT int EVP_DecryptFinal(EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl)
+{
+	return final_hook("EVP_DecryptFinal", CT_REAL(EVP_DecryptFinal), ctx, out, outl);
+}
+
+CT_EXPORT int EVP_DecryptFinal_ex(EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl)
+{
+	return final_hook("EVP_DecryptFinal_ex", CT_REAL(EVP_DecryptFinal_ex), ctx, out, outl);
+}
+
+CT_EXPORT int EVP_CipherFinal(EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl)
+{
+	return final_hook("EVP_CipherFinal", CT_REAL(EVP_CipherFinal), ctx, out, outl);
+}
+
+CT_EXPORT int EVP_CipherFinal_ex(EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl)
+{
+	return final_hook("EVP_CipherFinal_ex", CT_REAL(EVP_CipherFinal_ex), ctx, out, outl);
+}
 
 CT_EXPORT EVP_CIPHER_CTX *EVP_CIPHER_CTX_new(void)
 {
@@ -785,10 +581,13 @@ CT_EXPORT int EVP_CIPHER_CTX_ctrl(EVP_CIPHER_CTX *ctx, int type, int arg, void *
 	} else if (phase >= 0) {
 		/* TLS1_AAD carries the record's 13 AAD bytes (arg) and starts a record */
 		uint64_t bytes = phase == CT_PHASE_AAD && arg > 0 ? (uint64_t)arg : 0;
-		PHASE_CALL(t, ctx, phase, bytes, r, real(ctx, type, arg, ptr));
+		struct ct_timed tm;
+		ct_evp_phase_begin(t, ctx, (enum ct_phase)phase, bytes, &tm);
+		r = real(ctx, type, arg, ptr);
+		ct_timed_end(t, &tm);
 		if (type == EVP_CTRL_AEAD_TLS1_AAD) {
 			uint32_t path;
-			struct ct_counters *c = ctx_counters(t, ctx, &path);
+			struct ct_counters *c = ct_evp_ctx_counters(t, ctx, &path);
 			if (c)
 				CT_ADD(c->tls_records, 1);
 		}

@@ -1,0 +1,392 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * evp_data.c - the EVP data calls (EVP_{Encrypt,Decrypt,Cipher}Update, EVP_Cipher): the hot
+ * path. A call on the context this thread used last, of the length it used last, is counted in
+ * its cached cell and runs (data_fast, inline in each exported hook: a handful of instructions);
+ * everything else (another context or length, AAD, a nested call, a sample or a span's end:
+ * timing.h) goes through data_slow. Also the phase calls' counting on a context's path
+ * (evp_internal.h), which shares the thread's one-entry context cache.
+ */
+#include <openssl/evp.h>
+
+#include "ctxmap.h"
+#include "evp_internal.h"
+#include "internal.h"
+
+extern struct ct_ctxmap ct_global_ctxmap;
+
+/* ---- the four entry points ------------------------------------------------------------------ */
+
+typedef int (*update_fn)(EVP_CIPHER_CTX *, unsigned char *, int *, const unsigned char *, int);
+typedef int (*cipher_fn)(EVP_CIPHER_CTX *, unsigned char *, const unsigned char *, unsigned int);
+
+/* What differs between the entry points: the name to resolve, the entry (part of the path), and
+ * the real function, published once (data_reals_ready). */
+struct data_fn {
+	const char *name;
+	uint8_t entry;
+	void *real;
+};
+static struct data_fn fn_encrypt_update = { "EVP_EncryptUpdate", CT_ENTRY_EVP_UPDATE, NULL };
+static struct data_fn fn_decrypt_update = { "EVP_DecryptUpdate", CT_ENTRY_EVP_UPDATE, NULL };
+static struct data_fn fn_cipher_update = { "EVP_CipherUpdate", CT_ENTRY_EVP_UPDATE, NULL };
+static struct data_fn fn_cipher = { "EVP_Cipher", CT_ENTRY_EVP_CIPHER, NULL };
+
+/* One data call, as the slow path sees it: the arguments of either signature, and what the call
+ * does (its cell, bytes and cache key). */
+struct data_call {
+	EVP_CIPHER_CTX *ctx;
+	unsigned char *out;
+	int *outl;              /* updates only */
+	const unsigned char *in;
+	int64_t inl;            /* an update's int, EVP_Cipher's unsigned int */
+	uint64_t bytes, key;
+	unsigned ci;
+};
+
+static int data_run(const struct data_fn *f, void *real, const struct data_call *c)
+{
+	if (f->entry == CT_ENTRY_EVP_CIPHER)
+		return ((cipher_fn)real)(c->ctx, c->out, c->in, (unsigned int)c->inl);
+	return ((update_fn)real)(c->ctx, c->out, c->outl, c->in, (int)c->inl);
+}
+
+/* EVP_Cipher returns 1/0, or a byte count / -1 for ciphers with their own framing (GCM in TLS);
+ * an update 1 or 0. */
+static bool data_ok(const struct data_fn *f, const struct data_call *c, int r)
+{
+	return f->entry == CT_ENTRY_EVP_CIPHER ? r > 0 || (r == 0 && !c->in) : r == 1;
+}
+
+/*
+ * The fast path's cache key of a request: its length, its data entry and whether it has an output
+ * buffer. An update's is its int length, sign-extended (negative lengths: bits 31-63 set);
+ * EVP_Cipher's is its unsigned length with HOT_KEY_CIPHER set, or all ones without input. A call
+ * without output (AAD) has HOT_KEY_NO_OUT set, and no cached key ever does: only data requests
+ * are cached. So the keys of the two entries never meet, and none is CT_HOT_NO_LEN (bit 40 alone).
+ */
+#define HOT_KEY_CIPHER (1ull << 41)
+#define HOT_KEY_NO_OUT (1ull << 42)
+
+static inline uint64_t update_key(const void *out, int inl)
+{
+	return (uint64_t)(int64_t)inl | (out ? 0 : HOT_KEY_NO_OUT);
+}
+
+static inline uint64_t cipher_key(const void *out, const void *in, unsigned inl)
+{
+	return in ? (uint64_t)inl | HOT_KEY_CIPHER | (out ? 0 : HOT_KEY_NO_OUT) : UINT64_MAX;
+}
+
+/* What an update does: data (the size bucket of its length), AAD (no output buffer), or CCM's
+ * length-only call (neither buffer: the message's length, no data). */
+static struct data_call update_call(EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl,
+				    const unsigned char *in, int inl)
+{
+	struct data_call c = { .ctx = ctx, .out = out, .outl = outl, .in = in, .inl = inl,
+			       .bytes = in && inl > 0 ? (uint64_t)inl : 0, .key = update_key(out, inl) };
+	c.ci = out ? ct_cell_of_size(inl > 0 ? (uint64_t)inl : 0)
+		   : CT_CELL_PHASE(in ? CT_PHASE_AAD : CT_PHASE_MSG);
+	return c;
+}
+
+/* What EVP_Cipher does: a custom cipher (GCM, CCM, OCB in OpenSSH and TLS 1.2) takes its AAD with
+ * no output buffer and computes its tag with no input. */
+static struct data_call cipher_call(EVP_CIPHER_CTX *ctx, unsigned char *out, const unsigned char *in,
+				    unsigned int inl)
+{
+	struct data_call c = { .ctx = ctx, .out = out, .in = in, .inl = inl,
+			       .bytes = in ? inl : 0, .key = cipher_key(out, in, inl) };
+	c.ci = !in ? CT_CELL_PHASE(CT_PHASE_FINAL) : out ? ct_cell_of_size(inl) : CT_CELL_PHASE(CT_PHASE_AAD);
+	return c;
+}
+
+/* ---- the thread's one-entry context cache ---------------------------------------------------- */
+
+/* The ctx's path for this entry; switches the ctx to the entry's variant on its first data call. */
+static uint32_t data_path(const EVP_CIPHER_CTX *ctx, uint8_t entry)
+{
+	uint32_t id = ct_ctxmap_lookup_inline(&ct_global_ctxmap, ctx);
+	if (CT_UNLIKELY(id == CT_NO_PATH))
+		return id;
+	if (CT_UNLIKELY(ct_path_entry(id) != entry)) {
+		id = ct_path_variant(id, ct_path_dir(id), entry);
+		ct_ctxmap_set(ctx, id);
+	}
+	return id;
+}
+
+/* A data function's real pointer is written once, from NULL (a thread that resolved it too late
+ * writes nothing), with release: the fast path's plain read of it, ordered after
+ * data_reals_ready()'s acquire loads, then never races with a write. */
+static void publish_real(void **slot, void *real)
+{
+	void *expected = NULL;
+	if (real)
+		__atomic_compare_exchange_n(slot, &expected, real, false, __ATOMIC_RELEASE,
+					    __ATOMIC_RELAXED);
+}
+
+/* Resolves the four data functions' real pointers together (once); until all four are known no
+ * ctx is cached, so every call takes the slow path, which checks its own. */
+static bool data_reals_ready(void)
+{
+	static _Atomic bool ready;
+	if (CT_LIKELY(atomic_load_explicit(&ready, memory_order_acquire)))
+		return true;
+	struct data_fn *all[] = { &fn_encrypt_update, &fn_decrypt_update, &fn_cipher_update, &fn_cipher };
+	bool have = true;
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		if (!__atomic_load_n(&all[i]->real, __ATOMIC_ACQUIRE))
+			publish_real(&all[i]->real, ct_resolve(all[i]->name));
+		have = have && __atomic_load_n(&all[i]->real, __ATOMIC_ACQUIRE);
+	}
+	if (!have)
+		return false;
+	atomic_store_explicit(&ready, true, memory_order_release);
+	return true;
+}
+
+/* Caches ctx (its counters and path, for entry) as this thread's last context, once every data
+ * function is known (the fast path does not check its real pointer). */
+static void hot_remember_ctx(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, uint8_t entry,
+			     struct ct_counters *c, uint32_t path, uint32_t gen)
+{
+	if (CT_UNLIKELY(!data_reals_ready()))
+		return;
+	/* data_path may have re-mapped ctx (bumping the generation): cache under the newest one */
+	if (ct_ctxmap_get(ctx) == path)
+		gen = atomic_load_explicit(&ct_ctxmap_gen, memory_order_relaxed);
+	t->hot_ctx = ctx;
+	t->hot_c = c;
+	t->hot_path = path;
+	t->hot_entry = entry;
+	t->hot_gen = gen;
+	t->hot_len = CT_HOT_NO_LEN;
+}
+
+/* Remember the request just counted, when the fast path may count the next one with that key on
+ * its own: the key says its byte count (a data request), and a request of that size is not
+ * always sampled. */
+static void hot_remember_len(struct ct_thread *t, uint64_t key, uint8_t entry, uint64_t bytes,
+			     unsigned ci)
+{
+	uint64_t entry_bits = entry == CT_ENTRY_EVP_CIPHER ? HOT_KEY_CIPHER : 0;
+	if (CT_LIKELY(key == (bytes | entry_bits) && bytes < ct_sample_all_bytes)) {
+		t->hot_len = key;
+		t->hot_bytes = bytes;
+		t->hot_ci = (uint8_t)ci;
+		t->hot_sb = &t->hot_c->cell[ci];
+	} else {
+		t->hot_len = CT_HOT_NO_LEN;
+	}
+}
+
+static bool hot_ctx_is(const struct ct_thread *t, const EVP_CIPHER_CTX *ctx)
+{
+	return ctx == t->hot_ctx && t->hot_gen == atomic_load_explicit(&ct_ctxmap_gen, memory_order_relaxed);
+}
+
+struct ct_counters *ct_evp_ctx_counters(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, uint32_t *path)
+{
+	if (hot_ctx_is(t, ctx)) {
+		*path = t->hot_path;
+		return t->hot_c;
+	}
+	*path = ct_ctxmap_get(ctx);
+	return *path == CT_NO_PATH ? NULL : ct_counters_of(t, *path);
+}
+
+void ct_evp_phase_begin(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, enum ct_phase phase,
+			uint64_t bytes, struct ct_timed *tm)
+{
+	uint32_t path;
+	struct ct_counters *c = ct_evp_ctx_counters(t, ctx, &path);
+	const unsigned ci = CT_CELL_PHASE(phase);
+	tm->what = 0;
+	if (c && ct_tick(t, c, ci, bytes))
+		ct_timed_begin(t, tm, c, path, ci, bytes);
+}
+
+/* ---- the slow path ------------------------------------------------------------------------- */
+
+/* A failed data call: counted, then the call ends (out of line and returning r, so that only t
+ * lives across the real call on the fast path). */
+static __attribute__((noinline)) int data_error_leave(struct ct_thread *t, struct ct_counters *c, int r)
+{
+	CT_ADD(c->errors, 1);
+	ct_leave_fast(t, CT_FAM_EVP);
+	return r;
+}
+
+/* A call counted in its cell that ends a span or is a sample: the fast path's cached cell, or the
+ * slow path's. */
+static __attribute__((noinline)) int data_timed(struct ct_thread *t, const struct data_fn *f,
+						struct ct_counters *c, uint32_t path, const struct data_call *call)
+{
+	void *real = __atomic_load_n(&f->real, __ATOMIC_RELAXED);
+	struct ct_timed tm;
+	ct_timed_begin(t, &tm, c, path, call->ci, call->bytes);
+	int r = data_run(f, real, call);
+	ct_timed_end(t, &tm);
+	if (CT_UNLIKELY(!data_ok(f, call, r)))
+		CT_ADD(c->errors, 1);
+	ct_leave_fast(t, CT_FAM_EVP);
+	return r;
+}
+
+/* Everything the fast path does not take: the first call, another ctx, another length or entry, an
+ * AAD or length-only call, a nested call (passed through), a thread without state yet. */
+static __attribute__((noinline)) int data_slow(struct data_fn *f, const struct data_call *call)
+{
+	void *real = __atomic_load_n(&f->real, __ATOMIC_ACQUIRE);
+	if (CT_UNLIKELY(!real)) {
+		real = ct_resolve(f->name);
+		if (!real) {
+			errno = ENOSYS;
+			return 0;
+		}
+		publish_real(&f->real, real);
+	}
+	struct ct_thread *t = ct_thread_get();
+	if (!t || !ct_enter_fast(t, CT_FAM_EVP))
+		return data_run(f, real, call);
+	/* the cached ctx with another length or entry, or a ctx to look up (and cache) */
+	struct ct_counters *c;
+	uint32_t path;
+	if (hot_ctx_is(t, call->ctx) && t->hot_entry == f->entry) {
+		c = t->hot_c;
+		path = t->hot_path;
+	} else {
+		uint32_t gen = atomic_load_explicit(&ct_ctxmap_gen, memory_order_relaxed);
+		path = data_path(call->ctx, f->entry);
+		c = path == CT_NO_PATH ? NULL : ct_counters_of(t, path);
+		if (CT_UNLIKELY(!c)) { /* a ctx we never saw initialised: passed through uncounted */
+			atomic_fetch_add_explicit(&ct_g.hooked_calls_slow, 1, memory_order_relaxed);
+			int r = data_run(f, real, call);
+			ct_leave_fast(t, CT_FAM_EVP);
+			return r;
+		}
+		hot_remember_ctx(t, call->ctx, f->entry, c, path, gen);
+	}
+	bool timed = ct_tick(t, c, call->ci, call->bytes);
+	if (t->hot_ctx == call->ctx)
+		hot_remember_len(t, call->key, f->entry, call->bytes, call->ci);
+	if (CT_UNLIKELY(timed))
+		return data_timed(t, f, c, path, call);
+	int r = data_run(f, real, call);
+	if (CT_UNLIKELY(!data_ok(f, call, r)))
+		return data_error_leave(t, c, r);
+	ct_leave_fast(t, CT_FAM_EVP);
+	return r;
+}
+
+/* ---- the fast path ------------------------------------------------------------------------- */
+
+enum fast { FAST_RUN, FAST_SAMPLED, FAST_NO };
+
+/*
+ * This thread's state exists (no state yet is ct_thread_none, whose guard bits are all set), no EVP
+ * call is in progress, ctx is the one this thread used last and the request has the key of the
+ * last one: the call is counted in the cached cell (before it runs) and FAST_RUN says it runs with
+ * nothing else to do, FAST_SAMPLED that its countdown ran out (data_timed); both leave the EVP
+ * guard raised. FAST_NO: the slow path.
+ */
+static inline __attribute__((always_inline)) enum fast data_fast(struct ct_thread *t,
+								  const EVP_CIPHER_CTX *ctx, uint64_t key)
+{
+	if (CT_UNLIKELY(t->guard & (1u << CT_FAM_EVP)))
+		return FAST_NO;
+	t->guard |= 1u << CT_FAM_EVP;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (CT_UNLIKELY(ctx != t->hot_ctx || t->hot_gen != ct_hot_load32(&ct_ctxmap_gen) ||
+			key != t->hot_len)) {
+		t->guard &= ~(1u << CT_FAM_EVP);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		return FAST_NO;
+	}
+	struct ct_size_bucket *sb = t->hot_sb;
+	CT_HOT_ADD(sb->calls, 1);
+	CT_HOT_ADD(sb->bytes, t->hot_bytes);
+	return CT_UNLIKELY(--t->countdown == 0) ? FAST_SAMPLED : FAST_RUN;
+}
+
+/* A fast call's sample: the cached cell's counters and path. */
+static __attribute__((noinline)) int data_fast_sampled(struct ct_thread *t, struct data_fn *f,
+						       const struct data_call *call)
+{
+	struct data_call c = *call;
+	c.ci = t->hot_ci;
+	c.bytes = t->hot_bytes;
+	return data_timed(t, f, t->hot_c, t->hot_path, &c);
+}
+
+static inline __attribute__((always_inline)) int data_fast_leave(struct ct_thread *t, int r, bool ok)
+{
+	if (CT_UNLIKELY(!ok))
+		return data_error_leave(t, t->hot_c, r);
+	ct_leave_fast(t, CT_FAM_EVP);
+	return r;
+}
+
+/* The real function's pointer on the fast path: a plain read, the hot cache being filled only
+ * after data_reals_ready() saw all four set (acquire), and they never change after that. */
+#define FAST_REAL(f, type) ((type)CT_HOT_LOAD_PTR((f).real))
+
+/* The fast path's way out to the slow path or to a sample: out of line and with the caller's own
+ * arguments, so that the exported hook needs no stack frame (tail calls). */
+static __attribute__((noinline)) int update_other(struct data_fn *f, enum fast how, EVP_CIPHER_CTX *ctx,
+						  unsigned char *out, int *outl, const unsigned char *in,
+						  int inl)
+{
+	struct data_call c = update_call(ctx, out, outl, in, inl);
+	return how == FAST_SAMPLED ? data_fast_sampled(ct_tls_thread, f, &c) : data_slow(f, &c);
+}
+
+static __attribute__((noinline)) int cipher_other(enum fast how, EVP_CIPHER_CTX *ctx, unsigned char *out,
+						  const unsigned char *in, unsigned int inl)
+{
+	struct data_call c = cipher_call(ctx, out, in, inl);
+	return how == FAST_SAMPLED ? data_fast_sampled(ct_tls_thread, &fn_cipher, &c)
+				   : data_slow(&fn_cipher, &c);
+}
+
+static inline __attribute__((always_inline)) int update_hook(struct data_fn *f, EVP_CIPHER_CTX *ctx,
+							      unsigned char *out, int *outl,
+							      const unsigned char *in, int inl)
+{
+	struct ct_thread *t = ct_tls_thread;
+	enum fast how = data_fast(t, ctx, update_key(out, inl));
+	if (CT_UNLIKELY(how != FAST_RUN))
+		return update_other(f, how, ctx, out, outl, in, inl);
+	int r = FAST_REAL(*f, update_fn)(ctx, out, outl, in, inl);
+	return data_fast_leave(t, r, r == 1);
+}
+
+CT_EXPORT int EVP_EncryptUpdate(EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl, const unsigned char *in,
+				int inl)
+{
+	return update_hook(&fn_encrypt_update, ctx, out, outl, in, inl);
+}
+
+CT_EXPORT int EVP_DecryptUpdate(EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl, const unsigned char *in,
+				int inl)
+{
+	return update_hook(&fn_decrypt_update, ctx, out, outl, in, inl);
+}
+
+CT_EXPORT int EVP_CipherUpdate(EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl, const unsigned char *in,
+			       int inl)
+{
+	return update_hook(&fn_cipher_update, ctx, out, outl, in, inl);
+}
+
+CT_EXPORT int EVP_Cipher(EVP_CIPHER_CTX *ctx, unsigned char *out, const unsigned char *in, unsigned int inl)
+{
+	struct ct_thread *t = ct_tls_thread;
+	enum fast how = data_fast(t, ctx, cipher_key(out, in, inl));
+	if (CT_UNLIKELY(how != FAST_RUN))
+		return cipher_other(how, ctx, out, in, inl);
+	int r = FAST_REAL(fn_cipher, cipher_fn)(ctx, out, in, inl);
+	return data_fast_leave(t, r, r > 0 || (r == 0 && !in));
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * evp_internal.h - what evp.c (contexts: inits, finals, ctrls, life cycle) takes from
+ * evp_data.c (the data calls and the thread's one-entry context cache).
+ */
+#ifndef CT_EVP_INTERNAL_H
+#define CT_EVP_INTERNAL_H
+
+#include <openssl/evp.h>
+
+#include "internal.h"
+
+#pragma GCC visibility push(hidden)
+
+/* The counters of ctx's path on this thread (through the data calls' one-entry cache), and the
+ * path; NULL for a ctx we never saw initialised. */
+struct ct_counters *ct_evp_ctx_counters(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, uint32_t *path);
+
+/* A phase call on ctx (enum ct_phase): counted on ctx's path before the real call runs, and *tm
+ * begun when the call is timed (a sample, or the end of a span); follow the real call with
+ * ct_timed_end(t, tm), which does nothing when it was not. */
+void ct_evp_phase_begin(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, enum ct_phase phase,
+			uint64_t bytes, struct ct_timed *tm);
+
+#pragma GCC visibility pop
+
+#endif
