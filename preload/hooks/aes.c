@@ -92,10 +92,9 @@ static inline uint32_t aes_path_guarded(struct ct_thread *t, enum aes_fn fn, con
 	uint32_t v = atomic_load_explicit(&path_cache[fn][b][dir], memory_order_relaxed);
 	if (CT_LIKELY(v))
 		return v - 1;
-	uint32_t g = t->guard;
-	t->guard = CT_GUARD_ALL;
+	uint32_t g = ct_guard_all(t);
 	uint32_t id = aes_path(fn, key, dir);
-	t->guard = g;
+	ct_guard_restore(t, g);
 	return id;
 }
 
@@ -162,8 +161,7 @@ static bool route_wanted(struct ct_thread *t, enum aes_fn fn, const AES_KEY *key
 	uint8_t r = atomic_load_explicit(&route_cache[fn][b][dir], memory_order_relaxed);
 	if (CT_LIKELY(r == RT_NATIVE))
 		return false;
-	uint32_t g = t->guard;
-	t->guard = CT_GUARD_ALL;
+	uint32_t g = ct_guard_all(t);
 	if (r == RT_UNKNOWN) {
 		r = route_decide(fn, b, dir);
 		atomic_store_explicit(&route_cache[fn][b][dir], r, memory_order_relaxed);
@@ -174,7 +172,7 @@ static bool route_wanted(struct ct_thread *t, enum aes_fn fn, const AES_KEY *key
 		cipher_of(fn, b, cipher, sizeof(cipher));
 		want = ct_route_lookup(ct_route_active(), cipher, dir, bytes) == CT_ROUTE_AESNI;
 	}
-	t->guard = g;
+	ct_guard_restore(t, g);
 	return want;
 }
 
@@ -184,8 +182,7 @@ static uint32_t routed_path(struct ct_thread *t, enum aes_fn fn, const AES_KEY *
 	uint32_t v = atomic_load_explicit(&routed_cache[fn][b][dir], memory_order_relaxed);
 	if (CT_LIKELY(v))
 		return v - 1;
-	uint32_t g = t->guard;
-	t->guard = CT_GUARD_ALL;
+	uint32_t g = ct_guard_all(t);
 	static const uint16_t bits[4] = { 128, 192, 256, 0 };
 	char cipher[32];
 	cipher_of(fn, b, cipher, sizeof(cipher));
@@ -208,7 +205,7 @@ static uint32_t routed_path(struct ct_thread *t, enum aes_fn fn, const AES_KEY *
 		}
 		atomic_store_explicit(&routed_cache[fn][b][dir], id + 1, memory_order_relaxed);
 	}
-	t->guard = g;
+	ct_guard_restore(t, g);
 	return id;
 }
 
@@ -218,15 +215,14 @@ static void route_missed(struct ct_thread *t, enum aes_fn fn, const AES_KEY *key
 	unsigned b = bits_index(key);
 	if (atomic_exchange_explicit(&fallback_said[fn][b][dir], 1, memory_order_relaxed))
 		return;
-	uint32_t g = t->guard;
-	t->guard = CT_GUARD_ALL;
+	uint32_t g = ct_guard_all(t);
 	char cipher[32];
 	cipher_of(fn, b, cipher, sizeof(cipher));
 	ct_event(CT_EV_FALLBACK, "AES_*", 0, 0, CT_NO_PATH, true,
 		 "route aesni -> native: %s %s: AES_KEY not set up by AES_set_%s_key under the preload, "
 		 "changed since, or of the other direction", cipher, dir_word(dir),
 		 fn == F_CFB128 || fn == F_OFB || dir == CT_DIR_ENCRYPT ? "encrypt" : "decrypt");
-	t->guard = g;
+	ct_guard_restore(t, g);
 }
 
 /* A routed call the route could not serve after all: its count moves from the routed path's
@@ -251,175 +247,252 @@ static inline uint8_t enc_dir(int enc)
 	return enc == AES_ENCRYPT ? CT_DIR_ENCRYPT : CT_DIR_DECRYPT;
 }
 
-/* void hooks: count `bytes` on the path of (fn, key, dir). */
-#define VOID_HOOK(fn, params, args, kind, key, dir, bytes_expr)                                   \
-	CT_EXPORT void fn params                                                                  \
-	{                                                                                         \
-		__typeof__(&fn) real = CT_REAL(fn);                                               \
-		if (CT_UNLIKELY(!real))                                                           \
-			return;                                                                   \
-		struct ct_thread *t = ct_thread_fast();                                           \
-		if (CT_UNLIKELY(!t || !aes_enter(t))) {                                           \
-			real args;                                                                \
-			return;                                                                   \
-		}                                                                                 \
-		uint32_t path = aes_path_guarded(t, kind, key, dir);                              \
-		uint64_t bytes = (bytes_expr);                                                    \
-		(void)route_wanted(t, kind, key, dir, bytes); /* never: says so once if asked */  \
-		struct ct_counters *c = path != CT_NO_PATH ? ct_counters_of(t, path) : NULL;      \
-		unsigned ci = ct_cell_of_size(bytes);                                             \
-		if (c && ct_tick(t, c, ci, bytes)) {                                              \
-			struct ct_timed tm;                                                       \
-			ct_timed_begin(t, &tm, c, path, ci, bytes);                               \
-			real args;                                                                \
-			ct_timed_end(t, &tm);                                                     \
-		} else {                                                                          \
-			real args;                                                                \
-		}                                                                                 \
-		ct_leave_fast(t, CT_FAM_AES);                                                     \
+/* One low-level call on its way through: its path's counters, its cell and its timing. */
+struct aes_op {
+	struct ct_thread *t; /* NULL: the call passes straight through */
+	enum aes_fn fn;
+	const AES_KEY *key;
+	uint8_t dir;
+	bool routed;         /* the route wants the backend to serve it */
+	uint64_t bytes;
+	unsigned ci;
+	struct ct_counters *c;
+	struct ct_timed tm;
+};
+
+/* Starts a call (before the real or routed work): counted on its path, the routed one when the
+ * route wants it (asked of every function: one that cannot be routed is said so once, then never
+ * again), and timed when a sample or a span's end falls on it. op->t is NULL when the call passes
+ * straight through: no state yet, or inside an EVP or AES call of ours. */
+static void aes_begin(struct aes_op *op, enum aes_fn fn, const AES_KEY *key, uint8_t dir, uint64_t bytes)
+{
+	*op = (struct aes_op){ .fn = fn, .key = key, .dir = dir, .bytes = bytes };
+	struct ct_thread *t = ct_thread_get();
+	if (CT_UNLIKELY(!t || !aes_enter(t)))
+		return;
+	op->t = t;
+	op->routed = route_wanted(t, fn, key, dir, bytes);
+	uint32_t path = op->routed ? routed_path(t, fn, key, dir) : aes_path_guarded(t, fn, key, dir);
+	op->c = path != CT_NO_PATH ? ct_counters_of(t, path) : NULL;
+	op->ci = ct_cell_of_size(bytes);
+	if (op->c && ct_tick(t, op->c, op->ci, bytes))
+		ct_timed_begin(t, &op->tm, op->c, path, op->ci, bytes);
+}
+
+/* The route wanted the call but the backend could not serve it (logged once): native runs it,
+ * and it is counted there. Nothing for a call that was not routed. */
+static void aes_route_missed(struct aes_op *op)
+{
+	if (!op->routed)
+		return;
+	route_missed(op->t, op->fn, op->key, op->dir);
+	route_recount(op->t, op->c, op->ci, aes_path_guarded(op->t, op->fn, op->key, op->dir), op->bytes);
+	op->routed = false;
+}
+
+static void aes_end(struct aes_op *op, bool ok)
+{
+	if (!op->t)
+		return;
+	ct_timed_end(op->t, &op->tm);
+	if (op->c && !ok)
+		CT_ADD(op->c->errors, 1);
+	ct_leave_fast(op->t, CT_FAM_AES);
+}
+
+/* The real function with these arguments, when libcrypto has it. */
+#define AES_REAL(fn, ...)                                                                         \
+	do {                                                                                      \
+		__typeof__(&fn) real_ = CT_REAL(fn);                                              \
+		if (real_)                                                                        \
+			real_(__VA_ARGS__);                                                       \
+	} while (0)
+
+/* The hooks. `served` is what the backend did when the route asked it to (false: run natively). */
+
+CT_EXPORT void AES_encrypt(const unsigned char *in, unsigned char *out, const AES_KEY *key)
+{
+	struct aes_op op;
+	aes_begin(&op, F_BLOCK, key, CT_DIR_ENCRYPT, AES_BLOCK_SIZE);
+	if (!(op.routed && ct_lowlevel_block(key, in, out, true))) {
+		aes_route_missed(&op);
+		AES_REAL(AES_encrypt, in, out, key);
 	}
+	aes_end(&op, true);
+}
 
-/* void hooks that a route may serve: serve_expr returns true when the backend did the work. */
-#define ROUTED_HOOK(fn, params, args, kind, key, dir, bytes_expr, serve_expr)                      \
-	CT_EXPORT void fn params                                                                  \
-	{                                                                                         \
-		__typeof__(&fn) real = CT_REAL(fn);                                               \
-		if (CT_UNLIKELY(!real))                                                           \
-			return;                                                                   \
-		struct ct_thread *t = ct_thread_fast();                                           \
-		if (CT_UNLIKELY(!t || !aes_enter(t))) {                                           \
-			real args;                                                                \
-			return;                                                                   \
-		}                                                                                 \
-		uint8_t dir_ = (dir);                                                             \
-		uint64_t bytes = (bytes_expr);                                                    \
-		bool want_ = route_wanted(t, kind, key, dir_, bytes);                             \
-		uint32_t path = want_ ? routed_path(t, kind, key, dir_)                           \
-				      : aes_path_guarded(t, kind, key, dir_);                     \
-		struct ct_counters *c = path != CT_NO_PATH ? ct_counters_of(t, path) : NULL;      \
-		unsigned ci = ct_cell_of_size(bytes);                                             \
-		struct ct_timed tm = { .what = 0 };                                               \
-		if (c && ct_tick(t, c, ci, bytes))                                                \
-			ct_timed_begin(t, &tm, c, path, ci, bytes);                               \
-		if (want_ && !(serve_expr)) {                                                     \
-			/* the route could not serve it (logged once): native does, and counts */ \
-			route_missed(t, kind, key, dir_);                                         \
-			route_recount(t, c, ci, aes_path_guarded(t, kind, key, dir_), bytes);     \
-			want_ = false;                                                            \
-		}                                                                                 \
-		if (!want_)                                                                       \
-			real args;                                                                \
-		ct_timed_end(t, &tm);                                                             \
-		ct_leave_fast(t, CT_FAM_AES);                                                     \
+CT_EXPORT void AES_decrypt(const unsigned char *in, unsigned char *out, const AES_KEY *key)
+{
+	struct aes_op op;
+	aes_begin(&op, F_BLOCK, key, CT_DIR_DECRYPT, AES_BLOCK_SIZE);
+	if (!(op.routed && ct_lowlevel_block(key, in, out, false))) {
+		aes_route_missed(&op);
+		AES_REAL(AES_decrypt, in, out, key);
 	}
+	aes_end(&op, true);
+}
 
-ROUTED_HOOK(AES_encrypt, (const unsigned char *in, unsigned char *out, const AES_KEY *key), (in, out, key),
-	    F_BLOCK, key, CT_DIR_ENCRYPT, AES_BLOCK_SIZE, ct_lowlevel_block(key, in, out, true))
-ROUTED_HOOK(AES_decrypt, (const unsigned char *in, unsigned char *out, const AES_KEY *key), (in, out, key),
-	    F_BLOCK, key, CT_DIR_DECRYPT, AES_BLOCK_SIZE, ct_lowlevel_block(key, in, out, false))
-ROUTED_HOOK(AES_ecb_encrypt, (const unsigned char *in, unsigned char *out, const AES_KEY *key, const int enc),
-	    (in, out, key, enc), F_ECB, key, enc_dir(enc), AES_BLOCK_SIZE,
-	    ct_lowlevel_block(key, in, out, enc == AES_ENCRYPT))
-ROUTED_HOOK(AES_cbc_encrypt, (const unsigned char *in, unsigned char *out, size_t length, const AES_KEY *key,
-			      unsigned char *ivec, const int enc),
-	    (in, out, length, key, ivec, enc), F_CBC, key, enc_dir(enc), length,
-	    ct_lowlevel_cbc(key, in, out, length, ivec, enc == AES_ENCRYPT))
-ROUTED_HOOK(AES_cfb128_encrypt, (const unsigned char *in, unsigned char *out, size_t length, const AES_KEY *key,
-				 unsigned char *ivec, int *num, const int enc),
-	    (in, out, length, key, ivec, num, enc), F_CFB128, key, enc_dir(enc), length,
-	    ct_lowlevel_cfb128(key, in, out, length, ivec, num, enc == AES_ENCRYPT))
-/* AES_cfb1_encrypt's length is in bits */
-VOID_HOOK(AES_cfb1_encrypt, (const unsigned char *in, unsigned char *out, size_t length, const AES_KEY *key,
-			     unsigned char *ivec, int *num, const int enc),
-	  (in, out, length, key, ivec, num, enc), F_CFB1, key, enc_dir(enc), (length + 7) / 8)
-VOID_HOOK(AES_cfb8_encrypt, (const unsigned char *in, unsigned char *out, size_t length, const AES_KEY *key,
-			     unsigned char *ivec, int *num, const int enc),
-	  (in, out, length, key, ivec, num, enc), F_CFB8, key, enc_dir(enc), length)
-ROUTED_HOOK(AES_ofb128_encrypt, (const unsigned char *in, unsigned char *out, size_t length, const AES_KEY *key,
-				 unsigned char *ivec, int *num),
-	    (in, out, length, key, ivec, num), F_OFB, key, CT_DIR_ENCRYPT, length,
-	    ct_lowlevel_ofb128(key, in, out, length, ivec, num))
-VOID_HOOK(AES_ige_encrypt, (const unsigned char *in, unsigned char *out, size_t length, const AES_KEY *key,
-			    unsigned char *ivec, const int enc),
-	  (in, out, length, key, ivec, enc), F_IGE, key, enc_dir(enc), length)
-VOID_HOOK(AES_bi_ige_encrypt, (const unsigned char *in, unsigned char *out, size_t length, const AES_KEY *key,
-			       const AES_KEY *key2, const unsigned char *ivec, const int enc),
-	  (in, out, length, key, key2, ivec, enc), F_BIIGE, key, enc_dir(enc), length)
-
-/* Key wrap returns the output length, or 0/-1 on failure. */
-#define WRAP_HOOK(fn, dir)                                                                        \
-	CT_EXPORT int fn(AES_KEY *key, const unsigned char *iv, unsigned char *out, const unsigned char *in, \
-			 unsigned int inlen)                                                      \
-	{                                                                                         \
-		__typeof__(&fn) real = CT_REAL(fn);                                               \
-		if (CT_UNLIKELY(!real)) {                                                         \
-			errno = ENOSYS;                                                           \
-			return -1;                                                                \
-		}                                                                                 \
-		struct ct_thread *t = ct_thread_fast();                                           \
-		if (!t || !aes_enter(t))                                                          \
-			return real(key, iv, out, in, inlen);                                     \
-		uint32_t path = aes_path_guarded(t, F_WRAP, key, dir);                            \
-		(void)route_wanted(t, F_WRAP, key, dir, inlen); /* never: says so once if asked */ \
-		struct ct_counters *c = path != CT_NO_PATH ? ct_counters_of(t, path) : NULL;      \
-		unsigned ci = ct_cell_of_size(inlen);                                             \
-		struct ct_timed tm = { .what = 0 };                                               \
-		if (c && ct_tick(t, c, ci, inlen))                                                \
-			ct_timed_begin(t, &tm, c, path, ci, inlen);                               \
-		int r = real(key, iv, out, in, inlen);                                            \
-		ct_timed_end(t, &tm);                                                             \
-		if (c && r <= 0)                                                                  \
-			CT_ADD(c->errors, 1);                                                     \
-		ct_leave_fast(t, CT_FAM_AES);                                                     \
-		return r;                                                                         \
+CT_EXPORT void AES_ecb_encrypt(const unsigned char *in, unsigned char *out, const AES_KEY *key, const int enc)
+{
+	struct aes_op op;
+	aes_begin(&op, F_ECB, key, enc_dir(enc), AES_BLOCK_SIZE);
+	if (!(op.routed && ct_lowlevel_block(key, in, out, enc == AES_ENCRYPT))) {
+		aes_route_missed(&op);
+		AES_REAL(AES_ecb_encrypt, in, out, key, enc);
 	}
+	aes_end(&op, true);
+}
 
-WRAP_HOOK(AES_wrap_key, CT_DIR_ENCRYPT)
-WRAP_HOOK(AES_unwrap_key, CT_DIR_DECRYPT)
+CT_EXPORT void AES_cbc_encrypt(const unsigned char *in, unsigned char *out, size_t length, const AES_KEY *key,
+			       unsigned char *ivec, const int enc)
+{
+	struct aes_op op;
+	aes_begin(&op, F_CBC, key, enc_dir(enc), length);
+	if (!(op.routed && ct_lowlevel_cbc(key, in, out, length, ivec, enc == AES_ENCRYPT))) {
+		aes_route_missed(&op);
+		AES_REAL(AES_cbc_encrypt, in, out, length, key, ivec, enc);
+	}
+	aes_end(&op, true);
+}
+
+CT_EXPORT void AES_cfb128_encrypt(const unsigned char *in, unsigned char *out, size_t length, const AES_KEY *key,
+				  unsigned char *ivec, int *num, const int enc)
+{
+	struct aes_op op;
+	aes_begin(&op, F_CFB128, key, enc_dir(enc), length);
+	if (!(op.routed && ct_lowlevel_cfb128(key, in, out, length, ivec, num, enc == AES_ENCRYPT))) {
+		aes_route_missed(&op);
+		AES_REAL(AES_cfb128_encrypt, in, out, length, key, ivec, num, enc);
+	}
+	aes_end(&op, true);
+}
+
+CT_EXPORT void AES_ofb128_encrypt(const unsigned char *in, unsigned char *out, size_t length, const AES_KEY *key,
+				  unsigned char *ivec, int *num)
+{
+	struct aes_op op;
+	aes_begin(&op, F_OFB, key, CT_DIR_ENCRYPT, length);
+	if (!(op.routed && ct_lowlevel_ofb128(key, in, out, length, ivec, num))) {
+		aes_route_missed(&op);
+		AES_REAL(AES_ofb128_encrypt, in, out, length, key, ivec, num);
+	}
+	aes_end(&op, true);
+}
+
+/* The modes the route does not serve: counted and timed, run natively. */
+
+CT_EXPORT void AES_cfb1_encrypt(const unsigned char *in, unsigned char *out, size_t length, const AES_KEY *key,
+				unsigned char *ivec, int *num, const int enc)
+{
+	struct aes_op op;
+	aes_begin(&op, F_CFB1, key, enc_dir(enc), (length + 7) / 8); /* its length is in bits */
+	AES_REAL(AES_cfb1_encrypt, in, out, length, key, ivec, num, enc);
+	aes_end(&op, true);
+}
+
+CT_EXPORT void AES_cfb8_encrypt(const unsigned char *in, unsigned char *out, size_t length, const AES_KEY *key,
+				unsigned char *ivec, int *num, const int enc)
+{
+	struct aes_op op;
+	aes_begin(&op, F_CFB8, key, enc_dir(enc), length);
+	AES_REAL(AES_cfb8_encrypt, in, out, length, key, ivec, num, enc);
+	aes_end(&op, true);
+}
+
+CT_EXPORT void AES_ige_encrypt(const unsigned char *in, unsigned char *out, size_t length, const AES_KEY *key,
+			       unsigned char *ivec, const int enc)
+{
+	struct aes_op op;
+	aes_begin(&op, F_IGE, key, enc_dir(enc), length);
+	AES_REAL(AES_ige_encrypt, in, out, length, key, ivec, enc);
+	aes_end(&op, true);
+}
+
+CT_EXPORT void AES_bi_ige_encrypt(const unsigned char *in, unsigned char *out, size_t length, const AES_KEY *key,
+				  const AES_KEY *key2, const unsigned char *ivec, const int enc)
+{
+	struct aes_op op;
+	aes_begin(&op, F_BIIGE, key, enc_dir(enc), length);
+	AES_REAL(AES_bi_ige_encrypt, in, out, length, key, key2, ivec, enc);
+	aes_end(&op, true);
+}
 
 /* OpenSSL 1.0 only: not in today's headers, so declared here; absent symbols stay unresolved
  * (the hook is then never called: nothing links against a function libcrypto lacks). */
 void AES_ctr128_encrypt(const unsigned char *in, unsigned char *out, size_t length, const AES_KEY *key,
 			unsigned char ivec[AES_BLOCK_SIZE], unsigned char ecount_buf[AES_BLOCK_SIZE],
 			unsigned int *num);
-VOID_HOOK(AES_ctr128_encrypt, (const unsigned char *in, unsigned char *out, size_t length, const AES_KEY *key,
-			       unsigned char ivec[AES_BLOCK_SIZE], unsigned char ecount_buf[AES_BLOCK_SIZE],
-			       unsigned int *num),
-	  (in, out, length, key, ivec, ecount_buf, num), F_CTR, key, CT_DIR_ENCRYPT, length)
+CT_EXPORT void AES_ctr128_encrypt(const unsigned char *in, unsigned char *out, size_t length, const AES_KEY *key,
+				  unsigned char ivec[AES_BLOCK_SIZE], unsigned char ecount_buf[AES_BLOCK_SIZE],
+				  unsigned int *num)
+{
+	struct aes_op op;
+	aes_begin(&op, F_CTR, key, CT_DIR_ENCRYPT, length);
+	AES_REAL(AES_ctr128_encrypt, in, out, length, key, ivec, ecount_buf, num);
+	aes_end(&op, true);
+}
+
+/* Key wrap returns the output length, or 0/-1 on failure. */
+static int wrap_hook(int (*real)(AES_KEY *, const unsigned char *, unsigned char *, const unsigned char *,
+				 unsigned int),
+		     uint8_t dir, AES_KEY *key, const unsigned char *iv, unsigned char *out,
+		     const unsigned char *in, unsigned int inlen)
+{
+	if (CT_UNLIKELY(!real)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	struct aes_op op;
+	aes_begin(&op, F_WRAP, key, dir, inlen);
+	int r = real(key, iv, out, in, inlen);
+	aes_end(&op, r > 0);
+	return r;
+}
+
+CT_EXPORT int AES_wrap_key(AES_KEY *key, const unsigned char *iv, unsigned char *out, const unsigned char *in,
+			   unsigned int inlen)
+{
+	return wrap_hook(CT_REAL(AES_wrap_key), CT_DIR_ENCRYPT, key, iv, out, in, inlen);
+}
+
+CT_EXPORT int AES_unwrap_key(AES_KEY *key, const unsigned char *iv, unsigned char *out, const unsigned char *in,
+			     unsigned int inlen)
+{
+	return wrap_hook(CT_REAL(AES_unwrap_key), CT_DIR_DECRYPT, key, iv, out, in, inlen);
+}
 
 /* Key set-up: passed through; a refused key (bad length) is an event with its call site. When a
  * route may serve low-level AES, our own schedule goes into the side table beside it. */
-#define KEY_HOOK(fn, enc)                                                                              \
-	CT_EXPORT int fn(const unsigned char *user_key, const int bits, AES_KEY *key)             \
-	{                                                                                         \
-		__typeof__(&fn) real = CT_REAL(fn);                                               \
-		if (CT_UNLIKELY(!real)) {                                                         \
-			errno = ENOSYS;                                                           \
-			return -1;                                                                \
-		}                                                                                 \
-		struct ct_thread *t = ct_thread_fast();                                           \
-		if (!t || !aes_enter(t))                                                          \
-			return real(user_key, bits, key);                                         \
-		int r = real(user_key, bits, key);                                                \
-		atomic_fetch_add_explicit(&ct_g.hooked_calls_slow, 1, memory_order_relaxed);      \
-		if (r != 0) {                                                                     \
-			int e = errno;                                                            \
-			uint32_t g = t->guard;                                                    \
-			t->guard = CT_GUARD_ALL;                                                  \
-			ct_event(CT_EV_CALL_FAILED, #fn, 0, r, CT_NO_PATH, true, "bits=%d", bits); \
-			t->guard = g;                                                             \
-			errno = e;                                                                \
-		} else if (ct_lowlevel_enabled()) {                                               \
-			int e = errno;                                                            \
-			uint32_t g = t->guard;                                                    \
-			t->guard = CT_GUARD_ALL;                                                  \
-			ct_lowlevel_key_set(key, user_key, bits, enc);                            \
-			t->guard = g;                                                             \
-			errno = e;                                                                \
-		}                                                                                 \
-		ct_leave_fast(t, CT_FAM_AES);                                                     \
-		return r;                                                                         \
+static int key_hook(const char *name, int (*real)(const unsigned char *, const int, AES_KEY *),
+		    bool enc, const unsigned char *user_key, const int bits, AES_KEY *key)
+{
+	if (CT_UNLIKELY(!real)) {
+		errno = ENOSYS;
+		return -1;
 	}
+	struct ct_thread *t = ct_thread_get();
+	if (!t || !aes_enter(t))
+		return real(user_key, bits, key);
+	int r = real(user_key, bits, key);
+	atomic_fetch_add_explicit(&ct_g.hooked_calls_slow, 1, memory_order_relaxed);
+	if (r != 0 || ct_lowlevel_enabled()) {
+		struct ct_quiet q = ct_quiet_begin(t);
+		if (r != 0)
+			ct_event(CT_EV_CALL_FAILED, name, 0, r, CT_NO_PATH, true, "bits=%d", bits);
+		else
+			ct_lowlevel_key_set(key, user_key, bits, enc);
+		ct_quiet_end(t, q);
+	}
+	ct_leave_fast(t, CT_FAM_AES);
+	return r;
+}
 
-KEY_HOOK(AES_set_encrypt_key, true)
-KEY_HOOK(AES_set_decrypt_key, false)
+CT_EXPORT int AES_set_encrypt_key(const unsigned char *user_key, const int bits, AES_KEY *key)
+{
+	return key_hook("AES_set_encrypt_key", CT_REAL(AES_set_encrypt_key), true, user_key, bits, key);
+}
+
+CT_EXPORT int AES_set_decrypt_key(const unsigned char *user_key, const int bits, AES_KEY *key)
+{
+	return key_hook("AES_set_decrypt_key", CT_REAL(AES_set_decrypt_key), false, user_key, bits, key);
+}
