@@ -1,7 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core.h - what every hook family in preload/hooks/ builds on. A hook is three layers
- * (STYLE.md): the exported shim -> the project's logic (this API) -> the real function.
+ * core.h - the preload's API for its hooks, with struct ct_thread kept opaque. A hook is three
+ * layers (STYLE.md): the exported shim -> the project's logic (this API) -> the real function.
+ *
+ * Which header a file includes: the kernel-interface hooks (preload/kernel/) and the route
+ * backends see only this one: their calls cost a syscall, so an out-of-line ct_thread_get or
+ * ct_enter is nothing to them. The EVP and AES_* hooks (preload/hooks/) and the core files
+ * (thread, timing, stats, writer) include internal.h as well, for the thread layout and the
+ * inline fast path (ct_thread_fast, ct_enter_fast, the counter cells) that a 30 ns call needs.
  *
  * Rules for hooks:
  *  - Return the real result untouched and keep errno as the real call left it (ct_errno_save).
@@ -62,7 +68,7 @@ struct ct_thread; /* opaque: per-thread shard of counters, guard depth, sampling
 
 /* The calling thread's state, created on first use; NULL when tracing is off in this process
  * (setuid, disabled, out of memory) or while the preload itself is initialising. Hooks treat
- * NULL as "pass straight through". */
+ * NULL as "pass straight through". The out-of-line form of internal.h's ct_thread_fast. */
 struct ct_thread *ct_thread_get(void);
 
 /* True if this call is the outermost of its family on this thread (and marks it entered). */

@@ -115,11 +115,8 @@ void ct_event(enum ct_event_kind kind, const char *call, int err, int64_t ret, u
 {
 	if (!ct_ready())
 		return;
-	int saved = errno;
 	struct ct_thread *t = ct_thread_fast();
-	uint32_t guard = t ? t->guard : 0;
-	if (t)
-		t->guard = CT_GUARD_ALL; /* the unwinder, dladdr and snprintf must not re-enter our hooks */
+	struct ct_quiet q = ct_quiet_begin(t); /* the unwinder, dladdr and snprintf must not re-enter our hooks */
 
 	char detail[DETAIL_MAX] = "";
 	if (detail_fmt) {
@@ -140,9 +137,7 @@ void ct_event(enum ct_event_kind kind, const char *call, int err, int64_t ret, u
 	ct_unlock(&ev_lock);
 	ct_log(2, "event %s %s err=%d ret=%lld %s", ct_event_kind_name(kind), call, err, (long long)ret,
 	       detail);
-	if (t)
-		t->guard = guard;
-	errno = saved;
+	ct_quiet_end(t, q);
 }
 
 /* ---- events counted per call site (ct_event_at_site) --------------------------------------- */
@@ -186,11 +181,8 @@ void ct_event_at_site(enum ct_event_kind kind, const char *call, uint32_t path_i
 {
 	if (!ct_ready())
 		return;
-	int saved = errno;
 	struct ct_thread *t = ct_thread_fast();
-	uint32_t guard = t ? t->guard : 0;
-	if (t)
-		t->guard = CT_GUARD_ALL;
+	struct ct_quiet q = ct_quiet_begin(t);
 	uint64_t now = ct_now_ns();
 	bool found;
 	/* the detail is part of what is counted: one site that sets up sessions of two algorithms
@@ -230,9 +222,7 @@ void ct_event_at_site(enum ct_event_kind kind, const char *call, uint32_t path_i
 		}
 		ct_unlock(&ev_lock);
 	}
-	if (t)
-		t->guard = guard;
-	errno = saved;
+	ct_quiet_end(t, q);
 }
 
 /* Caller holds ev_lock (the flusher). */

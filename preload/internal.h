@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * internal.h - what the preload's core files share with each other (and with the hook files that
- * want the inline fast path). Not a contract for other helpers: core.h is.
+ * internal.h - what the preload's core files share with each other and with the hook files that
+ * need the inline fast path (preload/hooks/); core.h says which file includes which.
  *
  * Data layout: every thread owns one `struct ct_thread` (mmap'd, never freed, reused through a
  * free list after the thread exits). It carries the recursion guard, the sampling countdown and
@@ -308,16 +308,20 @@ static inline void ct_leave_fast(struct ct_thread *t, enum ct_family fam)
 }
 
 /* Raises every family's guard, so that the libcrypto and libc functions the preload calls for its
- * own bookkeeping cannot re-enter its hooks; ct_guard_restore puts the previous word back. */
+ * own bookkeeping cannot re-enter its hooks; ct_guard_restore puts the previous word back. A
+ * thread without a state (t == NULL: early start, or out of memory) has nothing to raise. */
 static inline uint32_t ct_guard_all(struct ct_thread *t)
 {
+	if (!t)
+		return 0;
 	uint32_t g = t->guard;
 	t->guard = CT_GUARD_ALL;
 	return g;
 }
 static inline void ct_guard_restore(struct ct_thread *t, uint32_t g)
 {
-	t->guard = g;
+	if (t)
+		t->guard = g;
 }
 
 /* The same, keeping errno as the real call left it: the preload's bookkeeping after a hooked

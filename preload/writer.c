@@ -28,6 +28,7 @@
 #include "flusher.h"
 #include "signals.h"
 #include "writer.h"
+#include "route.h"
 
 #define BUF_SIZE (4u << 20)
 #define BUF_SPILL (BUF_SIZE - (1u << 20) - 65536) /* write out before the next record may not fit */
@@ -204,7 +205,9 @@ static void buf_write_out(void)
 	buf_used = 0;
 }
 
-/* Appends one encoded record (enc writes into the free part of buf and returns its size). */
+/* Appends one encoded record: call encodes into the free part of buf (FREE_BUF) and returns its
+ * size, or 0 when it does not fit. It is evaluated a second time after the buffer is written
+ * out, so it must be a plain ct_encode_* of FREE_BUF with no side effect of its own. */
 #define EMIT(call)                                                                              \
 	do {                                                                                    \
 		if (buf_used > BUF_SPILL)                                                       \
@@ -253,7 +256,8 @@ static void write_header(void)
 		flags |= CT_HDR_PER_CALL;
 	if (c->argv_exe_only)
 		flags |= CT_HDR_ARGV_OMITTED;
-	/* CT_HDR_ROUTES stays clear: the spec is recorded, but no route is applied in this build */
+	if (ct_route_active())
+		flags |= CT_HDR_ROUTES; /* a spec that parsed: its routes apply (a bad one is a warning) */
 	struct ct_header h = {
 		.pid = ct_g.pid,
 		.ppid = ct_g.ppid,
@@ -334,18 +338,12 @@ void ct_writer_fsize_limit(uint64_t limit)
  * family entered on this thread meanwhile, so that they pass straight through. */
 static uint32_t guard_all(void)
 {
-	struct ct_thread *t = ct_thread_self();
-	uint32_t g = t ? t->guard : 0;
-	if (t)
-		t->guard = CT_GUARD_ALL;
-	return g;
+	return ct_guard_all(ct_thread_self());
 }
 
 static void guard_restore(uint32_t g)
 {
-	struct ct_thread *t = ct_thread_self();
-	if (t)
-		t->guard = g;
+	ct_guard_restore(ct_thread_self(), g);
 }
 
 void ct_writer_open(void)
@@ -659,11 +657,8 @@ static void flush_guarded(bool final, bool wait, bool only_if_new)
 		return;
 	if (getpid() != (pid_t)ct_g.pid)
 		return; /* a child made without fork() (vfork, raw clone): never write the parent's file */
-	int saved = errno;
 	struct ct_thread *t = ct_thread_self();
-	uint32_t guard = t ? t->guard : 0;
-	if (t)
-		t->guard = CT_GUARD_ALL;
+	struct ct_quiet q = ct_quiet_begin(t);
 	if (wait)
 		ct_lock(&flush_lock);
 	else if (!ct_trylock(&flush_lock))
@@ -671,9 +666,7 @@ static void flush_guarded(bool final, bool wait, bool only_if_new)
 	flush_locked(final, only_if_new);
 	ct_unlock(&flush_lock);
 out:
-	if (t)
-		t->guard = guard;
-	errno = saved;
+	ct_quiet_end(t, q);
 }
 
 void ct_flush(bool final)
@@ -719,11 +712,8 @@ void ct_writer_end(enum ct_end_reason reason, int status)
 		return; /* the exit handler wrote it; this is the destructor */
 	if (ct_sig_crit)
 		return;
-	int saved = errno;
 	struct ct_thread *t = ct_thread_self();
-	uint32_t guard = t ? t->guard : 0;
-	if (t)
-		t->guard = CT_GUARD_ALL;
+	struct ct_quiet q = ct_quiet_begin(t);
 	if (!ct_lock_bounded(&flush_lock))
 		goto out;
 	in_signal_end = reason == CT_END_SIGNAL;
@@ -737,9 +727,7 @@ void ct_writer_end(enum ct_end_reason reason, int status)
 	in_signal_end = false;
 	ct_unlock(&flush_lock);
 out:
-	if (t)
-		t->guard = guard;
-	errno = saved;
+	ct_quiet_end(t, q);
 }
 
 /* exec failed after we wrote END: the process goes on, and so does its trace. */

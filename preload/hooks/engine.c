@@ -9,6 +9,7 @@
  * classification caches.
  */
 #define OPENSSL_SUPPRESS_DEPRECATED
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -48,7 +49,8 @@ static void remember_engine(const char *id)
 	atomic_fetch_add(&ct_g.classify_gen, 1);
 }
 
-/* Enter the engine family with every other hook blocked for the bookkeeping after the call. */
+/* The engine family's prologue: the real function, and the thread state with the family entered;
+ * a nested or stateless call passes straight through. */
 #define ENGINE_PROLOGUE(fn, fail_ret, ...)                                                        \
 	__typeof__(&fn) real = CT_REAL(fn);                                                       \
 	if (CT_UNLIKELY(!real)) {                                                                 \
@@ -59,61 +61,64 @@ static void remember_engine(const char *id)
 	if (!t || !ct_enter_fast(t, CT_FAM_ENGINE))                                               \
 		return real(__VA_ARGS__);
 
-/* Runs stmt with every hook blocked (the error functions call nothing we hook today, but a
- * future hook must not see our own bookkeeping), errno kept. */
-#define ENGINE_GUARDED(stmt)                                                                      \
-	do {                                                                                      \
-		int ge_ = errno;                                                                  \
-		uint32_t gg_ = t->guard;                                                          \
-		t->guard = CT_GUARD_ALL;                                                          \
-		stmt;                                                                             \
-		t->guard = gg_;                                                                   \
-		errno = ge_;                                                                      \
-	} while (0)
+/* One hooked call's bookkeeping: the error queue's newest entry before the call (to tell what
+ * the call adds when it fails). Every other hook is blocked meanwhile and errno is kept. */
+struct engine_call {
+	struct ct_thread *t;
+	struct ct_err_mark mark;
+	bool marked;
+};
 
-/* Before a call that can fail: the error queue's newest entry, to tell what the call adds. */
-#define ENGINE_MARK                                                                               \
-	struct ct_err_mark mark_;                                                                 \
-	ENGINE_GUARDED(ct_err_mark(&mark_))
+static struct engine_call engine_begin(struct ct_thread *t, bool may_fail)
+{
+	struct engine_call c = { .t = t, .marked = may_fail };
+	if (may_fail) {
+		struct ct_quiet q = ct_quiet_begin(t);
+		ct_err_mark(&c.mark);
+		ct_quiet_end(t, q);
+	}
+	return c;
+}
 
-/* After it: why_ holds "; openssl error: <what the queue says>" when it failed, else "". */
-#define ENGINE_WHY(failed)                                                                        \
-	char why_[400] = "";                                                                      \
-	if (failed)                                                                               \
-		ENGINE_GUARDED(engine_why(&mark_, why_, sizeof(why_)))
-
-#define ENGINE_RECORD(...)                                                                        \
-	do {                                                                                      \
-		int e_ = errno;                                                                   \
-		uint32_t g_ = t->guard;                                                           \
-		t->guard = CT_GUARD_ALL;                                                          \
-		atomic_fetch_add_explicit(&ct_g.hooked_calls_slow, 1, memory_order_relaxed);      \
-		__VA_ARGS__;                                                                      \
-		t->guard = g_;                                                                    \
-		ct_leave_fast(t, CT_FAM_ENGINE);                                                  \
-		errno = e_;                                                                       \
-	} while (0)
+/* After the call: remembers the engine the program asked for (remember_id, may be NULL), records
+ * the event (detail, then what OpenSSL's error queue says when it failed) and leaves the family. */
+static void engine_end(struct engine_call *c, enum ct_event_kind kind, const char *call, int64_t ret,
+		       bool failed, const char *remember_id, const char *detail_fmt, ...)
+	__attribute__((format(printf, 7, 8)));
+static void engine_end(struct engine_call *c, enum ct_event_kind kind, const char *call, int64_t ret,
+		       bool failed, const char *remember_id, const char *detail_fmt, ...)
+{
+	struct ct_quiet q = ct_quiet_begin(c->t);
+	atomic_fetch_add_explicit(&ct_g.hooked_calls_slow, 1, memory_order_relaxed);
+	if (remember_id)
+		remember_engine(remember_id);
+	char detail[256], why[400] = "";
+	va_list ap;
+	va_start(ap, detail_fmt);
+	vsnprintf(detail, sizeof(detail), detail_fmt, ap);
+	va_end(ap);
+	if (failed && c->marked)
+		engine_why(&c->mark, why, sizeof(why));
+	ct_event(kind, call, 0, ret, CT_NO_PATH, failed, "%s%s", detail, why);
+	ct_quiet_end(c->t, q);
+	ct_leave_fast(c->t, CT_FAM_ENGINE);
+}
 
 CT_EXPORT ENGINE *ENGINE_by_id(const char *id)
 {
 	ENGINE_PROLOGUE(ENGINE_by_id, NULL, id)
-	ENGINE_MARK;
+	struct engine_call c = engine_begin(t, true);
 	ENGINE *r = real(id);
-	ENGINE_WHY(!r);
-	ENGINE_RECORD(remember_engine(id);
-		      ct_event(CT_EV_ENGINE_REQUEST, "ENGINE_by_id", 0, r != NULL, CT_NO_PATH, !r, "id=%s%s",
-			       id ? id : "(null)", why_));
+	engine_end(&c, CT_EV_ENGINE_REQUEST, "ENGINE_by_id", r != NULL, !r, id, "id=%s", id ? id : "(null)");
 	return r;
 }
 
 CT_EXPORT int ENGINE_init(ENGINE *e)
 {
 	ENGINE_PROLOGUE(ENGINE_init, 0, e)
-	ENGINE_MARK;
+	struct engine_call c = engine_begin(t, true);
 	int r = real(e);
-	ENGINE_WHY(r != 1);
-	ENGINE_RECORD(ct_event(CT_EV_ENGINE_REQUEST, "ENGINE_init", 0, r, CT_NO_PATH, r != 1, "id=%s%s",
-			       engine_name(e), why_));
+	engine_end(&c, CT_EV_ENGINE_REQUEST, "ENGINE_init", r, r != 1, NULL, "id=%s", engine_name(e));
 	return r;
 }
 
@@ -124,71 +129,64 @@ CT_EXPORT int ENGINE_finish(ENGINE *e)
 		ct_leave_fast(t, CT_FAM_ENGINE);
 		return real(e);
 	}
+	struct engine_call c = engine_begin(t, false);
 	const char *name = engine_name(e); /* before: finish may drop the last reference */
 	char id[64];
 	snprintf(id, sizeof(id), "%s", name);
 	int r = real(e);
-	ENGINE_RECORD(ct_event(CT_EV_ENGINE_REQUEST, "ENGINE_finish", 0, r, CT_NO_PATH, false, "id=%s", id));
+	engine_end(&c, CT_EV_ENGINE_REQUEST, "ENGINE_finish", r, false, NULL, "id=%s", id);
 	return r;
 }
 
 CT_EXPORT int ENGINE_set_default(ENGINE *e, unsigned int flags)
 {
 	ENGINE_PROLOGUE(ENGINE_set_default, 0, e, flags)
-	ENGINE_MARK;
+	struct engine_call c = engine_begin(t, true);
 	int r = real(e, flags);
-	ENGINE_WHY(r != 1);
-	ENGINE_RECORD(remember_engine(engine_name(e));
-		      ct_event(CT_EV_ENGINE_REQUEST, "ENGINE_set_default", 0, r, CT_NO_PATH, r != 1,
-			       "id=%s flags=0x%x%s", engine_name(e), flags, why_));
+	engine_end(&c, CT_EV_ENGINE_REQUEST, "ENGINE_set_default", r, r != 1, engine_name(e), "id=%s flags=0x%x",
+		   engine_name(e), flags);
 	return r;
 }
 
 CT_EXPORT int ENGINE_set_default_ciphers(ENGINE *e)
 {
 	ENGINE_PROLOGUE(ENGINE_set_default_ciphers, 0, e)
-	ENGINE_MARK;
+	struct engine_call c = engine_begin(t, true);
 	int r = real(e);
-	ENGINE_WHY(r != 1);
-	ENGINE_RECORD(remember_engine(engine_name(e));
-		      ct_event(CT_EV_ENGINE_REQUEST, "ENGINE_set_default_ciphers", 0, r, CT_NO_PATH, r != 1,
-			       "id=%s%s", engine_name(e), why_));
+	engine_end(&c, CT_EV_ENGINE_REQUEST, "ENGINE_set_default_ciphers", r, r != 1, engine_name(e), "id=%s",
+		   engine_name(e));
 	return r;
 }
 
 CT_EXPORT int ENGINE_set_default_string(ENGINE *e, const char *def_list)
 {
 	ENGINE_PROLOGUE(ENGINE_set_default_string, 0, e, def_list)
-	ENGINE_MARK;
+	struct engine_call c = engine_begin(t, true);
 	int r = real(e, def_list);
-	ENGINE_WHY(r != 1);
-	ENGINE_RECORD(remember_engine(engine_name(e));
-		      ct_event(CT_EV_ENGINE_REQUEST, "ENGINE_set_default_string", 0, r, CT_NO_PATH, r != 1,
-			       "id=%s list=%s%s", engine_name(e), def_list ? def_list : "", why_));
+	engine_end(&c, CT_EV_ENGINE_REQUEST, "ENGINE_set_default_string", r, r != 1, engine_name(e),
+		   "id=%s list=%s", engine_name(e), def_list ? def_list : "");
 	return r;
 }
 
+/* A provider loaded (or not) changes what the EVP classification caches hold. */
 CT_EXPORT OSSL_PROVIDER *OSSL_PROVIDER_load(OSSL_LIB_CTX *libctx, const char *name)
 {
 	ENGINE_PROLOGUE(OSSL_PROVIDER_load, NULL, libctx, name)
-	ENGINE_MARK;
+	struct engine_call c = engine_begin(t, true);
 	OSSL_PROVIDER *r = real(libctx, name);
-	ENGINE_WHY(!r);
-	ENGINE_RECORD(atomic_fetch_add(&ct_g.classify_gen, 1);
-		      ct_event(CT_EV_PROVIDER_LOAD, "OSSL_PROVIDER_load", 0, r != NULL, CT_NO_PATH, !r,
-			       "name=%s%s", name ? name : "(null)", why_));
+	atomic_fetch_add(&ct_g.classify_gen, 1);
+	engine_end(&c, CT_EV_PROVIDER_LOAD, "OSSL_PROVIDER_load", r != NULL, !r, NULL, "name=%s",
+		   name ? name : "(null)");
 	return r;
 }
 
 CT_EXPORT OSSL_PROVIDER *OSSL_PROVIDER_try_load(OSSL_LIB_CTX *libctx, const char *name, int retain_fallbacks)
 {
 	ENGINE_PROLOGUE(OSSL_PROVIDER_try_load, NULL, libctx, name, retain_fallbacks)
-	ENGINE_MARK;
+	struct engine_call c = engine_begin(t, true);
 	OSSL_PROVIDER *r = real(libctx, name, retain_fallbacks);
-	ENGINE_WHY(!r);
-	ENGINE_RECORD(atomic_fetch_add(&ct_g.classify_gen, 1);
-		      ct_event(CT_EV_PROVIDER_LOAD, "OSSL_PROVIDER_try_load", 0, r != NULL, CT_NO_PATH, !r,
-			       "name=%s retain_fallbacks=%d%s", name ? name : "(null)", retain_fallbacks,
-			       why_));
+	atomic_fetch_add(&ct_g.classify_gen, 1);
+	engine_end(&c, CT_EV_PROVIDER_LOAD, "OSSL_PROVIDER_try_load", r != NULL, !r, NULL,
+		   "name=%s retain_fallbacks=%d", name ? name : "(null)", retain_fallbacks);
 	return r;
 }

@@ -196,9 +196,8 @@ static void note_usage(uint32_t path, uint32_t bit, const char *call, const char
 static uint32_t after_init(struct ct_thread *t, const char *call, EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cipher,
 			   ENGINE *engine, int enc, int ret, bool key_given, bool iv_given, const void *ra)
 {
-	uint32_t guard = t->guard;
+	uint32_t guard = ct_guard_all(t);
 	uint32_t id;
-	t->guard = CT_GUARD_ALL;
 	atomic_fetch_add_explicit(&ct_g.hooked_calls_slow, 1, memory_order_relaxed);
 	if (ret != 1) {
 		record_failure(call, id = ct_ctxmap_get(ctx), ret);
@@ -220,7 +219,7 @@ static uint32_t after_init(struct ct_thread *t, const char *call, EVP_CIPHER_CTX
 		if (id != CT_NO_PATH)
 			ct_event_at_site(CT_EV_CONTEXT, call, id, (uintptr_t)ra, NULL);
 	}
-	t->guard = guard;
+	ct_guard_restore(t, guard);
 	return id;
 }
 
@@ -541,10 +540,9 @@ static int multiblock_encrypt(struct ct_thread *t, __typeof__(&EVP_CIPHER_CTX_ct
 	uint32_t id = ct_ctxmap_get(ctx);
 	if (id == CT_NO_PATH || !mb)
 		return real(ctx, type, arg, ptr);
-	uint32_t guard = t->guard;
-	t->guard = CT_GUARD_ALL;
+	uint32_t guard = ct_guard_all(t);
 	uint32_t path = ct_path_variant(id, ct_path_dir(id), CT_ENTRY_EVP_MULTIBLOCK);
-	t->guard = guard;
+	ct_guard_restore(t, guard);
 	if (path == CT_NO_PATH)
 		return real(ctx, type, arg, ptr);
 	const uint64_t records = mb->interleave;
@@ -606,12 +604,9 @@ CT_EXPORT int EVP_CIPHER_CTX_ctrl(EVP_CIPHER_CTX *ctx, int type, int arg, void *
 	for (size_t i = 0; r > 0 && i < sizeof(marks) / sizeof(marks[0]); i++) {
 		if (marks[i].type != type || !ct_ready())
 			continue;
-		int e = errno;
-		uint32_t guard = t->guard;
-		t->guard = CT_GUARD_ALL;
+		struct ct_quiet q = ct_quiet_begin(t);
 		note_usage(ct_ctxmap_get(ctx), marks[i].bit, "EVP_CIPHER_CTX_ctrl", marks[i].what);
-		t->guard = guard;
-		errno = e;
+		ct_quiet_end(t, q);
 	}
 	ct_leave_fast(t, CT_FAM_EVP);
 	return r;
@@ -628,9 +623,7 @@ CT_EXPORT EVP_CIPHER *EVP_CIPHER_fetch(OSSL_LIB_CTX *libctx, const char *algorit
 	if (!t || !ct_enter_fast(t, CT_FAM_EVP))
 		return real(libctx, algorithm, properties);
 	EVP_CIPHER *c = real(libctx, algorithm, properties);
-	int e = errno;
-	uint32_t guard = t->guard;
-	t->guard = CT_GUARD_ALL;
+	struct ct_quiet q = ct_quiet_begin(t);
 	struct evp_accessors scratch;
 	const struct evp_accessors *acc = evp_accessors(&scratch);
 	const void *prov = c && acc->cipher_provider ? acc->cipher_provider(c) : NULL;
@@ -639,8 +632,7 @@ CT_EXPORT EVP_CIPHER *EVP_CIPHER_fetch(OSSL_LIB_CTX *libctx, const char *algorit
 	ct_event(CT_EV_CIPHER_FETCH, "EVP_CIPHER_fetch", 0, c != NULL, CT_NO_PATH, !c,
 		 "name=%s props=%s provider=%s", algorithm ? algorithm : "", properties ? properties : "",
 		 pname ? pname : "-");
-	t->guard = guard;
+	ct_quiet_end(t, q);
 	ct_leave_fast(t, CT_FAM_EVP);
-	errno = e;
 	return c;
 }

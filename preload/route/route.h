@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * route.h - what the hooks call to apply CRYPTRACE_ROUTE. Today: EVP contexts routed to "aesni"
- * get the cryptrace provider's cipher in place of the one the program asked for, at init time.
+ * route.h - what the EVP hooks call to apply CRYPTRACE_ROUTE: a context routed to aesni, afalg
+ * or cryptodev gets one of the cryptrace providers' ciphers in place of the one the program asked
+ * for, at init time. (AES_* routes: lowlevel.h; kernel-interface routes: kernel/emul.h.)
  */
 #ifndef CT_ROUTE_H
 #define CT_ROUTE_H
