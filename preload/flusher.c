@@ -33,7 +33,9 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -48,6 +50,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* quit, the thread's s
 static pthread_cond_t wake;
 static bool cond_made, quit;
 static pthread_t thread;
+static _Atomic pid_t thread_tid; /* the kernel's id of the flusher thread, for join_fully */
 /* The start waits until the new thread is through its own start-up (thread.c's state, a
  * sanitizer runtime's bookkeeping, which allocates): a fork right after ct_flusher_start
  * must not copy a lock that this thread holds halfway through. */
@@ -85,6 +88,7 @@ static void *flusher_main(void *arg)
 {
 	(void)arg;
 	ct_thread_internal();
+	atomic_store(&thread_tid, (pid_t)syscall(SYS_gettid));
 	pthread_setname_np(pthread_self(), "cryptrace-flush");
 	pthread_mutex_lock(&settle_lock);
 	settled = true;
@@ -149,6 +153,27 @@ bool ct_flusher_running(void)
 	return atomic_load_explicit(&state, memory_order_relaxed) == FL_RUNNING;
 }
 
+/* pthread_join returns when the kernel has cleared the thread's tid word, which it does before
+ * the thread leaves the thread group; unshare(CLONE_NEWUSER) and setns() count the group, so
+ * they could still fail with EINVAL for a moment. Wait (bounded: 1 s) until the thread is gone
+ * from the group too, which is when tgkill stops finding it. */
+static void join_fully(void)
+{
+	pid_t tid = atomic_exchange(&thread_tid, 0);
+	pthread_join(thread, NULL);
+	if (tid <= 0)
+		return;
+	int saved = errno;
+	const struct timespec pause = { .tv_nsec = 20000 };
+	for (int i = 0; i < 50000 && syscall(SYS_tgkill, getpid(), tid, 0) == 0; i++) {
+		if (i < 100)
+			sched_yield();
+		else
+			nanosleep(&pause, NULL);
+	}
+	errno = saved;
+}
+
 void ct_flusher_stop(void)
 {
 	pthread_mutex_lock(&lock);
@@ -160,7 +185,7 @@ void ct_flusher_stop(void)
 	}
 	pthread_mutex_unlock(&lock);
 	if (s == FL_RUNNING || s == FL_ENDED)
-		pthread_join(thread, NULL); /* gone, not only asked: a filter with TSYNC would cover it */
+		join_fully(); /* gone, not only asked: a filter with TSYNC would cover it */
 }
 
 bool ct_flusher_pause(void)
@@ -175,7 +200,7 @@ bool ct_flusher_pause(void)
 	pthread_mutex_unlock(&lock);
 	if (!running)
 		return false;
-	pthread_join(thread, NULL);
+	join_fully();
 	int expect = FL_STARTING;
 	atomic_compare_exchange_strong(&state, &expect, FL_NONE);
 	return true;
