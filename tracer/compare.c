@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -30,10 +29,6 @@
 #include "redact.h"
 #include "route_spec.h"
 #include "aesni.h"
-
-#ifndef AF_ALG
-#define AF_ALG 38
-#endif
 
 #define CMP_MAX_ROUTES 8
 #define CMP_MAX_ROUNDS 100
@@ -96,36 +91,6 @@ static const struct {
 	{ "afalg", "aes-*=afalg" },
 	{ "cryptodev", "aes-*=cryptodev" },
 };
-
-bool ct_afalg_usable(int *err)
-{
-	int fd = socket(AF_ALG, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-
-	if (fd < 0) {
-		if (err)
-			*err = errno;
-		return false;
-	}
-	close(fd);
-	if (err)
-		*err = 0;
-	return true;
-}
-
-bool ct_cryptodev_usable(int *err)
-{
-	int fd = open("/dev/crypto", O_RDWR | O_CLOEXEC);
-
-	if (fd < 0) {
-		if (err)
-			*err = errno;
-		return false;
-	}
-	close(fd);
-	if (err)
-		*err = 0;
-	return true;
-}
 
 static bool add_route(struct cmp_options *o, const char *arg)
 {

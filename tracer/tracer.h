@@ -53,7 +53,9 @@ bool ct_end_trace_complete(const char *outdir, uint32_t pid, int status, uint64_
 
 /* compare.c: `cryptrace compare [options] -- CMD...`; argv[0] is "compare". */
 int ct_compare_main(int argc, char **argv);
-/* True when socket(AF_ALG) / open("/dev/crypto") work here; else *err (may be NULL) = errno. */
+
+/* kernel_probe.c: true when socket(AF_ALG) / open("/dev/crypto") work here; else *err (may be
+ * NULL) = errno. Sets *err to 0 on success. */
 bool ct_afalg_usable(int *err);
 bool ct_cryptodev_usable(int *err);
 
