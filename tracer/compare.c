@@ -247,14 +247,6 @@ static void on_interrupt(int sig)
 	interrupted = 1;
 }
 
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void redirect(int fd, const char *path, int flags)
 {
 	int f = open(path, flags | O_CLOEXEC, 0600);
@@ -265,72 +257,56 @@ static void redirect(int fd, const char *path, int flags)
 	}
 }
 
-/* Runs CMD once, stdin from /dev/null (every round must see the same input), stdout and stderr
- * into files of the run's directory. Returns the status the way a shell reports it. */
+struct run_child {
+	const char *lib, *dir;
+	const struct cmp_route *route;
+	uint32_t cpb_milli;
+	char **cmd;
+};
+
+/* In the child: stdin from /dev/null (every round must see the same input), stdout and stderr
+ * into files of the run's directory, the route's environment, then CMD (ct_fork_piped's body). */
+static void run_child(void *arg, int err_pipe)
+{
+	const struct run_child *rc = arg;
+	char out[PATH_MAX + 16], err[PATH_MAX + 16];
+
+	snprintf(out, sizeof(out), "%s/stdout", rc->dir);
+	snprintf(err, sizeof(err), "%s/stderr", rc->dir);
+	signal(SIGINT, SIG_DFL);
+	redirect(0, "/dev/null", O_RDONLY);
+	redirect(1, out, O_WRONLY | O_CREAT | O_TRUNC);
+	redirect(2, err, O_WRONLY | O_CREAT | O_TRUNC);
+	ct_preload_env(rc->lib, rc->dir, rc->cpb_milli);
+	/* A route from the caller's environment would leak into the native runs. */
+	if (rc->route->spec)
+		setenv("CRYPTRACE_ROUTE", rc->route->spec, 1);
+	else
+		unsetenv("CRYPTRACE_ROUTE");
+	ct_exec_or_report(rc->cmd, err_pipe);
+}
+
+/* Runs CMD once under route, traced into dir. Returns the status the way a shell reports it. */
 static int run_once(const char *lib, const char *dir, const struct cmp_route *route,
 		    uint32_t cpb_milli, char **cmd, bool *started)
 {
-	char out[PATH_MAX + 16], err[PATH_MAX + 16];
-	int pipefd[2];
+	struct run_child rc = {
+		.lib = lib, .dir = dir, .route = route, .cpb_milli = cpb_milli, .cmd = cmd,
+	};
+	int rfd;
 
 	*started = false;
-	snprintf(out, sizeof(out), "%s/stdout", dir);
-	snprintf(err, sizeof(err), "%s/stderr", dir);
-	if (pipe2(pipefd, O_CLOEXEC) != 0)
+
+	pid_t pid = ct_fork_piped("cryptrace compare", run_child, &rc, &rfd);
+
+	if (pid < 0)
 		return CT_EXIT_NOT_EXEC;
-	fflush(NULL);
 
-	pid_t pid = fork();
-
-	if (pid < 0) {
-		close(pipefd[0]);
-		close(pipefd[1]);
-		return CT_EXIT_NOT_EXEC;
-	}
-	if (pid == 0) {
-		close(pipefd[0]);
-		signal(SIGINT, SIG_DFL);
-		redirect(0, "/dev/null", O_RDONLY);
-		redirect(1, out, O_WRONLY | O_CREAT | O_TRUNC);
-		redirect(2, err, O_WRONLY | O_CREAT | O_TRUNC);
-		ct_set_preload(lib);
-		setenv("CRYPTRACE_OUT", dir, 1);
-		/* A route from the caller's environment would leak into the native runs. */
-		if (route->spec)
-			setenv("CRYPTRACE_ROUTE", route->spec, 1);
-		else
-			unsetenv("CRYPTRACE_ROUTE");
-		if (cpb_milli) {
-			char v[16];
-
-			snprintf(v, sizeof(v), "%u", cpb_milli);
-			setenv("CRYPTRACE_AESNI_CPB", v, 1);
-		}
-		execvp(cmd[0], cmd);
-
-		int e = errno;
-		ssize_t unused = write(pipefd[1], &e, sizeof(e));
-
-		(void)unused;
-		_exit(e == ENOENT ? CT_EXIT_NOT_FOUND : CT_EXIT_NOT_EXEC);
-	}
-	close(pipefd[1]);
-
-	int exec_err = 0;
-	ssize_t n;
-
-	do
-		n = read(pipefd[0], &exec_err, sizeof(exec_err));
-	while (n < 0 && errno == EINTR);
-	close(pipefd[0]);
-
+	int exec_err = ct_exec_outcome(rfd);
 	int status = 0;
-	pid_t w;
+	pid_t w = ct_wait_child(pid, &status, NULL);
 
-	do
-		w = waitpid(pid, &status, 0);
-	while (w < 0 && errno == EINTR);
-	if (n == (ssize_t)sizeof(exec_err)) {
+	if (exec_err) {
 		fprintf(stderr, "cryptrace compare: cannot run %s: %s\n", cmd[0],
 			strerror(exec_err));
 		return exec_err == ENOENT ? CT_EXIT_NOT_FOUND : CT_EXIT_NOT_EXEC;
@@ -338,9 +314,7 @@ static int run_once(const char *lib, const char *dir, const struct cmp_route *ro
 	if (w < 0)
 		return CT_EXIT_NOT_EXEC;
 	*started = true;
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	return ct_shell_status(status);
 }
 
 /* ---- reading one run's traces ------------------------------------------------------------- */
@@ -1188,11 +1162,11 @@ int ct_compare_main(int argc, char **argv)
 				fprintf(stderr, "\rcryptrace compare: round %d/%d, route %-10s "
 						"(%d/%d runs)   ", i + 1, opts.rounds,
 					opts.routes[r].label, done, total);
-			double t0 = mono_s();
+			uint64_t t0 = ct_clock_ns(CLOCK_MONOTONIC);
 
 			run->status = run_once(lib, run->dir, &opts.routes[r], cpb, opts.cmd,
 					       &run->started);
-			run->elapsed_s = mono_s() - t0;
+			run->elapsed_s = (double)(ct_clock_ns(CLOCK_MONOTONIC) - t0) / 1e9;
 			done++;
 			if (!run->started) {
 				if (progress)

@@ -40,35 +40,6 @@ static const struct {
 	{ "gcm", "gcm(aes)", "aead" },
 };
 
-static char *read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "re");
-	size_t cap = 65536, n = 0;
-	char *buf = f ? malloc(cap) : NULL;
-
-	while (buf) {
-		if (n + 4096 > cap) {
-			char *grown = realloc(buf, cap * 2);
-
-			if (!grown)
-				break;
-			buf = grown;
-			cap *= 2;
-		}
-		size_t got = fread(buf + n, 1, cap - n - 1, f);
-
-		if (got == 0)
-			break;
-		n += got;
-	}
-	if (f)
-		fclose(f);
-	if (buf)
-		buf[n] = '\0';
-	*len = n;
-	return buf;
-}
-
 static int afalg_bind(const char *type, const char *alg)
 {
 	struct sockaddr_alg sa = { .salg_family = AF_ALG };
@@ -104,7 +75,7 @@ void dr_probe_afalg(struct dr_report *r)
 	bool cpu_aes = r->cpu_flags & (CT_CPU_AES | CT_CPU_ARM_AES);
 	struct dr_check *c;
 
-	char *text = read_file("/proc/crypto", &plen);
+	char *text = ct_read_file("/proc/crypto", &plen);
 	char hw[200] = "";
 
 	/* Without AF_ALG, what programs lose is the kernel's hardware AES, if it has one (its
@@ -158,9 +129,9 @@ void dr_probe_afalg(struct dr_report *r)
 
 	if (r->afalg_ok) { /* the binds above instantiated the templates: read again */
 		free(text);
-		text = read_file("/proc/crypto", &plen);
+		text = ct_read_file("/proc/crypto", &plen);
 	}
-	char *modules = read_file("/proc/modules", &mlen);
+	char *modules = ct_read_file("/proc/modules", &mlen);
 	bool accel_loaded = false;
 	const char *accel = arm ? "aes-ce / -ce drivers" : "aesni-intel";
 
@@ -319,10 +290,7 @@ void dr_probe_cryptodev(struct dr_report *r)
 
 static double now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (double)ct_clock_ns(CLOCK_MONOTONIC) / 1e9;
 }
 
 #define XO_MAX 65536

@@ -64,14 +64,6 @@ struct ossl {
 	int (*prov_unload)(void *);
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* TSC cycles per byte of one EVP cipher, encrypting 8 KiB per call for ~50 ms; < 0 on error.
  * The fastest of many short slices (8 calls each) counts: a slice in which the process was
  * preempted or interrupted is slower, never faster, so the minimum is the library's own speed
@@ -90,7 +82,7 @@ static double measure(const struct ossl *o, cipher_fn cipher)
 	for (int i = 0; i < 64; i++) /* warm up caches and the clock */
 		o->enc_update(ctx, out, &outl, in, MEASURE_BYTES);
 
-	uint64_t t0 = now_ns(), best = UINT64_MAX;
+	uint64_t t0 = ct_clock_ns(CLOCK_MONOTONIC), best = UINT64_MAX;
 
 	do {
 		uint64_t c0 = ct_rdtsc();
@@ -102,7 +94,7 @@ static double measure(const struct ossl *o, cipher_fn cipher)
 
 		if (c1 > c0 && c1 - c0 < best)
 			best = c1 - c0;
-	} while (now_ns() - t0 < MEASURE_NS);
+	} while (ct_clock_ns(CLOCK_MONOTONIC) - t0 < MEASURE_NS);
 	o->ctx_free(ctx);
 	if (best == UINT64_MAX)
 		return -1;
@@ -286,53 +278,32 @@ static void __attribute__((noreturn)) child_main(const char *path, bool full, in
 	_exit(0);
 }
 
+struct child_args {
+	const char *path;
+	bool full;
+};
+
+static void child_body(void *arg, int wfd)
+{
+	const struct child_args *a = arg;
+
+	child_main(a->path, a->full, wfd);
+}
+
 /* Runs child_main for path; returns its output (malloc'ed, NUL-terminated) or NULL. */
 static char *probe_in_child(const char *path, bool full)
 {
-	int p[2];
+	struct child_args a = { .path = path, .full = full };
+	int rfd;
+	pid_t pid = ct_fork_piped(NULL, child_body, &a, &rfd);
 
-	if (pipe2(p, O_CLOEXEC) != 0)
+	if (pid < 0)
 		return NULL;
-	fflush(NULL);
 
-	pid_t pid = fork();
+	char *buf = ct_read_all(rfd, NULL);
 
-	if (pid < 0) {
-		close(p[0]);
-		close(p[1]);
-		return NULL;
-	}
-	if (pid == 0) {
-		close(p[0]);
-		child_main(path, full, p[1]);
-	}
-	close(p[1]);
-
-	size_t len = 0, cap = 4096;
-	char *buf = malloc(cap);
-	ssize_t n;
-
-	while (buf) {
-		if (len + 1024 > cap) {
-			char *grown = realloc(buf, cap * 2);
-
-			if (!grown)
-				break;
-			buf = grown;
-			cap *= 2;
-		}
-		n = read(p[0], buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	close(p[0]);
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
-	if (buf)
-		buf[len] = '\0';
+	close(rfd);
+	ct_wait_child(pid, NULL, NULL);
 	return buf;
 }
 
@@ -355,57 +326,52 @@ static bool child_value(const char *text, const char *key, char *buf, size_t cap
 
 /* ---- which libcryptos ------------------------------------------------------------------- */
 
+/* In the child: the dynamic loader lists what `openssl` would load (LD_TRACE_LOADED_OBJECTS),
+ * on the pipe, without our preload. */
+static void ldd_body(void *arg, int wfd)
+{
+	const char *openssl = arg;
+	int null = open("/dev/null", O_RDWR);
+
+	dup2(wfd, 1);
+	if (null >= 0)
+		dup2(null, 2);
+	unsetenv("LD_PRELOAD");
+	setenv("LD_TRACE_LOADED_OBJECTS", "1", 1);
+	execl(openssl, openssl, (char *)NULL);
+	_exit(127);
+}
+
 /* The libcrypto the dynamic loader gives `openssl`, asked from the loader itself. */
 static bool openssl_libcrypto(char *openssl, size_t ocap, char *lib, size_t lcap)
 {
 	if (!ct_which("openssl", openssl, ocap))
 		return false;
 
-	int p[2];
+	int rfd;
+	pid_t pid = ct_fork_piped(NULL, ldd_body, openssl, &rfd);
 
-	if (pipe2(p, O_CLOEXEC) != 0)
+	if (pid < 0)
 		return false;
-	fflush(NULL);
 
-	pid_t pid = fork();
+	char *out = ct_read_all(rfd, NULL);
 
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-
-		dup2(p[1], 1);
-		if (null >= 0)
-			dup2(null, 2);
-		unsetenv("LD_PRELOAD");
-		setenv("LD_TRACE_LOADED_OBJECTS", "1", 1);
-		execl(openssl, openssl, (char *)NULL);
-		_exit(127);
-	}
-	close(p[1]);
-
-	char out[8192];
-	size_t len = 0;
-	ssize_t n;
-
-	while (len < sizeof(out) - 1 &&
-	       ((n = read(p[0], out + len, sizeof(out) - 1 - len)) > 0 || (n < 0 && errno == EINTR)))
-		if (n > 0)
-			len += (size_t)n;
-	out[len] = '\0';
-	close(p[0]);
-	if (pid > 0)
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
+	close(rfd);
+	ct_wait_child(pid, NULL, NULL);
 
 	/* "\tlibcrypto.so.3 => /lib/x86_64-linux-gnu/libcrypto.so.3 (0x...)" */
-	const char *l = strstr(out, "libcrypto.so");
+	const char *l = out ? strstr(out, "libcrypto.so") : NULL;
 	const char *arrow = l ? strstr(l, "=> ") : NULL;
+	bool found = arrow && arrow[3] == '/';
 
-	if (!arrow || arrow[3] != '/')
-		return false;
-	const char *e = strchr(arrow + 3, ' ');
+	if (found) {
+		const char *e = strchr(arrow + 3, ' ');
 
-	snprintf(lib, lcap, "%.*s", (int)(e ? e - arrow - 3 : (long)strlen(arrow + 3)), arrow + 3);
-	return true;
+		snprintf(lib, lcap, "%.*s", (int)(e ? e - arrow - 3 : (long)strlen(arrow + 3)),
+			 arrow + 3);
+	}
+	free(out);
+	return found;
 }
 
 /* The libcrypto copies beside the one `openssl` loads: in the usual directories, every

@@ -8,7 +8,6 @@
  * the preload carries it across fork and exec on its own.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -18,7 +17,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -152,49 +150,10 @@ struct child_env {
 	uint32_t aesni_cpb_milli;
 };
 
-void ct_set_preload(const char *lib)
+/* In the child: execs CMD with the preload in its environment (ct_fork_piped's body). */
+static void run_child(void *arg, int err_pipe)
 {
-	const char *old = getenv("LD_PRELOAD");
-
-	if (!old || !*old) {
-		setenv("LD_PRELOAD", lib, 1);
-		return;
-	}
-	/* Keep the user's own preloads, after ours; do not add ours twice (nested runs). */
-	if (strstr(old, lib))
-		return;
-
-	size_t len = strlen(lib) + 1 + strlen(old) + 1;
-	char *v = malloc(len);
-
-	if (!v)
-		return;
-	snprintf(v, len, "%s:%s", lib, old);
-	setenv("LD_PRELOAD", v, 1);
-	free(v);
-}
-
-static void setup_child_env(const struct child_env *ce)
-{
-	ct_set_preload(ce->lib);
-	setenv("CRYPTRACE_OUT", ce->outdir, 1);
-	if (ce->opts->mode)
-		setenv("CRYPTRACE_MODE", ce->opts->mode, 1);
-	if (ce->opts->route)
-		setenv("CRYPTRACE_ROUTE", ce->opts->route, 1);
-	if (ce->opts->no_argv)
-		setenv("CRYPTRACE_ARGV", "0", 1);
-	if (ce->aesni_cpb_milli) {
-		char v[16];
-
-		snprintf(v, sizeof(v), "%u", ce->aesni_cpb_milli);
-		setenv("CRYPTRACE_AESNI_CPB", v, 1);
-	}
-}
-
-/* Never returns: execs CMD, or reports errno through the close-on-exec pipe and exits. */
-static void run_child(const struct child_env *ce, char **cmd, int err_pipe)
-{
+	const struct child_env *ce = arg;
 	sigset_t none;
 
 	sigemptyset(&none);
@@ -202,14 +161,14 @@ static void run_child(const struct child_env *ce, char **cmd, int err_pipe)
 	for (size_t i = 0; i < sizeof(forwarded_signals) / sizeof(forwarded_signals[0]); i++)
 		signal(forwarded_signals[i], SIG_DFL);
 
-	setup_child_env(ce);
-	execvp(cmd[0], cmd);
-
-	int err = errno;
-	ssize_t unused = write(err_pipe, &err, sizeof(err));
-
-	(void)unused;
-	_exit(err == ENOENT ? CT_EXIT_NOT_FOUND : CT_EXIT_NOT_EXEC);
+	ct_preload_env(ce->lib, ce->outdir, ce->aesni_cpb_milli);
+	if (ce->opts->mode)
+		setenv("CRYPTRACE_MODE", ce->opts->mode, 1);
+	if (ce->opts->route)
+		setenv("CRYPTRACE_ROUTE", ce->opts->route, 1);
+	if (ce->opts->no_argv)
+		setenv("CRYPTRACE_ARGV", "0", 1);
+	ct_exec_or_report(ce->opts->cmd, err_pipe);
 }
 
 static int exec_error_status(const char *cmd, int err)
@@ -231,68 +190,34 @@ struct child_facts {
 	struct rusage rusage;
 };
 
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Starts CMD and waits for it. Returns its exit status the way a shell reports it; *started
  * tells whether CMD was really executed (false: fork or exec failed, an error line was printed). */
-static int spawn_and_wait(const struct child_env *ce, char **cmd, bool *started,
-			  struct child_facts *cf)
+static int spawn_and_wait(const struct child_env *ce, bool *started, struct child_facts *cf)
 {
 	*started = false;
 	memset(cf, 0, sizeof(*cf));
-	int pipefd[2];
-
-	if (pipe2(pipefd, O_CLOEXEC) != 0) {
-		fprintf(stderr, "cryptrace: pipe: %s\n", strerror(errno));
-		return CT_EXIT_NOT_EXEC;
-	}
-	fflush(NULL);
 	install_forwarding();
 
-	cf->start_realtime_ns = clock_ns(CLOCK_REALTIME);
-	cf->start_mono_ns = clock_ns(CLOCK_MONOTONIC);
-	pid_t pid = fork();
+	int rfd;
 
-	if (pid < 0) {
-		fprintf(stderr, "cryptrace: fork: %s\n", strerror(errno));
-		close(pipefd[0]);
-		close(pipefd[1]);
+	cf->start_realtime_ns = ct_clock_ns(CLOCK_REALTIME);
+	cf->start_mono_ns = ct_clock_ns(CLOCK_MONOTONIC);
+	pid_t pid = ct_fork_piped("cryptrace", run_child, (void *)ce, &rfd);
+
+	if (pid < 0)
 		return CT_EXIT_NOT_EXEC;
-	}
-	if (pid == 0) {
-		close(pipefd[0]);
-		run_child(ce, cmd, pipefd[1]);
-	}
 	child_pid = pid;
-	close(pipefd[1]);
 
-	/* EOF: exec succeeded (the pipe closed on exec). An int: exec failed with that errno. */
-	int exec_err = 0;
-	ssize_t n;
-
-	do
-		n = read(pipefd[0], &exec_err, sizeof(exec_err));
-	while (n < 0 && errno == EINTR);
-	close(pipefd[0]);
-
+	int exec_err = ct_exec_outcome(rfd);
 	int status = 0;
-	pid_t w;
+	pid_t w = ct_wait_child(pid, &status, &cf->rusage);
 
-	do
-		w = wait4(pid, &status, 0, &cf->rusage);
-	while (w < 0 && errno == EINTR);
 	child_pid = 0;
-	cf->end_mono_ns = clock_ns(CLOCK_MONOTONIC);
+	cf->end_mono_ns = ct_clock_ns(CLOCK_MONOTONIC);
 	cf->pid = (uint32_t)pid;
 
-	if (n == (ssize_t)sizeof(exec_err))
-		return exec_error_status(cmd[0], exec_err);
+	if (exec_err)
+		return exec_error_status(ce->opts->cmd[0], exec_err);
 	if (w < 0) {
 		fprintf(stderr, "cryptrace: waitpid: %s\n", strerror(errno));
 		return CT_EXIT_NOT_EXEC;
@@ -300,9 +225,7 @@ static int spawn_and_wait(const struct child_env *ce, char **cmd, bool *started,
 	*started = true;
 	cf->signaled = WIFSIGNALED(status);
 	cf->status = cf->signaled ? WTERMSIG(status) : WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	return ct_shell_status(status);
 }
 
 /* ---- after the run ------------------------------------------------------------------------ */
@@ -461,7 +384,7 @@ int ct_run_main(int argc, char **argv)
 	};
 	bool started;
 	struct child_facts cf;
-	int status = spawn_and_wait(&ce, opts.cmd, &started, &cf);
+	int status = spawn_and_wait(&ce, &started, &cf);
 
 	/* A child that exited without its exit handlers (a Go program) left its trace open: the
 	 * launcher knows how it ended. */

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/resource.h>
+#include <sys/types.h>
+#include <time.h>
 
 /* Exit codes of the launcher itself (a traced command's own status passes through unchanged). */
 #define CT_EXIT_USAGE 2        /* bad option, missing command, unusable output directory */
@@ -27,8 +29,43 @@ void ct_version(FILE *out);
 
 /* run.c: `cryptrace run [options] [--] CMD...`; argv[0] is "run". Returns the exit status. */
 int ct_run_main(int argc, char **argv);
+
+/* spawn.c: the launcher's children. */
 /* Puts lib in front of LD_PRELOAD (keeping the user's own preloads, never twice). */
 void ct_set_preload(const char *lib);
+/* In a child about to exec a traced command: the preload (ct_set_preload), CRYPTRACE_OUT and,
+ * when known (non-zero), CRYPTRACE_AESNI_CPB (docs/environment.md). */
+void ct_preload_env(const char *lib, const char *outdir, uint32_t aesni_cpb_milli);
+/* Forks with a close-on-exec pipe from child to parent. The child closes the read end and runs
+ * body(arg, wfd), which execs or exits. The parent gets the pid and the read end in *rfd; -1
+ * when pipe or fork failed, with a line "<who>: pipe|fork: <error>" on stderr unless who is
+ * NULL. stdio is flushed before the fork. */
+pid_t ct_fork_piped(const char *who, void (*body)(void *arg, int wfd), void *arg, int *rfd);
+/* In the child of ct_fork_piped: execvp(cmd); when that fails, its errno goes to err_fd and the
+ * child exits 127 (not found) or 126. */
+void ct_exec_or_report(char **cmd, int err_fd) __attribute__((noreturn));
+/* In the parent: 0 when the exec of ct_exec_or_report succeeded (the pipe closed on exec), else
+ * its errno. Closes rfd. */
+int ct_exec_outcome(int rfd);
+/* waitpid, or wait4 when ru is not NULL, again when a signal interrupts it. */
+pid_t ct_wait_child(pid_t pid, int *status, struct rusage *ru);
+/* A wait status the way a shell reports it: the exit status, or 128 + the signal number. */
+int ct_shell_status(int status);
+
+/* slurp.c: a pipe or file read to its end into a malloc'ed buffer with a NUL after its *len
+ * (len may be NULL) bytes; NULL when out of memory or (ct_read_file) the file cannot be opened.
+ * The caller closes fd. */
+char *ct_read_all(int fd, size_t *len);
+char *ct_read_file(const char *path, size_t *len);
+
+/* Nanoseconds on a clock (CLOCK_MONOTONIC for durations, CLOCK_REALTIME for dates). */
+static inline uint64_t ct_clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 /* static_trace.c: the trace file of a statically linked program, which the preload cannot enter
  * (same format, written by the launcher after the program ended). */
