@@ -353,7 +353,7 @@ int ct_run_main(int argc, char **argv)
 	const char *outdir = opts.outdir;
 
 	if (!outdir) {
-		ct_outdir_default(defdir, sizeof(defdir));
+		ct_outdir_default("cryptrace", defdir, sizeof(defdir));
 		outdir = defdir;
 	}
 	if (!ct_outdir_prepare(outdir, why, sizeof(why))) {

@@ -136,8 +136,9 @@ bool ct_which(const char *cmd, char *buf, size_t cap);
  * proves it is writable by creating and removing a probe file. On failure returns false with a
  * one-line reason. */
 bool ct_outdir_prepare(const char *dir, char *why, size_t why_cap);
-/* The default directory name: "cryptrace-YYYYmmdd-HHMMSS" in the current directory. */
-void ct_outdir_default(char *buf, size_t cap);
+/* The default directory name: "<prefix>-YYYYmmdd-HHMMSS" in the current directory, with "-2",
+ * "-3" ... after it when that exists already. */
+void ct_outdir_default(const char *prefix, char *buf, size_t cap);
 /* The *.ctrace file names (not paths) in dir, sorted; *names is malloc'ed (free with
  * ct_names_free). Returns the count, or -1 if dir cannot be read. */
 int ct_outdir_list(const char *dir, char ***names);
