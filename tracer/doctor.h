@@ -7,6 +7,7 @@
 #ifndef CT_DOCTOR_H
 #define CT_DOCTOR_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -57,6 +58,30 @@ void dr_value(struct dr_check *c, const char *key, bool number, const char *fmt,
 	__attribute__((format(printf, 4, 5)));
 /* Adds a recommendation once (the same text twice is kept once). */
 void dr_recommend(struct dr_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* doctor_libcrypto_child.c: loads the libcrypto at path in a child process and returns its
+ * answer, "key value" lines (version, ctr, cbc; with full also the engines and providers), or
+ * an "error" line; malloc'ed, NULL when no child could be started. */
+char *dr_libcrypto_child(const char *path, bool full);
+
+/* doctor_libfind.c */
+/* The libcrypto the dynamic loader gives `openssl` (found in PATH, written to openssl even when
+ * the loader names none); false when there is none. */
+bool dr_openssl_libcrypto(char *openssl, size_t ocap, char *lib, size_t lcap);
+/* The libcrypto copies beside the one `openssl` loads (skip_real, its real path): in the usual
+ * directories, every multiarch directory (/usr/lib/<triplet>) and, for the tests,
+ * CRYPTRACE_DOCTOR_LIBDIRS (colon-separated, searched first). */
+#define DR_MAX_LIBS 8
+struct dr_lib_scan {
+	char native[DR_MAX_LIBS][PATH_MAX]; /* loadable here: measured */
+	int nnative;
+	char foreign[DR_MAX_LIBS][PATH_MAX]; /* of another architecture: listed */
+	char foreign_arch[DR_MAX_LIBS][48];
+	int nforeign;
+};
+void dr_find_libcryptos(const char *skip_real, struct dr_lib_scan *ls);
+/* The check listing the foreign copies, if any. */
+void dr_foreign_check(struct dr_report *r, const struct dr_lib_scan *ls);
 
 /* The probes, in the order doctor.c runs them. */
 void dr_probe_cpu(struct dr_report *r);

@@ -81,6 +81,22 @@ pid_t ct_fork_piped(const char *who, void (*body)(void *arg, int wfd), void *arg
 	return pid;
 }
 
+char *ct_child_output(void (*body)(void *arg, int wfd), void *arg)
+{
+	int rfd;
+	pid_t pid = ct_fork_piped(NULL, body, arg, &rfd);
+
+	if (pid < 0)
+		return NULL;
+
+	char *out = ct_read_all(rfd, NULL);
+
+	/* Closed before the wait: a child still writing gets EPIPE instead of blocking us. */
+	close(rfd);
+	ct_wait_child(pid, NULL, NULL);
+	return out;
+}
+
 void ct_exec_or_report(char **cmd, int err_fd)
 {
 	execvp(cmd[0], cmd);

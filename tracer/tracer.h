@@ -41,6 +41,9 @@ void ct_preload_env(const char *lib, const char *outdir, uint32_t aesni_cpb_mill
  * when pipe or fork failed, with a line "<who>: pipe|fork: <error>" on stderr unless who is
  * NULL. stdio is flushed before the fork. */
 pid_t ct_fork_piped(const char *who, void (*body)(void *arg, int wfd), void *arg, int *rfd);
+/* Runs body in a child (ct_fork_piped, quietly) and returns all it wrote to wfd, NUL-terminated
+ * and malloc'ed, once it ended; NULL when it could not be started. */
+char *ct_child_output(void (*body)(void *arg, int wfd), void *arg);
 /* In the child of ct_fork_piped: execvp(cmd); when that fails, its errno goes to err_fd and the
  * child exits 127 (not found) or 126. */
 void ct_exec_or_report(char **cmd, int err_fd) __attribute__((noreturn));
