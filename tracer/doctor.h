@@ -88,6 +88,6 @@ void dr_probe_cpu(struct dr_report *r);
 void dr_probe_libcrypto(struct dr_report *r); /* doctor_libcrypto.c: libcryptos, engines, providers */
 void dr_probe_afalg(struct dr_report *r);     /* doctor_kernel.c */
 void dr_probe_cryptodev(struct dr_report *r);
-void dr_probe_crossover(struct dr_report *r);
+void dr_probe_crossover(struct dr_report *r); /* doctor_crossover.c */
 
 #endif

@@ -98,6 +98,8 @@ int ct_compare_main(int argc, char **argv);
  * NULL) = errno. Sets *err to 0 on success. */
 bool ct_afalg_usable(int *err);
 bool ct_cryptodev_usable(int *err);
+/* An AF_ALG socket bound to alg of type ("skcipher", "cbc(aes)"), or -errno. */
+int ct_afalg_bind(const char *type, const char *alg);
 
 /* doctor.c: `cryptrace doctor [--json]`; argv[0] is "doctor". */
 int ct_doctor_main(int argc, char **argv);
