@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * doctor.h - the checklist `cryptrace doctor` builds: each probe file adds checks (a status, a
- * one-line title, the evidence and a few named values for --json) and recommendations; doctor.c
- * runs the probes in order and prints the list as text or JSON.
+ * one-line title, the evidence and a few named values for --json) and recommendations;
+ * cmd_doctor.c runs the probes in order and prints the list (doctor_checklist.c) as text or
+ * JSON.
  */
 #ifndef CT_DOCTOR_H
 #define CT_DOCTOR_H
@@ -11,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum dr_status { DR_OK = 0, DR_INFO = 1, DR_WARN = 2, DR_FAIL = 3 };
 
@@ -58,6 +60,9 @@ void dr_value(struct dr_check *c, const char *key, bool number, const char *fmt,
 	__attribute__((format(printf, 4, 5)));
 /* Adds a recommendation once (the same text twice is kept once). */
 void dr_recommend(struct dr_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The list in 80 columns, or as one JSON object. */
+void dr_print_text(const struct dr_report *r, FILE *out);
+void dr_print_json(const struct dr_report *r, FILE *out);
 
 /* doctor_libcrypto_child.c: loads the libcrypto at path in a child process and returns its
  * answer, "key value" lines (version, ctr, cbc; with full also the engines and providers), or
@@ -83,8 +88,8 @@ void dr_find_libcryptos(const char *skip_real, struct dr_lib_scan *ls);
 /* The check listing the foreign copies, if any. */
 void dr_foreign_check(struct dr_report *r, const struct dr_lib_scan *ls);
 
-/* The probes, in the order doctor.c runs them. */
-void dr_probe_cpu(struct dr_report *r);
+/* The probes, in the order cmd_doctor.c runs them. */
+void dr_probe_cpu(struct dr_report *r);       /* doctor_cpu.c */
 void dr_probe_libcrypto(struct dr_report *r); /* doctor_libcrypto.c: libcryptos, engines, providers */
 void dr_probe_afalg(struct dr_report *r);     /* doctor_kernel.c */
 void dr_probe_cryptodev(struct dr_report *r);
