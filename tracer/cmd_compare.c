@@ -19,6 +19,7 @@
 
 #include "compare.h"
 #include "route_spec.h"
+#include "commands.h"
 #include "tracer.h"
 #include "aesni.h"
 
@@ -188,7 +189,7 @@ static int parse_options(int argc, char **argv, struct cmp_options *o)
 
 /* ---- the command -------------------------------------------------------------------------- */
 
-int ct_compare_main(int argc, char **argv)
+int command_compare(int argc, char **argv)
 {
 	struct cmp_options opts = { 0 };
 	int early = parse_options(argc, argv, &opts);

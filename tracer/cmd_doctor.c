@@ -12,9 +12,10 @@
 #include <stdlib.h>
 
 #include "doctor.h"
+#include "commands.h"
 #include "tracer.h"
 
-int ct_doctor_main(int argc, char **argv)
+int command_doctor(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tracer.h - the pieces of the `cryptrace` command that main.c dispatches to: the `run`
- * subcommand, `compare` and `doctor`, finding the preload library, inspecting the command's ELF file, preparing the
- * output directory and the (future) AES-NI calibration. Nothing here is visible to the preload.
+ * tracer.h - what the subcommands of `cryptrace` (commands.h) share: their help texts, starting
+ * children, finding the preload library, inspecting the command's ELF file, preparing the output
+ * directory, writing or completing a trace file the preload could not, and the AES-NI bound the
+ * preload is given. Nothing here is visible to the preload.
  */
 #ifndef CT_TRACER_H
 #define CT_TRACER_H
@@ -25,10 +26,8 @@ void ct_usage_main(FILE *out);
 void ct_usage_run(FILE *out);
 void ct_usage_compare(FILE *out);
 void ct_usage_doctor(FILE *out);
+void ct_usage_report(FILE *out);
 void ct_version(FILE *out);
-
-/* run.c: `cryptrace run [options] [--] CMD...`; argv[0] is "run". Returns the exit status. */
-int ct_run_main(int argc, char **argv);
 
 /* spawn.c: the launcher's children. */
 /* Puts lib in front of LD_PRELOAD (keeping the user's own preloads, never twice). */
@@ -91,18 +90,12 @@ bool ct_static_trace_write(const struct ct_static_run *r);
  * cleanly and has no END. True when it did. */
 bool ct_end_trace_complete(const char *outdir, uint32_t pid, int status, uint64_t end_mono_ns);
 
-/* compare.c: `cryptrace compare [options] -- CMD...`; argv[0] is "compare". */
-int ct_compare_main(int argc, char **argv);
-
 /* kernel_probe.c: true when socket(AF_ALG) / open("/dev/crypto") work here; else *err (may be
  * NULL) = errno. Sets *err to 0 on success. */
 bool ct_afalg_usable(int *err);
 bool ct_cryptodev_usable(int *err);
 /* An AF_ALG socket bound to alg of type ("skcipher", "cbc(aes)"), or -errno. */
 int ct_afalg_bind(const char *type, const char *alg);
-
-/* doctor.c: `cryptrace doctor [--json]`; argv[0] is "doctor". */
-int ct_doctor_main(int argc, char **argv);
 
 /* jout.c: JSON pieces for compare and doctor. */
 void ct_json_str(FILE *out, const char *s);

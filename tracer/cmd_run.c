@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * run.c - `cryptrace run`: prepare the output directory, start CMD with the preload in its
+ * cmd_run.c - `cryptrace run`: prepare the output directory, start CMD with the preload in its
  * environment (the launcher itself never loads it), forward termination signals, wait, pass
  * CMD's exit status through, then summarize the traces the run left behind.
  *
@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "tracer.h"
 #include "report.h"
 #include "route_spec.h"
@@ -328,7 +329,7 @@ static void summarize(const char *outdir, char **before, int nbefore, char **cmd
 		ct_names_free(after, nafter);
 }
 
-int ct_run_main(int argc, char **argv)
+int command_run(int argc, char **argv)
 {
 	struct run_options opts = { 0 };
 	int early = parse_options(argc, argv, &opts);
