@@ -239,11 +239,26 @@ static bool name_in(char **names, int n, const char *name)
 	return false;
 }
 
+/* CMD's executable, resolved the way execvp found it. */
+struct cmd_exe {
+	bool found;
+	char path[PATH_MAX];
+	enum ct_elf_kind kind;
+};
+
+static void inspect_exe(const char *cmd, struct cmd_exe *e)
+{
+	e->found = ct_which(cmd, e->path, sizeof(e->path));
+	e->kind = e->found ? ct_elf_classify(e->path) : CT_ELF_UNKNOWN;
+}
+
 /* A statically linked CMD wrote no trace (the preload never ran in it): write its file here, so
  * that the report says why nothing was seen. False (and a line on stderr) if that failed. */
-static bool write_static_trace(const char *outdir, const char *exe, char **cmd,
+static bool write_static_trace(const char *outdir, const struct cmd_exe *e, char **cmd,
 			       const struct child_facts *cf, const struct run_options *o)
 {
+	char real[PATH_MAX];
+	const char *exe = realpath(e->path, real) ? real : e->path;
 	struct ct_static_run r = {
 		.outdir = outdir,
 		.exe = exe,
@@ -268,18 +283,9 @@ static bool write_static_trace(const char *outdir, const char *exe, char **cmd,
 
 /* Summarizes the trace files this run created (an existing directory may hold older ones). */
 static void summarize(const char *outdir, char **before, int nbefore, char **cmd,
-		      const struct child_facts *cf, const struct run_options *o)
+		      const struct cmd_exe *exe)
 {
 	char **after;
-	char resolved[PATH_MAX];
-	bool found = ct_which(cmd[0], resolved, sizeof(resolved));
-	enum ct_elf_kind kind = found ? ct_elf_classify(resolved) : CT_ELF_UNKNOWN;
-	char real[PATH_MAX];
-
-	/* Before listing: the file written here is one of this run's. */
-	if (kind == CT_ELF_STATIC)
-		write_static_trace(outdir, realpath(resolved, real) ? real : resolved, cmd, cf, o);
-
 	int nafter = ct_outdir_list(outdir, &after);
 	int nnew = 0;
 	char **paths = calloc(nafter > 0 ? (size_t)nafter : 1, sizeof(*paths));
@@ -297,7 +303,7 @@ static void summarize(const char *outdir, char **before, int nbefore, char **cmd
 	}
 
 	struct stat st;
-	bool setid = found && stat(resolved, &st) == 0 &&
+	bool setid = exe->found && stat(exe->path, &st) == 0 &&
 		     (((st.st_mode & S_ISUID) && st.st_uid != getuid()) ||
 		      ((st.st_mode & S_ISGID) && st.st_gid != getgid()));
 
@@ -310,10 +316,10 @@ static void summarize(const char *outdir, char **before, int nbefore, char **cmd
 			cmd[0], outdir);
 	} else {
 		/* A static program may still start dynamic ones: those were traced. */
-		if (kind == CT_ELF_STATIC && nnew > 1)
+		if (exe->kind == CT_ELF_STATIC && nnew > 1)
 			fprintf(stderr, "cryptrace: %s is statically linked; cryptrace cannot see "
 					"inside it, only into the dynamic programs it started\n", cmd[0]);
-		else if (kind == CT_ELF_STATIC)
+		else if (exe->kind == CT_ELF_STATIC)
 			fprintf(stderr, "cryptrace: %s is statically linked: LD_PRELOAD cannot load "
 					"cryptrace into it, so its calls are not seen (the launcher wrote "
 					"its trace file)\n", cmd[0]);
@@ -392,17 +398,16 @@ int command_run(int argc, char **argv)
 	if (started && !cf.signaled)
 		ct_end_trace_complete(absdir, cf.pid, cf.status, cf.end_mono_ns);
 
-	/* Without an exec there is nothing to summarize: the error line said it all. -q still
-	 * writes a static program's trace file. */
-	if (started && !opts.quiet) {
-		summarize(absdir, before, nbefore > 0 ? nbefore : 0, opts.cmd, &cf, &opts);
-	} else if (started) {
-		char resolved[PATH_MAX], real[PATH_MAX];
+	/* Without an exec there is nothing to summarize: the error line said it all. */
+	if (started) {
+		struct cmd_exe exe;
 
-		if (ct_which(opts.cmd[0], resolved, sizeof(resolved)) &&
-		    ct_elf_classify(resolved) == CT_ELF_STATIC)
-			write_static_trace(absdir, realpath(resolved, real) ? real : resolved,
-					   opts.cmd, &cf, &opts);
+		inspect_exe(opts.cmd[0], &exe);
+		/* -q too; and before listing, so that the summary counts it as this run's. */
+		if (exe.kind == CT_ELF_STATIC)
+			write_static_trace(absdir, &exe, opts.cmd, &cf, &opts);
+		if (!opts.quiet)
+			summarize(absdir, before, nbefore > 0 ? nbefore : 0, opts.cmd, &exe);
 	}
 	if (nbefore > 0)
 		ct_names_free(before, nbefore);
