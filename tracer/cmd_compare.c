@@ -23,14 +23,6 @@
 #include "tracer.h"
 #include "aesni.h"
 
-static int cmp_usage_error(const char *fmt, const char *arg)
-{
-	fputs("cryptrace compare: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs(" (try: cryptrace help compare)\n", stderr);
-	return CT_EXIT_USAGE;
-}
-
 /* ---- routes ------------------------------------------------------------------------------- */
 
 static const struct {
@@ -45,7 +37,7 @@ static const struct {
 static bool add_route(struct cmp_options *o, const char *arg)
 {
 	if (o->nroutes == CMP_MAX_ROUTES) {
-		cmp_usage_error("at most %s routes", "8");
+		ct_usage_error("compare", "at most %s routes", "8");
 		return false;
 	}
 	struct cmp_route *r = &o->routes[o->nroutes];
@@ -59,8 +51,8 @@ static bool add_route(struct cmp_options *o, const char *arg)
 		}
 	}
 	if (!known && !strchr(arg, '=')) {
-		cmp_usage_error("unknown route '%s' (native, aesni, afalg, cryptodev, or a spec "
-				"with '=')", arg);
+		ct_usage_error("compare", "unknown route '%s' (native, aesni, afalg, cryptodev, or a "
+			       "spec with '=')", arg);
 		return false;
 	}
 	if (!known)
@@ -82,7 +74,7 @@ static bool add_route(struct cmp_options *o, const char *arg)
 		snprintf(r->label, sizeof(r->label), "route%d", (o->nroutes + 1) % 100);
 	for (int i = 0; i < o->nroutes; i++) {
 		if (!strcmp(o->routes[i].label, r->label)) {
-			cmp_usage_error("route '%s' given twice", arg);
+			ct_usage_error("compare", "route '%s' given twice", arg);
 			return false;
 		}
 	}
@@ -149,7 +141,8 @@ static int parse_options(int argc, char **argv, struct cmp_options *o)
 			long n = strtol(optarg, &end, 10);
 
 			if (*end || n < 1 || n > CMP_MAX_ROUNDS)
-				return cmp_usage_error("--repeat wants 1..100, not '%s'", optarg);
+				return ct_usage_error("compare", "--repeat wants 1..100, not '%s'",
+						      optarg);
 			o->rounds = (int)n;
 			break;
 		}
@@ -164,20 +157,21 @@ static int parse_options(int argc, char **argv, struct cmp_options *o)
 			break;
 		case 'o':
 			if (!*optarg)
-				return cmp_usage_error("empty output directory%s", "");
+				return ct_usage_error("compare", "empty output directory%s", "");
 			o->outdir = optarg;
 			break;
 		case 'h':
 			ct_usage_compare(stdout);
 			return 0;
 		case ':':
-			return cmp_usage_error("option '%s' needs an argument", argv[optind - 1]);
+			return ct_usage_error("compare", "option '%s' needs an argument",
+					      argv[optind - 1]);
 		default:
-			return cmp_usage_error("unknown option '%s'", argv[optind - 1]);
+			return ct_usage_error("compare", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind >= argc)
-		return cmp_usage_error("missing command to run%s", "");
+		return ct_usage_error("compare", "missing command to run%s", "");
 	o->cmd = argv + optind;
 	if (o->nroutes == 0)
 		default_routes(o);

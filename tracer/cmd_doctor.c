@@ -36,9 +36,7 @@ int command_doctor(int argc, char **argv)
 			ct_usage_doctor(stdout);
 			return 0;
 		default:
-			fprintf(stderr, "cryptrace doctor: unknown option '%s' (try: cryptrace help "
-					"doctor)\n", argv[optind - 1]);
-			return CT_EXIT_USAGE;
+			return ct_usage_error("doctor", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc) {

@@ -35,14 +35,6 @@ struct run_options {
 	char **cmd; /* NULL-terminated */
 };
 
-static int run_usage_error(const char *fmt, const char *arg)
-{
-	fputs("cryptrace run: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs(" (try: cryptrace help run)\n", stderr);
-	return CT_EXIT_USAGE;
-}
-
 /* A bad route spec is refused here, before anything runs, rather than ignored by the preload. */
 static bool route_spec_ok(const char *spec)
 {
@@ -78,7 +70,7 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 		switch (c) {
 		case 'o':
 			if (!*optarg)
-				return run_usage_error("empty output directory%s", "");
+				return ct_usage_error("run", "empty output directory%s", "");
 			o->outdir = optarg;
 			break;
 		case 'R':
@@ -88,8 +80,8 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 			break;
 		case 'M':
 			if (strcmp(optarg, "stats") && strcmp(optarg, "calls"))
-				return run_usage_error("--mode must be stats or calls, not '%s'",
-						       optarg);
+				return ct_usage_error("run", "--mode must be stats or calls, not "
+						      "'%s'", optarg);
 			o->mode = optarg;
 			break;
 		case 'f':
@@ -104,13 +96,14 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 			ct_usage_run(stdout);
 			return 0;
 		case ':':
-			return run_usage_error("option '%s' needs an argument", argv[optind - 1]);
+			return ct_usage_error("run", "option '%s' needs an argument",
+					      argv[optind - 1]);
 		default:
-			return run_usage_error("unknown option '%s'", argv[optind - 1]);
+			return ct_usage_error("run", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind >= argc)
-		return run_usage_error("missing command to run%s", "");
+		return ct_usage_error("run", "missing command to run%s", "");
 	o->cmd = argv + optind;
 	return -1;
 }

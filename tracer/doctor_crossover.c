@@ -136,11 +136,36 @@ static bool cryptodev_request(void *path, uint8_t *buf, size_t size)
 
 /* ---- the checks --------------------------------------------------------------------------- */
 
+/* How a kernel path appears in the checklist. */
+struct xo_kernel {
+	const char *id, *what, *target; /* check id, its name in text, its route target */
+	const char *unmeasured_title, *unmeasured_why;
+};
+
+static const struct xo_kernel xo_afalg = {
+	.id = "crossover", .what = "AF_ALG", .target = "afalg",
+	.unmeasured_title = "crossover not measured",
+	.unmeasured_why = "AF_ALG cbc(aes) could not be set up or refused a request",
+};
+
+static const struct xo_kernel xo_cryptodev = {
+	.id = "crossover:cryptodev", .what = "/dev/crypto", .target = "cryptodev",
+	.unmeasured_title = "/dev/crypto crossover not measured",
+	.unmeasured_why = "no AES-128-CBC session, or CIOCCRYPT refused a request",
+};
+
 /* One kernel path's per-size times against in-process ones: a check and, when the kernel wins
  * from some size on, a route recommendation. */
-static void crossover_check(struct dr_report *r, const char *id, const char *what,
-			    const char *target, const double *tk, const double *ti)
+static void crossover_check(struct dr_report *r, const struct xo_kernel *k, const double *tk,
+			    const double *ti)
 {
+	const char *what = k->what;
+
+	if (tk[0] < 0) {
+		dr_add(r, k->id, DR_INFO, k->unmeasured_title, "%s", k->unmeasured_why);
+		return;
+	}
+
 	char table[700] = "";
 	size_t len = 0, cross = 0, size = 16;
 
@@ -161,14 +186,14 @@ static void crossover_check(struct dr_report *r, const char *id, const char *wha
 			break;
 	}
 
-	struct dr_check *c = dr_add(r, id, DR_INFO, "", "%s cbc(aes) encrypt vs cryptrace's "
+	struct dr_check *c = dr_add(r, k->id, DR_INFO, "", "%s cbc(aes) encrypt vs cryptrace's "
 				    "in-process AES-NI, per request: %s", what, table);
 
 	if (cross) {
 		snprintf(c->title, sizeof(c->title), "%s beats in-process AES from %zu-byte "
 			 "requests", what, cross);
 		dr_recommend(r, "route aes-*-cbc=%s>=%zu,aesni (cryptrace run --route): %s wins "
-				"from %zu-byte requests here", target, cross, what, cross);
+				"from %zu-byte requests here", k->target, cross, what, cross);
 	} else {
 		snprintf(c->title, sizeof(c->title), "%s never beats in-process AES (16 B to 64 KiB)",
 			 what);
@@ -219,11 +244,7 @@ void dr_probe_crossover(struct dr_report *r)
 			close(opfd);
 		if (tfm >= 0)
 			close(tfm);
-		if (tk[0] < 0)
-			dr_add(r, "crossover", DR_INFO, "crossover not measured",
-			       "AF_ALG cbc(aes) could not be set up or refused a request");
-		else
-			crossover_check(r, "crossover", "AF_ALG", "afalg", tk, ti);
+		crossover_check(r, &xo_afalg, tk, ti);
 	}
 	if (r->cryptodev_ok) {
 		int fd = open(CT_CDEV_PATH, O_RDWR | O_CLOEXEC);
@@ -240,11 +261,7 @@ void dr_probe_crossover(struct dr_report *r)
 			ioctl(fd, CT_CIOCFSESSION, &s.ses);
 		if (fd >= 0)
 			close(fd);
-		if (tk[0] < 0)
-			dr_add(r, "crossover:cryptodev", DR_INFO, "/dev/crypto crossover not measured",
-			       "no AES-128-CBC session, or CIOCCRYPT refused a request");
-		else
-			crossover_check(r, "crossover:cryptodev", "/dev/crypto", "cryptodev", tk, ti);
+		crossover_check(r, &xo_cryptodev, tk, ti);
 	}
 	free(buf);
 }

@@ -41,26 +41,16 @@ static int command_help(int argc, char **argv)
 
 	const struct command *c = find_command(argv[1]);
 
-	if (!c || !c->usage) {
-		fprintf(stderr, "cryptrace: no help for '%s' (try: cryptrace --help)\n", argv[1]);
-		return CT_EXIT_USAGE;
-	}
+	if (!c || !c->usage)
+		return ct_usage_error(NULL, "no help for '%s'", argv[1]);
 	c->usage(stdout);
 	return 0;
-}
-
-static int usage_error(const char *fmt, const char *arg)
-{
-	fputs("cryptrace: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs(" (try: cryptrace --help)\n", stderr);
-	return CT_EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
 {
 	if (argc < 2)
-		return usage_error("missing command%s", "");
+		return ct_usage_error(NULL, "missing command%s", "");
 
 	const char *name = argv[1];
 	const struct command *c = find_command(name);
@@ -76,6 +66,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (name[0] == '-')
-		return usage_error("unknown option '%s'", name);
-	return usage_error("unknown command '%s'", name);
+		return ct_usage_error(NULL, "unknown option '%s'", name);
+	return ct_usage_error(NULL, "unknown command '%s'", name);
 }

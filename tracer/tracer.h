@@ -22,6 +22,9 @@
 #define CT_EXIT_NOT_FOUND 127  /* the command was not found */
 
 /* usage.c */
+/* "cryptrace COMMAND: <fmt with arg> (try: cryptrace help COMMAND)" on stderr, or without a
+ * command "cryptrace: ... (try: cryptrace --help)"; returns CT_EXIT_USAGE. */
+int ct_usage_error(const char *command, const char *fmt, const char *arg);
 void ct_usage_main(FILE *out);
 void ct_usage_run(FILE *out);
 void ct_usage_compare(FILE *out);

@@ -8,6 +8,17 @@
 #include "ct_config.h"
 #include "tracer.h"
 
+int ct_usage_error(const char *command, const char *fmt, const char *arg)
+{
+	fprintf(stderr, "cryptrace%s%s: ", command ? " " : "", command ? command : "");
+	fprintf(stderr, fmt, arg);
+	if (command)
+		fprintf(stderr, " (try: cryptrace help %s)\n", command);
+	else
+		fputs(" (try: cryptrace --help)\n", stderr);
+	return CT_EXIT_USAGE;
+}
+
 void ct_version(FILE *out)
 {
 	fprintf(out, "cryptrace %s\n", CT_VERSION);
