@@ -4,11 +4,14 @@
  * library, measures EVP aes-128-ctr and aes-128-cbc encryption, tries the engines and providers,
  * and answers its parent (doctor_libcrypto.c) in "key value" lines on a pipe:
  *
- *   version OpenSSL 3.0.19 27 Jan 2026      error <why it could not load or measure>
- *   ctr 0.3125          cbc 1.2500           (TSC cycles per byte at 8 KiB; < 0: not measured)
- *   engines_dir /usr/lib/x86_64-linux-gnu/engines-3
- *   engine <id> ok|fail|initfail present|absent|builtin <name or OpenSSL's errors>
- *   modules_dir <dir>    provider <name> ok|fail|absent [<errors or file>]
+ *   version OpenSSL 3.0.19 27 Jan 2026  its OpenSSL_version()
+ *   error <why>                         it could not be loaded or has no EVP API (then exits)
+ *   ctr 0.3125                          TSC cycles/byte, EVP aes-128-ctr at 8 KiB; < 0: failed
+ *   cbc 1.2500                          the same for aes-128-cbc encryption
+ *   engines_dir <dir>                   (full only) OPENSSL_ENGINES_DIR, then one line per engine:
+ *   engine <id> ok|fail|initfail present|absent|builtin <its name, or OpenSSL's errors>
+ *   modules_dir <dir>                   (full only) OPENSSL_MODULES_DIR, then per provider:
+ *   provider <name> ok|fail|absent [<OpenSSL's errors, or the missing file>]
  *
  * Why a child: the launcher links no OpenSSL, two libcrypto versions must never meet in one
  * process, and a hanging engine cannot hang the doctor (the child has CHILD_TIMEOUT_S seconds).
