@@ -163,11 +163,8 @@ static int parse_options(int argc, char **argv, struct cmp_options *o)
 		case 'h':
 			ct_usage_compare(stdout);
 			return 0;
-		case ':':
-			return ct_usage_error("compare", "option '%s' needs an argument",
-					      argv[optind - 1]);
 		default:
-			return ct_usage_error("compare", "unknown option '%s'", argv[optind - 1]);
+			return ct_option_error("compare", c, argv);
 		}
 	}
 	if (optind >= argc)

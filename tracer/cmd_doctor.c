@@ -36,7 +36,7 @@ int command_doctor(int argc, char **argv)
 			ct_usage_doctor(stdout);
 			return 0;
 		default:
-			return ct_usage_error("doctor", "unknown option '%s'", argv[optind - 1]);
+			return ct_option_error("doctor", c, argv);
 		}
 	}
 	if (optind < argc) {

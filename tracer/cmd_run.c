@@ -95,11 +95,8 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 		case 'h':
 			ct_usage_run(stdout);
 			return 0;
-		case ':':
-			return ct_usage_error("run", "option '%s' needs an argument",
-					      argv[optind - 1]);
 		default:
-			return ct_usage_error("run", "unknown option '%s'", argv[optind - 1]);
+			return ct_option_error("run", c, argv);
 		}
 	}
 	if (optind >= argc)

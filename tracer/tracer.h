@@ -25,6 +25,9 @@
 /* "cryptrace COMMAND: <fmt with arg> (try: cryptrace help COMMAND)" on stderr, or without a
  * command "cryptrace: ... (try: cryptrace --help)"; returns CT_EXIT_USAGE. */
 int ct_usage_error(const char *command, const char *fmt, const char *arg);
+/* The usage error for what getopt_long returned when it was none of the command's options:
+ * ':' (with a leading ':' in the optstring) a missing argument, else an unknown option. */
+int ct_option_error(const char *command, int c, char **argv);
 void ct_usage_main(FILE *out);
 void ct_usage_run(FILE *out);
 void ct_usage_compare(FILE *out);

@@ -3,6 +3,7 @@
  * usage.c - the help texts of the `cryptrace` command and its subcommands, kept together and
  * apart from the logic so that they are easy to keep in step with docs/cryptrace.1.
  */
+#include <getopt.h>
 #include <stdio.h>
 
 #include "ct_config.h"
@@ -17,6 +18,13 @@ int ct_usage_error(const char *command, const char *fmt, const char *arg)
 	else
 		fputs(" (try: cryptrace --help)\n", stderr);
 	return CT_EXIT_USAGE;
+}
+
+int ct_option_error(const char *command, int c, char **argv)
+{
+	if (c == ':')
+		return ct_usage_error(command, "option '%s' needs an argument", argv[optind - 1]);
+	return ct_usage_error(command, "unknown option '%s'", argv[optind - 1]);
 }
 
 void ct_version(FILE *out)
