@@ -1,21 +1,29 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * report.h - the reporter's public entry points, used by the `cryptrace` launcher (tracer/):
- * `cryptrace report ...` and the short summary printed at the end of `cryptrace run`.
+ * report.h - the reporter's entry points for the `cryptrace` launcher (tracer/): loading the
+ * inputs of a report (the `report` command, tracer/cmd_report.c, then calls the printers of
+ * views.h) and the short summary printed at the end of `cryptrace run`.
  * Library code: never exits, never aborts; errors come back as return codes.
  */
 #ifndef CT_REPORT_H
 #define CT_REPORT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
-/* `cryptrace report [options] FILE|DIR...`; argv[0] is "report".
- * Returns 0 on success, 1 when some input was damaged (everything before the damage is still
- * reported, with a one-line warning on stderr), 2 on usage errors or unreadable/foreign input. */
-int ct_report_main(int argc, char **argv);
+struct rp_model;
+struct rp_view;
+
+/* Loads trace files or directories (a directory: every *.ctrace file in it) into m, names call
+ * sites from symbol tables when symbols is true, demangles them and applies the selection v.
+ * Returns the worst load status: 0 all read, 1 some input was damaged (everything before the
+ * damage is loaded, with a one-line warning on err), 2 unreadable or foreign input; -1 when the
+ * selection is impossible (a line on err says why). */
+int rp_load_inputs(struct rp_model *m, const char *const *paths, int n, const struct rp_view *v,
+		   bool symbols, FILE *err);
 
 /* A short `strace -c`-like per-path table of the given trace files or directories, for the end
- * of `cryptrace run`. Same return codes as ct_report_main. */
+ * of `cryptrace run`. Returns the load status (0, 1, 2, as rp_load_inputs). */
 int ct_report_summary(const char *const *paths, int npaths, FILE *out);
 
 /* The call name of the trace-warning event the launcher appends, with END, to the trace of its

@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * doctor.h - the checklist `cryptrace doctor` builds: each probe file adds checks (a status, a
- * one-line title, the evidence and a few named values for --json) and recommendations; doctor.c
- * runs the probes in order and prints the list as text or JSON.
+ * one-line title, the evidence and a few named values for --json) and recommendations;
+ * cmd_doctor.c runs the probes in order and prints the list (doctor_checklist.c) as text or
+ * JSON.
  */
 #ifndef CT_DOCTOR_H
 #define CT_DOCTOR_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum dr_status { DR_OK = 0, DR_INFO = 1, DR_WARN = 2, DR_FAIL = 3 };
 
@@ -57,12 +60,39 @@ void dr_value(struct dr_check *c, const char *key, bool number, const char *fmt,
 	__attribute__((format(printf, 4, 5)));
 /* Adds a recommendation once (the same text twice is kept once). */
 void dr_recommend(struct dr_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The list in 80 columns, or as one JSON object. */
+void dr_print_text(const struct dr_report *r, FILE *out);
+void dr_print_json(const struct dr_report *r, FILE *out);
 
-/* The probes, in the order doctor.c runs them. */
-void dr_probe_cpu(struct dr_report *r);
+/* doctor_libcrypto_child.c: loads the libcrypto at path in a child process and returns its
+ * answer, "key value" lines (version, ctr, cbc; with full also the engines and providers), or
+ * an "error" line; malloc'ed, NULL when no child could be started. */
+char *dr_libcrypto_child(const char *path, bool full);
+
+/* doctor_libfind.c */
+/* The libcrypto the dynamic loader gives `openssl` (found in PATH, written to openssl even when
+ * the loader names none); false when there is none. */
+bool dr_openssl_libcrypto(char *openssl, size_t ocap, char *lib, size_t lcap);
+/* The libcrypto copies beside the one `openssl` loads (skip_real, its real path): in the usual
+ * directories, every multiarch directory (/usr/lib/<triplet>) and, for the tests,
+ * CRYPTRACE_DOCTOR_LIBDIRS (colon-separated, searched first). */
+#define DR_MAX_LIBS 8
+struct dr_lib_scan {
+	char native[DR_MAX_LIBS][PATH_MAX]; /* loadable here: measured */
+	int nnative;
+	char foreign[DR_MAX_LIBS][PATH_MAX]; /* of another architecture: listed */
+	char foreign_arch[DR_MAX_LIBS][48];
+	int nforeign;
+};
+void dr_find_libcryptos(const char *skip_real, struct dr_lib_scan *ls);
+/* The check listing the foreign copies, if any. */
+void dr_foreign_check(struct dr_report *r, const struct dr_lib_scan *ls);
+
+/* The probes, in the order cmd_doctor.c runs them. */
+void dr_probe_cpu(struct dr_report *r);       /* doctor_cpu.c */
 void dr_probe_libcrypto(struct dr_report *r); /* doctor_libcrypto.c: libcryptos, engines, providers */
 void dr_probe_afalg(struct dr_report *r);     /* doctor_kernel.c */
 void dr_probe_cryptodev(struct dr_report *r);
-void dr_probe_crossover(struct dr_report *r);
+void dr_probe_crossover(struct dr_report *r); /* doctor_crossover.c */
 
 #endif

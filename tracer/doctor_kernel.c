@@ -4,19 +4,15 @@
  * which driver the kernel picks per AES mode (from /proc/crypto after binding an AF_ALG socket,
  * which instantiates the template) with its priority and class, whether aesni-intel or an ARM
  * "-ce" driver is loaded, whether /dev/crypto exists and which driver serves each cipher and key
- * size (CIOCGSESSION + CIOCGSESSINFO), and where a kernel path exists, the request size from
- * which it beats cryptrace's in-process AES-NI code.
+ * size (CIOCGSESSION + CIOCGSESSINFO). Where a kernel path exists, doctor_crossover.c measures
+ * it against the in-process AES.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/if_alg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/socket.h>
-#include <sys/uio.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cryptodev_abi.h"
@@ -24,11 +20,6 @@
 #include "proc_crypto.h"
 #include "trace_format.h"
 #include "tracer.h"
-#include "aesni.h"
-
-#ifndef SOL_ALG
-#define SOL_ALG 279
-#endif
 
 static const struct {
 	const char *mode;  /* our name */
@@ -39,53 +30,6 @@ static const struct {
 	{ "ecb", "ecb(aes)", "skcipher" }, { "xts", "xts(aes)", "skcipher" },
 	{ "gcm", "gcm(aes)", "aead" },
 };
-
-static char *read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "re");
-	size_t cap = 65536, n = 0;
-	char *buf = f ? malloc(cap) : NULL;
-
-	while (buf) {
-		if (n + 4096 > cap) {
-			char *grown = realloc(buf, cap * 2);
-
-			if (!grown)
-				break;
-			buf = grown;
-			cap *= 2;
-		}
-		size_t got = fread(buf + n, 1, cap - n - 1, f);
-
-		if (got == 0)
-			break;
-		n += got;
-	}
-	if (f)
-		fclose(f);
-	if (buf)
-		buf[n] = '\0';
-	*len = n;
-	return buf;
-}
-
-static int afalg_bind(const char *type, const char *alg)
-{
-	struct sockaddr_alg sa = { .salg_family = AF_ALG };
-	int fd = socket(AF_ALG, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-
-	if (fd < 0)
-		return -errno;
-	snprintf((char *)sa.salg_type, sizeof(sa.salg_type), "%s", type);
-	snprintf((char *)sa.salg_name, sizeof(sa.salg_name), "%s", alg);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-		int e = errno;
-
-		close(fd);
-		return -e;
-	}
-	return fd;
-}
 
 static bool module_loaded(const char *modules, const char *name)
 {
@@ -104,7 +48,7 @@ void dr_probe_afalg(struct dr_report *r)
 	bool cpu_aes = r->cpu_flags & (CT_CPU_AES | CT_CPU_ARM_AES);
 	struct dr_check *c;
 
-	char *text = read_file("/proc/crypto", &plen);
+	char *text = ct_read_file("/proc/crypto", &plen);
 	char hw[200] = "";
 
 	/* Without AF_ALG, what programs lose is the kernel's hardware AES, if it has one (its
@@ -148,7 +92,7 @@ void dr_probe_afalg(struct dr_report *r)
 	int bind_err[sizeof(kernel_modes) / sizeof(kernel_modes[0])] = { 0 };
 
 	for (size_t i = 0; r->afalg_ok && i < sizeof(kernel_modes) / sizeof(kernel_modes[0]); i++) {
-		int fd = afalg_bind(kernel_modes[i].type, kernel_modes[i].alg);
+		int fd = ct_afalg_bind(kernel_modes[i].type, kernel_modes[i].alg);
 
 		if (fd >= 0)
 			close(fd);
@@ -158,9 +102,9 @@ void dr_probe_afalg(struct dr_report *r)
 
 	if (r->afalg_ok) { /* the binds above instantiated the templates: read again */
 		free(text);
-		text = read_file("/proc/crypto", &plen);
+		text = ct_read_file("/proc/crypto", &plen);
 	}
-	char *modules = read_file("/proc/modules", &mlen);
+	char *modules = ct_read_file("/proc/modules", &mlen);
 	bool accel_loaded = false;
 	const char *accel = arm ? "aes-ce / -ce drivers" : "aesni-intel";
 
@@ -313,203 +257,4 @@ void dr_probe_cryptodev(struct dr_report *r)
 		ioctl(fd, CT_CIOCFSESSION, &s.ses);
 	}
 	close(fd);
-}
-
-/* ---- crossover: a kernel path's cbc(aes) against in-process AES-NI ------------------------ */
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-#define XO_MAX 65536
-#define XO_SECONDS 0.02
-#define XO_SIZES 7 /* 16 B .. 64 KiB, x4 */
-
-/* Seconds per request of AF_ALG cbc(aes) encryption of size bytes (sendmsg + read). */
-static double afalg_per_request(int opfd, uint8_t *buf, size_t size)
-{
-	char cbuf[CMSG_SPACE(sizeof(uint32_t)) + CMSG_SPACE(sizeof(struct af_alg_iv) + 16)] = { 0 };
-	struct iovec iov = { .iov_base = buf, .iov_len = size };
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = cbuf,
-		.msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-
-	cm->cmsg_level = SOL_ALG;
-	cm->cmsg_type = ALG_SET_OP;
-	cm->cmsg_len = CMSG_LEN(sizeof(uint32_t));
-	*(uint32_t *)CMSG_DATA(cm) = ALG_OP_ENCRYPT;
-	cm = CMSG_NXTHDR(&msg, cm);
-	cm->cmsg_level = SOL_ALG;
-	cm->cmsg_type = ALG_SET_IV;
-	cm->cmsg_len = CMSG_LEN(sizeof(struct af_alg_iv) + 16);
-	((struct af_alg_iv *)CMSG_DATA(cm))->ivlen = 16;
-
-	long n = 0;
-	double t0 = now_s(), t;
-
-	do {
-		if (sendmsg(opfd, &msg, 0) != (ssize_t)size || read(opfd, buf, size) != (ssize_t)size)
-			return -1;
-		n++;
-		t = now_s() - t0;
-	} while (t < XO_SECONDS);
-	return t / (double)n;
-}
-
-/* Seconds per request of /dev/crypto AES-CBC encryption (one CIOCCRYPT). */
-static double cryptodev_per_request(int fd, uint32_t ses, uint8_t *buf, size_t size)
-{
-	uint8_t iv[16] = { 0 };
-	struct ct_cdev_crypt_op op = {
-		.ses = ses,
-		.op = CT_COP_ENCRYPT,
-		.len = (uint32_t)size,
-		.src = buf,
-		.dst = buf,
-		.iv = iv,
-	};
-	long n = 0;
-	double t0 = now_s(), t;
-
-	do {
-		if (ioctl(fd, CT_CIOCCRYPT, &op) != 0)
-			return -1;
-		n++;
-		t = now_s() - t0;
-	} while (t < XO_SECONDS);
-	return t / (double)n;
-}
-
-/* One kernel path's per-size times against in-process ones: a check and, when the kernel wins
- * from some size on, a route recommendation. */
-static void crossover_check(struct dr_report *r, const char *id, const char *what,
-			    const char *target, const double *tk, const double *ti)
-{
-	char table[700] = "";
-	size_t len = 0, cross = 0, size = 16;
-
-	for (int i = 0; i < XO_SIZES; i++, size *= 4) {
-		if (tk[i] < 0)
-			break;
-		len += (size_t)snprintf(table + len, len < sizeof(table) ? sizeof(table) - len : 0,
-					"%s%zu B: kernel %.1f us, in-process %.2f us", len ? "; " : "",
-					size, tk[i] * 1e6, ti[i] * 1e6);
-		/* The crossover is where the kernel starts winning and keeps winning. */
-		if (tk[i] < ti[i]) {
-			if (!cross)
-				cross = size;
-		} else {
-			cross = 0;
-		}
-		if (len >= sizeof(table))
-			break;
-	}
-
-	struct dr_check *c = dr_add(r, id, DR_INFO, "", "%s cbc(aes) encrypt vs cryptrace's "
-				    "in-process AES-NI, per request: %s", what, table);
-
-	if (cross) {
-		snprintf(c->title, sizeof(c->title), "%s beats in-process AES from %zu-byte "
-			 "requests", what, cross);
-		dr_recommend(r, "route aes-*-cbc=%s>=%zu,aesni (cryptrace run --route): %s wins "
-				"from %zu-byte requests here", target, cross, what, cross);
-	} else {
-		snprintf(c->title, sizeof(c->title), "%s never beats in-process AES (16 B to 64 KiB)",
-			 what);
-	}
-	dr_value(c, "size", true, "%s", "");
-	if (cross)
-		snprintf(c->values[c->nvalues - 1].val, sizeof(c->values[0].val), "%zu", cross);
-}
-
-void dr_probe_crossover(struct dr_report *r)
-{
-	if (!r->afalg_ok && !r->cryptodev_ok) {
-		struct dr_check *c = dr_add(r, "crossover", DR_INFO,
-					    "no kernel path: no crossover to measure",
-					    "neither AF_ALG nor /dev/crypto is available");
-
-		dr_value(c, "size", true, "%s", "");
-		return;
-	}
-	if (!ct_aesni_available()) {
-		dr_add(r, "crossover", DR_INFO, "crossover not measured",
-		       "no in-process AES-NI to compare the kernel path with");
-		return;
-	}
-
-	static const uint8_t key[16] = { 3 };
-	uint8_t *buf = aligned_alloc(64, XO_MAX);
-	struct ct_aes_key k;
-	double ti[XO_SIZES], tk[XO_SIZES];
-	size_t size = 16;
-
-	if (!buf)
-		return;
-	memset(buf, 0x5a, XO_MAX);
-	ct_aes_set_key(&k, key, 128);
-	for (int i = 0; i < XO_SIZES; i++, size *= 4) {
-		uint8_t iv[16] = { 0 };
-		long n = 0;
-		double t0 = now_s(), t;
-
-		do {
-			ct_aes_cbc_encrypt(&k, iv, buf, buf, size);
-			n++;
-			t = now_s() - t0;
-		} while (t < XO_SECONDS);
-		ti[i] = t / (double)n;
-	}
-	ct_aes_key_wipe(&k);
-
-	if (r->afalg_ok) {
-		int tfm = afalg_bind("skcipher", "cbc(aes)");
-		int opfd = -1;
-
-		if (tfm >= 0 && setsockopt(tfm, SOL_ALG, ALG_SET_KEY, key, sizeof(key)) == 0)
-			opfd = accept4(tfm, NULL, NULL, SOCK_CLOEXEC);
-		size = 16;
-		for (int i = 0; i < XO_SIZES; i++, size *= 4)
-			tk[i] = opfd >= 0 ? afalg_per_request(opfd, buf, size) : -1;
-		if (opfd >= 0)
-			close(opfd);
-		if (tfm >= 0)
-			close(tfm);
-		if (tk[0] < 0)
-			dr_add(r, "crossover", DR_INFO, "crossover not measured",
-			       "AF_ALG cbc(aes) could not be set up or refused a request");
-		else
-			crossover_check(r, "crossover", "AF_ALG", "afalg", tk, ti);
-	}
-	if (r->cryptodev_ok) {
-		int fd = open(CT_CDEV_PATH, O_RDWR | O_CLOEXEC);
-		struct ct_cdev_session_op s = {
-			.cipher = CT_CRYPTO_AES_CBC,
-			.keylen = sizeof(key),
-			.key = (uint8_t *)key,
-		};
-		bool ses = fd >= 0 && ioctl(fd, CT_CIOCGSESSION, &s) == 0;
-
-		size = 16;
-		for (int i = 0; i < XO_SIZES; i++, size *= 4)
-			tk[i] = ses ? cryptodev_per_request(fd, s.ses, buf, size) : -1;
-		if (ses)
-			ioctl(fd, CT_CIOCFSESSION, &s.ses);
-		if (fd >= 0)
-			close(fd);
-		if (tk[0] < 0)
-			dr_add(r, "crossover:cryptodev", DR_INFO, "/dev/crypto crossover not measured",
-			       "no AES-128-CBC session, or CIOCCRYPT refused a request");
-		else
-			crossover_check(r, "crossover:cryptodev", "/dev/crypto", "cryptodev", tk, ti);
-	}
-	free(buf);
 }

@@ -1,80 +1,71 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * main.c - `cryptrace` entry point: dispatches to the subcommands (run, compare, doctor, report,
- * help) and handles the global options. Each subcommand lives in its own file.
+ * main.c - `cryptrace` entry point: the global options (--help, --version) and the table of
+ * subcommands, each in a file of its own (commands.h: cmd_run.c, cmd_compare.c, cmd_doctor.c,
+ * cmd_report.c). `help` lives here because it reads the table.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "commands.h"
 #include "tracer.h"
-#include "report.h"
 
-static int report_main(int argc, char **argv)
+static int command_help(int argc, char **argv);
+
+static const struct command {
+	const char *name;
+	int (*run)(int argc, char **argv); /* argv[0] is the command's name */
+	void (*usage)(FILE *out);          /* `cryptrace help NAME`; NULL: none */
+} commands[] = {
+	{ "run", command_run, ct_usage_run },
+	{ "compare", command_compare, ct_usage_compare },
+	{ "doctor", command_doctor, ct_usage_doctor },
+	{ "report", command_report, ct_usage_report },
+	{ "help", command_help, NULL },
+};
+
+static const struct command *find_command(const char *name)
 {
-	return ct_report_main(argc, argv);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
 }
 
-static int help_main(int argc, char **argv)
+static int command_help(int argc, char **argv)
 {
 	if (argc < 2) {
 		ct_usage_main(stdout);
 		return 0;
 	}
-	if (!strcmp(argv[1], "run")) {
-		ct_usage_run(stdout);
-		return 0;
-	}
-	if (!strcmp(argv[1], "compare")) {
-		ct_usage_compare(stdout);
-		return 0;
-	}
-	if (!strcmp(argv[1], "doctor")) {
-		ct_usage_doctor(stdout);
-		return 0;
-	}
-	if (!strcmp(argv[1], "report")) {
-		char *rargv[] = { "report", "--help", NULL };
 
-		return report_main(2, rargv);
-	}
-	fprintf(stderr, "cryptrace: no help for '%s' (try: cryptrace --help)\n", argv[1]);
-	return CT_EXIT_USAGE;
-}
+	const struct command *c = find_command(argv[1]);
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	fputs("cryptrace: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs(" (try: cryptrace --help)\n", stderr);
-	return CT_EXIT_USAGE;
+	if (!c || !c->usage)
+		return ct_usage_error(NULL, "no help for '%s'", argv[1]);
+	c->usage(stdout);
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	if (argc < 2)
-		return usage_error("missing command%s", "");
+		return ct_usage_error(NULL, "missing command%s", "");
 
-	const char *cmd = argv[1];
+	const char *name = argv[1];
+	const struct command *c = find_command(name);
 
-	if (!strcmp(cmd, "run"))
-		return ct_run_main(argc - 1, argv + 1);
-	if (!strcmp(cmd, "compare"))
-		return ct_compare_main(argc - 1, argv + 1);
-	if (!strcmp(cmd, "doctor"))
-		return ct_doctor_main(argc - 1, argv + 1);
-	if (!strcmp(cmd, "report"))
-		return report_main(argc - 1, argv + 1);
-	if (!strcmp(cmd, "help"))
-		return help_main(argc - 1, argv + 1);
-	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
+	if (c)
+		return c->run(argc - 1, argv + 1);
+	if (!strcmp(name, "-h") || !strcmp(name, "--help")) {
 		ct_usage_main(stdout);
 		return 0;
 	}
-	if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version")) {
+	if (!strcmp(name, "-V") || !strcmp(name, "--version")) {
 		ct_version(stdout);
 		return 0;
 	}
-	if (cmd[0] == '-')
-		return usage_error("unknown option '%s'", cmd);
-	return usage_error("unknown command '%s'", cmd);
+	if (name[0] == '-')
+		return ct_usage_error(NULL, "unknown option '%s'", name);
+	return ct_usage_error(NULL, "unknown command '%s'", name);
 }

@@ -69,7 +69,7 @@ bool ct_outdir_prepare(const char *dir, char *why, size_t why_cap)
 	return true;
 }
 
-void ct_outdir_default(char *buf, size_t cap)
+void ct_outdir_default(const char *prefix, char *buf, size_t cap)
 {
 	char stamp[32];
 	time_t now = time(NULL);
@@ -78,10 +78,10 @@ void ct_outdir_default(char *buf, size_t cap)
 
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-	snprintf(buf, cap, "cryptrace-%s", stamp);
+	snprintf(buf, cap, "%s-%s", prefix, stamp);
 	/* Two runs in the same second must not mix their traces. */
 	for (int i = 2; stat(buf, &st) == 0 && i < 1000; i++)
-		snprintf(buf, cap, "cryptrace-%s-%d", stamp, i);
+		snprintf(buf, cap, "%s-%s-%d", prefix, stamp, i);
 }
 
 static bool has_trace_suffix(const char *name)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tracer.h - the pieces of the `cryptrace` command that main.c dispatches to: the `run`
- * subcommand, `compare` and `doctor`, finding the preload library, inspecting the command's ELF file, preparing the
- * output directory and the (future) AES-NI calibration. Nothing here is visible to the preload.
+ * tracer.h - what the subcommands of `cryptrace` (commands.h) share: their help texts, starting
+ * children, finding the preload library, inspecting the command's ELF file, preparing the output
+ * directory, writing or completing a trace file the preload could not, and the AES-NI bound the
+ * preload is given. Nothing here is visible to the preload.
  */
 #ifndef CT_TRACER_H
 #define CT_TRACER_H
@@ -12,6 +13,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/resource.h>
+#include <sys/types.h>
+#include <time.h>
 
 /* Exit codes of the launcher itself (a traced command's own status passes through unchanged). */
 #define CT_EXIT_USAGE 2        /* bad option, missing command, unusable output directory */
@@ -19,16 +22,58 @@
 #define CT_EXIT_NOT_FOUND 127  /* the command was not found */
 
 /* usage.c */
+/* "cryptrace COMMAND: <fmt with arg> (try: cryptrace help COMMAND)" on stderr, or without a
+ * command "cryptrace: ... (try: cryptrace --help)"; returns CT_EXIT_USAGE. */
+int ct_usage_error(const char *command, const char *fmt, const char *arg);
+/* The usage error for what getopt_long returned when it was none of the command's options:
+ * ':' (with a leading ':' in the optstring) a missing argument, else an unknown option. */
+int ct_option_error(const char *command, int c, char **argv);
 void ct_usage_main(FILE *out);
 void ct_usage_run(FILE *out);
 void ct_usage_compare(FILE *out);
 void ct_usage_doctor(FILE *out);
+void ct_usage_report(FILE *out);
 void ct_version(FILE *out);
 
-/* run.c: `cryptrace run [options] [--] CMD...`; argv[0] is "run". Returns the exit status. */
-int ct_run_main(int argc, char **argv);
+/* spawn.c: the launcher's children. */
 /* Puts lib in front of LD_PRELOAD (keeping the user's own preloads, never twice). */
 void ct_set_preload(const char *lib);
+/* In a child about to exec a traced command: the preload (ct_set_preload), CRYPTRACE_OUT and,
+ * when known (non-zero), CRYPTRACE_AESNI_CPB (docs/environment.md). */
+void ct_preload_env(const char *lib, const char *outdir, uint32_t aesni_cpb_milli);
+/* Forks with a close-on-exec pipe from child to parent. The child closes the read end and runs
+ * body(arg, wfd), which execs or exits. The parent gets the pid and the read end in *rfd; -1
+ * when pipe or fork failed, with a line "<who>: pipe|fork: <error>" on stderr unless who is
+ * NULL. stdio is flushed before the fork. */
+pid_t ct_fork_piped(const char *who, void (*body)(void *arg, int wfd), void *arg, int *rfd);
+/* Runs body in a child (ct_fork_piped, quietly) and returns all it wrote to wfd, NUL-terminated
+ * and malloc'ed, once it ended; NULL when it could not be started. */
+char *ct_child_output(void (*body)(void *arg, int wfd), void *arg);
+/* In the child of ct_fork_piped: execvp(cmd); when that fails, its errno goes to err_fd and the
+ * child exits 127 (not found) or 126. */
+void ct_exec_or_report(char **cmd, int err_fd) __attribute__((noreturn));
+/* In the parent: 0 when the exec of ct_exec_or_report succeeded (the pipe closed on exec), else
+ * its errno. Closes rfd. */
+int ct_exec_outcome(int rfd);
+/* waitpid, or wait4 when ru is not NULL, again when a signal interrupts it. */
+pid_t ct_wait_child(pid_t pid, int *status, struct rusage *ru);
+/* A wait status the way a shell reports it: the exit status, or 128 + the signal number. */
+int ct_shell_status(int status);
+
+/* slurp.c: a pipe or file read to its end into a malloc'ed buffer with a NUL after its *len
+ * (len may be NULL) bytes; NULL when out of memory or (ct_read_file) the file cannot be opened.
+ * The caller closes fd. */
+char *ct_read_all(int fd, size_t *len);
+char *ct_read_file(const char *path, size_t *len);
+
+/* Nanoseconds on a clock (CLOCK_MONOTONIC for durations, CLOCK_REALTIME for dates). */
+static inline uint64_t ct_clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 /* static_trace.c: the trace file of a statically linked program, which the preload cannot enter
  * (same format, written by the launcher after the program ended). */
@@ -51,14 +96,12 @@ bool ct_static_trace_write(const struct ct_static_run *r);
  * cleanly and has no END. True when it did. */
 bool ct_end_trace_complete(const char *outdir, uint32_t pid, int status, uint64_t end_mono_ns);
 
-/* compare.c: `cryptrace compare [options] -- CMD...`; argv[0] is "compare". */
-int ct_compare_main(int argc, char **argv);
-/* True when socket(AF_ALG) / open("/dev/crypto") work here; else *err (may be NULL) = errno. */
+/* kernel_probe.c: true when socket(AF_ALG) / open("/dev/crypto") work here; else *err (may be
+ * NULL) = errno. Sets *err to 0 on success. */
 bool ct_afalg_usable(int *err);
 bool ct_cryptodev_usable(int *err);
-
-/* doctor.c: `cryptrace doctor [--json]`; argv[0] is "doctor". */
-int ct_doctor_main(int argc, char **argv);
+/* An AF_ALG socket bound to alg of type ("skcipher", "cbc(aes)"), or -errno. */
+int ct_afalg_bind(const char *type, const char *alg);
 
 /* jout.c: JSON pieces for compare and doctor. */
 void ct_json_str(FILE *out, const char *s);
@@ -97,8 +140,9 @@ bool ct_which(const char *cmd, char *buf, size_t cap);
  * proves it is writable by creating and removing a probe file. On failure returns false with a
  * one-line reason. */
 bool ct_outdir_prepare(const char *dir, char *why, size_t why_cap);
-/* The default directory name: "cryptrace-YYYYmmdd-HHMMSS" in the current directory. */
-void ct_outdir_default(char *buf, size_t cap);
+/* The default directory name: "<prefix>-YYYYmmdd-HHMMSS" in the current directory, with "-2",
+ * "-3" ... after it when that exists already. */
+void ct_outdir_default(const char *prefix, char *buf, size_t cap);
 /* The *.ctrace file names (not paths) in dir, sorted; *names is malloc'ed (free with
  * ct_names_free). Returns the count, or -1 if dir cannot be read. */
 int ct_outdir_list(const char *dir, char ***names);

@@ -1,12 +1,31 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * usage.c - the help texts of the `cryptrace` command, kept apart from the logic so that
- * main.c and run.c stay short. Keep them in step with docs/cryptrace.1.
+ * usage.c - the help texts of the `cryptrace` command and its subcommands, kept together and
+ * apart from the logic so that they are easy to keep in step with docs/cryptrace.1.
  */
+#include <getopt.h>
 #include <stdio.h>
 
 #include "ct_config.h"
 #include "tracer.h"
+
+int ct_usage_error(const char *command, const char *fmt, const char *arg)
+{
+	fprintf(stderr, "cryptrace%s%s: ", command ? " " : "", command ? command : "");
+	fprintf(stderr, fmt, arg);
+	if (command)
+		fprintf(stderr, " (try: cryptrace help %s)\n", command);
+	else
+		fputs(" (try: cryptrace --help)\n", stderr);
+	return CT_EXIT_USAGE;
+}
+
+int ct_option_error(const char *command, int c, char **argv)
+{
+	if (c == ':')
+		return ct_usage_error(command, "option '%s' needs an argument", argv[optind - 1]);
+	return ct_usage_error(command, "unknown option '%s'", argv[optind - 1]);
+}
 
 void ct_version(FILE *out)
 {
@@ -120,5 +139,45 @@ void ct_usage_doctor(FILE *out)
 	      "  -h, --help           this text\n"
 	      "\n"
 	      "exit status: 0 no check failed; 1 some check failed; 2 usage error.\n",
+	      out);
+}
+
+void ct_usage_report(FILE *out)
+{
+	fputs("usage: cryptrace report [options] FILE|DIR...\n"
+	      "Reads cryptrace trace files (a DIR: every *.ctrace file in it), merges the\n"
+	      "processes and prints per-path figures, throughput by request size, events and\n"
+	      "findings.\n"
+	      "  --text            human-readable report (default)\n"
+	      "  --json            one JSON object for scripts (see docs/report.md)\n"
+	      "  --folded          folded stacks (call site -> path) for flamegraph.pl\n"
+	      "  --folded-weight bytes|time  what a --folded line weighs (default bytes)\n"
+	      "  -o FILE           write the report to FILE instead of stdout\n"
+	      "  --pid N           only the process with this pid\n"
+	      "  --cipher GLOB     only paths whose cipher matches, e.g. 'aes-*-cbc'\n"
+	      "  --api NAME        only paths of this API: evp, aes, cryptodev, afalg\n"
+	      "  --min-size N      only requests of at least N bytes (by size bucket)\n"
+	      "  --max-size N      only requests of at most N bytes (by size bucket)\n"
+	      "  --html FILE       a self-contained HTML report with charts (docs/reports.md)\n"
+	      "  --perfetto FILE   Chrome trace-event JSON (ui.perfetto.dev, chrome://tracing)\n"
+	      "  --csv[=FILE]      one CSV row per path and request-size bucket (to stdout, or\n"
+	      "                    to -o FILE without =FILE)\n"
+	      "  --diff A B        compare two traces, directories or comma-separated sets,\n"
+	      "                    path by path (text, or --json); the filters but --pid apply\n"
+	      "                    to both sides\n"
+	      "  --path N|GLOB     only path N of the report, or the paths whose\n"
+	      "                    'api/impl/cipher/dir' (or one of those parts) matches GLOB\n"
+	      "  --since T, --until T  only this time window, T in seconds from the first\n"
+	      "                    process start: per-call operations and events exactly, path\n"
+	      "                    totals to the tracer's snapshots (flush interval; the\n"
+	      "                    report says which)\n"
+	      "  --no-symbols      leave call-site frames as recorded: by default a frame like\n"
+	      "                    'prog+0x14ab' is named from the module's symbol table or\n"
+	      "                    installed debug file, if its build id is the traced one\n"
+	      "                    (C++ names are shown demangled either way; JSON keeps\n"
+	      "                    them as recorded in callsite_mangled)\n"
+	      "  -h, --help        this help\n"
+	      "Exit status: 0 ok, 1 some input was damaged (what was read before is reported),\n"
+	      "2 usage error or unreadable input.\n",
 	      out);
 }

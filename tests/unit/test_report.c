@@ -20,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "commands.h"
 #include "model.h"
 #include "report.h"
 #include "tracegen.h"
@@ -63,7 +64,7 @@ static char *slurp(const char *path)
 	return buf;
 }
 
-/* Runs ct_report_main with stdout/stderr captured into files; returns its exit code. */
+/* Runs `report` (command_report) with stdout/stderr captured into files; returns its exit code. */
 static int run_report(char **out, char **err, int argc, const char **args)
 {
 	const char *argv[32] = { "report" };
@@ -76,7 +77,7 @@ static int run_report(char **out, char **err, int argc, const char **args)
 	int fe = open(tpath("stderr.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	dup2(fo, 1);
 	dup2(fe, 2);
-	int rc = ct_report_main(argc + 1, (char **)argv);
+	int rc = command_report(argc + 1, (char **)argv);
 	fflush(stdout);
 	fflush(stderr);
 	dup2(so, 1);

@@ -1,63 +1,35 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cli.c - `cryptrace report` option parsing and the end-of-run summary: load, merge, evaluate
- * findings, print. Returns codes, never exits.
+ * cmd_report.c - `cryptrace report`: reads the options, loads the traces through the reporter
+ * (report/report.h: load, name call sites, demangle, select) and hands the model to the printer
+ * asked for (report/views.h): text, JSON, folded stacks, CSV, HTML, Perfetto, or a diff of two
+ * sets. The reporter itself is a library (report/); this is its command line.
+ *
+ * Exit status: 0 ok, 1 some input was damaged (what was read before is reported), 2 usage
+ * error, unreadable input or a write error.
  */
-#include "report.h"
-
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "commands.h"
 #include "model.h"
+#include "report.h"
+#include "tracer.h"
 #include "views.h"
-
-static const char usage[] =
-	"usage: cryptrace report [options] FILE|DIR...\n"
-	"Reads cryptrace trace files (a DIR: every *.ctrace file in it), merges the\n"
-	"processes and prints per-path figures, throughput by request size, events and\n"
-	"findings.\n"
-	"  --text            human-readable report (default)\n"
-	"  --json            one JSON object for scripts (see docs/report.md)\n"
-	"  --folded          folded stacks (call site -> path) for flamegraph.pl\n"
-	"  --folded-weight bytes|time  what a --folded line weighs (default bytes)\n"
-	"  -o FILE           write the report to FILE instead of stdout\n"
-	"  --pid N           only the process with this pid\n"
-	"  --cipher GLOB     only paths whose cipher matches, e.g. 'aes-*-cbc'\n"
-	"  --api NAME        only paths of this API: evp, aes, cryptodev, afalg\n"
-	"  --min-size N      only requests of at least N bytes (by size bucket)\n"
-	"  --max-size N      only requests of at most N bytes (by size bucket)\n"
-	"  --html FILE       a self-contained HTML report with charts (docs/reports.md)\n"
-	"  --perfetto FILE   Chrome trace-event JSON (ui.perfetto.dev, chrome://tracing)\n"
-	"  --csv[=FILE]      one CSV row per path and request-size bucket (to stdout, or\n"
-	"                    to -o FILE without =FILE)\n"
-	"  --diff A B        compare two traces, directories or comma-separated sets,\n"
-	"                    path by path (text, or --json); the filters but --pid apply\n"
-	"                    to both sides\n"
-	"  --path N|GLOB     only path N of the report, or the paths whose\n"
-	"                    'api/impl/cipher/dir' (or one of those parts) matches GLOB\n"
-	"  --since T, --until T  only this time window, T in seconds from the first\n"
-	"                    process start: per-call operations and events exactly, path\n"
-	"                    totals to the tracer's snapshots (flush interval; the\n"
-	"                    report says which)\n"
-	"  --no-symbols      leave call-site frames as recorded: by default a frame like\n"
-	"                    'prog+0x14ab' is named from the module's symbol table or\n"
-	"                    installed debug file, if its build id is the traced one\n"
-	"                    (C++ names are shown demangled either way; JSON keeps\n"
-	"                    them as recorded in callsite_mangled)\n"
-	"  -h, --help        this help\n"
-	"Exit status: 0 ok, 1 some input was damaged (what was read before is reported),\n"
-	"2 usage error or unreadable input.\n";
 
 static bool parse_u64(const char *s, uint64_t *v)
 {
 	char *end;
+
 	errno = 0;
 	if (!s || !*s || *s == '-')
 		return false;
+
 	unsigned long long x = strtoull(s, &end, 0);
+
 	if (errno || *end)
 		return false;
 	*v = x;
@@ -67,54 +39,39 @@ static bool parse_u64(const char *s, uint64_t *v)
 static bool parse_seconds(const char *s, double *v)
 {
 	char *end;
+
 	errno = 0;
 	if (!s || !*s)
 		return false;
+
 	double x = strtod(s, &end);
+
 	if (errno || *end || !(x >= 0))
 		return false;
 	*v = x;
 	return true;
 }
 
-/* Loads, applies the selection (--path, time window), merges and evaluates findings. Returns
- * the worst load status (0, 1, 2), or -1 when the selection is impossible (message printed). */
-static bool symbols = true; /* --no-symbols clears it */
-
-static int load_all(struct rp_model *m, const char *const *paths, int n, const struct rp_view *v,
-		    FILE *err)
-{
-	int worst = 0;
-	for (int i = 0; i < n; i++) {
-		int rc = rp_load_path(m, paths[i], err);
-		if (rc > worst)
-			worst = rc;
-	}
-	if (symbols)
-		rp_symbolize(m);
-	rp_demangle(m);
-	char msg[300];
-	if (!rp_view_apply(m, v, msg, sizeof(msg))) {
-		fprintf(err, "cryptrace report: %s\n", msg);
-		return -1;
-	}
-	return worst;
-}
-
 /* One side of --diff: a path, or a comma-separated set of paths (unless the name exists as is). */
-static int load_side(struct rp_model *m, const char *spec, const struct rp_view *v, FILE *err)
+static int load_side(struct rp_model *m, const char *spec, const struct rp_view *v, bool symbols,
+		     FILE *err)
 {
 	struct stat sb;
+
 	if (!strchr(spec, ',') || stat(spec, &sb) == 0)
-		return load_all(m, &spec, 1, v, err);
+		return rp_load_inputs(m, &spec, 1, v, symbols, err);
+
 	char *copy = strdup(spec);
 	const char *parts[256];
 	int n = 0;
 	char *save = NULL;
+
 	for (char *tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && n < 256;
 	     tok = strtok_r(NULL, ",", &save))
 		parts[n++] = tok;
-	int rc = n ? load_all(m, parts, n, v, err) : 2;
+
+	int rc = n ? rp_load_inputs(m, parts, n, v, symbols, err) : 2;
+
 	free(copy);
 	return rc;
 }
@@ -123,7 +80,9 @@ static FILE *open_out(const char *path)
 {
 	if (!path)
 		return stdout;
+
 	FILE *f = fopen(path, "w");
+
 	if (!f)
 		fprintf(stderr, "cryptrace report: %s: %s\n", path, strerror(errno));
 	return f;
@@ -133,6 +92,7 @@ static FILE *open_out(const char *path)
 static int close_out(FILE *f, const char *path)
 {
 	int rc = 0;
+
 	if (fflush(f) != 0 || ferror(f)) {
 		fprintf(stderr, "cryptrace report: %s: write error: %s\n", path ? path : "stdout",
 			strerror(errno));
@@ -145,38 +105,49 @@ static int close_out(FILE *f, const char *path)
 	return rc;
 }
 
-static int run_diff(struct rp_model *a, const struct rp_view *v, char **args, int n, bool json,
-		    const char *outpath)
+static int run_diff(struct rp_model *a, const struct rp_view *v, bool symbols, char **args, int n,
+		    bool json, const char *outpath)
 {
 	if (n != 2) {
 		fprintf(stderr, "cryptrace report: --diff needs two inputs, A and B (each a trace, a "
 				"directory or a comma-separated set), not %d\n", n);
 		return 2;
 	}
+
 	struct rp_model b;
+
 	rp_model_init(&b);
 	b.filter = a->filter;
+
 	struct rp_view side_view = *v;
+
 	side_view.allow_empty = true; /* a path may exist on one side only: it is then new/vanished */
 	v = &side_view;
-	int ra = load_side(a, args[0], v, stderr), rb = load_side(&b, args[1], v, stderr);
+
+	int ra = load_side(a, args[0], v, symbols, stderr);
+	int rb = load_side(&b, args[1], v, symbols, stderr);
 	int rc = ra > rb ? ra : rb;
+
 	if (!a->nprocs || !b.nprocs || rc == 2 || ra < 0 || rb < 0) {
 		rp_model_free(&b);
 		return 2;
 	}
+
 	FILE *out = open_out(outpath);
+
 	if (!out) {
 		rp_model_free(&b);
 		return 2;
 	}
 	rp_print_diff(a, &b, args[0], args[1], json, out);
+
 	int wrc = close_out(out, outpath);
+
 	rp_model_free(&b);
 	return wrc ? wrc : rc;
 }
 
-int ct_report_main(int argc, char **argv)
+int command_report(int argc, char **argv)
 {
 	enum { OPT_JSON = 256, OPT_TEXT, OPT_PID, OPT_CIPHER, OPT_API, OPT_MIN, OPT_MAX, OPT_FOLDED,
 	       OPT_FOLDED_WEIGHT, OPT_HTML, OPT_PERFETTO, OPT_CSV, OPT_DIFF, OPT_PATH, OPT_SINCE,
@@ -204,8 +175,7 @@ int ct_report_main(int argc, char **argv)
 		{ 0 },
 	};
 	struct rp_model m;
-	rp_model_init(&m);
-	bool json = false, folded = false;
+	bool json = false, folded = false, symbols = true;
 	enum rp_folded_weight fold_weight = RP_FOLD_BYTES;
 	const char *outpath = NULL;
 	/* views.h outputs: files of their own; the text/JSON report goes to stdout only when asked
@@ -215,27 +185,46 @@ int ct_report_main(int argc, char **argv)
 	struct rp_view view = { 0 };
 	uint64_t v;
 	int c;
+
+	rp_model_init(&m);
 	optind = 0; /* getopt state is global: reset it for each call (the launcher, the tests) */
-	symbols = true;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
 		switch (c) {
-		case OPT_JSON: json = true; main_asked = true; break;
-		case OPT_TEXT: json = false; folded = false; main_asked = true; break;
-		case OPT_HTML: html = optarg; break;
-		case OPT_PERFETTO: perfetto = optarg; break;
+		case OPT_JSON:
+			json = true;
+			main_asked = true;
+			break;
+		case OPT_TEXT:
+			json = false;
+			folded = false;
+			main_asked = true;
+			break;
+		case OPT_HTML:
+			html = optarg;
+			break;
+		case OPT_PERFETTO:
+			perfetto = optarg;
+			break;
 		case OPT_CSV:
 			csv = optarg;
 			csv_main = !optarg;
 			break;
-		case OPT_DIFF: diff = true; break;
-		case OPT_NO_SYMBOLS: symbols = false; break;
-		case OPT_PATH: view.path_sel = optarg; break;
+		case OPT_DIFF:
+			diff = true;
+			break;
+		case OPT_NO_SYMBOLS:
+			symbols = false;
+			break;
+		case OPT_PATH:
+			view.path_sel = optarg;
+			break;
 		case OPT_SINCE:
 		case OPT_UNTIL:
 			if (!parse_seconds(optarg, c == OPT_SINCE ? &view.since_s : &view.until_s)) {
-				fprintf(stderr, "cryptrace report: --%s needs seconds (from the first process "
-						"start), not '%s'\n", c == OPT_SINCE ? "since" : "until", optarg);
+				fprintf(stderr, "cryptrace report: --%s needs seconds (from the first "
+						"process start), not '%s'\n",
+					c == OPT_SINCE ? "since" : "until", optarg);
 				return 2;
 			}
 			if (c == OPT_SINCE)
@@ -243,7 +232,9 @@ int ct_report_main(int argc, char **argv)
 			else
 				view.has_until = true;
 			break;
-		case OPT_FOLDED: folded = true; break;
+		case OPT_FOLDED:
+			folded = true;
+			break;
 		case OPT_FOLDED_WEIGHT:
 			if (strcmp(optarg, "bytes") && strcmp(optarg, "time")) {
 				fprintf(stderr, "cryptrace report: --folded-weight must be bytes or time, "
@@ -253,20 +244,25 @@ int ct_report_main(int argc, char **argv)
 			fold_weight = strcmp(optarg, "time") ? RP_FOLD_BYTES : RP_FOLD_TIME;
 			folded = true;
 			break;
-		case 'o': outpath = optarg; break;
+		case 'o':
+			outpath = optarg;
+			break;
 		case OPT_PID:
 			if (!parse_u64(optarg, &v)) {
-				fprintf(stderr, "cryptrace report: --pid needs a number, not '%s'\n", optarg);
+				fprintf(stderr, "cryptrace report: --pid needs a number, not '%s'\n",
+					optarg);
 				return 2;
 			}
 			m.filter.pid = (long long)v;
 			break;
-		case OPT_CIPHER: m.filter.cipher_glob = optarg; break;
+		case OPT_CIPHER:
+			m.filter.cipher_glob = optarg;
+			break;
 		case OPT_API:
-			if (strcmp(optarg, "evp") && strcmp(optarg, "aes") && strcmp(optarg, "cryptodev") &&
-			    strcmp(optarg, "afalg")) {
-				fprintf(stderr, "cryptrace report: --api must be evp, aes, cryptodev or afalg, not "
-						"'%s'\n", optarg);
+			if (strcmp(optarg, "evp") && strcmp(optarg, "aes") &&
+			    strcmp(optarg, "cryptodev") && strcmp(optarg, "afalg")) {
+				fprintf(stderr, "cryptrace report: --api must be evp, aes, cryptodev or "
+						"afalg, not '%s'\n", optarg);
 				return 2;
 			}
 			m.filter.api = optarg;
@@ -284,7 +280,7 @@ int ct_report_main(int argc, char **argv)
 				m.filter.max_size = v;
 			break;
 		case 'h':
-			fputs(usage, stdout);
+			ct_usage_report(stdout);
 			return 0;
 		default:
 			fprintf(stderr, "cryptrace report: unknown option '%s' (try --help)\n",
@@ -314,11 +310,15 @@ int ct_report_main(int argc, char **argv)
 		return 2;
 	}
 	if (diff) {
-		int drc = run_diff(&m, &view, argv + optind, argc - optind, json, outpath);
+		int drc = run_diff(&m, &view, symbols, argv + optind, argc - optind, json, outpath);
+
 		rp_model_free(&m);
 		return drc;
 	}
-	int rc = load_all(&m, (const char *const *)argv + optind, argc - optind, &view, stderr);
+
+	int rc = rp_load_inputs(&m, (const char *const *)argv + optind, argc - optind, &view,
+				symbols, stderr);
+
 	if (rc < 0) { /* --path named nothing: no report rather than a misleading one */
 		rp_model_free(&m);
 		return 2;
@@ -327,11 +327,15 @@ int ct_report_main(int argc, char **argv)
 		rp_model_free(&m);
 		return rc ? rc : 2;
 	}
+
 	const char *const side_path[3] = { html, perfetto, csv };
+
 	for (int k = 0; k < 3; k++) {
 		if (!side_path[k])
 			continue;
+
 		FILE *f = open_out(side_path[k]);
+
 		if (!f) {
 			rc = 2;
 			continue;
@@ -342,7 +346,9 @@ int ct_report_main(int argc, char **argv)
 			rp_print_perfetto(&m, &view, f);
 		else
 			rp_print_csv(&m, f);
+
 		int wrc = close_out(f, side_path[k]);
+
 		if (wrc > rc)
 			rc = wrc;
 	}
@@ -350,14 +356,12 @@ int ct_report_main(int argc, char **argv)
 		rp_model_free(&m);
 		return rc;
 	}
-	FILE *out = stdout;
-	if (outpath) {
-		out = fopen(outpath, "w");
-		if (!out) {
-			fprintf(stderr, "cryptrace report: %s: %s\n", outpath, strerror(errno));
-			rp_model_free(&m);
-			return 2;
-		}
+
+	FILE *out = open_out(outpath);
+
+	if (!out) {
+		rp_model_free(&m);
+		return 2;
 	}
 	if (csv_main && !main_asked && !folded)
 		rp_print_csv(&m, out);
@@ -367,25 +371,11 @@ int ct_report_main(int argc, char **argv)
 		rp_print_json(&m, out);
 	else
 		rp_print_text(&m, out);
-	if (fflush(out) != 0 || ferror(out)) {
-		fprintf(stderr, "cryptrace report: %s: write error: %s\n", outpath ? outpath : "stdout",
-			strerror(errno));
-		rc = 2;
-	}
-	if (outpath)
-		fclose(out);
-	rp_model_free(&m);
-	return rc;
-}
 
-int ct_report_summary(const char *const *paths, int npaths, FILE *out)
-{
-	struct rp_model m;
-	rp_model_init(&m);
-	struct rp_view view = { 0 };
-	int rc = load_all(&m, paths, npaths, &view, out);
-	if (m.nprocs)
-		rp_print_summary(&m, out);
+	int wrc = close_out(out, outpath);
+
+	if (wrc > rc)
+		rc = wrc;
 	rp_model_free(&m);
 	return rc;
 }

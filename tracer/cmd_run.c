@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * run.c - `cryptrace run`: prepare the output directory, start CMD with the preload in its
+ * cmd_run.c - `cryptrace run`: prepare the output directory, start CMD with the preload in its
  * environment (the launcher itself never loads it), forward termination signals, wait, pass
  * CMD's exit status through, then summarize the traces the run left behind.
  *
@@ -8,7 +8,6 @@
  * the preload carries it across fork and exec on its own.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -18,11 +17,11 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "tracer.h"
 #include "report.h"
 #include "route_spec.h"
@@ -35,14 +34,6 @@ struct run_options {
 	bool no_argv; /* --no-argv (or CRYPTRACE_ARGV other than 1): record argv[0] only */
 	char **cmd; /* NULL-terminated */
 };
-
-static int run_usage_error(const char *fmt, const char *arg)
-{
-	fputs("cryptrace run: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs(" (try: cryptrace help run)\n", stderr);
-	return CT_EXIT_USAGE;
-}
 
 /* A bad route spec is refused here, before anything runs, rather than ignored by the preload. */
 static bool route_spec_ok(const char *spec)
@@ -79,7 +70,7 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 		switch (c) {
 		case 'o':
 			if (!*optarg)
-				return run_usage_error("empty output directory%s", "");
+				return ct_usage_error("run", "empty output directory%s", "");
 			o->outdir = optarg;
 			break;
 		case 'R':
@@ -89,8 +80,8 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 			break;
 		case 'M':
 			if (strcmp(optarg, "stats") && strcmp(optarg, "calls"))
-				return run_usage_error("--mode must be stats or calls, not '%s'",
-						       optarg);
+				return ct_usage_error("run", "--mode must be stats or calls, not "
+						      "'%s'", optarg);
 			o->mode = optarg;
 			break;
 		case 'f':
@@ -104,14 +95,12 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 		case 'h':
 			ct_usage_run(stdout);
 			return 0;
-		case ':':
-			return run_usage_error("option '%s' needs an argument", argv[optind - 1]);
 		default:
-			return run_usage_error("unknown option '%s'", argv[optind - 1]);
+			return ct_option_error("run", c, argv);
 		}
 	}
 	if (optind >= argc)
-		return run_usage_error("missing command to run%s", "");
+		return ct_usage_error("run", "missing command to run%s", "");
 	o->cmd = argv + optind;
 	return -1;
 }
@@ -152,49 +141,10 @@ struct child_env {
 	uint32_t aesni_cpb_milli;
 };
 
-void ct_set_preload(const char *lib)
+/* In the child: execs CMD with the preload in its environment (ct_fork_piped's body). */
+static void run_child(void *arg, int err_pipe)
 {
-	const char *old = getenv("LD_PRELOAD");
-
-	if (!old || !*old) {
-		setenv("LD_PRELOAD", lib, 1);
-		return;
-	}
-	/* Keep the user's own preloads, after ours; do not add ours twice (nested runs). */
-	if (strstr(old, lib))
-		return;
-
-	size_t len = strlen(lib) + 1 + strlen(old) + 1;
-	char *v = malloc(len);
-
-	if (!v)
-		return;
-	snprintf(v, len, "%s:%s", lib, old);
-	setenv("LD_PRELOAD", v, 1);
-	free(v);
-}
-
-static void setup_child_env(const struct child_env *ce)
-{
-	ct_set_preload(ce->lib);
-	setenv("CRYPTRACE_OUT", ce->outdir, 1);
-	if (ce->opts->mode)
-		setenv("CRYPTRACE_MODE", ce->opts->mode, 1);
-	if (ce->opts->route)
-		setenv("CRYPTRACE_ROUTE", ce->opts->route, 1);
-	if (ce->opts->no_argv)
-		setenv("CRYPTRACE_ARGV", "0", 1);
-	if (ce->aesni_cpb_milli) {
-		char v[16];
-
-		snprintf(v, sizeof(v), "%u", ce->aesni_cpb_milli);
-		setenv("CRYPTRACE_AESNI_CPB", v, 1);
-	}
-}
-
-/* Never returns: execs CMD, or reports errno through the close-on-exec pipe and exits. */
-static void run_child(const struct child_env *ce, char **cmd, int err_pipe)
-{
+	const struct child_env *ce = arg;
 	sigset_t none;
 
 	sigemptyset(&none);
@@ -202,14 +152,14 @@ static void run_child(const struct child_env *ce, char **cmd, int err_pipe)
 	for (size_t i = 0; i < sizeof(forwarded_signals) / sizeof(forwarded_signals[0]); i++)
 		signal(forwarded_signals[i], SIG_DFL);
 
-	setup_child_env(ce);
-	execvp(cmd[0], cmd);
-
-	int err = errno;
-	ssize_t unused = write(err_pipe, &err, sizeof(err));
-
-	(void)unused;
-	_exit(err == ENOENT ? CT_EXIT_NOT_FOUND : CT_EXIT_NOT_EXEC);
+	ct_preload_env(ce->lib, ce->outdir, ce->aesni_cpb_milli);
+	if (ce->opts->mode)
+		setenv("CRYPTRACE_MODE", ce->opts->mode, 1);
+	if (ce->opts->route)
+		setenv("CRYPTRACE_ROUTE", ce->opts->route, 1);
+	if (ce->opts->no_argv)
+		setenv("CRYPTRACE_ARGV", "0", 1);
+	ct_exec_or_report(ce->opts->cmd, err_pipe);
 }
 
 static int exec_error_status(const char *cmd, int err)
@@ -231,68 +181,34 @@ struct child_facts {
 	struct rusage rusage;
 };
 
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Starts CMD and waits for it. Returns its exit status the way a shell reports it; *started
  * tells whether CMD was really executed (false: fork or exec failed, an error line was printed). */
-static int spawn_and_wait(const struct child_env *ce, char **cmd, bool *started,
-			  struct child_facts *cf)
+static int spawn_and_wait(const struct child_env *ce, bool *started, struct child_facts *cf)
 {
 	*started = false;
 	memset(cf, 0, sizeof(*cf));
-	int pipefd[2];
-
-	if (pipe2(pipefd, O_CLOEXEC) != 0) {
-		fprintf(stderr, "cryptrace: pipe: %s\n", strerror(errno));
-		return CT_EXIT_NOT_EXEC;
-	}
-	fflush(NULL);
 	install_forwarding();
 
-	cf->start_realtime_ns = clock_ns(CLOCK_REALTIME);
-	cf->start_mono_ns = clock_ns(CLOCK_MONOTONIC);
-	pid_t pid = fork();
+	int rfd;
 
-	if (pid < 0) {
-		fprintf(stderr, "cryptrace: fork: %s\n", strerror(errno));
-		close(pipefd[0]);
-		close(pipefd[1]);
+	cf->start_realtime_ns = ct_clock_ns(CLOCK_REALTIME);
+	cf->start_mono_ns = ct_clock_ns(CLOCK_MONOTONIC);
+	pid_t pid = ct_fork_piped("cryptrace", run_child, (void *)ce, &rfd);
+
+	if (pid < 0)
 		return CT_EXIT_NOT_EXEC;
-	}
-	if (pid == 0) {
-		close(pipefd[0]);
-		run_child(ce, cmd, pipefd[1]);
-	}
 	child_pid = pid;
-	close(pipefd[1]);
 
-	/* EOF: exec succeeded (the pipe closed on exec). An int: exec failed with that errno. */
-	int exec_err = 0;
-	ssize_t n;
-
-	do
-		n = read(pipefd[0], &exec_err, sizeof(exec_err));
-	while (n < 0 && errno == EINTR);
-	close(pipefd[0]);
-
+	int exec_err = ct_exec_outcome(rfd);
 	int status = 0;
-	pid_t w;
+	pid_t w = ct_wait_child(pid, &status, &cf->rusage);
 
-	do
-		w = wait4(pid, &status, 0, &cf->rusage);
-	while (w < 0 && errno == EINTR);
 	child_pid = 0;
-	cf->end_mono_ns = clock_ns(CLOCK_MONOTONIC);
+	cf->end_mono_ns = ct_clock_ns(CLOCK_MONOTONIC);
 	cf->pid = (uint32_t)pid;
 
-	if (n == (ssize_t)sizeof(exec_err))
-		return exec_error_status(cmd[0], exec_err);
+	if (exec_err)
+		return exec_error_status(ce->opts->cmd[0], exec_err);
 	if (w < 0) {
 		fprintf(stderr, "cryptrace: waitpid: %s\n", strerror(errno));
 		return CT_EXIT_NOT_EXEC;
@@ -300,9 +216,7 @@ static int spawn_and_wait(const struct child_env *ce, char **cmd, bool *started,
 	*started = true;
 	cf->signaled = WIFSIGNALED(status);
 	cf->status = cf->signaled ? WTERMSIG(status) : WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	return ct_shell_status(status);
 }
 
 /* ---- after the run ------------------------------------------------------------------------ */
@@ -315,11 +229,26 @@ static bool name_in(char **names, int n, const char *name)
 	return false;
 }
 
+/* CMD's executable, resolved the way execvp found it. */
+struct cmd_exe {
+	bool found;
+	char path[PATH_MAX];
+	enum ct_elf_kind kind;
+};
+
+static void inspect_exe(const char *cmd, struct cmd_exe *e)
+{
+	e->found = ct_which(cmd, e->path, sizeof(e->path));
+	e->kind = e->found ? ct_elf_classify(e->path) : CT_ELF_UNKNOWN;
+}
+
 /* A statically linked CMD wrote no trace (the preload never ran in it): write its file here, so
  * that the report says why nothing was seen. False (and a line on stderr) if that failed. */
-static bool write_static_trace(const char *outdir, const char *exe, char **cmd,
+static bool write_static_trace(const char *outdir, const struct cmd_exe *e, char **cmd,
 			       const struct child_facts *cf, const struct run_options *o)
 {
+	char real[PATH_MAX];
+	const char *exe = realpath(e->path, real) ? real : e->path;
 	struct ct_static_run r = {
 		.outdir = outdir,
 		.exe = exe,
@@ -344,18 +273,9 @@ static bool write_static_trace(const char *outdir, const char *exe, char **cmd,
 
 /* Summarizes the trace files this run created (an existing directory may hold older ones). */
 static void summarize(const char *outdir, char **before, int nbefore, char **cmd,
-		      const struct child_facts *cf, const struct run_options *o)
+		      const struct cmd_exe *exe)
 {
 	char **after;
-	char resolved[PATH_MAX];
-	bool found = ct_which(cmd[0], resolved, sizeof(resolved));
-	enum ct_elf_kind kind = found ? ct_elf_classify(resolved) : CT_ELF_UNKNOWN;
-	char real[PATH_MAX];
-
-	/* Before listing: the file written here is one of this run's. */
-	if (kind == CT_ELF_STATIC)
-		write_static_trace(outdir, realpath(resolved, real) ? real : resolved, cmd, cf, o);
-
 	int nafter = ct_outdir_list(outdir, &after);
 	int nnew = 0;
 	char **paths = calloc(nafter > 0 ? (size_t)nafter : 1, sizeof(*paths));
@@ -373,7 +293,7 @@ static void summarize(const char *outdir, char **before, int nbefore, char **cmd
 	}
 
 	struct stat st;
-	bool setid = found && stat(resolved, &st) == 0 &&
+	bool setid = exe->found && stat(exe->path, &st) == 0 &&
 		     (((st.st_mode & S_ISUID) && st.st_uid != getuid()) ||
 		      ((st.st_mode & S_ISGID) && st.st_gid != getgid()));
 
@@ -386,10 +306,10 @@ static void summarize(const char *outdir, char **before, int nbefore, char **cmd
 			cmd[0], outdir);
 	} else {
 		/* A static program may still start dynamic ones: those were traced. */
-		if (kind == CT_ELF_STATIC && nnew > 1)
+		if (exe->kind == CT_ELF_STATIC && nnew > 1)
 			fprintf(stderr, "cryptrace: %s is statically linked; cryptrace cannot see "
 					"inside it, only into the dynamic programs it started\n", cmd[0]);
-		else if (kind == CT_ELF_STATIC)
+		else if (exe->kind == CT_ELF_STATIC)
 			fprintf(stderr, "cryptrace: %s is statically linked: LD_PRELOAD cannot load "
 					"cryptrace into it, so its calls are not seen (the launcher wrote "
 					"its trace file)\n", cmd[0]);
@@ -405,7 +325,7 @@ static void summarize(const char *outdir, char **before, int nbefore, char **cmd
 		ct_names_free(after, nafter);
 }
 
-int ct_run_main(int argc, char **argv)
+int command_run(int argc, char **argv)
 {
 	struct run_options opts = { 0 };
 	int early = parse_options(argc, argv, &opts);
@@ -430,7 +350,7 @@ int ct_run_main(int argc, char **argv)
 	const char *outdir = opts.outdir;
 
 	if (!outdir) {
-		ct_outdir_default(defdir, sizeof(defdir));
+		ct_outdir_default("cryptrace", defdir, sizeof(defdir));
 		outdir = defdir;
 	}
 	if (!ct_outdir_prepare(outdir, why, sizeof(why))) {
@@ -461,24 +381,23 @@ int ct_run_main(int argc, char **argv)
 	};
 	bool started;
 	struct child_facts cf;
-	int status = spawn_and_wait(&ce, opts.cmd, &started, &cf);
+	int status = spawn_and_wait(&ce, &started, &cf);
 
 	/* A child that exited without its exit handlers (a Go program) left its trace open: the
 	 * launcher knows how it ended. */
 	if (started && !cf.signaled)
 		ct_end_trace_complete(absdir, cf.pid, cf.status, cf.end_mono_ns);
 
-	/* Without an exec there is nothing to summarize: the error line said it all. -q still
-	 * writes a static program's trace file. */
-	if (started && !opts.quiet) {
-		summarize(absdir, before, nbefore > 0 ? nbefore : 0, opts.cmd, &cf, &opts);
-	} else if (started) {
-		char resolved[PATH_MAX], real[PATH_MAX];
+	/* Without an exec there is nothing to summarize: the error line said it all. */
+	if (started) {
+		struct cmd_exe exe;
 
-		if (ct_which(opts.cmd[0], resolved, sizeof(resolved)) &&
-		    ct_elf_classify(resolved) == CT_ELF_STATIC)
-			write_static_trace(absdir, realpath(resolved, real) ? real : resolved,
-					   opts.cmd, &cf, &opts);
+		inspect_exe(opts.cmd[0], &exe);
+		/* -q too; and before listing, so that the summary counts it as this run's. */
+		if (exe.kind == CT_ELF_STATIC)
+			write_static_trace(absdir, &exe, opts.cmd, &cf, &opts);
+		if (!opts.quiet)
+			summarize(absdir, before, nbefore > 0 ? nbefore : 0, opts.cmd, &exe);
 	}
 	if (nbefore > 0)
 		ct_names_free(before, nbefore);

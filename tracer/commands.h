@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * commands.h - the subcommands of `cryptrace`, one file each (cmd_<name>.c), listed once in
+ * main.c's table. Each takes the arguments from its own name on (argv[0] is "run", "report" ...)
+ * and returns the exit status; none calls exit().
+ */
+#ifndef CT_COMMANDS_H
+#define CT_COMMANDS_H
+
+/* `cryptrace run [options] [--] CMD...`: CMD's own exit status, or a launcher's (tracer.h). */
+int command_run(int argc, char **argv);
+/* `cryptrace compare [options] [--] CMD...`: 0 the routes agree, 1 a route changed CMD's exit
+ * status or output. */
+int command_compare(int argc, char **argv);
+/* `cryptrace doctor [--json]`: 0 no check failed, 1 some did. */
+int command_doctor(int argc, char **argv);
+/* `cryptrace report [options] FILE|DIR...`: 0 ok, 1 some input was damaged (everything before
+ * the damage is still reported, with a one-line warning on stderr), 2 usage errors,
+ * unreadable or foreign input, or a write error. */
+int command_report(int argc, char **argv);
+
+#endif
