@@ -30,5 +30,7 @@ bool ct_provider_serves(const char *cipher_name);
 /* Index of that cipher in the provider's table (0 .. CT_PROVIDER_ALGS-1), or -1. */
 int ct_provider_alg_index(const char *cipher_name);
 #define CT_PROVIDER_ALGS 20
+/* The first CT_PROVIDER_KERNEL_ALGS of them (ECB, CBC, CTR) are the kernel routes' provider's too. */
+#define CT_PROVIDER_KERNEL_ALGS 9
 
 #endif

@@ -70,7 +70,7 @@ static const char *prov_error;
 static OSSL_LIB_CTX *route_libctx;
 static EVP_CIPHER *fetched[CT_PROVIDER_ALGS];
 /* the kernel routes' provider (ECB, CBC, CTR: the first KERNEL_ALGS of the table) */
-#define KERNEL_ALGS 9
+#define KERNEL_ALGS CT_PROVIDER_KERNEL_ALGS
 static int kprov_state; /* 0 not tried, 1 loaded, -1 failed */
 static EVP_CIPHER *kfetched[KERNEL_ALGS];
 /* "route:afalg:cbc-aes-aesni" per kernel cipher, set before kfetched[i] is published */
