@@ -16,46 +16,6 @@
 
 #include "timing_model.h"
 
-bool rp_str_eq(struct ct_str a, struct ct_str b)
-{
-	return a.len == b.len && (a.len == 0 || memcmp(a.p, b.p, a.len) == 0);
-}
-
-bool rp_str_is(struct ct_str a, const char *lit)
-{
-	return rp_str_eq(a, ct_str_from(lit));
-}
-
-bool rp_str_starts(struct ct_str a, const char *prefix)
-{
-	size_t n = strlen(prefix);
-	return a.len >= n && memcmp(a.p, prefix, n) == 0;
-}
-
-struct ct_str rp_str_part(struct ct_str s, char sep, unsigned i)
-{
-	uint32_t start = 0;
-	for (uint32_t k = 0; k <= s.len; k++) {
-		if (k == s.len || s.p[k] == sep) {
-			if (i == 0)
-				return (struct ct_str){ .p = s.p ? s.p + start : "", .len = k - start };
-			i--;
-			start = k + 1;
-		}
-	}
-	return (struct ct_str){ .p = "", .len = 0 };
-}
-
-unsigned rp_str_nparts(struct ct_str s, char sep)
-{
-	if (s.len == 0)
-		return 0;
-	unsigned n = 1;
-	for (uint32_t k = 0; k < s.len; k++)
-		n += s.p[k] == sep;
-	return s.p[s.len - 1] == sep ? n - 1 : n; /* a trailing separator ends the last part */
-}
-
 /* The launcher, not the process, wrote END (tracer/end_trace.c: it exited without its exit
  * handlers), and the process could have done hooked cipher work after its last snapshot: with
  * libcrypto loaded or paths recorded, its figures may miss that work. A Go program's trace
@@ -425,11 +385,7 @@ static bool argv_has(const struct rp_proc *p, const char *arg)
 
 static struct ct_str exe_base(const struct rp_proc *p)
 {
-	struct ct_str e = p->hdr.exe.len ? p->hdr.exe : rp_str_part(p->hdr.argv, '\0', 0);
-	for (uint32_t k = e.len; k > 0; k--)
-		if (e.p[k - 1] == '/')
-			return (struct ct_str){ .p = e.p + k, .len = e.len - k };
-	return e;
+	return rp_str_basename(p->hdr.exe.len ? p->hdr.exe : rp_str_part(p->hdr.argv, '\0', 0));
 }
 
 static const struct rp_proc *parent_of(const struct rp_model *m, const struct rp_proc *p)

@@ -326,11 +326,20 @@ char *rp_fmt_bytes(char *buf, size_t cap, double bytes);
 char *rp_fmt_ns(char *buf, size_t cap, double ns);
 char *rp_fmt_count(char *buf, size_t cap, double n);
 const char *rp_errno_name(int err, char *buf, size_t cap);
+
+/* ---- strings.c: ct_str slices (no NUL terminator needed, nothing allocated) */
 /* "crypto" for "crypto\0x" style NUL-joined strings: the i-th part. */
 struct ct_str rp_str_part(struct ct_str s, char sep, unsigned i);
 unsigned rp_str_nparts(struct ct_str s, char sep);
 bool rp_str_eq(struct ct_str a, struct ct_str b);
 bool rp_str_is(struct ct_str a, const char *lit);
 bool rp_str_starts(struct ct_str a, const char *prefix);
+/* The first occurrence of needle in s and the rest of s from there; .p NULL when there is none
+ * (or needle is empty). */
+struct ct_str rp_str_find(struct ct_str s, const char *needle);
+/* The part of s after its last sep ("cbc" of "aes-128-cbc" with '-'); all of s without one. */
+struct ct_str rp_str_after_last(struct ct_str s, char sep);
+/* "libcrypto.so.3" of "/usr/lib/x86_64-linux-gnu/libcrypto.so.3". */
+struct ct_str rp_str_basename(struct ct_str path);
 
 #endif

@@ -137,17 +137,6 @@ static void fmt_bytes(char *b, size_t cap, uint64_t n)
 
 /* ---- nothing-intercepted */
 
-/* The first occurrence of needle in s, and the rest of s from there; p NULL if absent. */
-static struct ct_str str_find(struct ct_str s, const char *needle)
-{
-	size_t n = strlen(needle);
-	for (uint32_t i = 0; n && i + n <= s.len; i++)
-		if (!memcmp(s.p + i, needle, n))
-			return (struct ct_str){ .p = s.p + i, .len = s.len - i };
-	return (struct ct_str){ .p = NULL, .len = 0 };
-}
-
-
 static const struct ct_event *launcher_event(const struct rp_proc *p, const char *call)
 {
 	for (size_t k = 0; k < p->nevents; k++) {
@@ -165,16 +154,6 @@ static const struct ct_event *static_exe_event(const struct rp_proc *p)
 }
 
 /* ---- which processes matter when nothing was seen, and what they carry (carried.c) */
-
-/* "libcrypto.so.3" of "/usr/lib/x86_64-linux-gnu/libcrypto.so.3". */
-static struct ct_str base_name(struct ct_str path)
-{
-	for (uint32_t i = path.len; i > 0; i--)
-		if (path.p[i - 1] == '/')
-			return (struct ct_str){ .p = path.p + i, .len = path.len - i };
-	return path;
-}
-
 
 /* A process ranked by what it carries: a crypto library linked into its executable or a shared
  * object it mapped, then another crypto library it mapped, then libcrypto loaded; then by CPU
@@ -376,7 +355,7 @@ static void describe_one(struct rp_finding *f, const struct proc_rank *x, struct
 		CAT(message, "%s.", clause);
 	}
 	const struct ct_event *st = static_exe_event(p);
-	struct ct_str carried = st ? str_find(st->detail, "; it carries ") : (struct ct_str){ 0 };
+	struct ct_str carried = st ? rp_str_find(st->detail, "; it carries ") : (struct ct_str){ 0 };
 	if (c->scan && c->scan->state != RP_EXE_SCANNED && carried.p) {
 		CAT(message, " When it was traced, the launcher found that %.*s.",
 		    (int)(carried.len - 2), carried.p + 2);
@@ -431,7 +410,7 @@ static void describe_processes(const struct rp_model *m, struct rp_finding *f,
 							      rp_str_eq(shown[k]->p->hdr.exe, r[i].p->hdr.exe));
 			if (skip)
 				continue;
-			struct ct_str b = base_name(r[i].p->hdr.exe.len ? r[i].p->hdr.exe :
+			struct ct_str b = rp_str_basename(r[i].p->hdr.exe.len ? r[i].p->hdr.exe :
 						    rp_str_part(r[i].p->hdr.argv, '\0', 0));
 			size_t j = 0;
 			while (j < nby && !rp_str_eq(by[j].name, b))
@@ -541,10 +520,7 @@ static void eval_nothing_intercepted(struct rp_model *m)
 
 static bool is_libcrypto_path(struct ct_str path)
 {
-	struct ct_str base = path;
-	for (uint32_t i = 0; i < path.len; i++)
-		if (path.p[i] == '/')
-			base = (struct ct_str){ .p = path.p + i + 1, .len = path.len - i - 1 };
+	struct ct_str base = rp_str_basename(path);
 	return rp_str_starts(base, "libcrypto.so") || rp_str_starts(base, "libcrypto-");
 }
 
@@ -594,10 +570,10 @@ static void eval_multiple_libcrypto(struct rp_model *m)
 			     "pointers taken with dlsym() on that copy's handle, or that copy's calls into "
 			     "itself. Work done there is missing from this report, and the trace cannot "
 			     "say how much.",
-		    S(base_name(libs[0])), S(first_version));
+		    S(rp_str_basename(libs[0])), S(first_version));
 		bool versions_differ = false;
 		for (unsigned j = 1; j < n; j++)
-			versions_differ |= !rp_str_eq(base_name(libs[j]), base_name(libs[0]));
+			versions_differ |= !rp_str_eq(rp_str_basename(libs[j]), rp_str_basename(libs[0]));
 		if (versions_differ)
 			CAT(message, " The copies are different versions: code built against one of them "
 				     "also reaches cryptrace's hooks, which pass it to the first copy; check "
@@ -640,7 +616,7 @@ static void module_file(const struct rp_model *m, const struct rp_path *p, const
 				snprintf(file, cap, "%.*s", S(q->modules[k].path));
 				return;
 			}
-		if (q->hdr.exe.len && rp_str_is(base_name(q->hdr.exe), module))
+		if (q->hdr.exe.len && rp_str_is(rp_str_basename(q->hdr.exe), module))
 			snprintf(file, cap, "%.*s", S(q->hdr.exe));
 	}
 }
@@ -653,7 +629,7 @@ static bool by_openssl_speed(const struct rp_model *m, const struct rp_path *p)
 		bool has = false;
 		for (size_t k = 0; k < p->pids.n; k++)
 			has |= p->pids.v[k] == q->hdr.pid;
-		if ((has || !p->pids.n) && rp_str_is(base_name(q->hdr.exe), "openssl") &&
+		if ((has || !p->pids.n) && rp_str_is(rp_str_basename(q->hdr.exe), "openssl") &&
 		    rp_str_is(rp_str_part(q->hdr.argv, '\0', 1), "speed"))
 			return true;
 	}
@@ -865,7 +841,7 @@ static void list_call_failures(struct rp_finding *f, const struct rp_proc *p)
 /* detail -> the call's parameters and OpenSSL's reason (empty when it gave none). */
 static void split_ossl_reason(struct ct_str detail, struct ct_str *params, struct ct_str *reason)
 {
-	struct ct_str at = str_find(detail, OSSL_ERROR_SEP);
+	struct ct_str at = rp_str_find(detail, OSSL_ERROR_SEP);
 	*params = detail;
 	*reason = (struct ct_str){ .p = "", .len = 0 };
 	if (!at.p)
@@ -879,9 +855,9 @@ static void split_ossl_reason(struct ct_str detail, struct ct_str *params, struc
 static struct ct_str missing_module(struct ct_str reason)
 {
 	struct ct_str none = { .p = NULL, .len = 0 };
-	if (!str_find(reason, "cannot open shared object file").p)
+	if (!rp_str_find(reason, "cannot open shared object file").p)
 		return none;
-	struct ct_str f = str_find(reason, "filename(");
+	struct ct_str f = rp_str_find(reason, "filename(");
 	if (!f.p)
 		return none;
 	f.p += 9;
@@ -897,8 +873,8 @@ static struct ct_str missing_module(struct ct_str reason)
  * config step. */
 static bool requested_by_config(struct ct_str callsite)
 {
-	return str_find(callsite, "CONF_modules").p || str_find(callsite, "OPENSSL_config").p ||
-	       str_find(callsite, "ossl_config").p;
+	return rp_str_find(callsite, "CONF_modules").p || rp_str_find(callsite, "OPENSSL_config").p ||
+	       rp_str_find(callsite, "ossl_config").p;
 }
 
 static void eval_engine_failed(struct rp_model *m)
@@ -934,7 +910,7 @@ static void eval_engine_failed(struct rp_model *m)
 				CAT(message, " OpenSSL's error queue gave no reason.");
 			if (module.p)
 				CAT(message, " The module's shared object %.*s does not exist.", S(module));
-			else if (str_find(reason, ": lib(").p || rp_str_starts(reason, "lib("))
+			else if (rp_str_find(reason, ": lib(").p || rp_str_starts(reason, "lib("))
 				CAT(message, " (lib(N) is a code of the module itself, whose text is gone "
 					     "with it.)");
 			CAT(evidence, "%.*s returned %lld, %llu time(s)", S(e->call), (long long)e->ret,
@@ -1030,13 +1006,10 @@ static bool requested_differs(const struct rp_path *p)
 	return p->def.requested.len && !rp_str_eq(p->def.requested, p->def.impl) && p->st.calls;
 }
 
-/* "aes-128-cbc" -> "cbc": the part after the last '-'. */
+/* "aes-128-cbc" -> "cbc". */
 static struct ct_str cipher_mode(struct ct_str c)
 {
-	for (uint32_t k = c.len; k > 0; k--)
-		if (c.p[k - 1] == '-')
-			return (struct ct_str){ .p = c.p + k, .len = c.len - k };
-	return c;
+	return rp_str_after_last(c, '-');
 }
 
 /*

@@ -14,15 +14,6 @@
 
 enum iface { IF_AFALG, IF_CRYPTODEV, IF_COUNT };
 
-static bool str_has(struct ct_str s, const char *needle)
-{
-	size_t n = strlen(needle);
-	for (uint32_t i = 0; n && i + n <= s.len; i++)
-		if (!memcmp(s.p + i, needle, n))
-			return true;
-	return false;
-}
-
 /* The kernel interface a failed call asked for, or -1. */
 static int refused_iface(const struct ct_event *e)
 {
@@ -30,7 +21,7 @@ static int refused_iface(const struct ct_event *e)
 		return -1;
 	if (rp_str_is(e->call, "socket") && rp_str_starts(e->detail, "family=AF_ALG"))
 		return IF_AFALG;
-	if (rp_str_starts(e->call, "open") && str_has(e->detail, "path=/dev/crypto"))
+	if (rp_str_starts(e->call, "open") && rp_str_find(e->detail, "path=/dev/crypto").p)
 		return IF_CRYPTODEV;
 	return -1;
 }

@@ -47,12 +47,7 @@ struct ct_str rp_requested_module(const struct ct_event *e)
 	struct ct_str v = { .p = d.p + klen, .len = 0 };
 	while (klen + v.len < d.len && v.p[v.len] != ' ' && v.p[v.len] != ';')
 		v.len++;
-	for (uint32_t i = v.len; i > 0; i--)
-		if (v.p[i - 1] == '/') {
-			v.p += i;
-			v.len -= i;
-			break;
-		}
+	v = rp_str_basename(v);
 	if (v.len > 3 && !memcmp(v.p + v.len - 3, ".so", 3))
 		v.len -= 3;
 	return v;
