@@ -285,13 +285,12 @@ bool rp_demangle_symbol(const char *sym, size_t len, char *out, size_t cap);
 enum rp_folded_weight { RP_FOLD_BYTES = 0, RP_FOLD_TIME = 1 };
 void rp_print_folded(const struct rp_model *m, enum rp_folded_weight weight, FILE *out);
 
-/* ---- findings.c */
+/* ---- findings/: the findings, one file per family (findings/findings.h) */
 void rp_findings_evaluate(struct rp_model *m);
-/* Why nothing was intercepted, from the process facts: one line, no trailing period. */
+/* Why nothing was intercepted, from the process facts: one line, no trailing period
+ * (findings/nothing_intercepted.c). */
 void rp_nothing_reason(const struct rp_model *m, char *buf, size_t cap);
 const char *rp_severity_name(enum rp_severity s);
-/* ---- unfinished.c: the unfinished-trace finding (a process whose trace has no END) */
-void rp_eval_unfinished_trace(struct rp_model *m);
 
 /* ---- text.c / json.c */
 void rp_print_text(const struct rp_model *m, FILE *out);

@@ -29,12 +29,9 @@ static int refused_iface(const struct ct_event *e)
 /* An offload engine or provider that failed in p: engine-failed then lists the refused call. */
 static bool offload_module_failed(const struct rp_proc *p)
 {
-	for (size_t k = 0; k < p->nevents; k++) {
-		const struct ct_event *e = &p->events[k].ev;
-		if ((e->kind == CT_EV_ENGINE_REQUEST || e->kind == CT_EV_PROVIDER_LOAD) &&
-		    (e->err || e->ret <= 0) && !rp_non_offload_module(e))
+	for (size_t k = 0; k < p->nevents; k++)
+		if (rp_offload_module_failed(&p->events[k].ev))
 			return true;
-	}
 	return false;
 }
 
@@ -120,8 +117,8 @@ void rp_eval_kernel_refused(struct rp_model *m)
 				rp_finding_cat(pids, sizeof(pids), "%s%u (%s)", nproc > 1 ? ", " : "",
 					       p->hdr.pid, p->role[0] ? p->role : "?");
 				for (size_t k = 0; k < p->npaths; k++)
-					if ((p->paths[k].def.api == CT_API_EVP ||
-					     p->paths[k].def.api == CT_API_AES) && rp_path_selected(m, &p->paths[k]))
+					if (rp_path_in_process(&p->paths[k]) &&
+					    rp_path_selected(m, &p->paths[k]))
 						sw_calls += p->paths[k].st.calls;
 			}
 			if (!first)

@@ -20,8 +20,6 @@
 
 #include "findings.h"
 
-#define S(s) (int)(s).len, (s).p
-
 static void who(const struct rp_proc *p, char *buf, size_t cap)
 {
 	if (p->role[0]) {
