@@ -92,7 +92,7 @@ struct rp_proc {
 	char **owned;                    /* strings made after loading (symbols.c's renamed call
 					  * sites), freed with the model */
 	size_t nowned, cap_owned;
-	/* Filled by rp_model_merge (h10): */
+	/* Filled by rp_model_merge (merge.c, roles.c, figures.c): */
 	bool superseded;                 /* a later file of the same process (same pid and start: the
 					  * writer reopened after the program closed its fd) holds
 					  * newer cumulative snapshots, so this one is not counted */
@@ -203,6 +203,16 @@ enum rp_status rp_proc_status(const struct rp_proc *p);
 const char *rp_status_name(enum rp_status s);
 /* A process that the report shows: selected by --pid and not superseded by a later file. */
 bool rp_proc_shown(const struct rp_model *m, const struct rp_proc *p);
+
+/* ---- roles.c: what a process is ("sshd: monitor [priv]", "ssh client"), into buf; run by
+ * rp_model_merge into p->role once superseded files are marked. */
+void rp_proc_role(const struct rp_model *m, const struct rp_proc *p, char *buf, size_t cap);
+/* p->role, or "?" when it has none, for a sentence. */
+const char *rp_proc_role_label(const struct rp_proc *p);
+
+/* ---- figures.c: p->fig, a process's lifetime, CPU and the crypto share of them, over its
+ * selected paths (run by rp_model_merge once the paths are derived). */
+void rp_proc_figures(const struct rp_model *m, struct rp_proc *p);
 
 /* ---- callsites.c: who created a path's contexts, from its call site (innermost frame first) */
 struct rp_creator {

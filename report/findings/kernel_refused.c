@@ -115,7 +115,7 @@ void rp_eval_kernel_refused(struct rp_model *m)
 					continue;
 				nproc++;
 				rp_finding_cat(pids, sizeof(pids), "%s%u (%s)", nproc > 1 ? ", " : "",
-					       p->hdr.pid, p->role[0] ? p->role : "?");
+					       p->hdr.pid, rp_proc_role_label(p));
 				for (size_t k = 0; k < p->npaths; k++)
 					if (rp_path_in_process(&p->paths[k]) &&
 					    rp_path_selected(m, &p->paths[k]))

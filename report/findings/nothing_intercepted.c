@@ -187,12 +187,6 @@ struct nothing_verdict {
 	char lib_name[32];
 };
 
-/* "python3.11 gcm.py" style label of a process: its role (merge.c). */
-static const char *proc_label(const struct rp_proc *p)
-{
-	return p->role[0] ? p->role : "?";
-}
-
 /* One process's sentence: what its executable and mapped objects carry. */
 static void describe_one(struct rp_finding *f, const struct proc_rank *x, struct nothing_verdict *v)
 {
@@ -200,7 +194,7 @@ static void describe_one(struct rp_finding *f, const struct proc_rank *x, struct
 	const struct rp_carrier *c = &x->carrier;
 	struct rp_owner own;
 	char clause[900];
-	CAT(message, " For pid %u (%s), ", p->hdr.pid, proc_label(p));
+	CAT(message, " For pid %u (%s), ", p->hdr.pid, rp_proc_role_label(p));
 	if (x->carries) {
 		rp_file_owner(c->path, &own);
 		if (c->is_exe) {

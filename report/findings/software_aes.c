@@ -290,7 +290,7 @@ void rp_eval_software_aes(struct rp_model *m)
 				}
 				rp_fmt_bytes(b, sizeof(b), (double)v[j].bytes);
 				CAT(message, " pid %u %s %s (%.1f%%);", v[j].pr->hdr.pid,
-				    v[j].pr->role[0] ? v[j].pr->role : "?", b,
+				    rp_proc_role_label(v[j].pr), b,
 				    group_bytes ? 100.0 * (double)v[j].bytes / (double)group_bytes : 0);
 			}
 			len = strlen(f->message);
