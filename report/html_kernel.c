@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * html_kernel.c - the HTML report's kernel-interface section (only when the trace has cryptodev
- * or AF_ALG paths), the text report's "Kernel interfaces" in the shape of seed 003: per path the
- * session set-up ("init") and teardown ("deinit") cost, syscalls per operation, spliced against
- * copied requests, and per request size one operation's time and throughput, alone and with the
- * session cost spread over the operations. The figures are kernel.c's; each carries them in
+ * or AF_ALG paths), the text report's "Kernel interfaces" in the same shape (kernel.c): per path
+ * the session set-up ("init") and teardown ("deinit") cost, syscalls per operation, spliced
+ * against copied requests, and per request size one operation's time and throughput, alone and
+ * with the session cost spread over the operations. The figures are kernel.c's; each carries them in
  * data-* attributes (full precision, empty when unknown) so tests can read them from the DOM.
  */
 #include "svg.h"

@@ -307,9 +307,10 @@ void rp_print_text(const struct rp_model *m, FILE *out);
 void rp_print_json(const struct rp_model *m, FILE *out);
 void rp_print_summary(const struct rp_model *m, FILE *out);
 
-/* ---- kernel.c: a cryptodev/AF_ALG path the way seed 003 compared the two interfaces: session
- * set-up ("init"), each operation by request size, teardown ("deinit"), syscalls per operation,
- * spliced against copied requests. Figures < 0 are unknown. */
+/* ---- kernel.c: a cryptodev/AF_ALG path the way the 2011 cryptodev-vs-AF_ALG comparison (seed
+ * 003 in the project's brief) compared the two interfaces: session set-up ("init"), each
+ * operation by request size, teardown ("deinit"), syscalls per operation, spliced against copied
+ * requests. Figures < 0 are unknown. */
 struct rp_kernel_fig {
 	uint64_t setup_calls, teardown_calls;
 	double setup_ns, teardown_ns;   /* mean per session set-up / teardown */
@@ -321,8 +322,8 @@ bool rp_path_is_kernel(const struct rp_path *p);
 bool rp_model_has_kernel(const struct rp_model *m);
 void rp_kernel_figures(const struct rp_path *p, struct rp_kernel_fig *k);
 /* Mean wall time of one operation of size bucket b, and bytes per second of the bucket's
- * operations alone and with the session cost per operation added (seed 003's "init + encrypt +
- * deinit"). */
+ * operations alone and with the session cost per operation added (that comparison's "init +
+ * encrypt + deinit"). */
 double rp_kernel_op_ns(const struct rp_path *p, unsigned b);
 double rp_kernel_op_bps(const struct rp_path *p, unsigned b);
 double rp_kernel_full_bps(const struct rp_path *p, unsigned b);

@@ -146,7 +146,7 @@ void rp_eval_engine_failed(struct rp_model *m)
 
 /* ---- provider-absent */
 
-/* A provider or engine that is not an offload (offload_probe.c) was asked for and is not there:
+/* A provider or engine that is not an offload (offload_modules.c) was asked for and is not there:
  * what it is, where the process's cipher work ran instead, and when the reader would need it. */
 void rp_eval_provider_absent(struct rp_model *m)
 {
