@@ -123,45 +123,40 @@ static void nothing_reason(const struct rp_model *m, char *buf, size_t cap, bool
 		if (!carrier && r[i].carries)
 			carrier = &r[i];
 	}
+	/* why, in this order (other: the crypto library it used, named below) */
+	const struct { size_t n; const char *why; } reasons[] = {
+		{ refused, "it asked the kernel for cipher work and was refused (see "
+			   "kernel-refused)" },
+		{ statics, "it is statically linked, so LD_PRELOAD cannot load cryptrace into it" },
+		{ other, NULL },
+		{ never, "libcrypto was never loaded" },
+		{ idle, "no cipher work was done: libcrypto was loaded but no cipher was used" },
+		{ cut, "it ended without an END record and its last snapshot shows none; what it did "
+		       "after that snapshot is not in the trace (unfinished-trace)" },
+		{ nofacts, "it ended without an END record before its first snapshot, so the trace "
+			   "cannot say what it did (unfinished-trace)" },
+		{ unseen, "it exited without running its exit handlers (as Go programs do) before its "
+			  "first snapshot, so only its start and exit status are known" },
+		{ secure, "tracing is disabled in setuid/setgid programs" },
+	};
+	size_t nreasons = sizeof(reasons) / sizeof(reasons[0]), kinds = 0;
+	for (size_t i = 0; i < nreasons; i++)
+		kinds += reasons[i].n != 0;
 	buf[0] = 0;
-	/* Counts only when the processes differ in why. */
-	bool mixed = (other != 0) + (never != 0) + (idle != 0) + (nofacts != 0) + (secure != 0) +
-		     (statics != 0) + (refused != 0) + (unseen != 0) + (cut != 0) > 1;
-	char cnt[48];
-#define COUNT(x) (mixed ? (snprintf(cnt, sizeof(cnt), " (%zu process(es))", (x)), cnt) : "")
-	if (refused)
-		rp_finding_cat(buf, cap, "it asked the kernel for cipher work and was refused "
-					 "(see kernel-refused)%s; ", COUNT(refused));
-	if (statics)
-		rp_finding_cat(buf, cap, "it is statically linked, so LD_PRELOAD cannot load "
-					 "cryptrace into it%s; ", COUNT(statics));
-	if (other && lib)
-		rp_finding_cat(buf, cap, "it used %s (%.*s), which cryptrace does not hook%s; ",
-			       lib->lib_name, S(lib->lib), COUNT(other));
-	else if (other)
-		rp_finding_cat(buf, cap, "it used a crypto library cryptrace does not hook%s; ",
-			       COUNT(other));
-	if (never)
-		rp_finding_cat(buf, cap, "libcrypto was never loaded%s; ", COUNT(never));
-	if (idle)
-		rp_finding_cat(buf, cap, "no cipher work was done: libcrypto was loaded but no "
-					 "cipher was used%s; ", COUNT(idle));
-	if (cut)
-		rp_finding_cat(buf, cap, "it ended without an END record and its last snapshot "
-					 "shows none; what it did after that snapshot is not in "
-					 "the trace (unfinished-trace)%s; ", COUNT(cut));
-	if (nofacts)
-		rp_finding_cat(buf, cap, "it ended without an END record before its first "
-					 "snapshot, so the trace cannot say what it did "
-					 "(unfinished-trace)%s; ", COUNT(nofacts));
-	if (unseen)
-		rp_finding_cat(buf, cap, "it exited without running its exit handlers (as Go "
-					 "programs do) before its first snapshot, so only its "
-					 "start and exit status are known%s; ", COUNT(unseen));
-	if (secure)
-		rp_finding_cat(buf, cap, "tracing is disabled in setuid/setgid programs%s; ",
-			       COUNT(secure));
-#undef COUNT
+	for (size_t i = 0; i < nreasons; i++) {
+		if (!reasons[i].n)
+			continue;
+		if (reasons[i].why)
+			rp_finding_cat(buf, cap, "%s", reasons[i].why);
+		else if (lib)
+			rp_finding_cat(buf, cap, "it used %s (%.*s), which cryptrace does not hook",
+				       lib->lib_name, S(lib->lib));
+		else
+			rp_finding_cat(buf, cap, "it used a crypto library cryptrace does not hook");
+		if (kinds > 1) /* counts only when the processes differ in why */
+			rp_finding_cat(buf, cap, " (%zu process(es))", reasons[i].n);
+		rp_finding_cat(buf, cap, "; ");
+	}
 	if (with_exe && carrier)
 		rp_finding_cat(buf, cap, "%s has %s linked in statically; ", carrier->carrier.path,
 			       carrier->carrier.scan->libs);

@@ -89,7 +89,20 @@ static bool requested_by_config(struct ct_str callsite)
 	       rp_str_find(callsite, "OPENSSL_config").p || rp_str_find(callsite, "ossl_config").p;
 }
 
-void rp_eval_engine_failed(struct rp_model *m)
+/* A failed ENGINE_REQUEST or PROVIDER_LOAD event, and what its detail says. */
+struct module_failure {
+	const struct rp_proc *p;
+	const struct ct_event *e;
+	struct ct_str params, reason; /* the call's parameters; OpenSSL's reason ("" without one) */
+	struct ct_str missing;        /* the module file OpenSSL could not open (.p NULL: none) */
+	bool by_config;               /* the OpenSSL configuration file asked for it */
+};
+
+/* Calls judge on each failed engine or provider request of the shown processes: the requests for
+ * an offload (offload true), or those for a module that is not one. judge returns false when out
+ * of memory, which ends the walk. */
+static void each_module_failure(struct rp_model *m, bool offload,
+				bool (*judge)(struct rp_model *m, const struct module_failure *x))
 {
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const struct rp_proc *p = &m->procs[i];
@@ -97,119 +110,127 @@ void rp_eval_engine_failed(struct rp_model *m)
 			continue;
 		for (size_t k = 0; k < p->nevents; k++) {
 			const struct ct_event *e = &p->events[k].ev;
-			if (!rp_offload_module_failed(e))
+			if (offload ? !rp_offload_module_failed(e) :
+				      !rp_non_offload_module(e) || !rp_event_failed(e))
 				continue;
-			struct rp_finding *f = rp_finding_add(m, "engine-failed", RP_ERROR,
-							      p->hdr.pid);
-			if (!f)
+			struct module_failure x = { .p = p, .e = e };
+			split_ossl_reason(e->detail, &x.params, &x.reason);
+			x.missing = missing_module(x.reason);
+			x.by_config = requested_by_config(e->callsite);
+			if (!judge(m, &x))
 				return;
-			struct ct_str params, reason;
-			split_ossl_reason(e->detail, &params, &reason);
-			bool engine = e->kind == CT_EV_ENGINE_REQUEST;
-			bool init = rp_str_is(e->call, "ENGINE_init");
-			CAT(message, "%s asked for %s with %.*s%s%.*s%s and it %s.",
-			    requested_by_config(e->callsite) ? "The OpenSSL configuration file "
-							       "(openssl.cnf or $OPENSSL_CONF)" :
-							       "The program",
-			    engine ? "an engine" : "a provider", S(e->call), params.len ? " (" : "",
-			    S(params), params.len ? ")" : "",
-			    init ? "was found but could not be initialised" :
-			    engine ? "could not be loaded or initialised" : "could not be loaded");
-			struct ct_str module = missing_module(reason);
-			if (reason.len)
-				CAT(message, " OpenSSL's error queue says: %.*s.", S(reason));
-			else
-				CAT(message, " OpenSSL's error queue gave no reason.");
-			if (module.p)
-				CAT(message, " The module's shared object %.*s does not exist.", S(module));
-			else if (rp_str_find(reason, ": lib(").p || rp_str_starts(reason, "lib("))
-				CAT(message, " (lib(N) is a code of the module itself, whose text is gone "
-					     "with it.)");
-			CAT(evidence, "%.*s returned %lld, %llu time(s)", S(e->call), (long long)e->ret,
-			    (unsigned long long)(e->count ? e->count : 1));
-			if (e->callsite.len)
-				CAT(evidence, ", called at %.*s", S(rp_str_part(e->callsite, '\n', 0)));
-			list_call_failures(f, p);
-			if (module.p)
-				CAT(fix, "Install the module, point OPENSSL_ENGINES (engines) or "
-					 "OPENSSL_MODULES (providers) at the directory that holds it, or "
-					 "correct the name; `cryptrace doctor` lists what loads here.");
-			else
-				CAT(fix, "Check that the engine/provider module exists and that what it "
-					 "needs is there (for afalg: a kernel with AF_ALG and algif_skcipher, "
-					 "not blocked by a sandbox); run `cryptrace doctor`.");
-			CAT(fix, " Make the program fail loudly instead of continuing in software when "
-				 "the offload is required.");
 		}
 	}
+}
+
+/* The evidence both findings start with: what the request returned, how often. */
+static void request_evidence(struct rp_finding *f, const struct ct_event *e)
+{
+	CAT(evidence, "%.*s returned %lld, %llu time(s)", S(e->call), (long long)e->ret,
+	    (unsigned long long)(e->count ? e->count : 1));
+}
+
+static bool engine_failed(struct rp_model *m, const struct module_failure *x)
+{
+	const struct ct_event *e = x->e;
+	struct rp_finding *f = rp_finding_add(m, "engine-failed", RP_ERROR, x->p->hdr.pid);
+	if (!f)
+		return false;
+	bool engine = e->kind == CT_EV_ENGINE_REQUEST;
+	bool init = rp_str_is(e->call, "ENGINE_init");
+	CAT(message, "%s asked for %s with %.*s%s%.*s%s and it %s.",
+	    x->by_config ? "The OpenSSL configuration file (openssl.cnf or $OPENSSL_CONF)" :
+			   "The program",
+	    engine ? "an engine" : "a provider", S(e->call), x->params.len ? " (" : "",
+	    S(x->params), x->params.len ? ")" : "",
+	    init ? "was found but could not be initialised" :
+	    engine ? "could not be loaded or initialised" : "could not be loaded");
+	if (x->reason.len)
+		CAT(message, " OpenSSL's error queue says: %.*s.", S(x->reason));
+	else
+		CAT(message, " OpenSSL's error queue gave no reason.");
+	if (x->missing.p)
+		CAT(message, " The module's shared object %.*s does not exist.", S(x->missing));
+	else if (rp_str_find(x->reason, ": lib(").p || rp_str_starts(x->reason, "lib("))
+		CAT(message, " (lib(N) is a code of the module itself, whose text is gone with it.)");
+	request_evidence(f, e);
+	if (e->callsite.len)
+		CAT(evidence, ", called at %.*s", S(rp_str_part(e->callsite, '\n', 0)));
+	list_call_failures(f, x->p);
+	if (x->missing.p)
+		CAT(fix, "Install the module, point OPENSSL_ENGINES (engines) or OPENSSL_MODULES "
+			 "(providers) at the directory that holds it, or correct the name; `cryptrace "
+			 "doctor` lists what loads here.");
+	else
+		CAT(fix, "Check that the engine/provider module exists and that what it needs is there "
+			 "(for afalg: a kernel with AF_ALG and algif_skcipher, not blocked by a sandbox); "
+			 "run `cryptrace doctor`.");
+	CAT(fix, " Make the program fail loudly instead of continuing in software when the offload "
+		 "is required.");
+	return true;
+}
+
+void rp_eval_engine_failed(struct rp_model *m)
+{
+	each_module_failure(m, true, engine_failed);
 }
 
 /* ---- provider-absent */
 
 /* A provider or engine that is not an offload (offload_modules.c) was asked for and is not there:
  * what it is, where the process's cipher work ran instead, and when the reader would need it. */
+static bool provider_absent(struct rp_model *m, const struct module_failure *x)
+{
+	const struct rp_proc *p = x->p;
+	const struct ct_event *e = x->e;
+	const struct rp_module_role *role = rp_non_offload_module(e);
+	struct rp_finding *f = rp_finding_add(m, "provider-absent", RP_INFO, p->hdr.pid);
+	if (!f)
+		return false;
+	CAT(message, "%s asked for the %.*s %s with %.*s (%.*s), and it %s",
+	    x->by_config ? "The OpenSSL configuration file" : "The program",
+	    S(rp_requested_module(e)), e->kind == CT_EV_PROVIDER_LOAD ? "provider" : "engine",
+	    S(e->call), S(x->params), x->missing.p ? "is not installed here" : "could not be loaded");
+	if (x->missing.p)
+		CAT(message, " (%.*s does not exist)", S(x->missing));
+	CAT(message, ". That is %s: not a crypto offload, so its absence moves no cipher work.",
+	    role->what);
+	uint64_t calls = 0, bytes = 0;
+	struct ct_str impls[3];
+	unsigned nimpl = 0;
+	for (size_t j = 0; j < p->npaths; j++) {
+		const struct rp_path *pp = &p->paths[j];
+		if (!pp->st.calls)
+			continue;
+		calls += pp->st.calls;
+		bytes += pp->st.bytes;
+		bool seen = false;
+		for (unsigned q = 0; q < nimpl; q++)
+			seen |= rp_str_eq(impls[q], pp->def.impl);
+		if (!seen && nimpl < 3)
+			impls[nimpl++] = pp->def.impl;
+	}
+	char b[32];
+	rp_fmt_bytes(b, sizeof(b), (double)bytes);
+	if (calls) {
+		CAT(message, " This process's %llu cipher calls (%s) ran in", (unsigned long long)calls,
+		    b);
+		for (unsigned q = 0; q < nimpl; q++)
+			CAT(message, "%s %.*s", q ? (q + 1 == nimpl ? " and" : ",") : "", S(impls[q]));
+		CAT(message, ".");
+	}
+	request_evidence(f, e);
+	if (x->reason.len)
+		CAT(evidence, "; OpenSSL's error queue: %.*s", S(x->reason));
+	if (e->callsite.len)
+		CAT(evidence, "; called at %.*s", S(rp_str_part(e->callsite, '\n', 0)));
+	CAT(fix, "%s", role->fix);
+	return true;
+}
+
 void rp_eval_provider_absent(struct rp_model *m)
 {
-	for (size_t i = 0; i < m->nprocs; i++) {
-		const struct rp_proc *p = &m->procs[i];
-		if (!rp_proc_shown(m, p))
-			continue;
-		for (size_t k = 0; k < p->nevents; k++) {
-			const struct ct_event *e = &p->events[k].ev;
-			const struct rp_module_role *role = rp_non_offload_module(e);
-			if (!role || !rp_event_failed(e))
-				continue;
-			struct rp_finding *f = rp_finding_add(m, "provider-absent", RP_INFO,
-							      p->hdr.pid);
-			if (!f)
-				return;
-			struct ct_str params, reason;
-			split_ossl_reason(e->detail, &params, &reason);
-			struct ct_str module = missing_module(reason);
-			CAT(message, "%s asked for the %.*s %s with %.*s (%.*s), and it %s",
-			    requested_by_config(e->callsite) ? "The OpenSSL configuration file" :
-							       "The program",
-			    S(rp_requested_module(e)),
-			    e->kind == CT_EV_PROVIDER_LOAD ? "provider" : "engine", S(e->call), S(params),
-			    module.p ? "is not installed here" : "could not be loaded");
-			if (module.p)
-				CAT(message, " (%.*s does not exist)", S(module));
-			CAT(message, ". That is %s: not a crypto offload, so its absence moves no cipher "
-				     "work.", role->what);
-			uint64_t calls = 0, bytes = 0;
-			struct ct_str impls[3];
-			unsigned nimpl = 0;
-			for (size_t j = 0; j < p->npaths; j++) {
-				const struct rp_path *pp = &p->paths[j];
-				if (!pp->st.calls)
-					continue;
-				calls += pp->st.calls;
-				bytes += pp->st.bytes;
-				bool seen = false;
-				for (unsigned q = 0; q < nimpl; q++)
-					seen |= rp_str_eq(impls[q], pp->def.impl);
-				if (!seen && nimpl < 3)
-					impls[nimpl++] = pp->def.impl;
-			}
-			char b[32];
-			rp_fmt_bytes(b, sizeof(b), (double)bytes);
-			if (calls) {
-				CAT(message, " This process's %llu cipher calls (%s) ran in",
-				    (unsigned long long)calls, b);
-				for (unsigned q = 0; q < nimpl; q++)
-					CAT(message, "%s %.*s", q ? (q + 1 == nimpl ? " and" : ",") : "",
-					    S(impls[q]));
-				CAT(message, ".");
-			}
-			CAT(evidence, "%.*s returned %lld, %llu time(s)", S(e->call), (long long)e->ret,
-			    (unsigned long long)(e->count ? e->count : 1));
-			if (reason.len)
-				CAT(evidence, "; OpenSSL's error queue: %.*s", S(reason));
-			if (e->callsite.len)
-				CAT(evidence, "; called at %.*s", S(rp_str_part(e->callsite, '\n', 0)));
-			CAT(fix, "%s", role->fix);
-		}
-	}
+	each_module_failure(m, false, provider_absent);
 }
 
 /* ---- session-failed */
