@@ -23,14 +23,6 @@ static void cell_ns(FILE *f, double ns)
 	fprintf(f, "<td class=\"n\">%s</td>", rp_fmt_ns(b, sizeof(b), ns));
 }
 
-static void cell_mbs(FILE *f, double bps)
-{
-	if (bps > 0)
-		fprintf(f, "<td class=\"n\">%.1f</td>", bps / 1e6);
-	else
-		fputs("<td class=\"n\">-</td>", f);
-}
-
 static void kernel_path(const struct rp_model *m, size_t i, FILE *f)
 {
 	const struct rp_path *p = &m->paths[i];
@@ -58,10 +50,7 @@ static void kernel_path(const struct rp_model *m, size_t i, FILE *f)
 	fprintf(f, "<td>%s x %s</td>", rp_fmt_count(b1, sizeof(b1), (double)k.teardown_calls),
 		rp_fmt_ns(b2, sizeof(b2), k.teardown_ns));
 	fprintf(f, "<td class=\"n\">%llu</td>", (unsigned long long)k.ops);
-	if (k.syscalls_per_op >= 0)
-		fprintf(f, "<td class=\"n\">%.2f</td>", k.syscalls_per_op);
-	else
-		fputs("<td class=\"n\">-</td>", f);
+	rp_html_cell_num(f, k.syscalls_per_op, 2, k.syscalls_per_op >= 0);
 	fprintf(f, "<td class=\"n\">%llu</td><td class=\"n\">%llu</td></tr></table>\n",
 		(unsigned long long)k.spliced, (unsigned long long)k.copied);
 	fputs("<table class=\"kops\"><tr><th class=\"n\">request size bucket</th><th class=\"n\">calls"
@@ -81,8 +70,8 @@ static void kernel_path(const struct rp_model *m, size_t i, FILE *f)
 		fprintf(f, "><td class=\"n\">%llu+</td><td class=\"n\">%llu</td>",
 			(unsigned long long)ct_size_bucket_low(b), (unsigned long long)sb->calls);
 		cell_ns(f, op);
-		cell_mbs(f, bps);
-		cell_mbs(f, full);
+		rp_html_cell_num(f, bps / 1e6, 1, bps > 0);
+		rp_html_cell_num(f, full / 1e6, 1, full > 0);
 		fputs("</tr>\n", f);
 	}
 	fputs("</table></div>\n", f);
