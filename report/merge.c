@@ -406,14 +406,9 @@ void rp_model_merge(struct rp_model *m)
 				if (rp_same_path(&m->paths[j], pp))
 					to = &m->paths[j];
 			if (!to) {
-				if (m->npaths == m->cap_paths) {
-					size_t ncap = m->cap_paths ? m->cap_paths * 2 : 16;
-					void *np = realloc(m->paths, ncap * sizeof(*m->paths));
-					if (!np)
-						continue;
-					m->paths = np;
-					m->cap_paths = ncap;
-				}
+				if (!rp_grow((void **)&m->paths, &m->cap_paths, m->npaths,
+					     sizeof(*m->paths)))
+					continue;
 				to = &m->paths[m->npaths++];
 				memset(to, 0, sizeof(*to));
 				to->def = pp->def;
@@ -437,14 +432,9 @@ void rp_model_merge(struct rp_model *m)
 				if (same_event(&m->events[j].ev, &e->ev))
 					to = &m->events[j];
 			if (!to) {
-				if (m->nevents == m->cap_events) {
-					size_t ncap = m->cap_events ? m->cap_events * 2 : 16;
-					void *np = realloc(m->events, ncap * sizeof(*m->events));
-					if (!np)
-						continue;
-					m->events = np;
-					m->cap_events = ncap;
-				}
+				if (!rp_grow((void **)&m->events, &m->cap_events, m->nevents,
+					     sizeof(*m->events)))
+					continue;
 				to = &m->events[m->nevents++];
 				memset(to, 0, sizeof(*to));
 				to->ev = e->ev;

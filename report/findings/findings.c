@@ -20,14 +20,8 @@ const char *rp_severity_name(enum rp_severity s)
 struct rp_finding *rp_finding_add(struct rp_model *m, const char *kind, enum rp_severity sev,
 				  uint32_t pid)
 {
-	if (m->nfindings == m->cap_findings) {
-		size_t ncap = m->cap_findings ? m->cap_findings * 2 : 8;
-		void *p = realloc(m->findings, ncap * sizeof(*m->findings));
-		if (!p)
-			return NULL;
-		m->findings = p;
-		m->cap_findings = ncap;
-	}
+	if (!rp_grow((void **)&m->findings, &m->cap_findings, m->nfindings, sizeof(*m->findings)))
+		return NULL;
 	struct rp_finding *f = &m->findings[m->nfindings++];
 	memset(f, 0, sizeof(*f));
 	f->kind = kind;
