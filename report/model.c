@@ -20,11 +20,18 @@ bool rp_grow(void **arr, size_t *cap, size_t n, size_t elem)
 	return true;
 }
 
-bool rp_u32list_add(struct rp_u32list *l, uint32_t v)
+bool rp_u32list_has(const struct rp_u32list *l, uint32_t v)
 {
 	for (size_t i = 0; i < l->n; i++)
 		if (l->v[i] == v)
 			return true;
+	return false;
+}
+
+bool rp_u32list_add(struct rp_u32list *l, uint32_t v)
+{
+	if (rp_u32list_has(l, v))
+		return true;
 	if (!rp_grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v)))
 		return false;
 	l->v[l->n++] = v;

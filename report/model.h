@@ -165,6 +165,7 @@ void rp_proc_add_module(struct rp_proc *p, const struct ct_module *mod); /* repl
 bool rp_proc_own(struct rp_proc *p, char *s); /* p frees s with the model; false: not taken */
 void rp_model_warn(struct rp_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool rp_u32list_add(struct rp_u32list *l, uint32_t v); /* adds if absent */
+bool rp_u32list_has(const struct rp_u32list *l, uint32_t v);
 /* Makes room for one more element in *arr (n in use, room for *cap, elem bytes each), doubling
  * it and zeroing the new room; false when memory ran out: the caller then drops the element. */
 bool rp_grow(void **arr, size_t *cap, size_t n, size_t elem);

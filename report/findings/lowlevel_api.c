@@ -26,10 +26,7 @@ static void module_file(const struct rp_model *m, const struct rp_path *p, const
 	file[0] = 0;
 	for (size_t i = 0; i < m->nprocs && !file[0]; i++) {
 		const struct rp_proc *q = &m->procs[i];
-		bool has = false;
-		for (size_t k = 0; k < p->pids.n; k++)
-			has |= p->pids.v[k] == q->hdr.pid;
-		if (!has && p->pids.n)
+		if (p->pids.n && !rp_u32list_has(&p->pids, q->hdr.pid))
 			continue;
 		for (size_t k = 0; k < q->nmodules; k++)
 			if (rp_str_is(q->modules[k].name, module) && q->modules[k].path.len) {
@@ -46,10 +43,8 @@ static bool by_openssl_speed(const struct rp_model *m, const struct rp_path *p)
 {
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const struct rp_proc *q = &m->procs[i];
-		bool has = false;
-		for (size_t k = 0; k < p->pids.n; k++)
-			has |= p->pids.v[k] == q->hdr.pid;
-		if ((has || !p->pids.n) && rp_str_is(rp_str_basename(q->hdr.exe), "openssl") &&
+		if ((!p->pids.n || rp_u32list_has(&p->pids, q->hdr.pid)) &&
+		    rp_str_is(rp_str_basename(q->hdr.exe), "openssl") &&
 		    rp_str_is(rp_str_part(q->hdr.argv, '\0', 1), "speed"))
 			return true;
 	}
