@@ -240,29 +240,31 @@ static void j_findings(FILE *f, const struct rp_model *from, const struct rp_mod
 	fputc(']', f);
 }
 
+/* One side's inputs, processes, paths and time window. */
+static void json_side(FILE *f, const struct rp_model *m, const char *name)
+{
+	char note[1200];
+	fputs("{\"inputs\":", f);
+	rp_json_str(f, name, strlen(name));
+	fprintf(f, ",\"processes\":%zu,\"paths\":%zu,\"window\":", nprocs_shown(m), m->npaths);
+	rp_window_note(m, note, sizeof(note));
+	if (note[0])
+		rp_json_str(f, note, strlen(note));
+	else
+		fputs("null", f);
+	fputc('}', f);
+}
+
 static void print_json(const struct rp_model *a, const struct rp_model *b, const char *na,
 		       const char *nb, struct drow *rows, size_t n, FILE *f)
 {
 	static const char *const st[] = { "both", "new", "vanished" };
 	double ta = wall_total(a), tb = wall_total(b);
-	char note[1200];
-	fputs("{\"a\":{\"inputs\":", f);
-	rp_json_str(f, na, strlen(na));
-	fprintf(f, ",\"processes\":%zu,\"paths\":%zu,\"window\":", nprocs_shown(a), a->npaths);
-	rp_window_note(a, note, sizeof(note));
-	if (note[0])
-		rp_json_str(f, note, strlen(note));
-	else
-		fputs("null", f);
-	fputs("},\"b\":{\"inputs\":", f);
-	rp_json_str(f, nb, strlen(nb));
-	fprintf(f, ",\"processes\":%zu,\"paths\":%zu,\"window\":", nprocs_shown(b), b->npaths);
-	rp_window_note(b, note, sizeof(note));
-	if (note[0])
-		rp_json_str(f, note, strlen(note));
-	else
-		fputs("null", f);
-	fputs("},\"paths\":[", f);
+	fputs("{\"a\":", f);
+	json_side(f, a, na);
+	fputs(",\"b\":", f);
+	json_side(f, b, nb);
+	fputs(",\"paths\":[", f);
 	for (size_t i = 0; i < n; i++) {
 		const struct rp_path *pa = rows[i].a, *pb = rows[i].b, *p = pa ? pa : pb;
 		char label[512];
