@@ -240,6 +240,17 @@ static void j_findings(FILE *f, const struct rp_model *from, const struct rp_mod
 	fputc(']', f);
 }
 
+/* "a_<what>_bps":a,"b_<what>_bps":b,"ratio_<what>":a/b, each null when unknown. */
+static void j_compare(FILE *f, const char *what, double a, double b)
+{
+	fprintf(f, "\"a_%s_bps\":", what);
+	rp_json_num(f, a, a > 0);
+	fprintf(f, ",\"b_%s_bps\":", what);
+	rp_json_num(f, b, b > 0);
+	fprintf(f, ",\"ratio_%s\":", what);
+	rp_json_num(f, ratio(a, b), ratio(a, b) > 0);
+}
+
 /* One side's inputs, processes, paths and time window. */
 static void json_side(FILE *f, const struct rp_model *m, const char *name)
 {
@@ -293,20 +304,12 @@ static void print_json(const struct rp_model *a, const struct rp_model *b, const
 			double ca = pa ? rp_bucket_cpu_bps(pa, s) : -1, cb = pb ? rp_bucket_cpu_bps(pb, s) : -1;
 			if (wa <= 0 && wb <= 0)
 				continue;
-			fprintf(f, "%s{\"bucket_low\":%llu,\"a_wall_bps\":", first ? "" : ",",
+			fprintf(f, "%s{\"bucket_low\":%llu,", first ? "" : ",",
 				(unsigned long long)ct_size_bucket_low(s));
 			first = false;
-			rp_json_num(f, wa, wa > 0);
-			fputs(",\"b_wall_bps\":", f);
-			rp_json_num(f, wb, wb > 0);
-			fputs(",\"ratio_wall\":", f);
-			rp_json_num(f, ratio(wa, wb), ratio(wa, wb) > 0);
-			fputs(",\"a_cpu_bps\":", f);
-			rp_json_num(f, ca, ca > 0);
-			fputs(",\"b_cpu_bps\":", f);
-			rp_json_num(f, cb, cb > 0);
-			fputs(",\"ratio_cpu\":", f);
-			rp_json_num(f, ratio(ca, cb), ratio(ca, cb) > 0);
+			j_compare(f, "wall", wa, wb);
+			fputc(',', f);
+			j_compare(f, "cpu", ca, cb);
 			fputc('}', f);
 		}
 		fputs("]}", f);
