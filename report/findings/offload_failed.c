@@ -13,38 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* ---- engine-failed */
-
-static void list_call_failures(struct rp_finding *f, const struct rp_proc *p)
-{
-	unsigned shown = 0;
-	for (size_t k = 0; k < p->nevents; k++) {
-		const struct ct_event *e = &p->events[k].ev;
-		if (!rp_offload_call_failed(e))
-			continue;
-		char eb[32];
-		if (shown++ == 0)
-			CAT(message, " Underneath, ");
-		else if (shown <= 3)
-			CAT(message, "; ");
-		if (shown <= 3)
-			CAT(message, "%.*s%s%.*s%s failed with %s (%s)", S(e->call),
-			    e->detail.len ? " [" : "", S(e->detail), e->detail.len ? "]" : "",
-			    rp_errno_name(e->err, eb, sizeof(eb)), e->err ? strerror(e->err) : "no errno");
-		CAT(evidence, "; %.*s -> %s x%llu", S(e->call), rp_errno_name(e->err, eb, sizeof(eb)),
-		    (unsigned long long)(e->count ? e->count : 1));
-	}
-	if (shown)
-		CAT(message, ".");
-	for (size_t k = 0; k < p->nevents; k++) {
-		const struct ct_event *e = &p->events[k].ev;
-		if (e->err == EAFNOSUPPORT && e->kind == CT_EV_CALL_FAILED) {
-			CAT(message, " EAFNOSUPPORT from socket() means this kernel has no AF_ALG support "
-				     "(or a sandbox refuses it).");
-			break;
-		}
-	}
-}
+/* ---- what a failed engine or provider request says */
 
 /* The preload appends what OpenSSL's error queue said about a failed engine or provider call to
  * the event's parameters after this separator (preload/hooks/engine.c). */
@@ -128,6 +97,41 @@ static void request_evidence(struct rp_finding *f, const struct ct_event *e)
 {
 	CAT(evidence, "%.*s returned %lld, %llu time(s)", S(e->call), (long long)e->ret,
 	    (unsigned long long)(e->count ? e->count : 1));
+}
+
+/* ---- engine-failed */
+
+/* The process's failed kernel-interface calls beneath the failed request (the afalg engine's
+ * socket(AF_ALG)). */
+static void list_call_failures(struct rp_finding *f, const struct rp_proc *p)
+{
+	unsigned shown = 0;
+	for (size_t k = 0; k < p->nevents; k++) {
+		const struct ct_event *e = &p->events[k].ev;
+		if (!rp_offload_call_failed(e))
+			continue;
+		char eb[32];
+		if (shown++ == 0)
+			CAT(message, " Underneath, ");
+		else if (shown <= 3)
+			CAT(message, "; ");
+		if (shown <= 3)
+			CAT(message, "%.*s%s%.*s%s failed with %s (%s)", S(e->call),
+			    e->detail.len ? " [" : "", S(e->detail), e->detail.len ? "]" : "",
+			    rp_errno_name(e->err, eb, sizeof(eb)), e->err ? strerror(e->err) : "no errno");
+		CAT(evidence, "; %.*s -> %s x%llu", S(e->call), rp_errno_name(e->err, eb, sizeof(eb)),
+		    (unsigned long long)(e->count ? e->count : 1));
+	}
+	if (shown)
+		CAT(message, ".");
+	for (size_t k = 0; k < p->nevents; k++) {
+		const struct ct_event *e = &p->events[k].ev;
+		if (e->err == EAFNOSUPPORT && e->kind == CT_EV_CALL_FAILED) {
+			CAT(message, " EAFNOSUPPORT from socket() means this kernel has no AF_ALG support "
+				     "(or a sandbox refuses it).");
+			break;
+		}
+	}
 }
 
 static bool engine_failed(struct rp_model *m, const struct module_failure *x)
