@@ -338,7 +338,7 @@ struct ct_reader {
 	uint16_t version;
 	enum ct_read_status status;
 	char error[160];    /* one-line description once status is not OK/EOF */
-	uint64_t records;   /* whole records read so far (added by h1: names the record in errors) */
+	uint64_t records;   /* whole records read so far: errors name the record by it */
 };
 
 struct ct_record {
@@ -368,7 +368,7 @@ void ct_decode_op_at(const struct ct_ops_batch *b, uint32_t i, struct ct_op *op)
 
 /* ---- shared helpers */
 
-/* Fixed-width little-endian fields (added by h1, used by the encoders and decoders). */
+/* Fixed-width little-endian fields, used by the encoders and decoders. */
 void ct_put_le16(uint8_t *p, uint16_t v);
 void ct_put_le32(uint8_t *p, uint32_t v);
 void ct_put_le64(uint8_t *p, uint64_t v);

@@ -218,17 +218,8 @@ static void demangle_in_place(struct rp_model *m, struct rp_proc *p, struct ct_s
 	char *d = rp_callsite_rewrite(*cs, demangle_frame, NULL);
 	if (!d)
 		return;
-	if (m->nmangled == m->cap_mangled) {
-		size_t ncap = m->cap_mangled ? m->cap_mangled * 2 : 16;
-		void *grown = realloc(m->mangled, ncap * sizeof(*m->mangled));
-		if (!grown) {
-			free(d);
-			return;
-		}
-		m->mangled = grown;
-		m->cap_mangled = ncap;
-	}
-	if (!rp_proc_own(p, d)) {
+	if (!rp_grow((void **)&m->mangled, &m->cap_mangled, m->nmangled, sizeof(*m->mangled)) ||
+	    !rp_proc_own(p, d)) {
 		free(d);
 		return;
 	}

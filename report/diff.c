@@ -240,29 +240,42 @@ static void j_findings(FILE *f, const struct rp_model *from, const struct rp_mod
 	fputc(']', f);
 }
 
+/* "a_<what>_bps":a,"b_<what>_bps":b,"ratio_<what>":a/b, each null when unknown. */
+static void j_compare(FILE *f, const char *what, double a, double b)
+{
+	fprintf(f, "\"a_%s_bps\":", what);
+	rp_json_num(f, a, a > 0);
+	fprintf(f, ",\"b_%s_bps\":", what);
+	rp_json_num(f, b, b > 0);
+	fprintf(f, ",\"ratio_%s\":", what);
+	rp_json_num(f, ratio(a, b), ratio(a, b) > 0);
+}
+
+/* One side's inputs, processes, paths and time window. */
+static void json_side(FILE *f, const struct rp_model *m, const char *name)
+{
+	char note[1200];
+	fputs("{\"inputs\":", f);
+	rp_json_str(f, name, strlen(name));
+	fprintf(f, ",\"processes\":%zu,\"paths\":%zu,\"window\":", nprocs_shown(m), m->npaths);
+	rp_window_note(m, note, sizeof(note));
+	if (note[0])
+		rp_json_str(f, note, strlen(note));
+	else
+		fputs("null", f);
+	fputc('}', f);
+}
+
 static void print_json(const struct rp_model *a, const struct rp_model *b, const char *na,
 		       const char *nb, struct drow *rows, size_t n, FILE *f)
 {
 	static const char *const st[] = { "both", "new", "vanished" };
 	double ta = wall_total(a), tb = wall_total(b);
-	char note[1200];
-	fputs("{\"a\":{\"inputs\":", f);
-	rp_json_str(f, na, strlen(na));
-	fprintf(f, ",\"processes\":%zu,\"paths\":%zu,\"window\":", nprocs_shown(a), a->npaths);
-	rp_window_note(a, note, sizeof(note));
-	if (note[0])
-		rp_json_str(f, note, strlen(note));
-	else
-		fputs("null", f);
-	fputs("},\"b\":{\"inputs\":", f);
-	rp_json_str(f, nb, strlen(nb));
-	fprintf(f, ",\"processes\":%zu,\"paths\":%zu,\"window\":", nprocs_shown(b), b->npaths);
-	rp_window_note(b, note, sizeof(note));
-	if (note[0])
-		rp_json_str(f, note, strlen(note));
-	else
-		fputs("null", f);
-	fputs("},\"paths\":[", f);
+	fputs("{\"a\":", f);
+	json_side(f, a, na);
+	fputs(",\"b\":", f);
+	json_side(f, b, nb);
+	fputs(",\"paths\":[", f);
 	for (size_t i = 0; i < n; i++) {
 		const struct rp_path *pa = rows[i].a, *pb = rows[i].b, *p = pa ? pa : pb;
 		char label[512];
@@ -291,20 +304,12 @@ static void print_json(const struct rp_model *a, const struct rp_model *b, const
 			double ca = pa ? rp_bucket_cpu_bps(pa, s) : -1, cb = pb ? rp_bucket_cpu_bps(pb, s) : -1;
 			if (wa <= 0 && wb <= 0)
 				continue;
-			fprintf(f, "%s{\"bucket_low\":%llu,\"a_wall_bps\":", first ? "" : ",",
+			fprintf(f, "%s{\"bucket_low\":%llu,", first ? "" : ",",
 				(unsigned long long)ct_size_bucket_low(s));
 			first = false;
-			rp_json_num(f, wa, wa > 0);
-			fputs(",\"b_wall_bps\":", f);
-			rp_json_num(f, wb, wb > 0);
-			fputs(",\"ratio_wall\":", f);
-			rp_json_num(f, ratio(wa, wb), ratio(wa, wb) > 0);
-			fputs(",\"a_cpu_bps\":", f);
-			rp_json_num(f, ca, ca > 0);
-			fputs(",\"b_cpu_bps\":", f);
-			rp_json_num(f, cb, cb > 0);
-			fputs(",\"ratio_cpu\":", f);
-			rp_json_num(f, ratio(ca, cb), ratio(ca, cb) > 0);
+			j_compare(f, "wall", wa, wb);
+			fputc(',', f);
+			j_compare(f, "cpu", ca, cb);
 			fputc('}', f);
 		}
 		fputs("]}", f);

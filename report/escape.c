@@ -41,6 +41,19 @@ static unsigned utf8_len(const unsigned char *p, size_t left)
 	return n;
 }
 
+/* Writes the valid UTF-8 sequence at p, or bad in place of an invalid byte; returns the bytes
+ * consumed. */
+static size_t put_utf8(FILE *f, const unsigned char *p, size_t left, const char *bad)
+{
+	unsigned n = utf8_len(p, left);
+	if (n == 0) {
+		fputs(bad, f);
+		return 1;
+	}
+	fwrite(p, 1, n, f);
+	return n;
+}
+
 void rp_html_str(FILE *f, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -57,13 +70,7 @@ void rp_html_str(FILE *f, const char *s, size_t len)
 			if (c < 0x20 || c == 0x7f) {
 				fputc('?', f);
 			} else if (c >= 0x80) {
-				unsigned n = utf8_len(p + i, len - i);
-				if (n == 0) {
-					fputs("&#xfffd;", f);
-					break;
-				}
-				fwrite(p + i, 1, n, f);
-				i += n;
+				i += put_utf8(f, p + i, len - i, "&#xfffd;");
 				continue;
 			} else {
 				fputc(c, f);
@@ -96,14 +103,7 @@ void rp_json_str(FILE *f, const char *s, size_t len)
 		} else if (c < 0x20 || c == 0x7f) {
 			fprintf(f, "\\u%04x", c);
 		} else if (c >= 0x80) {
-			unsigned n = utf8_len(p + i, len - i);
-			if (n == 0) {
-				fputs("\\ufffd", f);
-				i++;
-				continue;
-			}
-			fwrite(p + i, 1, n, f);
-			i += n;
+			i += put_utf8(f, p + i, len - i, "\\ufffd");
 			continue;
 		} else {
 			fputc(c, f);

@@ -40,14 +40,8 @@ static void fold_add(struct fold_set *set, const char *stack, uint64_t weight)
 			set->v[i].weight += weight;
 			return;
 		}
-	if (set->n == set->cap) {
-		size_t ncap = set->cap ? set->cap * 2 : 32;
-		void *nv = realloc(set->v, ncap * sizeof(*set->v));
-		if (!nv)
-			return;
-		set->v = nv;
-		set->cap = ncap;
-	}
+	if (!rp_grow((void **)&set->v, &set->cap, set->n, sizeof(*set->v)))
+		return;
 	char *copy = strdup(stack);
 	if (!copy)
 		return;

@@ -67,6 +67,14 @@ static const char css[] =
 	"tr{break-inside:avoid}*{-webkit-print-color-adjust:exact;print-color-adjust:exact}"
 	"@page{margin:14mm}}\n";
 
+void rp_html_cell_num(FILE *f, double v, int decimals, bool known)
+{
+	if (known)
+		fprintf(f, "<td class=\"n\">%.*f</td>", decimals, v);
+	else
+		fputs("<td class=\"n\">-</td>", f);
+}
+
 static void put_ns(FILE *f, double ns, bool known)
 {
 	char b[32];
@@ -171,18 +179,9 @@ static void section_throughput(const struct rp_model *m, FILE *f)
 		fputs("</td><td class=\"n\">", f);
 		put_ns(f, d->sys_ns, d->cpu_known);
 		fputs("</td>", f);
-		if (w > 0)
-			fprintf(f, "<td class=\"n\">%.1f</td>", w / 1e6);
-		else
-			fputs("<td class=\"n\">-</td>", f);
-		if (c > 0)
-			fprintf(f, "<td class=\"n\">%.1f</td>", c / 1e6);
-		else
-			fputs("<td class=\"n\">-</td>", f);
-		if (d->cycles_per_byte >= 0)
-			fprintf(f, "<td class=\"n\">%.2f</td>", d->cycles_per_byte);
-		else
-			fputs("<td class=\"n\">-</td>", f);
+		rp_html_cell_num(f, w / 1e6, 1, w > 0);
+		rp_html_cell_num(f, c / 1e6, 1, c > 0);
+		rp_html_cell_num(f, d->cycles_per_byte, 2, d->cycles_per_byte >= 0);
 		fputs("<td class=\"n\">", f);
 		put_ns(f, (double)d->p50_ns, d->lat_known);
 		fputs("</td><td class=\"n\">", f);
@@ -207,14 +206,9 @@ static void section_throughput(const struct rp_model *m, FILE *f)
 				"<td class=\"n\">%llu+</td><td class=\"n\">%llu</td><td class=\"n\">%s</td>",
 				rp_svg_color(i), i + 1, (unsigned long long)ct_size_bucket_low(b),
 				(unsigned long long)sb->calls, rp_fmt_bytes(bb, sizeof(bb), (double)sb->bytes));
-			if (w > 0)
-				fprintf(f, "<td class=\"n\">%.1f</td>", w / 1e6);
-			else
-				fputs("<td class=\"n\">-</td>", f);
-			if (c > 0)
-				fprintf(f, "<td class=\"n\">%.1f</td></tr>\n", c / 1e6);
-			else
-				fputs("<td class=\"n\">-</td></tr>\n", f);
+			rp_html_cell_num(f, w / 1e6, 1, w > 0);
+			rp_html_cell_num(f, c / 1e6, 1, c > 0);
+			fputs("</tr>\n", f);
 		}
 	}
 	fputs("</table></section>\n", f);

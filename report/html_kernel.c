@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * html_kernel.c - the HTML report's kernel-interface section (only when the trace has cryptodev
- * or AF_ALG paths), the text report's "Kernel interfaces" in the shape of seed 003: per path the
- * session set-up ("init") and teardown ("deinit") cost, syscalls per operation, spliced against
- * copied requests, and per request size one operation's time and throughput, alone and with the
- * session cost spread over the operations. The figures are kernel.c's; each carries them in
+ * or AF_ALG paths), the text report's "Kernel interfaces" in the same shape (kernel.c): per path
+ * the session set-up ("init") and teardown ("deinit") cost, syscalls per operation, spliced
+ * against copied requests, and per request size one operation's time and throughput, alone and
+ * with the session cost spread over the operations. The figures are kernel.c's; each carries them in
  * data-* attributes (full precision, empty when unknown) so tests can read them from the DOM.
  */
 #include "svg.h"
@@ -21,14 +21,6 @@ static void cell_ns(FILE *f, double ns)
 {
 	char b[32];
 	fprintf(f, "<td class=\"n\">%s</td>", rp_fmt_ns(b, sizeof(b), ns));
-}
-
-static void cell_mbs(FILE *f, double bps)
-{
-	if (bps > 0)
-		fprintf(f, "<td class=\"n\">%.1f</td>", bps / 1e6);
-	else
-		fputs("<td class=\"n\">-</td>", f);
 }
 
 static void kernel_path(const struct rp_model *m, size_t i, FILE *f)
@@ -58,10 +50,7 @@ static void kernel_path(const struct rp_model *m, size_t i, FILE *f)
 	fprintf(f, "<td>%s x %s</td>", rp_fmt_count(b1, sizeof(b1), (double)k.teardown_calls),
 		rp_fmt_ns(b2, sizeof(b2), k.teardown_ns));
 	fprintf(f, "<td class=\"n\">%llu</td>", (unsigned long long)k.ops);
-	if (k.syscalls_per_op >= 0)
-		fprintf(f, "<td class=\"n\">%.2f</td>", k.syscalls_per_op);
-	else
-		fputs("<td class=\"n\">-</td>", f);
+	rp_html_cell_num(f, k.syscalls_per_op, 2, k.syscalls_per_op >= 0);
 	fprintf(f, "<td class=\"n\">%llu</td><td class=\"n\">%llu</td></tr></table>\n",
 		(unsigned long long)k.spliced, (unsigned long long)k.copied);
 	fputs("<table class=\"kops\"><tr><th class=\"n\">request size bucket</th><th class=\"n\">calls"
@@ -81,8 +70,8 @@ static void kernel_path(const struct rp_model *m, size_t i, FILE *f)
 		fprintf(f, "><td class=\"n\">%llu+</td><td class=\"n\">%llu</td>",
 			(unsigned long long)ct_size_bucket_low(b), (unsigned long long)sb->calls);
 		cell_ns(f, op);
-		cell_mbs(f, bps);
-		cell_mbs(f, full);
+		rp_html_cell_num(f, bps / 1e6, 1, bps > 0);
+		rp_html_cell_num(f, full / 1e6, 1, full > 0);
 		fputs("</tr>\n", f);
 	}
 	fputs("</table></div>\n", f);

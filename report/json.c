@@ -385,7 +385,8 @@ static void json_proc(struct jw *w, const struct rp_model *m, const struct rp_pr
 	j_u64(w, "dropped_ops", p->proc.dropped_ops > p->ops_dropped ? p->proc.dropped_ops : p->ops_dropped);
 	j_u64(w, "dropped_events", p->proc.dropped_events);
 	j_u64(w, "write_errors", p->proc.write_errors);
-	/* h10: what the process is, and how much of its life and CPU went into crypto */
+	/* what the process is (roles.c), and how much of its life and CPU went into crypto
+	 * (figures.c) */
 	if (p->win_cut) { /* the two snapshots this process's totals are the difference of */
 		j_num(w, "window_from_s", p->win_from_s, true);
 		j_num(w, "window_to_s", p->win_to_s, true);

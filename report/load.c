@@ -377,14 +377,8 @@ static int load_names(struct rp_model *m, struct trace_name *names, size_t n, FI
 
 static bool add_name(struct trace_name **names, size_t *n, size_t *cap, char *full, long part)
 {
-	if (*n == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 16;
-		struct trace_name *nn = realloc(*names, ncap * sizeof(**names));
-		if (!nn)
-			return false;
-		*names = nn;
-		*cap = ncap;
-	}
+	if (!rp_grow((void **)names, cap, *n, sizeof(**names)))
+		return false;
 	size_t len = strlen(full);
 	if (part > 0)
 		len = (size_t)(strrchr(full, '.') - full);

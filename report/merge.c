@@ -2,7 +2,8 @@
 /*
  * merge.c - turns per-process snapshots into the report's view: applies the filters, adds up
  * paths that are the same across processes, groups identical events, and derives wall, CPU,
- * cycles/byte and latency percentiles from the sampled timings (method: docs/report.md).
+ * cycles/byte and latency percentiles from the sampled timings (method: docs/report.md). Each
+ * process's role (roles.c) and lifetime figures (figures.c) are filled in at the end.
  */
 #include "model.h"
 #include "report.h"
@@ -15,46 +16,6 @@
 #include <strings.h>
 
 #include "timing_model.h"
-
-bool rp_str_eq(struct ct_str a, struct ct_str b)
-{
-	return a.len == b.len && (a.len == 0 || memcmp(a.p, b.p, a.len) == 0);
-}
-
-bool rp_str_is(struct ct_str a, const char *lit)
-{
-	return rp_str_eq(a, ct_str_from(lit));
-}
-
-bool rp_str_starts(struct ct_str a, const char *prefix)
-{
-	size_t n = strlen(prefix);
-	return a.len >= n && memcmp(a.p, prefix, n) == 0;
-}
-
-struct ct_str rp_str_part(struct ct_str s, char sep, unsigned i)
-{
-	uint32_t start = 0;
-	for (uint32_t k = 0; k <= s.len; k++) {
-		if (k == s.len || s.p[k] == sep) {
-			if (i == 0)
-				return (struct ct_str){ .p = s.p ? s.p + start : "", .len = k - start };
-			i--;
-			start = k + 1;
-		}
-	}
-	return (struct ct_str){ .p = "", .len = 0 };
-}
-
-unsigned rp_str_nparts(struct ct_str s, char sep)
-{
-	if (s.len == 0)
-		return 0;
-	unsigned n = 1;
-	for (uint32_t k = 0; k < s.len; k++)
-		n += s.p[k] == sep;
-	return s.p[s.len - 1] == sep ? n - 1 : n; /* a trailing separator ends the last part */
-}
 
 /* The launcher, not the process, wrote END (tracer/end_trace.c: it exited without its exit
  * handlers), and the process could have done hooked cipher work after its last snapshot: with
@@ -413,150 +374,6 @@ bool rp_proc_shown(const struct rp_model *m, const struct rp_proc *p)
 	return !p->superseded && (m->filter.pid < 0 || (long long)p->hdr.pid == m->filter.pid);
 }
 
-/* ---- roles: what each process is, from its exe, argv and place in the process tree */
-
-static bool argv_has(const struct rp_proc *p, const char *arg)
-{
-	for (unsigned i = 1, n = rp_str_nparts(p->hdr.argv, '\0'); i < n; i++)
-		if (rp_str_is(rp_str_part(p->hdr.argv, '\0', i), arg))
-			return true;
-	return false;
-}
-
-static struct ct_str exe_base(const struct rp_proc *p)
-{
-	struct ct_str e = p->hdr.exe.len ? p->hdr.exe : rp_str_part(p->hdr.argv, '\0', 0);
-	for (uint32_t k = e.len; k > 0; k--)
-		if (e.p[k - 1] == '/')
-			return (struct ct_str){ .p = e.p + k, .len = e.len - k };
-	return e;
-}
-
-static const struct rp_proc *parent_of(const struct rp_model *m, const struct rp_proc *p)
-{
-	const struct rp_proc *best = NULL;
-	for (size_t i = 0; i < m->nprocs; i++) {
-		const struct rp_proc *q = &m->procs[i];
-		if (q->superseded || q->hdr.pid != p->hdr.ppid || q->hdr.start_mono_ns > p->hdr.start_mono_ns)
-			continue;
-		if (!best || q->hdr.start_mono_ns > best->hdr.start_mono_ns)
-			best = q; /* the image the parent ran when it forked: the latest that started before */
-	}
-	return best;
-}
-
-/* Does the process carry SSH traffic: a path whose contexts the ssh/sshd code created (not the
- * DRBG's) and used for transport, not key shielding (creators.c)? */
-static bool carries_ssh_traffic(const struct rp_proc *p)
-{
-	return rp_proc_ssh_transport(p);
-}
-
-static bool is_rexec_sshd(const struct rp_proc *p)
-{
-	return p && rp_str_is(exe_base(p), "sshd") && argv_has(p, "-R");
-}
-
-/* sshd's privilege separation (OpenSSH 9): the listener forks per connection and the child
- * re-execs itself with -R; that monitor ("sshd: user [priv]") forks the sandboxed pre-auth
- * child ("[net]"/"[preauth]") first, then after a non-root login the unprivileged child
- * ("user@notty") that carries the traffic; after a root login the monitor carries it itself.
- * Session children (shell, sftp) come from the one that carries the traffic. The trace holds
- * argv from process start, not the title sshd sets later, so roles come from the tree and from
- * which process holds the SSH transport's cipher paths. */
-static void sshd_role(const struct rp_model *m, const struct rp_proc *p, char *buf, size_t cap)
-{
-	const struct rp_proc *parent = parent_of(m, p);
-	if (argv_has(p, "-R")) {
-		if (p->has_end && p->end.reason == CT_END_EXEC) {
-			snprintf(buf, cap, "sshd: session child (exec'd the user's command)");
-		} else if (!is_rexec_sshd(parent)) {
-			snprintf(buf, cap, "sshd: monitor [priv]%s", carries_ssh_traffic(p) ?
-				 " (carries the traffic: a root login)" : "");
-		} else if (is_rexec_sshd(parent_of(m, parent))) {
-			snprintf(buf, cap, "sshd: session child");
-		} else {
-			/* a child of the monitor: the first one is the pre-auth child */
-			size_t earlier = 0;
-			for (size_t i = 0; i < m->nprocs; i++) {
-				const struct rp_proc *q = &m->procs[i];
-				earlier += !q->superseded && q != p && q->hdr.ppid == p->hdr.ppid &&
-					   q->hdr.pid != p->hdr.ppid && argv_has(q, "-R") &&
-					   q->hdr.start_mono_ns < p->hdr.start_mono_ns;
-			}
-			if (earlier == 0)
-				snprintf(buf, cap, "sshd: [net] pre-auth child (sandboxed)");
-			else if (carries_ssh_traffic(p))
-				snprintf(buf, cap, "sshd: user@notty (carries the traffic)");
-			else
-				snprintf(buf, cap, "sshd: session child");
-		}
-	} else if (argv_has(p, "-i")) {
-		snprintf(buf, cap, "sshd (inetd mode)");
-	} else if (p->has_end && p->end.reason == CT_END_EXEC) {
-		snprintf(buf, cap, "sshd: connection fork (re-execs with -R)");
-	} else if (parent && rp_str_is(exe_base(parent), "sshd")) {
-		snprintf(buf, cap, "sshd child");
-	} else {
-		snprintf(buf, cap, "sshd listener");
-	}
-}
-
-static void proc_role(const struct rp_model *m, const struct rp_proc *p, char *buf, size_t cap)
-{
-	struct ct_str base = exe_base(p);
-	struct ct_str arg1 = rp_str_part(p->hdr.argv, '\0', 1);
-	if (rp_str_is(base, "sshd"))
-		sshd_role(m, p, buf, cap);
-	else if (rp_str_is(base, "ssh"))
-		snprintf(buf, cap, "%s", argv_has(p, "-s") || argv_has(p, "sftp") ?
-				   "ssh client (scp/sftp transport)" : "ssh client");
-	else if (rp_str_is(base, "openssl") && arg1.len && arg1.p[0] != '-')
-		snprintf(buf, cap, "openssl %.*s", (int)(arg1.len > 40 ? 40 : arg1.len), arg1.p);
-	else if (rp_str_is(base, "curl"))
-		snprintf(buf, cap, "curl (client)");
-	else
-		snprintf(buf, cap, "%.*s", (int)(base.len > 80 ? 80 : base.len), base.p);
-}
-
-/* Lifetime, CPU and the crypto share of them, over the selected paths of one process. */
-static void proc_figures(const struct rp_model *m, struct rp_proc *p)
-{
-	struct rp_proc_figures *f = &p->fig;
-	memset(f, 0, sizeof(*f));
-	uint64_t last = p->has_end ? p->end.mono_ns : p->has_proc ? p->proc.mono_ns : 0;
-	if (p->win_cut) { /* the part of its life between the window's two snapshots */
-		f->wall_known = p->win_wall_known;
-		f->wall_ns = p->win_wall_ns;
-		f->cpu_known = p->win_cpu_known;
-		f->cpu_ns = p->win_cpu_ns;
-	} else {
-		if (p->has_hdr && last > p->hdr.start_mono_ns) {
-			f->wall_known = true;
-			f->wall_ns = (double)(last - p->hdr.start_mono_ns);
-		}
-		if (p->has_proc) {
-			f->cpu_known = true;
-			f->cpu_ns = (double)(p->proc.utime_ns + p->proc.stime_ns);
-		}
-	}
-	for (size_t k = 0; k < p->npaths; k++) {
-		const struct rp_path *pp = &p->paths[k];
-		if (!rp_path_selected(m, pp))
-			continue;
-		f->crypto_calls += pp->st.calls;
-		f->crypto_bytes += pp->st.bytes;
-		if (pp->d.wall_known) {
-			f->crypto_wall_known = true;
-			f->crypto_wall_ns += pp->d.wall_ns;
-		}
-		if (pp->d.cpu_known) {
-			f->crypto_cpu_known = true;
-			f->crypto_cpu_ns += pp->d.user_ns + pp->d.sys_ns;
-		}
-	}
-}
-
 void rp_model_merge(struct rp_model *m)
 {
 	mark_superseded(m);
@@ -589,14 +406,9 @@ void rp_model_merge(struct rp_model *m)
 				if (rp_same_path(&m->paths[j], pp))
 					to = &m->paths[j];
 			if (!to) {
-				if (m->npaths == m->cap_paths) {
-					size_t ncap = m->cap_paths ? m->cap_paths * 2 : 16;
-					void *np = realloc(m->paths, ncap * sizeof(*m->paths));
-					if (!np)
-						continue;
-					m->paths = np;
-					m->cap_paths = ncap;
-				}
+				if (!rp_grow((void **)&m->paths, &m->cap_paths, m->npaths,
+					     sizeof(*m->paths)))
+					continue;
 				to = &m->paths[m->npaths++];
 				memset(to, 0, sizeof(*to));
 				to->def = pp->def;
@@ -620,14 +432,9 @@ void rp_model_merge(struct rp_model *m)
 				if (same_event(&m->events[j].ev, &e->ev))
 					to = &m->events[j];
 			if (!to) {
-				if (m->nevents == m->cap_events) {
-					size_t ncap = m->cap_events ? m->cap_events * 2 : 16;
-					void *np = realloc(m->events, ncap * sizeof(*m->events));
-					if (!np)
-						continue;
-					m->events = np;
-					m->cap_events = ncap;
-				}
+				if (!rp_grow((void **)&m->events, &m->cap_events, m->nevents,
+					     sizeof(*m->events)))
+					continue;
 				to = &m->events[m->nevents++];
 				memset(to, 0, sizeof(*to));
 				to->ev = e->ev;
@@ -640,11 +447,11 @@ void rp_model_merge(struct rp_model *m)
 	}
 	for (size_t i = 0; i < m->nprocs; i++) {
 		struct rp_proc *p = &m->procs[i];
-		proc_role(m, p, p->role, sizeof(p->role));
+		rp_proc_role(m, p, p->role, sizeof(p->role));
 		if (p->superseded) /* listed in JSON (flagged): its own figures still make sense */
 			for (size_t k = 0; k < p->npaths; k++)
 				rp_derive(&p->paths[k]);
-		proc_figures(m, p);
+		rp_proc_figures(m, p);
 	}
 	for (size_t j = 0; j < m->npaths; j++)
 		rp_derive(&m->paths[j]);

@@ -6,8 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Grows an array to hold one more element; false when memory ran out (the caller drops it). */
-static bool grow(void **arr, size_t *cap, size_t n, size_t elem)
+bool rp_grow(void **arr, size_t *cap, size_t n, size_t elem)
 {
 	if (n < *cap)
 		return true;
@@ -21,12 +20,19 @@ static bool grow(void **arr, size_t *cap, size_t n, size_t elem)
 	return true;
 }
 
-bool rp_u32list_add(struct rp_u32list *l, uint32_t v)
+bool rp_u32list_has(const struct rp_u32list *l, uint32_t v)
 {
 	for (size_t i = 0; i < l->n; i++)
 		if (l->v[i] == v)
 			return true;
-	if (!grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v)))
+	return false;
+}
+
+bool rp_u32list_add(struct rp_u32list *l, uint32_t v)
+{
+	if (rp_u32list_has(l, v))
+		return true;
+	if (!rp_grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v)))
 		return false;
 	l->v[l->n++] = v;
 	return true;
@@ -67,7 +73,7 @@ void rp_model_free(struct rp_model *m)
 
 struct rp_proc *rp_model_add_proc(struct rp_model *m)
 {
-	if (!grow((void **)&m->procs, &m->cap_procs, m->nprocs, sizeof(*m->procs)))
+	if (!rp_grow((void **)&m->procs, &m->cap_procs, m->nprocs, sizeof(*m->procs)))
 		return NULL;
 	struct rp_proc *p = &m->procs[m->nprocs++];
 	memset(p, 0, sizeof(*p));
@@ -80,7 +86,7 @@ struct rp_path *rp_proc_path(struct rp_proc *p, uint32_t path_id)
 	for (size_t i = 0; i < p->npaths; i++)
 		if (p->paths[i].def.path_id == path_id)
 			return &p->paths[i];
-	if (!grow((void **)&p->paths, &p->cap_paths, p->npaths, sizeof(*p->paths)))
+	if (!rp_grow((void **)&p->paths, &p->cap_paths, p->npaths, sizeof(*p->paths)))
 		return NULL;
 	struct rp_path *path = &p->paths[p->npaths++];
 	memset(path, 0, sizeof(*path));
@@ -97,7 +103,7 @@ void rp_proc_set_event(struct rp_proc *p, const struct ct_event *ev)
 			p->events[i].ev = *ev;
 			return;
 		}
-	if (!grow((void **)&p->events, &p->cap_events, p->nevents, sizeof(*p->events)))
+	if (!rp_grow((void **)&p->events, &p->cap_events, p->nevents, sizeof(*p->events)))
 		return;
 	struct rp_event *e = &p->events[p->nevents++];
 	memset(e, 0, sizeof(*e));
@@ -113,7 +119,7 @@ void rp_model_warn(struct rp_model *m, const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	char *s = strdup(buf);
-	if (!s || !grow((void **)&m->warnings, &m->cap_warnings, m->nwarnings, sizeof(char *))) {
+	if (!s || !rp_grow((void **)&m->warnings, &m->cap_warnings, m->nwarnings, sizeof(char *))) {
 		free(s);
 		return;
 	}
@@ -131,14 +137,14 @@ void rp_proc_add_module(struct rp_proc *p, const struct ct_module *mod)
 			p->modules[i].flags = flags;
 			return;
 		}
-	if (!grow((void **)&p->modules, &p->cap_modules, p->nmodules, sizeof(*p->modules)))
+	if (!rp_grow((void **)&p->modules, &p->cap_modules, p->nmodules, sizeof(*p->modules)))
 		return;
 	p->modules[p->nmodules++] = *mod;
 }
 
 bool rp_proc_own(struct rp_proc *p, char *s)
 {
-	if (!grow((void **)&p->owned, &p->cap_owned, p->nowned, sizeof(*p->owned)))
+	if (!rp_grow((void **)&p->owned, &p->cap_owned, p->nowned, sizeof(*p->owned)))
 		return false;
 	p->owned[p->nowned++] = s;
 	return true;

@@ -92,7 +92,7 @@ struct rp_proc {
 	char **owned;                    /* strings made after loading (symbols.c's renamed call
 					  * sites), freed with the model */
 	size_t nowned, cap_owned;
-	/* Filled by rp_model_merge (h10): */
+	/* Filled by rp_model_merge (merge.c, roles.c, figures.c): */
 	bool superseded;                 /* a later file of the same process (same pid and start: the
 					  * writer reopened after the program closed its fd) holds
 					  * newer cumulative snapshots, so this one is not counted */
@@ -165,6 +165,10 @@ void rp_proc_add_module(struct rp_proc *p, const struct ct_module *mod); /* repl
 bool rp_proc_own(struct rp_proc *p, char *s); /* p frees s with the model; false: not taken */
 void rp_model_warn(struct rp_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool rp_u32list_add(struct rp_u32list *l, uint32_t v); /* adds if absent */
+bool rp_u32list_has(const struct rp_u32list *l, uint32_t v);
+/* Makes room for one more element in *arr (n in use, room for *cap, elem bytes each), doubling
+ * it and zeroing the new room; false when memory ran out: the caller then drops the element. */
+bool rp_grow(void **arr, size_t *cap, size_t n, size_t elem);
 
 /* ---- load.c: reading trace files. Returns 0 (read cleanly), 1 (damaged: what was read is kept,
  * msg says where), 2 (unreadable / not a trace / newer version: nothing kept). msg: one line. */
@@ -203,6 +207,16 @@ enum rp_status rp_proc_status(const struct rp_proc *p);
 const char *rp_status_name(enum rp_status s);
 /* A process that the report shows: selected by --pid and not superseded by a later file. */
 bool rp_proc_shown(const struct rp_model *m, const struct rp_proc *p);
+
+/* ---- roles.c: what a process is ("sshd: monitor [priv]", "ssh client"), into buf; run by
+ * rp_model_merge into p->role once superseded files are marked. */
+void rp_proc_role(const struct rp_model *m, const struct rp_proc *p, char *buf, size_t cap);
+/* p->role, or "?" when it has none, for a sentence. */
+const char *rp_proc_role_label(const struct rp_proc *p);
+
+/* ---- figures.c: p->fig, a process's lifetime, CPU and the crypto share of them, over its
+ * selected paths (run by rp_model_merge once the paths are derived). */
+void rp_proc_figures(const struct rp_model *m, struct rp_proc *p);
 
 /* ---- callsites.c: who created a path's contexts, from its call site (innermost frame first) */
 struct rp_creator {
@@ -285,22 +299,22 @@ bool rp_demangle_symbol(const char *sym, size_t len, char *out, size_t cap);
 enum rp_folded_weight { RP_FOLD_BYTES = 0, RP_FOLD_TIME = 1 };
 void rp_print_folded(const struct rp_model *m, enum rp_folded_weight weight, FILE *out);
 
-/* ---- findings.c */
+/* ---- findings/: the findings, one file per family (findings/findings.h) */
 void rp_findings_evaluate(struct rp_model *m);
-/* Why nothing was intercepted, from the process facts: one line, no trailing period. */
+/* Why nothing was intercepted, from the process facts: one line, no trailing period
+ * (findings/nothing_intercepted.c). */
 void rp_nothing_reason(const struct rp_model *m, char *buf, size_t cap);
 const char *rp_severity_name(enum rp_severity s);
-/* ---- unfinished.c: the unfinished-trace finding (a process whose trace has no END) */
-void rp_eval_unfinished_trace(struct rp_model *m);
 
 /* ---- text.c / json.c */
 void rp_print_text(const struct rp_model *m, FILE *out);
 void rp_print_json(const struct rp_model *m, FILE *out);
 void rp_print_summary(const struct rp_model *m, FILE *out);
 
-/* ---- kernel.c: a cryptodev/AF_ALG path the way seed 003 compared the two interfaces: session
- * set-up ("init"), each operation by request size, teardown ("deinit"), syscalls per operation,
- * spliced against copied requests. Figures < 0 are unknown. */
+/* ---- kernel.c: a cryptodev/AF_ALG path the way the 2011 cryptodev-vs-AF_ALG comparison (seed
+ * 003 in the project's brief) compared the two interfaces: session set-up ("init"), each
+ * operation by request size, teardown ("deinit"), syscalls per operation, spliced against copied
+ * requests. Figures < 0 are unknown. */
 struct rp_kernel_fig {
 	uint64_t setup_calls, teardown_calls;
 	double setup_ns, teardown_ns;   /* mean per session set-up / teardown */
@@ -312,8 +326,8 @@ bool rp_path_is_kernel(const struct rp_path *p);
 bool rp_model_has_kernel(const struct rp_model *m);
 void rp_kernel_figures(const struct rp_path *p, struct rp_kernel_fig *k);
 /* Mean wall time of one operation of size bucket b, and bytes per second of the bucket's
- * operations alone and with the session cost per operation added (seed 003's "init + encrypt +
- * deinit"). */
+ * operations alone and with the session cost per operation added (that comparison's "init +
+ * encrypt + deinit"). */
 double rp_kernel_op_ns(const struct rp_path *p, unsigned b);
 double rp_kernel_op_bps(const struct rp_path *p, unsigned b);
 double rp_kernel_full_bps(const struct rp_path *p, unsigned b);
@@ -326,11 +340,20 @@ char *rp_fmt_bytes(char *buf, size_t cap, double bytes);
 char *rp_fmt_ns(char *buf, size_t cap, double ns);
 char *rp_fmt_count(char *buf, size_t cap, double n);
 const char *rp_errno_name(int err, char *buf, size_t cap);
+
+/* ---- strings.c: ct_str slices (no NUL terminator needed, nothing allocated) */
 /* "crypto" for "crypto\0x" style NUL-joined strings: the i-th part. */
 struct ct_str rp_str_part(struct ct_str s, char sep, unsigned i);
 unsigned rp_str_nparts(struct ct_str s, char sep);
 bool rp_str_eq(struct ct_str a, struct ct_str b);
 bool rp_str_is(struct ct_str a, const char *lit);
 bool rp_str_starts(struct ct_str a, const char *prefix);
+/* The first occurrence of needle in s and the rest of s from there; .p NULL when there is none
+ * (or needle is empty). */
+struct ct_str rp_str_find(struct ct_str s, const char *needle);
+/* The part of s after its last sep ("cbc" of "aes-128-cbc" with '-'); all of s without one. */
+struct ct_str rp_str_after_last(struct ct_str s, char sep);
+/* "libcrypto.so.3" of "/usr/lib/x86_64-linux-gnu/libcrypto.so.3". */
+struct ct_str rp_str_basename(struct ct_str path);
 
 #endif

@@ -50,14 +50,8 @@ void rp_proc_snapshots(const struct rp_proc *p, rp_snapshot_fn fn, void *ctx)
 		return;
 	while (ct_reader_next(&r, rec) == CT_READ_OK) {
 		if (rec->type == CT_REC_STATS) {
-			if (npending == cap) {
-				size_t ncap = cap ? cap * 2 : 16;
-				struct ct_path_stats *np = realloc(pending, ncap * sizeof(*np));
-				if (!np)
-					break;
-				pending = np;
-				cap = ncap;
-			}
+			if (!rp_grow((void **)&pending, &cap, npending, sizeof(*pending)))
+				break;
 			pending[npending++] = rec->u.stats;
 		} else if (rec->type == CT_REC_PROC || rec->type == CT_REC_END) {
 			uint64_t t = rec->type == CT_REC_PROC ? rec->u.proc.mono_ns : rec->u.end.mono_ns;

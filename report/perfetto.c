@@ -47,14 +47,8 @@ static struct tid_seen *tid_of(struct pf *x, uint32_t tid)
 			x->last_tid = i;
 			return &x->tids[i];
 		}
-	if (x->ntids == x->cap_tids) {
-		size_t nc = x->cap_tids ? x->cap_tids * 2 : 64;
-		struct tid_seen *nt = realloc(x->tids, nc * sizeof(*nt));
-		if (!nt)
-			return NULL; /* out of memory: that thread keeps Perfetto's default name */
-		x->tids = nt;
-		x->cap_tids = nc;
-	}
+	if (!rp_grow((void **)&x->tids, &x->cap_tids, x->ntids, sizeof(*x->tids)))
+		return NULL; /* out of memory: that thread keeps Perfetto's default name */
 	x->tids[x->ntids] = (struct tid_seen){ .tid = tid };
 	x->last_tid = x->ntids;
 	return &x->tids[x->ntids++];
@@ -125,14 +119,8 @@ static struct prev *prev_of(struct pf *x, uint32_t path_id)
 	for (size_t i = 0; i < x->nprev; i++)
 		if (x->prev[i].path_id == path_id)
 			return &x->prev[i];
-	if (x->nprev == x->cap_prev) {
-		size_t nc = x->cap_prev ? x->cap_prev * 2 : 16;
-		struct prev *np = realloc(x->prev, nc * sizeof(*np));
-		if (!np)
-			return NULL;
-		x->prev = np;
-		x->cap_prev = nc;
-	}
+	if (!rp_grow((void **)&x->prev, &x->cap_prev, x->nprev, sizeof(*x->prev)))
+		return NULL;
 	struct prev *pr = &x->prev[x->nprev++];
 	*pr = (struct prev){ .path_id = path_id, .t_s = rp_time_s(x->t0, x->p, x->p->hdr.start_mono_ns) };
 	return pr;

@@ -351,14 +351,8 @@ static void tl_range(void *ctx, uint32_t tid, const struct ct_op *op)
 	for (size_t i = 0; i < t->ntids; i++)
 		if (t->tids[i] == tid)
 			return;
-	if (t->ntids == t->cap_tids) {
-		size_t nc = t->cap_tids ? t->cap_tids * 2 : 8;
-		uint32_t *nt = realloc(t->tids, nc * sizeof(*nt));
-		if (!nt)
-			return;
-		t->tids = nt;
-		t->cap_tids = nc;
-	}
+	if (!rp_grow((void **)&t->tids, &t->cap_tids, t->ntids, sizeof(*t->tids)))
+		return;
 	t->tids[t->ntids++] = tid;
 }
 

@@ -54,14 +54,8 @@ static void argv_short(const struct ct_header *h, char *buf, size_t cap)
 	unsigned parts = rp_str_nparts(h->argv, '\0');
 	for (unsigned i = 0; i < parts && n + 1 < cap; i++) {
 		struct ct_str a = rp_str_part(h->argv, '\0', i);
-		if (i == 0) { /* the basename of argv[0] */
-			for (uint32_t k = a.len; k > 0; k--)
-				if (a.p[k - 1] == '/') {
-					a.p += k;
-					a.len -= k;
-					break;
-				}
-		}
+		if (i == 0)
+			a = rp_str_basename(a);
 		n += (size_t)snprintf(buf + n, cap - n, "%s%.*s", i ? " " : "", (int)a.len, a.p);
 		if (n >= cap)
 			break;

@@ -78,6 +78,8 @@ void rp_csv_field(FILE *f, const char *s, size_t len); /* RFC 4180 */
 void rp_json_num(FILE *f, double v, bool known);        /* null when unknown or not finite */
 
 /* ---- outputs */
+/* html.c: a number cell of the HTML tables, v with this many decimals, or "-" when not known */
+void rp_html_cell_num(FILE *f, double v, int decimals, bool known);
 /* the kernel-interface section of the HTML report (html_kernel.c) */
 void rp_html_kernel(const struct rp_model *m, FILE *f);
 void rp_print_html(const struct rp_model *m, const struct rp_view *v, FILE *out);

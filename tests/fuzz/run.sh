@@ -29,7 +29,7 @@ config_dir=$build
 srcs=("$here/fuzz_trace.c" "$root"/common/trace_format.c "$root"/common/timing_model.c "$root"/common/cpu.c \
 	"$root"/common/route_spec.c "$root"/common/elf_note.c "$root"/common/redact.c \
 	"$root"/common/kernel/*.c)
-for f in "$root"/report/*.c; do
+for f in "$root"/report/*.c "$root"/report/findings/*.c; do
 	srcs+=("$f")
 done
 "$cc" -g -O1 -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \

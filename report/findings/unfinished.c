@@ -20,8 +20,6 @@
 
 #include "findings.h"
 
-#define S(s) (int)(s).len, (s).p
-
 static void who(const struct rp_proc *p, char *buf, size_t cap)
 {
 	if (p->role[0]) {
@@ -29,11 +27,7 @@ static void who(const struct rp_proc *p, char *buf, size_t cap)
 		return;
 	}
 	/* else the executable's name */
-	struct ct_str exe = p->hdr.exe;
-	for (uint32_t i = 0; i < p->hdr.exe.len; i++)
-		if (p->hdr.exe.p[i] == '/')
-			exe = (struct ct_str){ .p = p->hdr.exe.p + i + 1, .len = p->hdr.exe.len - i - 1 };
-	snprintf(buf, cap, "%.*s", S(exe));
+	snprintf(buf, cap, "%.*s", S(rp_str_basename(p->hdr.exe)));
 }
 
 static void one(struct rp_model *m, const struct rp_proc *p)

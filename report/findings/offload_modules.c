@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * offload_probe.c - providers and engines that are not a crypto offload. Programs probe for
+ * offload_modules.c - providers and engines that are not a crypto offload. Programs probe for
  * OpenSSL's FIPS provider at start (stunnel: OSSL_PROVIDER_try_load("fips") to say "FIPS mode
  * disabled") or load the legacy provider for old algorithms; that such a module is absent says
  * nothing about where cipher work runs, so it is neither an engine-failed error nor a reason to
@@ -47,12 +47,7 @@ struct ct_str rp_requested_module(const struct ct_event *e)
 	struct ct_str v = { .p = d.p + klen, .len = 0 };
 	while (klen + v.len < d.len && v.p[v.len] != ' ' && v.p[v.len] != ';')
 		v.len++;
-	for (uint32_t i = v.len; i > 0; i--)
-		if (v.p[i - 1] == '/') {
-			v.p += i;
-			v.len -= i;
-			break;
-		}
+	v = rp_str_basename(v);
 	if (v.len > 3 && !memcmp(v.p + v.len - 3, ".so", 3))
 		v.len -= 3;
 	return v;
@@ -76,4 +71,10 @@ const struct rp_module_role *rp_non_offload_module(const struct ct_event *e)
 		if (rp_str_is(name, t[i].name))
 			return &t[i];
 	return NULL;
+}
+
+bool rp_offload_module_failed(const struct ct_event *e)
+{
+	return (e->kind == CT_EV_ENGINE_REQUEST || e->kind == CT_EV_PROVIDER_LOAD) &&
+	       rp_event_failed(e) && !rp_non_offload_module(e);
 }

@@ -14,15 +14,6 @@
 
 enum iface { IF_AFALG, IF_CRYPTODEV, IF_COUNT };
 
-static bool str_has(struct ct_str s, const char *needle)
-{
-	size_t n = strlen(needle);
-	for (uint32_t i = 0; n && i + n <= s.len; i++)
-		if (!memcmp(s.p + i, needle, n))
-			return true;
-	return false;
-}
-
 /* The kernel interface a failed call asked for, or -1. */
 static int refused_iface(const struct ct_event *e)
 {
@@ -30,7 +21,7 @@ static int refused_iface(const struct ct_event *e)
 		return -1;
 	if (rp_str_is(e->call, "socket") && rp_str_starts(e->detail, "family=AF_ALG"))
 		return IF_AFALG;
-	if (rp_str_starts(e->call, "open") && str_has(e->detail, "path=/dev/crypto"))
+	if (rp_str_starts(e->call, "open") && rp_str_find(e->detail, "path=/dev/crypto").p)
 		return IF_CRYPTODEV;
 	return -1;
 }
@@ -38,12 +29,9 @@ static int refused_iface(const struct ct_event *e)
 /* An offload engine or provider that failed in p: engine-failed then lists the refused call. */
 static bool offload_module_failed(const struct rp_proc *p)
 {
-	for (size_t k = 0; k < p->nevents; k++) {
-		const struct ct_event *e = &p->events[k].ev;
-		if ((e->kind == CT_EV_ENGINE_REQUEST || e->kind == CT_EV_PROVIDER_LOAD) &&
-		    (e->err || e->ret <= 0) && !rp_non_offload_module(e))
+	for (size_t k = 0; k < p->nevents; k++)
+		if (rp_offload_module_failed(&p->events[k].ev))
 			return true;
-	}
 	return false;
 }
 
@@ -127,10 +115,10 @@ void rp_eval_kernel_refused(struct rp_model *m)
 					continue;
 				nproc++;
 				rp_finding_cat(pids, sizeof(pids), "%s%u (%s)", nproc > 1 ? ", " : "",
-					       p->hdr.pid, p->role[0] ? p->role : "?");
+					       p->hdr.pid, rp_proc_role_label(p));
 				for (size_t k = 0; k < p->npaths; k++)
-					if ((p->paths[k].def.api == CT_API_EVP ||
-					     p->paths[k].def.api == CT_API_AES) && rp_path_selected(m, &p->paths[k]))
+					if (rp_path_in_process(&p->paths[k]) &&
+					    rp_path_selected(m, &p->paths[k]))
 						sw_calls += p->paths[k].st.calls;
 			}
 			if (!first)

@@ -34,14 +34,6 @@ static const struct rp_unhooked {
 	{ "libkcapi.so", "libkcapi", "hands its cipher work to the kernel through AF_ALG" },
 };
 
-static struct ct_str base_of(struct ct_str path)
-{
-	for (uint32_t i = path.len; i > 0; i--)
-		if (path.p[i - 1] == '/')
-			return (struct ct_str){ .p = path.p + i, .len = path.len - i };
-	return path;
-}
-
 bool rp_unhooked_lib(const struct rp_proc *p, struct ct_str *path, const char **name,
 		     const char **how)
 {
@@ -49,7 +41,7 @@ bool rp_unhooked_lib(const struct rp_proc *p, struct ct_str *path, const char **
 	for (unsigned k = 0, n = rp_str_nparts(p->proc.crypto_libs, '\n'); k < n; k++) {
 		struct ct_str l = rp_str_part(p->proc.crypto_libs, '\n', k);
 		for (size_t r = 0; r < best; r++)
-			if (rp_str_starts(base_of(l), unhooked[r].prefix)) {
+			if (rp_str_starts(rp_str_basename(l), unhooked[r].prefix)) {
 				best = r;
 				*path = l;
 				*name = unhooked[r].name;

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * findings.h - what the findings share. findings.c runs the evaluators in one fixed order (the
+ * order the report lists their findings in) and holds the helpers below; each family of findings
+ * has a file of its own in this folder that exports its evaluator, rp_eval_<kind>, with its
+ * thresholds named at the top. docs/report.md says what each finding means and why each
+ * threshold is where it is.
+ */
+#ifndef CT_REPORT_FINDINGS_H
+#define CT_REPORT_FINDINGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "model.h"
+
+/* ---- findings.c: writing a finding */
+
+/* A new finding (zeroed texts), or NULL when out of memory. pid 0: the whole run. */
+struct rp_finding *rp_finding_add(struct rp_model *m, const char *kind, enum rp_severity sev,
+				  uint32_t pid);
+/* Appends to a fixed buffer, truncating quietly. */
+void rp_finding_cat(char *buf, size_t cap, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+#define RP_CAT(f, field, ...) rp_finding_cat((f)->field, sizeof((f)->field), __VA_ARGS__)
+/* Short forms for the evaluators' many sentences: CAT(message, ...) appends to that field of the
+ * finding being written, which every evaluator names f; S(s) is a ct_str's "%.*s" arguments. */
+#define CAT(field, ...) RP_CAT(f, field, __VA_ARGS__)
+#define S(s) (int)(s).len, (s).p
+
+/* ---- findings.c: where a path's work ran, what a failed event means, the CPU's AES bound */
+
+/* Work the program asked of libcrypto: EVP or the low-level AES_* API. */
+bool rp_path_in_process(const struct rp_path *p);
+/* Work that went through a kernel interface into the kernel: /dev/crypto or AF_ALG requests
+ * that a route served in-process (emulation, route:aesni) never reached it. */
+bool rp_path_reached_kernel(const struct rp_path *p);
+/* Work that ran in this process's own software or provider code: not in an engine, the kernel
+ * or a route's target. */
+bool rp_path_own_software(const struct rp_path *p);
+/* Engine and provider requests return a handle or 1 on success; kernel session set-up calls
+ * (ioctl, bind, accept) return 0 or a descriptor. */
+bool rp_event_failed(const struct ct_event *e);
+/* A failed hooked call that says an offload did not work: a kernel interface call (socket, bind,
+ * open, ioctl, io_submit...), not a library-level failure such as EVP_DecryptFinal on bad
+ * padding or AES_set_encrypt_key on a bad key size. */
+bool rp_offload_call_failed(const struct ct_event *e);
+/* The AES-NI bound of a process in cycles/byte (0: none), and in *from where it came from. */
+double rp_aesni_bound(const struct rp_proc *p, const char **from);
+
+/* ---- offload_modules.c: providers and engines that are not a crypto offload */
+struct rp_module_role {
+	const char *name;   /* "fips", "legacy", ... */
+	const char *what;   /* what it is, for a sentence: "OpenSSL's FIPS 140 module" */
+	const char *fix;    /* when the reader needs it, and how to get it */
+};
+/* The role of the provider or engine an ENGINE_REQUEST / PROVIDER_LOAD event names when it is
+ * not a crypto offload (fips, legacy, base, default, null providers; the rdrand engine), else
+ * NULL: a request for anything else is a request for offload. */
+const struct rp_module_role *rp_non_offload_module(const struct ct_event *e);
+/* The module's name as the event gives it ("fips" of "name=fips retain_fallbacks=1; ..."). */
+struct ct_str rp_requested_module(const struct ct_event *e);
+/* A request for an offload engine or provider that failed (engine-failed's subject). */
+bool rp_offload_module_failed(const struct ct_event *e);
+
+/* ---- kernel_refused.c */
+/* The failed socket(AF_ALG) or open(/dev/crypto) of p that no failed offload engine explains,
+ * or NULL. */
+const struct ct_event *rp_kernel_refusal(const struct rp_proc *p);
+
+/* ---- the evaluators, in the order findings.c runs them; each adds zero or more findings */
+void rp_eval_unfinished_trace(struct rp_model *m);       /* unfinished.c */
+void rp_eval_nothing_intercepted(struct rp_model *m);    /* nothing_intercepted.c */
+void rp_eval_multiple_libcrypto(struct rp_model *m);     /* multiple_libcrypto.c */
+void rp_eval_engine_failed(struct rp_model *m);          /* offload_failed.c */
+void rp_eval_provider_absent(struct rp_model *m);        /* offload_failed.c */
+void rp_eval_silent_fallback(struct rp_model *m);        /* silent_fallback.c */
+void rp_eval_session_failed(struct rp_model *m);         /* offload_failed.c */
+void rp_eval_kernel_refused(struct rp_model *m);         /* kernel_refused.c */
+void rp_eval_software_aes(struct rp_model *m);           /* software_aes.c */
+void rp_eval_lowlevel_api(struct rp_model *m);           /* lowlevel_api.c */
+void rp_eval_kernel_software_driver(struct rp_model *m); /* kernel_offload.c */
+void rp_eval_small_requests_offload(struct rp_model *m); /* kernel_offload.c */
+void rp_eval_user_time_misleads(struct rp_model *m);     /* user_time.c */
+
+#endif
