@@ -30,7 +30,7 @@ static const char *engine_name(const ENGINE *e)
 	return id ? id : "?";
 }
 
-/* The reporter splits an event's detail at "; openssl error: " (report/findings.c). */
+/* The reporter splits an event's detail at "; openssl error: " (report/findings/offload_failed.c). */
 static void engine_why(const struct ct_err_mark *mark, char *buf, size_t cap)
 {
 	static const char sep[] = "; openssl error: ";
