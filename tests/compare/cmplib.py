@@ -11,8 +11,7 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
-import ctsecrets  # noqa: E402
+from ctlib import secretscan as ctsecrets
 
 SKIP = 77
 os.environ.pop("CRYPTRACE_LIB", None)

@@ -14,11 +14,9 @@
                                           inside the traced process
 Skips (77) on a CPU without AES-NI (nothing to measure) or without a TSC clock."""
 import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
-import ctlib  # noqa: E402
-from ctlib import check  # noqa: E402
+import ctlib
+from ctlib import check
 
 PROG = os.path.join(os.environ.get("CT_FINDINGS_BIN", ""), "calib_evp")
 MASK = "~0x200000200000000"

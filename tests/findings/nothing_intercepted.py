@@ -18,11 +18,9 @@ import os
 import re
 import shutil
 import stat
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
-import ctlib  # noqa: E402
-from ctlib import check  # noqa: E402
+import ctlib
+from ctlib import check
 
 BIN = os.environ.get("CT_FINDINGS_BIN", "")
 

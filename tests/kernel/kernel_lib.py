@@ -8,8 +8,7 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'integration'))
-import ctsecrets  # noqa: E402
+from ctlib import secretscan as ctsecrets
 
 CRYPTRACE = os.environ.get('CRYPTRACE', '')
 CT_LIB = os.environ.get('CT_LIB', '')

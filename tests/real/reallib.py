@@ -87,7 +87,7 @@ def check_masked(doc, tag, procs_min=1):
 
 
 def paths(doc, **want):
-    return ctlib.select(doc, **want)
+    return ctlib.paths(doc, **want)
 
 
 def totals(doc, **want):

@@ -21,7 +21,7 @@ import subprocess
 import rellib
 from rellib import ctlib, check
 
-import ctsecrets  # noqa: E402 (tests/integration, on the path through rellib)
+from ctlib import secretscan as ctsecrets
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC_PRELOAD = os.path.join(HERE, "..", "..", "preload")

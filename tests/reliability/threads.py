@@ -33,7 +33,7 @@ def test():
         check(failed * 4 == crypts, f"one refused CIOCCRYPT in four ({failed} of {crypts})")
     got = ctlib.totals(doc, api="cryptodev")
     check(got == (crypts, nbytes), f"cryptodev: report {got}, program ({crypts}, {nbytes})")
-    errors = sum(p.get("errors", 0) for p in ctlib.select(doc, api="cryptodev"))
+    errors = sum(p.get("errors", 0) for p in ctlib.paths(doc, api="cryptodev"))
     check(errors == failed, f"cryptodev errors: report {errors}, program {failed}")
     st = [q.get("status") for q in rellib.procs(doc)]
     check(st == ["complete"], f"one complete process ({st})")

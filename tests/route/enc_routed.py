@@ -11,12 +11,10 @@ import os
 import shutil
 import socket
 import subprocess
-import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
-import ctlib  # noqa: E402
-from ctlib import check  # noqa: E402
+import ctlib
+from ctlib import check
 
 ROUTE = "aes-*=aesni"
 KEY = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"

@@ -38,7 +38,7 @@ export QEMU
 # guest [run-in-guest options] -- 'script': run it, capturing stdout/stderr into the scratch dir.
 # Prints both (so meson's log has them) and returns the guest script's status. The trace files
 # the guest wrote back are scanned for keys, IVs and plaintexts first: a hit fails the test
-# (tests/integration/ctsecrets.py; the scripts' K=/IV= literals and the examples' are known).
+# (tests/lib/ctlib/secretscan.py; the scripts' K=/IV= literals and the examples' are known).
 guest() {
 	local rc=0
 	"$run_in_guest" "$@" >"$scratch/guest.out" 2>"$scratch/guest.err" || rc=$?
@@ -47,7 +47,7 @@ guest() {
 	echo "---- guest stderr ----"
 	cat "$scratch/guest.err"
 	echo "----"
-	python3 "$src_root/tests/integration/ctsecrets.py" "$scratch" ||
+	python3 "$src_root/tests/lib/ctlib/secretscan.py" "$scratch" ||
 		fail "a key, IV or plaintext is in a trace file the guest wrote"
 	return $rc
 }

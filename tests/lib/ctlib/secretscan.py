@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""ctsecrets - the secrets scan every suite runs over the trace files a test wrote, before its
+"""ctlib.secretscan - the secrets scan every suite runs over the trace files a test wrote, before its
 temporary directories are removed (issue 8: no trace may hold a key, IV or plaintext the test
 used). Looked for, raw and as hex text (lower and upper case):
   - what the test registered with register() (ctlib.secret()): keys, IVs, samples of plaintexts;
@@ -14,7 +14,8 @@ bytes or more of a secret is found; windows with fewer than 4 distinct byte valu
 memset fills) are left out, as they occur in any binary file. tests/reliability/secret_scan.py is
 the focused test (every 8-byte window at every offset, planted leaks that must be found).
 
-As a command (the shell suites): ctsecrets.py [--hex NAME=HEX]... DIR|FILE... exits 1 on a hit."""
+As a command (the shell suites): secretscan.py [--hex NAME=HEX]... DIR|FILE... exits 1 on a hit.
+It imports nothing but the standard library, so that it runs as a plain script too."""
 import glob
 import os
 import re
@@ -22,7 +23,7 @@ import sys
 
 MAGIC = b"CRYTRACE"
 TRACE_NAME = re.compile(r"\.ctrace(\.\d+)?$")
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
 WINDOW = 8
 
 _registered = {}
