@@ -19,9 +19,8 @@ Before these counts were exact, CCM counted 2x and a 64 KiB write pattern 3 % of
 import os
 import sys
 
-import e2elib  # first: it makes tests/integration/ctlib.py importable
 import ctlib
-from e2elib import check
+from ctlib import check, daemons
 
 MIB = 1 << 20
 FILE_BYTES = 16 * MIB
@@ -47,8 +46,8 @@ def s_server_curl(tmp, cert, key, name, server_opts, curl_opts, src):
     tag = name.replace(" ", "-")
     sdir, cdir = ctlib.tmpdir(f"exact-s-{tag}"), ctlib.tmpdir(f"exact-c-{tag}")
     out = os.path.join(tmp, f"got-{tag}.bin")
-    port = e2elib.free_port()
-    server = e2elib.Daemon([openssl, "s_server", "-WWW", "-naccept", "1", "-accept",
+    port = ctlib.free_port()
+    server = daemons.Daemon([openssl, "s_server", "-WWW", "-naccept", "1", "-accept",
                             f"127.0.0.1:{port}", "-cert", cert, "-key", key] + server_opts, sdir,
                            "ACCEPT", cwd=tmp)
     try:
@@ -59,7 +58,7 @@ def s_server_curl(tmp, cert, key, name, server_opts, curl_opts, src):
         server.wait()
     finally:
         server.stop()
-    check(e2elib.same_file(src, out), f"{name}: the fetched file is identical")
+    check(daemons.same_file(src, out), f"{name}: the fetched file is identical")
     return ctlib.report_ok([sdir]), ctlib.report_ok([cdir])
 
 
@@ -92,7 +91,7 @@ def tls12_multiblock(tmp, cert, key):
         name = f"TLS 1.2 AES128-SHA no-EtM, writes of {write or 'all'}"
         portfile = os.path.join(tmp, f"port-{write}")
         sdir, cdir = ctlib.tmpdir(f"exact-py-s-{write}"), ctlib.tmpdir(f"exact-py-c-{write}")
-        server = e2elib.Daemon([py, PEER, "server", portfile, cert, key, "AES128-SHA"], sdir,
+        server = daemons.Daemon([py, PEER, "server", portfile, cert, key, "AES128-SHA"], sdir,
                                "listening")
         try:
             with open(portfile) as f:
@@ -137,12 +136,12 @@ def tls12_s_server(tmp, cert, key, src):
 
 
 def test():
-    openssl, curl = e2elib.need_openssl_curl()
+    openssl, curl = daemons.need_openssl_curl()
     ctlib.need_program("cmp")
     tmp = ctlib.tmpdir("e2e-exact")
-    key, cert = e2elib.throwaway_cert(tmp)
+    key, cert = ctlib.throwaway_cert(tmp)
     src = os.path.join(tmp, "file.bin")
-    e2elib.random_file(src, FILE_BYTES)
+    daemons.random_file(src, FILE_BYTES)
     tls13_ccm(tmp, cert, key, src)
     tls12_multiblock(tmp, cert, key)
     tls12_s_server(tmp, cert, key, src)
