@@ -23,8 +23,8 @@ from .programs import (MASK, afalg_refused, asan_runtime, bare_env, cpu_has_aes,
                        cryptrace_ok, free_port, masked_env, need_program, preload_env, run,
                        run_traced, speed_count, throwaway_cert)
 from .reports import (check_clean, check_complete, check_expect, check_masked, compare_cell,
-                      describe_paths, events, finding, fits_80, kinds, parse_expect, parse_json,
-                      paths, per_process, processes, report, report_ok, totals, traced, traces)
+                      describe_paths, events, finding, fits_80, json_equal, kinds, parse_expect,
+                      parse_json, paths, per_process, processes, report, report_ok, totals, traced, traces)
 
 __all__ = [
     # harness
@@ -36,6 +36,6 @@ __all__ = [
     "speed_count", "throwaway_cert",
     # reports
     "check_clean", "check_complete", "check_expect", "check_masked", "compare_cell",
-    "describe_paths", "events", "finding", "fits_80", "kinds", "parse_expect", "parse_json",
+    "describe_paths", "events", "finding", "fits_80", "json_equal", "kinds", "parse_expect", "parse_json",
     "paths", "per_process", "processes", "report", "report_ok", "totals", "traced", "traces",
 ]

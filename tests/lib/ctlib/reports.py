@@ -153,6 +153,12 @@ def check_masked(doc, tag, procs_min=1):
     return f
 
 
+def json_equal(a, b, rel=2e-5):
+    """Equal within the JSON report's precision (numbers that are not whole print with 6
+    significant digits there)."""
+    return abs(a - b) <= rel * max(abs(a), abs(b), 1e-300)
+
+
 def parse_json(text, what):
     """text parsed as JSON (the output of `what`), or a Failure saying it is not JSON."""
     try:
