@@ -67,8 +67,9 @@ def bare_env(**extra):
 
 def preload_env(outdir=None, preload=(), **extra):
     """The bare-preload environment, no launcher: LD_PRELOAD = [libasan] libcryptrace.so
-    [preload...], CRYPTRACE_OUT = outdir (unset without one), plus extra (values as strings)."""
-    env = bare_env(**extra)
+    [preload...], CRYPTRACE_OUT = outdir (unset without one), then extra (values as strings; it
+    may override any of them)."""
+    env = bare_env()
     libs = [CT_LIB] + list(preload)
     asan = asan_runtime()
     if asan:
@@ -77,6 +78,7 @@ def preload_env(outdir=None, preload=(), **extra):
     env["LD_PRELOAD"] = " ".join(libs)
     if outdir:
         env["CRYPTRACE_OUT"] = outdir
+    env.update({k: str(v) for k, v in extra.items()})
     return env
 
 
