@@ -17,25 +17,9 @@ and, imported by the tests that need them:
   tlsecho     TLS echo servers and burst clients, bare or preloaded (reliability)
   browser     headless Chromium and the HTML report's DOM (reports)
 The names of the first three are available from ctlib itself."""
-from .harness import (CRYPTRACE, CT_EXAMPLES, CT_LIB, MIB, RUN_TIMEOUT, SKIP, SRC_ROOT, Failure,
-                      built, check, example, main, plaintext, run_cases, secret, skip, tmpdir)
-from .programs import (MASK, afalg_refused, asan_runtime, bare_env, cpu_has_aes, cryptrace,
-                       cryptrace_ok, free_port, masked_env, need_program, preload_env, run,
-                       run_traced, speed_count, throwaway_cert)
-from .reports import (check_clean, check_complete, check_expect, check_masked, compare_cell,
-                      describe_paths, events, finding, fits_80, json_equal, kinds, parse_expect,
-                      parse_json, paths, per_process, processes, report, report_ok, totals, traced, traces)
+from . import harness, programs, reports
+from .harness import *  # noqa: F401,F403
+from .programs import *  # noqa: F401,F403
+from .reports import *  # noqa: F401,F403
 
-__all__ = [
-    # harness
-    "CRYPTRACE", "CT_EXAMPLES", "CT_LIB", "MIB", "RUN_TIMEOUT", "SKIP", "SRC_ROOT", "Failure",
-    "built", "check", "example", "main", "plaintext", "run_cases", "secret", "skip", "tmpdir",
-    # programs
-    "MASK", "afalg_refused", "asan_runtime", "bare_env", "cpu_has_aes", "cryptrace",
-    "cryptrace_ok", "free_port", "masked_env", "need_program", "preload_env", "run", "run_traced",
-    "speed_count", "throwaway_cert",
-    # reports
-    "check_clean", "check_complete", "check_expect", "check_masked", "compare_cell",
-    "describe_paths", "events", "finding", "fits_80", "json_equal", "kinds", "parse_expect", "parse_json",
-    "paths", "per_process", "processes", "report", "report_ok", "totals", "traced", "traces",
-]
+__all__ = harness.__all__ + programs.__all__ + reports.__all__

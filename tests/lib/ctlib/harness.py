@@ -14,6 +14,10 @@ import tempfile
 
 from . import secretscan
 
+__all__ = ["CRYPTRACE", "CT_EXAMPLES", "CT_LIB", "MIB", "RUN_TIMEOUT", "SKIP", "SRC_ROOT",
+           "Failure", "built", "check", "example", "main", "plaintext", "run_cases", "secret",
+           "skip", "tmpdir"]
+
 SKIP = 77
 MIB = 1 << 20
 

@@ -12,6 +12,10 @@ import subprocess
 
 from .harness import CRYPTRACE, CT_LIB, RUN_TIMEOUT, Failure, check, skip
 
+__all__ = ["MASK", "afalg_refused", "asan_runtime", "bare_env", "cpu_has_aes", "cryptrace",
+           "cryptrace_ok", "free_port", "masked_env", "need_program", "openssl_libcrypto",
+           "preload_env", "run", "run_traced", "speed_count", "throwaway_cert"]
+
 # AES-NI (bit 57) and PCLMULQDQ (bit 33) masked out of libcrypto's capabilities.
 MASK = "~0x200000200000000"
 
@@ -95,6 +99,16 @@ def need_program(name):
     if not path:
         skip(f"{name} is not installed")
     return path
+
+
+def openssl_libcrypto():
+    """The libcrypto the openssl command loads (ldd's answer), or None."""
+    openssl = shutil.which("openssl")
+    if not openssl:
+        return None
+    out = subprocess.run(["ldd", openssl], stdout=subprocess.PIPE, text=True).stdout
+    m = re.search(r"libcrypto\.so\S* => (\S+)", out)
+    return m.group(1) if m else None
 
 
 def afalg_refused():

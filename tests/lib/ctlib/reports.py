@@ -10,6 +10,11 @@ import re
 from .harness import CRYPTRACE, Failure, check, tmpdir
 from .programs import MASK, run, run_traced
 
+__all__ = ["check_clean", "check_complete", "check_expect", "check_masked", "compare_cell",
+           "describe_paths", "events", "finding", "fits_80", "json_equal", "kinds",
+           "parse_expect", "parse_json", "paths", "per_process", "processes", "report",
+           "report_ok", "totals", "traced", "traces"]
+
 SEVERE = ("warning", "error")
 
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
-"""ctlib.secretscan - the secrets scan every suite runs over the trace files a test wrote, before its
-temporary directories are removed (issue 8: no trace may hold a key, IV or plaintext the test
-used). Looked for, raw and as hex text (lower and upper case):
+"""ctlib.secretscan - the secrets scan every suite runs over the trace files a test wrote,
+before its temporary directories are removed (issue 8: no trace may hold a key, IV or plaintext
+the test used). Looked for, raw and as hex text (lower and upper case):
   - what the test registered with register() (ctlib.secret()): keys, IVs, samples of plaintexts;
   - the fixed keys, IVs and data of the examples and test programs, read from their sources
     (string and byte-array literals named key/iv/pt, the KEY/IV/K hex literals of the Python and
