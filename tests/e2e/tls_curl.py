@@ -20,7 +20,7 @@ CASES = [
 
 
 def test():
-    openssl, curl = daemons.need_openssl_curl()
+    daemons.need_openssl_curl()
     ctlib.need_program("cmp")
     tmp = ctlib.tmpdir("e2e-tls")
     key, cert = ctlib.throwaway_cert(tmp)
@@ -28,23 +28,7 @@ def test():
     daemons.random_file(src, daemons.COPY_BYTES)
     for name, curl_opts, cipher in CASES:
         print(f"--- {name}")
-        tag = name.replace(" ", "").replace(".", "")
-        sdir, cdir = ctlib.tmpdir(f"s_server-{tag}"), ctlib.tmpdir(f"curl-{tag}")
-        out = os.path.join(tmp, f"got-{tag}.bin")
-        port = ctlib.free_port()
-        server = daemons.Daemon([openssl, "s_server", "-WWW", "-naccept", "1", "-accept",
-                                f"127.0.0.1:{port}", "-cert", cert, "-key", key], sdir,
-                               "ACCEPT", cwd=tmp)
-        try:
-            p = ctlib.run_traced([curl, "-sS", "-k", "-o", out] + curl_opts +
-                                 [f"https://127.0.0.1:{port}/big.bin"], cdir)
-            check(p.returncode == 0, f"{name}: curl exited 0 under cryptrace "
-                  f"({p.stderr.decode(errors='replace').strip()[-300:]})")
-            server.wait()
-        finally:
-            server.stop()
-        check(daemons.same_file(src, out), f"{name}: the fetched file is identical")
-        client, srv = ctlib.report_ok([cdir]), ctlib.report_ok([sdir])
+        srv, client = daemons.s_server_curl(tmp, cert, key, name, curl_opts, src)
         libssl = {m for doc in (client, srv) for pr in doc["processes"]
                   for pa in pr.get("paths", [])
                   for m in [(pa.get("created_by") or {}).get("module", "")]

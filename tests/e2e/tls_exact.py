@@ -41,34 +41,14 @@ def totals(paths):
     return sum(p["calls"] for p in paths), sum(p["bytes"] for p in paths)
 
 
-def s_server_curl(tmp, cert, key, name, server_opts, curl_opts, src):
-    openssl, curl = ctlib.need_program("openssl"), ctlib.need_program("curl")
-    tag = name.replace(" ", "-")
-    sdir, cdir = ctlib.tmpdir(f"exact-s-{tag}"), ctlib.tmpdir(f"exact-c-{tag}")
-    out = os.path.join(tmp, f"got-{tag}.bin")
-    port = ctlib.free_port()
-    server = daemons.Daemon([openssl, "s_server", "-WWW", "-naccept", "1", "-accept",
-                            f"127.0.0.1:{port}", "-cert", cert, "-key", key] + server_opts, sdir,
-                           "ACCEPT", cwd=tmp)
-    try:
-        p = ctlib.run_traced([curl, "-sS", "-k", "-o", out] + curl_opts +
-                             [f"https://127.0.0.1:{port}/{os.path.basename(src)}"], cdir)
-        check(p.returncode == 0, f"{name}: curl exited 0 under cryptrace "
-              f"({p.stderr.decode(errors='replace').strip()[-300:]})")
-        server.wait()
-    finally:
-        server.stop()
-    check(daemons.same_file(src, out), f"{name}: the fetched file is identical")
-    return ctlib.report_ok([sdir]), ctlib.report_ok([cdir])
-
-
 def tls13_ccm(tmp, cert, key, src):
     got = {}
     for suite, cipher in (("TLS_AES_128_CCM_SHA256", "aes-128-ccm"),
                           ("TLS_AES_128_GCM_SHA256", "aes-128-gcm")):
         name = f"TLS 1.3 {suite}"
-        srv, cli = s_server_curl(tmp, cert, key, name, ["-ciphersuites", suite],
-                                 ["--tlsv1.3", "--tls13-ciphers", suite], src)
+        srv, cli = daemons.s_server_curl(tmp, cert, key, name,
+                                         ["--tlsv1.3", "--tls13-ciphers", suite], src,
+                                         server_opts=["-ciphersuites", suite])
         for side, doc, direction in (("server", srv, "encrypt"), ("client", cli, "decrypt")):
             paths = data_paths(doc, cipher, direction)
             calls, nbytes = totals(paths)
@@ -123,8 +103,9 @@ def tls12_multiblock(tmp, cert, key):
 
 def tls12_s_server(tmp, cert, key, src):
     name = "TLS 1.2 AES128-SHA no-EtM s_server"
-    srv, cli = s_server_curl(tmp, cert, key, name, ["-tls1_2", "-no_etm", "-cipher", "AES128-SHA"],
-                             ["--tlsv1.2", "--tls-max", "1.2", "--ciphers", "AES128-SHA"], src)
+    srv, cli = daemons.s_server_curl(tmp, cert, key, name,
+                                     ["--tlsv1.2", "--tls-max", "1.2", "--ciphers", "AES128-SHA"],
+                                     src, server_opts=["-tls1_2", "-no_etm", "-cipher", "AES128-SHA"])
     counted = {}
     for side, doc, direction in (("server", srv, "encrypt"), ("client", cli, "decrypt")):
         calls, counted[side] = totals(data_paths(doc, "aes-128-cbc-hmac-sha1", direction) or

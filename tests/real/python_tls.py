@@ -44,16 +44,6 @@ def one(tmp, cert, key, env, tag):
     return ctlib.report_ok([sdir]), ctlib.report_ok([cdir])
 
 
-def bulk(doc, side, direction):
-    rows = [p for p in doc["paths"] if p["cipher"] == "aes-256-gcm" and p["dir"] == direction]
-    total = sum(p["bytes"] for p in rows)
-    check(DATA <= total <= DATA * 1.01 + 65536,
-          f"{side}: aes-256-gcm {direction} carries the file ({total})\n{ctlib.describe_paths(doc)}")
-    sites = (max(rows, key=lambda p: p["bytes"]).get("creators") or {}).get("sites") or []
-    check(sites and sites[0]["module"].startswith("libssl") and
-          sites[0]["purpose"] == "TLS 1.3 records", f"{side}: libssl, TLS 1.3 records ({sites[:1]})")
-
-
 def test():
     _, curl = daemons.need_openssl_curl()
     if not os.access(PYTHON, os.X_OK):
@@ -66,7 +56,7 @@ def test():
         srv, cli = one(tmp, cert, key, dict(os.environ), "clean")
         for doc, side, direction in ((srv, "python3 server", "encrypt"), (cli, "curl", "decrypt")):
             ctlib.check_complete(doc, side)
-            bulk(doc, side, direction)
+            ctlib.check_tls13_bulk(doc, side, direction, DATA)
             ctlib.check_clean(doc, side)
 
     def masked():

@@ -72,18 +72,6 @@ def one(tmp, cert, key, env, tag):
     return ctlib.report_ok([sdir]), ctlib.report_ok([cdir])
 
 
-def side(doc, tag, direction):
-    rows = [p for p in doc["paths"] if p["cipher"] == "aes-256-gcm" and p["dir"] == direction]
-    total = sum(p["bytes"] for p in rows)
-    check(DATA <= total <= DATA * 1.01 + 65536,
-          f"{tag}: aes-256-gcm {direction} carries the {DATA} bytes ({total})\n{ctlib.describe_paths(doc)}")
-    bulk = max(rows, key=lambda p: p["bytes"])
-    sites = (bulk.get("creators") or {}).get("sites") or []
-    check(sites and sites[0]["module"].startswith("libssl") and
-          sites[0]["purpose"] == "TLS 1.3 records",
-          f"{tag}: contexts created by libssl for TLS 1.3 records ({sites[:1]})")
-
-
 def test():
     ctlib.need_program("stunnel4")
     tmp = ctlib.tmpdir("real-stunnel")
@@ -93,7 +81,7 @@ def test():
         srv, cli = one(tmp, cert, key, dict(os.environ), "clean")
         for doc, name, direction in ((srv, "server", "decrypt"), (cli, "client", "encrypt")):
             ctlib.check_complete(doc, name)
-            side(doc, name, direction)
+            ctlib.check_tls13_bulk(doc, name, direction, DATA)
             ctlib.check_clean(doc, name)
             k = ctlib.kinds(doc)
             check("engine-failed" not in k and "silent-fallback" not in k,

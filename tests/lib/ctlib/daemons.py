@@ -10,8 +10,9 @@ import signal
 import subprocess
 import time
 
-from .harness import CRYPTRACE, MIB, Failure, check, secret, skip
-from .programs import asan_runtime, need_program, run
+from .harness import CRYPTRACE, MIB, Failure, check, secret, skip, tmpdir
+from .programs import asan_runtime, free_port, need_program, run, run_traced
+from .reports import report_ok
 
 COPY_BYTES = 64 * MIB
 # Generous bounds so a stuck daemon fails the test instead of hanging it; never a speed check.
@@ -148,6 +149,29 @@ class Daemon:
             os.killpg(self.p.pid, signal.SIGKILL)
             self.p.communicate()
         return self.output()
+
+
+def s_server_curl(tmp, cert, key, name, curl_opts, src, server_opts=()):
+    """src (a file in tmp) fetched over TLS by curl from `openssl s_server -WWW -naccept 1` on
+    loopback, both under the launcher: curl exits 0 and the copy is identical. Returns the
+    server's and the client's reports."""
+    openssl, curl = need_program("openssl"), need_program("curl")
+    tag = name.replace(" ", "-").replace(".", "")
+    sdir, cdir = tmpdir(f"s_server-{tag}"), tmpdir(f"curl-{tag}")
+    out = os.path.join(tmp, f"got-{tag}.bin")
+    port = free_port()
+    server = Daemon([openssl, "s_server", "-WWW", "-naccept", "1", "-accept", f"127.0.0.1:{port}",
+                     "-cert", cert, "-key", key] + list(server_opts), sdir, "ACCEPT", cwd=tmp)
+    try:
+        p = run_traced([curl, "-sS", "-k", "-o", out] + list(curl_opts) +
+                       [f"https://127.0.0.1:{port}/{os.path.basename(src)}"], cdir)
+        check(p.returncode == 0, f"{name}: curl exited 0 under cryptrace "
+              f"({p.stderr.decode(errors='replace').strip()[-300:]})")
+        server.wait()
+    finally:
+        server.stop()
+    check(same_file(src, out), f"{name}: the fetched file is identical")
+    return report_ok([sdir]), report_ok([cdir])
 
 
 def side_paths(doc, cipher, direction):

@@ -10,9 +10,9 @@ import re
 from .harness import CRYPTRACE, Failure, check, tmpdir
 from .programs import MASK, run, run_traced
 
-__all__ = ["check_clean", "check_complete", "check_expect", "check_masked", "compare_cell",
-           "describe_paths", "events", "finding", "fits_80", "json_equal", "kinds",
-           "parse_expect", "parse_json", "paths", "per_process", "processes", "report",
+__all__ = ["check_clean", "check_complete", "check_expect", "check_masked", "check_tls13_bulk",
+           "compare_cell", "describe_paths", "events", "finding", "fits_80", "json_equal",
+           "kinds", "parse_expect", "parse_json", "paths", "per_process", "processes", "report",
            "report_ok", "totals", "traced", "traces"]
 
 SEVERE = ("warning", "error")
@@ -115,6 +115,21 @@ def check_expect(doc, text, where=""):
         check(got == (calls, nbytes),
               f"{where}{cipher} {direction}: report {got[0]} calls {got[1]} bytes, "
               f"program did {calls} calls {nbytes} bytes")
+
+
+def check_tls13_bulk(doc, tag, direction, nbytes, cipher="aes-256-gcm"):
+    """A TLS 1.3 transfer of nbytes in one side's report: the cipher's paths in that direction
+    carry them (and at most 1 % and 64 KiB more: the records' overhead), and the busiest context
+    creator is libssl, for TLS 1.3 records."""
+    rows = paths(doc, cipher=cipher, dir=direction)
+    total = sum(p["bytes"] for p in rows)
+    check(nbytes <= total <= nbytes * 1.01 + 65536,
+          f"{tag}: {cipher} {direction} carries the {nbytes} bytes ({total})\n"
+          f"{describe_paths(doc)}")
+    sites = (max(rows, key=lambda p: p["bytes"]).get("creators") or {}).get("sites") or []
+    check(sites and sites[0]["module"].startswith("libssl") and
+          sites[0]["purpose"] == "TLS 1.3 records",
+          f"{tag}: contexts created by libssl for TLS 1.3 records ({sites[:1]})")
 
 
 def kinds(doc):
