@@ -22,13 +22,6 @@ import ctlib
 from ctlib import check
 
 
-def checks_by_id(doc):
-    out = {}
-    for c in doc["checks"]:
-        out.setdefault(c["id"], c)
-    return out
-
-
 # The warnings a reader can act on here, and what the recommendation that says how holds.
 ACTIONABLE = {
     "ia32cap": ("unset OPENSSL_ia32cap",),
@@ -69,7 +62,7 @@ def test():
     p = ctlib.cryptrace("doctor", "--json", text=True)
     rc, so = p.returncode, p.stdout
     doc = ctlib.parse_json(so, "doctor --json")
-    c = checks_by_id(doc)
+    c = ctlib.doctor_checks(doc)
     for cid in ("cpu", "ia32cap", "libcrypto", "engine:afalg", "provider:default", "afalg",
                 "kernel:cbc(aes)", "cryptodev", "crossover"):
         check(cid in c, f"doctor has a {cid} check")
@@ -167,7 +160,7 @@ def test():
     p = ctlib.cryptrace("doctor", "--json", env=ctlib.masked_env(), text=True)
     rc, so = p.returncode, p.stdout
     doc = ctlib.parse_json(so, "doctor --json (masked)")
-    c = checks_by_id(doc)
+    c = ctlib.doctor_checks(doc)
     check(rc == 1, f"masked: doctor exits 1 (a check failed), got {rc}")
     check(c["ia32cap"]["status"] == "fail" and c["ia32cap"]["values"]["value"] == ctlib.MASK
           and c["ia32cap"]["values"]["masks_aesni"] is True,

@@ -16,7 +16,7 @@ from . import secretscan
 
 __all__ = ["CRYPTRACE", "CT_EXAMPLES", "CT_LIB", "MIB", "RUN_TIMEOUT", "SKIP", "SRC_ROOT",
            "Failure", "built", "check", "example", "main", "plaintext", "run_cases", "secret",
-           "skip", "tmpdir"]
+           "skip", "tmpdir", "verdict"]
 
 SKIP = 77
 MIB = 1 << 20
@@ -64,12 +64,18 @@ def main(fn):
         if not os.path.exists(value):
             print(f"FAIL: {value} was not built")
             sys.exit(1)
+    verdict(fn)
+    sys.exit(1 if secretscan.check_dirs(_tmpdirs) else 0)
+
+
+def verdict(fn):
+    """Runs fn(); a Failure is printed as `FAIL: ...` and exits 1. main() for a test script;
+    alone for checks with nothing to set up (the shell suites' Python, on PYTHONPATH=tests/lib)."""
     try:
         fn()
     except Failure as e:
         print(f"FAIL: {e}")
         sys.exit(1)
-    sys.exit(1 if secretscan.check_dirs(_tmpdirs) else 0)
 
 
 def run_cases(cases):

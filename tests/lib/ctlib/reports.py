@@ -11,7 +11,7 @@ from .harness import CRYPTRACE, Failure, check, tmpdir
 from .programs import MASK, run, run_traced
 
 __all__ = ["check_clean", "check_complete", "check_expect", "check_masked", "check_tls13_bulk",
-           "compare_cell", "describe_paths", "events", "finding", "fits_80", "json_equal",
+           "compare_cell", "describe_paths", "doctor_checks", "events", "finding", "fits_80", "json_equal",
            "kinds", "parse_expect", "parse_json", "paths", "per_process", "processes", "report",
            "report_ok", "totals", "traced", "traces"]
 
@@ -177,6 +177,14 @@ def json_equal(a, b, rel=2e-5):
     """Equal within the JSON report's precision (numbers that are not whole print with 6
     significant digits there)."""
     return abs(a - b) <= rel * max(abs(a), abs(b), 1e-300)
+
+
+def doctor_checks(doc):
+    """`cryptrace doctor --json`: {check id: the first check of that id}."""
+    out = {}
+    for c in doc["checks"]:
+        out.setdefault(c["id"], c)
+    return out
 
 
 def parse_json(text, what):
