@@ -25,12 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef AF_ALG
-#define AF_ALG 38
-#endif
-#ifndef SOL_ALG
-#define SOL_ALG 279
-#endif
+#include "kernel_decode.h" /* AF_ALG, SOL_ALG where the libc headers lack them */
 
 enum ret_kind { RET_SIZE, RET_FD };
 
