@@ -58,6 +58,7 @@ GENERATED = {
     "cdev_check iv": _cdev_fill(16, 8),
     "cdev_check data": _cdev_fill(64, 7),
     "cdev_check big data": _cdev_fill(64, 21),
+    # tests/kernel/fixed_data.h (emul_client, afalg_calls)
     "emul_client/afalg_calls key": bytes((i * 7 + 1) & 0xFF for i in range(64)),
     "emul_client iv": bytes(0xA0 + i for i in range(16)),
     "emul_client data": bytes((i * 13 + 5) & 0xFF for i in range(64)),
