@@ -15,7 +15,7 @@ set -eu
 BUILD=${1:-build}
 [ $# -gt 0 ] && shift
 BENCH="$BUILD/aesni/aesni_bench"
-DIFF="$BUILD/tests/aesni/test_aesni_diff"
+DIFF="$BUILD/tests/unit/test_aesni_diff"
 OUT=${OUT:-$BUILD/aesni-bench.txt}
 
 if [ ! -x "$BENCH" ]; then

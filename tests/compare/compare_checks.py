@@ -14,13 +14,14 @@
 import os
 import re
 
-from cmplib import (CRYPTRACE, Failure, afalg_errno, cell, check, fits_80, main, parse_json,
-                    run, secret, tmpdir)
+import ctlib
+from ctlib import check
 
 
 def compare(args, tag):
-    out = os.path.join(tmpdir(tag), "cmp")
-    rc, so, se = run([CRYPTRACE, "compare", "-o", out] + args)
+    out = os.path.join(ctlib.tmpdir(tag), "cmp")
+    p = ctlib.run([ctlib.CRYPTRACE, "compare", "-o", out] + args, text=True)
+    rc, so, se = p.returncode, p.stdout, p.stderr
     return rc, so, se, out
 
 
@@ -29,12 +30,12 @@ def test_defaults():
     check(rc == 0, f"compare -- true exits 0 (got {rc}: {se.strip()})")
     check("\r" not in se and "round 1/" not in se,
           "no progress on stderr when it is not a terminal")
-    doc = parse_json(so, "compare --json")
+    doc = ctlib.parse_json(so, "compare --json")
     names = [r["name"] for r in doc["routes"]]
     cpu_aes = "aes" in open("/proc/cpuinfo").read().split()
     check(names[0] == "native", f"the first default route is native ({names})")
     check(("aesni" in names) == cpu_aes, f"aesni is a default route iff the CPU has aes ({names})")
-    err = afalg_errno()
+    err = ctlib.afalg_refused()
     check(("afalg" in names) == (err is None),
           f"afalg is a default route iff socket(AF_ALG) works (errno {err}; {names})")
     check(("cryptodev" in names) == os.path.exists("/dev/crypto"),
@@ -46,9 +47,9 @@ def test_progress_on_tty():
     import pty
     import subprocess
     master, slave = pty.openpty()
-    out = os.path.join(tmpdir("tty"), "cmp")
-    p = subprocess.Popen([CRYPTRACE, "compare", "--routes", "native,aesni", "-n", "2", "-o", out,
-                          "--", "true"], stdout=subprocess.PIPE, stderr=slave)
+    out = os.path.join(ctlib.tmpdir("tty"), "cmp")
+    p = subprocess.Popen([ctlib.CRYPTRACE, "compare", "--routes", "native,aesni", "-n", "2", "-o",
+                          out, "--", "true"], stdout=subprocess.PIPE, stderr=slave)
     os.close(slave)
     so = p.communicate(timeout=300)[0]
     seen = b""
@@ -103,11 +104,11 @@ def test_output_changed():
 
 
 def test_identical_enc():
-    d = tmpdir("enc")
+    d = ctlib.tmpdir("enc")
     data = os.path.join(d, "in")
     with open(data, "wb") as f:
         plain = os.urandom(1 << 20)
-        secret("enc plaintext", plain)
+        ctlib.secret("enc plaintext", plain)
         f.write(plain)
     argv = ["openssl", "enc", "-aes-128-cbc", "-K", "000102030405060708090a0b0c0d0e0f",
             "-iv", "0f0e0d0c0b0a09080706050403020100", "-in", data]
@@ -115,29 +116,32 @@ def test_identical_enc():
                                "--"] + argv, "enc-cmp")
     check(rc == 0, f"openssl enc: same output under both routes, compare exits 0 ({rc}: "
                    f"{se.strip()})")
-    doc = parse_json(so, "compare --json")
+    doc = ctlib.parse_json(so, "compare --json")
     for route in ("native", "aesni"):
-        c = cell(doc, "aes-128-cbc", "encrypt", route)
+        c = ctlib.compare_cell(doc, "aes-128-cbc", "encrypt", route)
         check(c is not None and c["present"] and c["calls"] and c["calls"] >= 1,
               f"route {route}: the aes-128-cbc encrypt path with its calls ({c})")
         check(c["wall_bps"] is not None and c["wall_bps"]["median"] > 0,
               f"route {route}: a wall throughput")
     ref = open(os.path.join(out, "native", "1", "stdout"), "rb").read()
     check(len(ref) == (1 << 20) + 16, f"the runs' stdout holds the ciphertext ({len(ref)} bytes)")
-    calls = {r: cell(doc, "aes-128-cbc", "encrypt", r)["calls"] for r in ("native", "aesni")}
+    calls = {r: ctlib.compare_cell(doc, "aes-128-cbc", "encrypt", r)["calls"]
+             for r in ("native", "aesni")}
     rc, so, se, out = compare(["--routes", "native,aesni", "-n", "1", "--by-size", "--"] + argv,
                               "enc-text")
     check(rc == 0, "text output: exit 0")
     text_tables(so, calls)
-    fits_80(so, "compare text")
+    ctlib.fits_80(so, "compare text")
     # five routes (tables continue 4 by 4), a spec longer than its column, a long -o path
     long_spec = "aes-*-cbc=aesni,aes-*-ctr=aesni,aes-*-gcm=aesni,aes-*-xts=aesni,aes-*-ecb=native"
-    deep = os.path.join(tmpdir("enc-wide"), "a-directory-name-long-enough" * 2, "to-wrap", "cmp")
-    rc, so, se = run([CRYPTRACE, "compare", "-o", deep, "--routes", "native,aesni", "--route",
-                      long_spec, "--route", "aes-*-cbc=native", "--route", "aes-128-*=aesni",
-                      "-n", "1", "--"] + argv)
+    deep = os.path.join(ctlib.tmpdir("enc-wide"), "a-directory-name-long-enough" * 2, "to-wrap",
+                        "cmp")
+    p = ctlib.run([ctlib.CRYPTRACE, "compare", "-o", deep, "--routes", "native,aesni", "--route",
+                   long_spec, "--route", "aes-*-cbc=native", "--route", "aes-128-*=aesni",
+                   "-n", "1", "--"] + argv, text=True)
+    rc, so, se = p.returncode, p.stdout, p.stderr
     check(rc == 0, f"five routes: exit 0 ({rc}: {se.strip()[-200:]})")
-    fits_80(so, "compare text with five routes and a long spec")
+    ctlib.fits_80(so, "compare text with five routes and a long spec")
     check("routes 1-4 of 5" in so and "route 5 of 5" in so,
           "the fifth route continues in a table of its own")
     check(re.search(r"^  path +native +aesni +route3 +route4$", so, re.M) and
@@ -176,8 +180,8 @@ def test_usage():
         check(rc == 2, f"{what}: exit 2 (got {rc}: {se.strip()})")
         check(not os.path.exists(os.path.join(out, "native", "1", "stdout")),
               f"{what}: nothing ran")
-    rc, so, se = run([CRYPTRACE, "compare", "-n", "1", "-o", tmpdir("nf"), "--",
-                      "/nonexistent/prog"])
+    rc = ctlib.cryptrace("compare", "-n", "1", "-o", ctlib.tmpdir("nf"), "--",
+                         "/nonexistent/prog").returncode
     check(rc == 127, f"a missing command exits 127 (got {rc})")
 
 
@@ -191,4 +195,4 @@ def test():
     test_usage()
 
 
-main(test)
+ctlib.main(test)

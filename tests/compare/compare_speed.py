@@ -11,20 +11,21 @@ of this tree.
 """
 import os
 
-from cmplib import CRYPTRACE, MASK, cell, check, fits_80, main, parse_json, run, skip, tmpdir, \
-    with_env
+import ctlib
+from ctlib import check
 
 SPEED = ["openssl", "speed", "-seconds", "1", "-evp", "aes-128-ctr"]
 
 
 def compare(env, tag, rounds="2"):
-    out = os.path.join(tmpdir(tag), "cmp")
-    rc, so, se = run([CRYPTRACE, "compare", "--routes", "native,aesni", "-n", rounds, "--json",
-                      "-o", out, "--"] + SPEED, env=env)
+    out = os.path.join(ctlib.tmpdir(tag), "cmp")
+    p = ctlib.run([ctlib.CRYPTRACE, "compare", "--routes", "native,aesni", "-n", rounds, "--json",
+                   "-o", out, "--"] + SPEED, env=env, text=True)
+    rc, so, se = p.returncode, p.stdout, p.stderr
     check(rc == 0, f"{tag}: compare exits 0 ({rc}: {se.strip()[-300:]})")
-    doc = parse_json(so, "compare --json")
-    nat = cell(doc, "aes-128-ctr", "encrypt", "native")
-    aes = cell(doc, "aes-128-ctr", "encrypt", "aesni")
+    doc = ctlib.parse_json(so, "compare --json")
+    nat = ctlib.compare_cell(doc, "aes-128-ctr", "encrypt", "native")
+    aes = ctlib.compare_cell(doc, "aes-128-ctr", "encrypt", "aesni")
     check(nat and aes and nat["present"] and aes["present"],
           f"{tag}: aes-128-ctr encrypt traced under both routes")
     return doc, nat, aes, out
@@ -32,8 +33,8 @@ def compare(env, tag, rounds="2"):
 
 def test():
     if "aes" not in open("/proc/cpuinfo").read().split():
-        skip("this CPU has no AES-NI: the aesni route cannot serve anything")
-    doc, nat, aes, out = compare(with_env(OPENSSL_ia32cap=MASK), "masked")
+        ctlib.skip("this CPU has no AES-NI: the aesni route cannot serve anything")
+    doc, nat, aes, out = compare(ctlib.masked_env(), "masked")
     inactive = any(r["routes_inactive"] for route in doc["routes"] for r in route["runs"])
     check(aes["routed"], "aes-*=aesni changed the implementation in the trace (impl "
           f"{aes['impl']!r}{'; the preload says routes are not active' if inactive else ''})")
@@ -52,7 +53,7 @@ def test():
     # purpose: one round on a machine shared with other builds; 0.5 allows the native run to be
     # the lucky one, and the upper bound (4 with VAES, 2.5 without) stays far below the masked
     # case (12.9-32 here), so it still tells "both AES-NI" from "one in software".
-    doc, nat, aes, out = compare(with_env(), "clean", rounds="1")
+    doc, nat, aes, out = compare(None, "clean", rounds="1")
     r = aes["ratio"]
     print(f"unmasked: native {nat['wall_bps']['median'] / 1e6:.0f} MB/s, aesni "
           f"{aes['wall_bps']['median'] / 1e6:.0f} MB/s, ratio {r['median']:.2f} "
@@ -64,11 +65,12 @@ def test():
                                      f"{r['median']:.2f} within 0.5..{hi} ({'' if vaes else 'no '}"
                                      "VAES here)")
     # the text table's layout does not depend on the sizes: one size keeps this run short
-    rc, so, se = run([CRYPTRACE, "compare", "--routes", "native,aesni", "-n", "1", "-o",
-                      os.path.join(tmpdir("text"), "cmp"), "--", "openssl", "speed", "-seconds",
-                      "1", "-bytes", "1024", "-evp", "aes-128-ctr"])
+    p = ctlib.run([ctlib.CRYPTRACE, "compare", "--routes", "native,aesni", "-n", "1", "-o",
+                   os.path.join(ctlib.tmpdir("text"), "cmp"), "--", "openssl", "speed", "-seconds",
+                   "1", "-bytes", "1024", "-evp", "aes-128-ctr"], text=True)
+    rc, so, se = p.returncode, p.stdout, p.stderr
     check(rc == 0, f"text compare exits 0 ({rc}: {se.strip()[-300:]})")
-    fits_80(so, "compare text")
+    ctlib.fits_80(so, "compare text")
 
 
-main(test)
+ctlib.main(test)

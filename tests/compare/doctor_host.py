@@ -13,21 +13,13 @@ recommendation that says how; an engine for hardware or a kernel interface this 
 not have (padlock without a VIA/Zhaoxin PadLock unit, afalg without AF_ALG, devcrypto without
 /dev/crypto) and AF_ALG missing where the kernel has no hardware AES are [info].
 """
-import errno
 import os
 import re
 import shutil
 import subprocess
 
-from cmplib import CRYPTRACE, MASK, afalg_errno, check, fits_80, main, parse_json, run, skip, \
-    with_env
-
-
-def checks_by_id(doc):
-    out = {}
-    for c in doc["checks"]:
-        out.setdefault(c["id"], c)
-    return out
+import ctlib
+from ctlib import check
 
 
 # The warnings a reader can act on here, and what the recommendation that says how holds.
@@ -61,22 +53,16 @@ def only_actionable_warnings(doc):
     print(f"warnings here: {[(c['id'], c['status']) for c in doc['checks'] if c['status'] in ('warn', 'fail')]}")
 
 
-def ldd_libcrypto():
-    text = subprocess.run(["ldd", shutil.which("openssl")], stdout=subprocess.PIPE,
-                          text=True).stdout
-    m = re.search(r"libcrypto\.so\S* => (\S+)", text)
-    return m.group(1) if m else None
-
-
 def test():
     openssl = shutil.which("openssl")
     if not openssl:
-        skip("openssl is not installed")
+        ctlib.skip("openssl is not installed")
     cpu_aes = "aes" in open("/proc/cpuinfo").read().split()
 
-    rc, so, se = run([CRYPTRACE, "doctor", "--json"])
-    doc = parse_json(so, "doctor --json")
-    c = checks_by_id(doc)
+    p = ctlib.cryptrace("doctor", "--json", text=True)
+    rc, so = p.returncode, p.stdout
+    doc = ctlib.parse_json(so, "doctor --json")
+    c = ctlib.doctor_checks(doc)
     for cid in ("cpu", "ia32cap", "libcrypto", "engine:afalg", "provider:default", "afalg",
                 "kernel:cbc(aes)", "cryptodev", "crossover"):
         check(cid in c, f"doctor has a {cid} check")
@@ -85,16 +71,15 @@ def test():
     check(("aes" in c["cpu"]["values"]["flags"].split()) == cpu_aes,
           f"cpu flags agree with /proc/cpuinfo on aes ({c['cpu']['values']['flags']})")
 
-    err = afalg_errno()
+    name = ctlib.afalg_refused()
     a = c["afalg"]
-    if err is None:
+    if name is None:
         check(a["values"]["available"] is True, "AF_ALG works here and the doctor says so")
     else:
-        name = errno.errorcode.get(err, str(err))
         check(a["values"]["available"] is False and a["values"]["errno"] == name,
               f"AF_ALG unavailable with {name}, as socket(AF_ALG) says here "
               f"({a['values']})")
-        if err == errno.EAFNOSUPPORT:
+        if name == "EAFNOSUPPORT":
             check(any("AF_ALG is off" in r for r in doc["recommendations"]),
                   "a recommendation says AF_ALG is off in this kernel")
 
@@ -106,7 +91,7 @@ def test():
     # With neither AF_ALG nor /dev/crypto no program reaches the kernel's AES: whether its AES-NI
     # driver is loaded is moot (info), not a warning.
     acc = c["kernel:accel"]
-    if err is not None and not os.path.exists("/dev/crypto"):
+    if name is not None and not os.path.exists("/dev/crypto"):
         check(acc["values"]["moot"] is True and acc["status"] in ("info", "ok"),
               f"no AF_ALG, no /dev/crypto: the kernel driver question is moot ({acc['status']}: "
               f"{acc['title']})")
@@ -134,7 +119,7 @@ def test():
               f"{ver.strip()}: without -evp it is the low-level AES_*: {speed[0]}")
 
     lib = c["libcrypto"]
-    check(lib["values"]["path"] == ldd_libcrypto(),
+    check(lib["values"]["path"] == ctlib.openssl_libcrypto(),
           f"the libcrypto is the one ldd openssl names ({lib['values']['path']})")
     print(f"libcrypto: ctr {lib['values']['ctr_cpb']} cycles/byte, cbc "
           f"{lib['values']['cbc_cpb']}, AES-NI bound {lib['values']['aesni_bound_cpb']}")
@@ -143,12 +128,12 @@ def test():
               f"libcrypto runs AES at AES-NI speed ({lib['title']})")
 
     eng = c["engine:afalg"]
-    if err is not None:
+    if name is not None:
         check(eng["values"]["loads"] is False and eng["values"]["reason"],
               f"the afalg engine fails to load, with OpenSSL's reason: {eng['values']['reason']}")
-        check(errno.errorcode.get(err, "?") in eng["evidence"],
+        check(name in eng["evidence"],
               f"the afalg engine's evidence names socket(AF_ALG)'s errno: {eng['evidence']}")
-    if err is not None:
+    if name is not None:
         check(eng["status"] == "info" and "no AF_ALG" in eng["title"],
               f"without AF_ALG the afalg engine is a fact, not a warning: [{eng['status']}] "
               f"{eng['title']}")
@@ -172,15 +157,16 @@ def test():
     check(c["ia32cap"]["status"] == "ok", "OPENSSL_ia32cap unset: ok")
 
     # The same, masked: the child measuring libcrypto inherits the mask.
-    rc, so, se = run([CRYPTRACE, "doctor", "--json"], env=with_env(OPENSSL_ia32cap=MASK))
-    doc = parse_json(so, "doctor --json (masked)")
-    c = checks_by_id(doc)
+    p = ctlib.cryptrace("doctor", "--json", env=ctlib.masked_env(), text=True)
+    rc, so = p.returncode, p.stdout
+    doc = ctlib.parse_json(so, "doctor --json (masked)")
+    c = ctlib.doctor_checks(doc)
     check(rc == 1, f"masked: doctor exits 1 (a check failed), got {rc}")
-    check(c["ia32cap"]["status"] == "fail" and c["ia32cap"]["values"]["value"] == MASK
+    check(c["ia32cap"]["status"] == "fail" and c["ia32cap"]["values"]["value"] == ctlib.MASK
           and c["ia32cap"]["values"]["masks_aesni"] is True,
           f"masked: the ia32cap check fails and names the mask ({c['ia32cap']['evidence']})")
     lib = c["libcrypto"]
-    check(lib["values"]["software_aes"] is True and MASK in lib["evidence"],
+    check(lib["values"]["software_aes"] is True and ctlib.MASK in lib["evidence"],
           f"masked: libcrypto flagged as software AES, naming the mask ({lib['evidence']})")
     print(f"masked libcrypto: ctr {lib['values']['ctr_cpb']} cycles/byte")
     check(any("unset OPENSSL_ia32cap" in r for r in doc["recommendations"]),
@@ -188,13 +174,13 @@ def test():
 
     only_actionable_warnings(doc)
 
-    rc, so, se = run([CRYPTRACE, "doctor"])
-    fits_80(so, "doctor text")
+    so = ctlib.cryptrace("doctor", text=True).stdout
+    ctlib.fits_80(so, "doctor text")
     check(re.search(r"^\[(ok  |warn|fail|info)\] ", so, re.M) is not None,
           "the text is a checklist of [ok]/[warn]/[fail]/[info] lines")
     check("recommendations:" in so, "the text ends with recommendations")
-    rc2, so2, se2 = run([CRYPTRACE, "doctor", "--bogus"])
-    check(rc2 == 2, f"an unknown option is a usage error (got {rc2})")
+    rc = ctlib.cryptrace("doctor", "--bogus").returncode
+    check(rc == 2, f"an unknown option is a usage error (got {rc})")
 
 
-main(test)
+ctlib.main(test)

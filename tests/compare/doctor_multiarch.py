@@ -13,7 +13,8 @@ import os
 import shutil
 import subprocess
 
-from cmplib import CRYPTRACE, check, main, parse_json, run, skip, tmpdir, with_env
+import ctlib
+from ctlib import check
 
 ARCHES = {"arm64": "aarch64", "i386": "i386"}
 
@@ -28,7 +29,7 @@ def fetch(cache):
         # apt's own environment: no sanitizer runtime preloaded (the sanitizer pass sets one)
         env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "ASAN_OPTIONS")}
         if not apt or not dpkg:
-            skip("apt-get/dpkg-deb missing: cannot fetch Debian's libssl3 for " + ", ".join(missing))
+            ctlib.skip("apt-get/dpkg-deb missing: cannot fetch Debian's libssl3 for " + ", ".join(missing))
         state = os.path.join(cache, "apt")
         for d in ("lists/partial", "archives/partial"):
             os.makedirs(os.path.join(state, d), exist_ok=True)
@@ -40,7 +41,7 @@ def fetch(cache):
         p = subprocess.run([apt] + opts + ["update"], stdout=subprocess.PIPE, env=env,
                            stderr=subprocess.STDOUT, text=True, timeout=600)
         if p.returncode != 0:
-            skip(f"apt-get update (private state, for {', '.join(missing)}) failed: no network? "
+            ctlib.skip(f"apt-get update (private state, for {', '.join(missing)}) failed: no network? "
                  f"{p.stdout.strip()[-200:]}")
         debs = os.path.join(cache, "debs")
         os.makedirs(debs, exist_ok=True)
@@ -48,7 +49,7 @@ def fetch(cache):
                            cwd=debs, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                            timeout=600, env=env)
         if p.returncode != 0:
-            skip(f"apt-get download libssl3 for {', '.join(missing)} failed: {p.stdout[-200:]}")
+            ctlib.skip(f"apt-get download libssl3 for {', '.join(missing)} failed: {p.stdout[-200:]}")
         for a in missing:
             deb = glob.glob(os.path.join(debs, f"libssl3_*_{a}.deb"))
             check(len(deb) == 1, f"downloaded {os.path.basename(deb[0]) if deb else None}")
@@ -60,28 +61,20 @@ def fetch(cache):
     return {a: f[0] for a, f in found.items()}
 
 
-def host_libcrypto():
-    out = subprocess.run(["ldd", shutil.which("openssl")], stdout=subprocess.PIPE, text=True).stdout
-    for line in out.splitlines():
-        if "libcrypto.so" in line and "=>" in line:
-            return line.split("=>")[1].split()[0]
-    return None
-
-
 def test():
     if not shutil.which("openssl"):
-        skip("openssl is not installed")
-    cache = os.path.join(os.environ.get("CT_BUILD_ROOT") or tmpdir("multiarch-cache"),
+        ctlib.skip("openssl is not installed")
+    cache = os.path.join(os.environ.get("CT_BUILD_ROOT") or ctlib.tmpdir("multiarch-cache"),
                          "tests", "compare", "foreign-libssl3")
     libs = fetch(cache)
-    native_dir = tmpdir("multiarch-native")
+    native_dir = ctlib.tmpdir("multiarch-native")
     native = os.path.join(native_dir, "libcrypto.so.3")
-    shutil.copy(host_libcrypto(), native)  # another file: not the one openssl loads
+    shutil.copy(ctlib.openssl_libcrypto(), native)  # another file: not the one openssl loads
     dirs = [os.path.dirname(p) for p in libs.values()] + [native_dir]
-    env = with_env(CRYPTRACE_DOCTOR_LIBDIRS=":".join(dirs))
+    env = dict(os.environ, CRYPTRACE_DOCTOR_LIBDIRS=":".join(dirs))
 
-    rc, so, se = run([CRYPTRACE, "doctor", "--json"], env=env)
-    doc = parse_json(so, "doctor --json")
+    doc = ctlib.parse_json(ctlib.cryptrace("doctor", "--json", env=env, text=True).stdout,
+                           "doctor --json")
     foreign = [c for c in doc["checks"] if c["id"] == "libcrypto:foreign"]
     check(len(foreign) == 1 and foreign[0]["status"] == "info",
           f"one info check lists the foreign copies: {[(c['status'], c['title']) for c in foreign]}")
@@ -103,10 +96,10 @@ def test():
     check(not [c for c in doc["checks"] if c["status"] in ("warn", "fail") and
                c["id"].startswith("libcrypto")],
           "no libcrypto warning or failure")
-    rc, text, se = run([CRYPTRACE, "doctor"], env=env)
+    text = ctlib.cryptrace("doctor", env=env, text=True).stdout
     check("could not be measured" not in text and "[info] " in text and
           "of other architectures found" in text,
           "the text: no 'could not be measured', an [info] line for the foreign copies")
 
 
-main(test)
+ctlib.main(test)

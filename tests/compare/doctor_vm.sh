@@ -8,19 +8,14 @@
 source "$(dirname "$0")/../vm/lib.sh"
 
 mode=${1:?usage: doctor_vm.sh aesni|generic}
-case $mode in
-aesni) guest_opt=--aesni ;;
-generic) guest_opt=--no-aesni ;;
-*) fail "unknown mode $mode" ;;
-esac
+guest_mode "$mode"
 
-ct=$build_root/tracer/cryptrace
-[[ -x $ct ]] || fail "$ct is not built (ninja -C $build_root)"
+need_built "$cryptrace"
 
-guest "$guest_opt" --files "$ct" --out "$scratch/out" -- "
-	'$ct' doctor --json >\$OUT/doctor.json
+guest "$guest_opt" --files "$cryptrace" --out "$scratch/out" -- "
+	'$cryptrace' doctor --json >\$OUT/doctor.json
 	echo doctor-status=\$?
-	'$ct' doctor >\$OUT/doctor.txt
+	'$cryptrace' doctor >\$OUT/doctor.txt
 	cat /proc/crypto >\$OUT/proc-crypto
 	lsmod >\$OUT/lsmod
 " || fail "the guest script failed"
@@ -31,31 +26,36 @@ cat "$scratch/out/doctor.txt"
 picked=$(proc_crypto_pick "$scratch/out/proc-crypto" 'cbc(aes)')
 note "the guest's /proc/crypto picks $picked for cbc(aes)"
 
-python3 - "$scratch/out/doctor.json" "$mode" "$picked" <<'PY' || fail "doctor's report is wrong"
+ctlib_python - "$scratch/out/doctor.json" "$mode" "$picked" <<'PY' || fail "doctor's report is wrong"
 import json, sys
+import ctlib
+from ctlib import check
 doc = json.load(open(sys.argv[1]))
 mode, picked = sys.argv[2], sys.argv[3]
-c = {}
-for x in doc["checks"]:
-    c.setdefault(x["id"], x)
-def need(cond, what):
-    print(("ok: " if cond else "FAIL: ") + what)
-    if not cond:
-        sys.exit(1)
-need(c["afalg"]["values"]["available"] is True, "AF_ALG available in the guest")
-k = c["kernel:cbc(aes)"]["values"]
-need(k["driver"] == picked, f"cbc(aes): the doctor names the driver /proc/crypto picks ({k['driver']})")
-if mode == "aesni":
-    need(k["driver"] == "cbc-aes-aesni" and k["class"] == "cpu", f"cbc-aes-aesni, class cpu ({k})")
-    need(c["kernel:accel"]["values"]["loaded"] is True, "aesni-intel loaded")
-else:
-    need(k["class"] == "software" and "aesni" not in k["driver"], f"a generic driver ({k})")
-    need(c["kernel:accel"]["values"]["loaded"] is False, "aesni-intel not loaded")
-    need(any("modprobe aesni-intel" in r for r in doc["recommendations"]),
-         "recommends modprobe aesni-intel")
-need(c["engine:afalg"]["values"]["loads"] is True, "the afalg engine loads where AF_ALG works")
-x = c["crossover"]
-need(x["status"] in ("info", "ok") and "kernel" in x["evidence"],
-     f"the crossover was measured ({x['title']})")
+c = ctlib.doctor_checks(doc)
+
+
+def test():
+    check(c["afalg"]["values"]["available"] is True, "AF_ALG available in the guest")
+    k = c["kernel:cbc(aes)"]["values"]
+    check(k["driver"] == picked,
+          f"cbc(aes): the doctor names the driver /proc/crypto picks ({k['driver']})")
+    if mode == "aesni":
+        check(k["driver"] == "cbc-aes-aesni" and k["class"] == "cpu",
+              f"cbc-aes-aesni, class cpu ({k})")
+        check(c["kernel:accel"]["values"]["loaded"] is True, "aesni-intel loaded")
+    else:
+        check(k["class"] == "software" and "aesni" not in k["driver"], f"a generic driver ({k})")
+        check(c["kernel:accel"]["values"]["loaded"] is False, "aesni-intel not loaded")
+        check(any("modprobe aesni-intel" in r for r in doc["recommendations"]),
+              "recommends modprobe aesni-intel")
+    check(c["engine:afalg"]["values"]["loads"] is True,
+          "the afalg engine loads where AF_ALG works")
+    x = c["crossover"]
+    check(x["status"] in ("info", "ok") and "kernel" in x["evidence"],
+          f"the crossover was measured ({x['title']})")
+
+
+ctlib.verdict(test)
 PY
 note "doctor in the $mode guest: AF_ALG available, cbc(aes) -> $picked"

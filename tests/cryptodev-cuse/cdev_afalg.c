@@ -18,14 +18,9 @@
 #include <linux/netlink.h>
 
 #include "cdev_afalg.h"
+#include "kernel_decode.h" /* AF_ALG, SOL_ALG where the libc headers lack them */
 #include "proc_crypto.h"
 
-#ifndef AF_ALG
-#define AF_ALG 38
-#endif
-#ifndef SOL_ALG
-#define SOL_ALG 279
-#endif
 #ifndef CRYPTO_ALG_KERNEL_DRIVER_ONLY
 #define CRYPTO_ALG_KERNEL_DRIVER_ONLY 0x00001000
 #endif

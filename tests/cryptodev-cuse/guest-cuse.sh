@@ -21,21 +21,13 @@ source "$(dirname "$0")/../vm/lib.sh"
 export CT_VM_APPEND="${CT_VM_APPEND:-} no_timer_check"
 
 mode=${1:?usage: guest-cuse.sh aesni|generic}
-case $mode in
-aesni) guest_opt=--aesni ;;
-generic) guest_opt=--no-aesni ;;
-*) fail "unknown mode $mode" ;;
-esac
+guest_mode "$mode"
 
 cuse_dir=$build_root/tests/cryptodev-cuse
 server=$cuse_dir/cdev-cuse
 checker=$cuse_dir/cdev_check
 bench=$build_root/examples/kernel/cryptodev_bench
-cryptrace=$build_root/tracer/cryptrace
-preload=$build_root/preload/libcryptrace.so
-for f in "$server" "$checker" "$bench" "$cryptrace" "$preload"; do
-	[[ -f $f ]] || fail "$f is not built (ninja -C $build_root)"
-done
+need_built "$server" "$checker" "$bench" "$cryptrace" "$preload"
 command -v python3 >/dev/null || fail "python3 is needed to read the JSON reports"
 files=("$server" "$checker" "$bench" "$cryptrace" "$preload")
 # libfuse's thread pool ends its workers with pthread_cancel, for which glibc dlopens libgcc_s:

@@ -9,9 +9,8 @@ copy is byte-identical, and no sshd process (the seccomp-sandboxed pre-auth chil
 dies of a signal."""
 import os
 
-import e2elib  # first: it makes tests/integration/ctlib.py importable
 import ctlib
-from e2elib import check
+from ctlib import check, daemons
 
 CIPHERS = [
     # ssh -c name, libcrypto cipher name, expected on the bulk path
@@ -24,15 +23,15 @@ CIPHERS = [
 def setup(tmp):
     sftp = next((p for p in ("/usr/lib/openssh/sftp-server", "/usr/libexec/sftp-server")
                  if os.path.exists(p)), "internal-sftp")
-    return e2elib.ssh_setup(tmp, sftp)
+    return daemons.ssh_setup(tmp, sftp)
 
 
 def one(tmp, cfg, src, ssh_cipher, cipher):
     tag = ssh_cipher.split("@")[0]
     sdir, cdir = ctlib.tmpdir(f"sshd-{tag}"), ctlib.tmpdir(f"scp-{tag}")
     dst = os.path.join(tmp, f"dst-{tag}.bin")
-    port = e2elib.free_port()
-    sshd = e2elib.Daemon(["/usr/sbin/sshd", "-D", "-e", "-p", str(port), "-o",
+    port = ctlib.free_port()
+    sshd = daemons.Daemon(["/usr/sbin/sshd", "-D", "-e", "-p", str(port), "-o",
                           "ListenAddress=127.0.0.1", "-f", cfg], sdir, "Server listening on")
     try:
         p = ctlib.run_traced(["scp", "-q", "-c", ssh_cipher, "-o", "BatchMode=yes", "-o",
@@ -48,7 +47,7 @@ def one(tmp, cfg, src, ssh_cipher, cipher):
         except (OSError, ValueError):
             pid = 0  # no pid file: stop() signals the launcher's whole session instead
         log = sshd.stop(pid)
-    check(e2elib.same_file(src, dst), f"{ssh_cipher}: the copied file is byte-identical")
+    check(daemons.same_file(src, dst), f"{ssh_cipher}: the copied file is byte-identical")
     for word in ("seccomp", "killed by signal", "terminated by signal", "SIGSYS",
                  "Bad system call"):
         check(word not in log, f"{ssh_cipher}: sshd log has no {word!r}")
@@ -62,21 +61,21 @@ def one(tmp, cfg, src, ssh_cipher, cipher):
     print(f"server roles: {sorted(r for r in roles if r)}")
     check(any(r and "pre-auth" in r for r in roles), "the pre-auth child has its own trace")
     if cipher:
-        cproc = e2elib.check_side(client, "client", cipher, "encrypt", {"ssh"}, "SSH transport")
-        sproc = e2elib.check_side(server, "server", cipher, "decrypt", {"sshd"}, "SSH transport")
+        cproc = daemons.check_side(client, "client", cipher, "encrypt", {"ssh"}, "SSH transport")
+        sproc = daemons.check_side(server, "server", cipher, "decrypt", {"sshd"}, "SSH transport")
         check("ssh client" in cproc.get("role", ""), f"client role {cproc.get('role')!r}")
         check(sproc.get("role", "").startswith("sshd"), f"server role {sproc.get('role')!r}")
         # every context set-up counted at its call site (ssh's cipher_init, once per direction
         # and key exchange)
-        e2elib.check_creators(client, "client", cipher, "encrypt", {"ssh"}, "SSH transport")
-        e2elib.check_creators(server, "server", cipher, "decrypt", {"sshd"}, "SSH transport")
+        daemons.check_creators(client, "client", cipher, "encrypt", {"ssh"}, "SSH transport")
+        daemons.check_creators(server, "server", cipher, "decrypt", {"sshd"}, "SSH transport")
         check_folded(cdir, cipher, "ssh")
         return
     # chacha20-poly1305: OpenSSH drives libcrypto's ChaCha20 stream through EVP (or, built
     # without it, its own code, which cryptrace cannot see: that must fail this test loudly)
     for side, doc in (("client", client), ("server", server)):
         big = [p for p in doc["paths"] if not p["cipher"].startswith("aes") and
-               p["bytes"] >= e2elib.COPY_BYTES]
+               p["bytes"] >= daemons.COPY_BYTES]
         desc = ctlib.describe_paths(doc)
         check(big, f"{side}: chacha20-poly1305 shows as a non-AES path with >= 64 MiB:\n{desc}")
         check(all("chacha" in p["cipher"] for p in big), f"{side}: it is named chacha20: "
@@ -98,17 +97,17 @@ def check_folded(tdir, cipher, module):
     top = max(bulk, key=lambda l: int(l.rsplit(" ", 1)[-1]))
     frames = top.rsplit(" ", 1)[0].split(";")
     check(any(f.startswith(module) for f in frames), f"--folded stack passes through {module}: {top}")
-    check(int(top.rsplit(" ", 1)[-1]) >= e2elib.COPY_BYTES,
+    check(int(top.rsplit(" ", 1)[-1]) >= daemons.COPY_BYTES,
           f"--folded weighs the bulk stack by its bytes (>= 64 MiB): {top}")
 
 
 def test():
-    e2elib.need_sshd()
+    daemons.need_sshd()
     tmp = ctlib.tmpdir("e2e-ssh")
     os.chmod(tmp, 0o755)
     cfg = setup(tmp)
     src = os.path.join(tmp, "src.bin")
-    e2elib.random_file(src, e2elib.COPY_BYTES)
+    daemons.random_file(src, daemons.COPY_BYTES)
     for ssh_cipher, cipher in CIPHERS:
         print(f"--- scp -c {ssh_cipher}")
         one(tmp, cfg, src, ssh_cipher, cipher)

@@ -9,9 +9,8 @@ records from how the record layer drives them), and the crypto share of the proc
 fetched file is identical. s_server runs with -naccept 1, so it exits by itself (a clean END)."""
 import os
 
-import e2elib  # first: it makes tests/integration/ctlib.py importable
 import ctlib
-from e2elib import check
+from ctlib import check, daemons
 
 CASES = [
     ("TLS 1.2", ["--tlsv1.2", "--tls-max", "1.2", "--ciphers", "ECDHE-RSA-AES128-GCM-SHA256"],
@@ -21,44 +20,28 @@ CASES = [
 
 
 def test():
-    openssl, curl = e2elib.need_openssl_curl()
+    daemons.need_openssl_curl()
     ctlib.need_program("cmp")
     tmp = ctlib.tmpdir("e2e-tls")
-    key, cert = e2elib.throwaway_cert(tmp)
+    key, cert = ctlib.throwaway_cert(tmp)
     src = os.path.join(tmp, "big.bin")
-    e2elib.random_file(src, e2elib.COPY_BYTES)
+    daemons.random_file(src, daemons.COPY_BYTES)
     for name, curl_opts, cipher in CASES:
         print(f"--- {name}")
-        tag = name.replace(" ", "").replace(".", "")
-        sdir, cdir = ctlib.tmpdir(f"s_server-{tag}"), ctlib.tmpdir(f"curl-{tag}")
-        out = os.path.join(tmp, f"got-{tag}.bin")
-        port = e2elib.free_port()
-        server = e2elib.Daemon([openssl, "s_server", "-WWW", "-naccept", "1", "-accept",
-                                f"127.0.0.1:{port}", "-cert", cert, "-key", key], sdir,
-                               "ACCEPT", cwd=tmp)
-        try:
-            p = ctlib.run_traced([curl, "-sS", "-k", "-o", out] + curl_opts +
-                                 [f"https://127.0.0.1:{port}/big.bin"], cdir)
-            check(p.returncode == 0, f"{name}: curl exited 0 under cryptrace "
-                  f"({p.stderr.decode(errors='replace').strip()[-300:]})")
-            server.wait()
-        finally:
-            server.stop()
-        check(e2elib.same_file(src, out), f"{name}: the fetched file is identical")
-        client, srv = ctlib.report_ok([cdir]), ctlib.report_ok([sdir])
+        srv, client = daemons.s_server_curl(tmp, cert, key, name, curl_opts, src)
         libssl = {m for doc in (client, srv) for pr in doc["processes"]
                   for pa in pr.get("paths", [])
                   for m in [(pa.get("created_by") or {}).get("module", "")]
                   if m.startswith("libssl")}
         check(libssl, f"{name}: some contexts were created by libssl ({sorted(libssl)})")
-        sproc = e2elib.check_side(srv, "server", cipher, "encrypt", libssl, "TLS")
-        cproc = e2elib.check_side(client, "client", cipher, "decrypt", libssl, "TLS")
+        sproc = daemons.check_side(srv, "server", cipher, "encrypt", libssl, "TLS")
+        cproc = daemons.check_side(client, "client", cipher, "decrypt", libssl, "TLS")
         check(sproc.get("role") == "openssl s_server", f"server role {sproc.get('role')!r}")
         check(cproc.get("role", "").startswith("curl"), f"client role {cproc.get('role')!r}")
         # the record layer's usage patterns name the protocol version: a GCM ctrl per record
         # (EVP_CTRL_AEAD_TLS1_AAD) in TLS 1.2, a new IV per record on the same key in TLS 1.3
         for doc, side, direction in ((srv, "server", "encrypt"), (client, "client", "decrypt")):
-            e2elib.check_creators(doc, side, cipher, direction, libssl, f"{name} records")
+            daemons.check_creators(doc, side, cipher, direction, libssl, f"{name} records")
 
 
 ctlib.main(test)

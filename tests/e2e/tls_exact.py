@@ -19,9 +19,8 @@ Before these counts were exact, CCM counted 2x and a 64 KiB write pattern 3 % of
 import os
 import sys
 
-import e2elib  # first: it makes tests/integration/ctlib.py importable
 import ctlib
-from e2elib import check
+from ctlib import check, daemons
 
 MIB = 1 << 20
 FILE_BYTES = 16 * MIB
@@ -42,34 +41,14 @@ def totals(paths):
     return sum(p["calls"] for p in paths), sum(p["bytes"] for p in paths)
 
 
-def s_server_curl(tmp, cert, key, name, server_opts, curl_opts, src):
-    openssl, curl = ctlib.need_program("openssl"), ctlib.need_program("curl")
-    tag = name.replace(" ", "-")
-    sdir, cdir = ctlib.tmpdir(f"exact-s-{tag}"), ctlib.tmpdir(f"exact-c-{tag}")
-    out = os.path.join(tmp, f"got-{tag}.bin")
-    port = e2elib.free_port()
-    server = e2elib.Daemon([openssl, "s_server", "-WWW", "-naccept", "1", "-accept",
-                            f"127.0.0.1:{port}", "-cert", cert, "-key", key] + server_opts, sdir,
-                           "ACCEPT", cwd=tmp)
-    try:
-        p = ctlib.run_traced([curl, "-sS", "-k", "-o", out] + curl_opts +
-                             [f"https://127.0.0.1:{port}/{os.path.basename(src)}"], cdir)
-        check(p.returncode == 0, f"{name}: curl exited 0 under cryptrace "
-              f"({p.stderr.decode(errors='replace').strip()[-300:]})")
-        server.wait()
-    finally:
-        server.stop()
-    check(e2elib.same_file(src, out), f"{name}: the fetched file is identical")
-    return ctlib.report_ok([sdir]), ctlib.report_ok([cdir])
-
-
 def tls13_ccm(tmp, cert, key, src):
     got = {}
     for suite, cipher in (("TLS_AES_128_CCM_SHA256", "aes-128-ccm"),
                           ("TLS_AES_128_GCM_SHA256", "aes-128-gcm")):
         name = f"TLS 1.3 {suite}"
-        srv, cli = s_server_curl(tmp, cert, key, name, ["-ciphersuites", suite],
-                                 ["--tlsv1.3", "--tls13-ciphers", suite], src)
+        srv, cli = daemons.s_server_curl(tmp, cert, key, name,
+                                         ["--tlsv1.3", "--tls13-ciphers", suite], src,
+                                         server_opts=["-ciphersuites", suite])
         for side, doc, direction in (("server", srv, "encrypt"), ("client", cli, "decrypt")):
             paths = data_paths(doc, cipher, direction)
             calls, nbytes = totals(paths)
@@ -92,7 +71,7 @@ def tls12_multiblock(tmp, cert, key):
         name = f"TLS 1.2 AES128-SHA no-EtM, writes of {write or 'all'}"
         portfile = os.path.join(tmp, f"port-{write}")
         sdir, cdir = ctlib.tmpdir(f"exact-py-s-{write}"), ctlib.tmpdir(f"exact-py-c-{write}")
-        server = e2elib.Daemon([py, PEER, "server", portfile, cert, key, "AES128-SHA"], sdir,
+        server = daemons.Daemon([py, PEER, "server", portfile, cert, key, "AES128-SHA"], sdir,
                                "listening")
         try:
             with open(portfile) as f:
@@ -124,8 +103,9 @@ def tls12_multiblock(tmp, cert, key):
 
 def tls12_s_server(tmp, cert, key, src):
     name = "TLS 1.2 AES128-SHA no-EtM s_server"
-    srv, cli = s_server_curl(tmp, cert, key, name, ["-tls1_2", "-no_etm", "-cipher", "AES128-SHA"],
-                             ["--tlsv1.2", "--tls-max", "1.2", "--ciphers", "AES128-SHA"], src)
+    srv, cli = daemons.s_server_curl(tmp, cert, key, name,
+                                     ["--tlsv1.2", "--tls-max", "1.2", "--ciphers", "AES128-SHA"],
+                                     src, server_opts=["-tls1_2", "-no_etm", "-cipher", "AES128-SHA"])
     counted = {}
     for side, doc, direction in (("server", srv, "encrypt"), ("client", cli, "decrypt")):
         calls, counted[side] = totals(data_paths(doc, "aes-128-cbc-hmac-sha1", direction) or
@@ -137,12 +117,12 @@ def tls12_s_server(tmp, cert, key, src):
 
 
 def test():
-    openssl, curl = e2elib.need_openssl_curl()
+    openssl, curl = daemons.need_openssl_curl()
     ctlib.need_program("cmp")
     tmp = ctlib.tmpdir("e2e-exact")
-    key, cert = e2elib.throwaway_cert(tmp)
+    key, cert = ctlib.throwaway_cert(tmp)
     src = os.path.join(tmp, "file.bin")
-    e2elib.random_file(src, FILE_BYTES)
+    daemons.random_file(src, FILE_BYTES)
     tls13_ccm(tmp, cert, key, src)
     tls12_multiblock(tmp, cert, key)
     tls12_s_server(tmp, cert, key, src)

@@ -26,6 +26,7 @@
 #include <openssl/evp.h>
 
 #include "cryptodev_abi.h"
+#include "fixed_data.h"
 
 static int failures;
 
@@ -326,12 +327,7 @@ int main(void)
 		printf("SKIP: run under libcryptrace.so with CRYPTRACE_ROUTE=aes-*=aesni\n");
 		return 77;
 	}
-	for (size_t i = 0; i < sizeof(key); i++)
-		key[i] = (uint8_t)(i * 7 + 1);
-	for (size_t i = 0; i < sizeof(iv); i++)
-		iv[i] = (uint8_t)(0xa0 + i);
-	for (size_t i = 0; i < sizeof(data); i++)
-		data[i] = (uint8_t)(i * 13 + 5);
+	fixed_data_fill(key, sizeof(key), iv, sizeof(iv), data, sizeof(data));
 	test_cryptodev();
 	test_afalg();
 	printf("%d failure(s)\n", failures);

@@ -8,61 +8,57 @@ nothing changes (the examples exit 2, openssl says Invalid engine)."""
 import os
 import re
 import shutil
-import socket
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'kernel'))
-from kernel_lib import CRYPTRACE, CT_LIB, EXAMPLES, FAKE_CDEV, Failure, check, events, main, paths, report, run, skip  # noqa: E402
+import ctlib
+from ctlib import check
 
 ROUTE = 'aes-*=aesni'
 CLIENT = os.environ.get('CT_EMUL_CLIENT', '')
+EXAMPLES = os.environ.get('CT_KERNEL_EXAMPLES', '')
+FAKE_CDEV = os.environ.get('CT_FAKE_CDEV', '')
 
 
-def aesni_here():
-    with open('/proc/cpuinfo') as f:
-        return ' aes ' in f.read()
+def bare(argv):
+    return ctlib.run(argv, env=ctlib.bare_env(), text=True)
 
 
-def kernel_has_interfaces():
-    try:
-        s = socket.socket(38, socket.SOCK_SEQPACKET, 0)
-        s.close()
-        return True
-    except OSError:
-        return os.path.exists('/dev/crypto')
+def launched(name, argv, route=ROUTE, **extra):
+    """argv under `cryptrace run -o DIR --route ROUTE`; returns (CompletedProcess, DIR)."""
+    out = ctlib.tmpdir(name)
+    return ctlib.run_traced(argv, out, quiet=False, extra=['--route', route],
+                            env=ctlib.bare_env(**extra), text=True), out
 
 
-def traced(tmp, name, argv):
+def traced(name, argv):
     """argv under `cryptrace run --route`; returns (CompletedProcess, report)."""
-    out = os.path.join(tmp, name)
-    r = run([CRYPTRACE, 'run', '-o', out, '--route', ROUTE, '--'] + argv)
-    return r, report(out)
+    r, out = launched(name, argv)
+    return r, ctlib.report_ok([out])
 
 
 def routed_paths(doc, api):
-    ps = paths(doc, api=api)
+    ps = ctlib.paths(doc, api=api)
     check(ps and all(p['impl'] == 'route:aesni' and p['route'] == 'aesni' and p['flags'] & 1 and
                      p['syscalls'] == 0 for p in ps),
           '%s paths are route:aesni, flagged routed, 0 kernel syscalls: %s' %
           (api, sorted({(p['cipher'], p['dir'], p['entry'], p['calls']) for p in ps})))
-    check(events(doc, kind='route'), 'route events recorded')
+    check(ctlib.events(doc, kind='route'), 'route events recorded')
     return ps
 
 
-def test(tmp):
-    if not aesni_here():
-        skip('no AES-NI on this CPU: the aesni route falls back to the kernel')
-    if kernel_has_interfaces():
-        skip('this host has AF_ALG or /dev/crypto: the emulation-on-a-bare-host story does not apply '
+def test():
+    if not ctlib.cpu_has_aes():
+        ctlib.skip('no AES-NI on this CPU: the aesni route falls back to the kernel')
+    if ctlib.afalg_refused() is None or os.path.exists('/dev/crypto'):
+        ctlib.skip('this host has AF_ALG or /dev/crypto: the emulation-on-a-bare-host story does not apply '
              '(the vm test covers the kernel case)')
     ex = lambda n: os.path.join(EXAMPLES, n)  # noqa: E731
 
     # The semantics the examples do not reach (errno, IV chaining, AIO, poll/dup/close).
     if CLIENT:
-        r, doc = traced(tmp, 'client', [CLIENT])
+        r, doc = traced('client', [CLIENT])
         print(r.stdout)
         check(r.returncode == 0, 'emul_client: every check passes under the route (exit %d)' % r.returncode)
-        fails = events(doc, kind='call-failed')
+        fails = ctlib.events(doc, kind='call-failed')
         check(any(e['call'] == 'bind' and e['errno_name'] == 'ENOENT' for e in fails),
               'the refused bind is recorded as call-failed ENOENT')
         check(any(e['call'].startswith('ioctl(CIOCGSESSION)') and e['errno_name'] == 'EINVAL' for e in fails),
@@ -72,10 +68,10 @@ def test(tmp):
     sizes = '16,64,1024,16384,65536'
     for direction in ([], ['--decrypt']):
         argv = [ex('cryptodev_bench'), '--cipher', 'all', '--count', '7', '--sizes', sizes] + direction
-        bare = run(argv)
-        check(bare.returncode == 2 and 'open(/dev/crypto)' in bare.stderr,
+        b = bare(argv)
+        check(b.returncode == 2 and 'open(/dev/crypto)' in b.stderr,
               'bare cryptodev_bench%s: no device, exit 2' % ' '.join(direction))
-        r, doc = traced(tmp, 'cdev' + ''.join(direction), argv)
+        r, doc = traced('cdev' + ''.join(direction), argv)
         check(r.returncode == 0 and 'cryptrace-aesni' in r.stdout,
               'cryptodev_bench%s under the route: exit 0, driver cryptrace-aesni (%s)' %
               (' '.join(direction), r.stderr.strip()[-200:]))
@@ -90,33 +86,33 @@ def test(tmp):
               'one path per mode')
 
     # Without a device, a cipher the route leaves alone meets "a device lacking it": EINVAL.
-    out = os.path.join(tmp, 'cbc-only')
-    r = run([CRYPTRACE, 'run', '-o', out, '--route', 'aes-*-cbc=aesni', '--', ex('cryptodev_bench'),
-             '--cipher', 'ctr', '--count', '1', '--sizes', '16'])
-    ev = events(report(out), kind='call-failed', call='ioctl(CIOCGSESSION)', errno_name='EINVAL')
+    r, out = launched('cbc-only', [ex('cryptodev_bench'), '--cipher', 'ctr', '--count', '1', '--sizes', '16'],
+                      route='aes-*-cbc=aesni')
+    ev = ctlib.events(ctlib.report_ok([out]), kind='call-failed', call='ioctl(CIOCGSESSION)',
+                      errno_name='EINVAL')
     check(r.returncode == 2 and 'Invalid argument' in r.stderr and ev and 'AES_CTR' in ev[0]['detail'],
           'a cbc-only route: the CTR session is refused with EINVAL and recorded (%s)' % r.stderr.strip()[-80:])
 
     # No AES-NI usable (capped off): the route cannot serve, one fallback event says why, and the
     # program meets the kernel as it is (no device: exit 2).
-    out = os.path.join(tmp, 'no-aesni')
-    r = run([CRYPTRACE, 'run', '-o', out, '--route', ROUTE, '--', ex('cryptodev_bench'), '--count', '1',
-             '--sizes', '16'], env_extra={'CRYPTRACE_AESNI_MAX': 'none'})
-    doc = report(out)
-    fb = events(doc, kind='fallback', call='route')
+    r, out = launched('no-aesni', [ex('cryptodev_bench'), '--count', '1', '--sizes', '16'],
+                      CRYPTRACE_AESNI_MAX='none')
+    doc = ctlib.report_ok([out])
+    fb = ctlib.events(doc, kind='fallback', call='route')
     check(r.returncode == 2 and 'open(/dev/crypto)' in r.stderr and len(fb) == 1 and
-          'no AES-NI' in fb[0]['detail'] and events(doc, kind='call-failed', call='open'),
+          'no AES-NI' in fb[0]['detail'] and ctlib.events(doc, kind='call-failed', call='open'),
           'without AES-NI: one fallback event, the ENOENT open recorded, exit 2 as bare')
 
     # A device present (the kernel suite's stand-in, preloaded after the tracer so it is what the
     # tracer's "real" open/ioctl reach): the route takes CTR only; CBC/ECB/XTS stay on the device.
     if FAKE_CDEV and os.path.exists(FAKE_CDEV):
-        out = os.path.join(tmp, 'cdev-present')
+        out = ctlib.tmpdir('cdev-present')
         argv = [ex('cryptodev_bench'), '--cipher', 'all', '--no-verify', '--count', '3', '--sizes', '16,4096']
-        r = run(argv, [CT_LIB, FAKE_CDEV], out, {'CRYPTRACE_ROUTE': 'aes-*-ctr=aesni'})
+        r = ctlib.run(argv, env=ctlib.preload_env(out, [FAKE_CDEV], CRYPTRACE_ROUTE='aes-*-ctr=aesni'),
+                      text=True)
         check(r.returncode == 0, 'cryptodev_bench with a device and a ctr-only route: exit 0 (%s)' % r.stderr[-200:])
-        doc = report(out)
-        byc = {p['cipher']: p for p in paths(doc, api='cryptodev')}
+        doc = ctlib.report_ok([out])
+        byc = {p['cipher']: p for p in ctlib.paths(doc, api='cryptodev')}
         check(set(byc) == {'aes-128-cbc', 'aes-128-ctr', 'aes-128-ecb', 'aes-128-xts'}, 'four cryptodev paths')
         ctr = byc['aes-128-ctr']
         check(ctr['impl'] == 'route:aesni' and ctr['syscalls'] == 0, 'ctr: route:aesni, 0 syscalls')
@@ -125,9 +121,11 @@ def test(tmp):
               'cbc/ecb/xts stay on the device, 1 syscall per request: %s' %
               [(c, p['impl'], p['syscalls'], p['calls']) for c, p in sorted(byc.items())])
         # the routed CTR sessions never reach the device, so OpenSSL's check holds
-        r = run([ex('cryptodev_bench'), '--cipher', 'ctr', '--count', '3', '--sizes', '16,100,4096'],
-                [CT_LIB, FAKE_CDEV], os.path.join(tmp, 'cdev-present-ctr'), {'CRYPTRACE_ROUTE': 'aes-*-ctr=aesni'})
-        ps = paths(report(os.path.join(tmp, 'cdev-present-ctr')), api='cryptodev')
+        out = ctlib.tmpdir('cdev-present-ctr')
+        r = ctlib.run([ex('cryptodev_bench'), '--cipher', 'ctr', '--count', '3', '--sizes', '16,100,4096'],
+                      env=ctlib.preload_env(out, [FAKE_CDEV], CRYPTRACE_ROUTE='aes-*-ctr=aesni'),
+                      text=True)
+        ps = ctlib.paths(ctlib.report_ok([out]), api='cryptodev')
         check(r.returncode == 0 and ps and all(p['impl'] == 'route:aesni' for p in ps),
               'CTR with a device present is served in-process and verifies against OpenSSL (exit %d)'
               % r.returncode)
@@ -136,9 +134,8 @@ def test(tmp):
     for mode in ('sendmsg', 'splice'):
         for alg in ('cbc(aes)', 'ctr(aes)', 'ecb(aes)', 'xts(aes)'):
             argv = [ex('afalg_bench'), '--mode', mode, '--alg', alg, '--count', '5', '--sizes', sizes]
-            bare = run(argv)
-            check(bare.returncode == 2, 'bare afalg_bench %s %s: exit 2' % (mode, alg))
-            r, doc = traced(tmp, 'afalg-%s-%s' % (mode, alg[:3]), argv)
+            check(bare(argv).returncode == 2, 'bare afalg_bench %s %s: exit 2' % (mode, alg))
+            r, doc = traced('afalg-%s-%s' % (mode, alg[:3]), argv)
             check(r.returncode == 0, 'afalg_bench --mode %s --alg %s under the route: exit 0 (%s)' %
                   (mode, alg, (r.stdout + r.stderr).strip()[-300:]))
             ps = routed_paths(doc, 'afalg')
@@ -152,23 +149,23 @@ def test(tmp):
     # afalg_aead: GCM encrypt/decrypt against OpenSSL, the tampered tag refused with EBADMSG.
     for bits in ('128', '256'):
         argv = [ex('afalg_aead'), '--bits', bits, '--count', '50']
-        r, doc = traced(tmp, 'aead' + bits, argv)
+        r, doc = traced('aead' + bits, argv)
         check(r.returncode == 0, 'afalg_aead --bits %s under the route: exit 0 (%s)' % (bits, r.stdout.strip()[-200:]))
         ps = routed_paths(doc, 'afalg')
         dec_err = sum(p['errors'] for p in ps if p['dir'] == 'decrypt')
         check(dec_err == 1, 'the tampered tag is the one decrypt error (%d)' % dec_err)
         check(any(e['call'] == 'read' and e['errno_name'] == 'EBADMSG'
-                  for e in events(doc, kind='call-failed')), 'EBADMSG recorded')
+                  for e in ctlib.events(doc, kind='call-failed')), 'EBADMSG recorded')
 
     # openssl speed -engine afalg: the engine loads, AF_ALG served in-process, call for call.
     openssl = shutil.which('openssl')
     if not openssl:
-        skip('no openssl binary')
+        ctlib.skip('no openssl binary')
     argv = [openssl, 'speed', '-seconds', '1', '-bytes', '16', '-engine', 'afalg', '-evp', 'aes-128-cbc']
-    bare = run(argv)
-    check('Invalid engine "afalg"' in bare.stdout + bare.stderr, 'without the route: Invalid engine (unchanged)')
+    b = bare(argv)
+    check('Invalid engine "afalg"' in b.stdout + b.stderr, 'without the route: Invalid engine (unchanged)')
     argv = [openssl, 'speed', '-seconds', '1', '-engine', 'afalg', '-evp', 'aes-128-cbc']
-    r, doc = traced(tmp, 'speed', argv)
+    r, doc = traced('speed', argv)
     text = r.stdout + r.stderr
     check(r.returncode == 0 and 'Invalid engine' not in text and 'Engine "afalg" set.' in text,
           'with the route: Engine "afalg" set, exit %d' % r.returncode)
@@ -178,9 +175,9 @@ def test(tmp):
     check(all(p['entry'] == 'io_submit' for p in ps), 'the engine reads with io_submit')
     calls = sum(p['calls'] for p in ps)
     check(calls == sum(counts), 'afalg calls == openssl\'s count: %d == %d' % (calls, sum(counts)))
-    evp = paths(doc, api='evp', impl='engine:afalg')
+    evp = ctlib.paths(doc, api='evp', impl='engine:afalg')
     check(evp and sum(p['calls'] for p in evp) == calls, 'the EVP path engine:afalg has the same calls')
 
 
 if __name__ == '__main__':
-    main(test)
+    ctlib.main(test)

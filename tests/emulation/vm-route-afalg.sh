@@ -9,14 +9,9 @@
 # and equal to the host's openssl without an engine. Guest timings are TCG: not performance data.
 source "$(dirname "$0")/../vm/lib.sh"
 
-cryptrace=$build_root/tracer/cryptrace
-preload=$build_root/preload/libcryptrace.so
-[[ -x $cryptrace ]] || fail "$cryptrace is not built (ninja -C $build_root)"
-[[ -f $preload ]] || fail "$preload is not built (ninja -C $build_root)"
+need_built "$cryptrace" "$preload"
 examples=$build_root/examples/kernel
-for x in afalg_bench afalg_aead; do
-	[[ -x $examples/$x ]] || fail "$examples/$x is not built (ninja -C $build_root)"
-done
+need_built "$examples/afalg_bench" "$examples/afalg_aead"
 command -v python3 >/dev/null || fail "python3 is needed to read the JSON report"
 
 key=000102030405060708090a0b0c0d0e0f

@@ -13,11 +13,9 @@ same errors (stderr) with and without cryptrace. The afalg and config cases need
 refuses AF_ALG (this host); where AF_ALG works they are skipped, and exit 77 if nothing ran."""
 import os
 import re
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
-import ctlib  # noqa: E402
-from ctlib import check  # noqa: E402
+import ctlib
+from ctlib import check
 
 KEY = ["-K", "000102030405060708090a0b0c0d0e0f", "-iv", "0f0e0d0c0b0a09080706050403020100"]
 CONF = """openssl_conf = openssl_init

@@ -14,9 +14,7 @@ import shutil
 import struct
 
 import ctlib
-from ctlib import check
-
-import ctsecrets
+from ctlib import check, secretscan
 
 HEADER = 1
 HEADER_FIXED = 56  # pid .. aesni_cpb_milli, then str exe, str argv
@@ -41,7 +39,7 @@ def secrets():
 
 
 def needles(s):
-    return ctsecrets.needles({k: v.encode() for k, v in s.items()} |
+    return secretscan.needles({k: v.encode() for k, v in s.items()} |
                              {k + " bytes": bytes.fromhex(s[k]) for k in ("key", "iv")})
 
 
@@ -150,7 +148,7 @@ def test():
     hits = [f"{os.path.basename(f)}: {leaks(open(f, 'rb').read(), ns)}" for f in files
             if leaks(open(f, "rb").read(), ns)]
     check(not hits, f"no trace file holds a secret of the command lines: {hits[:3]}")
-    check(not ctsecrets.scan(files), "nor does the shared scan (argv included) find one")
+    check(not secretscan.scan(files), "nor does the shared scan (argv included) find one")
 
     doc = ctlib.report_ok([out, bare])
     enc = proc_by_argv0(doc, "openssl")

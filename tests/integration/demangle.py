@@ -50,14 +50,14 @@ def test():
     doc = ctlib.report_ok([out])
     print(ctlib.describe_paths(doc))
     for api, cipher, direction, calls, nbytes in ctlib.parse_expect(native.stdout.decode()):
-        got = [p for p in ctlib.select(doc, api=api, cipher=cipher, dir=direction)
+        got = [p for p in ctlib.paths(doc, api=api, cipher=cipher, dir=direction)
                if "seal" in p["callsite"]]
         check(len(got) == 1 and got[0]["calls"] == calls and got[0]["bytes"] == nbytes,
               f"{cipher} {direction}: {calls} calls, {nbytes} B as the program says "
               f"({[(p['calls'], p['bytes']) for p in got]})")
 
     def path(cipher, direction):
-        return [p for p in ctlib.select(doc, api="evp", cipher=cipher, dir=direction)
+        return [p for p in ctlib.paths(doc, api="evp", cipher=cipher, dir=direction)
                 if "seal" in p["callsite"]][0]
 
     lib = "libcxx_vault.so"

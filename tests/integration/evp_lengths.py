@@ -30,7 +30,7 @@ def expected(text):
 def verify(doc, expect, how):
     buckets, errors, phases = expect
     got, got_err, got_ph = {}, {}, {}
-    for p in ctlib.select(doc, api="evp", cipher="aes-128-ctr", dir="encrypt"):
+    for p in ctlib.paths(doc, api="evp", cipher="aes-128-ctr", dir="encrypt"):
         entry = p.get("entry")
         for ph in p.get("phases", []):
             if ph["phase"] == "final":

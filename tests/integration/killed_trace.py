@@ -25,7 +25,7 @@ def test():
         files = ctlib.traces(out)
         if files:
             rc, doc, _ = ctlib.report(files)
-            seen = sum(p.get("calls", 0) for p in ctlib.select(doc or {}, cipher="aes-128-cbc"))
+            seen = sum(p.get("calls", 0) for p in ctlib.paths(doc or {}, cipher="aes-128-cbc"))
             if seen > 0:
                 break
         if proc.poll() is not None:
@@ -40,7 +40,7 @@ def test():
     check(rc == 128 + signal.SIGKILL, f"the launcher reports the kill ({rc})")
     rc, doc, err = ctlib.report(ctlib.traces(out))
     check(rc in (0, 1), f"the killed process's trace reads (exit {rc}) {err.strip()[:120]}")
-    calls = sum(p.get("calls", 0) for p in ctlib.select(doc, cipher="aes-128-cbc"))
+    calls = sum(p.get("calls", 0) for p in ctlib.paths(doc, cipher="aes-128-cbc"))
     check(calls >= seen, f"it holds at least the snapshot seen while running ({calls} >= {seen})")
     status = [q.get("status") for q in doc.get("processes", []) if q.get("pid") == pid]
     check(status and status[0] != "complete", f"the trace is not marked complete ({status})")

@@ -33,9 +33,9 @@ def lowlevel_example():
         check(got == (calls, nbytes),
               f"{api} {cipher} {direction}: (calls, bytes) {got} == {(calls, nbytes)}")
     want_keys = {(c, d) for _, c, d, _, _ in expected}
-    extra = [p for p in ctlib.select(doc, api="aes") if (p["cipher"], p["dir"]) not in want_keys]
+    extra = [p for p in ctlib.paths(doc, api="aes") if (p["cipher"], p["dir"]) not in want_keys]
     check(not extra, f"no unexpected low-level paths ({len(extra)} found)")
-    check(all(p.get("impl") == "lowlevel" for p in ctlib.select(doc, api="aes")),
+    check(all(p.get("impl") == "lowlevel" for p in ctlib.paths(doc, api="aes")),
           "every api aes path has impl lowlevel")
 
 

@@ -25,12 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef AF_ALG
-#define AF_ALG 38
-#endif
-#ifndef SOL_ALG
-#define SOL_ALG 279
-#endif
+#include "fixed_data.h"
+#include "kernel_decode.h" /* AF_ALG, SOL_ALG where the libc headers lack them */
 
 enum ret_kind { RET_SIZE, RET_FD };
 
@@ -339,12 +335,7 @@ static void aead(void)
 
 int main(void)
 {
-	for (size_t i = 0; i < sizeof(key); i++)
-		key[i] = (uint8_t)(i * 7 + 1);
-	for (size_t i = 0; i < sizeof(iv); i++)
-		iv[i] = (uint8_t)(0xa0 + i);
-	for (size_t i = 0; i < sizeof(data); i++)
-		data[i] = (uint8_t)(i * 13 + 5);
+	fixed_data_fill(key, sizeof(key), iv, sizeof(iv), data, sizeof(data));
 
 	setsockopt_passthrough();
 	int probe = (int)CALL("socket(AF_ALG)", RET_FD,

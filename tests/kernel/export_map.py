@@ -14,10 +14,10 @@ import re
 import shutil
 import subprocess
 
-from kernel_lib import CT_LIB, check, main, skip
+import ctlib
+from ctlib import check
 
-SRC_ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
-MAP = os.path.join(SRC_ROOT, 'preload', 'libcryptrace.map')
+MAP = os.path.join(ctlib.SRC_ROOT, 'preload', 'libcryptrace.map')
 OBJDIR = os.environ.get('CT_PRELOAD_OBJDIR', '')
 # Defined only under #if: the build either compiled it (then it must be exported) or not.
 CONDITIONAL = {'__asan_default_options': 'ASan builds only (preload/init.c)'}
@@ -52,13 +52,12 @@ def readelf_globals(path, dynamic):
     return syms
 
 
-def test(tmp):
-    del tmp
+def test():
     if not shutil.which('readelf'):
-        skip('readelf (binutils) is needed to read the symbol tables')
+        ctlib.skip('readelf (binutils) is needed to read the symbol tables')
     check(os.path.isdir(OBJDIR), "the preload's object dir exists: %r" % OBJDIR)
     listed = map_names(open(MAP).read())
-    exported = readelf_globals(CT_LIB, True)
+    exported = readelf_globals(ctlib.CT_LIB, True)
     objs = sorted(os.path.join(OBJDIR, f) for f in os.listdir(OBJDIR) if f.endswith('.o'))
     check(len(objs) > 10, '%d objects of libcryptrace.so in %s' % (len(objs), OBJDIR))
     marked = {}
@@ -82,4 +81,4 @@ def test(tmp):
 
 
 if __name__ == '__main__':
-    main(test)
+    ctlib.main(test)

@@ -13,20 +13,22 @@
     (from our own CIOCGSESSINFO) add up exactly.
  4. The text and HTML reports' kernel-interface section (init, deinit, syscalls per operation,
     spliced/copied, per size the operation's time and MB/s) shows the JSON's figures."""
-import html.parser
 import os
 import re
-import subprocess
 
-from kernel_lib import (CRYPTRACE, EXAMPLES, CDEV_CLIENT, CT_LIB, FAKE_CDEV, Failure, check, events,
-                        main, paths, report, report_files, run, skip)
+import ctlib
+from ctlib import browser, check
+
+EXAMPLES = os.environ.get('CT_KERNEL_EXAMPLES', '')
+FAKE_CDEV = os.environ.get('CT_FAKE_CDEV', '')
+CDEV_CLIENT = os.environ.get('CT_CDEV_CLIENT', '')
 
 
 def ns(text):
     """'828ns', '12.3us', '1.20ms', '2.000s' (the text report's durations) in ns."""
     m = re.fullmatch(r'([0-9.]+)(ns|us|ms|s)', text)
     if not m:
-        raise Failure('not a duration: %r' % text)
+        raise ctlib.Failure('not a duration: %r' % text)
     return float(m.group(1)) * {'ns': 1, 'us': 1e3, 'ms': 1e6, 's': 1e9}[m.group(2)]
 
 
@@ -34,29 +36,19 @@ def near(got, want, rel):
     return abs(got - want) <= rel * max(abs(want), 1e-300)
 
 
-class Attrs(html.parser.HTMLParser):
-    def __init__(self):
-        super().__init__()
-        self.els = []
-
-    def handle_starttag(self, tag, attrs):
-        self.els.append((tag, dict(attrs)))
-
-
 def kernel_section_matches(out, doc, page):
     """For every kernel path of the JSON report: set-up and teardown per session, operations,
     syscalls per operation, spliced/copied, and per size bucket the time of one operation and
     its MB/s alone and with the session cost spread over the operations, as the text report
     prints them (rounded: within 1%) and as the HTML carries them (full precision)."""
-    r = subprocess.run([CRYPTRACE, 'report', out], capture_output=True, text=True, timeout=60)
+    r = ctlib.cryptrace('report', out, text=True)
     check(r.returncode == 0 and 'Kernel interfaces' in r.stdout, 'the text report has a kernel section')
     sec = r.stdout[r.stdout.index('Kernel interfaces'):].split('\n\n')[0].splitlines()
     check(all(len(line) <= 80 for line in sec), 'the kernel section fits 80 columns')
-    h = subprocess.run([CRYPTRACE, 'report', '--html', page, out], capture_output=True, text=True, timeout=60)
+    h = ctlib.cryptrace('report', '--html', page, out)
     check(h.returncode == 0, 'cryptrace report --html')
-    p = Attrs()
-    p.feed(open(page, encoding='utf-8').read())
-    kdivs = [(i, a) for i, (t, a) in enumerate(p.els) if t == 'div' and a.get('class') == 'kpath']
+    els = browser.elements(open(page, encoding='utf-8').read())
+    kdivs = [(i, a) for i, (t, a) in enumerate(els) if t == 'div' and a.get('class') == 'kpath']
     kpaths = [(n, q) for n, q in enumerate(doc['paths'], 1) if q['api'] in ('cryptodev', 'afalg')]
     check(kpaths and len(kdivs) == len(kpaths), '%d kernel path(s), one HTML block each' % len(kpaths))
     for n, q in kpaths:
@@ -84,7 +76,7 @@ def kernel_section_matches(out, doc, page):
                 break
             rows[int(cells[0])] = cells
         start = [i for i, a in kdivs if int(a['data-path']) == n][0]
-        div = p.els[start][1]
+        div = els[start][1]
         check(int(div['data-setup-calls']) == s['setup_calls'] and near(float(div['data-setup-ns']), setup, 1e-5) and
               int(div['data-teardown-calls']) == s['teardown_calls'] and
               near(float(div['data-teardown-ns']), down, 1e-5) and int(div['data-ops']) == q['calls'] and
@@ -93,7 +85,7 @@ def kernel_section_matches(out, doc, page):
               near(float(div['data-session-ns-per-op']), per_op, 1e-5),
               'HTML: path #%d set-up, teardown, syscalls and splice figures equal the JSON' % n)
         trs = []
-        for t, a in p.els[start + 1:]:
+        for t, a in els[start + 1:]:
             if t == 'div' and a.get('class') == 'kpath':
                 break
             if t == 'tr' and a.get('class') == 'kop':
@@ -115,48 +107,62 @@ def kernel_section_matches(out, doc, page):
                   'HTML: %d B row equals the JSON' % b['bucket_low'])
 
 
-def test(tmp):
+def bare(argv, preload=()):
+    """argv without cryptrace (the stand-in device alone, when given)."""
+    env = ctlib.bare_env()
+    if preload:
+        env['LD_PRELOAD'] = ' '.join(preload)
+    return ctlib.run(argv, env=env, text=True)
+
+
+def preloaded(argv, out, preload=()):
+    return ctlib.run(argv, env=ctlib.preload_env(out, preload), text=True)
+
+
+def test():
     if os.path.exists('/dev/crypto'):
-        skip('this host has /dev/crypto: the ENOENT story does not apply (the vm suite covers it)')
+        ctlib.skip('this host has /dev/crypto: the ENOENT story does not apply (the vm suite covers it)')
     bench = os.path.join(EXAMPLES, 'cryptodev_bench')
 
     # 1. the missing device
-    bare = run([bench, '--count', '1', '--sizes', '16'])
-    out = os.path.join(tmp, 'missing')
-    traced = run([bench, '--count', '1', '--sizes', '16'], [CT_LIB], out)
-    check(bare.returncode == 2 and traced.returncode == 2, 'cryptodev_bench exits 2 without /dev/crypto, traced or not')
-    check(traced.stderr == bare.stderr and 'open(/dev/crypto): No such file or directory' in traced.stderr,
+    argv = [bench, '--count', '1', '--sizes', '16']
+    out = ctlib.tmpdir('missing')
+    bare_run, traced = bare(argv), preloaded(argv, out)
+    check(bare_run.returncode == 2 and traced.returncode == 2, 'cryptodev_bench exits 2 without /dev/crypto, traced or not')
+    check(traced.stderr == bare_run.stderr and 'open(/dev/crypto): No such file or directory' in traced.stderr,
           'same message: ' + traced.stderr.strip())
-    doc = report(out)
-    ev = events(doc, kind='call-failed', call='open', errno_name='ENOENT')
+    doc = ctlib.report_ok([out])
+    ev = ctlib.events(doc, kind='call-failed', call='open', errno_name='ENOENT')
     check(len(ev) == 1 and ev[0]['count'] == 1, 'one failed open, ENOENT')
     check(ev[0]['detail'] == 'path=/dev/crypto flags=O_RDWR|O_CLOEXEC', 'decoded: ' + ev[0]['detail'])
     check('cryptodev_bench' in ev[0]['callsite'], 'call site in the program: ' + ev[0]['callsite'].split('\n')[0])
 
-    fb = run([bench, '--fallback', '--count', '1', '--sizes', '16,64', '--cipher', 'cbc'], [CT_LIB],
-             os.path.join(tmp, 'fallback'))
+    out = ctlib.tmpdir('fallback')
+    fb = preloaded([bench, '--fallback', '--count', '1', '--sizes', '16,64', '--cipher', 'cbc'], out)
     check(fb.returncode == 0 and 'falling back to OpenSSL EVP in software' in fb.stdout,
           '--fallback runs in software and says so')
-    doc = report(os.path.join(tmp, 'fallback'))
-    check(len(events(doc, kind='call-failed', call='open', errno_name='ENOENT')) == 1,
+    doc = ctlib.report_ok([out])
+    check(len(ctlib.events(doc, kind='call-failed', call='open', errno_name='ENOENT')) == 1,
           'the fallback run still shows the failed open')
     check(any(p['api'] == 'evp' and p['cipher'] == 'aes-128-cbc' and p['calls'] >= 2 for p in doc['paths']),
           'and the work on an EVP path')
 
     # 2. every ioctl, against the stand-in device
     if not os.path.exists(FAKE_CDEV) or not os.path.exists(CDEV_CLIENT):
-        raise Failure('test helpers not built: %s %s' % (FAKE_CDEV, CDEV_CLIENT))
-    bare = run([CDEV_CLIENT], [FAKE_CDEV])
-    out = os.path.join(tmp, 'client')
-    traced = run([CDEV_CLIENT], [CT_LIB, FAKE_CDEV], out)
-    check(bare.returncode == 0 and traced.returncode == 0, 'cdev_client ran (%d/%d)' % (bare.returncode, traced.returncode))
-    check(traced.stdout == bare.stdout, 'every return value and errno identical with and without the preload')
+        raise ctlib.Failure('test helpers not built: %s %s' % (FAKE_CDEV, CDEV_CLIENT))
+    bare_run = bare([CDEV_CLIENT], [FAKE_CDEV])
+    out = ctlib.tmpdir('client')
+    traced = preloaded([CDEV_CLIENT], out, [FAKE_CDEV])
+    check(bare_run.returncode == 0 and traced.returncode == 0, 'cdev_client ran (%d/%d)' % (bare_run.returncode, traced.returncode))
+    check(traced.stdout == bare_run.stdout, 'every return value and errno identical with and without the preload')
     check('fd -1 CIOCGSESSION                       r=-1 errno=EBADF' in traced.stdout,
           'ioctl on fd -1 passes EBADF through')
     files = sorted(os.listdir(out))
     check(len(files) == 2 and files[1].endswith('.ctrace.1'),
           'closefrom(3) closed the trace fd: recording went on in a second file: %s' % files)
-    evs = report_files(out)
+    # each file named, so that the continuation (<name>.ctrace.1) is read too: it repeats its
+    # process's cumulative snapshot, and the reporter counts the newest one only
+    evs = ctlib.report_ok(ctlib.traces(out))['events']
 
     def one(call, errno_name, detail):
         got = [e for e in evs if e['call'] == call and e['errno_name'] == errno_name and e['detail'] == detail]
@@ -188,12 +194,12 @@ def test(tmp):
     check(not [e for e in evs if e['call'] == 'ioctl(CIOCASYNCFETCH)'], 'a fetch with nothing ready (EAGAIN) is not a failure')
 
     # 3. the numbers of a benchmark run
-    out = os.path.join(tmp, 'bench')
-    r = run([bench, '--no-verify', '--cipher', 'cbc', '--bits', '256', '--count', '2', '--sizes', '16,4096'],
-            [CT_LIB, FAKE_CDEV], out)
+    out = ctlib.tmpdir('bench')
+    r = preloaded([bench, '--no-verify', '--cipher', 'cbc', '--bits', '256', '--count', '2', '--sizes', '16,4096'],
+                  out, [FAKE_CDEV])
     check(r.returncode == 0, 'cryptodev_bench on the stand-in device')
-    doc = report(out)
-    ps = paths(doc, api='cryptodev', cipher='aes-256-cbc')
+    doc = ctlib.report_ok([out])
+    ps = ctlib.paths(doc, api='cryptodev', cipher='aes-256-cbc')
     check(len(ps) == 1, 'one cryptodev aes-256-cbc path')
     p = ps[0]
     check(p['impl'] == 'kernel:cbc-aes-aesni' and p['dir'] == 'encrypt' and p['key_bits'] == 256,
@@ -205,12 +211,12 @@ def test(tmp):
     s = p['session']
     check(s['setup_calls'] == 6 and s['teardown_calls'] == 6 and s['setup_ns'] > 0,
           'set-up and teardown of the 6 sessions that worked (%s)' % s)
-    ses = events(doc, kind='session', call='ioctl(CIOCGSESSION)')
+    ses = ctlib.events(doc, kind='session', call='ioctl(CIOCGSESSION)')
     check(sum(e['count'] for e in ses if 'keylen=32' in e['detail']) == 6, 'six session events for keylen=32')
 
     # 4. the text and HTML reports' kernel section shows the JSON's figures
-    kernel_section_matches(out, doc, os.path.join(tmp, 'bench.html'))
+    kernel_section_matches(out, doc, os.path.join(ctlib.tmpdir('html'), 'bench.html'))
 
 
 if __name__ == '__main__':
-    main(test)
+    ctlib.main(test)

@@ -11,8 +11,8 @@ incomplete with its exit status, since the work may be missing; through exit() i
 with its path."""
 import os
 
-import reallib
-from reallib import check, ctlib, e2elib
+import ctlib
+from ctlib import check, daemons
 
 HELPER = os.path.join(os.environ.get("CT_REAL_BIN", ""), "exit_group_evp")
 
@@ -25,13 +25,13 @@ def test():
     tmp = ctlib.tmpdir("real-age")
 
     def age():
-        if not reallib.need("age") or not reallib.need("age-keygen"):
+        if not ctlib.need_program("age") or not ctlib.need_program("age-keygen"):
             return False
         key = os.path.join(tmp, "age.key")
         check(ctlib.run(["age-keygen", "-o", key]).returncode == 0, "age-keygen")
         src, enc = os.path.join(tmp, "plain.bin"), os.path.join(tmp, "plain.age")
-        e2elib.random_file(src, 4 * reallib.MIB)
-        p, doc, _ = reallib.traced("age", ["age", "-e", "-i", key, "-o", enc, src])
+        daemons.random_file(src, 4 * ctlib.MIB)
+        p, doc, _ = ctlib.traced("age", ["age", "-e", "-i", key, "-o", enc, src])
         check(p.returncode == 0, f"age -e exited 0 ({p.stderr.decode(errors='replace')[-200:]})")
         dec = ctlib.run(["age", "-d", "-i", key, enc])
         with open(src, "rb") as f:
@@ -45,7 +45,7 @@ def test():
         unseen, static = events(doc, "exit-unseen"), events(doc, "static-executable")
         check(len(unseen) == 1 or len(static) == 1,
               f"the launcher ended the trace: exit-unseen or static-executable ({doc['events']})")
-        f = reallib.finding(doc, "nothing-intercepted")
+        f = ctlib.finding(doc, "nothing-intercepted")
         check(f["severity"] == "info", f"nothing-intercepted is info ({f['severity']})")
         check("Go's crypto/aes" in f["message"], f"names Go's crypto/aes: {f['message'][:300]}")
         if unseen:
@@ -53,11 +53,11 @@ def test():
                   "ended before its first flush" not in f["message"],
                   f"says how it ended, not 'before its first flush': {f['message'][:300]}")
             check("package age" in f["fix"], f"a packaged program: nothing to change ({f['fix']})")
-        reallib.check_clean(doc, "age")
+        ctlib.check_clean(doc, "age")
 
     def exit_group():
         check(os.access(HELPER, os.X_OK), f"{HELPER} is built")
-        p, doc, _ = reallib.traced("exit-group-evp", [HELPER, "--evp", "--exit", "3"])
+        p, doc, _ = ctlib.traced("exit-group-evp", [HELPER, "--evp", "--exit", "3"])
         check(p.returncode == 3 and b"encrypted 1048576 bytes" in p.stdout,
               f"exit_group after EVP work: status 3 passes through ({p.returncode})")
         proc = doc["processes"][0]
@@ -70,15 +70,15 @@ def test():
               ev[0]["detail"], f"an exit-unseen event says so ({ev})")
         text = ctlib.run([ctlib.CRYPTRACE, "report", proc["file"]]).stdout.decode()
         check("incomplete (exit 3)" in text, "the text report: incomplete (exit 3)")
-        p, doc, _ = reallib.traced("exit-libc-evp", [HELPER, "--evp", "--libc", "--exit", "5"])
+        p, doc, _ = ctlib.traced("exit-libc-evp", [HELPER, "--evp", "--libc", "--exit", "5"])
         proc = doc["processes"][0]
         check(p.returncode == 5 and proc["status"] == "complete" and proc["exit_status"] == 5 and
               not events(doc, "exit-unseen"),
               f"through exit(): complete, status 5, no exit-unseen ({proc['status']})")
-        calls, nbytes = reallib.totals(doc, cipher="aes-128-ctr", dir="encrypt")
+        calls, nbytes = ctlib.totals(doc, cipher="aes-128-ctr", dir="encrypt")
         check(nbytes == 1 << 20, f"and its 1 MiB of AES-128-CTR is there ({nbytes})")
 
-    reallib.run_cases([("age", age), ("exit_group", exit_group)])
+    ctlib.run_cases([("age", age), ("exit_group", exit_group)])
 
 
 ctlib.main(test)

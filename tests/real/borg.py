@@ -10,18 +10,18 @@ not in it). Under OPENSSL_ia32cap masking AES-NI: software-aes naming the mask."
 import json
 import os
 
-import reallib
-from reallib import check, ctlib, e2elib
+import ctlib
+from ctlib import check, daemons
 
-DATA = 16 * reallib.MIB
+DATA = 16 * ctlib.MIB
 
 
 def test():
-    borg = reallib.need("borg")
+    borg = ctlib.need_program("borg")
     tmp = ctlib.tmpdir("real-borg")
     src = os.path.join(tmp, "src")
     os.mkdir(src)
-    e2elib.random_file(os.path.join(src, "data.bin"), DATA)
+    daemons.random_file(os.path.join(src, "data.bin"), DATA)
     env = dict(os.environ, BORG_PASSPHRASE="corpus-passphrase", BORG_BASE_DIR=os.path.join(tmp, "base"),
                BORG_RELOCATED_REPO_ACCESS_IS_OK="yes", BORG_UNKNOWN_UNENCRYPTED_REPO_ACCESS_IS_OK="yes")
     ctlib.secret("borg passphrase", b"corpus-passphrase")
@@ -30,7 +30,7 @@ def test():
         repo = os.path.join(tmp, f"repo-{tag}")
         p = ctlib.run([borg, "init", "--encryption=repokey", repo], env=env)
         check(p.returncode == 0, f"{tag}: borg init ({p.stderr.decode(errors='replace')[-200:]})")
-        p, doc, out = reallib.traced(f"borg-{tag}", [borg, "create", "--json", f"{repo}::a1", src],
+        p, doc, out = ctlib.traced(f"borg-{tag}", [borg, "create", "--json", f"{repo}::a1", src],
                                      env=env)
         check(p.returncode == 0, f"{tag}: borg create exited 0 under cryptrace "
               f"({p.stderr.decode(errors='replace')[-300:]})")
@@ -41,26 +41,26 @@ def test():
         doc, out, stats = create("clean", env)
         dedup = stats["archive"]["stats"]["deduplicated_size"]
         chunks = stats["cache"]["stats"]["total_unique_chunks"]
-        calls, nbytes = reallib.totals(doc, cipher="aes-256-ctr", dir="encrypt")
+        calls, nbytes = ctlib.totals(doc, cipher="aes-256-ctr", dir="encrypt")
         check(dedup >= DATA and dedup <= nbytes <= dedup * 1.01 + 65536,
               f"aes-256-ctr encrypt carries borg's deduplicated {dedup} bytes ({nbytes})\n"
-              f"{reallib.describe(doc)}")
+              f"{ctlib.describe_paths(doc)}")
         check(calls >= chunks, f"at least one encrypt call per unique chunk ({calls} >= {chunks})")
-        reallib.check_complete(doc, "borg")
-        reallib.check_clean(doc, "borg")
+        ctlib.check_complete(doc, "borg")
+        ctlib.check_clean(doc, "borg")
         text = ctlib.run([ctlib.CRYPTRACE, "report", out]).stdout.decode()
         check("Cipher-call share per process" in text and "cipher calls" in text and
               ", crypto " not in text, "the share says cipher calls, not crypto")
 
     def masked():
-        if not reallib.cpu_has_aes():
+        if not ctlib.cpu_has_aes():
             print("skip masked case: this CPU has no AES-NI")
             return False
-        doc, _, _ = create("masked", reallib.masked_env(env))
-        f = reallib.check_masked(doc, "borg")
+        doc, _, _ = create("masked", ctlib.masked_env(env))
+        f = ctlib.check_masked(doc, "borg")
         check("aes-256-ctr encrypt" in f["message"], f"names the bulk path: {f['message'][:200]}")
 
-    reallib.run_cases([("clean", clean), ("masked", masked)])
+    ctlib.run_cases([("clean", clean), ("masked", masked)])
 
 
 ctlib.main(test)

@@ -7,14 +7,14 @@ kernel-refused: the program asked the kernel for AES and was refused, why, and w
 (including --route 'aes-*=aesni'), instead of "no cipher work was done ... Nothing to fix".
 With that route, cryptrace serves AF_ALG in-process: the benchmark works (exit 0, MiB/s for both
 directions) and the report shows AF_ALG paths served by route:aesni, with no warning."""
-import reallib
-from reallib import check, ctlib
+import ctlib
+from ctlib import check
 
 ARGS = ["benchmark", "-c", "aes-xts-plain64"]
 
 
 def test():
-    cryptsetup = reallib.need("cryptsetup")
+    cryptsetup = ctlib.need_program("cryptsetup")
 
     def refused():
         why = ctlib.afalg_refused()
@@ -22,11 +22,11 @@ def test():
             print("skip refused case: this kernel accepts AF_ALG sockets")
             return False
         bare = ctlib.run([cryptsetup] + ARGS)
-        p, doc, _ = reallib.traced("cryptsetup", [cryptsetup] + ARGS)
+        p, doc, _ = ctlib.traced("cryptsetup", [cryptsetup] + ARGS)
         check(p.returncode == bare.returncode != 0,
               f"the benchmark fails the same way traced ({p.returncode} == {bare.returncode})")
         check(p.stderr == bare.stderr, f"same message ({p.stderr[-120:]!r})")
-        f = reallib.finding(doc, "kernel-refused")
+        f = ctlib.finding(doc, "kernel-refused")
         check(f["severity"] == "warning", f"kernel-refused is a warning ({f['severity']})")
         check("AF_ALG" in f["message"] and f"refused with {why}" in f["message"],
               f"says the kernel refused the AF_ALG socket with {why}: {f['message'][:250]}")
@@ -35,12 +35,12 @@ def test():
                   f"says why: no af_alg/algif modules, or a sandbox: {f['message'][:400]}")
         check("--route 'aes-*=aesni'" in f["fix"] and "modprobe" in f["fix"],
               f"says what to do: {f['fix']}")
-        ni = reallib.finding(doc, "nothing-intercepted")
+        ni = ctlib.finding(doc, "nothing-intercepted")
         check("Nothing to fix" not in ni["fix"] and "kernel-refused" in ni["message"],
               f"nothing-intercepted points at the refusal: {ni['message'][:200]} / {ni['fix']}")
 
     def routed():
-        p, doc, _ = reallib.traced("cryptsetup-routed", [cryptsetup] + ARGS,
+        p, doc, _ = ctlib.traced("cryptsetup-routed", [cryptsetup] + ARGS,
                                    extra=["--route", "aes-*=aesni"])
         out = p.stdout.decode(errors="replace")
         check(p.returncode == 0 and "aes-xts" in out and out.count("MiB/s") >= 2,
@@ -49,11 +49,11 @@ def test():
             rows = [x for x in doc["paths"] if x["api"] == "afalg" and x["impl"] == "route:aesni"
                     and x["cipher"].endswith("-xts") and x["dir"] == direction]
             check(rows and sum(x["bytes"] for x in rows) > 0,
-                  f"AF_ALG {direction} served by route:aesni\n{reallib.describe(doc)}")
-        reallib.check_complete(doc, "routed")
-        reallib.check_clean(doc, "routed")
+                  f"AF_ALG {direction} served by route:aesni\n{ctlib.describe_paths(doc)}")
+        ctlib.check_complete(doc, "routed")
+        ctlib.check_clean(doc, "routed")
 
-    reallib.run_cases([("AF_ALG refused", refused), ("routed aesni", routed)])
+    ctlib.run_cases([("AF_ALG refused", refused), ("routed aesni", routed)])
 
 
 ctlib.main(test)

@@ -10,18 +10,18 @@ crypto is not a defect. No warning, no error; the outputs decrypt."""
 import os
 import time
 
-import reallib
-from reallib import check, ctlib, e2elib
+import ctlib
+from ctlib import check, daemons
 
 
 def named(doc, tag, lib, pkg):
-    f = reallib.finding(doc, "nothing-intercepted")
+    f = ctlib.finding(doc, "nothing-intercepted")
     check(f["severity"] == "info", f"{tag}: nothing-intercepted is info ({f['severity']})")
     check(f"it used {lib} (" in f["message"] and "which cryptrace does not hook" in f["message"],
           f"{tag}: names {lib}: {f['message'][:300]}")
     check("Nothing to change here" in f["fix"] and f"package {pkg}" in f["fix"],
           f"{tag}: nothing to change in a packaged program: {f['fix']}")
-    reallib.check_clean(doc, tag)
+    ctlib.check_clean(doc, tag)
     return f
 
 
@@ -35,14 +35,14 @@ def pw_file(tmp, pw):
 def test():
     tmp = ctlib.tmpdir("real-gpg-qpdf")
     src = os.path.join(tmp, "plain.bin")
-    e2elib.random_file(src, 4 * reallib.MIB)
+    daemons.random_file(src, 4 * ctlib.MIB)
 
     def gpg():
         if ctlib.asan_runtime():
             print("skip gpg case in the sanitizer pass: gpg hangs with the ASan runtime in "
                   "LD_PRELOAD, even with no cryptrace loaded (`gpg --version`)")
             return False
-        if not reallib.need("gpg") or not reallib.need("gpgconf"):
+        if not ctlib.need_program("gpg") or not ctlib.need_program("gpgconf"):
             return False
         home = os.path.join(tmp, "gnupg")
         os.mkdir(home, 0o700)
@@ -62,12 +62,12 @@ def test():
         ctlib.run(["gpgconf", "--kill", "gpg-agent"], env=env)
         deadline = time.monotonic() + 20
         while True:
-            doc = reallib.report(out)
+            doc = ctlib.report_ok([out])
             if all(pr["status"] == "complete" for pr in doc["processes"]) or \
                time.monotonic() > deadline:
                 break
             time.sleep(0.2)
-        reallib.check_complete(doc, "gpg")
+        ctlib.check_complete(doc, "gpg")
         dec = ctlib.run(["gpg", "--batch", "--pinentry-mode", "loopback", "--passphrase-file", pw,
                          "-d", enc], env=env)
         ctlib.run(["gpgconf", "--kill", "gpg-agent"], env=env)
@@ -77,7 +77,7 @@ def test():
         named(doc, "gpg", "libgcrypt", "gpg")
 
     def qpdf():
-        if not reallib.need("qpdf"):
+        if not ctlib.need_program("qpdf"):
             return False
         pdf, enc = os.path.join(tmp, "in.pdf"), os.path.join(tmp, "out.pdf")
         content = b"BT /F1 12 Tf 20 100 Td (corpus) Tj ET\n" * 20000
@@ -99,15 +99,15 @@ def test():
         with open(args, "w") as f:
             f.write(f"--encrypt\ncorpus-user\ncorpus-owner\n256\n--\n{pdf}\n{enc}\n")
         ctlib.secret("qpdf password", b"corpus-owner")
-        p, doc, _ = reallib.traced("qpdf", ["qpdf", f"@{args}"])
+        p, doc, _ = ctlib.traced("qpdf", ["qpdf", f"@{args}"])
         check(p.returncode == 0, f"qpdf --encrypt exited 0 ({p.stderr.decode(errors='replace')[-200:]})")
         chk = ctlib.run(["qpdf", "--password-file=" + pw_file(tmp, "corpus-user"), "--check", enc])
         check(chk.returncode == 0 and b"R = 6" in chk.stdout,
               f"qpdf --check reads the AES-256 (R=6) file back ({chk.stdout[-200:]!r})")
-        reallib.check_complete(doc, "qpdf")
+        ctlib.check_complete(doc, "qpdf")
         named(doc, "qpdf", "GnuTLS", "qpdf")
 
-    reallib.run_cases([("gpg", gpg), ("qpdf", qpdf)])
+    ctlib.run_cases([("gpg", gpg), ("qpdf", qpdf)])
 
 
 ctlib.main(test)

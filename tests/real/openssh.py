@@ -9,10 +9,10 @@ no warning, no error. Under OPENSSL_ia32cap masking AES-NI with aes128-ctr: one 
 finding per side, the server's listing its processes."""
 import os
 
-import reallib
-from reallib import check, ctlib, e2elib
+import ctlib
+from ctlib import check, daemons
 
-COPY = 8 * reallib.MIB
+COPY = 8 * ctlib.MIB
 CASES = [
     # scp -c (None: the default), the bulk path's libcrypto cipher or None for chacha20
     (None, None),
@@ -25,8 +25,8 @@ SHIELDING = "private-key shielding (OpenSSH keeps keys encrypted in memory)"
 def copy(tmp, cfg, src, ssh_cipher, env, tag):
     sdir, cdir = ctlib.tmpdir(f"sshd-{tag}"), ctlib.tmpdir(f"scp-{tag}")
     dst = os.path.join(tmp, f"dst-{tag}.bin")
-    port = e2elib.free_port()
-    sshd = e2elib.Daemon(["/usr/sbin/sshd", "-D", "-e", "-p", str(port), "-o",
+    port = ctlib.free_port()
+    sshd = daemons.Daemon(["/usr/sbin/sshd", "-D", "-e", "-p", str(port), "-o",
                           "ListenAddress=127.0.0.1", "-f", cfg], sdir, "Server listening on",
                          env=env)
     try:
@@ -40,7 +40,7 @@ def copy(tmp, cfg, src, ssh_cipher, env, tag):
     finally:
         with open(os.path.join(tmp, "sshd.pid")) as f:
             log = sshd.stop(int(f.read().strip() or 0))
-    check(e2elib.same_file(src, dst), f"{tag}: the copy is byte-identical")
+    check(daemons.same_file(src, dst), f"{tag}: the copy is byte-identical")
     check("killed by signal" not in log and "SIGSYS" not in log, f"{tag}: no sshd process died")
     return ctlib.report_ok([sdir]), ctlib.report_ok([cdir])
 
@@ -51,9 +51,9 @@ def check_bulk(doc, side, cipher, direction):
     else:  # chacha20-poly1305: a stream cipher, always "encrypt"
         rows = [p for p in doc["paths"] if p["cipher"].startswith("chacha20")]
     total = sum(p["bytes"] for p in rows)
-    check(COPY <= total <= COPY * 1.01 + reallib.MIB,
+    check(COPY <= total <= COPY * 1.01 + ctlib.MIB,
           f"{side}: {cipher or 'chacha20'} carries the {COPY}-byte copy ({total})\n"
-          f"{reallib.describe(doc)}")
+          f"{ctlib.describe_paths(doc)}")
     bulk = max(rows, key=lambda p: p["bytes"])
     sites = (bulk.get("creators") or {}).get("sites") or []
     check(sites and sites[0]["purpose"] in ("SSH transport", "SSH transport and private-key "
@@ -78,12 +78,12 @@ def check_shielding(server, tag):
 
 
 def test():
-    e2elib.need_sshd()
+    daemons.need_sshd()
     tmp = ctlib.tmpdir("real-ssh")
     os.chmod(tmp, 0o755)
-    cfg = e2elib.ssh_setup(tmp)
+    cfg = daemons.ssh_setup(tmp)
     src = os.path.join(tmp, "src.bin")
-    e2elib.random_file(src, COPY)
+    daemons.random_file(src, COPY)
     cases = []
     for ssh_cipher, cipher in CASES:
         tag = (ssh_cipher or "default").split("@")[0]
@@ -92,29 +92,29 @@ def test():
             server, client = copy(tmp, cfg, src, ssh_cipher, dict(os.environ), tag)
             for doc, side, direction in ((client, "client", "encrypt"),
                                          (server, "server", "decrypt")):
-                reallib.check_complete(doc, f"{tag} {side}")
+                ctlib.check_complete(doc, f"{tag} {side}")
                 check_bulk(doc, f"{tag} {side}", cipher, direction)
-                reallib.check_clean(doc, f"{tag} {side}")
-                check("lowlevel-api" not in reallib.kinds(doc),
+                ctlib.check_clean(doc, f"{tag} {side}")
+                check("lowlevel-api" not in ctlib.kinds(doc),
                       f"{tag} {side}: OpenSSH's own EVP_Cipher/AES_* calls are no finding "
-                      f"({reallib.kinds(doc)})")
+                      f"({ctlib.kinds(doc)})")
             check_shielding(server, tag)
         cases.append((f"scp {tag}", clean))
 
     def masked():
-        if not reallib.cpu_has_aes():
+        if not ctlib.cpu_has_aes():
             print("skip masked case: this CPU has no AES-NI")
             return False
-        server, client = copy(tmp, cfg, src, "aes128-ctr", reallib.masked_env(), "masked")
-        f = reallib.check_masked(client, "client")
+        server, client = copy(tmp, cfg, src, "aes128-ctr", ctlib.masked_env(), "masked")
+        f = ctlib.check_masked(client, "client")
         check("aes-128-ctr encrypt" in f["message"], f"client masked: names the bulk path: "
               f"{f['message'][:200]}")
         n = len([pr for pr in server["processes"] if pr.get("paths")])
-        f = reallib.check_masked(server, "server", procs_min=n)
+        f = ctlib.check_masked(server, "server", procs_min=n)
         check("aes-128-ctr decrypt" in f["message"], f"server masked: names the bulk path: "
               f"{f['message'][:200]}")
     cases.append(("masked aes128-ctr", masked))
-    reallib.run_cases(cases)
+    ctlib.run_cases(cases)
 
 
 ctlib.main(test)

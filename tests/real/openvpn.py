@@ -15,8 +15,8 @@ No warning, no error. Under OPENSSL_ia32cap masking AES-NI: software-aes naming 
 import os
 import re
 
-import reallib
-from reallib import check, ctlib
+import ctlib
+from ctlib import check
 
 
 def lengths(text):
@@ -27,7 +27,7 @@ def run(tmp, key, cipher, env, tag):
     argv = ["openvpn", "--test-crypto", "--secret", key, "--cipher", cipher, "--verb", "3"]
     if cipher.endswith("CBC"):
         argv += ["--auth", "SHA256"]
-    p, doc, _ = reallib.traced(f"openvpn-{tag}", argv, env=env)
+    p, doc, _ = ctlib.traced(f"openvpn-{tag}", argv, env=env)
     out = p.stdout.decode(errors="replace") + p.stderr.decode(errors="replace")
     check(p.returncode == 0 and "self-test mode SUCCEEDED" in out,
           f"{tag}: openvpn --test-crypto succeeded under cryptrace ({out[-200:]})")
@@ -37,13 +37,13 @@ def run(tmp, key, cipher, env, tag):
 
 
 def one_path(doc, cipher, direction):
-    rows = reallib.paths(doc, cipher=cipher, dir=direction)
-    check(len(rows) == 1, f"one {cipher} {direction} path\n{reallib.describe(doc)}")
+    rows = ctlib.paths(doc, cipher=cipher, dir=direction)
+    check(len(rows) == 1, f"one {cipher} {direction} path\n{ctlib.describe_paths(doc)}")
     return rows[0]
 
 
 def test():
-    openvpn = reallib.need("openvpn")
+    openvpn = ctlib.need_program("openvpn")
     tmp = ctlib.tmpdir("real-openvpn")
     key = os.path.join(tmp, "static.key")
     p = ctlib.run([openvpn, "--genkey", "secret", key])
@@ -60,8 +60,8 @@ def test():
               f"({enc['calls']}, {enc['bytes']})")
         check(dec["calls"] == n and dec["bytes"] == want_dec,
               f"CBC decrypt: {n} calls, {want_dec} padded bytes ({dec['calls']}, {dec['bytes']})")
-        reallib.check_complete(doc, "openvpn cbc")
-        reallib.check_clean(doc, "openvpn cbc")
+        ctlib.check_complete(doc, "openvpn cbc")
+        ctlib.check_clean(doc, "openvpn cbc")
 
     def gcm():
         doc, ls = run(tmp, key, "AES-256-GCM", dict(os.environ), "gcm")
@@ -76,18 +76,18 @@ def test():
                   f"({p['calls']}, {p['bytes']})")
             check(aad_calls == n and p["aad_bytes"] == aad,
                   f"GCM {direction}: {n} AAD updates, {aad} AAD bytes ({aad_calls}, {p['aad_bytes']})")
-        reallib.check_complete(doc, "openvpn gcm")
-        reallib.check_clean(doc, "openvpn gcm")
+        ctlib.check_complete(doc, "openvpn gcm")
+        ctlib.check_clean(doc, "openvpn gcm")
 
     def masked():
-        if not reallib.cpu_has_aes():
+        if not ctlib.cpu_has_aes():
             print("skip masked case: this CPU has no AES-NI")
             return False
         for cipher, tag in (("AES-128-CBC", "cbc-masked"), ("AES-256-GCM", "gcm-masked")):
-            doc, _ = run(tmp, key, cipher, reallib.masked_env(), tag)
-            reallib.check_masked(doc, f"openvpn {tag}")
+            doc, _ = run(tmp, key, cipher, ctlib.masked_env(), tag)
+            ctlib.check_masked(doc, f"openvpn {tag}")
 
-    reallib.run_cases([("CBC", cbc), ("GCM", gcm), ("masked", masked)])
+    ctlib.run_cases([("CBC", cbc), ("GCM", gcm), ("masked", masked)])
 
 
 ctlib.main(test)

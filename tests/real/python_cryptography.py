@@ -15,10 +15,10 @@
 import os
 import shutil
 
-import reallib
-from reallib import check, ctlib
+import ctlib
+from ctlib import check
 
-MIB = reallib.MIB
+MIB = ctlib.MIB
 N = 16
 SCRIPT = r"""
 import cryptography, sys
@@ -35,7 +35,7 @@ DEBIAN_PYTHON = "/usr/bin/python3"
 
 
 def debian(env, tag):
-    p, doc, _ = reallib.traced(tag, [DEBIAN_PYTHON, "-c", SCRIPT], env=env)
+    p, doc, _ = ctlib.traced(tag, [DEBIAN_PYTHON, "-c", SCRIPT], env=env)
     out = p.stdout.decode(errors="replace")
     check(p.returncode == 0 and f"encrypted {N << 20}" in out,
           f"{tag}: the script ran ({out.strip()} {p.stderr.decode(errors='replace')[-200:]})")
@@ -68,21 +68,21 @@ def test():
             print("skip Debian case: no python3-cryptography for /usr/bin/python3")
             return False
         doc = debian(dict(os.environ), "pycrypto-debian")
-        calls, nbytes = reallib.totals(doc, cipher="aes-128-gcm", dir="encrypt")
+        calls, nbytes = ctlib.totals(doc, cipher="aes-128-gcm", dir="encrypt")
         check(nbytes == N * MIB and calls >= N,
               f"aes-128-gcm encrypt: exactly the {N} MiB encrypted, in >= {N} calls "
-              f"({calls}, {nbytes})\n{reallib.describe(doc)}")
-        calls, nbytes = reallib.totals(doc, cipher="aes-128-gcm", dir="decrypt")
+              f"({calls}, {nbytes})\n{ctlib.describe_paths(doc)}")
+        calls, nbytes = ctlib.totals(doc, cipher="aes-128-gcm", dir="decrypt")
         check(nbytes == MIB, f"aes-128-gcm decrypt: the 1 MiB decrypted back ({nbytes})")
-        reallib.check_complete(doc, "python3-cryptography")
-        reallib.check_clean(doc, "python3-cryptography")
+        ctlib.check_complete(doc, "python3-cryptography")
+        ctlib.check_clean(doc, "python3-cryptography")
 
     def debian_masked():
-        if not reallib.cpu_has_aes() or not os.access(DEBIAN_PYTHON, os.X_OK) or \
+        if not ctlib.cpu_has_aes() or not os.access(DEBIAN_PYTHON, os.X_OK) or \
            ctlib.run([DEBIAN_PYTHON, "-c", "import cryptography"]).returncode != 0:
             print("skip masked case: no AES-NI or no python3-cryptography")
             return False
-        f = reallib.check_masked(debian(reallib.masked_env(), "pycrypto-masked"), "pycrypto")
+        f = ctlib.check_masked(debian(ctlib.masked_env(), "pycrypto-masked"), "pycrypto")
         check("aes-128-gcm" in f["message"], f"names aes-128-gcm: {f['message'][:200]}")
 
     def wheel():
@@ -91,12 +91,12 @@ def test():
             print(f"skip pip wheel case: {why}")
             return False
         shim, so = found
-        p, doc, _ = reallib.traced("pycrypto-wheel", [shim, "-c", SCRIPT])
+        p, doc, _ = ctlib.traced("pycrypto-wheel", [shim, "-c", SCRIPT])
         check(p.returncode == 0, f"the script ran through the shim ({p.stderr[-200:]!r})")
         check(not doc["paths"], "no cipher path: the wheel's OpenSSL is inside _rust.abi3.so")
         pys = [pr for pr in doc["processes"] if so in pr["mapped"]]
         check(len(pys) == 1, f"one process mapped {so} ({len(pys)})")
-        f = reallib.finding(doc, "nothing-intercepted")
+        f = ctlib.finding(doc, "nothing-intercepted")
         msg = f["message"]
         first = msg.find("For pid ")
         check(msg[first:].startswith(f"For pid {pys[0]['pid']} "),
@@ -109,9 +109,9 @@ def test():
                   f"the shim's helpers are one line: {msg[-250:]}")
         check(f["severity"] == "info" and "pip install --no-binary cryptography" in f["fix"] and
               "python3-cryptography" in f["fix"], f"info, and how to make it traceable: {f['fix']}")
-        reallib.check_clean(doc, "pip wheel")
+        ctlib.check_clean(doc, "pip wheel")
 
-    reallib.run_cases([("Debian python3-cryptography", debian_clean),
+    ctlib.run_cases([("Debian python3-cryptography", debian_clean),
                        ("Debian, masked", debian_masked), ("pip wheel (pyenv)", wheel)])
 
 

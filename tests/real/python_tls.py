@@ -7,10 +7,10 @@ libssl for TLS 1.3 records; the fetched file is identical; no warning, no error.
 OPENSSL_ia32cap masking AES-NI: software-aes naming the mask on each side."""
 import os
 
-import reallib
-from reallib import check, ctlib, e2elib
+import ctlib
+from ctlib import check, daemons
 
-DATA = 16 * reallib.MIB
+DATA = 16 * ctlib.MIB
 PYTHON = "/usr/bin/python3"  # Debian's, linked against the system libssl (not a pyenv shim)
 
 SERVER = r"""
@@ -31,7 +31,7 @@ srv.handle_request()
 def one(tmp, cert, key, env, tag):
     sdir, cdir = ctlib.tmpdir(f"pyhttps-{tag}"), ctlib.tmpdir(f"curl-{tag}")
     got = os.path.join(tmp, f"got-{tag}.bin")
-    server = e2elib.Daemon([PYTHON, "-c", SERVER, tmp, cert, key], sdir, " now", env=env)
+    server = daemons.Daemon([PYTHON, "-c", SERVER, tmp, cert, key], sdir, " now", env=env)
     try:
         port = int(server.output().split("serving on port")[1].split()[0])
         p = ctlib.run_traced(["curl", "-sS", "-k", "-o", got, f"https://127.0.0.1:{port}/src.bin"],
@@ -40,44 +40,34 @@ def one(tmp, cert, key, env, tag):
         server.wait()
     finally:
         server.stop()
-    check(e2elib.same_file(os.path.join(tmp, "src.bin"), got), f"{tag}: the file arrived intact")
+    check(daemons.same_file(os.path.join(tmp, "src.bin"), got), f"{tag}: the file arrived intact")
     return ctlib.report_ok([sdir]), ctlib.report_ok([cdir])
 
 
-def bulk(doc, side, direction):
-    rows = [p for p in doc["paths"] if p["cipher"] == "aes-256-gcm" and p["dir"] == direction]
-    total = sum(p["bytes"] for p in rows)
-    check(DATA <= total <= DATA * 1.01 + 65536,
-          f"{side}: aes-256-gcm {direction} carries the file ({total})\n{reallib.describe(doc)}")
-    sites = (max(rows, key=lambda p: p["bytes"]).get("creators") or {}).get("sites") or []
-    check(sites and sites[0]["module"].startswith("libssl") and
-          sites[0]["purpose"] == "TLS 1.3 records", f"{side}: libssl, TLS 1.3 records ({sites[:1]})")
-
-
 def test():
-    _, curl = e2elib.need_openssl_curl()
+    _, curl = daemons.need_openssl_curl()
     if not os.access(PYTHON, os.X_OK):
         ctlib.skip(f"{PYTHON} is not installed")
     tmp = ctlib.tmpdir("real-pytls")
-    key, cert = e2elib.throwaway_cert(tmp)
-    e2elib.random_file(os.path.join(tmp, "src.bin"), DATA)
+    key, cert = ctlib.throwaway_cert(tmp)
+    daemons.random_file(os.path.join(tmp, "src.bin"), DATA)
 
     def clean():
         srv, cli = one(tmp, cert, key, dict(os.environ), "clean")
         for doc, side, direction in ((srv, "python3 server", "encrypt"), (cli, "curl", "decrypt")):
-            reallib.check_complete(doc, side)
-            bulk(doc, side, direction)
-            reallib.check_clean(doc, side)
+            ctlib.check_complete(doc, side)
+            ctlib.check_tls13_bulk(doc, side, direction, DATA)
+            ctlib.check_clean(doc, side)
 
     def masked():
-        if not reallib.cpu_has_aes():
+        if not ctlib.cpu_has_aes():
             print("skip masked case: this CPU has no AES-NI")
             return False
-        srv, cli = one(tmp, cert, key, reallib.masked_env(), "masked")
-        reallib.check_masked(srv, "python3 server")
-        reallib.check_masked(cli, "curl")
+        srv, cli = one(tmp, cert, key, ctlib.masked_env(), "masked")
+        ctlib.check_masked(srv, "python3 server")
+        ctlib.check_masked(cli, "curl")
 
-    reallib.run_cases([("clean", clean), ("masked", masked)])
+    ctlib.run_cases([("clean", clean), ("masked", masked)])
 
 
 ctlib.main(test)

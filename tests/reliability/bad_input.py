@@ -8,8 +8,8 @@ nothing on its stderr unless CRYPTRACE_LOG is set, and then exactly one line eac
 CRYPTRACE_ROUTE always gets its one line)."""
 import os
 
-import rellib
-from rellib import ctlib, check
+import ctlib
+from ctlib import check
 
 # (arguments, exit status) - the table in docs/reliability.md
 LAUNCHER = [
@@ -51,14 +51,14 @@ def test():
         check(p.returncode == want and len(err) == 1,
               f"cryptrace {' '.join(args)}: exit {p.returncode} (want {want}), "
               f"{len(err)} stderr line(s): {err[:2]}")
-    prog = [rellib.prog("rel_prog"), "work", "10", "aes-128-cbc"]
+    prog = [ctlib.built("CT_REL_BIN", "rel_prog"), "work", "10", "aes-128-cbc"]
     bare = ctlib.run(prog)
     for name, value in PRELOAD:
         for log in (None, "1"):
             extra = {name: value}
             if log:
                 extra["CRYPTRACE_LOG"] = log
-            env = rellib.env_with(out, **extra)
+            env = ctlib.preload_env(out, **extra)
             p = ctlib.run(prog, env=env)
             err = lines(p.stderr)
             # a bad route spec is the one warning the preload always gives on stderr (the

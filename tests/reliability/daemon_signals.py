@@ -11,13 +11,12 @@ For each server and signal, against the same run without cryptrace: the same sig
 same termination signal. Under the preload: every server process's trace (the forking server's
 children too) is complete, with END reason signal and that signal; and the servers encrypted
 exactly what their clients decrypted and decrypted what they encrypted, calls and bytes, per
-cipher (the clients exit normally, so their own traces are exact; tlsdaemons.py)."""
+cipher (the clients exit normally, so their own traces are exact; ctlib.tlsecho)."""
 import signal
 
-import rellib
-import tlsdaemons
-from rellib import ctlib, check
-from tlsdaemons import Client, Server
+import ctlib
+from ctlib import check, tlsecho
+from ctlib.tlsecho import Client, Server
 
 NO_PERIODIC_MS = str(3600 * 1000)
 COUNT, SIZE = 200, 1000
@@ -60,7 +59,7 @@ def run(kind, sig, version, cert, key, traced):
 
 def check_traced(kind, sig, sdir, cdir):
     sdoc, cdoc = ctlib.report_ok(ctlib.traces(sdir)), ctlib.report_ok(ctlib.traces(cdir))
-    procs = [q for q in rellib.procs(sdoc) if not q.get("superseded")]
+    procs = [q for q in ctlib.processes(sdoc) if not q.get("superseded")]
     check(len(procs) == 1 + (CLIENTS[kind] if kind == "forking" else 0),
           f"{kind}: one trace per server process ({len(procs)})")
     for q in procs:
@@ -68,16 +67,16 @@ def check_traced(kind, sig, sdir, cdir):
               ("complete", "signal", int(sig)),
               f"{kind} pid {q.get('pid')}: complete, ended by {sig.name} "
               f"({q.get('status')}, {q.get('end_reason')} {q.get('exit_status')})")
-    for q in rellib.procs(cdoc):
+    for q in ctlib.processes(cdoc):
         check(q.get("status") == "complete" and q.get("end_reason") == "exit",
               f"client pid {q.get('pid')}: complete ({q.get('status')})")
-    tlsdaemons.check_mirror(sdoc, cdoc, f"{kind} {sig.name}", COUNT)
+    tlsecho.check_mirror(sdoc, cdoc, f"{kind} {sig.name}", COUNT)
 
 
 def test():
     ctlib.need_program("openssl")
-    cert, key = tlsdaemons.certificate(ctlib.tmpdir("daemon-signals"))
-    for kind in tlsdaemons.SERVERS:
+    key, cert = ctlib.throwaway_cert(ctlib.tmpdir("daemon-signals"))
+    for kind in tlsecho.SERVERS:
         for sig, version in CASES:
             b_ign, b_rc, _, _ = run(kind, sig, version, cert, key, traced=False)
             t_ign, t_rc, sdir, cdir = run(kind, sig, version, cert, key, traced=True)

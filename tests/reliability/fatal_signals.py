@@ -36,9 +36,8 @@ import resource
 import signal
 import subprocess
 
-import rellib
-import tlsdaemons
-from rellib import ctlib, check
+import ctlib
+from ctlib import check, tlsecho
 
 NO_PERIODIC_MS = str(3600 * 1000)
 CAUGHT = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGPIPE)
@@ -50,8 +49,8 @@ def cores_on():
 
 
 def start(args, out, cwd=None):
-    env = rellib.env_with(out, CRYPTRACE_FLUSH_MS=NO_PERIODIC_MS) if out else tlsdaemons.bare_env()
-    return subprocess.Popen([rellib.prog("rel_signals")] + args, env=env, cwd=cwd,
+    env = ctlib.preload_env(out, CRYPTRACE_FLUSH_MS=NO_PERIODIC_MS) if out else ctlib.bare_env()
+    return subprocess.Popen([ctlib.built("CT_REL_BIN", "rel_signals")] + args, env=env, cwd=cwd,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, preexec_fn=cores_on)
 
@@ -89,8 +88,8 @@ def the_trace(out, ending, what, pid=None):
     """The report of out; the process (pid, else the only one) ends as `ending` ("exit 0",
     "signal 15"), complete."""
     doc = ctlib.report_ok(ctlib.traces(out))
-    procs = [q for q in rellib.procs(doc) if pid is None or q.get("pid") == pid]
-    check(len(procs) == 1, f"{what}: one trace ({[q.get('pid') for q in rellib.procs(doc)]})")
+    procs = [q for q in ctlib.processes(doc) if pid is None or q.get("pid") == pid]
+    check(len(procs) == 1, f"{what}: one trace ({[q.get('pid') for q in ctlib.processes(doc)]})")
     q = procs[0]
     got = f"{q.get('end_reason')} {q.get('exit_status')}"
     check(q.get("status") == "complete" and got == ending,
@@ -99,7 +98,7 @@ def the_trace(out, ending, what, pid=None):
 
 
 def query():
-    self = rellib.prog("rel_signals")
+    self = ctlib.built("CT_REL_BIN", "rel_signals")
     bare, traced, out = both(["query", self], "query")
     check(bare[0] == traced[0] == 0, f"query: exit 0 ({describe(traced[0])}, {describe(bare[0])})")
     check(bare[1] == traced[1], "query: what the program sees of its signals is the same with and "
@@ -107,10 +106,10 @@ def query():
               f"  {a!r} | {b!r}" for a, b in zip(bare[1].splitlines(), traced[1].splitlines())
               if a != b))
     doc = ctlib.report_ok(ctlib.traces(out))
-    check(sorted((q.get("status"), q.get("end_reason")) for q in rellib.procs(doc)) ==
+    check(sorted((q.get("status"), q.get("end_reason")) for q in ctlib.processes(doc)) ==
           [("complete", "exec"), ("complete", "exit")],
           f"query: the program (END exec) and its exec'd child (END exit) "
-          f"{[(q.get('status'), q.get('end_reason')) for q in rellib.procs(doc)]}")
+          f"{[(q.get('status'), q.get('end_reason')) for q in ctlib.processes(doc)]}")
 
 
 def dies(args, sig, what):
@@ -119,7 +118,7 @@ def dies(args, sig, what):
     check(os.WIFSIGNALED(traced[0]) and os.WTERMSIG(traced[0]) == sig,
           f"{what}: ended by {sig.name} ({describe(traced[0])})")
     doc = the_trace(out, f"signal {int(sig)}", what)
-    rellib.check_expect(doc, traced[1], f"{what}: ")
+    ctlib.check_expect(doc, traced[1], f"{what}: ")
     return bare, traced
 
 
@@ -143,7 +142,7 @@ def goes_on():
         check(traced[0] == 0 and bare[1] == traced[1],
               f"{what}: exit 0 and the same output ({traced[1]!r}, {bare[1]!r})")
         doc = the_trace(out, "exit 0", what)
-        rellib.check_expect(doc, traced[1], f"{what}: ")
+        ctlib.check_expect(doc, traced[1], f"{what}: ")
     print("handled, signalfd, sigwait, main-exit: the program's own handling, unchanged")
 
 
@@ -151,15 +150,15 @@ def children():
     bare, traced, out = both(["vfork", "15"], "vfork")
     check(traced[0] == bare[0] == 0 and bare[1] == traced[1] and
           "vfork child: signal Terminated" in traced[1], f"vfork: same output {traced[1]!r}")
-    rellib.check_expect(the_trace(out, "exit 0", "vfork parent"), traced[1], "vfork parent: ")
+    ctlib.check_expect(the_trace(out, "exit 0", "vfork parent"), traced[1], "vfork parent: ")
     bare, traced, out = both(["fork", "1"], "fork")
     check(traced[0] == bare[0] == 0 and bare[1] == traced[1] and
           "fork child: signal Hangup" in traced[1], f"fork: same output {traced[1]!r}")
     doc = ctlib.report_ok(ctlib.traces(out))
-    kids = [q for q in rellib.procs(doc) if q.get("end_reason") == "signal"]
+    kids = [q for q in ctlib.processes(doc) if q.get("end_reason") == "signal"]
     check(len(kids) == 1, f"fork: the child's trace ends with the signal ({len(kids)})")
     the_trace(out, "signal 1", "fork child", kids[0]["pid"])
-    rellib.check_expect(doc, traced[1], "fork child: ")
+    ctlib.check_expect(doc, traced[1], "fork child: ")
     print("vfork, fork: children killed, parents go on, traces exact")
 
 
@@ -171,9 +170,9 @@ def namespaces():
     check(traced[0] == 0 and bare[1] == traced[1],
           f"namespaces: the same with and without cryptrace ({traced[1]!r}, {bare[1]!r})")
     doc = ctlib.report_ok(ctlib.traces(out))
-    check([q.get("status") for q in rellib.procs(doc)] == ["complete"] * 2,
-          f"namespaces: both traces complete ({[q.get('status') for q in rellib.procs(doc)]})")
-    rellib.check_expect(doc, traced[1], "namespaces: ")
+    check([q.get("status") for q in ctlib.processes(doc)] == ["complete"] * 2,
+          f"namespaces: both traces complete ({[q.get('status') for q in ctlib.processes(doc)]})")
+    ctlib.check_expect(doc, traced[1], "namespaces: ")
     print("namespaces: setns and unshare(CLONE_NEWUSER) succeed as without cryptrace")
 
 
@@ -185,8 +184,8 @@ def storm():
     for seed in range(1, STORM_RUNS + 1):
         for f in os.listdir(out):
             os.unlink(os.path.join(out, f))
-        p = subprocess.Popen([rellib.prog("rel_signals"), "storm", str(seed)],
-                             env=rellib.env_with(out, CRYPTRACE_FLUSH_MS=10),
+        p = subprocess.Popen([ctlib.built("CT_REL_BIN", "rel_signals"), "storm", str(seed)],
+                             env=ctlib.preload_env(out, CRYPTRACE_FLUSH_MS=10),
                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
         try:
             rc = p.wait(timeout=60)  # a watchdog: a deadlocked handler never ends
@@ -210,7 +209,7 @@ def sandbox(how):
     out = ctlib.tmpdir(f"sandbox-{how}")
     for traced in (False, True):
         p = start(["sandbox", how], out if traced else None, cwd=ctlib.tmpdir("sandbox-cwd"))
-        lines = tlsdaemons.Lines(p.stdout)
+        lines = tlsecho.Lines(p.stdout)
         try:
             lines.wait_for("ready", f"sandbox {how}")
         except ctlib.Failure:

@@ -7,37 +7,36 @@ present, complete and exact (cryptrace re-injects itself into the scrubbed one);
 that double-forks, setsid()s and closes every fd with close_range and closefrom: its trace is
 present, complete and exact. Every process finishes (a hang is a deadlock: watchdog)."""
 import os
-import re
 import time
 
-import rellib
-from rellib import ctlib, check
+import ctlib
+from ctlib import check
 
 
 def by_cipher(doc, cipher):
     """[(pid, calls, bytes)] for each process that has paths of cipher."""
-    return rellib.per_process(doc, cipher=cipher, dir="encrypt")
+    return ctlib.per_process(doc, cipher=cipher, dir="encrypt")
 
 
 def fork_threads():
     out = ctlib.tmpdir("forks")
-    p = ctlib.run_traced([rellib.prog("rel_prog"), "fork-threads", "20"], out)
+    p = ctlib.run_traced([ctlib.built("CT_REL_BIN", "rel_prog"), "fork-threads", "20"], out)
     text = p.stdout.decode()
     check(p.returncode == 0, f"fork-threads exit 0 ({p.returncode}) {text[-200:]}")
     doc = ctlib.report_ok(ctlib.traces(out))
-    procs = rellib.procs(doc)
+    procs = ctlib.processes(doc)
     check(len(procs) == 21, f"21 processes traced (parent + 20 children): {len(procs)}")
     check(all(q.get("status") == "complete" for q in procs),
           f"all complete: {[q.get('status') for q in procs]}")
     kids = by_cipher(doc, "aes-192-cbc")
     check(len(kids) == 20 and all(v == (100, 6400) for v in kids.values()),
           f"each child: exactly 100 calls 6400 bytes of aes-192-cbc ({sorted(kids.values())})")
-    rellib.check_expect(doc, text, "all processes together: ")
+    ctlib.check_expect(doc, text, "all processes together: ")
 
 
 def spawns():
     out = ctlib.tmpdir("spawn")
-    self = rellib.prog("rel_prog")
+    self = ctlib.built("CT_REL_BIN", "rel_prog")
     p = ctlib.run_traced([self, "spawn", self], out)
     cases = [("vfork+execve", "aes-128-ofb", 300), ("posix_spawn", "aes-256-ofb", 400),
              ("execve, empty environment", "aes-192-ofb", 500)]
@@ -48,7 +47,7 @@ def spawns():
         rows = by_cipher(doc, cipher)
         check(list(rows.values()) == [(n, n * 64)],
               f"{how}: one process with {n} calls of {cipher} ({rows})")
-    procs = rellib.procs(doc)
+    procs = ctlib.processes(doc)
     check(len({q.get("pid") for q in procs}) == pids and all(q.get("status") == "complete" for q in procs),
           f"4 processes, every trace complete "
           f"({[(q.get('pid'), q.get('end_reason'), q.get('status')) for q in procs]})")
@@ -57,7 +56,7 @@ def spawns():
 def daemon():
     out = ctlib.tmpdir("daemon")
     done = os.path.join(ctlib.tmpdir("daemon-done"), "done")
-    p = ctlib.run_traced([rellib.prog("rel_prog"), "daemon", done], out)
+    p = ctlib.run_traced([ctlib.built("CT_REL_BIN", "rel_prog"), "daemon", done], out)
     check(p.returncode == 0, f"daemon launcher exit 0 ({p.returncode})")
     doc = None
     for _ in range(3000):  # a condition, not a duration: the daemon's END record
@@ -71,7 +70,7 @@ def daemon():
                 continue
             rows = by_cipher(doc, "aes-256-cbc")
             gpid = list(rows)[0] if rows else None
-            st = [q.get("status") for q in rellib.procs(doc) if q.get("pid") == gpid
+            st = [q.get("status") for q in ctlib.processes(doc) if q.get("pid") == gpid
                   and not q.get("superseded")]
             if st == ["complete"]:
                 break
@@ -81,12 +80,12 @@ def daemon():
     check(list(rows.values()) == [(500, 32000)],
           f"the daemon's 500 calls after close_range+closefrom are in its trace ({rows})")
     gpid = list(rows)[0]
-    st = [q.get("status") for q in rellib.procs(doc) if q.get("pid") == gpid
+    st = [q.get("status") for q in ctlib.processes(doc) if q.get("pid") == gpid
           and not q.get("superseded")]
     check(st == ["complete"], f"the daemon's newest trace is complete ({st})")
-    check(len({q.get("pid") for q in rellib.procs(doc)}) == 3,
+    check(len({q.get("pid") for q in ctlib.processes(doc)}) == 3,
           f"three processes: launcher child, middle child, daemon "
-          f"({[q.get('pid') for q in rellib.procs(doc)]})")
+          f"({[q.get('pid') for q in ctlib.processes(doc)]})")
 
 
 def test():

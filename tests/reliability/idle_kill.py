@@ -7,7 +7,7 @@ do a burst, then idle together for 5 s (25 intervals) and are killed with SIGKIL
 
   - `openssl s_server -rev` and the forking Python TLS echo server (a child per connection),
     serving burst clients: the servers' traces hold exactly what their clients decrypted and
-    encrypted (tlsdaemons.py);
+    encrypted (ctlib.tlsecho);
   - rel_signals fork-idle: a fork child that goes on with its parent's cipher context (no new
     path: only the flusher the fork handler restarts can write its snapshot): its trace holds
     exactly its own calls.
@@ -20,10 +20,9 @@ import signal
 import subprocess
 import time
 
-import rellib
-import tlsdaemons
-from rellib import ctlib, check
-from tlsdaemons import Client, Server
+import ctlib
+from ctlib import check, tlsecho
+from ctlib.tlsecho import Client, Server
 
 FLUSH_MS = 200
 IDLE_S = 5
@@ -33,7 +32,7 @@ CLIENTS = {"s_server": 1, "forking": 2}
 
 def check_killed(doc, what, nprocs):
     """Every process of doc: not complete, one unfinished-trace finding bounding the loss."""
-    procs = [q for q in rellib.procs(doc) if not q.get("superseded")]
+    procs = [q for q in ctlib.processes(doc) if not q.get("superseded")]
     check(len(procs) == nprocs, f"{what}: one trace per process ({len(procs)})")
     kinds = [f.get("kind") for f in doc.get("findings", [])]
     check("nothing-intercepted" not in kinds, f"{what}: no nothing-intercepted ({kinds})")
@@ -69,7 +68,7 @@ def check_server(kind, srv, clients, sdir, cdir):
     check(rc == -signal.SIGKILL, f"{kind}: killed by SIGKILL ({rc})")
     rc, sdoc, err = ctlib.report(ctlib.traces(sdir))
     check(rc in (0, 1) and sdoc is not None, f"{kind}: the killed traces read ({rc}) {err[:200]}")
-    tlsdaemons.check_mirror(sdoc, ctlib.report_ok(ctlib.traces(cdir)),
+    tlsecho.check_mirror(sdoc, ctlib.report_ok(ctlib.traces(cdir)),
                             f"{kind} after {IDLE_S} s idle and SIGKILL", COUNT)
     check_killed(sdoc, kind, 1 + (CLIENTS[kind] if kind == "forking" else 0))
     print(f"{kind}: killed after {IDLE_S} s idle, the traces equal the clients', "
@@ -77,17 +76,17 @@ def check_server(kind, srv, clients, sdir, cdir):
 
 
 def test():
-    cert, key = tlsdaemons.certificate(ctlib.tmpdir("idle-kill"))
+    key, cert = ctlib.throwaway_cert(ctlib.tmpdir("idle-kill"))
     out = ctlib.tmpdir("idle-fork")
-    prog = subprocess.Popen([rellib.prog("rel_signals"), "fork-idle"],
-                            env=rellib.env_with(out, CRYPTRACE_FLUSH_MS=FLUSH_MS),
+    prog = subprocess.Popen([ctlib.built("CT_REL_BIN", "rel_signals"), "fork-idle"],
+                            env=ctlib.preload_env(out, CRYPTRACE_FLUSH_MS=FLUSH_MS),
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, start_new_session=True)
-    lines = tlsdaemons.Lines(prog.stdout)
+    lines = tlsecho.Lines(prog.stdout)
     servers = []
     try:
         child = int(lines.wait_for("child ready", "fork-idle").split()[-1])
-        for kind in tlsdaemons.SERVERS:
+        for kind in tlsecho.SERVERS:
             servers.append(start_server(kind, cert, key))
         time.sleep(IDLE_S)  # the scenario: everything has gone quiet (nothing is timed)
         for _, srv, _, _, _ in servers:
@@ -107,7 +106,7 @@ def test():
           f"fork-idle: the child was killed ({lines.lines[-2:]})")
     rc, doc, err = ctlib.report(ctlib.traces(out), "--pid", str(child))
     check(rc in (0, 1) and doc is not None, f"fork-idle: the child's trace reads ({rc}) {err[:200]}")
-    rellib.check_expect(doc, "\n".join(lines.lines), "fork-idle child: ")
+    ctlib.check_expect(doc, "\n".join(lines.lines), "fork-idle child: ")
     check_killed(doc, "fork-idle child", 1)
     print(f"fork-idle: the child killed after {IDLE_S} s idle holds its own calls exactly")
 

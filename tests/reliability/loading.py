@@ -11,16 +11,16 @@ finding names both (the calls made through the copy are not in the trace)."""
 import os
 import shutil
 
-import rellib
-from rellib import ctlib, check
+import ctlib
+from ctlib import check
 
 
 def early():
     out = ctlib.tmpdir("early")
-    p = ctlib.run([rellib.prog("rel_early")], env=rellib.env_with(out))
+    p = ctlib.run([ctlib.built("CT_REL_BIN", "rel_early")], env=ctlib.preload_env(out))
     check(p.returncode == 0, f"rel_early exit 0 ({p.returncode}) {p.stderr.decode()[:200]}")
     doc = ctlib.report_ok(ctlib.traces(out))
-    rellib.check_expect(doc, p.stdout.decode(), "constructor before ours + main: ")
+    ctlib.check_expect(doc, p.stdout.decode(), "constructor before ours + main: ")
 
 
 def late():
@@ -32,15 +32,15 @@ def late():
         ctlib.skip("no libcrypto.so.3 at the Debian path to copy")
     shutil.copy(src, second)
     plugin = os.environ.get("CT_REL_PLUGIN", "")
-    bare = ctlib.run([rellib.prog("rel_late"), plugin, second])
-    p = ctlib.run([rellib.prog("rel_late"), plugin, second], env=rellib.env_with(out))
+    bare = ctlib.run([ctlib.built("CT_REL_BIN", "rel_late"), plugin, second])
+    p = ctlib.run([ctlib.built("CT_REL_BIN", "rel_late"), plugin, second], env=ctlib.preload_env(out))
     check((p.returncode, p.stdout) == (bare.returncode, bare.stdout) and p.returncode == 0,
           f"rel_late: same output and exit 0 with and without the preload ({p.returncode})")
     doc = ctlib.report_ok(ctlib.traces(out))
-    rellib.check_expect(doc, p.stdout.decode(), "plugin dlopen'd RTLD_LOCAL: ")
+    ctlib.check_expect(doc, p.stdout.decode(), "plugin dlopen'd RTLD_LOCAL: ")
     direct = ctlib.totals(doc, cipher="aes-192-cbc")
     print(f"dlsym(handle) calls seen: {direct} (bypasses interposition)")
-    q = rellib.procs(doc)[0]
+    q = ctlib.processes(doc)[0]
     check(q.get("has_libcrypto"), "the process is reported as having libcrypto")
     libs = q.get("crypto_libs", [])
     check(len(libs) == 2 and second in libs, f"both libcrypto instances listed: {libs}")
@@ -51,7 +51,7 @@ def late():
           all(lib in f[0]["message"] for lib in libs) and
           "does not see calls that reach another copy" in f[0]["message"],
           f"multiple-libcrypto warns, naming both copies: {f[0]['message'][:200] if f else None}")
-    check(not ctlib.select(doc, cipher="aes-256-cbc"),
+    check(not ctlib.paths(doc, cipher="aes-256-cbc"),
           "the second copy's aes-256-cbc calls are indeed not in the trace")
 
 

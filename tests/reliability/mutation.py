@@ -16,8 +16,8 @@ import random
 import struct
 import subprocess
 
-import rellib
-from rellib import ctlib, check
+import ctlib
+from ctlib import check
 
 PREAMBLE = 16
 REPORT_TIMEOUT = 60
@@ -105,8 +105,8 @@ def kept(work, what, blob):
 
 def test():
     out = ctlib.tmpdir("mut-src")
-    env = rellib.env_with(out, CRYPTRACE_FLUSH_MS=20, CRYPTRACE_MODE="calls")
-    p = ctlib.run([rellib.prog("rel_threads"), "0.15", "4"], env=env)
+    env = ctlib.preload_env(out, CRYPTRACE_FLUSH_MS=20, CRYPTRACE_MODE="calls")
+    p = ctlib.run([ctlib.built("CT_REL_BIN", "rel_threads"), "0.15", "4"], env=env)
     check(p.returncode == 0, "source run")
     files = ctlib.traces(out)
     data = open(files[0], "rb").read()

@@ -4,7 +4,7 @@
 rel_prog, rel_threads with a stand-in /dev/crypto, rel_early, the RTLD_LOCAL plugin, openssl enc
 with -K/-iv): no trace file holds any key, IV or plaintext, nor any 8-byte window of them at any
 offset; every trace file is 0600. The scan every other test runs over its own traces
-(tests/integration/ctsecrets.py, from ctlib.main and the suites' helpers) is checked here to bite:
+(tests/integration/secretscan.py, from ctlib.main and the suites' helpers) is checked here to bite:
 it knows these programs' literals, finds a key or IV planted raw or as hex text anywhere in a real
 trace (also one not named .ctrace), argv included, where the key typed on the command line is
 recorded as <redacted>.
@@ -18,12 +18,11 @@ import shutil
 import stat
 import subprocess
 
-import rellib
-from rellib import ctlib, check
-
-import ctsecrets  # noqa: E402 (tests/integration, on the path through rellib)
+import ctlib
+from ctlib import check, secretscan
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+FAKE_CDEV = os.environ.get("CT_FAKE_CDEV", "")
 SRC_PRELOAD = os.path.join(HERE, "..", "..", "preload")
 
 # The literals the scenario programs use (see their sources) and openssl enc's below.
@@ -69,13 +68,13 @@ def scan(files):
 
 
 def produce(out):
-    env = rellib.env_with(out, preload=[rellib.FAKE_CDEV] if rellib.FAKE_CDEV else [],
+    env = ctlib.preload_env(out, preload=[FAKE_CDEV] if FAKE_CDEV else [],
                           CRYPTRACE_MODE="calls")
     runs = [
-        [rellib.prog("rel_prog"), "work", "200", "aes-256-cbc"],
-        [rellib.prog("rel_threads"), "0.3", "4"],
-        [rellib.prog("rel_early")],
-        [rellib.prog("rel_late"), os.environ.get("CT_REL_PLUGIN", "")],
+        [ctlib.built("CT_REL_BIN", "rel_prog"), "work", "200", "aes-256-cbc"],
+        [ctlib.built("CT_REL_BIN", "rel_threads"), "0.3", "4"],
+        [ctlib.built("CT_REL_BIN", "rel_early")],
+        [ctlib.built("CT_REL_BIN", "rel_late"), os.environ.get("CT_REL_PLUGIN", "")],
     ]
     for argv in runs:
         p = ctlib.run(argv, env=env)
@@ -96,7 +95,7 @@ def no_leaks():
     check(not leaks, f"no key, IV or plaintext (8-byte windows) in our traces: {leaks[:5]}")
     modes = {f: stat.S_IMODE(os.stat(f).st_mode) for f in files}
     check(all(m == 0o600 for m in modes.values()), f"every trace file is 0600 {set(modes.values())}")
-    others = {k: v for k, v in ctsecrets.known().items() if any(v)}
+    others = {k: v for k, v in secretscan.known().items() if any(v)}
     leaks = [f"{f}: {name}" for f in files for name, v in others.items()
              if len(v) >= 8 and any(w in open(f, "rb").read() for w in windows(v))]
     check(not leaks, f"nor the other examples' and suites' keys, IVs and data: {leaks[:5]}")
@@ -104,14 +103,14 @@ def no_leaks():
 
 
 def shared_scan_bites(files):
-    """The scan every test runs (ctsecrets) over these real traces: clean, and it finds what is
+    """The scan every test runs (ctlib.secretscan) over these real traces: clean, and it finds what is
     planted in them."""
-    known = set(ctsecrets.known().values())
+    known = set(secretscan.known().values())
     for name in ("rel_prog key", "rel_prog iv", "rel_threads key", "rel_threads iv", "rel_early key",
                  "rel_late key", "rel_plugin key", "rel_plugin iv", "enc key", "enc iv"):
         check(SECRETS[name] in known, f"the shared scan knows the {name} from the sources")
-    ctsecrets.register("enc plaintext", ENC_PLAIN)
-    check(ctsecrets.scan(files) == [], "the shared scan finds nothing in these traces")
+    secretscan.register("enc plaintext", ENC_PLAIN)
+    check(secretscan.scan(files) == [], "the shared scan finds nothing in these traces")
     enc = [f for f in files if os.path.basename(f).startswith("openssl.")]
     check(len(enc) == 1, f"one openssl enc trace ({enc})")
     data = open(enc[0], "rb").read()
@@ -131,9 +130,9 @@ def shared_scan_bites(files):
         f = os.path.join(work, f"planted{i}.bin")  # not named .ctrace: found by its magic
         with open(f, "wb") as fh:
             fh.write(blob)
-        found = ctsecrets.trace_files([work])
+        found = secretscan.trace_files([work])
         check(f in found, f"{what}: the planted file is taken for a trace by its magic")
-        hits = ctsecrets.scan([f])
+        hits = secretscan.scan([f])
         check(hits, f"{what}: the shared scan finds it ({hits[:1]})")
         os.unlink(f)
 
@@ -146,8 +145,8 @@ def symlink_refused():
     if pid == 0:  # wait until the parent planted the link at our future trace path
         os.close(w)
         os.read(r, 1)
-        os.execve(rellib.prog("rel_prog"), ["rel_prog", "work", "10", "aes-128-cbc"],
-                  rellib.env_with(out))
+        os.execve(ctlib.built("CT_REL_BIN", "rel_prog"), ["rel_prog", "work", "10", "aes-128-cbc"],
+                  ctlib.preload_env(out))
     os.close(r)
     planted = os.path.join(out, f"rel_prog.{pid}.ctrace")
     os.symlink(target, planted)

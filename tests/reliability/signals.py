@@ -13,8 +13,8 @@ import signal
 import subprocess
 import time
 
-import rellib
-from rellib import ctlib, check
+import ctlib
+from ctlib import check
 
 FLUSH_MS = 50
 LINE_MS = 2
@@ -22,15 +22,15 @@ LINE_MS = 2
 
 def in_handler():
     out = ctlib.tmpdir("sigalrm")
-    prog = rellib.prog("rel_prog")
+    prog = ctlib.built("CT_REL_BIN", "rel_prog")
     bare = subprocess.run([prog, "sigalrm", "2"], stdout=subprocess.PIPE, timeout=120)
-    p = ctlib.run([prog, "sigalrm", "2"], env=rellib.env_with(out))
+    p = ctlib.run([prog, "sigalrm", "2"], env=ctlib.preload_env(out))
     check(p.returncode == bare.returncode == 0, f"exit 0 with and without the preload "
           f"({p.returncode}, {bare.returncode}) {p.stderr.decode()[:200]}")
     text = p.stdout.decode()
     print(text.strip())
     doc = ctlib.report_ok(ctlib.traces(out))
-    exp = rellib.expect_lines(text)
+    exp = ctlib.parse_expect(text)
     # main's cipher: exact (the EVP fast path raises its guard before it reads the per-thread
     # context cache, so a handler's EVP call cannot re-point the interrupted call's counters)
     main_cbc = [e for e in exp if e[1] == "aes-128-cbc"][0]
@@ -42,17 +42,17 @@ def in_handler():
     got = ctlib.totals(doc, cipher="aes-128-ctr", dir="encrypt")
     check(got[0] <= handler[3] and got[1] == 16 * got[0],
           f"handler aes-128-ctr: {got[0]} of {handler[3]} calls counted, 16 bytes each ({got[1]})")
-    check([q.get("status") for q in rellib.procs(doc)] == ["complete"], "the trace is complete")
+    check([q.get("status") for q in ctlib.processes(doc)] == ["complete"], "the trace is complete")
 
 
 def kills(n):
     rng = random.Random(int(os.environ.get("CT_REL_SEED", "8")))
-    prog = rellib.prog("rel_prog")
+    prog = ctlib.built("CT_REL_BIN", "rel_prog")
     survived = 0
     for i in range(n):
         out = ctlib.tmpdir(f"kill{i}")
         side = os.path.join(out, "side.txt")
-        env = rellib.env_with(out, CRYPTRACE_FLUSH_MS=FLUSH_MS)
+        env = ctlib.preload_env(out, CRYPTRACE_FLUSH_MS=FLUSH_MS)
         proc = subprocess.Popen([prog, "sidefile", side], env=env, stdout=subprocess.DEVNULL)
         # a random moment, after the program has run long enough for a few flush intervals
         time.sleep(0.25 + rng.random() * 0.5)
@@ -62,7 +62,7 @@ def kills(n):
         lines = [int(x) for x in open(side).read().split()]
         rc, doc, err = ctlib.report(ctlib.traces(out))
         check(rc in (0, 1) and doc is not None, f"kill {i}: the trace reads (exit {rc}) {err[:100]}")
-        st = [q.get("status") for q in rellib.procs(doc)]
+        st = [q.get("status") for q in ctlib.processes(doc)]
         check(st and st[0] != "complete", f"kill {i}: not marked complete ({st})")
         calls, _ = ctlib.totals(doc, cipher="aes-128-cbc")
         # The same thread writes the side file (a line at least LINE_MS after the previous one)

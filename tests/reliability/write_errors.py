@@ -11,8 +11,8 @@ import shutil
 import subprocess
 import time
 
-import rellib
-from rellib import ctlib, check
+import ctlib
+from ctlib import check
 
 N = "200000"
 
@@ -35,7 +35,7 @@ def says_incomplete(outdir, what):
     check(files, f"{what}: a trace file exists")
     rc, doc, err = ctlib.report(files)
     check(rc in (0, 1) and doc is not None, f"{what}: the report reads it (exit {rc}) {err[:100]}")
-    st = [(q.get("status"), q.get("write_errors")) for q in rellib.procs(doc)]
+    st = [(q.get("status"), q.get("write_errors")) for q in ctlib.processes(doc)]
     check(st and all(s != "complete" for s, _ in st), f"{what}: the report says not complete {st}")
     text = ctlib.run([ctlib.CRYPTRACE, "report"] + files).stdout.decode()
     check("incomplete" in text or "truncated" in text,
@@ -45,7 +45,7 @@ def says_incomplete(outdir, what):
 
 def fsize_limit(argv, want):
     out = ctlib.tmpdir("fsize")
-    rc, stdout, err = run_limited(argv, rellib.env_with(out, CRYPTRACE_FLUSH_MS=10), 1024)
+    rc, stdout, err = run_limited(argv, ctlib.preload_env(out, CRYPTRACE_FLUSH_MS=10), 1024)
     check((rc, stdout) == want, f"RLIMIT_FSIZE 1 KiB: same exit status ({rc}) and output")
     # write_errors cannot reach a file that takes no more bytes: the missing END says it
     says_incomplete(out, "RLIMIT_FSIZE")
@@ -70,7 +70,7 @@ def tiny_tmpfs(argv, want):
                     f.write(b"\0" * 512)
             except OSError:
                 pass
-        rc, stdout, _ = run_limited(argv, rellib.env_with(out, CRYPTRACE_FLUSH_MS=10),
+        rc, stdout, _ = run_limited(argv, ctlib.preload_env(out, CRYPTRACE_FLUSH_MS=10),
                                     resource.RLIM_INFINITY)
         check((rc, stdout) == want, f"tmpfs full: same exit status ({rc}) and output")
         says_incomplete(out, "tmpfs full")
@@ -81,8 +81,8 @@ def tiny_tmpfs(argv, want):
 
 def dir_removed(want_rc):
     out = ctlib.tmpdir("rmdir")
-    argv = [rellib.prog("rel_threads"), "1.5", "4"]
-    proc = subprocess.Popen(argv, env=rellib.env_with(os.path.join(out, "t"),
+    argv = [ctlib.built("CT_REL_BIN", "rel_threads"), "1.5", "4"]
+    proc = subprocess.Popen(argv, env=ctlib.preload_env(os.path.join(out, "t"),
                                                       CRYPTRACE_FLUSH_MS=10),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     os.mkdir(os.path.join(out, "t"), 0o700)  # created after exec: the preload may start late
@@ -95,7 +95,7 @@ def dir_removed(want_rc):
 
 
 def test():
-    argv = [rellib.prog("rel_prog"), "write-lots", N]
+    argv = [ctlib.built("CT_REL_BIN", "rel_prog"), "write-lots", N]
     want = bare_output(argv)
     check(want[0] == 0, "write-lots runs bare")
     fsize_limit(argv, want)

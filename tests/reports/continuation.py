@@ -5,13 +5,12 @@ X.<pid>.ctrace.1: `cryptrace report DIR` (and `cryptrace report X.ctrace`) reads
 process with the newest snapshot (all calls counted once) and the per-call operations of both
 files; a `.ctrace.N` whose header names another process (another pid or start) stays a process
 of its own."""
-import json
 import os
 import re
 import shutil
 
-import rlib
-from rlib import check, ctlib
+import ctlib
+from ctlib import check
 
 
 def test():
@@ -21,7 +20,7 @@ def test():
     env = dict(os.environ, CRYPTRACE_FLUSH_MS="10")
     p = ctlib.run_traced([prog, "1000", "2000"], out, extra=["--mode", "calls"], env=env)
     if p.returncode == 2:
-        rlib.skip(f"close_range is not available here: {p.stderr.decode().strip()}")
+        ctlib.skip(f"close_range is not available here: {p.stderr.decode().strip()}")
     check(p.returncode == 0, f"closerange_evp ran under cryptrace ({p.stderr.decode()[:200]})")
     names = sorted(os.listdir(out))
     print("files:", names)

@@ -8,8 +8,8 @@ import io
 import json
 import os
 
-import rlib
-from rlib import check, ctlib
+import ctlib
+from ctlib import check
 
 HEADER = ["pids", "api", "impl", "cipher", "dir", "key_bits", "bucket_low", "calls", "bytes",
           "wall_ns", "user_ns", "sys_ns", "wall_MBps", "cpu_MBps"]
@@ -28,8 +28,8 @@ def test():
     d = ctlib.tmpdir("csv")
     p = ctlib.run_traced([prog], d)
     check(p.returncode == 0, "evp_threads ran under cryptrace")
-    doc = json.loads(rlib.report_ok("--json", d).stdout)
-    raw = rlib.report_ok("--csv", d).stdout
+    doc = json.loads(ctlib.cryptrace_ok("report", "--json", d).stdout)
+    raw = ctlib.cryptrace_ok("report", "--csv", d).stdout
     got = rows(raw, "--csv")
     want = {}
     for pth in doc["paths"]:
@@ -45,19 +45,19 @@ def test():
                 r["pids"] == " ".join(str(x) for x in pth["pids"]) and
                 (s["wall_ns"] is None and r["wall_ns"] == "" or
                  (abs(int(r["wall_ns"]) - s["wall_ns"]) <= 0.5 or
-                  rlib.close(int(r["wall_ns"]), s["wall_ns"]))))
+                  ctlib.json_equal(int(r["wall_ns"]), s["wall_ns"]))))
         if not same:
-            raise rlib.Failure(f"row {r} differs from the JSON bucket {s}")
+            raise ctlib.Failure(f"row {r} differs from the JSON bucket {s}")
     print("ok: every CSV row matches the JSON report")
     out = os.path.join(ctlib.tmpdir("csv-out"), "big.csv")
-    rlib.report_ok("--csv=" + out, "--min-size", "1024", d)
+    ctlib.cryptrace_ok("report", "--csv=" + out, "--min-size", "1024", d)
     big = rows(open(out, "rb").read(), "--csv=FILE --min-size 1024")
     check(big and all(int(r["bucket_low"]) >= 1024 for r in big),
           f"--min-size 1024 keeps only buckets of 1 KiB and up ({len(big)} rows)")
-    gcm = rows(rlib.report_ok("--csv", "--path", "evp/*/aes-256-gcm/*", d).stdout, "--path")
+    gcm = rows(ctlib.cryptrace_ok("report", "--csv", "--path", "evp/*/aes-256-gcm/*", d).stdout, "--path")
     check(gcm and {r["cipher"] for r in gcm} == {"aes-256-gcm"}, "--path selects the gcm rows")
     for sel in ("99", "no-such-cipher"):
-        p = rlib.report("--csv", "--path", sel, d)
+        p = ctlib.cryptrace("report", "--csv", "--path", sel, d)
         check(p.returncode == 2 and not p.stdout, f"--path {sel} selects nothing: exit 2, no output")
 
 

@@ -15,8 +15,8 @@ import json
 import os
 import re
 
-import rlib
-from rlib import check, ctlib
+import ctlib
+from ctlib import check, browser
 
 FLUSH_MS = 200
 
@@ -26,12 +26,12 @@ def speed_blocks(stderr):
     blocks = [(int(n), int(c)) for n, c in
               re.findall(r"Doing \S+ (?:ops )?for \d+s on (\d+) size blocks: (\d+) ", stderr)]
     if not blocks:
-        raise rlib.Failure(f"no per-size counts in openssl speed's output: {stderr[:300]!r}")
+        raise ctlib.Failure(f"no per-size counts in openssl speed's output: {stderr[:300]!r}")
     return blocks
 
 
 def jdoc(*args):
-    return json.loads(rlib.report_ok("--json", *args).stdout)
+    return json.loads(ctlib.cryptrace_ok("report", "--json", *args).stdout)
 
 
 def json_buckets(doc):
@@ -57,7 +57,7 @@ def csv_buckets(raw):
 
 
 def html_points(page):
-    return [a for t, a in rlib.elements(open(page, encoding="utf-8").read())
+    return [a for t, a in browser.elements(open(page, encoding="utf-8").read())
             if t == "g" and a.get("class") == "pt"]
 
 
@@ -66,24 +66,24 @@ def outputs_agree(tag, work, *args):
     same paths and buckets with the same call counts. Returns (JSON doc, HTML elements)."""
     doc = jdoc(*args)
     want = json_buckets(doc)
-    text = rlib.report_ok(*args).stdout.decode()
+    text = ctlib.cryptrace_ok("report", *args).stdout.decode()
     nproc = sum(1 for p in doc["processes"] if not p["superseded"])
     check(text.startswith(f"cryptrace report: {nproc} process(es), {len(doc['paths'])} path(s)"),
           f"{tag}: text header counts the JSON's {nproc} process(es) and {len(doc['paths'])} path(s)")
     tp = text_paths(text)
     jp = {(p["api"], p["impl"], p["cipher"], p["dir"][:3]): p["calls"] for p in doc["paths"]}
     check(tp == jp, f"{tag}: the text Paths table has the JSON's paths and calls ({tp})")
-    got, rows = csv_buckets(rlib.report_ok("--csv", *args).stdout)
+    got, rows = csv_buckets(ctlib.cryptrace_ok("report", "--csv", *args).stdout)
     check(got == want, f"{tag}: the CSV rows are the JSON's path buckets ({len(got)} rows)")
     page = os.path.join(work, re.sub(r"\W+", "_", tag) + ".html")
-    rlib.report_ok("--html", page, *args)
+    ctlib.cryptrace_ok("report", "--html", page, *args)
     pts = html_points(page)
     timed = {(f"{p['api']}/{p['impl']}/{p['cipher']}/{p['dir']}", s["bucket_low"]): s["calls"]
              for p in doc["paths"] for s in p["sizes"] if s.get("wall_ns") and s["bytes"]}
     drawn = {(a["data-label"], int(a["data-size"])): int(a["data-calls"]) for a in pts}
     check(drawn == timed, f"{tag}: the HTML chart has one point per timed JSON bucket, same calls "
           f"({len(drawn)} points)")
-    return doc, rlib.elements(open(page, encoding="utf-8").read()), rows, text
+    return doc, browser.elements(open(page, encoding="utf-8").read()), rows, text
 
 
 def cbc_sizes(doc):
@@ -143,7 +143,7 @@ def test_window(d1, blocks, work):
           f"every {FLUSH_MS} ms" in text, "the text report states the window and the flush interval")
     check(any(t == "section" and a.get("id") == "window" for t, a in els),
           "the HTML page has its time-window note")
-    d = json.loads(rlib.report_ok("--diff", "--json", *args[:-1], d1, d1).stdout)
+    d = json.loads(ctlib.cryptrace_ok("report", "--diff", "--json", *args[:-1], d1, d1).stdout)
     cbc = [p for p in d["paths"] if p["cipher"] == "aes-128-cbc"][0]
     want = sum(cbc_sizes(doc).values())
     check(cbc["a"]["calls"] == want and cbc["b"]["calls"] == want and d["a"]["window"] and
@@ -185,7 +185,7 @@ def test_filters(d1, d2, pid1, pid2, blocks, work):
     check(q[pid1]["window_to_s"] <= 2.5 and 0 < sum(cbc_sizes(doc).values()) and
           set(cbc_sizes(doc)) <= {16, 64, 256},
           f"--until 2.5: only the first blocks' sizes ({cbc_sizes(doc)})")
-    p = rlib.report("--diff", "--pid", str(pid1), d1, d2)
+    p = ctlib.cryptrace("report", "--diff", "--pid", str(pid1), d1, d2)
     check(p.returncode == 2 and b"--pid does not apply to --diff" in p.stderr and not p.stdout,
           "--diff --pid: exit 2 with the reason, no output")
 

@@ -14,8 +14,8 @@ import os
 import re
 import struct
 
-import rlib
-from rlib import check, ctlib
+import ctlib
+from ctlib import check, browser
 
 
 def expected_points(doc):
@@ -38,13 +38,13 @@ def label(p):
 
 
 def check_page(html_file, doc, tag):
-    dom, err = rlib.browse("file://" + html_file, "--dump-dom", "--enable-logging=stderr", "--v=0")
+    dom, err = browser.browse("file://" + html_file, "--dump-dom", "--enable-logging=stderr", "--v=0")
     check("<svg" in dom and 'id="throughput-chart"' in dom,
           f"{tag}: Chromium rendered the page with its throughput chart")
     console = [ln for ln in err.splitlines()
                if re.search(r"CONSOLE|Uncaught|SyntaxError|Failed to load resource", ln)]
     check(not console, f"{tag}: no console errors ({console[:3]})")
-    els = rlib.elements(dom)
+    els = browser.elements(dom)
     points = [a for t, a in els if t == "g" and a.get("class") == "pt"]
     want = expected_points(doc)
     check(len(points) == len(want) and len(want) > 0,
@@ -54,12 +54,12 @@ def check_page(html_file, doc, tag):
         check(key in want, f"{tag}: point path #{key[0]} size {key[1]} exists in the JSON report")
         w, c = want[key]
         jp = doc["paths"][key[0] - 1]
-        ok = (rlib.close(float(a["data-wall-bps"]), w) and
+        ok = (ctlib.json_equal(float(a["data-wall-bps"]), w) and
               (c is None and a["data-cpu-bps"] == "" or
-               c is not None and rlib.close(float(a["data-cpu-bps"]), c)) and
+               c is not None and ctlib.json_equal(float(a["data-cpu-bps"]), c)) and
               a["data-label"] == label(jp))
         if not ok:
-            raise rlib.Failure(f"{tag}: point {key} wall {a['data-wall-bps']} cpu "
+            raise ctlib.Failure(f"{tag}: point {key} wall {a['data-wall-bps']} cpu "
                                f"{a['data-cpu-bps']} label {a['data-label']} != JSON {w} {c} "
                                f"{label(jp)}")
     print(f"ok: {tag}: all {len(points)} points match the JSON report's wall and CPU throughput")
@@ -100,15 +100,15 @@ def check_drawing(els, tag):
     for a in pts:
         for b in pts:
             if a["mean"] < b["mean"] * (1 - 1e-9) and not a["cx"] < b["cx"]:
-                raise rlib.Failure(f"{tag}: size {a['size']} (mean {a['mean']:.1f}) is drawn at "
+                raise ctlib.Failure(f"{tag}: size {a['size']} (mean {a['mean']:.1f}) is drawn at "
                                    f"cx {a['cx']}, not left of size {b['size']} at {b['cx']}")
             # positions are written to 0.1 px: on a log axis of a few decades over ~200 px that
             # is ~0.3 % of throughput, so two rates closer than 1 % may share a row of pixels
             if a["w"] < b["w"] * (1 - 1e-2) and not a["cy"] > b["cy"]:
-                raise rlib.Failure(f"{tag}: {a['w']:.4g} B/s is drawn at cy {a['cy']}, not below "
+                raise ctlib.Failure(f"{tag}: {a['w']:.4g} B/s is drawn at cy {a['cy']}, not below "
                                    f"{b['w']:.4g} B/s at {b['cy']}")
         if a["c"] is not None and (abs(a.get("cpu_x", -1) - a["cx"]) > 0.11):
-            raise rlib.Failure(f"{tag}: the CPU mark of size {a['size']} is not above its dot")
+            raise ctlib.Failure(f"{tag}: the CPU mark of size {a['size']} is not above its dot")
     print(f"ok: {tag}: larger sizes are further right and larger throughputs higher up "
           f"({len(pts)} points)")
     xs = {round(math.log2(p["mean"]), 9): p["cx"] for p in pts}
@@ -135,10 +135,10 @@ def check_drawing(els, tag):
     for bars in charts:
         scale = max(h for *_, h in bars) / max(c for _, c, _, _ in bars)
         if any(abs(h - c * scale) > 0.11 for _, c, _, h in bars):
-            raise rlib.Failure(f"{tag}: latency bar heights are not in proportion to counts: {bars}")
+            raise ctlib.Failure(f"{tag}: latency bar heights are not in proportion to counts: {bars}")
         order = sorted(bars)
         if any(not a[2] < b[2] for a, b in zip(order, order[1:])):
-            raise rlib.Failure(f"{tag}: latency bars are not left to right by latency: {order}")
+            raise ctlib.Failure(f"{tag}: latency bars are not left to right by latency: {order}")
     print(f"ok: {tag}: latency bars in proportion to their counts, ordered by latency "
           f"({len(charts)} charts)")
     # share bars: one chart by path, one by process
@@ -157,7 +157,7 @@ def check_drawing(els, tag):
         full = max(w for _, w in bars) / max(s for s, _ in bars)
         if abs(sum(s for s, _ in bars) - 1) > 1e-4 or \
            any(abs(w - max(1, full * s)) > 0.11 + full * 1e-6 for s, w in bars):
-            raise rlib.Failure(f"{tag}: share bars do not add up to 1 or are not as long as their "
+            raise ctlib.Failure(f"{tag}: share bars do not add up to 1 or are not as long as their "
                                f"shares: {bars}")
     print(f"ok: {tag}: share bars add up to 100% and are as long as their shares")
 
@@ -165,7 +165,7 @@ def check_drawing(els, tag):
 def check_print(page, work):
     """The print layout: Chromium prints the page to PDF (A4/Letter pages from @media print)."""
     pdf = os.path.join(work, "print.pdf")
-    rlib.browse("file://" + page, f"--print-to-pdf={pdf}", "--no-pdf-header-footer")
+    browser.browse("file://" + page, f"--print-to-pdf={pdf}", "--no-pdf-header-footer")
     check(os.path.exists(pdf), "Chromium printed the page to PDF")
     data = open(pdf, "rb").read()
     pages = len(re.findall(rb"/Type\s*/Page(?![s\w])", data))
@@ -185,7 +185,7 @@ def test():
         ctlib.skip("sanitizer pass: Chromium does not run with an ASan runtime in LD_PRELOAD; "
                    "the normal pass renders the page")
     openssl = ctlib.need_program("openssl")
-    rlib.chromium()
+    browser.chromium()
     d16, d8k = ctlib.tmpdir("html16"), ctlib.tmpdir("html8k")
     for d, size in ((d16, "16"), (d8k, "8192")):
         p = ctlib.run_traced([openssl, "speed", "-seconds", "1", "-bytes", size, "-evp",
@@ -193,11 +193,11 @@ def test():
         check(p.returncode == 0, f"openssl speed -bytes {size} ran under cryptrace")
     work = ctlib.tmpdir("html-out")
     page = os.path.join(work, "speed.html")
-    rlib.report_ok("--html", page, d16, d8k)
+    ctlib.cryptrace_ok("report", "--html", page, d16, d8k)
     text = open(page, encoding="utf-8").read()
     check(not re.search(r"<script|<link|@import|url\(|src=", text, re.I),
           "the page is self-contained: no script, stylesheet link, import, url() or src")
-    doc = json.loads(rlib.report_ok("--json", d16, d8k).stdout)
+    doc = json.loads(ctlib.cryptrace_ok("report", "--json", d16, d8k).stdout)
     cbc = [i for i, p in enumerate(doc["paths"], 1) if p["cipher"] == "aes-128-cbc"]
     sizes = {s["bucket_low"] for s in doc["paths"][cbc[0] - 1]["sizes"]}
     check({16, 8192} <= sizes, f"the aes-128-cbc path has the 16 and 8192 buckets ({sorted(sizes)})")
@@ -206,7 +206,7 @@ def test():
     check((cbc[0], 16) in pts and (cbc[0], 8192) in pts,
           "the chart has the aes-128-cbc points at 16 B and 8 KiB")
     shot = os.environ.get("CT_SCREENSHOT") or os.path.join(work, "shot.png")
-    rlib.browse("file://" + page, f"--screenshot={shot}", "--window-size=1280,800",
+    browser.browse("file://" + page, f"--screenshot={shot}", "--window-size=1280,800",
                 "--hide-scrollbars")
     check(os.path.exists(shot) and png_size(shot) == (1280, 800), "a 1280x800 screenshot was taken")
     check_print(page, work)
@@ -216,8 +216,8 @@ def test():
     p = ctlib.run_traced([ctlib.example("evp_threads")], calls_dir, extra=["--mode", "calls"])
     check(p.returncode == 0, "evp_threads ran under cryptrace --mode calls")
     page2 = os.path.join(work, "threads.html")
-    rlib.report_ok("--html", page2, calls_dir)
-    doc2 = json.loads(rlib.report_ok("--json", calls_dir).stdout)
+    ctlib.cryptrace_ok("report", "--html", page2, calls_dir)
+    doc2 = json.loads(ctlib.cryptrace_ok("report", "--json", calls_dir).stdout)
     els2 = check_page(page2, doc2, "evp_threads per-call")
     tl = [a for t, a in els2 if t == "svg" and "timeline" in a.get("class", "")]
     ops = sum(q.get("per_call_ops", 0) for q in doc2["processes"])
@@ -225,8 +225,8 @@ def test():
           f"the timeline draws all {ops} per-call operations ({[a.get('data-ops') for a in tl]})")
     # a filter changes the page: only the gcm path and its operations remain
     page3 = os.path.join(work, "gcm.html")
-    rlib.report_ok("--html", page3, "--path", "aes-256-gcm", calls_dir)
-    els3 = rlib.elements(open(page3, encoding="utf-8").read())
+    ctlib.cryptrace_ok("report", "--html", page3, "--path", "aes-256-gcm", calls_dir)
+    els3 = browser.elements(open(page3, encoding="utf-8").read())
     labels = {a["data-label"] for t, a in els3 if a.get("class") == "pt"}
     check(labels == {"evp/provider:default/aes-256-gcm/encrypt"},
           f"--path aes-256-gcm keeps only that path's points ({labels})")

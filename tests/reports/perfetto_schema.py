@@ -12,8 +12,8 @@ import os
 import re
 import socket
 
-import rlib
-from rlib import check, ctlib
+import ctlib
+from ctlib import check
 
 PHASES = {"M", "X", "C", "i"}
 
@@ -23,7 +23,7 @@ def load(path, tag):
         try:
             doc = json.load(f)
         except ValueError as e:
-            raise rlib.Failure(f"{tag}: the Perfetto file is not JSON: {e}")
+            raise ctlib.Failure(f"{tag}: the Perfetto file is not JSON: {e}")
     check(isinstance(doc, dict) and isinstance(doc.get("traceEvents"), list),
           f"{tag}: an object with a traceEvents array")
     check(doc.get("displayTimeUnit") in ("ns", "ms"), f"{tag}: displayTimeUnit is set")
@@ -31,15 +31,15 @@ def load(path, tag):
         bad = [k for k in ("ph", "pid", "tid", "ts") if k not in e]
         if bad or e["ph"] not in PHASES or not isinstance(e["ts"], (int, float)) or \
                 not isinstance(e["pid"], int) or not isinstance(e["tid"], int):
-            raise rlib.Failure(f"{tag}: event {i} lacks {bad} or has a bad type: {e}")
+            raise ctlib.Failure(f"{tag}: event {i} lacks {bad} or has a bad type: {e}")
         if e["ph"] == "X" and not (isinstance(e.get("dur"), (int, float)) and e["dur"] >= 0):
-            raise rlib.Failure(f"{tag}: complete event {i} has no non-negative dur: {e}")
+            raise ctlib.Failure(f"{tag}: complete event {i} has no non-negative dur: {e}")
         if e["ph"] in ("X", "C", "i") and not e.get("name"):
-            raise rlib.Failure(f"{tag}: event {i} has no name: {e}")
+            raise ctlib.Failure(f"{tag}: event {i} has no name: {e}")
         if e["ph"] == "i" and e.get("s") != "p":
-            raise rlib.Failure(f"{tag}: instant {i} is not process-scoped: {e}")
+            raise ctlib.Failure(f"{tag}: instant {i} is not process-scoped: {e}")
         if e["ph"] == "C" and not all(isinstance(v, (int, float)) for v in e.get("args", {}).values()):
-            raise rlib.Failure(f"{tag}: counter {i} has non-numeric values: {e}")
+            raise ctlib.Failure(f"{tag}: counter {i} has non-numeric values: {e}")
     print(f"ok: {tag}: {len(doc['traceEvents'])} events, each with ph/pid/tid/ts, durations >= 0")
     return doc["traceEvents"]
 
@@ -66,7 +66,7 @@ def test():
                          multi)
     check(p.returncode == 0, "openssl speed -multi 2 ran under cryptrace")
     out = os.path.join(work, "multi.json")
-    rlib.report_ok("--perfetto", out, multi)
+    ctlib.cryptrace_ok("report", "--perfetto", out, multi)
     ev = load(out, "speed -multi 2")
     procs = names(ev, "process_name")
     print("processes:", procs)
@@ -87,7 +87,7 @@ def test():
     p = ctlib.run_traced([ctlib.example("evp_threads")], calls, extra=["--mode", "calls"])
     check(p.returncode == 0, "evp_threads ran under --mode calls")
     out = os.path.join(work, "calls.json")
-    rlib.report_ok("--perfetto", out, calls)
+    ctlib.cryptrace_ok("report", "--perfetto", out, calls)
     ev = load(out, "evp_threads per-call")
     doc = ctlib.report_ok([calls])
     ops = sum(q.get("per_call_ops", 0) for q in doc["processes"])
@@ -103,7 +103,7 @@ def test():
     ts = sorted(e["ts"] for e in xs)
     mid = ts[len(ts) // 2] / 1e6
     out2 = os.path.join(work, "late.json")
-    rlib.report_ok("--perfetto", out2, "--since", f"{mid:.9f}", calls)
+    ctlib.cryptrace_ok("report", "--perfetto", out2, "--since", f"{mid:.9f}", calls)
     late = [e for e in load(out2, "--since") if e["ph"] == "X"]
     check(0 < len(late) < len(xs) and all(e["ts"] + e["dur"] >= mid * 1e6 - 1 for e in late),
           f"--since {mid:.6f} keeps only the later operations ({len(late)} of {len(xs)})")
@@ -112,14 +112,14 @@ def test():
     p = ctlib.run_traced([openssl, "speed", "-seconds", "1", "-bytes", "16", "-engine", "afalg",
                           "-evp", "aes-128-cbc"], afalg)
     out = os.path.join(work, "afalg.json")
-    rlib.report_ok("--perfetto", out, afalg)
+    ctlib.cryptrace_ok("report", "--perfetto", out, afalg)
     ev = load(out, "speed -engine afalg")
     inst = [e for e in ev if e["ph"] == "i"]
     print("instants:", [e["name"] for e in inst])
     doc = ctlib.report_ok([afalg])
     kinds = {f["kind"] for f in doc["findings"]}
     if "engine-failed" not in kinds and afalg_works():
-        rlib.skip("AF_ALG works here, so the afalg engine did not fail "
+        ctlib.skip("AF_ALG works here, so the afalg engine did not fail "
                   f"(findings {sorted(kinds)}): nothing to mark")
     # on a kernel that refuses AF_ALG the engine fails: a missing finding is a regression
     check("engine-failed" in kinds, f"speed -engine afalg without AF_ALG: engine-failed ({sorted(kinds)})")

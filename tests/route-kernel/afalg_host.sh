@@ -36,7 +36,7 @@ check() {
 		pt+=(--hex "plaintext $size=$(head -c 64 "$tmp/in" | od -An -tx1 -v | tr -d ' \n')")
 	done
 	# no key, IV or plaintext in any of the traces (the scan knows the K/IV above)
-	python3 "$(dirname "$0")/../integration/ctsecrets.py" "$tmp/all" "${pt[@]}" ||
+	python3 "$(dirname "$0")/../lib/ctlib/secretscan.py" "$tmp/all" "${pt[@]}" ||
 		fail "$spec: a key, IV or plaintext is in a trace"
 	rm -rf "$tmp/all"
 	"$CRYPTRACE" report --json "$tmp/trace" > "$tmp/r.json" || fail "report"

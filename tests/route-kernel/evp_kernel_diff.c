@@ -16,29 +16,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "transcript.h"
+
 static const char *const names[9] = { "AES-128-ECB", "AES-192-ECB", "AES-256-ECB",
 				       "AES-128-CBC", "AES-192-CBC", "AES-256-CBC",
 				       "AES-128-CTR", "AES-192-CTR", "AES-256-CTR" };
 static uint64_t digest[9];
 static unsigned long cases_of[9];
-static uint64_t rng_state;
-
-static uint64_t rnd(void)
-{
-	uint64_t x = rng_state;
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	return rng_state = x;
-}
-
 static void mix(int c, const void *p, size_t n)
 {
-	const uint8_t *b = p;
-	uint64_t h = digest[c] ? digest[c] : 0xcbf29ce484222325ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 0x100000001b3ull;
-	digest[c] = h;
+	fnv_mix(&digest[c], p, n);
 }
 
 static void mix_int(int c, long v)

@@ -75,5 +75,5 @@ print(f"lowlevel_aes: {len(want)} expected paths, exact calls and bytes; {served
       f"the rest in libcrypto with one fallback event each")
 PY
 # no key, IV or plaintext of lowlevel_aes (its literals are known to the scan) in either trace
-python3 "$(dirname "$0")/../integration/ctsecrets.py" "$tmp" || fail "a secret is in a trace"
+python3 "$(dirname "$0")/../lib/ctlib/secretscan.py" "$tmp" || fail "a secret is in a trace"
 echo "PASS"

@@ -16,21 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "transcript.h"
+
 enum { M_BLOCK, M_ECB, M_CBC, M_CFB, M_OFB, M_COUNT };
 static const char *const mode_names[M_COUNT] = { "block", "ecb", "cbc", "cfb128", "ofb" };
 static uint64_t digest[M_COUNT];
 static unsigned long cases_of[M_COUNT];
-static uint64_t rng_state;
-
-static uint64_t rnd(void)
-{
-	uint64_t x = rng_state;
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	return rng_state = x;
-}
-
 static void fill(uint8_t *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -39,11 +30,7 @@ static void fill(uint8_t *p, size_t n)
 
 static void mix(int mode, const void *p, size_t n)
 {
-	const uint8_t *b = p;
-	uint64_t h = digest[mode] ? digest[mode] : 0xcbf29ce484222325ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 0x100000001b3ull;
-	digest[mode] = h;
+	fnv_mix(&digest[mode], p, n);
 }
 
 #define MAXLEN 4096

@@ -16,17 +16,12 @@
 # context run in-process, with a fallback event.
 source "$(dirname "$0")/../vm/lib.sh"
 
-cryptrace=$build_root/tracer/cryptrace
-preload=$build_root/preload/libcryptrace.so
-[[ -x $cryptrace ]] || fail "$cryptrace is not built (ninja -C $build_root)"
-[[ -f $preload ]] || fail "$preload is not built (ninja -C $build_root)"
+need_built "$cryptrace" "$preload"
 command -v python3 >/dev/null || fail "python3 is needed to read the JSON report"
 diffprog=${EVP_KERNEL_DIFF:-$build_root/tests/route-kernel/evp_kernel_diff}
-[[ -x $diffprog ]] || fail "$diffprog is not built (ninja -C $build_root)"
 seccompprog=${SECCOMP_ENC:-$build_root/tests/route-kernel/seccomp_enc}
-[[ -x $seccompprog ]] || fail "$seccompprog is not built (ninja -C $build_root)"
 closeprog=${CLOSEFDS_ENC:-$build_root/tests/route-kernel/closefds_enc}
-[[ -x $closeprog ]] || fail "$closeprog is not built (ninja -C $build_root)"
+need_built "$diffprog" "$seccompprog" "$closeprog"
 
 seed=${CT_ROUTE_SEED:-$RANDOM}
 note "evp_kernel_diff seed $seed"

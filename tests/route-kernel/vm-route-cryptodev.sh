@@ -8,16 +8,12 @@
 # 'aes-*-cbc=cryptodev' is byte-identical, every request on one session.
 source "$(dirname "$0")/../vm/lib.sh"
 
-cryptrace=$build_root/tracer/cryptrace
-preload=$build_root/preload/libcryptrace.so
 server=$build_root/tests/cryptodev-cuse/cdev-cuse
 diffprog=${EVP_KERNEL_DIFF:-$build_root/tests/route-kernel/evp_kernel_diff}
 # the CUSE server needs libfuse3 (optional at meson setup); everything else is always built
 [[ -x $server ]] || pkg-config --exists fuse3 ||
 	skip "$server is not built: libfuse3 is missing (apt-get install libfuse3-dev)"
-for f in "$cryptrace" "$preload" "$server" "$diffprog"; do
-	[[ -x $f || -f $f ]] || fail "$f is not built (ninja -C $build_root)"
-done
+need_built "$cryptrace" "$preload" "$server" "$diffprog"
 command -v python3 >/dev/null || fail "python3 is needed to read the JSON report"
 # libfuse ends its workers with pthread_cancel, for which glibc dlopens libgcc_s (ldd cannot see it)
 libgcc=$(ldconfig -p | awk '$1 == "libgcc_s.so.1" && /x86-64/ && !n++ { print $NF }')

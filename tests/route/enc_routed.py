@@ -11,12 +11,10 @@ import os
 import shutil
 import socket
 import subprocess
-import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
-import ctlib  # noqa: E402
-from ctlib import check  # noqa: E402
+import ctlib
+from ctlib import check
 
 ROUTE = "aes-*=aesni"
 KEY = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
@@ -178,10 +176,7 @@ def test():
     # libssl: TLS 1.2 records through the route. GCM runs on the provider; CBC records (libssl
     # sets tls-version) are handed to a native context, with a fallback event saying so.
     py = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else ctlib.need_program("python3")
-    cert, key = os.path.join(work, "cert.pem"), os.path.join(work, "key.pem")
-    p = ctlib.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out",
-                   cert, "-days", "2", "-subj", "/CN=cryptrace"])
-    check(p.returncode == 0, "self-signed certificate for the TLS loop")
+    key, cert = ctlib.throwaway_cert(work)
     loop = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tls_loop.py")
     for suite, etm, cipher, served in (("ECDHE-RSA-AES256-GCM-SHA384", "etm", "aes-256-gcm", True),
                                        ("AES128-GCM-SHA256", "etm", "aes-128-gcm", True),

@@ -1124,9 +1124,19 @@ static void test_clean_run_raises_nothing(void **state)
 	tg_add_calls(&a->st, 10000, 8192, 8500); /* about 2.1 cycles/byte: AES-NI CBC */
 	rp_model_merge(&m);
 	rp_findings_evaluate(&m);
+	/* the evaluators had the work to judge (an empty model would raise nothing as well) */
+	assert_int_equal(m.npaths, 1);
+	assert_int_equal(m.paths[0].st.calls, 110000);
 	for (size_t i = 0; i < m.nfindings; i++)
 		if (m.findings[i].severity >= RP_WARNING)
 			fail_msg("unexpected finding %s: %s", m.findings[i].kind, m.findings[i].message);
+	/* and they judge it: the same large requests at 12 cycles/byte are software AES */
+	tg_fill_stats(&a->st, 0, 100000, 16, 60, 0.98, 0.01);
+	tg_add_calls(&a->st, 10000, 8192, 49152);
+	const struct rp_finding *f = find(&m, "software-aes");
+	assert_non_null(f);
+	if (f)
+		assert_int_equal(f->severity, RP_WARNING);
 	rp_model_free(&m);
 }
 

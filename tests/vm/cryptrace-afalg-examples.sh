@@ -17,20 +17,12 @@
 source "$(dirname "$0")/lib.sh"
 
 mode=${1:?usage: cryptrace-afalg-examples.sh aesni|generic}
-case $mode in
-aesni) guest_opt=--aesni ;;
-generic) guest_opt=--no-aesni ;;
-*) fail "unknown mode $mode" ;;
-esac
+guest_mode "$mode"
 
-cryptrace=$build_root/tracer/cryptrace
-preload=$build_root/preload/libcryptrace.so
 bench=$build_root/examples/kernel/afalg_bench
 aead=$build_root/examples/kernel/afalg_aead
 calls=$build_root/tests/kernel/afalg_calls
-for f in "$cryptrace" "$preload" "$bench" "$aead" "$calls"; do
-	[[ -f $f ]] || fail "$f is not built (ninja -C $build_root)"
-done
+need_built "$cryptrace" "$preload" "$bench" "$aead" "$calls"
 command -v python3 >/dev/null || fail "python3 is needed to read the JSON report"
 # tests/setup-deps.sh installs strace: the independent count of kcapi-enc's syscalls.
 strace_bin=$(command -v strace) || fail "strace is not installed on the host (tests/setup-deps.sh)"

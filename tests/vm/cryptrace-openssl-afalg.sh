@@ -11,16 +11,9 @@
 source "$(dirname "$0")/lib.sh"
 
 mode=${1:?usage: cryptrace-openssl-afalg.sh aesni|generic}
-case $mode in
-aesni) guest_opt=--aesni ;;
-generic) guest_opt=--no-aesni ;;
-*) fail "unknown mode $mode" ;;
-esac
+guest_mode "$mode"
 
-cryptrace=$build_root/tracer/cryptrace
-preload=$build_root/preload/libcryptrace.so
-[[ -x $cryptrace ]] || fail "$cryptrace is not built (ninja -C $build_root)"
-[[ -f $preload ]] || fail "$preload is not built (ninja -C $build_root)"
+need_built "$cryptrace" "$preload"
 command -v python3 >/dev/null || fail "python3 is needed to read the JSON report"
 
 guest "$guest_opt" --files "$cryptrace" "$preload" --out "$scratch/out" -- "

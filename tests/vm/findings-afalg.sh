@@ -8,12 +8,8 @@
 #    AES work: small-requests-offload, with the crossover taken from the trace's own sizes.
 source "$(dirname "$0")/lib.sh"
 
-cryptrace=$build_root/tracer/cryptrace
-preload=$build_root/preload/libcryptrace.so
 bench=$build_root/examples/kernel/afalg_bench
-for f in "$cryptrace" "$preload" "$bench"; do
-	[[ -e $f ]] || fail "$f is not built (ninja -C $build_root)"
-done
+need_built "$cryptrace" "$preload" "$bench"
 command -v python3 >/dev/null || fail "python3 is needed to read the JSON report"
 
 guest --aesni --files "$cryptrace" "$preload" "$bench" --out "$scratch/out" -- "

@@ -8,11 +8,7 @@
 source "$(dirname "$0")/lib.sh"
 
 mode=${1:?usage: kcapi-cbc.sh aesni|generic}
-case $mode in
-aesni) guest_opt=--aesni ;;
-generic) guest_opt=--no-aesni ;;
-*) fail "unknown mode $mode" ;;
-esac
+guest_mode "$mode"
 
 key=2b7e151628aed2a6abf7158809cf4f3c
 iv=000102030405060708090a0b0c0d0e0f

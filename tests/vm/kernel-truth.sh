@@ -13,12 +13,8 @@
 # hardware (on this machine's CPU a few hundred ns of a set-up's ~10 us).
 source "$(dirname "$0")/lib.sh"
 
-cryptrace=$build_root/tracer/cryptrace
-preload=$build_root/preload/libcryptrace.so
 bench=$build_root/examples/kernel/afalg_bench
-for f in "$cryptrace" "$preload" "$bench"; do
-	[[ -f $f ]] || fail "$f is not built (ninja -C $build_root)"
-done
+need_built "$cryptrace" "$preload" "$bench"
 command -v python3 >/dev/null || fail "python3 is needed to read the JSON report"
 
 sizes=16,1024,16384

@@ -35,10 +35,38 @@ note() { echo "$test_name: $*"; }
 	fail "qemu-system-x86_64 not found: the vm suite needs it (apt-get install qemu-system-x86)"
 export QEMU
 
+# The launcher and the preload of this build, which the guest tests copy in.
+cryptrace=$build_root/tracer/cryptrace
+preload=$build_root/preload/libcryptrace.so
+
+# need_built FILE...: each exists, else the test fails saying how to build it.
+need_built() {
+	local f
+	for f; do
+		[[ -e $f ]] || fail "$f is not built (ninja -C $build_root)"
+	done
+}
+
+# guest_mode aesni|generic: sets guest_opt, run-in-guest's option for a guest with the
+# aesni-intel driver loaded or with the generic drivers only.
+guest_mode() {
+	case $1 in
+	aesni) guest_opt=--aesni ;;
+	generic) guest_opt=--no-aesni ;;
+	*) fail "unknown mode $1" ;;
+	esac
+}
+
+# ctlib_python ARGS...: python3 with the Python suites' helper library (tests/lib/ctlib) on its
+# path, for the checks that read back what a guest wrote.
+ctlib_python() {
+	PYTHONPATH=$src_root/tests/lib python3 "$@"
+}
+
 # guest [run-in-guest options] -- 'script': run it, capturing stdout/stderr into the scratch dir.
 # Prints both (so meson's log has them) and returns the guest script's status. The trace files
 # the guest wrote back are scanned for keys, IVs and plaintexts first: a hit fails the test
-# (tests/integration/ctsecrets.py; the scripts' K=/IV= literals and the examples' are known).
+# (tests/lib/ctlib/secretscan.py; the scripts' K=/IV= literals and the examples' are known).
 guest() {
 	local rc=0
 	"$run_in_guest" "$@" >"$scratch/guest.out" 2>"$scratch/guest.err" || rc=$?
@@ -47,7 +75,7 @@ guest() {
 	echo "---- guest stderr ----"
 	cat "$scratch/guest.err"
 	echo "----"
-	python3 "$src_root/tests/integration/ctsecrets.py" "$scratch" ||
+	python3 "$src_root/tests/lib/ctlib/secretscan.py" "$scratch" ||
 		fail "a key, IV or plaintext is in a trace file the guest wrote"
 	return $rc
 }

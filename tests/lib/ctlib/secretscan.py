@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
-"""ctsecrets - the secrets scan every suite runs over the trace files a test wrote, before its
-temporary directories are removed (issue 8: no trace may hold a key, IV or plaintext the test
-used). Looked for, raw and as hex text (lower and upper case):
+"""ctlib.secretscan - the secrets scan every suite runs over the trace files a test wrote,
+before its temporary directories are removed (issue 8: no trace may hold a key, IV or plaintext
+the test used). Looked for, raw and as hex text (lower and upper case):
   - what the test registered with register() (ctlib.secret()): keys, IVs, samples of plaintexts;
   - the fixed keys, IVs and data of the examples and test programs, read from their sources
     (string and byte-array literals named key/iv/pt, the KEY/IV/K hex literals of the Python and
@@ -14,7 +14,8 @@ bytes or more of a secret is found; windows with fewer than 4 distinct byte valu
 memset fills) are left out, as they occur in any binary file. tests/reliability/secret_scan.py is
 the focused test (every 8-byte window at every offset, planted leaks that must be found).
 
-As a command (the shell suites): ctsecrets.py [--hex NAME=HEX]... DIR|FILE... exits 1 on a hit."""
+As a command (the shell suites): secretscan.py [--hex NAME=HEX]... DIR|FILE... exits 1 on a hit.
+It imports nothing but the standard library, so that it runs as a plain script too."""
 import glob
 import os
 import re
@@ -22,7 +23,7 @@ import sys
 
 MAGIC = b"CRYTRACE"
 TRACE_NAME = re.compile(r"\.ctrace(\.\d+)?$")
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
 WINDOW = 8
 
 _registered = {}
@@ -57,6 +58,7 @@ GENERATED = {
     "cdev_check iv": _cdev_fill(16, 8),
     "cdev_check data": _cdev_fill(64, 7),
     "cdev_check big data": _cdev_fill(64, 21),
+    # tests/kernel/fixed_data.h (emul_client, afalg_calls)
     "emul_client/afalg_calls key": bytes((i * 7 + 1) & 0xFF for i in range(64)),
     "emul_client iv": bytes(0xA0 + i for i in range(16)),
     "emul_client data": bytes((i * 13 + 5) & 0xFF for i in range(64)),
@@ -87,7 +89,7 @@ def known():
     if _known is not None:
         return _known
     found = dict(GENERATED)
-    skip_dirs = ("tests/unit/", "tests/aesni/", "tests/fuzz/")  # never run under the preload
+    skip_dirs = ("tests/unit/", "tests/fuzz/")  # never run under the preload
     for pattern in ("examples/**/*.c", "tests/**/*.c", "tests/**/*.py", "tests/**/*.sh"):
         for f in glob.glob(os.path.join(ROOT, pattern), recursive=True):
             rel = os.path.relpath(f, ROOT)

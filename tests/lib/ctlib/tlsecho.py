@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
-"""tlsdaemons - the TLS servers and clients of daemon_signals.py and idle_kill.py: a throwaway
-certificate, `openssl s_server -rev` (one process) and the forking Python echo server
-(tls_echo_server.py: a parent and a child per connection), each started bare or under the
-preload in a session of its own, and burst clients (tls_burst_client.py) under the preload.
+"""ctlib.tlsecho - the TLS servers and clients of the reliability suite's signal tests
+(daemon_signals.py, idle_kill.py, fatal_signals.py): `openssl s_server -rev` (one process) and
+the forking Python echo server (tests/reliability/tls_echo_server.py: a parent and a child per
+connection), each started bare or under the preload in a session of its own, and burst clients
+(tests/reliability/tls_burst_client.py) under the preload.
 
 The clients end normally (END exit), so their traces are exact; every TLS record a server
 encrypted, its client decrypted, and the other way round: a server's counts must equal its
@@ -12,29 +13,16 @@ import subprocess
 import sys
 import threading
 
-import rellib
-from rellib import ctlib, check, Failure  # noqa: F401
+from .harness import RUN_TIMEOUT, SRC_ROOT, Failure, check, tmpdir
+from .programs import bare_env, need_program, preload_env
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+# The helper programs, beside the tests that use them.
+HERE = os.path.join(SRC_ROOT, "tests", "reliability")
 # Generous: a server or client that printed nothing by then is broken (never a speed check).
 LINE_TIMEOUT = 60
 # The record-layer ciphers (AEAD): the random-number generator's AES (DRBG) differs per process.
 RECORD_CIPHERS = ("-gcm", "-ccm", "chacha20-poly1305", "-ocb")
 SERVERS = ("s_server", "forking")
-
-
-def certificate(tmp):
-    openssl = ctlib.need_program("openssl")
-    key, cert = os.path.join(tmp, "key.pem"), os.path.join(tmp, "cert.pem")
-    p = ctlib.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
-                   "-out", cert, "-days", "1", "-subj", "/CN=localhost"])
-    check(p.returncode == 0, f"throwaway certificate: {p.stderr.decode()[-200:]}")
-    return cert, key
-
-
-def bare_env():
-    return {k: v for k, v in os.environ.items()
-            if k != "LD_PRELOAD" and not k.startswith("CRYPTRACE_")}
 
 
 class Lines:
@@ -70,19 +58,19 @@ class Server:
 
     def __init__(self, kind, cert, key, outdir=None, flush_ms=None):
         if kind == "s_server":
-            argv = [ctlib.need_program("openssl"), "s_server", "-accept", "127.0.0.1:0", "-cert",
+            argv = [need_program("openssl"), "s_server", "-accept", "127.0.0.1:0", "-cert",
                     cert, "-key", key, "-rev"]
             ready = "ACCEPT "
         else:
             argv = [sys.executable, os.path.join(HERE, "tls_echo_server.py"), cert, key]
             ready = "listening "
         extra = {"CRYPTRACE_FLUSH_MS": flush_ms} if flush_ms else {}
-        env = rellib.env_with(outdir, **extra) if outdir else bare_env()
+        env = preload_env(outdir, **extra) if outdir else bare_env()
         self.kind = kind
         # its own working directory: a core dumped by SIGQUIT lands there, not in the tree
         self.p = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                   stderr=subprocess.STDOUT, start_new_session=True,
-                                  cwd=ctlib.tmpdir(f"{kind}-cwd"))
+                                  cwd=tmpdir(f"{kind}-cwd"))
         self.out = Lines(self.p.stdout)
         try:
             self.port = int(self.out.wait_for(ready, f"{kind} start").split(":")[-1].split()[-1])
@@ -96,10 +84,10 @@ class Server:
 
     def wait(self):
         try:
-            return self.p.wait(timeout=ctlib.RUN_TIMEOUT)
+            return self.p.wait(timeout=RUN_TIMEOUT)
         except subprocess.TimeoutExpired:
             self.kill()
-            raise Failure(f"{self.kind} still running {ctlib.RUN_TIMEOUT} s after the signal")
+            raise Failure(f"{self.kind} still running {RUN_TIMEOUT} s after the signal")
 
     def kill(self):
         try:
@@ -113,7 +101,7 @@ class Client:
     """tls_burst_client.py under the preload (outdir): COUNT lines of SIZE bytes, then idle."""
 
     def __init__(self, port, outdir, count, size, version):
-        env = rellib.env_with(outdir) if outdir else bare_env()
+        env = preload_env(outdir) if outdir else bare_env()
         self.p = subprocess.Popen([sys.executable, os.path.join(HERE, "tls_burst_client.py"),
                                    str(port), str(count), str(size), version], env=env,
                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -129,7 +117,7 @@ class Client:
 
     def end(self):
         try:
-            rc = self.p.wait(timeout=ctlib.RUN_TIMEOUT)
+            rc = self.p.wait(timeout=RUN_TIMEOUT)
         except subprocess.TimeoutExpired:
             self.p.kill()
             raise Failure("a client did not see its server go")

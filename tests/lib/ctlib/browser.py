@@ -1,33 +1,15 @@
 # SPDX-License-Identifier: MIT
-"""rlib - helpers for the reports suite on top of tests/integration/ctlib.py (same environment:
-CRYPTRACE, CT_LIB, CT_EXAMPLES): running `cryptrace report` with any options, headless Chromium,
-and reading the data-* attributes of the HTML report's chart points from a dumped DOM."""
+"""ctlib.browser - headless Chromium for the HTML report (skips, saying why, without it) and the
+elements of a dumped DOM with their attributes (the data-* of the report's chart points)."""
 import html.parser
-import os
 import shutil
 import subprocess
-import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
-import ctlib  # noqa: E402
-from ctlib import Failure, check, skip  # noqa: E402,F401
+from .harness import skip
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-
-def report(*args):
-    """`cryptrace report ARGS`; returns the CompletedProcess (bytes)."""
-    return ctlib.run([ctlib.CRYPTRACE, "report"] + list(args))
-
-
-def report_ok(*args):
-    p = report(*args)
-    if p.returncode != 0:
-        raise Failure(f"cryptrace report {' '.join(args)} exited {p.returncode}: "
-                      f"{p.stderr.decode(errors='replace').strip()[:400]}")
-    return p
 
 
 def chromium():
@@ -67,9 +49,3 @@ def elements(text):
     p = Elements()
     p.feed(text)
     return p.elements
-
-
-def close(a, b, rel=2e-5):
-    """Equal within the JSON report's precision (numbers that are not whole print with 6
-    significant digits there)."""
-    return abs(a - b) <= rel * max(abs(a), abs(b), 1e-300)

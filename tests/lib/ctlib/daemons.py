@@ -1,32 +1,23 @@
 # SPDX-License-Identifier: MIT
-"""e2elib - helpers for the end-to-end tests (suite `e2e`): real daemons on loopback started
-under `cryptrace run`, waited for by their own "listening" line (a probe connection would be a
-client of its own), stopped by the test, and their traces read with `cryptrace report --json`.
-Builds on tests/integration/ctlib.py (same environment variables, same exit codes)."""
+"""ctlib.daemons - real daemons on loopback (sshd, openssl s_server) started under `cryptrace
+run`, waited for by their own "listening" line (a probe connection would be a client of its
+own) and stopped by the test; their clients (scp, curl); the checks of each side's bulk path in
+`cryptrace report --json`. Used by the e2e and real suites."""
 import os
 import select
 import shutil
 import signal
-import socket
 import subprocess
-import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
-import ctlib  # noqa: E402
-from ctlib import Failure, check  # noqa: E402,F401
+from .harness import CRYPTRACE, MIB, Failure, check, secret, skip, tmpdir
+from .programs import asan_runtime, free_port, need_program, run, run_traced
+from .reports import report_ok
 
-MIB = 1 << 20
 COPY_BYTES = 64 * MIB
 # Generous bounds so a stuck daemon fails the test instead of hanging it; never a speed check.
 START_TIMEOUT = 30
 STOP_TIMEOUT = 60
-
-
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def random_file(path, size):
@@ -37,33 +28,23 @@ def random_file(path, size):
             n = min(left, MIB)
             chunk = os.urandom(n)
             if left == size or left <= n:  # the first and the last MiB
-                ctlib.secret(f"{os.path.basename(path)} @{size - left}", chunk)
+                secret(f"{os.path.basename(path)} @{size - left}", chunk)
             f.write(chunk)
             left -= n
-
-
-def throwaway_cert(tmp):
-    """A self-signed RSA key and certificate for localhost in tmp: (key, cert) paths."""
-    openssl = ctlib.need_program("openssl")
-    key, cert = os.path.join(tmp, "key.pem"), os.path.join(tmp, "cert.pem")
-    p = ctlib.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
-                   "-out", cert, "-days", "1", "-subj", "/CN=localhost"])
-    check(p.returncode == 0, "throwaway certificate")
-    return key, cert
 
 
 def need_openssl_curl():
     """(openssl, curl) for the TLS tests; skips (77, saying why) in the sanitizer pass (curl hangs
     with the ASan runtime in LD_PRELOAD, even with no cryptrace loaded: `curl -V`), where either
     is missing, and where curl does not use OpenSSL."""
-    if ctlib.asan_runtime():
-        ctlib.skip("sanitizer pass: curl hangs with the ASan runtime in LD_PRELOAD, even with no "
+    if asan_runtime():
+        skip("sanitizer pass: curl hangs with the ASan runtime in LD_PRELOAD, even with no "
                    "cryptrace loaded (`curl -V`); the normal pass runs this test")
-    openssl = ctlib.need_program("openssl")
-    curl = ctlib.need_program("curl")
-    v = ctlib.run([curl, "-V"]).stdout.decode(errors="replace")
+    openssl = need_program("openssl")
+    curl = need_program("curl")
+    v = run([curl, "-V"]).stdout.decode(errors="replace")
     if "OpenSSL/" not in v.splitlines()[0]:
-        ctlib.skip(f"this curl does not use OpenSSL: {v.splitlines()[0]}")
+        skip(f"this curl does not use OpenSSL: {v.splitlines()[0]}")
     return openssl, curl
 
 
@@ -72,22 +53,22 @@ def need_sshd(client="scp"):
     ASan runtime's syscalls inside sshd's seccomp sandbox get the pre-auth child killed), or a
     program missing."""
     if os.geteuid() != 0:
-        ctlib.skip("sshd needs root (privilege separation, the user's login) here")
-    if ctlib.asan_runtime():
-        ctlib.skip("sanitizer pass: the ASan runtime's own syscalls inside sshd's seccomp "
+        skip("sshd needs root (privilege separation, the user's login) here")
+    if asan_runtime():
+        skip("sanitizer pass: the ASan runtime's own syscalls inside sshd's seccomp "
                    "sandbox get the pre-auth child killed; the normal pass runs this test")
     for prog in ("/usr/sbin/sshd", client, "ssh-keygen", "cmp"):
         if not (os.access(prog, os.X_OK) if prog.startswith("/") else shutil.which(prog)):
-            ctlib.skip(f"{prog} is not installed")
+            skip(f"{prog} is not installed")
 
 
 def ssh_setup(tmp, sftp="internal-sftp"):
     """A throwaway sshd config in tmp: ed25519 host and user keys (hostkey, userkey), root login
     by key only, no PAM, the sftp subsystem `sftp` (internal-sftp runs inside sshd: no shell, so
     no login scripts). Returns the config's path."""
-    keygen = ctlib.need_program("ssh-keygen")
+    keygen = need_program("ssh-keygen")
     for name in ("hostkey", "userkey"):
-        p = ctlib.run([keygen, "-q", "-t", "ed25519", "-N", "", "-f", os.path.join(tmp, name)])
+        p = run([keygen, "-q", "-t", "ed25519", "-N", "", "-f", os.path.join(tmp, name)])
         check(p.returncode == 0, f"ssh-keygen {name}")
     shutil.copy(os.path.join(tmp, "userkey.pub"), os.path.join(tmp, "authorized_keys"))
     cfg = os.path.join(tmp, "sshd_config")
@@ -117,7 +98,7 @@ class Daemon:
     def __init__(self, argv, outdir, ready, cwd=None, env=None):
         self.outdir = outdir
         self.lines = []
-        cmd = [ctlib.CRYPTRACE, "run", "-q", "-o", outdir, "--"] + list(argv)
+        cmd = [CRYPTRACE, "run", "-q", "-o", outdir, "--"] + list(argv)
         self.p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=cwd,
                                   env=env, start_new_session=True)
         deadline = time.monotonic() + START_TIMEOUT
@@ -168,6 +149,29 @@ class Daemon:
             os.killpg(self.p.pid, signal.SIGKILL)
             self.p.communicate()
         return self.output()
+
+
+def s_server_curl(tmp, cert, key, name, curl_opts, src, server_opts=()):
+    """src (a file in tmp) fetched over TLS by curl from `openssl s_server -WWW -naccept 1` on
+    loopback, both under the launcher: curl exits 0 and the copy is identical. Returns the
+    server's and the client's reports."""
+    openssl, curl = need_program("openssl"), need_program("curl")
+    tag = name.replace(" ", "-").replace(".", "")
+    sdir, cdir = tmpdir(f"s_server-{tag}"), tmpdir(f"curl-{tag}")
+    out = os.path.join(tmp, f"got-{tag}.bin")
+    port = free_port()
+    server = Daemon([openssl, "s_server", "-WWW", "-naccept", "1", "-accept", f"127.0.0.1:{port}",
+                     "-cert", cert, "-key", key] + list(server_opts), sdir, "ACCEPT", cwd=tmp)
+    try:
+        p = run_traced([curl, "-sS", "-k", "-o", out] + list(curl_opts) +
+                       [f"https://127.0.0.1:{port}/{os.path.basename(src)}"], cdir)
+        check(p.returncode == 0, f"{name}: curl exited 0 under cryptrace "
+              f"({p.stderr.decode(errors='replace').strip()[-300:]})")
+        server.wait()
+    finally:
+        server.stop()
+    check(same_file(src, out), f"{name}: the fetched file is identical")
+    return report_ok([sdir]), report_ok([cdir])
 
 
 def side_paths(doc, cipher, direction):
