@@ -104,14 +104,6 @@ uint32_t ct_crc32c(uint32_t crc, const void *data, size_t len)
 
 /* ---- buckets and names --------------------------------------------------------------------- */
 
-unsigned ct_size_bucket(uint64_t size)
-{
-	if (size == 0)
-		return 0;
-	unsigned b = 64 - (unsigned)__builtin_clzll(size); /* 1 + floor(log2(size)) */
-	return b < CT_SIZE_BUCKETS ? b : CT_SIZE_BUCKETS - 1;
-}
-
 uint64_t ct_size_bucket_low(unsigned b)
 {
 	if (b == 0)
@@ -126,16 +118,6 @@ uint64_t ct_size_bucket_low(unsigned b)
  * 4*(e-1) + s holds [(4+s) << (e-2), (5+s) << (e-2)) where e = floor(log2(ns)). That keeps the
  * relative error of a percentile under 25% over the whole range. The last bucket is open-ended.
  */
-unsigned ct_lat_bucket(uint64_t ns)
-{
-	if (ns < 4)
-		return (unsigned)ns;
-	unsigned e = 63 - (unsigned)__builtin_clzll(ns);
-	unsigned sub = (unsigned)(ns >> (e - 2)) & 3;
-	unsigned b = 4 * (e - 1) + sub;
-	return b < CT_LAT_BUCKETS ? b : CT_LAT_BUCKETS - 1;
-}
-
 uint64_t ct_lat_bucket_low(unsigned b)
 {
 	if (b >= CT_LAT_BUCKETS)

@@ -378,12 +378,26 @@ uint64_t ct_get_le64(const uint8_t *p);
 
 /* CRC32C; start with crc = 0 and pass the previous result to continue. */
 uint32_t ct_crc32c(uint32_t crc, const void *data, size_t len);
-/* Request-size bucket: 0 for 0, else 1 + floor(log2(size)), capped at CT_SIZE_BUCKETS-1. */
-unsigned ct_size_bucket(uint64_t size);
+/* Request-size bucket: 0 for 0, else 1 + floor(log2(size)), capped at CT_SIZE_BUCKETS-1.
+ * Inline and without a branch: the preload's hooks call it on every cipher call. */
+static inline unsigned ct_size_bucket(uint64_t size)
+{
+	unsigned b = (64 - (unsigned)__builtin_clzll(size | 1)) & -(unsigned)(size != 0);
+	return __builtin_expect(b < CT_SIZE_BUCKETS, 1) ? b : CT_SIZE_BUCKETS - 1;
+}
 /* Smallest size that falls in bucket b (0, 1, 2, 4, ...). */
 uint64_t ct_size_bucket_low(unsigned b);
-/* Latency bucket of a duration in ns, and the lower bound of a bucket. */
-unsigned ct_lat_bucket(uint64_t ns);
+/* Latency bucket of a duration in ns: four buckets per power of two (the two bits below the
+ * leading one), exact below 4 ns. Inline: the timed hooks call it on every sampled call. */
+static inline unsigned ct_lat_bucket(uint64_t ns)
+{
+	if (ns < 4)
+		return (unsigned)ns;
+	unsigned e = 63 - (unsigned)__builtin_clzll(ns);
+	unsigned b = 4 * (e - 1) + ((unsigned)(ns >> (e - 2)) & 3);
+	return b < CT_LAT_BUCKETS ? b : CT_LAT_BUCKETS - 1;
+}
+/* The lower bound of latency bucket b. */
 uint64_t ct_lat_bucket_low(unsigned b);
 
 const char *ct_api_name(unsigned api);      /* "evp", "aes", "cryptodev", "afalg", "unknown" */

@@ -372,24 +372,6 @@ static inline uint32_t ct_hot_load32(const _Atomic uint32_t *p)
 }
 #endif
 
-/* ct_size_bucket (trace_format.c; the unit test checks they agree), inline for the hooks:
- * bytes ? bit length : 0, without a branch. */
-static inline unsigned ct_size_bucket_fast(uint64_t bytes)
-{
-	unsigned b = (64 - (unsigned)__builtin_clzll(bytes | 1)) & -(unsigned)(bytes != 0);
-	return CT_LIKELY(b < CT_SIZE_BUCKETS) ? b : CT_SIZE_BUCKETS - 1;
-}
-
-/* Same as ct_lat_bucket (trace_format.c; the unit test checks they agree), inline. */
-static inline unsigned ct_lat_bucket_fast(uint64_t ns)
-{
-	if (ns < 4)
-		return (unsigned)ns;
-	unsigned e = 63 - (unsigned)__builtin_clzll(ns);
-	unsigned b = 4 * (e - 1) + ((unsigned)(ns >> (e - 2)) & 3);
-	return b < CT_LAT_BUCKETS ? b : CT_LAT_BUCKETS - 1;
-}
-
 #include "timing.h"
 
 #pragma GCC visibility pop

@@ -310,7 +310,7 @@ static void account_call(struct ct_thread *t, struct ct_counters *c, uint32_t pa
 			 uint64_t ns, uint64_t cpu0_ns, uint32_t syscalls_before)
 {
 	if (data) /* the path's latency distribution is its data calls' */
-		CT_ADD(c->lat[ct_lat_bucket_fast(ns)], 1);
+		CT_ADD(c->lat[ct_lat_bucket(ns)], 1);
 	if (!cpu0_ns)
 		return;
 	/* CPU and wall over the same call: the CPU delta minus the reads' own cost, never more than
@@ -536,7 +536,7 @@ void ct_probe_once(struct ct_thread *t, uint32_t path_id, unsigned ci, uint64_t 
 	CT_ADD(cell->timed_calls, 1);
 	CT_ADD(cell->timed_ns, ns);
 	if (ci < CT_SIZE_BUCKETS) { /* a data call (libssl's multi-block writes) */
-		CT_ADD(c->lat[ct_lat_bucket_fast(ns)], 1);
+		CT_ADD(c->lat[ct_lat_bucket(ns)], 1);
 		if (ct_per_call)
 			ring_push(t, t0, ns, path_id, bytes);
 	}

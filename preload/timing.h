@@ -91,7 +91,7 @@ static inline bool ct_tick(struct ct_thread *t, struct ct_counters *c, unsigned 
 /* The cell of a data call of `bytes`. */
 static inline unsigned ct_cell_of_size(uint64_t bytes)
 {
-	return ct_size_bucket_fast(bytes);
+	return ct_size_bucket(bytes);
 }
 
 /* Probes of calls of at least this many bytes skip the ordered read at exit (timing.c). */

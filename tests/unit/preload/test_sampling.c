@@ -146,20 +146,6 @@ static void test_buckets_match_format(void **state)
 	}
 }
 
-/* The inline latency bucket of the timed path must agree with the format's definition. */
-static void test_lat_bucket_agrees(void **state)
-{
-	(void)state;
-	for (uint64_t ns = 0; ns < 100000; ns++)
-		assert_int_equal(ct_lat_bucket_fast(ns), ct_lat_bucket(ns));
-	for (unsigned sh = 17; sh < 64; sh++) {
-		uint64_t v = 1ull << sh;
-		assert_int_equal(ct_lat_bucket_fast(v - 1), ct_lat_bucket(v - 1));
-		assert_int_equal(ct_lat_bucket_fast(v), ct_lat_bucket(v));
-		assert_int_equal(ct_lat_bucket_fast(v + v / 3), ct_lat_bucket(v + v / 3));
-	}
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -170,7 +156,6 @@ int main(void)
 		cmocka_unit_test(test_burst_after_small_calls),
 		cmocka_unit_test(test_every_call),
 		cmocka_unit_test(test_buckets_match_format),
-		cmocka_unit_test(test_lat_bucket_agrees),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
