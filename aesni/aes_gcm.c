@@ -46,8 +46,8 @@ void ct_aes_gcm_reset(struct ct_aes_gcm *g)
 
 /* inc32 of SP 800-38D: only the low 32 bits count, so the CTR kernel (64-bit adds) is called
  * in runs that end at a 32-bit wrap, and the bits above are put back afterwards. */
-static void gcm_ctr(const struct ct_aes_kernels *kt, struct ct_aes_gcm *g, const uint8_t *in,
-		    uint8_t *out, size_t nblocks)
+static void gcm_ctr(const struct ct_aes_kernels *kt, struct ct_aes_gcm *g, const uint8_t *in, uint8_t *out,
+		    size_t nblocks)
 {
 	while (nblocks) {
 		uint32_t lo32, upper;

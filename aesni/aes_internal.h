@@ -21,8 +21,7 @@
 /* Per-function targets: the library is built with the default flags and only ever calls a
  * function whose instructions the CPU has (dispatch.c checks CPUID first). */
 #define CT_TARGET_XMM __attribute__((target("aes,pclmul,ssse3,sse4.1")))
-#define CT_TARGET_YMM                                                                              \
-	__attribute__((target("aes,pclmul,ssse3,sse4.1,avx,avx2,vaes,vpclmulqdq")))
+#define CT_TARGET_YMM __attribute__((target("aes,pclmul,ssse3,sse4.1,avx,avx2,vaes,vpclmulqdq")))
 
 struct ct_aes_kernels {
 	void (*ecb_enc)(const struct ct_aes_key *k, const uint8_t *in, uint8_t *out, size_t nblocks);
@@ -42,10 +41,10 @@ struct ct_aes_kernels {
 	void (*ofb)(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *in, uint8_t *out,
 		    size_t nblocks);
 	/* tweak is the encrypted tweak (little-endian GF(2^128) element); it ends as tweak*x^n. */
-	void (*xts_enc)(const struct ct_aes_key *k, uint8_t tweak[16], const uint8_t *in,
-			uint8_t *out, size_t nblocks);
-	void (*xts_dec)(const struct ct_aes_key *k, uint8_t tweak[16], const uint8_t *in,
-			uint8_t *out, size_t nblocks);
+	void (*xts_enc)(const struct ct_aes_key *k, uint8_t tweak[16], const uint8_t *in, uint8_t *out,
+			size_t nblocks);
+	void (*xts_dec)(const struct ct_aes_key *k, uint8_t tweak[16], const uint8_t *in, uint8_t *out,
+			size_t nblocks);
 	/* xi = (xi ^ block) * H for each block; hpow[j] = H^(16-j) in byte-reflected form. */
 	void (*ghash)(const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16], const uint8_t *in,
 		      size_t nblocks);

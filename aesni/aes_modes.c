@@ -112,8 +112,8 @@ void ct_aes_ctr128(const struct ct_aes_key *k, uint8_t ctr[16], uint8_t ecount[1
 	*num = n;
 }
 
-void ct_aes_cfb128(const struct ct_aes_key *k, uint8_t iv[16], unsigned *num, const uint8_t *in,
-		   uint8_t *out, size_t len, bool encrypt)
+void ct_aes_cfb128(const struct ct_aes_key *k, uint8_t iv[16], unsigned *num, const uint8_t *in, uint8_t *out,
+		   size_t len, bool encrypt)
 {
 	const struct ct_aes_kernels *kt = ct_aes_kernels_for(len / 16);
 	unsigned n = *num & 15;
@@ -151,8 +151,8 @@ void ct_aes_cfb128(const struct ct_aes_key *k, uint8_t iv[16], unsigned *num, co
 	*num = n;
 }
 
-void ct_aes_ofb128(const struct ct_aes_key *k, uint8_t iv[16], unsigned *num, const uint8_t *in,
-		   uint8_t *out, size_t len)
+void ct_aes_ofb128(const struct ct_aes_key *k, uint8_t iv[16], unsigned *num, const uint8_t *in, uint8_t *out,
+		   size_t len)
 {
 	const struct ct_aes_kernels *kt = ct_aes_kernels_for(len / 16);
 	unsigned n = *num & 15;
@@ -183,8 +183,8 @@ static void xts_mulx(uint8_t t[16])
 	memcpy(t + 8, &hi, 8);
 }
 
-int ct_aes_xts(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak_key,
-	       const uint8_t iv[16], const uint8_t *in, uint8_t *out, size_t len, bool encrypt)
+int ct_aes_xts(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak_key, const uint8_t iv[16],
+	       const uint8_t *in, uint8_t *out, size_t len, bool encrypt)
 {
 	const struct ct_aes_kernels *kt = ct_aes_kernels_for(len / 16);
 	/* One object, so one wipe: the tweak always, the stealing blocks only when used. A

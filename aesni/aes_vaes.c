@@ -28,8 +28,8 @@ YI __m256i bcast(const uint8_t rk[16])
 
 YI __m256i bswap256(__m256i v)
 {
-	const __m256i m = _mm256_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-					  0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+	const __m256i m = _mm256_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4,
+					  5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
 	return _mm256_shuffle_epi8(v, m);
 }
 
@@ -41,25 +41,27 @@ YI __m256i pair(__m128i lo, __m128i hi)
 
 /* Rounds fully unrolled (1..9 always, 10..13 by key size): a loop over the rounds makes the
  * compiler shuffle the eight registers around at every iteration at -O2. */
-#define YROUND(cipher, rk, r)                                                                      \
-	k_ = bcast((rk)[r]);                                                                       \
+/* clang-format off */
+#define YROUND(cipher, rk, r)                                                                                \
+	k_ = bcast((rk)[r]);                                                                                 \
 	X8(cipher##_YROUND)
-#define YROUNDS(cipher, rk, rounds)                                                                \
-	do {                                                                                       \
-		__m256i k_ = bcast((rk)[0]);                                                       \
-		X8(YWHITEN)                                                                        \
-		YROUND(cipher, rk, 1) YROUND(cipher, rk, 2) YROUND(cipher, rk, 3)                  \
-		YROUND(cipher, rk, 4) YROUND(cipher, rk, 5) YROUND(cipher, rk, 6)                  \
-		YROUND(cipher, rk, 7) YROUND(cipher, rk, 8) YROUND(cipher, rk, 9)                  \
-		if ((rounds) > 10) {                                                               \
-			YROUND(cipher, rk, 10) YROUND(cipher, rk, 11)                              \
-		}                                                                                  \
-		if ((rounds) > 12) {                                                               \
-			YROUND(cipher, rk, 12) YROUND(cipher, rk, 13)                              \
-		}                                                                                  \
-		k_ = bcast((rk)[rounds]);                                                          \
-		X8(cipher##_YLAST)                                                                 \
+#define YROUNDS(cipher, rk, rounds)                                                                          \
+	do {                                                                                                 \
+		__m256i k_ = bcast((rk)[0]);                                                                 \
+		X8(YWHITEN)                                                                                  \
+		YROUND(cipher, rk, 1) YROUND(cipher, rk, 2) YROUND(cipher, rk, 3)                            \
+		YROUND(cipher, rk, 4) YROUND(cipher, rk, 5) YROUND(cipher, rk, 6)                            \
+		YROUND(cipher, rk, 7) YROUND(cipher, rk, 8) YROUND(cipher, rk, 9)                            \
+		if ((rounds) > 10) {                                                                         \
+			YROUND(cipher, rk, 10) YROUND(cipher, rk, 11)                                        \
+		}                                                                                            \
+		if ((rounds) > 12) {                                                                         \
+			YROUND(cipher, rk, 12) YROUND(cipher, rk, 13)                                        \
+		}                                                                                            \
+		k_ = bcast((rk)[rounds]);                                                                    \
+		X8(cipher##_YLAST)                                                                           \
 	} while (0)
+/* clang-format on */
 #define YWHITEN(i) b##i = _mm256_xor_si256(b##i, k_);
 #define ENC_YROUND(i) b##i = _mm256_aesenc_epi128(b##i, k_);
 #define ENC_YLAST(i) b##i = _mm256_aesenclast_epi128(b##i, k_);
@@ -75,8 +77,7 @@ YI __m256i pair(__m128i lo, __m128i hi)
 
 /* ---- ECB ---- */
 
-CT_TARGET_YMM static void ecb_enc(const struct ct_aes_key *k, const uint8_t *in, uint8_t *out,
-				  size_t nblocks)
+CT_TARGET_YMM static void ecb_enc(const struct ct_aes_key *k, const uint8_t *in, uint8_t *out, size_t nblocks)
 {
 	const unsigned rounds = k->rounds;
 	for (; nblocks >= 16; in += 256, out += 256, nblocks -= 16) {
@@ -89,8 +90,7 @@ CT_TARGET_YMM static void ecb_enc(const struct ct_aes_key *k, const uint8_t *in,
 		xmm->ecb_enc(k, in, out, nblocks);
 }
 
-CT_TARGET_YMM static void ecb_dec(const struct ct_aes_key *k, const uint8_t *in, uint8_t *out,
-				  size_t nblocks)
+CT_TARGET_YMM static void ecb_dec(const struct ct_aes_key *k, const uint8_t *in, uint8_t *out, size_t nblocks)
 {
 	const unsigned rounds = k->rounds;
 	for (; nblocks >= 16; in += 256, out += 256, nblocks -= 16) {
@@ -111,8 +111,8 @@ CT_TARGET_YMM static void ecb_dec(const struct ct_aes_key *k, const uint8_t *in,
 #define YPREV(i) __m256i p##i = (i) ? LD2(in - 16, i) : pair(prev, LD(in, 0));
 #define YXOR_PREV(i) b##i = _mm256_xor_si256(b##i, p##i);
 
-CT_TARGET_YMM static void cbc_dec(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *in,
-				  uint8_t *out, size_t nblocks)
+CT_TARGET_YMM static void cbc_dec(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *in, uint8_t *out,
+				  size_t nblocks)
 {
 	const unsigned rounds = k->rounds;
 	__m128i prev = LD(iv, 0);
@@ -133,8 +133,8 @@ CT_TARGET_YMM static void cbc_dec(const struct ct_aes_key *k, uint8_t iv[16], co
 /* P_i = C_i ^ E(C_{i-1}): the chaining blocks are the cipher input here. */
 #define YPREV_IN(i) b##i = (i) ? LD2(in - 16, i) : pair(prev, LD(in, 0));
 
-CT_TARGET_YMM static void cfb_dec(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *in,
-				  uint8_t *out, size_t nblocks)
+CT_TARGET_YMM static void cfb_dec(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *in, uint8_t *out,
+				  size_t nblocks)
 {
 	const unsigned rounds = k->rounds;
 	__m128i prev = LD(iv, 0);
@@ -190,37 +190,37 @@ YI __m256i xts_mul_x16(__m256i t)
 	return _mm256_xor_si256(_mm256_slli_si256(t, 2), _mm256_clmulepi64_epi128(top, poly, 0x00));
 }
 
-#define YTWEAK_INIT(i)                                                                             \
-	__m256i t##i;                                                                              \
-	{                                                                                          \
-		const __m128i lo_ = tw_;                                                           \
-		tw_ = xts_mulx(tw_);                                                               \
-		t##i = pair(lo_, tw_);                                                             \
-		tw_ = xts_mulx(tw_);                                                               \
+#define YTWEAK_INIT(i)                                                                                       \
+	__m256i t##i;                                                                                        \
+	{                                                                                                    \
+		const __m128i lo_ = tw_;                                                                     \
+		tw_ = xts_mulx(tw_);                                                                         \
+		t##i = pair(lo_, tw_);                                                                       \
+		tw_ = xts_mulx(tw_);                                                                         \
 	}
 #define YXTS_IN(i) b##i = _mm256_xor_si256(LD2(in, i), t##i);
 #define YXTS_OUT(i) ST2(out, i, _mm256_xor_si256(b##i, t##i));
 #define YTWEAK_NEXT(i) t##i = xts_mul_x16(t##i);
 
-#define XTS_KERNEL(name, cipher, keys, tail)                                                       \
-	CT_TARGET_YMM static void name(const struct ct_aes_key *k, uint8_t tweak[16],              \
-				       const uint8_t *in, uint8_t *out, size_t nblocks)            \
-	{                                                                                          \
-		const unsigned rounds = k->rounds;                                                 \
-		if (nblocks >= WIDE_MIN) {                                                         \
-			__m128i tw_ = LD(tweak, 0);                                                \
-			X8(YTWEAK_INIT)                                                            \
-			for (; nblocks >= 16; in += 256, out += 256, nblocks -= 16) {              \
-				X8(YDECL)                                                          \
-				X8(YXTS_IN)                                                        \
-				YROUNDS(cipher, k->keys, rounds);                                  \
-				X8(YXTS_OUT)                                                       \
-				X8(YTWEAK_NEXT)                                                    \
-			}                                                                          \
-			ST(tweak, 0, _mm256_castsi256_si128(t0));                                  \
-		}                                                                                  \
-		if (nblocks)                                                                       \
-			xmm->tail(k, tweak, in, out, nblocks);                                     \
+#define XTS_KERNEL(name, cipher, keys, tail)                                                                 \
+	CT_TARGET_YMM static void name(const struct ct_aes_key *k, uint8_t tweak[16], const uint8_t *in,     \
+				       uint8_t *out, size_t nblocks)                                         \
+	{                                                                                                    \
+		const unsigned rounds = k->rounds;                                                           \
+		if (nblocks >= WIDE_MIN) {                                                                   \
+			__m128i tw_ = LD(tweak, 0);                                                          \
+			X8(YTWEAK_INIT)                                                                      \
+			for (; nblocks >= 16; in += 256, out += 256, nblocks -= 16) {                        \
+				X8(YDECL)                                                                    \
+				X8(YXTS_IN)                                                                  \
+				YROUNDS(cipher, k->keys, rounds);                                            \
+				X8(YXTS_OUT)                                                                 \
+				X8(YTWEAK_NEXT)                                                              \
+			}                                                                                    \
+			ST(tweak, 0, _mm256_castsi256_si128(t0));                                            \
+		}                                                                                            \
+		if (nblocks)                                                                                 \
+			xmm->tail(k, tweak, in, out, nblocks);                                               \
 	}
 
 XTS_KERNEL(xts_enc, ENC, enc, xts_enc)
@@ -233,17 +233,17 @@ XTS_KERNEL(xts_dec, DEC, dec, xts_dec)
  * one reduction, so the serial chain through x is paid once per 256 bytes. Karatsuba: three
  * carry-less multiplies per block instead of four (the middle term is
  * (a_lo ^ a_hi)(b_lo ^ b_hi) ^ lo ^ hi, fixed up once per reduction). */
-#define YGH(i, base)                                                                               \
-	{                                                                                          \
-		__m256i d_ = bswap256(LD2(in, i));                                                 \
-		if (i == 0)                                                                        \
-			d_ = _mm256_xor_si256(d_, _mm256_zextsi128_si256(x));                      \
-		const __m256i h_ = LD2(hpow[base], i);                                             \
-		const __m256i hk_ = _mm256_xor_si256(h_, _mm256_shuffle_epi32(h_, 0x4e));          \
-		const __m256i dk_ = _mm256_xor_si256(d_, _mm256_shuffle_epi32(d_, 0x4e));          \
-		lo = _mm256_xor_si256(lo, _mm256_clmulepi64_epi128(d_, h_, 0x00));                 \
-		hi = _mm256_xor_si256(hi, _mm256_clmulepi64_epi128(d_, h_, 0x11));                 \
-		mid = _mm256_xor_si256(mid, _mm256_clmulepi64_epi128(dk_, hk_, 0x00));             \
+#define YGH(i, base)                                                                                         \
+	{                                                                                                    \
+		__m256i d_ = bswap256(LD2(in, i));                                                           \
+		if (i == 0)                                                                                  \
+			d_ = _mm256_xor_si256(d_, _mm256_zextsi128_si256(x));                                \
+		const __m256i h_ = LD2(hpow[base], i);                                                       \
+		const __m256i hk_ = _mm256_xor_si256(h_, _mm256_shuffle_epi32(h_, 0x4e));                    \
+		const __m256i dk_ = _mm256_xor_si256(d_, _mm256_shuffle_epi32(d_, 0x4e));                    \
+		lo = _mm256_xor_si256(lo, _mm256_clmulepi64_epi128(d_, h_, 0x00));                           \
+		hi = _mm256_xor_si256(hi, _mm256_clmulepi64_epi128(d_, h_, 0x11));                           \
+		mid = _mm256_xor_si256(mid, _mm256_clmulepi64_epi128(dk_, hk_, 0x00));                       \
 	}
 #define YGH16(i) YGH(i, 0)
 /* Register 0 carries x, the only input on the serial chain: accumulate it last so the other
@@ -263,8 +263,8 @@ YI __m128i reduce_folded(__m256i lo, __m256i mid, __m256i hi)
 	return gf_reduce(l, _mm_xor_si128(fold(mid), _mm_xor_si128(l, h)), h);
 }
 
-CT_TARGET_YMM static void ghash(const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16],
-				const uint8_t *in, size_t nblocks)
+CT_TARGET_YMM static void ghash(const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16], const uint8_t *in,
+				size_t nblocks)
 {
 	__m128i x = bswap128(LD(xi, 0));
 	for (; nblocks >= 16; in += 256, nblocks -= 16) {

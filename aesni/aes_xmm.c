@@ -62,25 +62,27 @@ CT_TARGET_XMM void ct_aes_expand_key_xmm(struct ct_aes_key *k, const uint8_t *ke
 /* Runs the rounds of 'cipher' (ENC/DEC) over the blocks b0.. named by XN, keys rk. Fully
  * unrolled (1..9 always, 10..13 by key size): a loop over the rounds makes the compiler copy
  * every block register at each iteration at -O2. */
-#define ROUND(XN, cipher, rk, r)                                                                   \
-	k_ = (rk)[r];                                                                              \
+/* clang-format off */
+#define ROUND(XN, cipher, rk, r)                                                                             \
+	k_ = (rk)[r];                                                                                        \
 	XN(cipher##_ROUND)
-#define ROUNDS(XN, cipher, rk, rounds)                                                             \
-	do {                                                                                       \
-		__m128i k_ = (rk)[0];                                                              \
-		XN(WHITEN)                                                                         \
-		ROUND(XN, cipher, rk, 1) ROUND(XN, cipher, rk, 2) ROUND(XN, cipher, rk, 3)         \
-		ROUND(XN, cipher, rk, 4) ROUND(XN, cipher, rk, 5) ROUND(XN, cipher, rk, 6)         \
-		ROUND(XN, cipher, rk, 7) ROUND(XN, cipher, rk, 8) ROUND(XN, cipher, rk, 9)         \
-		if ((rounds) > 10) {                                                               \
-			ROUND(XN, cipher, rk, 10) ROUND(XN, cipher, rk, 11)                        \
-		}                                                                                  \
-		if ((rounds) > 12) {                                                               \
-			ROUND(XN, cipher, rk, 12) ROUND(XN, cipher, rk, 13)                        \
-		}                                                                                  \
-		k_ = (rk)[rounds];                                                                 \
-		XN(cipher##_LAST)                                                                  \
+#define ROUNDS(XN, cipher, rk, rounds)                                                                       \
+	do {                                                                                                 \
+		__m128i k_ = (rk)[0];                                                                        \
+		XN(WHITEN)                                                                                   \
+		ROUND(XN, cipher, rk, 1) ROUND(XN, cipher, rk, 2) ROUND(XN, cipher, rk, 3)                   \
+		ROUND(XN, cipher, rk, 4) ROUND(XN, cipher, rk, 5) ROUND(XN, cipher, rk, 6)                   \
+		ROUND(XN, cipher, rk, 7) ROUND(XN, cipher, rk, 8) ROUND(XN, cipher, rk, 9)                   \
+		if ((rounds) > 10) {                                                                         \
+			ROUND(XN, cipher, rk, 10) ROUND(XN, cipher, rk, 11)                                  \
+		}                                                                                            \
+		if ((rounds) > 12) {                                                                         \
+			ROUND(XN, cipher, rk, 12) ROUND(XN, cipher, rk, 13)                                  \
+		}                                                                                            \
+		k_ = (rk)[rounds];                                                                           \
+		XN(cipher##_LAST)                                                                            \
 	} while (0)
+/* clang-format on */
 #define WHITEN(i) b##i = _mm_xor_si128(b##i, k_);
 #define ENC_ROUND(i) b##i = _mm_aesenc_si128(b##i, k_);
 #define ENC_LAST(i) b##i = _mm_aesenclast_si128(b##i, k_);
@@ -92,17 +94,16 @@ CT_TARGET_XMM void ct_aes_expand_key_xmm(struct ct_aes_key *k, const uint8_t *ke
 
 /* ---- ECB ---- */
 
-#define ECB_STEP(XN, n, cipher, rk)                                                                \
-	while (nblocks >= (n)) {                                                                   \
-		XN(DECL)                                                                           \
-		XN(LOAD_IN)                                                                        \
-		ROUNDS(XN, cipher, rk, rounds);                                                    \
-		XN(STORE_OUT)                                                                      \
-		in += 16 * (n), out += 16 * (n), nblocks -= (n);                                   \
+#define ECB_STEP(XN, n, cipher, rk)                                                                          \
+	while (nblocks >= (n)) {                                                                             \
+		XN(DECL)                                                                                     \
+		XN(LOAD_IN)                                                                                  \
+		ROUNDS(XN, cipher, rk, rounds);                                                              \
+		XN(STORE_OUT)                                                                                \
+		in += 16 * (n), out += 16 * (n), nblocks -= (n);                                             \
 	}
 
-CT_TARGET_XMM static void ecb_enc(const struct ct_aes_key *k, const uint8_t *in, uint8_t *out,
-				  size_t nblocks)
+CT_TARGET_XMM static void ecb_enc(const struct ct_aes_key *k, const uint8_t *in, uint8_t *out, size_t nblocks)
 {
 	const __m128i *rk = (const __m128i *)k->enc;
 	const unsigned rounds = k->rounds;
@@ -111,8 +112,7 @@ CT_TARGET_XMM static void ecb_enc(const struct ct_aes_key *k, const uint8_t *in,
 	ECB_STEP(X1, 1, ENC, rk)
 }
 
-CT_TARGET_XMM static void ecb_dec(const struct ct_aes_key *k, const uint8_t *in, uint8_t *out,
-				  size_t nblocks)
+CT_TARGET_XMM static void ecb_dec(const struct ct_aes_key *k, const uint8_t *in, uint8_t *out, size_t nblocks)
 {
 	const __m128i *rk = (const __m128i *)k->dec;
 	const unsigned rounds = k->rounds;
@@ -175,21 +175,21 @@ CT_TARGET_XMM void ct_aes_xmm_cbc_enc(const struct ct_aes_key *k, uint8_t iv[16]
 
 /* Every previous ciphertext block is loaded before the first store of a batch, so in-place
  * decryption never overwrites a block that is still needed. */
-#define CBC_XOR_PREV(i) b##i = _mm_xor_si128(b##i, (i) ? LD(in, (i) - 1) : prev);
-#define CBC_DEC_STEP(XN, n)                                                                        \
-	while (nblocks >= (n)) {                                                                   \
-		XN(DECL)                                                                           \
-		XN(LOAD_IN)                                                                        \
-		__m128i next_ = LD(in, (n) - 1);                                                   \
-		ROUNDS(XN, DEC, rk, rounds);                                                       \
-		XN(CBC_XOR_PREV)                                                                   \
-		XN(STORE_OUT)                                                                      \
-		prev = next_;                                                                      \
-		in += 16 * (n), out += 16 * (n), nblocks -= (n);                                   \
+#define CBC_XOR_PREV(i) b##i = _mm_xor_si128(b##i, (i) ? LD(in, (i)-1) : prev);
+#define CBC_DEC_STEP(XN, n)                                                                                  \
+	while (nblocks >= (n)) {                                                                             \
+		XN(DECL)                                                                                     \
+		XN(LOAD_IN)                                                                                  \
+		__m128i next_ = LD(in, (n)-1);                                                               \
+		ROUNDS(XN, DEC, rk, rounds);                                                                 \
+		XN(CBC_XOR_PREV)                                                                             \
+		XN(STORE_OUT)                                                                                \
+		prev = next_;                                                                                \
+		in += 16 * (n), out += 16 * (n), nblocks -= (n);                                             \
 	}
 
-CT_TARGET_XMM static void cbc_dec(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *in,
-				  uint8_t *out, size_t nblocks)
+CT_TARGET_XMM static void cbc_dec(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *in, uint8_t *out,
+				  size_t nblocks)
 {
 	const __m128i *rk = (const __m128i *)k->dec;
 	const unsigned rounds = k->rounds;
@@ -206,15 +206,15 @@ CT_TARGET_XMM static void cbc_dec(const struct ct_aes_key *k, uint8_t iv[16], co
  * caller guarantees do not wrap here, so a 64-bit lane add is the whole increment. */
 #define CTR_BLOCK(i) b##i = bswap128(_mm_add_epi64(c, _mm_set_epi64x(0, i)));
 #define CTR_XOR_IN(i) b##i = _mm_xor_si128(b##i, LD(in, i));
-#define CTR_STEP(XN, n)                                                                            \
-	while (nblocks >= (n)) {                                                                   \
-		XN(DECL)                                                                           \
-		XN(CTR_BLOCK)                                                                      \
-		c = _mm_add_epi64(c, _mm_set_epi64x(0, n));                                        \
-		ROUNDS(XN, ENC, rk, rounds);                                                       \
-		XN(CTR_XOR_IN)                                                                     \
-		XN(STORE_OUT)                                                                      \
-		in += 16 * (n), out += 16 * (n), nblocks -= (n);                                   \
+#define CTR_STEP(XN, n)                                                                                      \
+	while (nblocks >= (n)) {                                                                             \
+		XN(DECL)                                                                                     \
+		XN(CTR_BLOCK)                                                                                \
+		c = _mm_add_epi64(c, _mm_set_epi64x(0, n));                                                  \
+		ROUNDS(XN, ENC, rk, rounds);                                                                 \
+		XN(CTR_XOR_IN)                                                                               \
+		XN(STORE_OUT)                                                                                \
+		in += 16 * (n), out += 16 * (n), nblocks -= (n);                                             \
 	}
 
 CT_TARGET_XMM static void ctr_blocks(const struct ct_aes_key *k, uint8_t ctr[16], const uint8_t *in,
@@ -249,21 +249,21 @@ CT_TARGET_XMM void ct_aes_xmm_cfb_enc(const struct ct_aes_key *k, uint8_t iv[16]
 }
 
 /* Decryption is parallel: P_i = C_i ^ E(C_{i-1}); every input is loaded before the stores. */
-#define CFB_PREV(i) b##i = (i) ? LD(in, (i) - 1) : prev;
-#define CFB_DEC_STEP(XN, n)                                                                        \
-	while (nblocks >= (n)) {                                                                   \
-		XN(DECL)                                                                           \
-		XN(CFB_PREV)                                                                       \
-		__m128i next_ = LD(in, (n) - 1);                                                   \
-		ROUNDS(XN, ENC, rk, rounds);                                                       \
-		XN(CTR_XOR_IN)                                                                     \
-		XN(STORE_OUT)                                                                      \
-		prev = next_;                                                                      \
-		in += 16 * (n), out += 16 * (n), nblocks -= (n);                                   \
+#define CFB_PREV(i) b##i = (i) ? LD(in, (i)-1) : prev;
+#define CFB_DEC_STEP(XN, n)                                                                                  \
+	while (nblocks >= (n)) {                                                                             \
+		XN(DECL)                                                                                     \
+		XN(CFB_PREV)                                                                                 \
+		__m128i next_ = LD(in, (n)-1);                                                               \
+		ROUNDS(XN, ENC, rk, rounds);                                                                 \
+		XN(CTR_XOR_IN)                                                                               \
+		XN(STORE_OUT)                                                                                \
+		prev = next_;                                                                                \
+		in += 16 * (n), out += 16 * (n), nblocks -= (n);                                             \
 	}
 
-CT_TARGET_XMM static void cfb_dec(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *in,
-				  uint8_t *out, size_t nblocks)
+CT_TARGET_XMM static void cfb_dec(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *in, uint8_t *out,
+				  size_t nblocks)
 {
 	const __m128i *rk = (const __m128i *)k->enc;
 	const unsigned rounds = k->rounds;
@@ -274,8 +274,8 @@ CT_TARGET_XMM static void cfb_dec(const struct ct_aes_key *k, uint8_t iv[16], co
 }
 
 /* S_i = E(S_{i-1}), O_i = P_i ^ S_i; the state b holds S_{i-1} ^ k0. */
-CT_TARGET_XMM void ct_aes_xmm_ofb(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *in,
-				  uint8_t *out, size_t nblocks)
+CT_TARGET_XMM void ct_aes_xmm_ofb(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *in, uint8_t *out,
+				  size_t nblocks)
 {
 	const __m128i *rk = (const __m128i *)k->enc;
 	const unsigned rounds = k->rounds;
@@ -290,17 +290,19 @@ CT_TARGET_XMM void ct_aes_xmm_ofb(const struct ct_aes_key *k, uint8_t iv[16], co
 
 /* ---- XTS ---- */
 
-#define XTS_TWEAK(i) __m128i t##i = t; t = xts_mulx(t);
+#define XTS_TWEAK(i)                                                                                         \
+	__m128i t##i = t;                                                                                    \
+	t = xts_mulx(t);
 #define XTS_IN(i) b##i = _mm_xor_si128(LD(in, i), t##i);
 #define XTS_OUT(i) ST(out, i, _mm_xor_si128(b##i, t##i));
-#define XTS_STEP(XN, n, cipher)                                                                    \
-	while (nblocks >= (n)) {                                                                   \
-		XN(DECL)                                                                           \
-		XN(XTS_TWEAK)                                                                      \
-		XN(XTS_IN)                                                                         \
-		ROUNDS(XN, cipher, rk, rounds);                                                    \
-		XN(XTS_OUT)                                                                        \
-		in += 16 * (n), out += 16 * (n), nblocks -= (n);                                   \
+#define XTS_STEP(XN, n, cipher)                                                                              \
+	while (nblocks >= (n)) {                                                                             \
+		XN(DECL)                                                                                     \
+		XN(XTS_TWEAK)                                                                                \
+		XN(XTS_IN)                                                                                   \
+		ROUNDS(XN, cipher, rk, rounds);                                                              \
+		XN(XTS_OUT)                                                                                  \
+		in += 16 * (n), out += 16 * (n), nblocks -= (n);                                             \
 	}
 
 CT_TARGET_XMM static void xts_enc(const struct ct_aes_key *k, uint8_t tweak[16], const uint8_t *in,
@@ -365,8 +367,7 @@ CT_TARGET_XMM void ct_ghash_init_xmm(uint8_t hpow[CT_GHASH_POWERS][16], const ui
 	}
 }
 
-CT_TARGET_XMM static void ghash(const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16],
-				const uint8_t *in,
+CT_TARGET_XMM static void ghash(const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16], const uint8_t *in,
 				size_t nblocks)
 {
 	ST(xi, 0, bswap128(ghash_tail(hpow, bswap128(LD(xi, 0)), in, nblocks)));

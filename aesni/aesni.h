@@ -71,16 +71,16 @@ void ct_aes_ctr128(const struct ct_aes_key *k, uint8_t ctr[16], uint8_t ecount[1
 		   const uint8_t *in, uint8_t *out, size_t len);
 /* CFB128 and OFB as CRYPTO_cfb128_encrypt / CRYPTO_ofb128_encrypt: iv is the feedback register,
  * *num (0..15) the position in it. */
-void ct_aes_cfb128(const struct ct_aes_key *k, uint8_t iv[16], unsigned *num, const uint8_t *in,
-		   uint8_t *out, size_t len, bool encrypt);
-void ct_aes_ofb128(const struct ct_aes_key *k, uint8_t iv[16], unsigned *num, const uint8_t *in,
-		   uint8_t *out, size_t len);
+void ct_aes_cfb128(const struct ct_aes_key *k, uint8_t iv[16], unsigned *num, const uint8_t *in, uint8_t *out,
+		   size_t len, bool encrypt);
+void ct_aes_ofb128(const struct ct_aes_key *k, uint8_t iv[16], unsigned *num, const uint8_t *in, uint8_t *out,
+		   size_t len);
 
 /* XTS (IEEE 1619): one whole data unit per call, tweak = E(tweak_key, iv); a length that is not
  * a multiple of 16 uses ciphertext stealing like OpenSSL. Returns 0, or -1 when len < 16.
  * The key split is OpenSSL's: the first half of the EVP key is data_key, the second tweak_key. */
-int ct_aes_xts(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak_key,
-	       const uint8_t iv[16], const uint8_t *in, uint8_t *out, size_t len, bool encrypt);
+int ct_aes_xts(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak_key, const uint8_t iv[16],
+	       const uint8_t *in, uint8_t *out, size_t len, bool encrypt);
 
 /* GCM. Call order: init (once per key), then per message setiv, aad (any number of calls),
  * encrypt or decrypt (any number of calls, any chunk sizes), then tag or verify. */
@@ -88,14 +88,14 @@ struct ct_aes_gcm {
 	struct ct_aes_key key;
 	/* H^16 .. H^1, byte-reflected: hpow[j] = H^(CT_GHASH_POWERS - j) */
 	uint8_t hpow[CT_GHASH_POWERS][16] __attribute__((aligned(32)));
-	uint8_t ek0[16];    /* E(K, J0): masks the tag */
-	uint8_t ctr[16];    /* next counter block */
-	uint8_t xi[16];     /* GHASH accumulator */
-	uint8_t ks[16];     /* keystream of the current partial block */
-	uint64_t aad_len;   /* bytes */
-	uint64_t msg_len;   /* bytes */
-	unsigned ares;      /* bytes of a partial AAD block already folded into xi */
-	unsigned mres;      /* bytes of a partial data block used from ks */
+	uint8_t ek0[16];  /* E(K, J0): masks the tag */
+	uint8_t ctr[16];  /* next counter block */
+	uint8_t xi[16];   /* GHASH accumulator */
+	uint8_t ks[16];   /* keystream of the current partial block */
+	uint64_t aad_len; /* bytes */
+	uint64_t msg_len; /* bytes */
+	unsigned ares;    /* bytes of a partial AAD block already folded into xi */
+	unsigned mres;    /* bytes of a partial data block used from ks */
 };
 /* Returns 0, or -1 (bad key size, no AES-NI). */
 int ct_aes_gcm_init(struct ct_aes_gcm *g, const uint8_t *key, unsigned bits);

@@ -38,9 +38,8 @@ enum bmode {
 	B_GCM_DEC,
 	B_COUNT
 };
-static const char *const bname[B_COUNT] = { "ecb",     "cbc-enc", "cbc-dec", "ctr",
-					     "cfb-enc", "cfb-dec", "ofb",     "xts-enc",
-					     "xts-dec", "gcm-enc", "gcm-dec" };
+static const char *const bname[B_COUNT] = { "ecb", "cbc-enc", "cbc-dec", "ctr",     "cfb-enc", "cfb-dec",
+					    "ofb", "xts-enc", "xts-dec", "gcm-enc", "gcm-dec" };
 /* Serial modes wait for each block: their limit is latency, not throughput. */
 static const int serial[B_COUNT] = { [B_CBC_ENC] = 1, [B_CFB_ENC] = 1, [B_OFB] = 1 };
 
@@ -63,8 +62,7 @@ static double now(void)
 /* ---- OpenSSL ---- */
 
 /* The EVP cipher of a mode for the key size index i (0: 128, 1: 192, 2: 256). */
-#define BY_BITS(m)                                                                                 \
-	(const EVP_CIPHER *[]){ EVP_aes_128_##m(), EVP_aes_192_##m(), EVP_aes_256_##m() }[i]
+#define BY_BITS(m) (const EVP_CIPHER *[]){ EVP_aes_128_##m(), EVP_aes_192_##m(), EVP_aes_256_##m() }[i]
 
 static const EVP_CIPHER *evp_of(enum bmode m)
 {
@@ -208,8 +206,8 @@ __attribute__((noinline)) static void our_op(struct ours *o, enum bmode m, size_
 
 enum impl { I_EVP, I_OURS };
 
-static uint64_t run_batch(enum impl which, EVP_CIPHER_CTX *ctx, struct ours *o, enum bmode m,
-			  size_t len, uint64_t ops)
+static uint64_t run_batch(enum impl which, EVP_CIPHER_CTX *ctx, struct ours *o, enum bmode m, size_t len,
+			  uint64_t ops)
 {
 	const uint64_t t0 = ct_rdtsc();
 	for (uint64_t i = 0; i < ops; i++) {
@@ -269,9 +267,9 @@ static void ours_setup(struct ours *o, enum bmode m)
  * the same conditions as the modes needs no clock at all. Fastest of many short runs. */
 
 struct limits {
-	double ghz;        /* core clock from a chain of dependent adds (information only) */
-	double aes_lat_s;  /* seconds per AESENC on a dependency chain */
-	double aes_ips;    /* independent 256-bit VAESENC per second (0 without VAES) */
+	double ghz;       /* core clock from a chain of dependent adds (information only) */
+	double aes_lat_s; /* seconds per AESENC on a dependency chain */
+	double aes_ips;   /* independent 256-bit VAESENC per second (0 without VAES) */
 };
 
 static double chain_seconds(void (*fn)(uint64_t), uint64_t n)
@@ -302,19 +300,24 @@ static void aes_chain(uint64_t n)
 }
 
 /* 12 independent accumulators: enough to cover latency x issue width on current cores. */
-#define INDEP(op, r)                                                                               \
-	"\t" op " %%" r "0, %%" r "1, %%" r "1\n\t" op " %%" r "0, %%" r "2, %%" r "2\n"           \
-	"\t" op " %%" r "0, %%" r "3, %%" r "3\n\t" op " %%" r "0, %%" r "4, %%" r "4\n"           \
-	"\t" op " %%" r "0, %%" r "5, %%" r "5\n\t" op " %%" r "0, %%" r "6, %%" r "6\n"           \
-	"\t" op " %%" r "0, %%" r "7, %%" r "7\n\t" op " %%" r "0, %%" r "8, %%" r "8\n"           \
-	"\t" op " %%" r "0, %%" r "9, %%" r "9\n\t" op " %%" r "0, %%" r "10, %%" r "10\n"         \
+#define INDEP(op, r)                                                                                         \
+	"\t" op " %%" r "0, %%" r "1, %%" r "1\n\t" op " %%" r "0, %%" r "2, %%" r                           \
+	"2\n"                                                                                                \
+	"\t" op " %%" r "0, %%" r "3, %%" r "3\n\t" op " %%" r "0, %%" r "4, %%" r                           \
+	"4\n"                                                                                                \
+	"\t" op " %%" r "0, %%" r "5, %%" r "5\n\t" op " %%" r "0, %%" r "6, %%" r                           \
+	"6\n"                                                                                                \
+	"\t" op " %%" r "0, %%" r "7, %%" r "7\n\t" op " %%" r "0, %%" r "8, %%" r                           \
+	"8\n"                                                                                                \
+	"\t" op " %%" r "0, %%" r "9, %%" r "9\n\t" op " %%" r "0, %%" r "10, %%" r                          \
+	"10\n"                                                                                               \
 	"\t" op " %%" r "0, %%" r "11, %%" r "11\n\t" op " %%" r "0, %%" r "12, %%" r "12\n"
 static void aes_tput_ymm(uint64_t n)
 {
 	for (uint64_t i = 0; i < n; i++)
 		__asm__ volatile(".rept 10\n" INDEP("vaesenc", "ymm") ".endr\n\tvzeroupper" ::
-					 : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6",
-					   "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12");
+					 : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
+					   "xmm8", "xmm9", "xmm10", "xmm11", "xmm12");
 }
 
 static struct limits measure_limits(void)
@@ -400,8 +403,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--ms") && i + 1 < argc)
 			trial_ms = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--level") && i + 1 < argc)
-			ct_aesni_set_max_level(!strcmp(argv[++i], "aesni") ? CT_AESNI_XMM
-									  : CT_AESNI_VAES);
+			ct_aesni_set_max_level(!strcmp(argv[++i], "aesni") ? CT_AESNI_XMM : CT_AESNI_VAES);
 		else {
 			fprintf(stderr,
 				"usage: %s [--bits 128|192|256] [--modes m,..] [--sizes s,..] "

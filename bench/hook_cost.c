@@ -34,8 +34,9 @@ int main(int argc, char **argv)
 	int inplace = argc > 6 && !strcmp(argv[6], "inplace");
 	const EVP_CIPHER *cipher = EVP_get_cipherbyname(name);
 	if (len <= 0 || len > 65536 || calls <= 0 || rounds <= 0 || !cipher) {
-		fprintf(stderr, "usage: hook_cost [LEN [CALLS_PER_BATCH [ROUNDS [CIPHER [enc|dec "
-				"[inplace]]]]]]\n");
+		fprintf(stderr,
+			"usage: hook_cost [LEN [CALLS_PER_BATCH [ROUNDS [CIPHER [enc|dec "
+			"[inplace]]]]]]\n");
 		return 2;
 	}
 	static unsigned char key[64], iv[16], in[65536], out[65536 + 16];

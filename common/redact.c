@@ -61,6 +61,7 @@ struct prog {
 	struct opt opts[MAX_OPTS]; /* ends at the first NULL name */
 };
 
+/* clang-format off */
 static const struct prog progs[] = {
 	{ "openssl ", NULL, P_OPENSSL_DASHES, {
 		{ "-K", NEXT | EQ, H_WHOLE }, { "-iv", NEXT | EQ, H_WHOLE },
@@ -117,35 +118,37 @@ static const struct prog progs[] = {
 	{ "xfreerdp wlfreerdp sdl-freerdp ", NULL, 0, { { "/p:", GLUED, H_WHOLE } } },
 	{ "kcapi-enc ", NULL, 0, { { "--iv", NEXT | EQ, H_WHOLE } } },
 };
+/* clang-format on */
 #define NPROGS (sizeof(progs) / sizeof(progs[0]))
 
 /* Long options that take a secret as the next word wherever they exist. */
 static const char *const generic_next[] = {
-	"--password", "--passwd", "--passphrase", "--http-password", "--ftp-password",
-	"--proxy-password", "--client-secret", "--api-key", "--token", "--auth-token",
-	"--access-token", NULL,
+	"--password",     "--passwd",         "--passphrase",    "--http-password",
+	"--ftp-password", "--proxy-password", "--client-secret", "--api-key",
+	"--token",        "--auth-token",     "--access-token",  NULL,
 };
 
 /* NAME=VALUE carries a secret when NAME ends with one of these (compared in lower case), which
  * leaves --password-file=F, PasswordAuthentication=no and OLDPWD=/dir alone. */
 static const char *const secret_endings[] = {
-	"password", "passwd", "passphrase", "secret", "token", "apikey", "api_key", "api-key",
-	"_pwd", "-pwd", "_pass", "-pass", NULL,
+	"password", "passwd", "passphrase", "secret", "token", "apikey", "api_key",
+	"api-key",  "_pwd",   "-pwd",       "_pass",  "-pass", NULL,
 };
 
 /* Options that take a key or an IV in every program that has them: a hex value after them is
  * one (a program the rule does not know, or one named by a variable in a shell line: exec "$1"
  * enc -K HEX). ssh -K or curl -K FILE take no hex. */
-static const char *const hex_opts[] = { "-K", "-iv", "--iv", "-key", "--key", "-hexkey", "--hexkey",
-					NULL };
+static const char *const hex_opts[] = { "-K", "-iv", "--iv", "-key", "--key", "-hexkey", "--hexkey", NULL };
 
-static const char *const keyval_names[] = { /* OpenSSL -macopt / -kdfopt / -pkeyopt */
+static const char *const keyval_names[] = {
+	/* OpenSSL -macopt / -kdfopt / -pkeyopt */
 	"key", "hexkey", "pass", "hexpass", "password", "secret", "hexsecret", NULL,
 };
 static const char *const optlist_names[] = { "password", "pass", "passwd", "secret", NULL };
 static const char *const secret_headers[] = { "authorization", "proxy-authorization", "cookie", NULL };
-static const char *const header_words[] = { "token", "secret", "apikey", "api-key", "password",
-					    "passwd", NULL };
+static const char *const header_words[] = {
+	"token", "secret", "apikey", "api-key", "password", "passwd", NULL
+};
 
 /* ---- output --------------------------------------------------------------------------------- */
 
@@ -402,12 +405,12 @@ static void transform(struct sink *o, enum how how, const char *v, size_t n)
 struct scan {
 	const struct prog *rules[MAX_RULES]; /* the options of the program being read */
 	unsigned nrules;
-	unsigned flags;                      /* P_* of those rules */
-	const char *prog;                    /* its basename, for its sub-command rules */
+	unsigned flags;   /* P_* of those rules */
+	const char *prog; /* its basename, for its sub-command rules */
 	size_t prog_len;
-	bool want_sub;                       /* its first operand may add rules (openssl ca) */
-	bool ended;                          /* "--", or sshpass's command: no more options */
-	int pending;                         /* enum how of the value the next word is, or -1 */
+	bool want_sub; /* its first operand may add rules (openssl ca) */
+	bool ended;    /* "--", or sshpass's command: no more options */
+	int pending;   /* enum how of the value the next word is, or -1 */
 	unsigned redacted;
 };
 
@@ -464,8 +467,7 @@ static bool program(struct scan *s, const char *v, size_t n)
 static void sub_command(struct scan *s, const char *v, size_t n)
 {
 	for (size_t i = 0; i < NPROGS; i++)
-		if (progs[i].sub && same(v, n, progs[i].sub) &&
-		    name_in(progs[i].names, s->prog, s->prog_len))
+		if (progs[i].sub && same(v, n, progs[i].sub) && name_in(progs[i].names, s->prog, s->prog_len))
 			add_rule(s, &progs[i]);
 }
 
@@ -543,8 +545,8 @@ static bool secret_assignment(const char *v, size_t n, size_t *off)
 
 /* Writes v[0..off) and the value after it the way how says; a word the rule leaves as it was
  * is written as it stood in the input (raw: with its quotes, inside a shell command line). */
-static void emit(struct scan *s, struct sink *o, const char *raw, size_t rawlen, const char *v,
-		 size_t n, size_t off, enum how how)
+static void emit(struct scan *s, struct sink *o, const char *raw, size_t rawlen, const char *v, size_t n,
+		 size_t off, enum how how)
 {
 	size_t start = o->len;
 	put(o, v, off);
@@ -561,8 +563,8 @@ static void emit(struct scan *s, struct sink *o, const char *raw, size_t rawlen,
 
 static void shell_words(struct scan *outer, struct sink *o, const char *w, size_t n);
 
-static void word(struct scan *s, struct sink *o, const char *raw, size_t rawlen, const char *v,
-		 size_t n, bool nested)
+static void word(struct scan *s, struct sink *o, const char *raw, size_t rawlen, const char *v, size_t n,
+		 bool nested)
 {
 	enum how how = H_WHOLE;
 	size_t off;
@@ -664,8 +666,7 @@ static void shell_words(struct scan *outer, struct sink *o, const char *w, size_
 				quote = c;
 				continue;
 			}
-			if (c == '\\' && quote != '\'' && j < n &&
-			    (!quote || strchr("\"\\$`", w[j])))
+			if (c == '\\' && quote != '\'' && j < n && (!quote || strchr("\"\\$`", w[j])))
 				c = w[j++];
 			if (vn < sizeof(val))
 				val[vn++] = c;
@@ -683,8 +684,7 @@ static void shell_words(struct scan *outer, struct sink *o, const char *w, size_
 	outer->redacted += s.redacted;
 }
 
-size_t ct_argv_redact(const char *in, size_t len, bool exe_only, char *out, size_t cap,
-		      unsigned *redacted)
+size_t ct_argv_redact(const char *in, size_t len, bool exe_only, char *out, size_t cap, unsigned *redacted)
 {
 	struct sink o = { .p = out, .cap = cap };
 	struct scan s;

@@ -28,7 +28,6 @@
  * *redacted (may be NULL): how many values were replaced. Applying it to its own output
  * changes nothing and counts 0.
  */
-size_t ct_argv_redact(const char *in, size_t len, bool exe_only, char *out, size_t cap,
-		      unsigned *redacted);
+size_t ct_argv_redact(const char *in, size_t len, bool exe_only, char *out, size_t cap, unsigned *redacted);
 
 #endif

@@ -75,8 +75,8 @@ static int parse_size(struct parser *ps, const char *s, const char *end, uint64_
 	const char *p = s;
 	uint64_t v = 0;
 	if (p == end || !isdigit((unsigned char)*p))
-		return fail(ps, s, "bad size \"%.*s\" (expected digits with an optional k or m)",
-			    tokcap(len), s);
+		return fail(ps, s, "bad size \"%.*s\" (expected digits with an optional k or m)", tokcap(len),
+			    s);
 	for (; p < end && isdigit((unsigned char)*p); p++) {
 		unsigned d = (unsigned)(*p - '0');
 		if (v > (UINT64_MAX - d) / 10)
@@ -92,8 +92,8 @@ static int parse_size(struct parser *ps, const char *s, const char *end, uint64_
 		p++;
 	}
 	if (p != end)
-		return fail(ps, s, "bad size \"%.*s\" (expected digits with an optional k or m)",
-			    tokcap(len), s);
+		return fail(ps, s, "bad size \"%.*s\" (expected digits with an optional k or m)", tokcap(len),
+			    s);
 	if (v > (UINT64_MAX - 1) / mult) /* UINT64_MAX itself means "size unknown" */
 		return fail(ps, s, "size \"%.*s\" is too large", tokcap(len), s);
 	*out = v * mult;
@@ -146,8 +146,8 @@ static int parse_full_rule(struct parser *ps, const char *s, const char *sep, co
 	if (glen == 0)
 		return fail(ps, s, "empty cipher glob before \"%c\"", *sep);
 	if (glen >= CT_ROUTE_GLOB_MAX)
-		return fail(ps, s, "cipher glob \"%.*s...\" is longer than %d characters", TOKEN_SHOWN,
-			    s, CT_ROUTE_GLOB_MAX - 1);
+		return fail(ps, s, "cipher glob \"%.*s...\" is longer than %d characters", TOKEN_SHOWN, s,
+			    CT_ROUTE_GLOB_MAX - 1);
 	for (size_t i = 0; i < glen; i++) {
 		if (!glob_char_ok(s[i]))
 			return fail(ps, s + i, "bad character '%c' in cipher glob \"%.*s\"", s[i],
@@ -252,8 +252,8 @@ bool ct_route_glob_match(const char *glob, const char *name)
 		if (*glob == '*') {
 			star = glob++;
 			resume = name;
-		} else if (*glob && (*glob == '?' ||
-				     tolower((unsigned char)*glob) == tolower((unsigned char)*name))) {
+		} else if (*glob &&
+			   (*glob == '?' || tolower((unsigned char)*glob) == tolower((unsigned char)*name))) {
 			glob++;
 			name++;
 		} else if (star) {
@@ -315,14 +315,15 @@ size_t ct_route_format(const struct ct_route_table *t, char *buf, size_t cap)
 		char one[CT_ROUTE_GLOB_MAX + 64];
 		const char *dir = r->dir == CT_DIR_ENCRYPT ? ":enc" : r->dir == CT_DIR_DECRYPT ? ":dec" : "";
 		const char *tname = r->target < sizeof(target_names) / sizeof(target_names[0]) &&
-					    target_names[r->target] ? target_names[r->target] : "?";
+						    target_names[r->target]
+					    ? target_names[r->target]
+					    : "?";
 		int n;
 		if (r->cond == CT_ROUTE_COND_NONE)
 			n = snprintf(one, sizeof(one), "%s%s%s=%s", i ? "," : "", r->glob, dir, tname);
 		else
-			n = snprintf(one, sizeof(one), "%s%s%s=%s%s%llu", i ? "," : "", r->glob, dir,
-				     tname, r->cond == CT_ROUTE_COND_GE ? ">=" : "<",
-				     (unsigned long long)r->size);
+			n = snprintf(one, sizeof(one), "%s%s%s=%s%s%llu", i ? "," : "", r->glob, dir, tname,
+				     r->cond == CT_ROUTE_COND_GE ? ">=" : "<", (unsigned long long)r->size);
 		if (n < 0)
 			continue;
 		if (need + (size_t)n < cap)

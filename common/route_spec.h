@@ -24,7 +24,7 @@
 #include "trace_format.h" /* enum ct_route_target, enum ct_dir */
 
 #define CT_ROUTE_MAX_RULES 32
-#define CT_ROUTE_GLOB_MAX 48          /* bytes, including the terminating NUL */
+#define CT_ROUTE_GLOB_MAX 48             /* bytes, including the terminating NUL */
 #define CT_ROUTE_SIZE_UNKNOWN UINT64_MAX /* "at init: the request size is not known yet" */
 
 enum ct_route_cond {
@@ -47,8 +47,9 @@ struct ct_route_table {
 };
 
 /* Flags from ct_route_lookup_ex. */
-#define CT_ROUTE_F_MATCHED (1u << 0)        /* a rule matched (else the answer is the default, native) */
-#define CT_ROUTE_F_SIZE_DEPENDENT (1u << 1) /* size unknown and the matching rule has a size condition:
+#define CT_ROUTE_F_MATCHED (1u << 0) /* a rule matched (else the answer is the default, native) */
+#define CT_ROUTE_F_SIZE_DEPENDENT                                                                            \
+	(1u << 1) /* size unknown and the matching rule has a size condition:
 					       another target may apply at other sizes */
 
 /* Parses spec into *out (which is always left valid: empty on error). Returns 0, or -1 with a

@@ -13,10 +13,10 @@
 /* One cell's part of a span. */
 struct ct_span_part {
 	unsigned cell;
-	uint64_t calls;    /* the cell's calls inside the span */
-	double probe_ns;   /* the mean of the cell's probes: one call's time alone, to completion */
-	bool probed;       /* the cell has probes (a span over a cell with none cannot be judged) */
-	double share_ns;   /* out: the cell's share of an accepted span's time */
+	uint64_t calls;  /* the cell's calls inside the span */
+	double probe_ns; /* the mean of the cell's probes: one call's time alone, to completion */
+	bool probed;     /* the cell has probes (a span over a cell with none cannot be judged) */
+	double share_ns; /* out: the cell's share of an accepted span's time */
 };
 
 /* What the calls of a span may cost beyond their probes' mean and still be "back to back": a

@@ -47,6 +47,7 @@ uint64_t ct_get_le64(const uint8_t *p)
 
 /* ---- CRC32C (Castagnoli, reflected polynomial 0x82f63b78), table generated offline ---------- */
 
+/* clang-format off */
 static const uint32_t crc32c_table[256] = {
 	0x00000000, 0xf26b8303, 0xe13b70f7, 0x1350f3f4, 0xc79a971f, 0x35f1141c,
 	0x26a1e7e8, 0xd4ca64eb, 0x8ad958cf, 0x78b2dbcc, 0x6be22838, 0x9989ab3b,
@@ -92,6 +93,7 @@ static const uint32_t crc32c_table[256] = {
 	0xd5cf889d, 0x27a40b9e, 0x79b737ba, 0x8bdcb4b9, 0x988c474d, 0x6ae7c44e,
 	0xbe2da0a5, 0x4c4623a6, 0x5f16d052, 0xad7d5351,
 };
+/* clang-format on */
 
 uint32_t ct_crc32c(uint32_t crc, const void *data, size_t len)
 {
@@ -151,14 +153,10 @@ const char *ct_dir_name(unsigned dir)
 const char *ct_entry_name(unsigned entry)
 {
 	static const char *const names[] = {
-		[CT_ENTRY_EVP_UPDATE] = "EVP_*Update",
-		[CT_ENTRY_EVP_CIPHER] = "EVP_Cipher",
-		[CT_ENTRY_AES_LOWLEVEL] = "AES_*",
-		[CT_ENTRY_CRYPTODEV_IOCTL] = "ioctl(CIOCCRYPT)",
-		[CT_ENTRY_AFALG_SENDMSG] = "sendmsg+read",
-		[CT_ENTRY_AFALG_SPLICE] = "vmsplice+splice",
-		[CT_ENTRY_AFALG_AIO] = "io_submit",
-		[CT_ENTRY_EVP_MULTIBLOCK] = "EVP ctrl multi-block",
+		[CT_ENTRY_EVP_UPDATE] = "EVP_*Update",     [CT_ENTRY_EVP_CIPHER] = "EVP_Cipher",
+		[CT_ENTRY_AES_LOWLEVEL] = "AES_*",         [CT_ENTRY_CRYPTODEV_IOCTL] = "ioctl(CIOCCRYPT)",
+		[CT_ENTRY_AFALG_SENDMSG] = "sendmsg+read", [CT_ENTRY_AFALG_SPLICE] = "vmsplice+splice",
+		[CT_ENTRY_AFALG_AIO] = "io_submit",        [CT_ENTRY_EVP_MULTIBLOCK] = "EVP ctrl multi-block",
 	};
 	return entry < sizeof(names) / sizeof(names[0]) && names[entry] ? names[entry] : "unknown";
 }
@@ -166,11 +164,8 @@ const char *ct_entry_name(unsigned entry)
 const char *ct_route_name(unsigned route)
 {
 	static const char *const names[] = {
-		[CT_ROUTE_NONE] = "",
-		[CT_ROUTE_NATIVE] = "native",
-		[CT_ROUTE_AESNI] = "aesni",
-		[CT_ROUTE_AFALG] = "afalg",
-		[CT_ROUTE_CRYPTODEV] = "cryptodev",
+		[CT_ROUTE_NONE] = "",       [CT_ROUTE_NATIVE] = "native",       [CT_ROUTE_AESNI] = "aesni",
+		[CT_ROUTE_AFALG] = "afalg", [CT_ROUTE_CRYPTODEV] = "cryptodev",
 	};
 	return route < sizeof(names) / sizeof(names[0]) && names[route] ? names[route] : "unknown";
 }
@@ -178,12 +173,8 @@ const char *ct_route_name(unsigned route)
 const char *ct_phase_name(unsigned phase)
 {
 	static const char *const names[CT_PHASES] = {
-		[CT_PHASE_KEY] = "key",
-		[CT_PHASE_MSG] = "message",
-		[CT_PHASE_AAD] = "aad",
-		[CT_PHASE_FINAL] = "final",
-		[CT_PHASE_TAG] = "tag",
-		[CT_PHASE_INIT] = "init",
+		[CT_PHASE_KEY] = "key",     [CT_PHASE_MSG] = "message", [CT_PHASE_AAD] = "aad",
+		[CT_PHASE_FINAL] = "final", [CT_PHASE_TAG] = "tag",     [CT_PHASE_INIT] = "init",
 	};
 	return phase < CT_PHASES ? names[phase] : "unknown";
 }
@@ -803,7 +794,8 @@ enum ct_read_status ct_reader_init(struct ct_reader *r, const uint8_t *buf, size
 	*r = (struct ct_reader){ .buf = buf, .len = buf ? len : 0, .status = CT_READ_OK };
 	size_t have = r->len < 8 ? r->len : 8;
 	if (r->len == 0)
-		return r_fail(r, CT_READ_TRUNCATED, "trace truncated at byte 0: the file is empty (the process wrote nothing)");
+		return r_fail(r, CT_READ_TRUNCATED,
+			      "trace truncated at byte 0: the file is empty (the process wrote nothing)");
 	if (memcmp(buf, CT_MAGIC, have) != 0)
 		return r_fail(r, CT_READ_NOT_TRACE, "not a cryptrace trace file (bad magic)");
 	if (r->len < CT_PREAMBLE_SIZE)
@@ -814,9 +806,10 @@ enum ct_read_status ct_reader_init(struct ct_reader *r, const uint8_t *buf, size
 	if (r->version == 0)
 		return r_fail(r, CT_READ_CORRUPT, "corrupt trace: format version 0 at byte 8");
 	if (r->version > CT_FORMAT_VERSION)
-		return r_fail(r, CT_READ_VERSION,
-			      "trace format version %u is newer than this reader (version %d): upgrade cryptrace",
-			      r->version, CT_FORMAT_VERSION);
+		return r_fail(
+			r, CT_READ_VERSION,
+			"trace format version %u is newer than this reader (version %d): upgrade cryptrace",
+			r->version, CT_FORMAT_VERSION);
 	if (pre < CT_PREAMBLE_SIZE)
 		return r_fail(r, CT_READ_CORRUPT, "corrupt trace: preamble size %u at byte 10", pre);
 	if (pre > r->len)
@@ -885,8 +878,8 @@ static int read_one(struct ct_reader *r, struct ct_record *rec)
 	const uint8_t *h = r->buf + r->off;
 	if (rest < CT_RECORD_HEADER_SIZE)
 		return r_fail(r, CT_READ_TRUNCATED,
-			      "trace truncated at byte %llu (record %llu): everything before it was read",
-			      at, nrec);
+			      "trace truncated at byte %llu (record %llu): everything before it was read", at,
+			      nrec);
 	uint16_t type = ct_get_le16(h);
 	uint32_t plen = ct_get_le32(h + 4);
 	if (type == 0 || ct_get_le16(h + 2) != 0 || plen > CT_MAX_PAYLOAD)
@@ -898,8 +891,8 @@ static int read_one(struct ct_reader *r, struct ct_record *rec)
 				      "corrupt trace at byte %llu (record %llu): bad record length", at,
 				      nrec);
 		return r_fail(r, CT_READ_TRUNCATED,
-			      "trace truncated at byte %llu (record %llu): everything before it was read",
-			      at, nrec);
+			      "trace truncated at byte %llu (record %llu): everything before it was read", at,
+			      nrec);
 	}
 	size_t body = CT_RECORD_HEADER_SIZE + plen;
 	if (ct_crc32c(0, h, body) != ct_get_le32(h + body))
@@ -911,15 +904,33 @@ static int read_one(struct ct_reader *r, struct ct_record *rec)
 	rec->offset = r->off;
 	struct rcur c = { .p = h + CT_RECORD_HEADER_SIZE, .len = plen };
 	switch (type) {
-	case CT_REC_HEADER: dec_header(&c, &rec->u.header); break;
-	case CT_REC_PATH: dec_path(&c, &rec->u.path); break;
-	case CT_REC_STATS: dec_stats(&c, &rec->u.stats); break;
-	case CT_REC_EVENT: dec_event(&c, &rec->u.event); break;
-	case CT_REC_OPS: dec_ops(&c, &rec->u.ops); break;
-	case CT_REC_THREAD: dec_thread(&c, &rec->u.thread); break;
-	case CT_REC_PROC: dec_proc(&c, &rec->u.proc); break;
-	case CT_REC_END: dec_end(&c, &rec->u.end); break;
-	case CT_REC_MODULE: dec_module(&c, &rec->u.module); break;
+	case CT_REC_HEADER:
+		dec_header(&c, &rec->u.header);
+		break;
+	case CT_REC_PATH:
+		dec_path(&c, &rec->u.path);
+		break;
+	case CT_REC_STATS:
+		dec_stats(&c, &rec->u.stats);
+		break;
+	case CT_REC_EVENT:
+		dec_event(&c, &rec->u.event);
+		break;
+	case CT_REC_OPS:
+		dec_ops(&c, &rec->u.ops);
+		break;
+	case CT_REC_THREAD:
+		dec_thread(&c, &rec->u.thread);
+		break;
+	case CT_REC_PROC:
+		dec_proc(&c, &rec->u.proc);
+		break;
+	case CT_REC_END:
+		dec_end(&c, &rec->u.end);
+		break;
+	case CT_REC_MODULE:
+		dec_module(&c, &rec->u.module);
+		break;
 	default:
 		/* A record type from a newer writer: the CRC was good, skip it. */
 		r->off += body + CT_RECORD_TRAILER_SIZE;

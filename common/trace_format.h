@@ -65,9 +65,9 @@ enum ct_entry {
 	CT_ENTRY_EVP_CIPHER = 2, /* EVP_Cipher: the raw one-shot call (openssl speed without -evp) */
 	CT_ENTRY_AES_LOWLEVEL = 3,
 	CT_ENTRY_CRYPTODEV_IOCTL = 4,
-	CT_ENTRY_AFALG_SENDMSG = 5, /* sendmsg/send/write + read/recv */
-	CT_ENTRY_AFALG_SPLICE = 6,  /* vmsplice/splice */
-	CT_ENTRY_AFALG_AIO = 7,     /* io_submit/io_getevents (OpenSSL's afalg engine, libkcapi) */
+	CT_ENTRY_AFALG_SENDMSG = 5,  /* sendmsg/send/write + read/recv */
+	CT_ENTRY_AFALG_SPLICE = 6,   /* vmsplice/splice */
+	CT_ENTRY_AFALG_AIO = 7,      /* io_submit/io_getevents (OpenSSL's afalg engine, libkcapi) */
 	CT_ENTRY_EVP_MULTIBLOCK = 8, /* EVP_CIPHER_CTX_ctrl(EVP_CTRL_TLS1_1_MULTIBLOCK_ENCRYPT): libssl
 				      * encrypting several TLS 1.2 records in one call (stitched
 				      * aes-cbc-hmac-sha ciphers, writes of 64 KiB or more) */
@@ -119,46 +119,48 @@ enum ct_cpu_flag {
 };
 
 enum ct_event_kind {
-	CT_EV_CALL_FAILED = 1,      /* a hooked call failed: call, errno, decoded params, call site */
-	CT_EV_ENGINE_REQUEST = 2,   /* ENGINE_by_id / ENGINE_init / ENGINE_set_default*: ret says ok */
-	CT_EV_PROVIDER_LOAD = 3,    /* OSSL_PROVIDER_load / try_load: ret says ok */
-	CT_EV_SESSION = 4,          /* a kernel session/socket set up (cryptodev CIOCGSESSION, AF_ALG bind),
+	CT_EV_CALL_FAILED = 1,    /* a hooked call failed: call, errno, decoded params, call site */
+	CT_EV_ENGINE_REQUEST = 2, /* ENGINE_by_id / ENGINE_init / ENGINE_set_default*: ret says ok */
+	CT_EV_PROVIDER_LOAD = 3,  /* OSSL_PROVIDER_load / try_load: ret says ok */
+	CT_EV_SESSION = 4,        /* a kernel session/socket set up (cryptodev CIOCGSESSION, AF_ALG bind),
 				     * or a cryptodev public-key request (CIOCKEY, CIOCASYMFEAT) */
-	CT_EV_FALLBACK = 5,         /* a route could not serve a request and fell back to native */
-	CT_EV_ROUTE = 6,            /* a route was applied to a path */
-	CT_EV_LIB_LOADED = 7,       /* libcrypto appeared (at start or by a later dlopen) */
-	CT_EV_CHILD = 8,            /* fork/vfork/posix_spawn/exec of a child; detail says which */
-	CT_EV_TRACE_WARNING = 9,    /* cryptrace's own trouble: write error, table full, bad config */
-	CT_EV_CIPHER_FETCH = 10,    /* EVP_CIPHER_fetch: name, properties, provider that answered */
-	CT_EV_CONTEXT = 11,         /* cipher contexts set up (an init naming a cipher), counted per
+	CT_EV_FALLBACK = 5,       /* a route could not serve a request and fell back to native */
+	CT_EV_ROUTE = 6,          /* a route was applied to a path */
+	CT_EV_LIB_LOADED = 7,     /* libcrypto appeared (at start or by a later dlopen) */
+	CT_EV_CHILD = 8,          /* fork/vfork/posix_spawn/exec of a child; detail says which */
+	CT_EV_TRACE_WARNING = 9,  /* cryptrace's own trouble: write error, table full, bad config */
+	CT_EV_CIPHER_FETCH = 10,  /* EVP_CIPHER_fetch: name, properties, provider that answered */
+	CT_EV_CONTEXT = 11,       /* cipher contexts set up (an init naming a cipher), counted per
 				     * call site: who creates a path's contexts, and how many */
-	CT_EV_CTX_USAGE = 12,       /* a way a path's contexts are used, once per path and pattern:
+	CT_EV_CTX_USAGE = 12,     /* a way a path's contexts are used, once per path and pattern:
 				     * a TLS record-layer ctrl, a per-message IV re-init... */
 };
 
 enum ct_end_reason { CT_END_EXIT = 1, CT_END_EXEC = 2, CT_END_SIGNAL = 3 };
 
 /* CT_REC_HEADER flags */
-#define CT_HDR_PER_CALL (1u << 0)    /* per-call (timeline) mode was on */
-#define CT_HDR_ROUTES (1u << 1)      /* a route spec was active */
-#define CT_HDR_SECURE_EXEC (1u << 2) /* setuid/setgid process: tracing disabled, header only */
+#define CT_HDR_PER_CALL (1u << 0)     /* per-call (timeline) mode was on */
+#define CT_HDR_ROUTES (1u << 1)       /* a route spec was active */
+#define CT_HDR_SECURE_EXEC (1u << 2)  /* setuid/setgid process: tracing disabled, header only */
 #define CT_HDR_ARGV_OMITTED (1u << 3) /* argv holds argv[0] only (--no-argv, CRYPTRACE_ARGV=0) */
 
 /* CT_REC_PROC flags */
 #define CT_PROC_INCOMPLETE (1u << 0) /* some records could not be written (disk full, EIO...) */
 #define CT_PROC_HAS_LIBCRYPTO (1u << 1)
-#define CT_PROC_FINAL (1u << 2)      /* written at exit/exec: the last snapshot */
-#define CT_PROC_PERIODIC (1u << 3)   /* a flusher thread writes a snapshot every flush interval in
+#define CT_PROC_FINAL (1u << 2) /* written at exit/exec: the last snapshot */
+#define CT_PROC_PERIODIC                                                                                     \
+	(1u << 3) /* a flusher thread writes a snapshot every flush interval in
 				      * which something changed, idle or not */
-#define CT_PROC_FSIZE_NEAR (1u << 4) /* the program's RLIMIT_FSIZE is at or near the file's size:
+#define CT_PROC_FSIZE_NEAR                                                                                   \
+	(1u << 4) /* the program's RLIMIT_FSIZE is at or near the file's size:
 				      * later snapshots may be refused (sshd's sandboxed child) */
 
 /* Path flags */
-#define CT_PATH_ROUTED (1u << 0)      /* the route moved this work (impl names the route) */
-#define CT_PATH_NESTED (1u << 1)      /* kernel path driven from inside an EVP call (engine) */
-#define CT_PATH_HW_DRIVER (1u << 2)   /* kernel driver is hardware offload */
-#define CT_PATH_CPU_DRIVER (1u << 3)  /* kernel driver uses CPU instructions (aesni, ce...) */
-#define CT_PATH_SW_DRIVER (1u << 4)   /* kernel driver is generic software */
+#define CT_PATH_ROUTED (1u << 0)     /* the route moved this work (impl names the route) */
+#define CT_PATH_NESTED (1u << 1)     /* kernel path driven from inside an EVP call (engine) */
+#define CT_PATH_HW_DRIVER (1u << 2)  /* kernel driver is hardware offload */
+#define CT_PATH_CPU_DRIVER (1u << 3) /* kernel driver uses CPU instructions (aesni, ce...) */
+#define CT_PATH_SW_DRIVER (1u << 4)  /* kernel driver is generic software */
 
 /* A string inside a decoded record: points into the record buffer, not NUL-terminated. */
 struct ct_str {
@@ -176,28 +178,29 @@ struct ct_header {
 	uint32_t sample_period;     /* time 1 in N calls below sample_all_bytes (1 = every call) */
 	uint32_t sample_all_bytes;  /* calls of at least this many bytes are always timed */
 	uint32_t flush_interval_ms;
-	uint32_t aesni_cpb_milli;   /* calibrated in-process AES-NI cycles/byte x1000 (0 = unknown) */
-	struct ct_str exe, argv;    /* argv: arguments separated by NUL bytes */
+	uint32_t aesni_cpb_milli; /* calibrated in-process AES-NI cycles/byte x1000 (0 = unknown) */
+	struct ct_str exe, argv;  /* argv: arguments separated by NUL bytes */
 	struct ct_str cpu_model, kernel, hostname;
-	struct ct_str libcrypto;    /* OpenSSL_version(OPENSSL_VERSION) if loaded at start, else "" */
-	struct ct_str ia32cap;      /* the OPENSSL_ia32cap environment value, "" if unset */
-	struct ct_str route_spec;   /* the CRYPTRACE_ROUTE in force, "" if none */
-	struct ct_str timing;       /* human description of the timing method */
-	uint32_t argv_redacted;     /* values in argv replaced by "<redacted>" (common/redact.h) */
+	struct ct_str libcrypto;  /* OpenSSL_version(OPENSSL_VERSION) if loaded at start, else "" */
+	struct ct_str ia32cap;    /* the OPENSSL_ia32cap environment value, "" if unset */
+	struct ct_str route_spec; /* the CRYPTRACE_ROUTE in force, "" if none */
+	struct ct_str timing;     /* human description of the timing method */
+	uint32_t argv_redacted;   /* values in argv replaced by "<redacted>" (common/redact.h) */
 };
 
 struct ct_path_def {
 	uint32_t path_id;
-	uint8_t api;    /* enum ct_api */
-	uint8_t dir;    /* enum ct_dir */
+	uint8_t api; /* enum ct_api */
+	uint8_t dir; /* enum ct_dir */
 	uint16_t key_bits;
 	uint8_t entry;  /* enum ct_entry */
 	uint8_t route;  /* enum ct_route_target */
 	uint32_t flags; /* CT_PATH_* */
-	struct ct_str impl;      /* "provider:default", "engine:afalg", "lowlevel", "kernel:cbc-aes-aesni", "route:aesni" */
+	struct ct_str
+		impl; /* "provider:default", "engine:afalg", "lowlevel", "kernel:cbc-aes-aesni", "route:aesni" */
 	struct ct_str cipher;    /* OpenSSL lower-case name: "aes-128-cbc" (kernel paths map to it too) */
 	struct ct_str requested; /* what the program asked for, when it differs: "engine:afalg", "cbc(aes)" */
-	struct ct_str callsite;  /* first context-init call site, "module!symbol+0xoff" frames joined by '\n' */
+	struct ct_str callsite; /* first context-init call site, "module!symbol+0xoff" frames joined by '\n' */
 };
 
 /*
@@ -221,17 +224,17 @@ struct ct_size_bucket {
 struct ct_path_stats {
 	uint32_t path_id;
 	uint64_t calls, bytes, errors;
-	uint64_t timed_calls, timed_ns;     /* wall time of the measured calls */
-	uint64_t cpu_samples;               /* calls whose thread CPU time was also measured */
+	uint64_t timed_calls, timed_ns; /* wall time of the measured calls */
+	uint64_t cpu_samples;           /* calls whose thread CPU time was also measured */
 	uint64_t cpu_sample_wall_ns, cpu_sample_user_ns, cpu_sample_sys_ns;
-	uint64_t syscalls;                  /* syscalls made to serve this path's operations */
-	uint64_t setup_calls, setup_ns;     /* kernel session/socket set-up, or context init */
+	uint64_t syscalls;              /* syscalls made to serve this path's operations */
+	uint64_t setup_calls, setup_ns; /* kernel session/socket set-up, or context init */
 	uint64_t teardown_calls, teardown_ns;
-	uint64_t spliced_calls;             /* AF_ALG: operations fed with splice instead of a copy */
+	uint64_t spliced_calls; /* AF_ALG: operations fed with splice instead of a copy */
 	struct ct_size_bucket size[CT_SIZE_BUCKETS];
-	uint64_t lat[CT_LAT_BUCKETS];       /* measured-call latency histogram (ct_lat_bucket) */
+	uint64_t lat[CT_LAT_BUCKETS];           /* measured-call latency histogram (ct_lat_bucket) */
 	struct ct_size_bucket phase[CT_PHASES]; /* the operation's other calls (enum ct_phase) */
-	uint64_t tls_records;               /* EVP_CTRL_AEAD_TLS1_AAD ctrls: each frames one TLS 1.0-1.2
+	uint64_t tls_records;                   /* EVP_CTRL_AEAD_TLS1_AAD ctrls: each frames one TLS 1.0-1.2
 					     * record (AEAD or CBC-HMAC) sealed or opened by EVP_Cipher */
 };
 
@@ -243,7 +246,7 @@ struct ct_event {
 	uint32_t path_id;  /* related path, or CT_NO_PATH */
 	uint32_t tid;
 	uint64_t first_mono_ns, last_mono_ns;
-	uint64_t count;    /* how many identical events (same kind, call, err, detail, call site) */
+	uint64_t count;         /* how many identical events (same kind, call, err, detail, call site) */
 	struct ct_str call;     /* "socket", "ioctl(CIOCGSESSION)", "ENGINE_by_id" */
 	struct ct_str detail;   /* decoded parameters: "cipher=AES_CBC keylen=32 mac=0" (never key bytes) */
 	struct ct_str callsite; /* frames "module!symbol+0xoff" joined by '\n', innermost first */
@@ -274,7 +277,8 @@ struct ct_thread_info {
 /* A module (executable or shared object) that call-site frames name as "name+0xoff", or (flag
  * CT_MODULE_MAPPED) any shared object the process mapped: the file it was loaded from and its
  * GNU build id (hex, "" when it has none). */
-#define CT_MODULE_MAPPED (1u << 0) /* written because the process mapped it: a trace with one
+#define CT_MODULE_MAPPED                                                                                     \
+	(1u << 0) /* written because the process mapped it: a trace with one
 				    * such record lists every object the process mapped */
 struct ct_module {
 	struct ct_str name;     /* as the frames print it: "ssh", "libssl.so.3" */
@@ -284,16 +288,17 @@ struct ct_module {
 };
 
 struct ct_proc {
-	uint64_t mono_ns;              /* when this snapshot was taken */
-	uint64_t utime_ns, stime_ns;   /* getrusage(RUSAGE_SELF) */
+	uint64_t mono_ns;            /* when this snapshot was taken */
+	uint64_t utime_ns, stime_ns; /* getrusage(RUSAGE_SELF) */
 	uint64_t maxrss_kb;
-	uint32_t flags;                /* CT_PROC_* */
+	uint32_t flags; /* CT_PROC_* */
 	uint32_t threads_seen;
 	uint64_t dropped_ops, dropped_events, write_errors;
-	uint64_t hooked_calls;         /* every intercepted call, any family (0 = nothing seen) */
-	struct ct_str crypto_libs;     /* '\n'-joined paths of mapped crypto libraries (libcrypto, gnutls, nss, sodium...) */
-	struct ct_str libcrypto;       /* OpenSSL_version() once known */
-	uint32_t aesni_cpb_milli;      /* AES-NI bound measured inside this process (cycles/byte x1000)
+	uint64_t hooked_calls; /* every intercepted call, any family (0 = nothing seen) */
+	struct ct_str
+		crypto_libs; /* '\n'-joined paths of mapped crypto libraries (libcrypto, gnutls, nss, sodium...) */
+	struct ct_str libcrypto;  /* OpenSSL_version() once known */
+	uint32_t aesni_cpb_milli; /* AES-NI bound measured inside this process (cycles/byte x1000)
 					* when the header has none (a bare LD_PRELOAD); 0 = not measured */
 };
 
@@ -311,7 +316,8 @@ size_t ct_encode_path(uint8_t *buf, size_t cap, const struct ct_path_def *p);
 size_t ct_encode_stats(uint8_t *buf, size_t cap, const struct ct_path_stats *s);
 size_t ct_encode_event(uint8_t *buf, size_t cap, const struct ct_event *e);
 /* An ops batch: the header fields from *b (ops_data ignored), then n ops. */
-size_t ct_encode_ops(uint8_t *buf, size_t cap, const struct ct_ops_batch *b, const struct ct_op *ops, uint32_t n);
+size_t ct_encode_ops(uint8_t *buf, size_t cap, const struct ct_ops_batch *b, const struct ct_op *ops,
+		     uint32_t n);
 size_t ct_encode_thread(uint8_t *buf, size_t cap, const struct ct_thread_info *t);
 size_t ct_encode_proc(uint8_t *buf, size_t cap, const struct ct_proc *p);
 size_t ct_encode_end(uint8_t *buf, size_t cap, const struct ct_end *e);
@@ -324,21 +330,21 @@ struct ct_str ct_str_from(const char *s);
 
 enum ct_read_status {
 	CT_READ_OK = 0,
-	CT_READ_EOF = 1,        /* clean end of file */
-	CT_READ_TRUNCATED = 2,  /* the file ends inside a record: everything before it is good */
-	CT_READ_CORRUPT = 3,    /* bad CRC, impossible length or malformed payload at offset */
-	CT_READ_NOT_TRACE = 4,  /* no cryptrace magic: a foreign file */
-	CT_READ_VERSION = 5,    /* a newer major format version than this reader knows */
+	CT_READ_EOF = 1,       /* clean end of file */
+	CT_READ_TRUNCATED = 2, /* the file ends inside a record: everything before it is good */
+	CT_READ_CORRUPT = 3,   /* bad CRC, impossible length or malformed payload at offset */
+	CT_READ_NOT_TRACE = 4, /* no cryptrace magic: a foreign file */
+	CT_READ_VERSION = 5,   /* a newer major format version than this reader knows */
 };
 
 struct ct_reader {
 	const uint8_t *buf;
 	size_t len;
-	size_t off;         /* offset of the next record */
+	size_t off; /* offset of the next record */
 	uint16_t version;
 	enum ct_read_status status;
-	char error[160];    /* one-line description once status is not OK/EOF */
-	uint64_t records;   /* whole records read so far: errors name the record by it */
+	char error[160];  /* one-line description once status is not OK/EOF */
+	uint64_t records; /* whole records read so far: errors name the record by it */
 };
 
 struct ct_record {
@@ -400,11 +406,11 @@ static inline unsigned ct_lat_bucket(uint64_t ns)
 /* The lower bound of latency bucket b. */
 uint64_t ct_lat_bucket_low(unsigned b);
 
-const char *ct_api_name(unsigned api);      /* "evp", "aes", "cryptodev", "afalg", "unknown" */
-const char *ct_dir_name(unsigned dir);      /* "encrypt", "decrypt", "unknown" */
-const char *ct_entry_name(unsigned entry);  /* "EVP_*Update", "EVP_Cipher", "AES_*", ... */
-const char *ct_route_name(unsigned route);  /* "", "native", "aesni", "afalg", "cryptodev" */
-const char *ct_phase_name(unsigned phase);  /* "key", "message", "aad", "final", "tag", "init" */
+const char *ct_api_name(unsigned api);         /* "evp", "aes", "cryptodev", "afalg", "unknown" */
+const char *ct_dir_name(unsigned dir);         /* "encrypt", "decrypt", "unknown" */
+const char *ct_entry_name(unsigned entry);     /* "EVP_*Update", "EVP_Cipher", "AES_*", ... */
+const char *ct_route_name(unsigned route);     /* "", "native", "aesni", "afalg", "cryptodev" */
+const char *ct_phase_name(unsigned phase);     /* "key", "message", "aad", "final", "tag", "init" */
 const char *ct_event_kind_name(unsigned kind); /* stable kebab-case names: "call-failed", ... */
 
 #endif

@@ -49,8 +49,7 @@ static unsigned long expected_bytes_per_thread(void)
 	return sum;
 }
 
-static int do_update(EVP_CIPHER_CTX *ctx, const struct work *w, uint8_t *out, const uint8_t *in,
-		     int len)
+static int do_update(EVP_CIPHER_CTX *ctx, const struct work *w, uint8_t *out, const uint8_t *in, int len)
 {
 	int outl = 0;
 
@@ -125,7 +124,6 @@ int main(void)
 
 	for (size_t k = 0; k < THREADS / 2; k++)
 		printf("expect api=evp cipher=%s dir=%s calls=%d bytes=%lu\n", kinds[k].cipher,
-		       kinds[k].encrypt ? "encrypt" : "decrypt", 2 * UPDATES_PER_THREAD,
-		       2 * per_thread);
+		       kinds[k].encrypt ? "encrypt" : "decrypt", 2 * UPDATES_PER_THREAD, 2 * per_thread);
 	return 0;
 }

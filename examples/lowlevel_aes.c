@@ -15,12 +15,31 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { BLOCK_CALLS = 100, DECRYPT_CALLS = 50, ECB_CALLS = 40, CBC_ENC_CALLS = 30,
-       CBC_ENC_LEN = 4096, CBC_DEC_CALLS = 20, CBC_DEC_LEN = 1024, CFB_CALLS = 10, CFB_LEN = 100,
-       OFB_CALLS = 12, OFB_LEN = 333, CTR_CALLS = 5, CTR_LEN = 1000, CFB8_CALLS = 7, CFB8_LEN = 77,
-       CFB1_CALLS = 3, CFB1_BITS = 100 /* AES_cfb1_encrypt counts bits: 13 bytes */,
-       IGE_CALLS = 9, IGE_LEN = 512, BIIGE_CALLS = 4, BIIGE_LEN = 256, WRAP_CALLS = 6,
-       WRAP_LEN = 32 };
+enum {
+	BLOCK_CALLS = 100,
+	DECRYPT_CALLS = 50,
+	ECB_CALLS = 40,
+	CBC_ENC_CALLS = 30,
+	CBC_ENC_LEN = 4096,
+	CBC_DEC_CALLS = 20,
+	CBC_DEC_LEN = 1024,
+	CFB_CALLS = 10,
+	CFB_LEN = 100,
+	OFB_CALLS = 12,
+	OFB_LEN = 333,
+	CTR_CALLS = 5,
+	CTR_LEN = 1000,
+	CFB8_CALLS = 7,
+	CFB8_LEN = 77,
+	CFB1_CALLS = 3,
+	CFB1_BITS = 100 /* AES_cfb1_encrypt counts bits: 13 bytes */,
+	IGE_CALLS = 9,
+	IGE_LEN = 512,
+	BIIGE_CALLS = 4,
+	BIIGE_LEN = 256,
+	WRAP_CALLS = 6,
+	WRAP_LEN = 32
+};
 
 static uint8_t buf_in[8192], buf_out[8192];
 
@@ -116,8 +135,7 @@ int main(void)
 	unsigned long ctr_blocks = (unsigned long)CTR_CALLS * ((CTR_LEN + 15) / 16);
 
 	/* AES_encrypt and AES_ecb_encrypt both do one ECB block; the known answer adds one. */
-	expect("aes-128-ecb", "encrypt", BLOCK_CALLS + ctr_blocks + 1,
-	       16ul * (BLOCK_CALLS + ctr_blocks + 1));
+	expect("aes-128-ecb", "encrypt", BLOCK_CALLS + ctr_blocks + 1, 16ul * (BLOCK_CALLS + ctr_blocks + 1));
 	expect("aes-128-ecb", "decrypt", DECRYPT_CALLS, 16ul * DECRYPT_CALLS);
 	expect("aes-256-ecb", "encrypt", ECB_CALLS, 16ul * ECB_CALLS);
 	expect("aes-256-cbc", "encrypt", CBC_ENC_CALLS, (unsigned long)CBC_ENC_CALLS * CBC_ENC_LEN);

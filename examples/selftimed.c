@@ -87,16 +87,25 @@ int main(int argc, char **argv)
 	int decrypt = 0, share = 100, opt;
 	while ((opt = getopt(argc, argv, "s:dS:")) != -1) {
 		switch (opt) {
-		case 's': seconds = atof(optarg); break;
-		case 'd': decrypt = 1; break;
-		case 'S': share = atoi(optarg); break;
-		default: usage();
+		case 's':
+			seconds = atof(optarg);
+			break;
+		case 'd':
+			decrypt = 1;
+			break;
+		case 'S':
+			share = atoi(optarg);
+			break;
+		default:
+			usage();
 		}
 	}
 	if (argc - optind != 3 || share < 1 || share > 100 || seconds <= 0)
 		usage();
-	enum mode mode = !strcmp(argv[optind], "tight") ? TIGHT : !strcmp(argv[optind], "aead") ? AEAD
-			 : !strcmp(argv[optind], "rekey") ? REKEY : (usage(), TIGHT);
+	enum mode mode = !strcmp(argv[optind], "tight")   ? TIGHT
+			 : !strcmp(argv[optind], "aead")  ? AEAD
+			 : !strcmp(argv[optind], "rekey") ? REKEY
+							  : (usage(), TIGHT);
 	const EVP_CIPHER *cipher = EVP_get_cipherbyname(argv[optind + 1]);
 	long size = atol(argv[optind + 2]);
 	if (!cipher || size < 0 || size > (1 << 20)) {
@@ -118,7 +127,9 @@ int main(int argc, char **argv)
 	EVP_CIPHER_CTX_set_padding(ctx, 0);
 	/* AEAD decryption opens real messages (a forged tag would make every final fail, and the
 	 * failures would be the program's slowest calls): MESSAGES sealed here first, one per IV */
-	struct sealed { unsigned char *ct, tag[16]; } sealed[MESSAGES] = { { 0 } };
+	struct sealed {
+		unsigned char *ct, tag[16];
+	} sealed[MESSAGES] = { { 0 } };
 	unsigned long long bad_tags = 0;
 	if (mode == AEAD && decrypt) {
 		EVP_CIPHER_CTX *seal = EVP_CIPHER_CTX_new();
@@ -161,7 +172,8 @@ int main(int argc, char **argv)
 					EVP_CipherUpdate(ctx, NULL, &outl, NULL, (int)size);
 				EVP_CipherUpdate(ctx, NULL, &outl, aad, sizeof(aad));
 				/* CCM decryption checks the tag in this update (and has no final) */
-				if (EVP_CipherUpdate(ctx, buf, &outl, decrypt ? sealed[m].ct : buf, (int)size) != 1)
+				if (EVP_CipherUpdate(ctx, buf, &outl, decrypt ? sealed[m].ct : buf,
+						     (int)size) != 1)
 					bad_tags++;
 				if (!(ccm && decrypt) && EVP_CipherFinal_ex(ctx, buf, &outl) != 1)
 					bad_tags++;
@@ -191,7 +203,9 @@ int main(int argc, char **argv)
 		if (sized < 2) { /* two warm-up batches of 16; the second sizes the others to ~1 ms */
 			uint64_t each = (w1 - w0) / 16 ? (w1 - w0) / 16 : 1;
 			if (++sized == 2)
-				batch = 1000000 / each > 4096 ? 4096 : 1000000 / each < 1 ? 1 : (int)(1000000 / each);
+				batch = 1000000 / each > 4096 ? 4096
+					: 1000000 / each < 1  ? 1
+							      : (int)(1000000 / each);
 			nb = 0; /* warm-up batches are not in the median */
 		}
 		if (share < 100)

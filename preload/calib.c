@@ -66,8 +66,7 @@ uint32_t ct_calib_at_flush(void)
 	int mode = seccomp_mode();
 	if (mode != 0) {
 		decided = true;
-		ct_log(2, "calib: not measuring the AES-NI bound in a seccomp-sandboxed process (%d)",
-		       mode);
+		ct_log(2, "calib: not measuring the AES-NI bound in a seccomp-sandboxed process (%d)", mode);
 		return 0;
 	}
 	int tsc = 0;

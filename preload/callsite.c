@@ -94,9 +94,8 @@ static int build_id_cb(struct dl_phdr_info *info, size_t size, void *arg)
 		return 0;
 	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type == PT_NOTE &&
-		    ct_elf_build_id((const uint8_t *)(info->dlpi_addr + ph->p_vaddr), ph->p_memsz, q->hex,
-				    q->cap))
+		if (ph->p_type == PT_NOTE && ct_elf_build_id((const uint8_t *)(info->dlpi_addr + ph->p_vaddr),
+							     ph->p_memsz, q->hex, q->cap))
 			return 1;
 	}
 	return 1;
@@ -115,7 +114,8 @@ static void remember_module(const void *base, const char *name, const char *path
 		*m = (struct module){ .base = base };
 		snprintf(m->name, sizeof(m->name), "%s", name);
 		snprintf(m->path, sizeof(m->path), "%s", path);
-		struct build_id_query q = { .base = (uintptr_t)base, .hex = m->build_id,
+		struct build_id_query q = { .base = (uintptr_t)base,
+					    .hex = m->build_id,
 					    .cap = sizeof(m->build_id) };
 		dl_iterate_phdr(build_id_cb, &q);
 		nmodules++;
@@ -131,7 +131,8 @@ size_t ct_callsite_encode_modules(uint8_t *buf, size_t cap, bool all)
 		struct module *m = &modules[i];
 		if (m->written && !all)
 			continue;
-		struct ct_module rec = { .name = ct_str_from(m->name), .path = ct_str_from(m->path),
+		struct ct_module rec = { .name = ct_str_from(m->name),
+					 .path = ct_str_from(m->path),
 					 .build_id = ct_str_from(m->build_id) };
 		size_t n = ct_encode_module(buf + used, cap - used, &rec);
 		if (!n)
@@ -209,7 +210,8 @@ char *ct_callsite(char *buf, size_t cap, unsigned skip_frames)
 		int w;
 		if (info.dli_sname && info.dli_saddr)
 			w = snprintf(buf + used, cap - used, "%s%s!%s+0x%lx", kept ? "\n" : "", mod,
-				     info.dli_sname, (unsigned long)((char *)ips[i] - (char *)info.dli_saddr));
+				     info.dli_sname,
+				     (unsigned long)((char *)ips[i] - (char *)info.dli_saddr));
 		else
 			w = snprintf(buf + used, cap - used, "%s%s+0x%lx", kept ? "\n" : "", mod,
 				     (unsigned long)((char *)ips[i] - (char *)info.dli_fbase));

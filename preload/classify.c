@@ -41,8 +41,7 @@ void ct_evp_classify(const struct ct_evp_facts *f, struct ct_evp_class *out)
 	}
 	lower_copy(out->cipher, sizeof(out->cipher), f->cipher_name ? f->cipher_name : "unknown");
 	/* an engine was asked for, but something else serves this context */
-	bool req = f->requested_engine && f->requested_engine[0] &&
-		   strncmp(out->impl, "engine:", 7) != 0;
+	bool req = f->requested_engine && f->requested_engine[0] && strncmp(out->impl, "engine:", 7) != 0;
 	if (req)
 		snprintf(out->requested, sizeof(out->requested), "engine:%.56s", f->requested_engine);
 	else

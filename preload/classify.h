@@ -14,17 +14,17 @@
 #include "core.h"
 
 struct ct_evp_facts {
-	bool has_engine;             /* the init named an ENGINE (or the ctx has one) */
-	const char *engine_id;       /* its id (NULL: unknown) */
-	bool has_provider;           /* the cipher comes from an OpenSSL 3 provider */
-	const char *provider_name;   /* its name (NULL: unknown) */
-	bool route_aesni;            /* the provider is cryptrace's own AES-NI one */
-	uint8_t kernel_route;        /* CT_ROUTE_AFALG/CRYPTODEV when a kernel route serves it */
-	const char *kernel_impl;     /* then "route:afalg:<driver>"... */
-	const char *default_engine;  /* no provider (1.1): the engine ENGINE_get_cipher_engine gave */
-	const char *cipher_name;     /* EVP_CIPHER_get0_name, else OBJ_nid2sn (NULL: unknown) */
-	int key_len;                 /* bytes; <= 0 unknown */
-	uint8_t dir;                 /* CT_DIR_* */
+	bool has_engine;              /* the init named an ENGINE (or the ctx has one) */
+	const char *engine_id;        /* its id (NULL: unknown) */
+	bool has_provider;            /* the cipher comes from an OpenSSL 3 provider */
+	const char *provider_name;    /* its name (NULL: unknown) */
+	bool route_aesni;             /* the provider is cryptrace's own AES-NI one */
+	uint8_t kernel_route;         /* CT_ROUTE_AFALG/CRYPTODEV when a kernel route serves it */
+	const char *kernel_impl;      /* then "route:afalg:<driver>"... */
+	const char *default_engine;   /* no provider (1.1): the engine ENGINE_get_cipher_engine gave */
+	const char *cipher_name;      /* EVP_CIPHER_get0_name, else OBJ_nid2sn (NULL: unknown) */
+	int key_len;                  /* bytes; <= 0 unknown */
+	uint8_t dir;                  /* CT_DIR_* */
 	const char *requested_engine; /* the engine id the program asked for ("" or NULL: none) */
 };
 

@@ -121,8 +121,8 @@ static void parse_uint(const char *name, unsigned lo, unsigned hi, unsigned *out
 	errno = 0;
 	unsigned long v = strtoul(s, &end, 10);
 	if (errno || *end || v < lo || v > hi || *s == '-') {
-		snprintf(warning, sizeof(warning), "%s=\"%.40s\" is not a number in %u..%u; using %u", name, s,
-			 lo, hi, *out);
+		snprintf(warning, sizeof(warning), "%s=\"%.40s\" is not a number in %u..%u; using %u", name,
+			 s, lo, hi, *out);
 		ct_log(1, "%s", warning);
 		return;
 	}
@@ -181,8 +181,8 @@ void ct_config_load(void)
 		if (!strcmp(mode, "calls"))
 			cfg.per_call = true;
 		else if (strcmp(mode, "stats")) {
-			snprintf(warning, sizeof(warning), "CRYPTRACE_MODE=\"%.40s\" is neither stats nor calls; using stats",
-				 mode);
+			snprintf(warning, sizeof(warning),
+				 "CRYPTRACE_MODE=\"%.40s\" is neither stats nor calls; using stats", mode);
 			ct_log(1, "%s", warning);
 		}
 	}
@@ -193,8 +193,10 @@ void ct_config_load(void)
 		if (!strcmp(argv, "0"))
 			cfg.argv_exe_only = true;
 		else if (strcmp(argv, "1")) {
-			snprintf(warning, sizeof(warning), "CRYPTRACE_ARGV=\"%.40s\" is neither 0 nor 1; "
-				 "recording the executable only", argv);
+			snprintf(warning, sizeof(warning),
+				 "CRYPTRACE_ARGV=\"%.40s\" is neither 0 nor 1; "
+				 "recording the executable only",
+				 argv);
 			ct_log(1, "%s", warning);
 			cfg.argv_exe_only = true;
 		}

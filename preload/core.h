@@ -51,15 +51,15 @@ void *ct_resolve(const char *name);
 /* CT_REAL(fn) evaluates to a pointer of fn's own type, resolved once and cached.
  * Usage: `int r = CT_REAL(EVP_EncryptUpdate)(ctx, out, outl, in, inl);` - the hook must guard
  * against NULL (e.g. `if (!CT_REAL(x)) { errno = ENOSYS; return 0; }`). */
-#define CT_REAL(fn)                                                                           \
-	({                                                                                     \
-		static __typeof__(&fn) ct_real_##fn;                                           \
-		__typeof__(&fn) ct_p_ = __atomic_load_n(&ct_real_##fn, __ATOMIC_RELAXED);      \
-		if (CT_UNLIKELY(!ct_p_)) {                                                     \
-			ct_p_ = (__typeof__(&fn))ct_resolve(#fn);                                \
-			__atomic_store_n(&ct_real_##fn, ct_p_, __ATOMIC_RELAXED);              \
-		}                                                                              \
-		ct_p_;                                                                         \
+#define CT_REAL(fn)                                                                                          \
+	({                                                                                                   \
+		static __typeof__(&fn) ct_real_##fn;                                                         \
+		__typeof__(&fn) ct_p_ = __atomic_load_n(&ct_real_##fn, __ATOMIC_RELAXED);                    \
+		if (CT_UNLIKELY(!ct_p_)) {                                                                   \
+			ct_p_ = (__typeof__(&fn))ct_resolve(#fn);                                            \
+			__atomic_store_n(&ct_real_##fn, ct_p_, __ATOMIC_RELAXED);                            \
+		}                                                                                            \
+		ct_p_;                                                                                       \
 	})
 
 /* ---- per-thread state and the recursion guard ---------------------------------------------- */
@@ -75,18 +75,24 @@ struct ct_thread *ct_thread_get(void);
 bool ct_enter(struct ct_thread *t, enum ct_family fam);
 void ct_leave(struct ct_thread *t, enum ct_family fam);
 
-static inline int ct_errno_save(void) { return errno; }
-static inline void ct_errno_restore(int e) { errno = e; }
+static inline int ct_errno_save(void)
+{
+	return errno;
+}
+static inline void ct_errno_restore(int e)
+{
+	errno = e;
+}
 
 /* ---- paths --------------------------------------------------------------------------------- */
 
 struct ct_path_key {
 	uint8_t api, dir, entry, route; /* enum ct_api, ct_dir, ct_entry, ct_route_target */
 	uint16_t key_bits;
-	uint32_t flags;                 /* CT_PATH_* */
-	const char *impl;               /* copied by the registry */
+	uint32_t flags;   /* CT_PATH_* */
+	const char *impl; /* copied by the registry */
 	const char *cipher;
-	const char *requested;          /* may be NULL */
+	const char *requested; /* may be NULL */
 };
 
 /* Finds or creates the path for key; returns its id (< ct_path_capacity()), or CT_NO_PATH when
@@ -170,8 +176,8 @@ struct ct_config {
 	bool per_call;          /* CRYPTRACE_MODE=calls */
 	unsigned sample_period; /* CRYPTRACE_SAMPLE (default 256) */
 	unsigned sample_all_bytes;
-	unsigned flush_ms;      /* CRYPTRACE_FLUSH_MS (default 1000) */
-	unsigned log_level;     /* CRYPTRACE_LOG: 0 silent (default), 1 warnings, 2 debug -> CRYPTRACE_LOG_FILE or stderr */
+	unsigned flush_ms; /* CRYPTRACE_FLUSH_MS (default 1000) */
+	unsigned log_level; /* CRYPTRACE_LOG: 0 silent (default), 1 warnings, 2 debug -> CRYPTRACE_LOG_FILE or stderr */
 	const char *out_dir;    /* CRYPTRACE_OUT */
 	const char *route_spec; /* CRYPTRACE_ROUTE */
 	bool argv_exe_only;     /* CRYPTRACE_ARGV=0: record argv[0] only */

@@ -118,8 +118,7 @@ static bool global_ready(void)
 void ct_ctxmap_global_init(void)
 {
 	size_t len = sizeof(struct ct_ctxmap_slot) << GLOBAL_BITS;
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-		       -1, 0);
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED)
 		return;
 	ct_global_ctxmap.bits = GLOBAL_BITS;

@@ -19,8 +19,8 @@ struct ct_ctxmap_slot {
 
 struct ct_ctxmap {
 	struct ct_ctxmap_slot *slots;
-	unsigned bits;          /* 1 << bits slots */
-	uint64_t full;          /* inserts refused because no slot was free */
+	unsigned bits; /* 1 << bits slots */
+	uint64_t full; /* inserts refused because no slot was free */
 };
 
 #define CT_CTXMAP_KEY_EMPTY ((uintptr_t)0)

@@ -57,9 +57,9 @@ static uint32_t fnv(uint32_t h, const char *s)
 
 /* Under ev_lock: the slot of this event, merged into an identical one or new; NULL when the table
  * is full (the loss is counted). */
-static struct event_slot *event_add_locked(enum ct_event_kind kind, const char *call, int err,
-					   int64_t ret, uint32_t path_id, uint32_t tid,
-					   const char *detail, const char *callsite, uint64_t now)
+static struct event_slot *event_add_locked(enum ct_event_kind kind, const char *call, int err, int64_t ret,
+					   uint32_t path_id, uint32_t tid, const char *detail,
+					   const char *callsite, uint64_t now)
 {
 	uint32_t h = 2166136261u;
 	h = (h ^ (uint32_t)kind) * 16777619u;
@@ -116,7 +116,8 @@ void ct_event(enum ct_event_kind kind, const char *call, int err, int64_t ret, u
 	if (!ct_ready())
 		return;
 	struct ct_thread *t = ct_thread_fast();
-	struct ct_quiet q = ct_quiet_begin(t); /* the unwinder, dladdr and snprintf must not re-enter our hooks */
+	struct ct_quiet q =
+		ct_quiet_begin(t); /* the unwinder, dladdr and snprintf must not re-enter our hooks */
 
 	char detail[DETAIL_MAX] = "";
 	if (detail_fmt) {
@@ -217,8 +218,9 @@ void ct_event_at_site(enum ct_event_kind kind, const char *call, uint32_t path_i
 			struct event_slot *e = event_add_locked(kind, call ? call : "", 0, 0, path_id,
 								t ? t->tid : 0, detail, callsite, now);
 			if (site && e)
-				*site = (struct site_slot){ .key = site_key, .kind = kind,
-							    .path_id = path_id, .ev = e };
+				*site = (struct site_slot){
+					.key = site_key, .kind = kind, .path_id = path_id, .ev = e
+				};
 		}
 		ct_unlock(&ev_lock);
 	}

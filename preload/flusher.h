@@ -11,15 +11,15 @@
 
 #pragma GCC visibility push(hidden)
 
-void ct_flusher_start(void);           /* lazily: at the first cipher path, and in fork children */
-bool ct_flusher_running(void);         /* for the PROC record's CT_PROC_PERIODIC */
-void ct_flusher_stop(void);            /* a sandbox is coming: ask it to end, and wait */
+void ct_flusher_start(void);   /* lazily: at the first cipher path, and in fork children */
+bool ct_flusher_running(void); /* for the PROC record's CT_PROC_PERIODIC */
+void ct_flusher_stop(void);    /* a sandbox is coming: ask it to end, and wait */
 /* unshare/setns want a single-threaded process: end it for the call (true if it was running),
  * and start it again after. */
 bool ct_flusher_pause(void);
 void ct_flusher_resume(void);
 void ct_flusher_after_fork_child(void); /* restarts it in the child if the parent had one */
-void ct_flusher_main_exiting(void);    /* pthread_exit() of the main thread */
+void ct_flusher_main_exiting(void);     /* pthread_exit() of the main thread */
 
 #pragma GCC visibility pop
 

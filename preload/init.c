@@ -38,7 +38,8 @@ static void read_comm(void)
 	/* a file name component: keep it boring */
 	for (char *p = name; *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-		      *p == '.' || *p == '-' || *p == '_') || (p == name && *p == '.'))
+		      *p == '.' || *p == '-' || *p == '_') ||
+		    (p == name && *p == '.'))
 			*p = '_';
 	snprintf(ct_g.comm, sizeof(ct_g.comm), "%s", name[0] ? name : "process");
 }
@@ -84,7 +85,8 @@ bool ct_init(void)
 	ct_writer_open();
 	ct_signals_init(); /* after the file: the handler writes into it */
 	if (ct_config_warning()[0])
-		ct_event(CT_EV_TRACE_WARNING, "config", EINVAL, 0, CT_NO_PATH, false, "%s", ct_config_warning());
+		ct_event(CT_EV_TRACE_WARNING, "config", EINVAL, 0, CT_NO_PATH, false, "%s",
+			 ct_config_warning());
 	/* parse CRYPTRACE_ROUTE now, so that a bad spec is reported once, at start */
 	if (ct_config()->route_spec)
 		ct_route_init();

@@ -39,7 +39,7 @@ _Static_assert(CT_CELLS <= 64, "cell_mask has one bit per cell");
  * (fewer stores on the hot path). */
 struct ct_counters {
 	struct ct_size_bucket cell[CT_CELLS];
-	uint64_t cell_mask; /* bit i: cell[i] was counted (set off the fast path: timing.c's spans) */
+	uint64_t cell_mask;   /* bit i: cell[i] was counted (set off the fast path: timing.c's spans) */
 	uint64_t tls_records; /* ct_path_stats.tls_records */
 	uint64_t errors;
 	uint64_t cpu_samples, cpu_sample_wall_ns, cpu_sample_user_ns, cpu_sample_sys_ns;
@@ -53,8 +53,8 @@ struct ct_counters {
 struct ct_span {
 	uint64_t t0;
 	struct ct_counters *c;
-	uint64_t mask;              /* c->cell_mask when the span began */
-	uint64_t snap[CT_CELLS];    /* each cell's calls when the span began, the first call's not */
+	uint64_t mask;           /* c->cell_mask when the span began */
+	uint64_t snap[CT_CELLS]; /* each cell's calls when the span began, the first call's not */
 };
 
 /* No cached length: no int or unsigned int length key equals it (evp.c). */
@@ -62,9 +62,9 @@ struct ct_span {
 
 struct ct_thread {
 	/* first cache line: everything the EVP fast path touches */
-	uint32_t guard;          /* bit per enum ct_family: inside that family's outermost call */
-	uint32_t countdown;      /* calls left until the next sampled (timed) small call */
-	uint32_t rng;            /* xorshift32 state for the sampling intervals */
+	uint32_t guard;     /* bit per enum ct_family: inside that family's outermost call */
+	uint32_t countdown; /* calls left until the next sampled (timed) small call */
+	uint32_t rng;       /* xorshift32 state for the sampling intervals */
 	/* one-entry cache of the last context's counters (evp.c): a loop on one ctx skips the
 	 * ctxmap; valid while hot_gen == ct_ctxmap_gen. hot_len is the last small request's length
 	 * key (its exact length and data entry), hot_bytes and hot_sb its bytes and size bucket, so
@@ -77,18 +77,18 @@ struct ct_thread {
 	uint8_t hot_entry, hot_ci;
 	struct ct_counters *hot_c;
 	uint32_t hot_path;
-	uint64_t cpu_deadline;   /* clock value after which the next probe is CPU-sampled */
-	bool sample_probe;       /* the next sample is a probe (they alternate with spans) */
-	struct ct_span span;     /* timing.c */
-	uint32_t syscalls;       /* syscalls counted by kernel hooks on this thread (monotonic) */
-	_Atomic uint32_t tid;    /* atomic: the flusher reads it while a new owner sets it */
+	uint64_t cpu_deadline; /* clock value after which the next probe is CPU-sampled */
+	bool sample_probe;     /* the next sample is a probe (they alternate with spans) */
+	struct ct_span span;   /* timing.c */
+	uint32_t syscalls;     /* syscalls counted by kernel hooks on this thread (monotonic) */
+	_Atomic uint32_t tid;  /* atomic: the flusher reads it while a new owner sets it */
 	struct ct_counters *chunks[CT_CHUNKS];
 	/* per-call mode: single-producer (this thread) / single-consumer (flusher) ring */
 	struct ct_op *ops;
 	_Atomic uint64_t ops_head, ops_tail;
 	_Atomic uint64_t ops_dropped;
-	uint32_t tid_written;    /* tid of the last CT_REC_THREAD written for this shard */
-	_Atomic bool in_use;     /* atomic: set and cleared at thread start/exit, read by the flusher */
+	uint32_t tid_written;        /* tid of the last CT_REC_THREAD written for this shard */
+	_Atomic bool in_use;         /* atomic: set and cleared at thread start/exit, read by the flusher */
 	struct ct_thread *next;      /* global list of every shard ever made */
 	struct ct_thread *next_free; /* free list */
 	/* EVP classification cache (evp.c): hot re-inits skip the name functions */
@@ -122,7 +122,7 @@ void ct_thread_internal(void); /* the preload's own thread: no shard, hooks pass
 struct ct_clock {
 	bool use_tsc;
 	uint64_t tsc_hz;
-	uint64_t mult;       /* ns = (ticks * mult) >> 32 */
+	uint64_t mult; /* ns = (ticks * mult) >> 32 */
 	uint64_t tsc0, mono0;
 	uint64_t ms_ticks;   /* one millisecond in clock units */
 	uint64_t read_ticks; /* what one clock read adds to a measured interval (calibrated) */
@@ -166,7 +166,7 @@ static inline uint64_t ct_clock_to_mono(uint64_t c)
 /* ---- global state ------------------------------------------------------------------------ */
 
 struct ct_global {
-	_Atomic int state;          /* 0 not yet, 1 initialising, 2 ready (tracing), 3 off */
+	_Atomic int state; /* 0 not yet, 1 initialising, 2 ready (tracing), 3 off */
 	uint32_t pid, ppid;
 	uint64_t start_realtime_ns, start_mono_ns;
 	uint32_t aesni_cpb_milli;
@@ -176,9 +176,9 @@ struct ct_global {
 	_Atomic uint64_t lost_paths;        /* registry or ctxmap full */
 	_Atomic uint64_t dropped_events;
 	_Atomic uint32_t threads_seen;
-	_Atomic uint32_t classify_gen;      /* bumped when engine defaults change (evp.c cache) */
-	char requested_engine[64];          /* last ENGINE_by_id/set_default id, for the report */
-	char self_path[512];                /* this library, from dladdr (exec re-injection) */
+	_Atomic uint32_t classify_gen; /* bumped when engine defaults change (evp.c cache) */
+	char requested_engine[64];     /* last ENGINE_by_id/set_default id, for the report */
+	char self_path[512];           /* this library, from dladdr (exec re-injection) */
 	char comm[32];
 };
 extern struct ct_global ct_g;
@@ -196,7 +196,7 @@ void ct_callsite_warm_up(void); /* first unwinder use, before any sandbox: once 
 /* MODULE records of the modules call sites named since the last call (all of them: all). */
 size_t ct_callsite_encode_modules(uint8_t *buf, size_t cap, bool all);
 void ct_callsite_after_fork_child(void);
-void ct_callsite_init(void);    /* the main program's base and real name (at start) */
+void ct_callsite_init(void); /* the main program's base and real name (at start) */
 
 /* ---- resolving (resolve.c) ---------------------------------------------------------------- */
 void *ct_libcrypto_handle(void); /* dlopen(RTLD_NOLOAD) of a mapped libcrypto; dlclose it */
@@ -241,7 +241,7 @@ bool ct_events_pending(void); /* caller holds the events lock */
 size_t ct_events_encode(uint8_t *buf, size_t cap, bool *more);
 
 /* ---- writer (writer.c) --------------------------------------------------------------------- */
-void ct_writer_open(void);      /* creates the file and writes preamble + header */
+void ct_writer_open(void); /* creates the file and writes preamble + header */
 /* END after a final snapshot: exit (status), exec, or a fatal signal (status = the signal).
  * Safe in a signal handler (writer.c). */
 void ct_writer_end(enum ct_end_reason reason, int status);
@@ -343,7 +343,8 @@ static inline void ct_quiet_end(struct ct_thread *t, struct ct_quiet q)
 }
 
 /* Single-writer counter bump: a plain add, but atomic-typed so the flusher's loads are defined. */
-#define CT_ADD(field, v) __atomic_store_n(&(field), __atomic_load_n(&(field), __ATOMIC_RELAXED) + (v), __ATOMIC_RELAXED)
+#define CT_ADD(field, v)                                                                                     \
+	__atomic_store_n(&(field), __atomic_load_n(&(field), __ATOMIC_RELAXED) + (v), __ATOMIC_RELAXED)
 
 /*
  * The EVP fast path's counter bump, relaxed 32-bit load and real-pointer load, one instruction
@@ -357,11 +358,11 @@ static inline void ct_quiet_end(struct ct_thread *t, struct ct_quiet q)
 #if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
 #define CT_HOT_LOAD_PTR(p) (p) /* a pointer published long before (see its writer) */
 #define CT_HOT_ADD(field, v) __asm__("addq %1, %0" : "+m"(field) : "er"((uint64_t)(v)))
-#define ct_hot_load32(p)                                                                          \
-	({                                                                                        \
-		uint32_t v_;                                                                      \
-		__asm__("movl %1, %0" : "=r"(v_) : "m"(*(p)));                                    \
-		v_;                                                                               \
+#define ct_hot_load32(p)                                                                                     \
+	({                                                                                                   \
+		uint32_t v_;                                                                                 \
+		__asm__("movl %1, %0" : "=r"(v_) : "m"(*(p)));                                               \
+		v_;                                                                                          \
 	})
 #else
 #define CT_HOT_LOAD_PTR(p) __atomic_load_n(&(p), __ATOMIC_RELAXED)

@@ -27,8 +27,8 @@ static unsigned long long seen_adds = ~0ull, seen_subs = ~0ull;
 struct walk {
 	uint8_t *buf;
 	size_t cap, used;
-	bool full;                  /* a record did not fit: the rest at the next call */
-	bool counted;               /* this libc reports load counters (dlpi_adds, dlpi_subs) */
+	bool full;    /* a record did not fit: the rest at the next call */
+	bool counted; /* this libc reports load counters (dlpi_adds, dlpi_subs) */
 	unsigned long long adds, subs;
 };
 
@@ -86,14 +86,15 @@ static int object_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	char build_id[41] = "";
 	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type == PT_NOTE &&
-		    ct_elf_build_id((const uint8_t *)(info->dlpi_addr + ph->p_vaddr), ph->p_memsz,
-				    build_id, sizeof(build_id)))
+		if (ph->p_type == PT_NOTE && ct_elf_build_id((const uint8_t *)(info->dlpi_addr + ph->p_vaddr),
+							     ph->p_memsz, build_id, sizeof(build_id)))
 			break;
 	}
 	const char *base = strrchr(path, '/') + 1;
-	struct ct_module rec = { .name = ct_str_from(base), .path = ct_str_from(path),
-				 .build_id = ct_str_from(build_id), .flags = CT_MODULE_MAPPED };
+	struct ct_module rec = { .name = ct_str_from(base),
+				 .path = ct_str_from(path),
+				 .build_id = ct_str_from(build_id),
+				 .flags = CT_MODULE_MAPPED };
 	size_t n = ct_encode_module(w->buf + w->used, w->cap - w->used, &rec);
 	if (!n) {
 		w->full = true;

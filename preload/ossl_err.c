@@ -20,8 +20,8 @@
 #include "ossl_err.h"
 #include "core.h"
 
-typedef unsigned long (*peek_all_fn)(const char **file, int *line, const char **func,
-				     const char **data, int *flags);
+typedef unsigned long (*peek_all_fn)(const char **file, int *line, const char **func, const char **data,
+				     int *flags);
 typedef unsigned long (*peek_data_fn)(const char **file, int *line, const char **data, int *flags);
 typedef const char *(*err_string_fn)(unsigned long e);
 
@@ -77,10 +77,9 @@ static bool peek(const struct err_fns *fns, bool last, struct entry *e)
 	memset(e, 0, sizeof(*e));
 	if (fns->first_all)
 		e->code = (last ? fns->last_all : fns->first_all)(&e->file, &e->line, NULL, &e->data,
-								   &e->flags);
+								  &e->flags);
 	else if (fns->first_data && fns->last_data)
-		e->code = (last ? fns->last_data : fns->first_data)(&e->file, &e->line, &e->data,
-								     &e->flags);
+		e->code = (last ? fns->last_data : fns->first_data)(&e->file, &e->line, &e->data, &e->flags);
 	else
 		return false;
 	return true;
@@ -145,8 +144,7 @@ static size_t put_lib(char *buf, size_t cap, size_t len, const char *lib)
 }
 
 /* One entry: "library: reason: data". */
-static size_t put_entry(const struct err_fns *fns, char *buf, size_t cap, size_t len,
-			const struct entry *e)
+static size_t put_entry(const struct err_fns *fns, char *buf, size_t cap, size_t len, const struct entry *e)
 {
 	bool v3 = fns->first_all != NULL;
 	bool sys = v3 ? (e->code & 0x80000000ul) != 0 : ((e->code >> 24) & 0xff) == ERR_LIB_SYS;
@@ -159,8 +157,7 @@ static size_t put_entry(const struct err_fns *fns, char *buf, size_t cap, size_t
 		len = put(buf, cap, len, strerror((int)reason));
 	} else {
 		/* libcrypto's own libraries only: an engine's strings live in its module */
-		const char *ls = lib < ERR_LIB_USER && fns->lib_string ? fns->lib_string(e->code)
-									: NULL;
+		const char *ls = lib < ERR_LIB_USER && fns->lib_string ? fns->lib_string(e->code) : NULL;
 		const char *rs = lib < ERR_LIB_USER && fns->reason_string ? fns->reason_string(e->code)
 									  : NULL;
 
@@ -178,8 +175,8 @@ static size_t put_entry(const struct err_fns *fns, char *buf, size_t cap, size_t
 			len = put(buf, cap, len, num);
 		}
 	}
-	if (e->data && e->data[0] && (e->flags & (ERR_TXT_MALLOCED | ERR_TXT_STRING)) ==
-					     (ERR_TXT_MALLOCED | ERR_TXT_STRING)) {
+	if (e->data && e->data[0] &&
+	    (e->flags & (ERR_TXT_MALLOCED | ERR_TXT_STRING)) == (ERR_TXT_MALLOCED | ERR_TXT_STRING)) {
 		len = put(buf, cap, len, ": ");
 		len = put_clean(buf, cap, len, e->data, 200);
 	}
@@ -203,8 +200,8 @@ size_t ct_err_reason(const struct ct_err_mark *before, char *buf, size_t cap)
 	}
 	/* The oldest entry is the call's own only if the queue was empty before it. */
 	bool have_first = before->empty && peek(&fns, false, &first) && first.code &&
-			  !(first.code == last.code && first.file == last.file &&
-			    first.line == last.line && first.data == last.data);
+			  !(first.code == last.code && first.file == last.file && first.line == last.line &&
+			    first.data == last.data);
 
 	if (have_first) {
 		len = put_entry(&fns, buf, cap, len, &first);

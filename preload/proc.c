@@ -55,7 +55,7 @@ static void atfork_child(void)
 	atomic_store(&ct_g.dropped_events, 0);
 	atomic_store(&ct_g.threads_seen, 1);
 	ct_thread_after_fork_child();
-	ct_writer_after_fork_child(); /* unlocks/re-inits the flush lock and opens the new file */
+	ct_writer_after_fork_child();  /* unlocks/re-inits the flush lock and opens the new file */
 	ct_flusher_after_fork_child(); /* after the file: the parent's flusher gets a successor */
 	ct_signals_fork_done();
 }

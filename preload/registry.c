@@ -28,7 +28,7 @@ struct path_slot {
 };
 
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct path_slot *slots;            /* CT_PATH_CAPACITY, mmap'd on first intern */
+static struct path_slot *slots; /* CT_PATH_CAPACITY, mmap'd on first intern */
 static _Atomic uint32_t npaths;
 static uint8_t path_entry[CT_PATH_CAPACITY], path_dir[CT_PATH_CAPACITY], path_api[CT_PATH_CAPACITY],
 	path_route[CT_PATH_CAPACITY];

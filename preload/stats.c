@@ -68,7 +68,8 @@ bool ct_stats_sum(uint32_t path_id, struct ct_path_stats *s)
 			uint64_t calls = LD(cell[i].calls);
 			if (!calls && !LD(cell[i].timed_calls) && !LD(cell[i].span_rejected))
 				continue;
-			struct ct_size_bucket *to = i < CT_SIZE_BUCKETS ? &s->size[i] : &s->phase[i - CT_SIZE_BUCKETS];
+			struct ct_size_bucket *to = i < CT_SIZE_BUCKETS ? &s->size[i]
+									: &s->phase[i - CT_SIZE_BUCKETS];
 			to->calls += calls;
 			to->bytes += LD(cell[i].bytes);
 			to->timed_calls += LD(cell[i].timed_calls);

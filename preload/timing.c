@@ -241,15 +241,17 @@ static void timing_calibrate(void)
 	/* a call in a loop costs its probe plus the hook's and the loop's instructions around it;
 	 * and a probe of a call of a few ns reads low by up to what is subtracted from it (the
 	 * probe's own instructions overlap the call's) */
-	cal.tol.per_call_ns = (double)((loop_ticks > 0 ? loop_ticks : 0) + (cal.probe_ticks > 0 ? cal.probe_ticks : 0)) *
-			      cal.ns_per_tick;
+	cal.tol.per_call_ns =
+		(double)((loop_ticks > 0 ? loop_ticks : 0) + (cal.probe_ticks > 0 ? cal.probe_ticks : 0)) *
+		cal.ns_per_tick;
 	cal.tol.fixed_ns = 4.0 * (double)(step > 1 ? step : 1) * cal.ns_per_tick;
 	double span_ns = (double)(cal.span_ticks > 0 ? cal.span_ticks : 0) * cal.ns_per_tick;
 	cal.span_target_ns = span_ns * 100 > 500 ? span_ns * 100 : 500;
-	ct_log(2, "timing: probe %.1f ns + ordered read %.1f ns, span %.1f ns, loop %.1f ns, clock step "
-			"%.1f ns subtracted or allowed", (double)cal.probe_ticks * cal.ns_per_tick,
-			(double)cal.spill_ticks * cal.ns_per_tick, span_ns,
-			(double)loop_ticks * cal.ns_per_tick, (double)step * cal.ns_per_tick);
+	ct_log(2,
+	       "timing: probe %.1f ns + ordered read %.1f ns, span %.1f ns, loop %.1f ns, clock step "
+	       "%.1f ns subtracted or allowed",
+	       (double)cal.probe_ticks * cal.ns_per_tick, (double)cal.spill_ticks * cal.ns_per_tick, span_ns,
+	       (double)loop_ticks * cal.ns_per_tick, (double)step * cal.ns_per_tick);
 }
 
 /* Calibrates on the first sample of the process; false while another thread is at it (that
@@ -306,8 +308,8 @@ static void ring_push(struct ct_thread *t, uint64_t start, uint64_t ns, uint32_t
 }
 
 /* A measured call's thread-CPU sample (when one was taken) and its latency. */
-static void account_call(struct ct_thread *t, struct ct_counters *c, uint32_t path_id, bool data,
-			 uint64_t ns, uint64_t cpu0_ns, uint32_t syscalls_before)
+static void account_call(struct ct_thread *t, struct ct_counters *c, uint32_t path_id, bool data, uint64_t ns,
+			 uint64_t cpu0_ns, uint32_t syscalls_before)
 {
 	if (data) /* the path's latency distribution is its data calls' */
 		CT_ADD(c->lat[ct_lat_bucket(ns)], 1);
@@ -459,8 +461,7 @@ void ct_span_interrupt(struct ct_thread *t)
 
 static inline void flush_if_due(uint64_t now)
 {
-	if (CT_UNLIKELY(now >= atomic_load_explicit(&ct_g.next_flush, memory_order_relaxed)) &&
-	    !calib_sink)
+	if (CT_UNLIKELY(now >= atomic_load_explicit(&ct_g.next_flush, memory_order_relaxed)) && !calib_sink)
 		ct_flush_due(now);
 }
 

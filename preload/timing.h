@@ -102,14 +102,14 @@ static inline unsigned ct_cell_of_size(uint64_t bytes)
 
 /* One call on its timed path, on the hook's stack. */
 struct ct_timed {
-	uint64_t a;        /* clock at the measured entry */
-	uint64_t cpu0_ns;  /* thread CPU time before the call when this probe is CPU-sampled, else 0 */
+	uint64_t a;       /* clock at the measured entry */
+	uint64_t cpu0_ns; /* thread CPU time before the call when this probe is CPU-sampled, else 0 */
 	uint64_t bytes;
 	struct ct_counters *c;
 	uint32_t path;
 	uint32_t syscalls_before;
-	uint8_t ci;        /* the call's cell */
-	uint8_t what;      /* CT_TIMED_*: 0 when the call only ended a span */
+	uint8_t ci;   /* the call's cell */
+	uint8_t what; /* CT_TIMED_*: 0 when the call only ended a span */
 };
 
 /* Called when ct_tick (or the fast path) said so, right before the real call: ends an open span

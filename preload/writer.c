@@ -36,8 +36,8 @@
 
 static pthread_mutex_t flush_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int trace_fd = -1;
-static bool fd_lost;          /* the program closed our fd: reopen at the next flush */
-static bool ended;            /* END written (exit or exec) */
+static bool fd_lost; /* the program closed our fd: reopen at the next flush */
+static bool ended;   /* END written (exit or exec) */
 static uint32_t proc_flags;
 static _Atomic uint64_t write_errors;
 /* RLIMIT_FSIZE: a write past it raises SIGXFSZ, which kills (sshd's sandboxed child sets it to 0).
@@ -147,13 +147,15 @@ static void gather_facts(void)
 	if (c->per_call)
 		snprintf(facts.timing, sizeof(facts.timing),
 			 "%s; every call timed alone and as a span to the next call (per-call mode); "
-			 "thread CPU sampled ~1/ms", ct_clk.use_tsc ? "TSC" : "CLOCK_MONOTONIC");
-	else
-		snprintf(facts.timing, sizeof(facts.timing),
-			 "%s; samples at random intervals, probes and spans in turn: on average 1 in %u calls "
-			 "under 1024 B, twice as often per doubling of size above, every call >= %u B; "
 			 "thread CPU sampled ~1/ms",
-			 ct_clk.use_tsc ? "TSC" : "CLOCK_MONOTONIC", c->sample_period, c->sample_all_bytes);
+			 ct_clk.use_tsc ? "TSC" : "CLOCK_MONOTONIC");
+	else
+		snprintf(
+			facts.timing, sizeof(facts.timing),
+			"%s; samples at random intervals, probes and spans in turn: on average 1 in %u calls "
+			"under 1024 B, twice as often per doubling of size above, every call >= %u B; "
+			"thread CPU sampled ~1/ms",
+			ct_clk.use_tsc ? "TSC" : "CLOCK_MONOTONIC", c->sample_period, c->sample_all_bytes);
 }
 
 /* The version string of a mapped libcrypto, without loading one. */
@@ -208,16 +210,16 @@ static void buf_write_out(void)
 /* Appends one encoded record: call encodes into the free part of buf (FREE_BUF) and returns its
  * size, or 0 when it does not fit. It is evaluated a second time after the buffer is written
  * out, so it must be a plain ct_encode_* of FREE_BUF with no side effect of its own. */
-#define EMIT(call)                                                                              \
-	do {                                                                                    \
-		if (buf_used > BUF_SPILL)                                                       \
-			buf_write_out();                                                        \
-		size_t n_ = (call);                                                             \
-		if (!n_) {                                                                      \
-			buf_write_out();                                                        \
-			n_ = (call);                                                            \
-		}                                                                               \
-		buf_used += n_;                                                                 \
+#define EMIT(call)                                                                                           \
+	do {                                                                                                 \
+		if (buf_used > BUF_SPILL)                                                                    \
+			buf_write_out();                                                                     \
+		size_t n_ = (call);                                                                          \
+		if (!n_) {                                                                                   \
+			buf_write_out();                                                                     \
+			n_ = (call);                                                                         \
+		}                                                                                            \
+		buf_used += n_;                                                                              \
 	} while (0)
 #define FREE_BUF (buf + buf_used), (BUF_SIZE - buf_used)
 
@@ -226,7 +228,8 @@ static int create_file(void)
 	const struct ct_config *c = ct_config();
 	char path[1024];
 	for (unsigned i = 0; i < 1000; i++) {
-		int n = i ? snprintf(path, sizeof(path), "%s/%s.%u.ctrace.%u", c->out_dir, ct_g.comm, ct_g.pid, i)
+		int n = i ? snprintf(path, sizeof(path), "%s/%s.%u.ctrace.%u", c->out_dir, ct_g.comm,
+				     ct_g.pid, i)
 			  : snprintf(path, sizeof(path), "%s/%s.%u.ctrace", c->out_dir, ct_g.comm, ct_g.pid);
 		if (n < 0 || (size_t)n >= sizeof(path))
 			return -1;
@@ -289,7 +292,8 @@ static void write_header(void)
 static bool open_locked(void)
 {
 	if (!buf) {
-		void *p = mmap(NULL, BUF_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		void *p = mmap(NULL, BUF_SIZE, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (p == MAP_FAILED)
 			return false;
 		buf = p;
@@ -484,9 +488,9 @@ struct libs_acc {
 static int crypto_libs_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
-	static const char *const names[] = { "libcrypto.so", "libgnutls.so", "libnss3.so", "libsodium.so",
-					     "libgcrypt.so", "libmbedcrypto.so", "libwolfssl.so", "libkcapi.so",
-					     "libnettle.so" };
+	static const char *const names[] = { "libcrypto.so",  "libgnutls.so", "libnss3.so",
+					     "libsodium.so",  "libgcrypt.so", "libmbedcrypto.so",
+					     "libwolfssl.so", "libkcapi.so",  "libnettle.so" };
 	struct libs_acc *a = arg;
 	const char *name = info->dlpi_name;
 	if (!name || !*name)

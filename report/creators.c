@@ -22,7 +22,10 @@
 
 static uint32_t usage_bit(struct ct_str detail)
 {
-	static const struct { const char *prefix; uint32_t bit; } pats[] = {
+	static const struct {
+		const char *prefix;
+		uint32_t bit;
+	} pats[] = {
 		{ "iv-reinit", RP_USAGE_IV_REINIT },
 		{ "ctrl=AEAD_TLS1_AAD", RP_USAGE_TLS1_AAD },
 		{ "ctrl=GCM_SET_IV_FIXED", RP_USAGE_IV_FIXED },
@@ -151,8 +154,8 @@ bool rp_path_creator(const struct rp_model *m, const struct rp_proc *p, const st
 	return true;
 }
 
-const char *rp_path_purpose(const struct rp_model *m, const struct rp_proc *p,
-			    const struct rp_path *path, const struct rp_creator *c)
+const char *rp_path_purpose(const struct rp_model *m, const struct rp_proc *p, const struct rp_path *path,
+			    const struct rp_creator *c)
 {
 	if (!by_openssh(c))
 		return c->purpose;
@@ -194,8 +197,9 @@ bool rp_path_creators(const struct rp_model *m, const struct rp_path *path, stru
 				j++;
 			/* OpenSSH's use, judged in this process (only asked of its own call sites) */
 			struct rp_creator who;
-			unsigned use = rp_callsite_creator(ev->callsite, &who) && by_openssh(&who) ?
-					       ssh_use(p, &path->def) : 0;
+			unsigned use = rp_callsite_creator(ev->callsite, &who) && by_openssh(&who)
+					       ? ssh_use(p, &path->def)
+					       : 0;
 			if (j < pc->nsites) {
 				pc->sites[j].setups += ev->count;
 				pc->sites[j].ssh_uses |= use;

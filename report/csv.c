@@ -18,7 +18,8 @@ static void num(FILE *f, double v, bool known, const char *fmt)
 void rp_print_csv(const struct rp_model *m, FILE *f)
 {
 	fputs("pids,api,impl,cipher,dir,key_bits,bucket_low,calls,bytes,wall_ns,user_ns,sys_ns,"
-	      "wall_MBps,cpu_MBps\r\n", f);
+	      "wall_MBps,cpu_MBps\r\n",
+	      f);
 	for (size_t i = 0; i < m->npaths; i++) {
 		const struct rp_path *p = &m->paths[i];
 		const struct rp_derived *d = &p->d;

@@ -37,8 +37,8 @@ static bool ends_with(const char *s, size_t n, const char *lit)
  * parameter may be a function type: "(void (*)(int))"). What is not a function stays whole. */
 static size_t without_params(const char *d, size_t n)
 {
-	static const char *const quals[] = { " const", " volatile", " &&", " &", " noexcept",
-					     " transaction_safe" };
+	static const char *const quals[] = { " const", " volatile", " &&",
+					     " &",     " noexcept", " transaction_safe" };
 	for (;;) {
 		size_t k = n;
 		while (k > 8 && memcmp(d + k - 8, " [clone ", 8))
@@ -138,13 +138,21 @@ static const struct {
 	const char *prefix;
 	bool function;
 } specials[] = {
-	{ "non-virtual thunk to ", true }, { "virtual thunk to ", true },
-	{ "covariant return thunk to ", true }, { "transaction clone for ", true },
-	{ "non-transaction clone for ", true }, { "hidden alias for ", true },
-	{ "TLS init function for ", false }, { "TLS wrapper function for ", false },
-	{ "guard variable for ", false }, { "construction vtable for ", false },
-	{ "vtable for ", false }, { "VTT for ", false }, { "typeinfo name for ", false },
-	{ "typeinfo for ", false }, { "typeinfo fn for ", false },
+	{ "non-virtual thunk to ", true },
+	{ "virtual thunk to ", true },
+	{ "covariant return thunk to ", true },
+	{ "transaction clone for ", true },
+	{ "non-transaction clone for ", true },
+	{ "hidden alias for ", true },
+	{ "TLS init function for ", false },
+	{ "TLS wrapper function for ", false },
+	{ "guard variable for ", false },
+	{ "construction vtable for ", false },
+	{ "vtable for ", false },
+	{ "VTT for ", false },
+	{ "typeinfo name for ", false },
+	{ "typeinfo for ", false },
+	{ "typeinfo fn for ", false },
 };
 
 bool rp_demangle_symbol(const char *sym, size_t len, char *out, size_t cap)

@@ -45,7 +45,8 @@ static size_t build_rows(const struct rp_model *a, const struct rp_model *b, str
 		for (size_t k = 0; k < b->npaths && !match; k++)
 			if (rp_path_same(&a->paths[i].def, &b->paths[k].def))
 				match = &b->paths[k];
-		rows[n++] = (struct drow){ .a = &a->paths[i], .b = match, .status = match ? D_BOTH : D_VANISHED };
+		rows[n++] =
+			(struct drow){ .a = &a->paths[i], .b = match, .status = match ? D_BOTH : D_VANISHED };
 	}
 	for (size_t k = 0; k < b->npaths; k++) {
 		bool seen = false;
@@ -115,13 +116,15 @@ static void text_findings(const struct rp_model *from, const struct rp_model *ot
 	}
 }
 
-static void print_text(const struct rp_model *a, const struct rp_model *b, const char *na,
-		       const char *nb, struct drow *rows, size_t n, FILE *f)
+static void print_text(const struct rp_model *a, const struct rp_model *b, const char *na, const char *nb,
+		       struct drow *rows, size_t n, FILE *f)
 {
 	char b1[32], b2[32];
 	double ta = wall_total(a), tb = wall_total(b);
-	fprintf(f, "cryptrace report --diff\n  A: %s (%zu process(es), %zu path(s))\n  B: %s (%zu process(es), "
-		"%zu path(s))\n\n", na, nprocs_shown(a), a->npaths, nb, nprocs_shown(b), b->npaths);
+	fprintf(f,
+		"cryptrace report --diff\n  A: %s (%zu process(es), %zu path(s))\n  B: %s (%zu process(es), "
+		"%zu path(s))\n\n",
+		na, nprocs_shown(a), a->npaths, nb, nprocs_shown(b), b->npaths);
 	if (a->window.active) { /* the same --since/--until, from each side's own first start */
 		char note[1200];
 		rp_window_note(a, note, sizeof(note));
@@ -130,7 +133,8 @@ static void print_text(const struct rp_model *a, const struct rp_model *b, const
 		fprintf(f, "B: %s\n\n", note);
 	}
 	fputs("Paths (MB/s A -> B, xR = B/A; share = the path's part of its side's wall time in cipher "
-	      "calls)\n", f);
+	      "calls)\n",
+	      f);
 	/* header cells end where their columns' figures end */
 	fprintf(f, "  %-44s%24s%23s%31s%30s%17s\n", "PATH", "CALLS A -> B", "BYTES A -> B",
 		"WALL MB/s A -> B  xB/A   ", "CPU MB/s A -> B  xB/A   ", "SHARE A -> B");
@@ -175,7 +179,8 @@ static void print_text(const struct rp_model *a, const struct rp_model *b, const
 			if (wa <= 0 && wb <= 0)
 				continue;
 			if (!header) {
-				fputs("\nBy request size (paths in both; wall MB/s A -> B, CPU MB/s A -> B)\n", f);
+				fputs("\nBy request size (paths in both; wall MB/s A -> B, CPU MB/s A -> B)\n",
+				      f);
 				header = true;
 			}
 			char label[512];
@@ -221,8 +226,7 @@ static void j_side(FILE *f, const struct rp_path *p, double total)
 	fputc('}', f);
 }
 
-static void j_findings(FILE *f, const struct rp_model *from, const struct rp_model *other,
-		       bool want_in_other)
+static void j_findings(FILE *f, const struct rp_model *from, const struct rp_model *other, bool want_in_other)
 {
 	bool first = true;
 	fputc('[', f);
@@ -233,7 +237,8 @@ static void j_findings(FILE *f, const struct rp_model *from, const struct rp_mod
 		fprintf(f, "%s{\"kind\":", first ? "" : ",");
 		first = false;
 		rp_json_str(f, x->kind, strlen(x->kind));
-		fprintf(f, ",\"severity\":\"%s\",\"pid\":%u,\"message\":", rp_severity_name(x->severity), x->pid);
+		fprintf(f, ",\"severity\":\"%s\",\"pid\":%u,\"message\":", rp_severity_name(x->severity),
+			x->pid);
 		rp_json_str(f, x->message, strlen(x->message));
 		fputc('}', f);
 	}
@@ -266,8 +271,8 @@ static void json_side(FILE *f, const struct rp_model *m, const char *name)
 	fputc('}', f);
 }
 
-static void print_json(const struct rp_model *a, const struct rp_model *b, const char *na,
-		       const char *nb, struct drow *rows, size_t n, FILE *f)
+static void print_json(const struct rp_model *a, const struct rp_model *b, const char *na, const char *nb,
+		       struct drow *rows, size_t n, FILE *f)
 {
 	static const char *const st[] = { "both", "new", "vanished" };
 	double ta = wall_total(a), tb = wall_total(b);
@@ -287,7 +292,8 @@ static void print_json(const struct rp_model *a, const struct rp_model *b, const
 		fputs(",\"cipher\":", f);
 		rp_json_str(f, p->def.cipher.p, p->def.cipher.len);
 		fprintf(f, ",\"dir\":\"%s\",\"key_bits\":%u,\"entry\":\"%s\",\"status\":\"%s\",\"a\":",
-			ct_dir_name(p->def.dir), p->def.key_bits, ct_entry_name(p->def.entry), st[rows[i].status]);
+			ct_dir_name(p->def.dir), p->def.key_bits, ct_entry_name(p->def.entry),
+			st[rows[i].status]);
 		j_side(f, pa, ta);
 		fputs(",\"b\":", f);
 		j_side(f, pb, tb);
@@ -300,8 +306,10 @@ static void print_json(const struct rp_model *a, const struct rp_model *b, const
 		fputs(",\"sizes\":[", f);
 		bool first = true;
 		for (unsigned s = 0; s < CT_SIZE_BUCKETS; s++) {
-			double wa = pa ? rp_bucket_wall_bps(pa, s) : -1, wb = pb ? rp_bucket_wall_bps(pb, s) : -1;
-			double ca = pa ? rp_bucket_cpu_bps(pa, s) : -1, cb = pb ? rp_bucket_cpu_bps(pb, s) : -1;
+			double wa = pa ? rp_bucket_wall_bps(pa, s) : -1,
+			       wb = pb ? rp_bucket_wall_bps(pb, s) : -1;
+			double ca = pa ? rp_bucket_cpu_bps(pa, s) : -1,
+			       cb = pb ? rp_bucket_cpu_bps(pb, s) : -1;
 			if (wa <= 0 && wb <= 0)
 				continue;
 			fprintf(f, "%s{\"bucket_low\":%llu,", first ? "" : ",",
@@ -323,8 +331,8 @@ static void print_json(const struct rp_model *a, const struct rp_model *b, const
 	fputs("}}\n", f);
 }
 
-void rp_print_diff(const struct rp_model *a, const struct rp_model *b, const char *name_a,
-		   const char *name_b, bool json, FILE *out)
+void rp_print_diff(const struct rp_model *a, const struct rp_model *b, const char *name_a, const char *name_b,
+		   bool json, FILE *out)
 {
 	struct drow *rows = calloc(a->npaths + b->npaths + 1, sizeof(*rows));
 	if (!rows)

@@ -49,8 +49,8 @@ bool rp_image_in(const struct rp_image *im, uint64_t off, uint64_t len)
 
 const Elf64_Ehdr *rp_image_elf64(const struct rp_image *im)
 {
-	if (im->len < sizeof(Elf64_Ehdr) || memcmp(im->p, ELFMAG, SELFMAG) ||
-	    im->p[EI_CLASS] != ELFCLASS64 || im->p[EI_DATA] != ELFDATA2LSB)
+	if (im->len < sizeof(Elf64_Ehdr) || memcmp(im->p, ELFMAG, SELFMAG) || im->p[EI_CLASS] != ELFCLASS64 ||
+	    im->p[EI_DATA] != ELFDATA2LSB)
 		return NULL;
 	return (const Elf64_Ehdr *)(const void *)im->p;
 }

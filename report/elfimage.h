@@ -15,7 +15,7 @@
 
 struct rp_image {
 	const uint8_t *p;
-	size_t len;         /* bytes mapped: the file, or its first cap bytes */
+	size_t len; /* bytes mapped: the file, or its first cap bytes */
 	uint64_t file_size;
 };
 

@@ -60,12 +60,24 @@ void rp_html_str(FILE *f, const char *s, size_t len)
 	for (size_t i = 0; i < len;) {
 		unsigned char c = p[i];
 		switch (c) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&#39;", f); break;
-		case '\n': fputc('\n', f); break; /* call sites are one frame a line (in <pre>) */
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		case '\'':
+			fputs("&#39;", f);
+			break;
+		case '\n':
+			fputc('\n', f);
+			break; /* call sites are one frame a line (in <pre>) */
 		default:
 			if (c < 0x20 || c == 0x7f) {
 				fputc('?', f);

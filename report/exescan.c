@@ -25,13 +25,24 @@
 /* Go binaries run to tens of MB; nothing that large is a plausible executable beyond this. */
 #define SCAN_MAX_BYTES (512ull << 20)
 
-enum lib_id { L_OPENSSL, L_BORINGSSL, L_LIBRESSL, L_GCRYPT, L_MBEDTLS, L_WOLFSSL, L_NETTLE,
-	      L_SODIUM, L_GO, L_RING, L_COUNT };
+enum lib_id {
+	L_OPENSSL,
+	L_BORINGSSL,
+	L_LIBRESSL,
+	L_GCRYPT,
+	L_MBEDTLS,
+	L_WOLFSSL,
+	L_NETTLE,
+	L_SODIUM,
+	L_GO,
+	L_RING,
+	L_COUNT
+};
 
 static const char *const lib_names[L_COUNT] = {
-	[L_OPENSSL] = "OpenSSL",      [L_BORINGSSL] = "BoringSSL", [L_LIBRESSL] = "LibreSSL",
-	[L_GCRYPT] = "libgcrypt",     [L_MBEDTLS] = "Mbed TLS",    [L_WOLFSSL] = "wolfSSL",
-	[L_NETTLE] = "nettle",        [L_SODIUM] = "libsodium",    [L_GO] = "Go's crypto/aes",
+	[L_OPENSSL] = "OpenSSL",  [L_BORINGSSL] = "BoringSSL", [L_LIBRESSL] = "LibreSSL",
+	[L_GCRYPT] = "libgcrypt", [L_MBEDTLS] = "Mbed TLS",    [L_WOLFSSL] = "wolfSSL",
+	[L_NETTLE] = "nettle",    [L_SODIUM] = "libsodium",    [L_GO] = "Go's crypto/aes",
 	[L_RING] = "ring (Rust)",
 };
 
@@ -243,12 +254,16 @@ void rp_exe_scan_describe(const char *path, const struct rp_exe_scan *s, char *b
 {
 	switch (s->state) {
 	case RP_EXE_MISSING:
-		snprintf(buf, cap, "the executable %s is not on this host, so it was not examined for a "
-			 "statically linked crypto library", path);
+		snprintf(buf, cap,
+			 "the executable %s is not on this host, so it was not examined for a "
+			 "statically linked crypto library",
+			 path);
 		break;
 	case RP_EXE_UNREADABLE:
-		snprintf(buf, cap, "the executable %s could not be read to look for a statically linked "
-			 "crypto library", path);
+		snprintf(buf, cap,
+			 "the executable %s could not be read to look for a statically linked "
+			 "crypto library",
+			 path);
 		break;
 	case RP_EXE_NOT_ELF:
 		snprintf(buf, cap, "%s is not an ELF executable (a script: its interpreter did the work)",
@@ -256,13 +271,17 @@ void rp_exe_scan_describe(const char *path, const struct rp_exe_scan *s, char *b
 		break;
 	case RP_EXE_SCANNED:
 		if (s->libs[0])
-			snprintf(buf, cap, "its executable %s has %s linked in statically (%s): calls "
+			snprintf(buf, cap,
+				 "its executable %s has %s linked in statically (%s): calls "
 				 "inside one file never go through the dynamic linker, so LD_PRELOAD "
-				 "cannot intercept them", path, s->libs, s->evidence);
+				 "cannot intercept them",
+				 path, s->libs, s->evidence);
 		else
-			snprintf(buf, cap, "its executable %s holds no crypto library cryptrace recognises "
+			snprintf(buf, cap,
+				 "its executable %s holds no crypto library cryptrace recognises "
 				 "(OpenSSL, BoringSSL, LibreSSL, libgcrypt, Mbed TLS, wolfSSL, nettle, "
-				 "libsodium, Go, ring)", path);
+				 "libsodium, Go, ring)",
+				 path);
 		break;
 	}
 }

@@ -16,8 +16,11 @@ char *rp_fmt_bytes(char *buf, size_t cap, double bytes)
 	if (u == 0)
 		snprintf(buf, cap, "%.0f B", bytes);
 	else
-		snprintf(buf, cap, bytes < 10 ? "%.2f %s" : bytes < 100 ? "%.1f %s" : "%.0f %s", bytes,
-			 unit[u]);
+		snprintf(buf, cap,
+			 bytes < 10    ? "%.2f %s"
+			 : bytes < 100 ? "%.1f %s"
+				       : "%.0f %s",
+			 bytes, unit[u]);
 	return buf;
 }
 

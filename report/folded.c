@@ -71,8 +71,8 @@ static void fold_path(struct fold_set *set, const struct rp_proc *p, const struc
 		put_frame(stack, sizeof(stack), &len, f.p, f.len);
 	}
 	int ln = snprintf(leaf, sizeof(leaf), "[%s %.*s %.*s %s]", ct_api_name(pp->def.api),
-			  (int)pp->def.impl.len, pp->def.impl.p, (int)pp->def.cipher.len,
-			  pp->def.cipher.p, ct_dir_name(pp->def.dir));
+			  (int)pp->def.impl.len, pp->def.impl.p, (int)pp->def.cipher.len, pp->def.cipher.p,
+			  ct_dir_name(pp->def.dir));
 	put_frame(stack, sizeof(stack), &len, leaf, ln > 0 ? (size_t)ln : 0);
 	fold_add(set, stack, w);
 }

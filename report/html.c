@@ -155,13 +155,15 @@ static void section_throughput(const struct rp_model *m, FILE *f)
 		fputs("</span>", f);
 	}
 	fputs("<span class=\"key\">&#9679; solid line: wall-clock throughput &nbsp; &#9633; dashed "
-	      "line: CPU throughput (user + sys)</span></div>\n", f);
+	      "line: CPU throughput (user + sys)</span></div>\n",
+	      f);
 	rp_svg_throughput(m, f);
 	fputs("<h3>Cost per path</h3><table><tr><th>#</th><th>path</th><th class=\"n\">calls</th>"
 	      "<th class=\"n\">bytes</th><th class=\"n\">errors</th><th class=\"n\">wall</th>"
 	      "<th class=\"n\">user</th><th class=\"n\">sys</th><th class=\"n\">wall MB/s</th>"
 	      "<th class=\"n\">CPU MB/s</th><th class=\"n\">cycles/B</th><th class=\"n\">p50</th>"
-	      "<th class=\"n\">p99</th><th class=\"n\">timed</th><th class=\"n\">procs</th></tr>\n", f);
+	      "<th class=\"n\">p99</th><th class=\"n\">timed</th><th class=\"n\">procs</th></tr>\n",
+	      f);
 	for (size_t i = 0; i < m->npaths; i++) {
 		const struct rp_path *p = &m->paths[i];
 		const struct rp_derived *d = &p->d;
@@ -193,7 +195,8 @@ static void section_throughput(const struct rp_model *m, FILE *f)
 	/* the chart's numbers as a table too: print, copy, screen readers */
 	fputs("<h3>By request size (MB/s, wall / CPU)</h3><table><tr><th>#</th><th class=\"n\">size "
 	      "bucket</th><th class=\"n\">calls</th><th class=\"n\">bytes</th><th class=\"n\">wall MB/s"
-	      "</th><th class=\"n\">CPU MB/s</th></tr>\n", f);
+	      "</th><th class=\"n\">CPU MB/s</th></tr>\n",
+	      f);
 	for (size_t i = 0; i < m->npaths; i++) {
 		const struct rp_path *p = &m->paths[i];
 		for (unsigned b = 0; b < CT_SIZE_BUCKETS; b++) {
@@ -202,10 +205,12 @@ static void section_throughput(const struct rp_model *m, FILE *f)
 				continue;
 			double w = rp_bucket_wall_bps(p, b), c = rp_bucket_cpu_bps(p, b);
 			char bb[32];
-			fprintf(f, "<tr><td><span class=\"sw\" style=\"background:%s\"></span>%zu</td>"
+			fprintf(f,
+				"<tr><td><span class=\"sw\" style=\"background:%s\"></span>%zu</td>"
 				"<td class=\"n\">%llu+</td><td class=\"n\">%llu</td><td class=\"n\">%s</td>",
 				rp_svg_color(i), i + 1, (unsigned long long)ct_size_bucket_low(b),
-				(unsigned long long)sb->calls, rp_fmt_bytes(bb, sizeof(bb), (double)sb->bytes));
+				(unsigned long long)sb->calls,
+				rp_fmt_bytes(bb, sizeof(bb), (double)sb->bytes));
 			rp_html_cell_num(f, w / 1e6, 1, w > 0);
 			rp_html_cell_num(f, c / 1e6, 1, c > 0);
 			fputs("</tr>\n", f);
@@ -232,7 +237,8 @@ static void section_latency(const struct rp_model *m, FILE *f)
 		char b1[32], b2[32];
 		fprintf(f, "<figure data-path=\"%zu\"><figcaption>#%zu ", i + 1, i + 1);
 		path_cell(f, m, i);
-		fprintf(f, " &mdash; p50 %s, p99 %s</figcaption>\n", rp_fmt_ns(b1, sizeof(b1), (double)p->d.p50_ns),
+		fprintf(f, " &mdash; p50 %s, p99 %s</figcaption>\n",
+			rp_fmt_ns(b1, sizeof(b1), (double)p->d.p50_ns),
 			rp_fmt_ns(b2, sizeof(b2), (double)p->d.p99_ns));
 		rp_svg_latency(p, i, f);
 		fputs("</figure>\n", f);
@@ -285,7 +291,8 @@ static void section_shares(const struct rp_model *m, FILE *f)
 	free(bars);
 	fputs("<p class=\"note\">Shares of the estimated wall time spent inside the traced cipher calls "
 	      "(all selected processes added up), not of the programs' run time. Only cipher calls "
-	      "are measured: digests, MACs and key exchange are not in them.</p></section>\n", f);
+	      "are measured: digests, MACs and key exchange are not in them.</p></section>\n",
+	      f);
 }
 
 static void section_failures(const struct rp_model *m, FILE *f)
@@ -295,11 +302,13 @@ static void section_failures(const struct rp_model *m, FILE *f)
 	for (size_t i = 0; i < m->nevents; i++)
 		n += rp_event_is_failure(&m->events[i].ev);
 	if (!n) {
-		fputs("<p class=\"none\">No failed call, failed request or fallback was seen.</p></section>\n", f);
+		fputs("<p class=\"none\">No failed call, failed request or fallback was seen.</p></section>\n",
+		      f);
 		return;
 	}
 	fputs("<table><tr><th class=\"n\">count</th><th>kind</th><th>call</th><th>result</th>"
-	      "<th>detail</th><th>call site</th><th>pids</th></tr>\n", f);
+	      "<th>detail</th><th>call site</th><th>pids</th></tr>\n",
+	      f);
 	for (size_t i = 0; i < m->nevents; i++) {
 		const struct rp_event *e = &m->events[i];
 		if (!rp_event_is_failure(&e->ev))
@@ -335,7 +344,8 @@ static void section_processes(const struct rp_model *m, FILE *f)
 	fputs("<section id=\"processes\" class=\"long\"><h2>Processes</h2><table><tr><th>pid</th>"
 	      "<th>ppid</th><th>trace</th><th>libcrypto</th><th class=\"n\">cipher calls</th>"
 	      "<th class=\"n\">bytes</th><th class=\"n\">user CPU</th><th class=\"n\">sys CPU</th>"
-	      "<th>mode</th><th>command</th></tr>\n", f);
+	      "<th>mode</th><th>command</th></tr>\n",
+	      f);
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const struct rp_proc *p = &m->procs[i];
 		if (!rp_proc_selected(m, p))
@@ -392,16 +402,20 @@ static void section_timeline(const struct rp_model *m, const struct rp_view *v, 
 		else
 			fputs("<p class=\"none\">No per-call operation in the selection.</p>\n", f);
 		if (p->ops_dropped)
-			fprintf(f, "<p class=\"note\">%llu operation(s) were dropped by the tracer (buffer "
-				"full): the timeline misses them.</p>\n", (unsigned long long)p->ops_dropped);
+			fprintf(f,
+				"<p class=\"note\">%llu operation(s) were dropped by the tracer (buffer "
+				"full): the timeline misses them.</p>\n",
+				(unsigned long long)p->ops_dropped);
 	}
 	if (!per_call)
 		fputs("<p class=\"none\">Per-call mode was off, so there are no individual operations to "
 		      "draw. Run with <code>cryptrace run --mode calls</code> (CRYPTRACE_MODE=calls) for a "
-		      "timeline.</p>\n", f);
+		      "timeline.</p>\n",
+		      f);
 	else if (drawn)
 		fputs("<p class=\"note\">One lane per thread (the first 64); each column shows how much of "
-		      "its time the thread spent in cipher calls, coloured by path.</p>\n", f);
+		      "its time the thread spent in cipher calls, coloured by path.</p>\n",
+		      f);
 	fputs("</section>\n", f);
 }
 
@@ -425,7 +439,8 @@ void rp_print_html(const struct rp_model *m, const struct rp_view *v, FILE *f)
 	}
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-	      "<title>cryptrace report</title>\n<style>\n", f);
+	      "<title>cryptrace report</title>\n<style>\n",
+	      f);
 	fputs(css, f);
 	fputs("</style></head>\n<body>\n<header><div class=\"in\"><h1>cryptrace report</h1><p>", f);
 	fprintf(f, "%zu process(es), %zu path(s), %llu cipher calls, %s%s", nprocs, m->npaths,
@@ -436,7 +451,8 @@ void rp_print_html(const struct rp_model *m, const struct rp_view *v, FILE *f)
 		fputs("<a href=\"#kernel\">Kernel</a>", f);
 	fputs("<a href=\"#latency\">Latency</a><a href=\"#shares\">Time shares</a>"
 	      "<a href=\"#failures\">Failures</a><a href=\"#processes\">Processes</a>"
-	      "<a href=\"#timeline\">Timeline</a></nav></div></header>\n<main>\n", f);
+	      "<a href=\"#timeline\">Timeline</a></nav></div></header>\n<main>\n",
+	      f);
 	if (m->window.active) {
 		char note[1200];
 		rp_window_note(m, note, sizeof(note));
@@ -446,7 +462,8 @@ void rp_print_html(const struct rp_model *m, const struct rp_view *v, FILE *f)
 	}
 	if (!m->npaths)
 		fputs("<section><h2>No cipher calls</h2><p>No cipher call was seen in the selected "
-		      "processes; the findings say why.</p></section>\n", f);
+		      "processes; the findings say why.</p></section>\n",
+		      f);
 	section_findings(m, f);
 	section_throughput(m, f);
 	rp_html_kernel(m, f);
@@ -468,5 +485,6 @@ void rp_print_html(const struct rp_model *m, const struct rp_view *v, FILE *f)
 	      "size bucket from the timed calls, user and sys CPU from the calls whose thread CPU time "
 	      "was sampled (never CPU alone: it can hide where time goes); throughput = bytes / time; "
 	      "latency percentiles are bucket lower bounds (true value within 25% above). See "
-	      "docs/report.md. Generated by cryptrace report --html.</footer>\n</body></html>\n", f);
+	      "docs/report.md. Generated by cryptrace report --html.</footer>\n</body></html>\n",
+	      f);
 }

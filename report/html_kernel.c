@@ -32,10 +32,11 @@ static void kernel_path(const struct rp_model *m, size_t i, FILE *f)
 	rp_path_label(p, label, sizeof(label));
 	fprintf(f, "<div class=\"kpath\" data-path=\"%zu\" data-label=\"", i + 1);
 	rp_html_cstr(f, label);
-	fprintf(f, "\" data-setup-calls=\"%llu\" data-teardown-calls=\"%llu\" data-ops=\"%llu\" "
-		"data-spliced=\"%llu\" data-copied=\"%llu\"", (unsigned long long)k.setup_calls,
-		(unsigned long long)k.teardown_calls, (unsigned long long)k.ops,
-		(unsigned long long)k.spliced, (unsigned long long)k.copied);
+	fprintf(f,
+		"\" data-setup-calls=\"%llu\" data-teardown-calls=\"%llu\" data-ops=\"%llu\" "
+		"data-spliced=\"%llu\" data-copied=\"%llu\"",
+		(unsigned long long)k.setup_calls, (unsigned long long)k.teardown_calls,
+		(unsigned long long)k.ops, (unsigned long long)k.spliced, (unsigned long long)k.copied);
 	attr_num(f, "data-setup-ns", k.setup_ns);
 	attr_num(f, "data-teardown-ns", k.teardown_ns);
 	attr_num(f, "data-syscalls-per-op", k.syscalls_per_op);
@@ -44,7 +45,8 @@ static void kernel_path(const struct rp_model *m, size_t i, FILE *f)
 	rp_html_cstr(f, label);
 	fputs("</h3>\n<table class=\"ksum\"><tr><th>init (session set-up)</th><th>deinit (teardown)"
 	      "</th><th class=\"n\">operations</th><th class=\"n\">syscalls per operation</th>"
-	      "<th class=\"n\">spliced</th><th class=\"n\">copied</th></tr>\n<tr>", f);
+	      "<th class=\"n\">spliced</th><th class=\"n\">copied</th></tr>\n<tr>",
+	      f);
 	fprintf(f, "<td>%s x %s</td>", rp_fmt_count(b1, sizeof(b1), (double)k.setup_calls),
 		rp_fmt_ns(b2, sizeof(b2), k.setup_ns));
 	fprintf(f, "<td>%s x %s</td>", rp_fmt_count(b1, sizeof(b1), (double)k.teardown_calls),
@@ -55,7 +57,8 @@ static void kernel_path(const struct rp_model *m, size_t i, FILE *f)
 		(unsigned long long)k.spliced, (unsigned long long)k.copied);
 	fputs("<table class=\"kops\"><tr><th class=\"n\">request size bucket</th><th class=\"n\">calls"
 	      "</th><th class=\"n\">time per operation</th><th class=\"n\">MB/s, operation alone</th>"
-	      "<th class=\"n\">MB/s with init + deinit</th></tr>\n", f);
+	      "<th class=\"n\">MB/s with init + deinit</th></tr>\n",
+	      f);
 	for (unsigned b = 0; b < CT_SIZE_BUCKETS; b++) {
 		const struct ct_size_bucket *sb = &p->st.size[b];
 		if (!sb->calls)
@@ -87,7 +90,8 @@ void rp_html_kernel(const struct rp_model *m, FILE *f)
 	      "(deinit: CIOCFSESSION, or closing the op socket) cost, how many syscalls each "
 	      "operation made, how many requests were spliced rather than copied, and per request "
 	      "size the time of one operation and its throughput, alone and with the path's set-up "
-	      "and teardown time spread over its operations.</p>\n", f);
+	      "and teardown time spread over its operations.</p>\n",
+	      f);
 	for (size_t i = 0; i < m->npaths; i++)
 		if (rp_path_is_kernel(&m->paths[i]))
 			kernel_path(m, i, f);

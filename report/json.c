@@ -131,9 +131,9 @@ static void j_pids(struct jw *w, const char *k, const struct rp_u32list *l)
 }
 
 static const char *const cpu_flag_names[32] = {
-	[0] = "aes", [1] = "pclmulqdq", [2] = "avx", [3] = "avx2", [4] = "vaes",
-	[5] = "vpclmulqdq", [6] = "avx512f", [7] = "sha", [8] = "hypervisor", [9] = "gfni",
-	[16] = "arm-aes", [17] = "arm-pmull",
+	[0] = "aes",        [1] = "pclmulqdq",  [2] = "avx",      [3] = "avx2",
+	[4] = "vaes",       [5] = "vpclmulqdq", [6] = "avx512f",  [7] = "sha",
+	[8] = "hypervisor", [9] = "gfni",       [16] = "arm-aes", [17] = "arm-pmull",
 };
 
 static void json_path_figures(struct jw *w, const struct rp_path *p)
@@ -193,8 +193,11 @@ static void json_creators(struct jw *w, const struct rp_model *m, const struct r
 	j_obj(w, "creators");
 	j_u64(w, "setups", pc.setups);
 	j_arr(w, "usage");
-	static const struct { uint32_t bit; const char *name; } names[] = {
-		{ RP_USAGE_IV_REINIT, "iv-reinit" }, { RP_USAGE_TLS1_AAD, "aead-tls1-aad" },
+	static const struct {
+		uint32_t bit;
+		const char *name;
+	} names[] = {
+		{ RP_USAGE_IV_REINIT, "iv-reinit" },   { RP_USAGE_TLS1_AAD, "aead-tls1-aad" },
 		{ RP_USAGE_IV_FIXED, "gcm-iv-fixed" }, { RP_USAGE_SET_IVLEN, "aead-set-ivlen" },
 		{ RP_USAGE_MAC_KEY, "aead-mac-key" },
 	};
@@ -216,8 +219,7 @@ static void json_creators(struct jw *w, const struct rp_model *m, const struct r
 }
 
 /* part / whole, or null when either is unknown */
-static void j_share(struct jw *w, const char *k, double part, bool part_known, double whole,
-		    bool whole_known)
+static void j_share(struct jw *w, const char *k, double part, bool part_known, double whole, bool whole_known)
 {
 	j_num(w, k, part / whole, part_known && whole_known && whole > 0);
 }
@@ -358,8 +360,8 @@ static void json_proc(struct jw *w, const struct rp_model *m, const struct rp_pr
 		j_cstr(w, "damage", p->damage);
 	if (p->has_end) {
 		static const char *const reasons[] = { "", "exit", "exec", "signal" };
-		j_cstr(w, "end_reason", p->end.reason >= 1 && p->end.reason <= 3 ? reasons[p->end.reason] :
-										  "unknown");
+		j_cstr(w, "end_reason",
+		       p->end.reason >= 1 && p->end.reason <= 3 ? reasons[p->end.reason] : "unknown");
 		j_i64(w, "exit_status", p->end.status);
 	} else {
 		j_num(w, "end_reason", 0, false);
@@ -400,8 +402,7 @@ static void json_proc(struct jw *w, const struct rp_model *m, const struct rp_pr
 	j_u64(w, "crypto_bytes", f->crypto_bytes);
 	j_num(w, "crypto_wall_ns", f->crypto_wall_ns, f->crypto_wall_known);
 	j_num(w, "crypto_cpu_ns", f->crypto_cpu_ns, f->crypto_cpu_known);
-	j_share(w, "crypto_wall_share", f->crypto_wall_ns, f->crypto_wall_known, f->wall_ns,
-		f->wall_known);
+	j_share(w, "crypto_wall_share", f->crypto_wall_ns, f->crypto_wall_known, f->wall_ns, f->wall_known);
 	j_share(w, "crypto_cpu_share", f->crypto_cpu_ns, f->crypto_cpu_known, f->cpu_ns, f->cpu_known);
 	j_num(w, "crypto_throughput_bps", (double)f->crypto_bytes * 1e9 / f->crypto_wall_ns,
 	      f->crypto_wall_known && f->crypto_wall_ns > 0);

@@ -68,6 +68,5 @@ double rp_kernel_full_bps(const struct rp_path *p, unsigned b)
 	double op = rp_kernel_op_ns(p, b);
 	if (op <= 0 || k.session_ns_per_op < 0 || !p->st.size[b].bytes)
 		return -1;
-	return (double)p->st.size[b].bytes * 1e9 /
-	       ((op + k.session_ns_per_op) * (double)p->st.size[b].calls);
+	return (double)p->st.size[b].bytes * 1e9 / ((op + k.session_ns_per_op) * (double)p->st.size[b].calls);
 }

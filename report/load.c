@@ -85,8 +85,7 @@ static void redact_argv(struct rp_proc *p)
 }
 
 /* Takes ownership of buf (malloc'd). */
-static int load_owned(struct rp_model *m, const char *name, void *buf, size_t len, char *msg,
-		      size_t msgcap)
+static int load_owned(struct rp_model *m, const char *name, void *buf, size_t len, char *msg, size_t msgcap)
 {
 	struct ct_reader r;
 	enum ct_read_status st = ct_reader_init(&r, buf, len);
@@ -209,7 +208,7 @@ int rp_load_file(struct rp_model *m, const char *path, char *msg, size_t msgcap)
 
 struct trace_name {
 	char *full;
-	size_t base_len; /* length of ".../X.<pid>.ctrace" */
+	size_t base_len;    /* length of ".../X.<pid>.ctrace" */
 	unsigned long part; /* 0: the first file, N: ".N" */
 };
 
@@ -250,8 +249,8 @@ struct hdr_id {
 	bool ok;
 	uint32_t pid;
 	uint64_t start_realtime_ns, start_mono_ns;
-	size_t first_record;   /* offset of the first record (after the preamble) */
-	size_t good_end;       /* end of the last whole record */
+	size_t first_record; /* offset of the first record (after the preamble) */
+	size_t good_end;     /* end of the last whole record */
 	enum ct_read_status st;
 	char error[160];
 };
@@ -382,8 +381,7 @@ static bool add_name(struct trace_name **names, size_t *n, size_t *cap, char *fu
 	size_t len = strlen(full);
 	if (part > 0)
 		len = (size_t)(strrchr(full, '.') - full);
-	(*names)[(*n)++] = (struct trace_name){ .full = full, .base_len = len,
-						.part = (unsigned long)part };
+	(*names)[(*n)++] = (struct trace_name){ .full = full, .base_len = len, .part = (unsigned long)part };
 	return true;
 }
 

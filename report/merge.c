@@ -113,8 +113,9 @@ void rp_derive(struct rp_path *p)
 			timed_calls += (double)s->size[b].calls;
 		}
 	}
-	double mean = timed_calls > 0 ? timed_wall / timed_calls
-		      : s->timed_calls ? (double)(int64_t)s->timed_ns / (double)s->timed_calls : -1;
+	double mean = timed_calls > 0  ? timed_wall / timed_calls
+		      : s->timed_calls ? (double)(int64_t)s->timed_ns / (double)s->timed_calls
+				       : -1;
 	if (mean < -0.5 && s->timed_calls)
 		mean = 0;
 	d->wall_known = timed_calls > 0 || s->timed_calls > 0;
@@ -196,7 +197,8 @@ static void fold_setups(struct rp_proc *p)
 		for (size_t j = 0; j < p->npaths; j++) {
 			struct rp_path *v = &p->paths[j];
 			if (v != base && v->has_stats && v->st.calls && v->def.entry != CT_ENTRY_UNKNOWN &&
-			    rp_same_path_any_entry(&v->def, &base->def) && (!to || v->st.bytes > to->st.bytes))
+			    rp_same_path_any_entry(&v->def, &base->def) &&
+			    (!to || v->st.bytes > to->st.bytes))
 				to = v;
 		}
 		if (!to)
@@ -262,8 +264,8 @@ static void apply_size_filter(const struct rp_filter *f, struct ct_path_stats *s
 
 bool rp_same_path_any_entry(const struct ct_path_def *a, const struct ct_path_def *b)
 {
-	return a->api == b->api && a->dir == b->dir && a->key_bits == b->key_bits &&
-	       a->route == b->route && rp_str_eq(a->impl, b->impl) && rp_str_eq(a->cipher, b->cipher);
+	return a->api == b->api && a->dir == b->dir && a->key_bits == b->key_bits && a->route == b->route &&
+	       rp_str_eq(a->impl, b->impl) && rp_str_eq(a->cipher, b->cipher);
 }
 
 bool rp_same_path(const struct rp_path *a, const struct rp_path *b)
@@ -271,8 +273,8 @@ bool rp_same_path(const struct rp_path *a, const struct rp_path *b)
 	return a->def.entry == b->def.entry && rp_same_path_any_entry(&a->def, &b->def);
 }
 
-void rp_stats_combine(struct ct_path_stats *out, const struct ct_path_stats *a,
-		      const struct ct_path_stats *b, uint64_t (*op)(uint64_t, uint64_t))
+void rp_stats_combine(struct ct_path_stats *out, const struct ct_path_stats *a, const struct ct_path_stats *b,
+		      uint64_t (*op)(uint64_t, uint64_t))
 {
 #define C(f) out->f = op(a->f, b->f)
 	C(calls);
@@ -291,15 +293,15 @@ void rp_stats_combine(struct ct_path_stats *out, const struct ct_path_stats *a,
 	C(teardown_ns);
 	C(spliced_calls);
 	C(tls_records);
-#define CELL(x)                                                                                   \
-	do {                                                                                      \
-		C(x.calls);                                                                       \
-		C(x.bytes);                                                                       \
-		C(x.timed_calls);                                                                 \
-		C(x.timed_ns);                                                                    \
-		C(x.span_calls);                                                                  \
-		C(x.span_ns);                                                                     \
-		C(x.span_rejected);                                                               \
+#define CELL(x)                                                                                              \
+	do {                                                                                                 \
+		C(x.calls);                                                                                  \
+		C(x.bytes);                                                                                  \
+		C(x.timed_calls);                                                                            \
+		C(x.timed_ns);                                                                               \
+		C(x.span_calls);                                                                             \
+		C(x.span_ns);                                                                                \
+		C(x.span_rejected);                                                                          \
 	} while (0)
 	for (unsigned k = 0; k < CT_SIZE_BUCKETS; k++)
 		CELL(size[k]);
@@ -406,8 +408,7 @@ void rp_model_merge(struct rp_model *m)
 				if (rp_same_path(&m->paths[j], pp))
 					to = &m->paths[j];
 			if (!to) {
-				if (!rp_grow((void **)&m->paths, &m->cap_paths, m->npaths,
-					     sizeof(*m->paths)))
+				if (!rp_grow((void **)&m->paths, &m->cap_paths, m->npaths, sizeof(*m->paths)))
 					continue;
 				to = &m->paths[m->npaths++];
 				memset(to, 0, sizeof(*to));

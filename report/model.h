@@ -23,29 +23,29 @@ struct rp_u32list {
 
 /* Figures derived from a path's counters (see docs/report.md for the method). */
 struct rp_derived {
-	double wall_ns;           /* estimated wall time of all calls */
-	bool wall_exact;          /* every call was timed */
-	bool wall_known;          /* at least one call was timed */
-	bool cpu_known;           /* CPU samples exist: user/sys are estimates, else unknown */
+	double wall_ns;  /* estimated wall time of all calls */
+	bool wall_exact; /* every call was timed */
+	bool wall_known; /* at least one call was timed */
+	bool cpu_known;  /* CPU samples exist: user/sys are estimates, else unknown */
 	double user_ns, sys_ns;
-	double cycles_per_byte;   /* < 0: unknown (no TSC frequency, no timing or no bytes) */
+	double cycles_per_byte; /* < 0: unknown (no TSC frequency, no timing or no bytes) */
 	bool lat_known;
-	uint64_t p50_ns, p99_ns;  /* lower bounds of the latency buckets */
+	uint64_t p50_ns, p99_ns; /* lower bounds of the latency buckets */
 	double bucket_wall_ns[CT_SIZE_BUCKETS];
-	double data_wall_ns;      /* the data calls' part of wall_ns (the size buckets) */
+	double data_wall_ns;             /* the data calls' part of wall_ns (the size buckets) */
 	double phase_wall_ns[CT_PHASES]; /* key/message set-up, AAD, final, tag: the rest */
 	bool phase_known[CT_PHASES];
 	double phases_wall_ns;
-	uint64_t messages;        /* rp_messages */
-	double per_message_ns;    /* AEAD paths: wall_ns / messages (0: no messages) */
+	uint64_t messages;     /* rp_messages */
+	double per_message_ns; /* AEAD paths: wall_ns / messages (0: no messages) */
 };
 
 struct rp_path {
 	struct ct_path_def def;
 	struct ct_path_stats st;
 	bool has_def, has_stats;
-	uint64_t tsc_hz;          /* of the process that recorded it (merged: first known) */
-	struct rp_u32list pids;   /* merged paths: the processes that contributed */
+	uint64_t tsc_hz;        /* of the process that recorded it (merged: first known) */
+	struct rp_u32list pids; /* merged paths: the processes that contributed */
 	struct rp_derived d;
 	/* The request-size filter recomputes calls from the kept buckets; syscalls, setup and
 	 * teardown cannot be split by size, so their per-operation figures use all the calls. */
@@ -55,17 +55,17 @@ struct rp_path {
 
 struct rp_event {
 	struct ct_event ev;
-	uint32_t pid;             /* per-process events: the process */
-	struct rp_u32list pids;   /* merged events: the processes it was seen in */
+	uint32_t pid;           /* per-process events: the process */
+	struct rp_u32list pids; /* merged events: the processes it was seen in */
 };
 
 /* A process's lifetime, CPU and the crypto part of them (rp_model_merge, selected paths only). */
 struct rp_proc_figures {
-	bool wall_known;          /* lifetime known: END or PROC mono_ns after the header's start */
-	bool cpu_known;           /* a PROC record gave utime + stime */
-	double wall_ns, cpu_ns;   /* lifetime, utime + stime */
-	double crypto_wall_ns;    /* sum of the paths' wall time (paths with known timing) */
-	double crypto_cpu_ns;     /* sum of the paths' user + sys (paths with CPU samples) */
+	bool wall_known;        /* lifetime known: END or PROC mono_ns after the header's start */
+	bool cpu_known;         /* a PROC record gave utime + stime */
+	double wall_ns, cpu_ns; /* lifetime, utime + stime */
+	double crypto_wall_ns;  /* sum of the paths' wall time (paths with known timing) */
+	double crypto_cpu_ns;   /* sum of the paths' user + sys (paths with CPU samples) */
 	bool crypto_wall_known, crypto_cpu_known;
 	uint64_t crypto_calls, crypto_bytes;
 };
@@ -85,40 +85,40 @@ struct rp_proc {
 	size_t npaths, cap_paths;
 	struct rp_event *events;
 	size_t nevents, cap_events;
-	void *map;                       /* the file's bytes, owned */
+	void *map; /* the file's bytes, owned */
 	size_t map_len;
-	struct ct_module *modules;       /* MODULE records: files and build ids of call-site modules */
+	struct ct_module *modules; /* MODULE records: files and build ids of call-site modules */
 	size_t nmodules, cap_modules;
-	char **owned;                    /* strings made after loading (symbols.c's renamed call
+	char **owned; /* strings made after loading (symbols.c's renamed call
 					  * sites), freed with the model */
 	size_t nowned, cap_owned;
 	/* Filled by rp_model_merge (merge.c, roles.c, figures.c): */
-	bool superseded;                 /* a later file of the same process (same pid and start: the
+	bool superseded; /* a later file of the same process (same pid and start: the
 					  * writer reopened after the program closed its fd) holds
 					  * newer cumulative snapshots, so this one is not counted */
-	char role[96];                   /* "sshd connection monitor [priv]", "ssh client"... */
+	char role[96];   /* "sshd connection monitor [priv]", "ssh client"... */
 	struct rp_proc_figures fig;
 	/* Filled by the time window (window.c): path totals are the difference of two cumulative
 	 * snapshots, taken at win_from_s and win_to_s (seconds from the first process start). */
 	bool win_cut;
 	double win_from_s, win_to_s;
 	bool win_wall_known, win_cpu_known;
-	double win_wall_ns, win_cpu_ns;  /* the process's lifetime and CPU between the two */
+	double win_wall_ns, win_cpu_ns; /* the process's lifetime and CPU between the two */
 };
 
 enum rp_severity { RP_INFO = 0, RP_WARNING = 1, RP_ERROR = 2 };
 
 struct rp_finding {
-	const char *kind;       /* stable kebab-case name */
+	const char *kind; /* stable kebab-case name */
 	enum rp_severity severity;
-	char message[1024];     /* one paragraph, plain words */
-	char evidence[1024];    /* the numbers and events it rests on */
+	char message[1024];  /* one paragraph, plain words */
+	char evidence[1024]; /* the numbers and events it rests on */
 	char fix[512];
-	uint32_t pid;           /* 0: the whole run */
+	uint32_t pid; /* 0: the whole run */
 };
 
 struct rp_filter {
-	long long pid;          /* -1: all */
+	long long pid; /* -1: all */
 	const char *cipher_glob;
 	const char *api;
 	uint64_t min_size, max_size; /* request-size filter, by size bucket (max 0: none) */
@@ -128,7 +128,7 @@ struct rp_filter {
 struct rp_window {
 	bool active, has_since, has_until;
 	double since_s, until_s;
-	unsigned flush_ms;       /* the largest flush interval of the cut processes */
+	unsigned flush_ms; /* the largest flush interval of the cut processes */
 };
 
 /* A call site demangle.c rewrote: the string every output shows, and the one it replaced. */
@@ -140,7 +140,7 @@ struct rp_mangled {
 struct rp_model {
 	struct rp_proc *procs;
 	size_t nprocs, cap_procs;
-	struct rp_path *paths;  /* merged across processes */
+	struct rp_path *paths; /* merged across processes */
 	size_t npaths, cap_paths;
 	struct rp_event *events; /* merged across processes */
 	size_t nevents, cap_events;
@@ -197,8 +197,8 @@ double rp_measured_calls(const struct ct_path_stats *s);
 bool rp_path_setups_only(const struct ct_path_stats *s);
 /* Every counter of a path's stats, out = op(a, b) field by field (path_id untouched): one list of
  * the fields for the merge's sums and the time window's differences. out may be a. */
-void rp_stats_combine(struct ct_path_stats *out, const struct ct_path_stats *a,
-		      const struct ct_path_stats *b, uint64_t (*op)(uint64_t, uint64_t));
+void rp_stats_combine(struct ct_path_stats *out, const struct ct_path_stats *a, const struct ct_path_stats *b,
+		      uint64_t (*op)(uint64_t, uint64_t));
 /* Same path in two processes: api, impl, cipher, key bits, direction, entry and route agree. */
 bool rp_same_path(const struct rp_path *a, const struct rp_path *b);
 /* The same but for the data entry (EVP_*Update or EVP_Cipher): a path and its entry variants. */
@@ -220,11 +220,11 @@ void rp_proc_figures(const struct rp_model *m, struct rp_proc *p);
 
 /* ---- callsites.c: who created a path's contexts, from its call site (innermost frame first) */
 struct rp_creator {
-	char created_by[160];   /* first frame outside libcrypto, without the offset when it has a
+	char created_by[160]; /* first frame outside libcrypto, without the offset when it has a
 				 * symbol: "ssh!cipher_init", "libssl.so.3+0x4e5a1" */
-	char module[96];        /* its module: "ssh", "libssl.so.3" */
-	char via[128];          /* the outermost named libcrypto frame under it: "libcrypto.so.3!RAND_status" */
-	const char *purpose;    /* "TLS", "SSH transport", "random numbers (DRBG)", or "" */
+	char module[96];      /* its module: "ssh", "libssl.so.3" */
+	char via[128];        /* the outermost named libcrypto frame under it: "libcrypto.so.3!RAND_status" */
+	const char *purpose;  /* "TLS", "SSH transport", "random numbers (DRBG)", or "" */
 };
 /* false when the call site is empty. */
 bool rp_callsite_creator(struct ct_str callsite, struct rp_creator *c);
@@ -250,14 +250,14 @@ struct rp_creator_site {
 	struct ct_str callsite;
 	uint64_t setups;
 	struct rp_creator who;
-	unsigned ssh_uses;      /* OpenSSH's sites: key shielding (1), transport (2), seen where */
+	unsigned ssh_uses; /* OpenSSH's sites: key shielding (1), transport (2), seen where */
 };
 struct rp_path_creators {
-	uint64_t setups;        /* context set-ups (inits naming a cipher) seen, all sites */
-	uint32_t usage;         /* RP_USAGE_* */
+	uint64_t setups; /* context set-ups (inits naming a cipher) seen, all sites */
+	uint32_t usage;  /* RP_USAGE_* */
 	struct rp_creator_site sites[RP_CREATOR_SITES]; /* most set-ups first */
 	size_t nsites;
-	uint64_t other_setups;  /* at sites beyond RP_CREATOR_SITES */
+	uint64_t other_setups; /* at sites beyond RP_CREATOR_SITES */
 };
 /* path: an element of m->paths (merged). False when no set-up of it was recorded (a trace of an
  * older cryptrace: then only the path's first call site, def.callsite, is known). */
@@ -268,8 +268,8 @@ const char *rp_creator_purpose(const struct rp_creator *c, uint32_t usage);
 /* The purpose of a path's contexts created at c, judged in process p (NULL: in every shown
  * process that has the path): c->purpose, except that OpenSSH's contexts are transport or key
  * shielding by the work they did. */
-const char *rp_path_purpose(const struct rp_model *m, const struct rp_proc *p,
-			    const struct rp_path *path, const struct rp_creator *c);
+const char *rp_path_purpose(const struct rp_model *m, const struct rp_proc *p, const struct rp_path *path,
+			    const struct rp_creator *c);
 /* Who created a path's contexts (its first call site), corrected for an entry variant the first
  * creator never drives (the DRBG never calls EVP_Cipher), in p (NULL: every shown process).
  * False when the path has no call site. */
@@ -317,10 +317,10 @@ void rp_print_summary(const struct rp_model *m, FILE *out);
  * requests. Figures < 0 are unknown. */
 struct rp_kernel_fig {
 	uint64_t setup_calls, teardown_calls;
-	double setup_ns, teardown_ns;   /* mean per session set-up / teardown */
-	uint64_t ops, spliced, copied;  /* operations (all request sizes) */
+	double setup_ns, teardown_ns;  /* mean per session set-up / teardown */
+	uint64_t ops, spliced, copied; /* operations (all request sizes) */
 	double syscalls_per_op;
-	double session_ns_per_op;       /* set-up + teardown time spread over the operations */
+	double session_ns_per_op; /* set-up + teardown time spread over the operations */
 };
 bool rp_path_is_kernel(const struct rp_path *p);
 bool rp_model_has_kernel(const struct rp_model *m);

@@ -96,7 +96,7 @@ static void dpkg_load(void)
 			size_t *a = realloc(dpkg.pkg_at, ncap * sizeof(*a));
 			if (a)
 				dpkg.pkg_at = a;
-			char (*b)[64] = realloc(dpkg.pkg_name, ncap * sizeof(*b));
+			char(*b)[64] = realloc(dpkg.pkg_name, ncap * sizeof(*b));
 			if (b)
 				dpkg.pkg_name = b;
 			if (!a || !b)
@@ -168,8 +168,8 @@ static bool starts(const char *s, const char *prefix)
 /* Directories a distribution installs into; /usr/local is the administrator's. */
 static bool system_dir(const char *path)
 {
-	static const char *const dirs[] = { "/usr/", "/lib/", "/lib32/", "/lib64/", "/libx32/",
-					    "/bin/", "/sbin/" };
+	static const char *const dirs[] = { "/usr/",    "/lib/", "/lib32/", "/lib64/",
+					    "/libx32/", "/bin/", "/sbin/" };
 	if (starts(path, "/usr/local/"))
 		return false;
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)

@@ -18,8 +18,8 @@ enum rp_owner_kind {
 
 struct rp_owner {
 	enum rp_owner_kind kind;
-	char package[64];   /* "openssh-client" (dpkg), "cryptography" (pip), "" when unknown */
-	char desc[128];     /* "from the package openssh-client", "from the Python package ..." */
+	char package[64]; /* "openssh-client" (dpkg), "cryptography" (pip), "" when unknown */
+	char desc[128];   /* "from the package openssh-client", "from the Python package ..." */
 };
 
 void rp_file_owner(const char *path, struct rp_owner *o);

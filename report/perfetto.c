@@ -25,7 +25,7 @@ struct pf {
 		uint32_t path_id;
 		double t_s;
 		uint64_t bytes;
-	} *prev;
+	} * prev;
 	size_t nprev, cap_prev;
 	uint64_t emitted;
 	/* threads of this process: named by a THREAD record, or seen in an op (named after); as
@@ -33,7 +33,7 @@ struct pf {
 	struct tid_seen {
 		uint32_t tid;
 		bool named;
-	} *tids;
+	} * tids;
 	size_t ntids, cap_tids;
 	size_t last_tid; /* index of the last hit: ops come in per-thread batches */
 };
@@ -179,8 +179,7 @@ static void instants(struct pf *x)
 		}
 		char name[200], eb[32];
 		snprintf(name, sizeof(name), "%s %.*s %s", e->kind == CT_EV_FALLBACK ? "fallback" : "failed",
-			 (int)e->call.len, e->call.p,
-			 e->err ? rp_errno_name(e->err, eb, sizeof(eb)) : "");
+			 (int)e->call.len, e->call.p, e->err ? rp_errno_name(e->err, eb, sizeof(eb)) : "");
 		ev_begin(x, "i", p->hdr.pid, e->tid ? e->tid : p->hdr.pid,
 			 rp_time_s(x->t0, p, e->first_mono_ns) * 1e6);
 		key_str(x->f, "name", name, strlen(name));
@@ -247,8 +246,8 @@ void rp_print_perfetto(const struct rp_model *m, const struct rp_view *v, FILE *
 		char name[400];
 		struct ct_str a0 = rp_str_part(p->hdr.argv, '\0', 0), a1 = rp_str_part(p->hdr.argv, '\0', 1);
 		struct ct_str exe = a0.len ? a0 : p->hdr.exe;
-		snprintf(name, sizeof(name), "%.*s%s%.*s (pid %u)", (int)(exe.len > 200 ? 200 : exe.len), exe.p,
-			 a1.len ? " " : "", (int)(a1.len > 100 ? 100 : a1.len), a1.p, p->hdr.pid);
+		snprintf(name, sizeof(name), "%.*s%s%.*s (pid %u)", (int)(exe.len > 200 ? 200 : exe.len),
+			 exe.p, a1.len ? " " : "", (int)(a1.len > 100 ? 100 : a1.len), a1.p, p->hdr.pid);
 		meta_name(&x, "process_name", p->hdr.pid, p->hdr.pid, name, strlen(name));
 		meta_name(&x, "thread_name", p->hdr.pid, p->hdr.pid, "main", 4);
 		ev_begin(&x, "M", p->hdr.pid, p->hdr.pid, 0);
@@ -273,5 +272,6 @@ void rp_print_perfetto(const struct rp_model *m, const struct rp_view *v, FILE *
 	free(x.prev);
 	free(x.tids);
 	fputs("\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"cryptrace report --perfetto\","
-	      "\"time_base\":\"microseconds from the first traced process start\"}}\n", f);
+	      "\"time_base\":\"microseconds from the first traced process start\"}}\n",
+	      f);
 }

@@ -19,8 +19,8 @@ struct rp_view;
  * Returns the worst load status: 0 all read, 1 some input was damaged (everything before the
  * damage is loaded, with a one-line warning on err), 2 unreadable or foreign input; -1 when the
  * selection is impossible (a line on err says why). */
-int rp_load_inputs(struct rp_model *m, const char *const *paths, int n, const struct rp_view *v,
-		   bool symbols, FILE *err);
+int rp_load_inputs(struct rp_model *m, const char *const *paths, int n, const struct rp_view *v, bool symbols,
+		   FILE *err);
 
 /* A short `strace -c`-like per-path table of the given trace files or directories, for the end
  * of `cryptrace run`. Returns the load status (0, 1, 2, as rp_load_inputs). */

@@ -54,8 +54,8 @@ static void sshd_role(const struct rp_model *m, const struct rp_proc *p, char *b
 		if (p->has_end && p->end.reason == CT_END_EXEC) {
 			snprintf(buf, cap, "sshd: session child (exec'd the user's command)");
 		} else if (!is_rexec_sshd(parent)) {
-			snprintf(buf, cap, "sshd: monitor [priv]%s", rp_proc_ssh_transport(p) ?
-				 " (carries the traffic: a root login)" : "");
+			snprintf(buf, cap, "sshd: monitor [priv]%s",
+				 rp_proc_ssh_transport(p) ? " (carries the traffic: a root login)" : "");
 		} else if (is_rexec_sshd(parent_of(m, parent))) {
 			snprintf(buf, cap, "sshd: session child");
 		} else {
@@ -92,8 +92,9 @@ void rp_proc_role(const struct rp_model *m, const struct rp_proc *p, char *buf, 
 	if (rp_str_is(base, "sshd"))
 		sshd_role(m, p, buf, cap);
 	else if (rp_str_is(base, "ssh"))
-		snprintf(buf, cap, "%s", argv_has(p, "-s") || argv_has(p, "sftp") ?
-				   "ssh client (scp/sftp transport)" : "ssh client");
+		snprintf(buf, cap, "%s",
+			 argv_has(p, "-s") || argv_has(p, "sftp") ? "ssh client (scp/sftp transport)"
+								  : "ssh client");
 	else if (rp_str_is(base, "openssl") && arg1.len && arg1.p[0] != '-')
 		snprintf(buf, cap, "openssl %.*s", (int)(arg1.len > 40 ? 40 : arg1.len), arg1.p);
 	else if (rp_str_is(base, "curl"))

@@ -15,15 +15,14 @@
 
 void rp_path_label(const struct rp_path *p, char *buf, size_t cap)
 {
-	snprintf(buf, cap, "%s/%.*s/%.*s/%s", ct_api_name(p->def.api), (int)p->def.impl.len,
-		 p->def.impl.p, (int)p->def.cipher.len, p->def.cipher.p, ct_dir_name(p->def.dir));
+	snprintf(buf, cap, "%s/%.*s/%.*s/%s", ct_api_name(p->def.api), (int)p->def.impl.len, p->def.impl.p,
+		 (int)p->def.cipher.len, p->def.cipher.p, ct_dir_name(p->def.dir));
 }
 
 bool rp_path_same(const struct ct_path_def *a, const struct ct_path_def *b)
 {
-	return a->api == b->api && a->dir == b->dir && a->key_bits == b->key_bits &&
-	       a->entry == b->entry && a->route == b->route && rp_str_eq(a->impl, b->impl) &&
-	       rp_str_eq(a->cipher, b->cipher);
+	return a->api == b->api && a->dir == b->dir && a->key_bits == b->key_bits && a->entry == b->entry &&
+	       a->route == b->route && rp_str_eq(a->impl, b->impl) && rp_str_eq(a->cipher, b->cipher);
 }
 
 static bool glob_str(const char *glob, struct ct_str s)
@@ -37,8 +36,8 @@ static bool glob_matches(const char *glob, const struct rp_path *p)
 {
 	char label[512];
 	rp_path_label(p, label, sizeof(label));
-	return fnmatch(glob, label, 0) == 0 || glob_str(glob, p->def.impl) ||
-	       glob_str(glob, p->def.cipher) || fnmatch(glob, ct_api_name(p->def.api), 0) == 0;
+	return fnmatch(glob, label, 0) == 0 || glob_str(glob, p->def.impl) || glob_str(glob, p->def.cipher) ||
+	       fnmatch(glob, ct_api_name(p->def.api), 0) == 0;
 }
 
 static bool all_digits(const char *s)
@@ -64,8 +63,7 @@ uint64_t rp_model_t0(const struct rp_model *m)
 
 double rp_time_s(uint64_t t0, const struct rp_proc *p, uint64_t mono_ns)
 {
-	double start = t0 && p->hdr.start_realtime_ns ?
-		(double)(int64_t)(p->hdr.start_realtime_ns - t0) : 0;
+	double start = t0 && p->hdr.start_realtime_ns ? (double)(int64_t)(p->hdr.start_realtime_ns - t0) : 0;
 	return (start + (double)(int64_t)(mono_ns - p->hdr.start_mono_ns)) / 1e9;
 }
 
@@ -91,8 +89,7 @@ bool rp_size_selected(const struct rp_model *m, uint64_t size)
 	return high >= m->filter.min_size && (!m->filter.max_size || low <= m->filter.max_size);
 }
 
-const struct rp_path *rp_view_proc_path(const struct rp_model *m, const struct rp_proc *p,
-					uint32_t path_id)
+const struct rp_path *rp_view_proc_path(const struct rp_model *m, const struct rp_proc *p, uint32_t path_id)
 {
 	if (!rp_proc_selected(m, p))
 		return NULL;
@@ -150,7 +147,8 @@ bool rp_view_apply(struct rp_model *m, const struct rp_view *v, char *msg, size_
 			kept += w;
 		}
 		if (!kept && !(v->allow_empty && !by_number)) {
-			snprintf(msg, cap, "--path '%s' matches no path (it matches 'api/impl/cipher/dir' "
+			snprintf(msg, cap,
+				 "--path '%s' matches no path (it matches 'api/impl/cipher/dir' "
 				 "or one of those parts, e.g. 'evp/*/aes-128-cbc/*' or 'aes-*-gcm')",
 				 v->path_sel);
 			return false;
@@ -162,9 +160,9 @@ bool rp_view_apply(struct rp_model *m, const struct rp_view *v, char *msg, size_
 		uint64_t t0 = rp_model_t0(m);
 		for (size_t k = 0; k < p->nevents; k++) {
 			const struct ct_event *e = &p->events[k].ev;
-			bool keep = rp_view_time_ok(v, rp_time_s(t0, p, e->first_mono_ns),
-						    rp_time_s(t0, p, e->last_mono_ns ? e->last_mono_ns
-										     : e->first_mono_ns));
+			bool keep = rp_view_time_ok(
+				v, rp_time_s(t0, p, e->first_mono_ns),
+				rp_time_s(t0, p, e->last_mono_ns ? e->last_mono_ns : e->first_mono_ns));
 			if (keep && v->path_sel && e->path_id != CT_NO_PATH)
 				keep = path_kept(p, e->path_id);
 			if (keep)

@@ -10,8 +10,8 @@
 #include "model.h"
 #include "views.h"
 
-int rp_load_inputs(struct rp_model *m, const char *const *paths, int n, const struct rp_view *v,
-		   bool symbols, FILE *err)
+int rp_load_inputs(struct rp_model *m, const char *const *paths, int n, const struct rp_view *v, bool symbols,
+		   FILE *err)
 {
 	int worst = 0;
 

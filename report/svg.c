@@ -107,8 +107,10 @@ void rp_svg_throughput(const struct rp_model *m, FILE *f)
 	ya.hi = ceil(log10(ymax));
 	if (ya.hi - ya.lo < 1)
 		ya.hi = ya.lo + 1;
-	fprintf(f, "<svg class=\"chart\" id=\"throughput-chart\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
-		"aria-label=\"Throughput against request size\">\n", W, H);
+	fprintf(f,
+		"<svg class=\"chart\" id=\"throughput-chart\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
+		"aria-label=\"Throughput against request size\">\n",
+		W, H);
 	/* grid and axes */
 	fputs("<g class=\"grid\">\n", f);
 	for (double d = ya.lo; d <= ya.hi + 1e-9; d++) {
@@ -134,17 +136,21 @@ void rp_svg_throughput(const struct rp_model *m, FILE *f)
 		double x = ax_pos(&xa, ldexp(1, e));
 		char lab[32];
 		fmt_size(lab, sizeof(lab), ldexp(1, e));
-		fprintf(f, "<line class=\"major\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>\n", x, x, T,
-			H - B);
+		fprintf(f, "<line class=\"major\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>\n", x, x,
+			T, H - B);
 		fprintf(f, "<text class=\"xlab\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", x, H - B + 16, lab);
 	}
 	fputs("</g>\n", f);
 	fprintf(f, "<rect class=\"frame\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n", L, T,
 		W - R - L, H - B - T);
-	fprintf(f, "<text class=\"axis-title\" x=\"%.1f\" y=\"%.1f\">request size (bytes, log2 scale; "
-		"points at the mean size of each power-of-two bucket)</text>\n", (L + W - R) / 2, H - 10);
-	fprintf(f, "<text class=\"axis-title\" transform=\"translate(14 %.1f) rotate(-90)\">throughput "
-		"(log scale)</text>\n", (T + H - B) / 2);
+	fprintf(f,
+		"<text class=\"axis-title\" x=\"%.1f\" y=\"%.1f\">request size (bytes, log2 scale; "
+		"points at the mean size of each power-of-two bucket)</text>\n",
+		(L + W - R) / 2, H - 10);
+	fprintf(f,
+		"<text class=\"axis-title\" transform=\"translate(14 %.1f) rotate(-90)\">throughput "
+		"(log scale)</text>\n",
+		(T + H - B) / 2);
 	/* series: lines first, then the points on top */
 	for (size_t i = 0; i < m->npaths; i++) {
 		const struct rp_path *p = &m->paths[i];
@@ -178,7 +184,8 @@ void rp_svg_throughput(const struct rp_model *m, FILE *f)
 			fmt_size(sz, sizeof(sz), (double)ct_size_bucket_low(b));
 			fprintf(f, "<g class=\"pt\" data-path=\"%zu\" data-label=\"", i + 1);
 			rp_html_cstr(f, label);
-			fprintf(f, "\" data-size=\"%llu\" data-calls=\"%llu\" data-bytes=\"%llu\" "
+			fprintf(f,
+				"\" data-size=\"%llu\" data-calls=\"%llu\" data-bytes=\"%llu\" "
 				"data-wall-bps=\"%.17g\" data-cpu-bps=\"",
 				(unsigned long long)ct_size_bucket_low(b),
 				(unsigned long long)p->st.size[b].calls,
@@ -188,13 +195,15 @@ void rp_svg_throughput(const struct rp_model *m, FILE *f)
 			fputs("\"><title>#", f);
 			fprintf(f, "%zu ", i + 1);
 			rp_html_cstr(f, label);
-			fprintf(f, "\nrequests of %s+ bytes (mean %.0f): %llu calls\nwall %s, CPU %s</title>", sz,
-				mean_size(p, b), (unsigned long long)p->st.size[b].calls, ws, cs);
-			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"%s\"/>", x, ax_pos(&ya, w),
-				col);
+			fprintf(f, "\nrequests of %s+ bytes (mean %.0f): %llu calls\nwall %s, CPU %s</title>",
+				sz, mean_size(p, b), (unsigned long long)p->st.size[b].calls, ws, cs);
+			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"%s\"/>", x,
+				ax_pos(&ya, w), col);
 			if (c > 0)
-				fprintf(f, "<rect class=\"cpu-mark\" x=\"%.1f\" y=\"%.1f\" width=\"8\" height=\"8\" "
-					"stroke=\"%s\"/>", x - 4, ax_pos(&ya, c) - 4, col);
+				fprintf(f,
+					"<rect class=\"cpu-mark\" x=\"%.1f\" y=\"%.1f\" width=\"8\" height=\"8\" "
+					"stroke=\"%s\"/>",
+					x - 4, ax_pos(&ya, c) - 4, col);
 			fputs("</g>\n", f);
 		}
 	}
@@ -225,12 +234,13 @@ void rp_svg_latency(const struct rp_path *p, size_t index, FILE *f)
 	last = (last / 4) * 4 + 8 < CT_LAT_BUCKETS ? (last / 4) * 4 + 8 : CT_LAT_BUCKETS;
 	unsigned nb = last - first;
 	double bw = (W - L - R) / nb;
-	fprintf(f, "<svg class=\"chart lat\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"latency\">\n",
+	fprintf(f,
+		"<svg class=\"chart lat\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"latency\">\n",
 		W, H);
 	for (int k = 0; k <= 4; k++) {
 		double y = T + (H - B - T) * (1 - k / 4.0);
-		fprintf(f, "<line class=\"%s\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", k ? "minor" : "major",
-			L, W - R, y, y);
+		fprintf(f, "<line class=\"%s\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
+			k ? "minor" : "major", L, W - R, y, y);
 		fprintf(f, "<text class=\"ylab\" x=\"%.1f\" y=\"%.1f\">%.0f%%</text>\n", L - 4, y + 4,
 			100.0 * (double)maxc / (double)total * k / 4);
 	}
@@ -247,15 +257,16 @@ void rp_svg_latency(const struct rp_path *p, size_t index, FILE *f)
 			snprintf(lab, sizeof(lab), "%.3gus", ns / 1e3);
 		else
 			snprintf(lab, sizeof(lab), "%.0fns", ns);
-		fprintf(f, "<line class=\"tick\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", x, x, H - B,
-			H - B + 4);
+		fprintf(f, "<line class=\"tick\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", x, x,
+			H - B, H - B + 4);
 		fprintf(f, "<text class=\"xlab\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", x, H - B + 16, lab);
 	}
 	for (unsigned b = first; b < last; b++) {
 		if (!p->st.lat[b])
 			continue;
 		double h = (H - B - T) * (double)p->st.lat[b] / (double)maxc;
-		fprintf(f, "<rect class=\"bar\" data-lat-low=\"%llu\" data-count=\"%llu\" x=\"%.1f\" "
+		fprintf(f,
+			"<rect class=\"bar\" data-lat-low=\"%llu\" data-count=\"%llu\" x=\"%.1f\" "
 			"y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>%llu ns and up: %llu "
 			"calls (%.1f%%)</title></rect>\n",
 			(unsigned long long)ct_lat_bucket_low(b), (unsigned long long)p->st.lat[b],
@@ -269,12 +280,15 @@ void rp_svg_latency(const struct rp_path *p, size_t index, FILE *f)
 		if (b < first || b >= last)
 			continue;
 		double x = L + (b - first) * bw;
-		fprintf(f, "<line class=\"pmark\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
-			"<text class=\"pmark-lab\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", x, x, T, H - B, x + 3,
-			T + 10 + k * 12, k ? "p99" : "p50");
+		fprintf(f,
+			"<line class=\"pmark\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
+			"<text class=\"pmark-lab\" x=\"%.1f\" y=\"%.1f\">%s</text>\n",
+			x, x, T, H - B, x + 3, T + 10 + k * 12, k ? "p99" : "p50");
 	}
-	fprintf(f, "<text class=\"axis-title\" x=\"%.1f\" y=\"%.1f\">latency per call (log scale), share "
-		"of timed calls</text>\n</svg>\n", (L + W - R) / 2, H - 6);
+	fprintf(f,
+		"<text class=\"axis-title\" x=\"%.1f\" y=\"%.1f\">latency per call (log scale), share "
+		"of timed calls</text>\n</svg>\n",
+		(L + W - R) / 2, H - 6);
 }
 
 /* ---- share bars */
@@ -293,14 +307,20 @@ void rp_svg_bars(const struct rp_bar *bars, size_t n, FILE *f)
 	for (size_t i = 0; i < n; i++) {
 		double share = bars[i].value / total;
 		double y = 3 + rowh * i;
-		fprintf(f, "<g class=\"share\" data-share=\"%.6f\"><text class=\"barlab\" x=\"%.1f\" "
-			"y=\"%.1f\">", share, L - 8, y + 16);
+		fprintf(f,
+			"<g class=\"share\" data-share=\"%.6f\"><text class=\"barlab\" x=\"%.1f\" "
+			"y=\"%.1f\">",
+			share, L - 8, y + 16);
 		rp_html_cstr(f, bars[i].label);
-		fprintf(f, "</text><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
-			"<title>", L, y + 3, fmax(1, (W - L - R) * share), rowh - 6, bars[i].color);
+		fprintf(f,
+			"</text><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
+			"<title>",
+			L, y + 3, fmax(1, (W - L - R) * share), rowh - 6, bars[i].color);
 		rp_html_cstr(f, bars[i].label);
-		fprintf(f, ": %.1f%%</title></rect><text class=\"barval\" x=\"%.1f\" y=\"%.1f\">%.1f%%"
-			"</text></g>\n", 100 * share, L + (W - L - R) * share + 6, y + 16, 100 * share);
+		fprintf(f,
+			": %.1f%%</title></rect><text class=\"barval\" x=\"%.1f\" y=\"%.1f\">%.1f%%"
+			"</text></g>\n",
+			100 * share, L + (W - L - R) * share + 6, y + 16, 100 * share);
 	}
 	fputs("</svg>\n", f);
 }
@@ -312,11 +332,11 @@ struct tl {
 	const struct rp_view *v;
 	const struct rp_proc *p;
 	uint64_t t0;
-	double lo, hi;      /* seconds from t0 */
+	double lo, hi; /* seconds from t0 */
 	uint32_t *tids;
 	size_t ntids, cap_tids;
 	size_t ncols, nseries;
-	double *busy;       /* [tid][col][series] seconds */
+	double *busy; /* [tid][col][series] seconds */
 	uint64_t ops;
 };
 
@@ -406,11 +426,11 @@ static void tl_thread(void *ctx, uint32_t tid, struct ct_str name)
 		}
 }
 
-bool rp_svg_timeline(const struct rp_model *m, const struct rp_view *v, const struct rp_proc *p,
-		     FILE *f)
+bool rp_svg_timeline(const struct rp_model *m, const struct rp_view *v, const struct rp_proc *p, FILE *f)
 {
-	struct tl t = { .m = m, .v = v, .p = p, .t0 = rp_model_t0(m), .lo = INFINITY, .hi = -INFINITY,
-			.ncols = 720 };
+	struct tl t = {
+		.m = m, .v = v, .p = p, .t0 = rp_model_t0(m), .lo = INFINITY, .hi = -INFINITY, .ncols = 720
+	};
 	t.nseries = m->npaths < 10 ? m->npaths + 1 : 11;
 	rp_proc_scan(p, tl_range, NULL, &t);
 	if (!t.ops || !t.ntids) {
@@ -427,22 +447,25 @@ bool rp_svg_timeline(const struct rp_model *m, const struct rp_view *v, const st
 		free(t.tids);
 		return false;
 	}
-	struct tnames tn = { .tid = t.tids, .name = calloc(t.ntids, sizeof(struct ct_str)),
-			     .n = t.ntids };
+	struct tnames tn = { .tid = t.tids, .name = calloc(t.ntids, sizeof(struct ct_str)), .n = t.ntids };
 	rp_proc_scan(p, tl_fill, NULL, &t);
 	if (tn.name)
 		rp_proc_scan(p, NULL, tl_thread, &tn);
 	const double L = 150, R = 20, T = 8, laneh = 22, W = 960;
 	double H = T + laneh * (double)t.ntids + 40;
 	double colw_px = (W - L - R) / (double)t.ncols, colw_s = (t.hi - t.lo) / (double)t.ncols;
-	fprintf(f, "<svg class=\"chart timeline\" data-pid=\"%u\" data-ops=\"%llu\" viewBox=\"0 0 %.0f %.0f\" "
-		"role=\"img\">\n", p->hdr.pid, (unsigned long long)t.ops, W, H);
+	fprintf(f,
+		"<svg class=\"chart timeline\" data-pid=\"%u\" data-ops=\"%llu\" viewBox=\"0 0 %.0f %.0f\" "
+		"role=\"img\">\n",
+		p->hdr.pid, (unsigned long long)t.ops, W, H);
 	for (size_t lane = 0; lane < t.ntids; lane++) {
 		double y = T + laneh * (double)lane;
 		struct ct_str nm = tn.name && tn.name[lane].p ? tn.name[lane] : (struct ct_str){ .p = "" };
-		fprintf(f, "<text class=\"barlab\" x=\"%.1f\" y=\"%.1f\">tid %u ", L - 6, y + 15, t.tids[lane]);
+		fprintf(f, "<text class=\"barlab\" x=\"%.1f\" y=\"%.1f\">tid %u ", L - 6, y + 15,
+			t.tids[lane]);
 		rp_html_str(f, nm.p, nm.len > 24 ? 24 : nm.len);
-		fprintf(f, "</text><rect class=\"lane\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n",
+		fprintf(f,
+			"</text><rect class=\"lane\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n",
 			L, y + 1, W - L - R, laneh - 2);
 		for (size_t c = 0; c < t.ncols; c++) {
 			double yb = y + laneh - 1;
@@ -454,7 +477,8 @@ bool rp_svg_timeline(const struct rp_model *m, const struct rp_view *v, const st
 				if (h < 0.6)
 					h = 0.6;
 				yb -= h;
-				fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"/>",
+				fprintf(f,
+					"<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"/>",
 					L + colw_px * (double)c, yb, colw_px + 0.05, h,
 					s + 1 == t.nseries && m->npaths >= 10 ? "#999" : rp_svg_color(s));
 			}
@@ -472,13 +496,15 @@ bool rp_svg_timeline(const struct rp_model *m, const struct rp_view *v, const st
 			snprintf(lab, sizeof(lab), "%.3fs", ts);
 		else
 			snprintf(lab, sizeof(lab), "%.1fs", ts);
-		fprintf(f, "<line class=\"tick\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
-			"<text class=\"xlab\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", x, x, yaxis, yaxis + 4, x,
-			yaxis + 16, lab);
+		fprintf(f,
+			"<line class=\"tick\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
+			"<text class=\"xlab\" x=\"%.1f\" y=\"%.1f\">%s</text>\n",
+			x, x, yaxis, yaxis + 4, x, yaxis + 16, lab);
 	}
-	fprintf(f, "<text class=\"axis-title\" x=\"%.1f\" y=\"%.1f\">seconds from the first process start "
-		"(bar height: share of the column's time spent in calls)</text>\n</svg>\n", (L + W - R) / 2,
-		H - 4);
+	fprintf(f,
+		"<text class=\"axis-title\" x=\"%.1f\" y=\"%.1f\">seconds from the first process start "
+		"(bar height: share of the column's time spent in calls)</text>\n</svg>\n",
+		(L + W - R) / 2, H - 4);
 	free(tn.name);
 	free(t.busy);
 	free(t.tids);

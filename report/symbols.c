@@ -25,9 +25,9 @@
 
 struct elf_file {
 	char path[320];
-	struct rp_image im;       /* im.p NULL: unreadable, remembered as such */
+	struct rp_image im; /* im.p NULL: unreadable, remembered as such */
 	char build_id[41];
-	uint64_t load_vaddr;      /* the vaddr of file offset 0: what a frame's offset counts from */
+	uint64_t load_vaddr; /* the vaddr of file offset 0: what a frame's offset counts from */
 	const Elf64_Sym *syms;
 	size_t nsyms;
 	const char *strtab;
@@ -111,8 +111,7 @@ static const char *elf_function_at(const struct elf_file *f, uint64_t vaddr, uin
 		const Elf64_Sym *y = &f->syms[i];
 		if (ELF64_ST_TYPE(y->st_info) != STT_FUNC || y->st_shndx == SHN_UNDEF || !y->st_size)
 			continue;
-		if (vaddr >= y->st_value && vaddr - y->st_value < y->st_size &&
-		    y->st_name < f->strtab_len) {
+		if (vaddr >= y->st_value && vaddr - y->st_value < y->st_size && y->st_name < f->strtab_len) {
 			best = y;
 			break;
 		}

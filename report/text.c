@@ -149,8 +149,8 @@ static void print_paths(const struct rp_model *m, FILE *out)
 	}
 	fputc('\n', out);
 	fprintf(out, "Cost per path\n");
-	fprintf(out, "  %-2s %9s %9s %9s %10s %9s %7s %8s %8s  %s\n", "#", "WALL", "USER", "SYS",
-		"MB/s WALL", "MB/s CPU", "CYC/B", "P50", "P99", "TIMED CALLS");
+	fprintf(out, "  %-2s %9s %9s %9s %10s %9s %7s %8s %8s  %s\n", "#", "WALL", "USER", "SYS", "MB/s WALL",
+		"MB/s CPU", "CYC/B", "P50", "P99", "TIMED CALLS");
 	for (size_t i = 0; i < m->npaths; i++) {
 		const struct rp_path *p = &m->paths[i];
 		const struct rp_derived *d = &p->d;
@@ -165,7 +165,8 @@ static void print_paths(const struct rp_model *m, FILE *out)
 		if (d->wall_exact)
 			snprintf(timed, sizeof(timed), "all");
 		else
-			snprintf(timed, sizeof(timed), "%s of %s", rp_fmt_count(b6, sizeof(b6), rp_measured_calls(&p->st)),
+			snprintf(timed, sizeof(timed), "%s of %s",
+				 rp_fmt_count(b6, sizeof(b6), rp_measured_calls(&p->st)),
 				 rp_fmt_count(b7, sizeof(b7), (double)p->st.calls));
 		fprintf(out, "  %-2zu %9s %9s %9s %10s %9s %7s %8s %8s  %s\n", i + 1,
 			d->wall_known ? rp_fmt_ns(b1, sizeof(b1), d->wall_ns) : "-",
@@ -188,8 +189,9 @@ static void print_phases(const struct rp_model *m, FILE *out)
 	if (!any)
 		return;
 	static const char *const what[CT_PHASES] = {
-		[CT_PHASE_KEY] = "key set-ups", [CT_PHASE_MSG] = "message set-ups", [CT_PHASE_AAD] = "AAD",
-		[CT_PHASE_FINAL] = "finals", [CT_PHASE_TAG] = "tags", [CT_PHASE_INIT] = "context set-ups",
+		[CT_PHASE_KEY] = "key set-ups", [CT_PHASE_MSG] = "message set-ups",
+		[CT_PHASE_AAD] = "AAD",         [CT_PHASE_FINAL] = "finals",
+		[CT_PHASE_TAG] = "tags",        [CT_PHASE_INIT] = "context set-ups",
 	};
 	fprintf(out, "Set-up and finish per path (the operation's calls besides its data, part of WALL)\n");
 	for (size_t i = 0; i < m->npaths; i++) {
@@ -243,8 +245,9 @@ static void print_speed(const struct rp_model *m, FILE *out)
 	}
 	if (!ncols)
 		return;
-	fprintf(out, "Throughput by request size (1000s of bytes per second: wall / cpu; columns are\n"
-		     "size buckets [N, 2N) named by N, like `openssl speed -bytes N`)\n");
+	fprintf(out,
+		"Throughput by request size (1000s of bytes per second: wall / cpu; columns are\n"
+		"size buckets [N, 2N) named by N, like `openssl speed -bytes N`)\n");
 	const int cellw = 25, per_line = (WIDTH - 6) / (cellw + 1);
 	for (unsigned c0 = 0; c0 < ncols; c0 += (unsigned)per_line) {
 		unsigned c1 = c0 + (unsigned)per_line < ncols ? c0 + (unsigned)per_line : ncols;
@@ -259,8 +262,9 @@ static void print_speed(const struct rp_model *m, FILE *out)
 			const struct rp_path *p = &m->paths[i];
 			char line[256];
 			size_t len = (size_t)snprintf(line, sizeof(line), "  %-2zu", i + 1);
-			double cpu_share = p->d.cpu_known && p->d.wall_ns > 0 ?
-						   (p->d.user_ns + p->d.sys_ns) / p->d.wall_ns : -1;
+			double cpu_share = p->d.cpu_known && p->d.wall_ns > 0
+						   ? (p->d.user_ns + p->d.sys_ns) / p->d.wall_ns
+						   : -1;
 			for (unsigned c = c0; c < c1 && len < sizeof(line); c++) {
 				const struct ct_size_bucket *sb = &p->st.size[cols[c]];
 				double w = p->d.bucket_wall_ns[cols[c]];
@@ -307,10 +311,11 @@ static void print_kernel(const struct rp_model *m, FILE *out)
 {
 	if (!rp_model_has_kernel(m))
 		return;
-	fprintf(out, "Kernel interfaces (per path: session set-up \"init\", each operation by request\n"
-		     "size, teardown \"deinit\"; sizes are buckets [N, 2N) named by N; OP MB/s is the\n"
-		     "operation alone, +INIT+DEINIT adds the path's set-up and teardown time spread\n"
-		     "over its operations)\n");
+	fprintf(out,
+		"Kernel interfaces (per path: session set-up \"init\", each operation by request\n"
+		"size, teardown \"deinit\"; sizes are buckets [N, 2N) named by N; OP MB/s is the\n"
+		"operation alone, +INIT+DEINIT adds the path's set-up and teardown time spread\n"
+		"over its operations)\n");
 	for (size_t i = 0; i < m->npaths; i++) {
 		const struct rp_path *p = &m->paths[i];
 		if (!rp_path_is_kernel(p))
@@ -352,8 +357,7 @@ static void print_kernel(const struct rp_model *m, FILE *out)
 }
 
 /* "12.3%", or "-" when unknown */
-static char *fmt_share(char *buf, size_t cap, double part, bool part_known, double whole,
-		       bool whole_known)
+static char *fmt_share(char *buf, size_t cap, double part, bool part_known, double whole, bool whole_known)
 {
 	if (part_known && whole_known && whole > 0)
 		snprintf(buf, cap, "%.1f%%", 100.0 * part / whole);
@@ -376,17 +380,19 @@ static void print_crypto_share(const struct rp_model *m, FILE *out)
 			continue;
 		const struct rp_proc_figures *f = &p->fig;
 		if (!any)
-			fprintf(out, "Cipher-call share per process (WALL: lifetime, CPU: user+sys of "
-				     "the process; shares are the cipher calls' part of them: digests, "
-				     "MACs and key exchange are not measured)\n");
+			fprintf(out,
+				"Cipher-call share per process (WALL: lifetime, CPU: user+sys of "
+				"the process; shares are the cipher calls' part of them: digests, "
+				"MACs and key exchange are not measured)\n");
 		any = true;
 		snprintf(mbs, sizeof(mbs), "-");
 		if (f->crypto_wall_known && f->crypto_wall_ns > 0)
-			snprintf(mbs, sizeof(mbs), "%.1f MB/s", (double)f->crypto_bytes * 1e3 /
-									 f->crypto_wall_ns);
+			snprintf(mbs, sizeof(mbs), "%.1f MB/s",
+				 (double)f->crypto_bytes * 1e3 / f->crypto_wall_ns);
 		fprintf(out, "  pid %u  %s\n", p->hdr.pid, p->role);
-		fprintf(out, "    wall %s, cipher calls %s of it; CPU %s, cipher calls %s of it; %s "
-			     "through the ciphers at %s\n",
+		fprintf(out,
+			"    wall %s, cipher calls %s of it; CPU %s, cipher calls %s of it; %s "
+			"through the ciphers at %s\n",
 			f->wall_known ? rp_fmt_ns(b1, sizeof(b1), f->wall_ns) : "-",
 			fmt_share(b2, sizeof(b2), f->crypto_wall_ns, f->crypto_wall_known, f->wall_ns,
 				  f->wall_known),
@@ -403,9 +409,9 @@ static void print_crypto_share(const struct rp_model *m, FILE *out)
 				fmt_share(b1, sizeof(b1), pp->d.wall_ns, pp->d.wall_known, f->wall_ns,
 					  f->wall_known),
 				fmt_share(b2, sizeof(b2), cpu, pp->d.cpu_known, f->cpu_ns, f->cpu_known),
-				rp_fmt_bytes(b3, sizeof(b3), (double)pp->st.bytes),
-				(int)pp->def.impl.len, pp->def.impl.p, (int)pp->def.cipher.len,
-				pp->def.cipher.p, ct_dir_name(pp->def.dir));
+				rp_fmt_bytes(b3, sizeof(b3), (double)pp->st.bytes), (int)pp->def.impl.len,
+				pp->def.impl.p, (int)pp->def.cipher.len, pp->def.cipher.p,
+				ct_dir_name(pp->def.dir));
 		}
 	}
 	if (any)
@@ -420,9 +426,9 @@ static void print_creator_line(FILE *out, const char *first, const struct rp_pat
 		snprintf(count, sizeof(count), "%llu ", (unsigned long long)setups);
 	bool frame = strcmp(c->created_by, c->module) != 0;
 	snprintf(line, sizeof(line), "%s%.*s %s context%s created by %s%s%s%s%s%s", count,
-		 (int)p->def.cipher.len, p->def.cipher.p, ct_dir_name(p->def.dir),
-		 setups == 1 ? "" : "s", c->module, purpose[0] ? " for " : "", purpose,
-		 frame ? " (" : "", frame ? c->created_by : "", frame ? ")" : "");
+		 (int)p->def.cipher.len, p->def.cipher.p, ct_dir_name(p->def.dir), setups == 1 ? "" : "s",
+		 c->module, purpose[0] ? " for " : "", purpose, frame ? " (" : "", frame ? c->created_by : "",
+		 frame ? ")" : "");
 	print_wrapped(out, "      ", first, line);
 	if (c->via[0])
 		fprintf(out, "      through %s\n", c->via);
@@ -442,7 +448,8 @@ static void print_creators(const struct rp_model *m, FILE *out)
 		if (!counted && !rp_callsite_creator(p->def.callsite, &c))
 			continue;
 		if (!any)
-			fprintf(out, "Call sites (who created the contexts, and how many: first frame outside "
+			fprintf(out,
+				"Call sites (who created the contexts, and how many: first frame outside "
 				"libcrypto)\n");
 		any = true;
 		char first[32];
@@ -453,7 +460,8 @@ static void print_creators(const struct rp_model *m, FILE *out)
 		}
 		for (size_t j = 0; j < pc.nsites; j++)
 			print_creator_line(out, j ? "     " : first, p, &pc.sites[j].who,
-					   rp_creator_purpose(&pc.sites[j].who, pc.usage), pc.sites[j].setups);
+					   rp_creator_purpose(&pc.sites[j].who, pc.usage),
+					   pc.sites[j].setups);
 		if (pc.other_setups)
 			fprintf(out, "      %llu more at other call sites\n",
 				(unsigned long long)pc.other_setups);
@@ -474,14 +482,14 @@ static void print_callsite(FILE *out, struct ct_str cs)
 		size_t need = f.len + (i ? 3 : 0);
 		if (len + need > WIDTH)
 			break; /* whole frames only */
-		len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%.*s", i ? " < " : "",
-					(int)f.len, f.p);
+		len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%.*s", i ? " < " : "", (int)f.len,
+					f.p);
 	}
 	fprintf(out, "%s\n", line);
 }
 
-static void print_event_group(const struct rp_model *m, FILE *out, const char *title,
-			      const unsigned *kinds, unsigned nkinds)
+static void print_event_group(const struct rp_model *m, FILE *out, const char *title, const unsigned *kinds,
+			      unsigned nkinds)
 {
 	bool any = false;
 	for (size_t i = 0; i < m->nevents; i++) {
@@ -529,8 +537,7 @@ static void print_events(const struct rp_model *m, FILE *out)
 		return;
 	fprintf(out, "Events\n");
 	static const unsigned failed[] = { CT_EV_CALL_FAILED };
-	static const unsigned engine[] = { CT_EV_ENGINE_REQUEST, CT_EV_PROVIDER_LOAD,
-					   CT_EV_CIPHER_FETCH };
+	static const unsigned engine[] = { CT_EV_ENGINE_REQUEST, CT_EV_PROVIDER_LOAD, CT_EV_CIPHER_FETCH };
 	static const unsigned session[] = { CT_EV_SESSION };
 	static const unsigned fallback[] = { CT_EV_FALLBACK, CT_EV_ROUTE };
 	static const unsigned other[] = { CT_EV_LIB_LOADED, CT_EV_CHILD, CT_EV_TRACE_WARNING };
@@ -571,20 +578,20 @@ static void print_method(const struct rp_model *m, FILE *out)
 		if (m->procs[i].has_hdr)
 			first = &m->procs[i];
 	static const char how[] =
-		 "How these figures were measured: calls and bytes are exact counts. WALL is the data "
-		 "calls' time per request-size bucket plus the set-ups and finishes (key and message "
-		 "set-ups, AAD, finals, tags), each priced from samples: spans time runs of consecutive "
-		 "calls from the first one's entry to the next call's (what the calls cost a loop), "
-		 "probes time single calls to the completion of their work (what calls that run alone "
-		 "cost); a span with other work between its calls is set aside, its calls priced like "
-		 "the accepted spans' when those are most, else like the probes. "
-		 "Checked against programs' own clocks (openssl speed -elapsed, examples/selftimed) "
-		 "within 10 % from 16 B to 1 MiB, for calls back to back and interleaved with other "
-		 "work; time the thread was descheduled is left out. USER/SYS = WALL x the user/system "
-		 "share of the calls whose thread CPU time was sampled (\"-\" when none was). CYC/B = "
-		 "WALL x TSC Hz / bytes. P50/P99: the data calls' completion times, lower bounds of "
-		 "latency buckets (4 per power of two, within 25%). MB/s is 10^6 bytes per second; the "
-		 "size table uses 1000s of bytes per second like openssl.";
+		"How these figures were measured: calls and bytes are exact counts. WALL is the data "
+		"calls' time per request-size bucket plus the set-ups and finishes (key and message "
+		"set-ups, AAD, finals, tags), each priced from samples: spans time runs of consecutive "
+		"calls from the first one's entry to the next call's (what the calls cost a loop), "
+		"probes time single calls to the completion of their work (what calls that run alone "
+		"cost); a span with other work between its calls is set aside, its calls priced like "
+		"the accepted spans' when those are most, else like the probes. "
+		"Checked against programs' own clocks (openssl speed -elapsed, examples/selftimed) "
+		"within 10 % from 16 B to 1 MiB, for calls back to back and interleaved with other "
+		"work; time the thread was descheduled is left out. USER/SYS = WALL x the user/system "
+		"share of the calls whose thread CPU time was sampled (\"-\" when none was). CYC/B = "
+		"WALL x TSC Hz / bytes. P50/P99: the data calls' completion times, lower bounds of "
+		"latency buckets (4 per power of two, within 25%). MB/s is 10^6 bytes per second; the "
+		"size table uses 1000s of bytes per second like openssl.";
 	print_wrapped(out, "", "", how);
 	if (first && first->hdr.timing.len) {
 		char t[300];
@@ -607,8 +614,7 @@ static uint64_t total_calls(const struct rp_model *m)
  * memory first, then neutralize control characters (escape sequences, carriage returns) so that
  * a trace cannot rewrite the screen it is shown on.
  */
-static void emit_clean(FILE *out, void (*render)(const struct rp_model *, FILE *),
-		       const struct rp_model *m)
+static void emit_clean(FILE *out, void (*render)(const struct rp_model *, FILE *), const struct rp_model *m)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -687,21 +693,21 @@ static void render_summary(const struct rp_model *m, FILE *out)
 		return;
 	}
 	fprintf(out, "cryptrace: %zu process(es)\n", nproc);
-	fprintf(out, "%12s %9s %9s %9s %9s %8s  %s\n", "calls", "bytes", "wall", "user", "sys",
-		"MB/s", "path");
+	fprintf(out, "%12s %9s %9s %9s %9s %8s  %s\n", "calls", "bytes", "wall", "user", "sys", "MB/s",
+		"path");
 	for (size_t i = 0; i < m->npaths; i++) {
 		const struct rp_path *p = &m->paths[i];
 		const struct rp_derived *d = &p->d;
 		char mbw[24] = "-";
 		if (d->wall_known && d->wall_ns > 0)
 			snprintf(mbw, sizeof(mbw), "%.1f", (double)p->st.bytes * 1e3 / d->wall_ns);
-		fprintf(out, "%12llu %9s %9s %9s %9s %8s  %s %.*s %.*s %s\n",
-			(unsigned long long)p->st.calls, rp_fmt_bytes(b1, sizeof(b1), (double)p->st.bytes),
+		fprintf(out, "%12llu %9s %9s %9s %9s %8s  %s %.*s %.*s %s\n", (unsigned long long)p->st.calls,
+			rp_fmt_bytes(b1, sizeof(b1), (double)p->st.bytes),
 			d->wall_known ? rp_fmt_ns(b2, sizeof(b2), d->wall_ns) : "-",
 			d->cpu_known ? rp_fmt_ns(b3, sizeof(b3), d->user_ns) : "-",
 			d->cpu_known ? rp_fmt_ns(b4, sizeof(b4), d->sys_ns) : "-", mbw,
-			ct_api_name(p->def.api), (int)p->def.impl.len, p->def.impl.p,
-			(int)p->def.cipher.len, p->def.cipher.p, ct_dir_name(p->def.dir));
+			ct_api_name(p->def.api), (int)p->def.impl.len, p->def.impl.p, (int)p->def.cipher.len,
+			p->def.cipher.p, ct_dir_name(p->def.dir));
 	}
 	/* One line per kind of finding of warning severity or above: the report has the detail. */
 	for (size_t i = 0; i < m->nfindings; i++) {

@@ -17,7 +17,7 @@
 
 /* Selection beyond model.h's rp_filter (pid, cipher, api, sizes). */
 struct rp_view {
-	const char *path_sel;   /* --path: a merged path number (1-based, as numbered by the
+	const char *path_sel; /* --path: a merged path number (1-based, as numbered by the
 				 * report without --path) or a glob on "api/impl/cipher/dir" or
 				 * on any one of those parts */
 	bool has_since, has_until;
@@ -39,8 +39,7 @@ uint64_t rp_model_t0(const struct rp_model *m);
 double rp_time_s(uint64_t t0, const struct rp_proc *p, uint64_t mono_ns);
 bool rp_view_time_ok(const struct rp_view *v, double t0_s, double t1_s);
 /* The per-process path with this id when the report selects it (pid, api, cipher, --path). */
-const struct rp_path *rp_view_proc_path(const struct rp_model *m, const struct rp_proc *p,
-					uint32_t path_id);
+const struct rp_path *rp_view_proc_path(const struct rp_model *m, const struct rp_proc *p, uint32_t path_id);
 /* Same path (the identity merge.c adds paths up by): api, impl, cipher, dir, key, entry, route. */
 bool rp_path_same(const struct ct_path_def *a, const struct ct_path_def *b);
 /* Merged path index (0-based) of a per-process path, or -1. */
@@ -73,9 +72,9 @@ void rp_proc_snapshots(const struct rp_proc *p, rp_snapshot_fn fn, void *ctx);
 /* ---- escape.c: strings from traced programs, made safe for each output */
 void rp_html_str(FILE *f, const char *s, size_t len); /* text and attribute values */
 void rp_html_cstr(FILE *f, const char *s);
-void rp_json_str(FILE *f, const char *s, size_t len); /* with the quotes */
+void rp_json_str(FILE *f, const char *s, size_t len);  /* with the quotes */
 void rp_csv_field(FILE *f, const char *s, size_t len); /* RFC 4180 */
-void rp_json_num(FILE *f, double v, bool known);        /* null when unknown or not finite */
+void rp_json_num(FILE *f, double v, bool known);       /* null when unknown or not finite */
 
 /* ---- outputs */
 /* html.c: a number cell of the HTML tables, v with this many decimals, or "-" when not known */
@@ -86,7 +85,7 @@ void rp_print_html(const struct rp_model *m, const struct rp_view *v, FILE *out)
 void rp_print_perfetto(const struct rp_model *m, const struct rp_view *v, FILE *out);
 void rp_print_csv(const struct rp_model *m, FILE *out);
 /* diff.c: a and b already loaded, filtered and merged. */
-void rp_print_diff(const struct rp_model *a, const struct rp_model *b, const char *name_a,
-		   const char *name_b, bool json, FILE *out);
+void rp_print_diff(const struct rp_model *a, const struct rp_model *b, const char *name_a, const char *name_b,
+		   bool json, FILE *out);
 
 #endif

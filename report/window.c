@@ -41,8 +41,8 @@ struct cut {
 	struct ct_path_stats *base, *top;
 	bool *has_base, *has_top;
 	bool proc_base, proc_top, proc_last;
-	double base_s, top_s, last_s;           /* when those flushes were taken */
-	uint64_t base_cpu, top_cpu, last_cpu;   /* utime + stime then */
+	double base_s, top_s, last_s;         /* when those flushes were taken */
+	uint64_t base_cpu, top_cpu, last_cpu; /* utime + stime then */
 };
 
 static long path_index(const struct rp_proc *p, uint32_t path_id)
@@ -55,8 +55,7 @@ static long path_index(const struct rp_proc *p, uint32_t path_id)
 
 /* Reads the process's records again: STATS since the previous PROC belong to the flush the next
  * PROC (or END) dates. */
-static bool scan_flushes(const struct rp_proc *p, const struct rp_window *w, uint64_t t0,
-			 struct cut *c)
+static bool scan_flushes(const struct rp_proc *p, const struct rp_window *w, uint64_t t0, struct cut *c)
 {
 	struct ct_reader r;
 	if (!p->map || ct_reader_init(&r, p->map, p->map_len) != CT_READ_OK)
@@ -126,8 +125,10 @@ static void cut_proc(struct rp_model *m, struct rp_proc *p, uint64_t t0)
 	c.has_base = calloc(n, sizeof(*c.has_base));
 	c.has_top = calloc(n, sizeof(*c.has_top));
 	if (!c.base || !c.top || !c.has_base || !c.has_top || !scan_flushes(p, w, t0, &c)) {
-		rp_model_warn(m, "%s: out of memory while cutting the time window: its totals are "
-			      "the whole trace's", p->file ? p->file : "?");
+		rp_model_warn(m,
+			      "%s: out of memory while cutting the time window: its totals are "
+			      "the whole trace's",
+			      p->file ? p->file : "?");
 		goto out;
 	}
 	double start_s = rp_time_s(t0, p, p->hdr.start_mono_ns);
@@ -139,8 +140,9 @@ static void cut_proc(struct rp_model *m, struct rp_proc *p, uint64_t t0)
 		p->win_to_s = c.proc_top ? c.top_s : p->win_from_s;
 		to_cpu = c.proc_top ? c.top_cpu : from_cpu;
 	} else { /* up to the end of the trace: the newest snapshot, dated or not */
-		p->win_to_s = p->has_end ? rp_time_s(t0, p, p->end.mono_ns) :
-			      c.proc_last ? c.last_s : p->win_from_s;
+		p->win_to_s = p->has_end    ? rp_time_s(t0, p, p->end.mono_ns)
+			      : c.proc_last ? c.last_s
+					    : p->win_from_s;
 		to_cpu = p->has_proc ? p->proc.utime_ns + p->proc.stime_ns : from_cpu;
 	}
 	p->win_wall_known = p->has_hdr && p->win_to_s >= p->win_from_s;
@@ -176,8 +178,10 @@ void rp_window_apply(struct rp_model *m, const struct rp_view *v)
 {
 	if (!v->has_since && !v->has_until)
 		return;
-	m->window = (struct rp_window){ .active = true, .has_since = v->has_since,
-					.has_until = v->has_until, .since_s = v->since_s,
+	m->window = (struct rp_window){ .active = true,
+					.has_since = v->has_since,
+					.has_until = v->has_until,
+					.since_s = v->since_s,
 					.until_s = v->until_s };
 	uint64_t t0 = rp_model_t0(m);
 	for (size_t i = 0; i < m->nprocs; i++)
@@ -195,12 +199,14 @@ void rp_window_note(const struct rp_model *m, char *buf, size_t cap)
 		snprintf(since, sizeof(since), " --since %.3f s", w->since_s);
 	if (w->has_until)
 		snprintf(until, sizeof(until), " --until %.3f s", w->until_s);
-	size_t len = (size_t)snprintf(buf, cap,
+	size_t len = (size_t)snprintf(
+		buf, cap,
 		"Time window%s%s (seconds from the first process start). Events and per-call "
 		"operations are cut at these times. Path totals are the difference of two cumulative "
 		"snapshots, the last one at or before each end; the tracer flushed one every %u ms "
 		"while a program made calls, so each end of the totals can be that much earlier. "
-		"The totals cover:", since, until, w->flush_ms);
+		"The totals cover:",
+		since, until, w->flush_ms);
 	size_t shown = 0, more = 0;
 	for (size_t i = 0; i < m->nprocs && len < cap; i++) {
 		const struct rp_proc *p = &m->procs[i];

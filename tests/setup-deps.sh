@@ -12,6 +12,7 @@ packages=(
 	python3 file              # integration test scripts; ELF checks in tests
 	strace                    # the vm suite counts the afalg engine's syscalls independently
 	clang libclang-rt-14-dev  # the reliability suite's libFuzzer target over the trace reader
+	clang-format-14           # the style suite: the tree's C files as .clang-format says
 	openssh-server openssh-client curl # real programs traced by tests
 	chromium                  # the reports suite renders the HTML report headless (skips without it)
 	qemu-system-x86 busybox-static kcapi-tools libfuse3-dev # the vm suite: a real kernel with AF_ALG

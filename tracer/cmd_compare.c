@@ -51,8 +51,10 @@ static bool add_route(struct cmp_options *o, const char *arg)
 		}
 	}
 	if (!known && !strchr(arg, '=')) {
-		ct_usage_error("compare", "unknown route '%s' (native, aesni, afalg, cryptodev, or a "
-			       "spec with '=')", arg);
+		ct_usage_error("compare",
+			       "unknown route '%s' (native, aesni, afalg, cryptodev, or a "
+			       "spec with '=')",
+			       arg);
 		return false;
 	}
 	if (!known)
@@ -141,8 +143,7 @@ static int parse_options(int argc, char **argv, struct cmp_options *o)
 			long n = strtol(optarg, &end, 10);
 
 			if (*end || n < 1 || n > CMP_MAX_ROUNDS)
-				return ct_usage_error("compare", "--repeat wants 1..100, not '%s'",
-						      optarg);
+				return ct_usage_error("compare", "--repeat wants 1..100, not '%s'", optarg);
 			o->rounds = (int)n;
 			break;
 		}
@@ -173,8 +174,10 @@ static int parse_options(int argc, char **argv, struct cmp_options *o)
 	if (o->nroutes == 0)
 		default_routes(o);
 	if (o->nroutes == 1 && !o->json)
-		fprintf(stderr, "cryptrace compare: only one route (%s): nothing to compare it "
-				"with\n", o->routes[0].name);
+		fprintf(stderr,
+			"cryptrace compare: only one route (%s): nothing to compare it "
+			"with\n",
+			o->routes[0].name);
 	return -1;
 }
 
@@ -231,8 +234,10 @@ int command_compare(int argc, char **argv)
 				routed |= run->figs[j].routed;
 		}
 		if (opts.routes[r].spec && !routed && s.nkeys)
-			fprintf(stderr, "cryptrace compare: note: route %s moved no work\n  (no "
-					"routed path in its traces%s)\n", opts.routes[r].label,
+			fprintf(stderr,
+				"cryptrace compare: note: route %s moved no work\n  (no "
+				"routed path in its traces%s)\n",
+				opts.routes[r].label,
 				inactive ? "; this preload does not implement routes" : "");
 	}
 	for (int i = 0; i < nerrors; i++) {
@@ -249,8 +254,9 @@ int command_compare(int argc, char **argv)
 	if (nerrors)
 		return 1;
 	if (status0)
-		fprintf(stderr, "cryptrace compare: note: %s exited %d under every route (its "
-				"stderr: %s/%s/1/stderr)\n", opts.cmd[0], status0, s.outdir,
-			opts.routes[0].label);
+		fprintf(stderr,
+			"cryptrace compare: note: %s exited %d under every route (its "
+			"stderr: %s/%s/1/stderr)\n",
+			opts.cmd[0], status0, s.outdir, opts.routes[0].label);
 	return 0;
 }

@@ -53,8 +53,7 @@ static bool parse_seconds(const char *s, double *v)
 }
 
 /* One side of --diff: a path, or a comma-separated set of paths (unless the name exists as is). */
-static int load_side(struct rp_model *m, const char *spec, const struct rp_view *v, bool symbols,
-		     FILE *err)
+static int load_side(struct rp_model *m, const char *spec, const struct rp_view *v, bool symbols, FILE *err)
 {
 	struct stat sb;
 
@@ -105,12 +104,14 @@ static int close_out(FILE *f, const char *path)
 	return rc;
 }
 
-static int run_diff(struct rp_model *a, const struct rp_view *v, bool symbols, char **args, int n,
-		    bool json, const char *outpath)
+static int run_diff(struct rp_model *a, const struct rp_view *v, bool symbols, char **args, int n, bool json,
+		    const char *outpath)
 {
 	if (n != 2) {
-		fprintf(stderr, "cryptrace report: --diff needs two inputs, A and B (each a trace, a "
-				"directory or a comma-separated set), not %d\n", n);
+		fprintf(stderr,
+			"cryptrace report: --diff needs two inputs, A and B (each a trace, a "
+			"directory or a comma-separated set), not %d\n",
+			n);
 		return 2;
 	}
 
@@ -149,9 +150,25 @@ static int run_diff(struct rp_model *a, const struct rp_view *v, bool symbols, c
 
 int command_report(int argc, char **argv)
 {
-	enum { OPT_JSON = 256, OPT_TEXT, OPT_PID, OPT_CIPHER, OPT_API, OPT_MIN, OPT_MAX, OPT_FOLDED,
-	       OPT_FOLDED_WEIGHT, OPT_HTML, OPT_PERFETTO, OPT_CSV, OPT_DIFF, OPT_PATH, OPT_SINCE,
-	       OPT_UNTIL, OPT_NO_SYMBOLS };
+	enum {
+		OPT_JSON = 256,
+		OPT_TEXT,
+		OPT_PID,
+		OPT_CIPHER,
+		OPT_API,
+		OPT_MIN,
+		OPT_MAX,
+		OPT_FOLDED,
+		OPT_FOLDED_WEIGHT,
+		OPT_HTML,
+		OPT_PERFETTO,
+		OPT_CSV,
+		OPT_DIFF,
+		OPT_PATH,
+		OPT_SINCE,
+		OPT_UNTIL,
+		OPT_NO_SYMBOLS
+	};
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "text", no_argument, NULL, OPT_TEXT },
@@ -222,8 +239,9 @@ int command_report(int argc, char **argv)
 		case OPT_SINCE:
 		case OPT_UNTIL:
 			if (!parse_seconds(optarg, c == OPT_SINCE ? &view.since_s : &view.until_s)) {
-				fprintf(stderr, "cryptrace report: --%s needs seconds (from the first "
-						"process start), not '%s'\n",
+				fprintf(stderr,
+					"cryptrace report: --%s needs seconds (from the first "
+					"process start), not '%s'\n",
 					c == OPT_SINCE ? "since" : "until", optarg);
 				return 2;
 			}
@@ -237,8 +255,10 @@ int command_report(int argc, char **argv)
 			break;
 		case OPT_FOLDED_WEIGHT:
 			if (strcmp(optarg, "bytes") && strcmp(optarg, "time")) {
-				fprintf(stderr, "cryptrace report: --folded-weight must be bytes or time, "
-						"not '%s'\n", optarg);
+				fprintf(stderr,
+					"cryptrace report: --folded-weight must be bytes or time, "
+					"not '%s'\n",
+					optarg);
 				return 2;
 			}
 			fold_weight = strcmp(optarg, "time") ? RP_FOLD_BYTES : RP_FOLD_TIME;
@@ -249,8 +269,7 @@ int command_report(int argc, char **argv)
 			break;
 		case OPT_PID:
 			if (!parse_u64(optarg, &v)) {
-				fprintf(stderr, "cryptrace report: --pid needs a number, not '%s'\n",
-					optarg);
+				fprintf(stderr, "cryptrace report: --pid needs a number, not '%s'\n", optarg);
 				return 2;
 			}
 			m.filter.pid = (long long)v;
@@ -259,10 +278,12 @@ int command_report(int argc, char **argv)
 			m.filter.cipher_glob = optarg;
 			break;
 		case OPT_API:
-			if (strcmp(optarg, "evp") && strcmp(optarg, "aes") &&
-			    strcmp(optarg, "cryptodev") && strcmp(optarg, "afalg")) {
-				fprintf(stderr, "cryptrace report: --api must be evp, aes, cryptodev or "
-						"afalg, not '%s'\n", optarg);
+			if (strcmp(optarg, "evp") && strcmp(optarg, "aes") && strcmp(optarg, "cryptodev") &&
+			    strcmp(optarg, "afalg")) {
+				fprintf(stderr,
+					"cryptrace report: --api must be evp, aes, cryptodev or "
+					"afalg, not '%s'\n",
+					optarg);
 				return 2;
 			}
 			m.filter.api = optarg;
@@ -303,9 +324,10 @@ int command_report(int argc, char **argv)
 	if (diff && m.filter.pid >= 0) {
 		/* The two sides are different runs, so one pid cannot name a process on both; a
 		 * trace file is one process: naming it as A or B is the per-side selection. */
-		fprintf(stderr, "cryptrace report: --pid does not apply to --diff (the two sides are "
-				"different runs with different pids): give the process's own trace file, "
-				"DIR/NAME.<pid>.ctrace, as A or B\n");
+		fprintf(stderr,
+			"cryptrace report: --pid does not apply to --diff (the two sides are "
+			"different runs with different pids): give the process's own trace file, "
+			"DIR/NAME.<pid>.ctrace, as A or B\n");
 		rp_model_free(&m);
 		return 2;
 	}
@@ -316,8 +338,8 @@ int command_report(int argc, char **argv)
 		return drc;
 	}
 
-	int rc = rp_load_inputs(&m, (const char *const *)argv + optind, argc - optind, &view,
-				symbols, stderr);
+	int rc =
+		rp_load_inputs(&m, (const char *const *)argv + optind, argc - optind, &view, symbols, stderr);
 
 	if (rc < 0) { /* --path named nothing: no report rather than a misleading one */
 		rp_model_free(&m);

@@ -32,7 +32,7 @@ struct run_options {
 	const char *mode;
 	bool quiet;
 	bool no_argv; /* --no-argv (or CRYPTRACE_ARGV other than 1): record argv[0] only */
-	char **cmd; /* NULL-terminated */
+	char **cmd;   /* NULL-terminated */
 };
 
 /* A bad route spec is refused here, before anything runs, rather than ignored by the preload. */
@@ -52,14 +52,10 @@ static bool route_spec_ok(const char *spec)
 static int parse_options(int argc, char **argv, struct run_options *o)
 {
 	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "route", required_argument, NULL, 'R' },
-		{ "mode", required_argument, NULL, 'M' },
-		{ "follow", no_argument, NULL, 'f' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "no-argv", no_argument, NULL, 'A' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+		{ "output", required_argument, NULL, 'o' }, { "route", required_argument, NULL, 'R' },
+		{ "mode", required_argument, NULL, 'M' },   { "follow", no_argument, NULL, 'f' },
+		{ "quiet", no_argument, NULL, 'q' },        { "no-argv", no_argument, NULL, 'A' },
+		{ "help", no_argument, NULL, 'h' },         { 0 },
 	};
 	int c;
 
@@ -80,8 +76,10 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 			break;
 		case 'M':
 			if (strcmp(optarg, "stats") && strcmp(optarg, "calls"))
-				return ct_usage_error("run", "--mode must be stats or calls, not "
-						      "'%s'", optarg);
+				return ct_usage_error("run",
+						      "--mode must be stats or calls, not "
+						      "'%s'",
+						      optarg);
 			o->mode = optarg;
 			break;
 		case 'f':
@@ -272,8 +270,7 @@ static bool write_static_trace(const char *outdir, const struct cmd_exe *e, char
 }
 
 /* Summarizes the trace files this run created (an existing directory may hold older ones). */
-static void summarize(const char *outdir, char **before, int nbefore, char **cmd,
-		      const struct cmd_exe *exe)
+static void summarize(const char *outdir, char **before, int nbefore, char **cmd, const struct cmd_exe *exe)
 {
 	char **after;
 	int nafter = ct_outdir_list(outdir, &after);
@@ -298,24 +295,31 @@ static void summarize(const char *outdir, char **before, int nbefore, char **cmd
 		      ((st.st_mode & S_ISGID) && st.st_gid != getgid()));
 
 	if (nnew == 0 && setid) {
-		fprintf(stderr, "cryptrace: no trace: %s is setuid/setgid; the dynamic loader "
-				"ignores LD_PRELOAD for it (run it as its owner to trace it)\n", cmd[0]);
+		fprintf(stderr,
+			"cryptrace: no trace: %s is setuid/setgid; the dynamic loader "
+			"ignores LD_PRELOAD for it (run it as its owner to trace it)\n",
+			cmd[0]);
 	} else if (nnew == 0) {
-		fprintf(stderr, "cryptrace: no trace: %s left no trace file in %s (setuid, a "
-				"cleared LD_PRELOAD, or not a dynamically linked program?)\n",
+		fprintf(stderr,
+			"cryptrace: no trace: %s left no trace file in %s (setuid, a "
+			"cleared LD_PRELOAD, or not a dynamically linked program?)\n",
 			cmd[0], outdir);
 	} else {
 		/* A static program may still start dynamic ones: those were traced. */
 		if (exe->kind == CT_ELF_STATIC && nnew > 1)
-			fprintf(stderr, "cryptrace: %s is statically linked; cryptrace cannot see "
-					"inside it, only into the dynamic programs it started\n", cmd[0]);
+			fprintf(stderr,
+				"cryptrace: %s is statically linked; cryptrace cannot see "
+				"inside it, only into the dynamic programs it started\n",
+				cmd[0]);
 		else if (exe->kind == CT_ELF_STATIC)
-			fprintf(stderr, "cryptrace: %s is statically linked: LD_PRELOAD cannot load "
-					"cryptrace into it, so its calls are not seen (the launcher wrote "
-					"its trace file)\n", cmd[0]);
+			fprintf(stderr,
+				"cryptrace: %s is statically linked: LD_PRELOAD cannot load "
+				"cryptrace into it, so its calls are not seen (the launcher wrote "
+				"its trace file)\n",
+				cmd[0]);
 		ct_report_summary((const char *const *)paths, nnew, stderr);
-		fprintf(stderr, "cryptrace: %d trace file%s in %s (details: cryptrace report %s)\n",
-			nnew, nnew == 1 ? "" : "s", outdir, outdir);
+		fprintf(stderr, "cryptrace: %d trace file%s in %s (details: cryptrace report %s)\n", nnew,
+			nnew == 1 ? "" : "s", outdir, outdir);
 	}
 
 	for (int i = 0; paths && i < nnew; i++)

@@ -24,8 +24,7 @@ struct cmp_fig *cmp_find_fig(const struct cmp_run *r, const char *cipher, unsign
 }
 
 /* The figure of row k in round i under route r, or NULL. */
-static const struct cmp_fig *key_fig(const struct cmp_state *s, int i, int r,
-				     const struct cmp_key *k)
+static const struct cmp_fig *key_fig(const struct cmp_state *s, int i, int r, const struct cmp_key *k)
 {
 	return cmp_find_fig(cmp_run_at(s, i, r), k->cipher, k->dir);
 }
@@ -73,8 +72,7 @@ void cmp_collect_keys(struct cmp_state *s)
 				if (s->keys[q].dir == f->dir && !strcmp(s->keys[q].cipher, f->cipher))
 					k = &s->keys[q];
 			if (!k) {
-				struct cmp_key *grown = realloc(s->keys,
-								(s->nkeys + 1) * sizeof(*grown));
+				struct cmp_key *grown = realloc(s->keys, (s->nkeys + 1) * sizeof(*grown));
 
 				if (!grown)
 					continue;
@@ -169,4 +167,3 @@ double cmp_median_elapsed(const struct cmp_state *s, int route)
 		v[i] = cmp_run_at(s, i, route)->elapsed_s;
 	return stat_of(v, s->o->rounds).med;
 }
-

@@ -65,8 +65,8 @@ struct txt_row {
 	char label[64];
 };
 
-static void txt_cell(const struct cmp_state *s, const struct txt_row *row, int route,
-		     enum txt_figure fig, char *main, char *range, size_t cap)
+static void txt_cell(const struct cmp_state *s, const struct txt_row *row, int route, enum txt_figure fig,
+		     char *main, char *range, size_t cap)
 {
 	struct cmp_cell c;
 
@@ -182,8 +182,8 @@ void cmp_print_text(const struct cmp_state *s, FILE *out)
 	const struct cmp_options *o = s->o;
 	char head[128];
 
-	snprintf(head, sizeof(head), "cryptrace compare: %d round%s x %d route%s, traces in ",
-		 o->rounds, o->rounds == 1 ? "" : "s", o->nroutes, o->nroutes == 1 ? "" : "s");
+	snprintf(head, sizeof(head), "cryptrace compare: %d round%s x %d route%s, traces in ", o->rounds,
+		 o->rounds == 1 ? "" : "s", o->nroutes, o->nroutes == 1 ? "" : "s");
 	if (strlen(head) + strlen(s->outdir) <= TXT_WIDTH) {
 		fprintf(out, "%s%s\n", head, s->outdir);
 	} else {
@@ -215,8 +215,10 @@ void cmp_print_text(const struct cmp_state *s, FILE *out)
 	char ratio_title[96];
 
 	if (o->rounds > 1)
-		snprintf(ratio_title, sizeof(ratio_title), "wall MB/s vs %s (median ratio; min-max "
-			 "over rounds below)", o->routes[0].label);
+		snprintf(ratio_title, sizeof(ratio_title),
+			 "wall MB/s vs %s (median ratio; min-max "
+			 "over rounds below)",
+			 o->routes[0].label);
 	else
 		snprintf(ratio_title, sizeof(ratio_title), "wall MB/s vs %s (ratio)", o->routes[0].label);
 	print_table(s, rows, nrows, FIG_WALL, "wall MB/s (median over rounds)", out);
@@ -235,16 +237,17 @@ void cmp_print_text(const struct cmp_state *s, FILE *out)
 			struct cmp_cell c;
 
 			cmp_cell_of(s, rows[i].k, -1, r, &c);
-			len += (size_t)snprintf(line + len, sizeof(line) - len, " %s=%s%s", o->routes[r].label,
-						c.present ? c.impl : "absent",
+			len += (size_t)snprintf(line + len, sizeof(line) - len, " %s=%s%s",
+						o->routes[r].label, c.present ? c.impl : "absent",
 						r + 1 < o->nroutes ? "," : "");
 		}
 		fputs("  ", out);
 		print_in_column(line, 2, out);
 	}
 	if (s->hidden)
-		fprintf(out, "\n(%d path%s under 0.1%% of the busiest one's bytes not shown;\n"
-			     " see cryptrace report DIR/<route>/<round>)\n",
+		fprintf(out,
+			"\n(%d path%s under 0.1%% of the busiest one's bytes not shown;\n"
+			" see cryptrace report DIR/<route>/<round>)\n",
 			s->hidden, s->hidden == 1 ? "" : "s");
 	if (o->by_size) {
 		bool used[CT_SIZE_BUCKETS] = { false };
@@ -274,9 +277,10 @@ void cmp_print_text(const struct cmp_state *s, FILE *out)
 				print_table(s, brows, nb, FIG_RATIO, t, out);
 		}
 	}
-	fprintf(out, "\nMB/s: median over rounds of the bytes per wall / user+sys CPU second in the\n"
-		     "calls; vs %s: median per-round ratio of wall MB/s%s\n", o->routes[0].label,
-		o->rounds > 1 ? " (min-max below it)" : "");
+	fprintf(out,
+		"\nMB/s: median over rounds of the bytes per wall / user+sys CPU second in the\n"
+		"calls; vs %s: median per-round ratio of wall MB/s%s\n",
+		o->routes[0].label, o->rounds > 1 ? " (min-max below it)" : "");
 }
 
 static void json_stat(FILE *out, const char *name, struct stat3 v, bool range)
@@ -427,4 +431,3 @@ void cmp_print_json(const struct cmp_state *s, const char **errors, int nerrors,
 	}
 	fputs("]}\n", out);
 }
-

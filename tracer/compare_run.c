@@ -115,11 +115,15 @@ static void run_child(void *arg, int err_pipe)
 }
 
 /* Runs CMD once under route, traced into dir. Returns the status the way a shell reports it. */
-static int run_once(const char *lib, const char *dir, const struct cmp_route *route,
-		    uint32_t cpb_milli, char **cmd, bool *started)
+static int run_once(const char *lib, const char *dir, const struct cmp_route *route, uint32_t cpb_milli,
+		    char **cmd, bool *started)
 {
 	struct run_child rc = {
-		.lib = lib, .dir = dir, .route = route, .cpb_milli = cpb_milli, .cmd = cmd,
+		.lib = lib,
+		.dir = dir,
+		.route = route,
+		.cpb_milli = cpb_milli,
+		.cmd = cmd,
 	};
 	int rfd;
 
@@ -135,8 +139,7 @@ static int run_once(const char *lib, const char *dir, const struct cmp_route *ro
 	pid_t w = ct_wait_child(pid, &status, NULL);
 
 	if (exec_err) {
-		fprintf(stderr, "cryptrace compare: cannot run %s: %s\n", cmd[0],
-			strerror(exec_err));
+		fprintf(stderr, "cryptrace compare: cannot run %s: %s\n", cmd[0], strerror(exec_err));
 		return exec_err == ENOENT ? CT_EXIT_NOT_FOUND : CT_EXIT_NOT_EXEC;
 	}
 	if (w < 0)
@@ -255,13 +258,13 @@ int cmp_run_rounds(struct cmp_state *s, const char *lib)
 			struct cmp_run *run = cmp_run_at(s, i, r);
 
 			if (progress)
-				fprintf(stderr, "\rcryptrace compare: round %d/%d, route %-10s "
-						"(%d/%d runs)   ", i + 1, o->rounds,
-					o->routes[r].label, done, total);
+				fprintf(stderr,
+					"\rcryptrace compare: round %d/%d, route %-10s "
+					"(%d/%d runs)   ",
+					i + 1, o->rounds, o->routes[r].label, done, total);
 			uint64_t t0 = ct_clock_ns(CLOCK_MONOTONIC);
 
-			run->status = run_once(lib, run->dir, &o->routes[r], cpb, o->cmd,
-					       &run->started);
+			run->status = run_once(lib, run->dir, &o->routes[r], cpb, o->cmd, &run->started);
 			run->elapsed_s = (double)(ct_clock_ns(CLOCK_MONOTONIC) - t0) / 1e9;
 			done++;
 			if (!run->started) {
@@ -276,8 +279,10 @@ int cmp_run_rounds(struct cmp_state *s, const char *lib)
 		fprintf(stderr, "\r%-78s\r", "");
 	sigaction(SIGINT, &old_int, NULL);
 	if (interrupted) {
-		fprintf(stderr, "cryptrace compare: interrupted after %d of %d runs (traces in "
-				"%s)\n", done, total, s->outdir);
+		fprintf(stderr,
+			"cryptrace compare: interrupted after %d of %d runs (traces in "
+			"%s)\n",
+			done, total, s->outdir);
 		return 130;
 	}
 	return -1;
@@ -319,18 +324,20 @@ int cmp_check_routes(const struct cmp_state *s, char **errors)
 			const struct cmp_run *a = cmp_run_at(s, i, 0), *b = cmp_run_at(s, i, r);
 
 			if (a->status != b->status) {
-				snprintf(msg, sizeof(msg), "route %s changed the exit status: %d, "
-					 "%s: %d (round %d)", o->routes[r].label, b->status,
-					 o->routes[0].label, a->status, i + 1);
+				snprintf(msg, sizeof(msg),
+					 "route %s changed the exit status: %d, "
+					 "%s: %d (round %d)",
+					 o->routes[r].label, b->status, o->routes[0].label, a->status, i + 1);
 			} else if (o->check_output) {
 				char fa[PATH_MAX + 16], fb[PATH_MAX + 16];
 
 				snprintf(fa, sizeof(fa), "%s/stdout", a->dir);
 				snprintf(fb, sizeof(fb), "%s/stdout", b->dir);
 				if (!same_file_bytes(fa, fb))
-					snprintf(msg, sizeof(msg), "route %s changed the output: %s "
-						 "differs from %s (round %d)", o->routes[r].label,
-						 fb, fa, i + 1);
+					snprintf(msg, sizeof(msg),
+						 "route %s changed the output: %s "
+						 "differs from %s (round %d)",
+						 o->routes[r].label, fb, fa, i + 1);
 			}
 		}
 		if (msg[0])
@@ -338,4 +345,3 @@ int cmp_check_routes(const struct cmp_state *s, char **errors)
 	}
 	return n;
 }
-

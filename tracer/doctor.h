@@ -25,7 +25,7 @@ struct dr_value {
 };
 
 struct dr_check {
-	char id[48];        /* stable: "cpu", "libcrypto", "engine:afalg", "afalg:cbc(aes)" ... */
+	char id[48]; /* stable: "cpu", "libcrypto", "engine:afalg", "afalg:cbc(aes)" ... */
 	enum dr_status status;
 	char title[256];
 	char evidence[768];
@@ -42,11 +42,11 @@ struct dr_report {
 	uint32_t cpu_flags;
 	bool afalg_ok;
 	int afalg_errno;
-	bool cryptodev_ok;     /* /dev/crypto opens */
-	bool aes_software;     /* the default libcrypto runs AES at software speed */
+	bool cryptodev_ok; /* /dev/crypto opens */
+	bool aes_software; /* the default libcrypto runs AES at software speed */
 	bool ia32cap_masks_aes;
 	const char *ia32cap;
-	char libcrypto_path[512]; /* the one `openssl` loads */
+	char libcrypto_path[512];         /* the one `openssl` loads */
 	char libcrypto_version[200];      /* its OpenSSL_version(): "OpenSSL 3.0.19 27 Jan 2026" */
 	char libcrypto_version_short[64]; /* "OpenSSL 3.0.19" */
 	bool kernel_offers_nothing;       /* neither AF_ALG nor /dev/crypto: the kernel's crypto drivers

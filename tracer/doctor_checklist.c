@@ -161,4 +161,3 @@ void dr_print_json(const struct dr_report *r, FILE *out)
 	}
 	fputs("]}\n", out);
 }
-

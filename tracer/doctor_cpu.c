@@ -15,11 +15,16 @@ static const struct {
 	uint32_t bit;
 	const char *name;
 } cpu_flag_names[] = {
-	{ CT_CPU_AES, "aes" },         { CT_CPU_VAES, "vaes" },
-	{ CT_CPU_PCLMULQDQ, "pclmulqdq" }, { CT_CPU_VPCLMULQDQ, "vpclmulqdq" },
-	{ CT_CPU_AVX2, "avx2" },       { CT_CPU_AVX512F, "avx512f" },
-	{ CT_CPU_SHA, "sha" },         { CT_CPU_GFNI, "gfni" },
-	{ CT_CPU_ARM_AES, "arm-aes" }, { CT_CPU_ARM_PMULL, "arm-pmull" },
+	{ CT_CPU_AES, "aes" },
+	{ CT_CPU_VAES, "vaes" },
+	{ CT_CPU_PCLMULQDQ, "pclmulqdq" },
+	{ CT_CPU_VPCLMULQDQ, "vpclmulqdq" },
+	{ CT_CPU_AVX2, "avx2" },
+	{ CT_CPU_AVX512F, "avx512f" },
+	{ CT_CPU_SHA, "sha" },
+	{ CT_CPU_GFNI, "gfni" },
+	{ CT_CPU_ARM_AES, "arm-aes" },
+	{ CT_CPU_ARM_PMULL, "arm-pmull" },
 };
 
 void dr_probe_cpu(struct dr_report *r)
@@ -49,12 +54,12 @@ void dr_probe_cpu(struct dr_report *r)
 	struct dr_check *c;
 
 	if (aes)
-		c = dr_add(r, "cpu", DR_OK, "CPU has AES instructions", "%s; has: %s%s%s%s", model,
-			   have, lack[0] ? "; lacks: " : "", lack, vm ? "; running in a VM" : "");
+		c = dr_add(r, "cpu", DR_OK, "CPU has AES instructions", "%s; has: %s%s%s%s", model, have,
+			   lack[0] ? "; lacks: " : "", lack, vm ? "; running in a VM" : "");
 	else if (vm)
 		c = dr_add(r, "cpu", DR_FAIL, "CPU shows no AES instructions (in a VM)",
-			   "%s; has: %s; lacks: %s; running in a VM; the VM's CPU model may hide aes",
-			   model, have[0] ? have : "none", lack);
+			   "%s; has: %s; lacks: %s; running in a VM; the VM's CPU model may hide aes", model,
+			   have[0] ? have : "none", lack);
 	else /* a fact about the hardware, not something to change here */
 		c = dr_add(r, "cpu", DR_INFO, "CPU has no AES instructions",
 			   "%s; has: %s; lacks: %s: AES runs in software everywhere", model,
@@ -63,7 +68,7 @@ void dr_probe_cpu(struct dr_report *r)
 	dr_value(c, "flags", false, "%s", have);
 	dr_value(c, "hypervisor", true, "%s", vm ? "true" : "false");
 	if (!aes && vm)
-		dr_recommend(r, "the VM's CPU model hides AES-NI: give the guest the host's CPU model "
-				"(qemu/libvirt: -cpu host or host-passthrough)");
+		dr_recommend(r,
+			     "the VM's CPU model hides AES-NI: give the guest the host's CPU model "
+			     "(qemu/libvirt: -cpu host or host-passthrough)");
 }
-

@@ -108,8 +108,7 @@ static bool afalg_request(void *path, uint8_t *buf, size_t size)
 
 	p->iov.iov_base = buf;
 	p->iov.iov_len = size;
-	return sendmsg(p->opfd, &p->msg, 0) == (ssize_t)size &&
-	       read(p->opfd, buf, size) == (ssize_t)size;
+	return sendmsg(p->opfd, &p->msg, 0) == (ssize_t)size && read(p->opfd, buf, size) == (ssize_t)size;
 }
 
 /* One CIOCCRYPT on a /dev/crypto AES-CBC session. */
@@ -143,13 +142,17 @@ struct xo_kernel {
 };
 
 static const struct xo_kernel xo_afalg = {
-	.id = "crossover", .what = "AF_ALG", .target = "afalg",
+	.id = "crossover",
+	.what = "AF_ALG",
+	.target = "afalg",
 	.unmeasured_title = "crossover not measured",
 	.unmeasured_why = "AF_ALG cbc(aes) could not be set up or refused a request",
 };
 
 static const struct xo_kernel xo_cryptodev = {
-	.id = "crossover:cryptodev", .what = "/dev/crypto", .target = "cryptodev",
+	.id = "crossover:cryptodev",
+	.what = "/dev/crypto",
+	.target = "cryptodev",
 	.unmeasured_title = "/dev/crypto crossover not measured",
 	.unmeasured_why = "no AES-128-CBC session, or CIOCCRYPT refused a request",
 };
@@ -173,8 +176,8 @@ static void crossover_check(struct dr_report *r, const struct xo_kernel *k, cons
 		if (tk[i] < 0)
 			break;
 		len += (size_t)snprintf(table + len, len < sizeof(table) ? sizeof(table) - len : 0,
-					"%s%zu B: kernel %.1f us, in-process %.2f us", len ? "; " : "",
-					size, tk[i] * 1e6, ti[i] * 1e6);
+					"%s%zu B: kernel %.1f us, in-process %.2f us", len ? "; " : "", size,
+					tk[i] * 1e6, ti[i] * 1e6);
 		/* The crossover is where the kernel starts winning and keeps winning. */
 		if (tk[i] < ti[i]) {
 			if (!cross)
@@ -186,17 +189,22 @@ static void crossover_check(struct dr_report *r, const struct xo_kernel *k, cons
 			break;
 	}
 
-	struct dr_check *c = dr_add(r, k->id, DR_INFO, "", "%s cbc(aes) encrypt vs cryptrace's "
-				    "in-process AES-NI, per request: %s", what, table);
+	struct dr_check *c = dr_add(r, k->id, DR_INFO, "",
+				    "%s cbc(aes) encrypt vs cryptrace's "
+				    "in-process AES-NI, per request: %s",
+				    what, table);
 
 	if (cross) {
-		snprintf(c->title, sizeof(c->title), "%s beats in-process AES from %zu-byte "
-			 "requests", what, cross);
-		dr_recommend(r, "route aes-*-cbc=%s>=%zu,aesni (cryptrace run --route): %s wins "
-				"from %zu-byte requests here", k->target, cross, what, cross);
+		snprintf(c->title, sizeof(c->title),
+			 "%s beats in-process AES from %zu-byte "
+			 "requests",
+			 what, cross);
+		dr_recommend(r,
+			     "route aes-*-cbc=%s>=%zu,aesni (cryptrace run --route): %s wins "
+			     "from %zu-byte requests here",
+			     k->target, cross, what, cross);
 	} else {
-		snprintf(c->title, sizeof(c->title), "%s never beats in-process AES (16 B to 64 KiB)",
-			 what);
+		snprintf(c->title, sizeof(c->title), "%s never beats in-process AES (16 B to 64 KiB)", what);
 	}
 	dr_value(c, "size", true, "%s", "");
 	if (cross)

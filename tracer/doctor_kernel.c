@@ -22,9 +22,9 @@
 #include "tracer.h"
 
 static const struct {
-	const char *mode;  /* our name */
-	const char *alg;   /* the kernel's */
-	const char *type;  /* AF_ALG type */
+	const char *mode; /* our name */
+	const char *alg;  /* the kernel's */
+	const char *type; /* AF_ALG type */
 } kernel_modes[] = {
 	{ "cbc", "cbc(aes)", "skcipher" }, { "ctr", "ctr(aes)", "skcipher" },
 	{ "ecb", "ecb(aes)", "skcipher" }, { "xts", "xts(aes)", "skcipher" },
@@ -54,15 +54,14 @@ void dr_probe_afalg(struct dr_report *r)
 	/* Without AF_ALG, what programs lose is the kernel's hardware AES, if it has one (its
 	 * drivers register their full names at boot: cbc(aes) -> cbc-aes-caam). Its software and
 	 * CPU-instruction drivers run on this same CPU, a system call per request away: no loss. */
-	for (size_t i = 0; !r->afalg_ok && text && i < sizeof(kernel_modes) / sizeof(kernel_modes[0]);
-	     i++) {
+	for (size_t i = 0; !r->afalg_ok && text && i < sizeof(kernel_modes) / sizeof(kernel_modes[0]); i++) {
 		struct ct_kdrv d;
 		size_t len = strlen(hw);
 
 		if (ct_proc_crypto_resolve(text, plen, kernel_modes[i].alg, kernel_modes[i].type, &d) &&
 		    d.cls == CT_KDRV_HW)
-			snprintf(hw + len, sizeof(hw) - len, "%s%s: %s", len ? ", " : "",
-				 kernel_modes[i].alg, d.driver);
+			snprintf(hw + len, sizeof(hw) - len, "%s%s: %s", len ? ", " : "", kernel_modes[i].alg,
+				 d.driver);
 	}
 	if (r->afalg_ok) {
 		c = dr_add(r, "afalg", DR_OK, "AF_ALG is available",
@@ -71,18 +70,24 @@ void dr_probe_afalg(struct dr_report *r)
 		c = dr_add(r, "afalg", hw[0] ? DR_WARN : DR_INFO, "AF_ALG is not available",
 			   "socket(AF_ALG, SOCK_SEQPACKET) fails with %s (%s)%s%s%s",
 			   strerrorname_np(r->afalg_errno) ?: "?", strerror(r->afalg_errno),
-			   r->afalg_errno == EAFNOSUPPORT ? ": this kernel has no AF_ALG (or a "
-			   "sandbox refuses it); kernel crypto is out of reach from user space" : "",
+			   r->afalg_errno == EAFNOSUPPORT
+				   ? ": this kernel has no AF_ALG (or a "
+				     "sandbox refuses it); kernel crypto is out of reach from user space"
+				   : "",
 			   hw[0] ? "; the kernel has hardware AES that only AF_ALG or /dev/crypto can "
-			   "give programs: " : "; nothing is lost: /proc/crypto lists no hardware AES "
-			   "driver, and the kernel's other AES drivers run on this same CPU",
+				   "give programs: "
+				 : "; nothing is lost: /proc/crypto lists no hardware AES "
+				   "driver, and the kernel's other AES drivers run on this same CPU",
 			   hw);
 		if (r->afalg_errno == EAFNOSUPPORT)
-			dr_recommend(r, "AF_ALG is off in this kernel (EAFNOSUPPORT): the afalg engine "
-					"and the afalg route cannot work here");
+			dr_recommend(r,
+				     "AF_ALG is off in this kernel (EAFNOSUPPORT): the afalg engine "
+				     "and the afalg route cannot work here");
 		if (hw[0])
-			dr_recommend(r, "load af_alg and algif_skcipher (modprobe), or let the sandbox "
-					"allow AF_ALG sockets, to reach the kernel's hardware AES (%s)", hw);
+			dr_recommend(r,
+				     "load af_alg and algif_skcipher (modprobe), or let the sandbox "
+				     "allow AF_ALG sockets, to reach the kernel's hardware AES (%s)",
+				     hw);
 	}
 	dr_value(c, "hardware_aes", false, "%s", hw);
 	dr_value(c, "available", true, "%s", r->afalg_ok ? "true" : "false");
@@ -119,9 +124,14 @@ void dr_probe_afalg(struct dr_report *r)
 	r->kernel_offers_nothing = !r->afalg_ok && !ct_cryptodev_usable(&cdev_err);
 	bool moot = !accel_loaded && r->kernel_offers_nothing;
 
-	c = dr_add(r, "kernel:accel", accel_loaded ? DR_OK : moot ? DR_INFO : cpu_aes ? DR_WARN : DR_INFO,
-		   "", "%s%s", accel_loaded ? "its drivers are listed in /proc/crypto or /proc/modules"
-					  : "no such driver in /proc/crypto or module in /proc/modules",
+	c = dr_add(r, "kernel:accel",
+		   accel_loaded ? DR_OK
+		   : moot       ? DR_INFO
+		   : cpu_aes    ? DR_WARN
+				: DR_INFO,
+		   "", "%s%s",
+		   accel_loaded ? "its drivers are listed in /proc/crypto or /proc/modules"
+				: "no such driver in /proc/crypto or module in /proc/modules",
 		   !text ? " (/proc/crypto unreadable)" : "");
 	if (moot)
 		snprintf(c->evidence + strlen(c->evidence), sizeof(c->evidence) - strlen(c->evidence),
@@ -146,11 +156,14 @@ void dr_probe_afalg(struct dr_report *r)
 		snprintf(id, sizeof(id), "kernel:%s", kernel_modes[i].alg);
 		if (!found) {
 			/* Without AF_ALG nothing instantiates the template: not listed is normal. */
-			c = dr_add(r, id, DR_INFO, "", "%s", bind_err[i] ?
-				   "AF_ALG bind failed" : "not instantiated: no entry in /proc/crypto");
+			c = dr_add(r, id, DR_INFO, "", "%s",
+				   bind_err[i] ? "AF_ALG bind failed"
+					       : "not instantiated: no entry in /proc/crypto");
 			if (bind_err[i])
-				snprintf(c->evidence, sizeof(c->evidence), "AF_ALG bind(%s, %s) fails "
-					 "with %s", kernel_modes[i].type, kernel_modes[i].alg,
+				snprintf(c->evidence, sizeof(c->evidence),
+					 "AF_ALG bind(%s, %s) fails "
+					 "with %s",
+					 kernel_modes[i].type, kernel_modes[i].alg,
 					 strerrorname_np(bind_err[i]) ?: "?");
 			snprintf(c->title, sizeof(c->title), "%s: no kernel driver listed",
 				 kernel_modes[i].alg);
@@ -159,14 +172,17 @@ void dr_probe_afalg(struct dr_report *r)
 		}
 		/* Without AF_ALG only the kernel's own users (dm-crypt, IPsec) get this driver. */
 		enum dr_status st = d.cls == CT_KDRV_SW && cpu_aes && r->afalg_ok ? DR_WARN
-			: d.cls == CT_KDRV_SW ? DR_INFO : DR_OK;
+				    : d.cls == CT_KDRV_SW                         ? DR_INFO
+										  : DR_OK;
 
-		c = dr_add(r, id, st, "", "driver %s, module %s, priority %d, type %s",
-			   d.driver, d.module, d.priority, d.type);
-		snprintf(c->title, sizeof(c->title), "%s: the kernel picks %s (%s)",
-			 kernel_modes[i].alg, d.driver,
-			 d.cls == CT_KDRV_SW ? "generic software" : d.cls == CT_KDRV_CPU ?
-			 "CPU instructions" : d.cls == CT_KDRV_HW ? "hardware" : "unknown class");
+		c = dr_add(r, id, st, "", "driver %s, module %s, priority %d, type %s", d.driver, d.module,
+			   d.priority, d.type);
+		snprintf(c->title, sizeof(c->title), "%s: the kernel picks %s (%s)", kernel_modes[i].alg,
+			 d.driver,
+			 d.cls == CT_KDRV_SW    ? "generic software"
+			 : d.cls == CT_KDRV_CPU ? "CPU instructions"
+			 : d.cls == CT_KDRV_HW  ? "hardware"
+						: "unknown class");
 		dr_value(c, "driver", false, "%s", d.driver);
 		dr_value(c, "module", false, "%s", d.module);
 		dr_value(c, "priority", true, "%d", d.priority);
@@ -192,7 +208,8 @@ void dr_probe_cryptodev(struct dr_report *r)
 			   e == ENOENT ? "/dev/crypto is absent" : "/dev/crypto cannot be opened",
 			   "open(\"/dev/crypto\") fails with %s%s", strerrorname_np(e) ?: "?",
 			   e == ENOENT ? ": no cryptodev-linux module; the devcrypto engine and the "
-			   "cryptodev route have nothing to talk to" : "");
+					 "cryptodev route have nothing to talk to"
+				       : "");
 		dr_value(c, "present", true, "%s", e == ENOENT ? "false" : "true");
 		dr_value(c, "errno", false, "%s", strerrorname_np(e) ?: "");
 		return;
@@ -232,8 +249,7 @@ void dr_probe_cryptodev(struct dr_report *r)
 			/* this cryptodev serves other ciphers: a fact about its drivers */
 			c = dr_add(r, id, DR_INFO, "", "CIOCGSESSION(cipher=%u keylen=%u) fails with %s",
 				   sessions[i].cipher, sessions[i].keylen, strerrorname_np(e) ?: "?");
-			snprintf(c->title, sizeof(c->title), "/dev/crypto %s: no session",
-				 sessions[i].name);
+			snprintf(c->title, sizeof(c->title), "/dev/crypto %s: no session", sessions[i].name);
 			dr_value(c, "session", true, "false");
 			continue;
 		}
@@ -246,9 +262,8 @@ void dr_probe_cryptodev(struct dr_report *r)
 		if (have_info && (info.flags & CT_SIOP_FLAG_KERNEL_DRIVER_ONLY))
 			cls = CT_KDRV_HW;
 		c = dr_add(r, id, cls == CT_KDRV_SW ? DR_WARN : DR_OK, "",
-			   "CIOCGSESSION ok; CIOCGSESSINFO: %s%s%s",
-			   have_info ? drv : "fails", have_info ? ", class " : "",
-			   have_info ? ct_kdrv_class_name(cls) : "");
+			   "CIOCGSESSION ok; CIOCGSESSINFO: %s%s%s", have_info ? drv : "fails",
+			   have_info ? ", class " : "", have_info ? ct_kdrv_class_name(cls) : "");
 		snprintf(c->title, sizeof(c->title), "/dev/crypto %s: driver %s", sessions[i].name,
 			 drv[0] ? drv : "unknown");
 		dr_value(c, "session", true, "true");

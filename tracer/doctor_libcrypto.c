@@ -64,8 +64,8 @@ static void probe_ia32cap(struct dr_report *r)
 	if (aes_off)
 		c = dr_add(r, "ia32cap", DR_FAIL, "OPENSSL_ia32cap masks AES-NI",
 			   "OPENSSL_ia32cap=%s in the environment %s AES-NI (bit 57)%s: every "
-			   "OpenSSL program started from here runs software AES", v,
-			   clear ? "clears" : "leaves out",
+			   "OpenSSL program started from here runs software AES",
+			   v, clear ? "clears" : "leaves out",
 			   clmul_off ? " and PCLMULQDQ (bit 33, GCM's GHASH)" : "");
 	else
 		c = dr_add(r, "ia32cap", DR_WARN, "OPENSSL_ia32cap is set",
@@ -94,16 +94,16 @@ static bool software_speed(double ctr, double bound)
 	return ctr > 2.5;
 }
 
-static void libcrypto_check(struct dr_report *r, const char *path, const char *used_by,
-			    const char *out, double bound, bool main_lib)
+static void libcrypto_check(struct dr_report *r, const char *path, const char *used_by, const char *out,
+			    double bound, bool main_lib)
 {
 	char version[200], ctr_s[32], cbc_s[32], err[300];
 	const char *id = main_lib ? "libcrypto" : "libcrypto:other";
 
 	if (!out || child_value(out, "error", err, sizeof(err)) ||
 	    !child_value(out, "ctr", ctr_s, sizeof(ctr_s))) {
-		struct dr_check *c = dr_add(r, id, DR_WARN, "libcrypto could not be measured",
-					    "%s: %s", path, out ? err : "the probe process failed");
+		struct dr_check *c = dr_add(r, id, DR_WARN, "libcrypto could not be measured", "%s: %s", path,
+					    out ? err : "the probe process failed");
 
 		dr_value(c, "path", false, "%s", path);
 		return;
@@ -144,8 +144,9 @@ static void libcrypto_check(struct dr_report *r, const char *path, const char *u
 	if (main_lib) {
 		r->aes_software = sw;
 		if (sw && !r->ia32cap_masks_aes && (r->cpu_flags & CT_CPU_AES))
-			dr_recommend(r, "%s runs AES in software on an AES-NI CPU: use a libcrypto "
-					"built with its assembler (no-asm builds never use AES-NI)",
+			dr_recommend(r,
+				     "%s runs AES in software on an AES-NI CPU: use a libcrypto "
+				     "built with its assembler (no-asm builds never use AES-NI)",
 				     path);
 	}
 }
@@ -177,8 +178,10 @@ static void engine_checks(struct dr_report *r, const char *out)
 				   strcmp(where, "builtin") ? dir : "");
 			snprintf(c->title, sizeof(c->title), "engine %s loads", id);
 		} else if (!strcmp(where, "absent") && strcmp(id, "afalg")) {
-			c = dr_add(r, id_key, DR_INFO, "", "not built into this libcrypto and no "
-				   "%s.so in %s", id, dir[0] ? dir : "the engines directory");
+			c = dr_add(r, id_key, DR_INFO, "",
+				   "not built into this libcrypto and no "
+				   "%s.so in %s",
+				   id, dir[0] ? dir : "the engines directory");
 			snprintf(c->title, sizeof(c->title), "engine %s is not available", id);
 		} else {
 			/* An engine for what this machine does not have (a VIA PadLock unit, a kernel
@@ -189,13 +192,17 @@ static void engine_checks(struct dr_report *r, const char *out)
 			int err = r->afalg_errno, cdev_err = 0;
 
 			if (!strcmp(id, "afalg") && !r->afalg_ok) {
-				snprintf(extra, sizeof(extra), "; socket(AF_ALG) fails here with %s "
-					 "(probed by the doctor)", err ? strerrorname_np(err) : "?");
+				snprintf(extra, sizeof(extra),
+					 "; socket(AF_ALG) fails here with %s "
+					 "(probed by the doctor)",
+					 err ? strerrorname_np(err) : "?");
 				snprintf(why, sizeof(why), "no AF_ALG");
 			} else if (!strcmp(id, "padlock") && !ct_cpu_padlock_ace()) {
 				ct_cpu_vendor(vendor, sizeof(vendor));
-				snprintf(extra, sizeof(extra), "; it needs a VIA or Zhaoxin CPU with a "
-					 "PadLock unit, and this CPU is %s", vendor[0] ? vendor : "not x86");
+				snprintf(extra, sizeof(extra),
+					 "; it needs a VIA or Zhaoxin CPU with a "
+					 "PadLock unit, and this CPU is %s",
+					 vendor[0] ? vendor : "not x86");
 				snprintf(why, sizeof(why), "no PadLock CPU");
 			} else if (!strcmp(id, "devcrypto") && !ct_cryptodev_usable(&cdev_err)) {
 				snprintf(extra, sizeof(extra), "; open(\"/dev/crypto\") fails here with %s",
@@ -229,23 +236,23 @@ static void provider_checks(struct dr_report *r, const char *out)
 		if (sscanf(l, "provider %63s %15s %n", name, state, &used) < 2)
 			continue;
 		if (used)
-			snprintf(rest, sizeof(rest), "%.*s",
-				 (int)(e ? e - l - used : (long)strlen(l + used)), l + used);
+			snprintf(rest, sizeof(rest), "%.*s", (int)(e ? e - l - used : (long)strlen(l + used)),
+				 l + used);
 		snprintf(id_key, sizeof(id_key), "provider:%s", name);
 
 		struct dr_check *c;
 
 		if (!strcmp(state, "ok"))
-			c = dr_add(r, id_key, DR_OK, "", "OSSL_PROVIDER_load(NULL, \"%s\") succeeded",
-				   name);
+			c = dr_add(r, id_key, DR_OK, "", "OSSL_PROVIDER_load(NULL, \"%s\") succeeded", name);
 		else if (!strcmp(state, "absent"))
 			c = dr_add(r, id_key, DR_INFO, "", "not installed (%s)", rest);
 		else
 			c = dr_add(r, id_key, !strcmp(name, "default") ? DR_FAIL : DR_WARN, "",
 				   "OSSL_PROVIDER_load failed: %s", rest);
 		snprintf(c->title, sizeof(c->title), "provider %s %s", name,
-			 !strcmp(state, "ok") ? "loads" : !strcmp(state, "absent") ? "is not installed"
-										: "fails to load");
+			 !strcmp(state, "ok")       ? "loads"
+			 : !strcmp(state, "absent") ? "is not installed"
+						    : "fails to load");
 		dr_value(c, "provider", false, "%s", name);
 		dr_value(c, "loads", true, "%s", strcmp(state, "ok") ? "false" : "true");
 	}
@@ -271,20 +278,24 @@ static void speed_recommendation(struct dr_report *r)
 	int major = openssl_major(r->libcrypto_version);
 
 	if (major >= 3)
-		dr_recommend(r, "measure with `openssl speed -evp aes-128-ctr`: it times "
-				"EVP_EncryptUpdate, the call applications make; without -evp, "
-				"%s's speed times EVP_Cipher(), the raw one-shot call, on the same "
-				"provider code (AES-NI speed, but not what applications call)",
+		dr_recommend(r,
+			     "measure with `openssl speed -evp aes-128-ctr`: it times "
+			     "EVP_EncryptUpdate, the call applications make; without -evp, "
+			     "%s's speed times EVP_Cipher(), the raw one-shot call, on the same "
+			     "provider code (AES-NI speed, but not what applications call)",
 			     r->libcrypto_version_short);
 	else if (major > 0)
-		dr_recommend(r, "measure with `openssl speed -evp aes-128-ctr`: without -evp, "
-				"%s's speed times the low-level AES_* functions, which do not use "
-				"AES-NI", r->libcrypto_version_short);
+		dr_recommend(r,
+			     "measure with `openssl speed -evp aes-128-ctr`: without -evp, "
+			     "%s's speed times the low-level AES_* functions, which do not use "
+			     "AES-NI",
+			     r->libcrypto_version_short);
 	else
-		dr_recommend(r, "measure with `openssl speed -evp aes-128-ctr`: without -evp, "
-				"OpenSSL 3 times EVP_Cipher() (the same provider code, AES-NI "
-				"included) and OpenSSL 1.1 and older time the low-level AES_* "
-				"functions, which do not use AES-NI");
+		dr_recommend(r,
+			     "measure with `openssl speed -evp aes-128-ctr`: without -evp, "
+			     "OpenSSL 3 times EVP_Cipher() (the same provider code, AES-NI "
+			     "included) and OpenSSL 1.1 and older time the low-level AES_* "
+			     "functions, which do not use AES-NI");
 }
 
 void dr_probe_libcrypto(struct dr_report *r)
@@ -303,8 +314,7 @@ void dr_probe_libcrypto(struct dr_report *r)
 
 		char *out = dr_libcrypto_child(lib, true);
 
-		if (out && child_value(out, "version", r->libcrypto_version,
-				       sizeof(r->libcrypto_version))) {
+		if (out && child_value(out, "version", r->libcrypto_version, sizeof(r->libcrypto_version))) {
 			/* "OpenSSL 3.0.19 27 Jan 2026" -> "OpenSSL 3.0.19" */
 			char *sp = strchr(r->libcrypto_version, ' ');
 
@@ -320,9 +330,9 @@ void dr_probe_libcrypto(struct dr_report *r)
 		}
 		free(out);
 	} else {
-		dr_add(r, "libcrypto", DR_INFO, "no openssl program to ask which libcrypto it loads",
-		       "%s", openssl[0] ? "the dynamic loader did not list a libcrypto for it"
-					: "openssl is not in PATH (install it for this check)");
+		dr_add(r, "libcrypto", DR_INFO, "no openssl program to ask which libcrypto it loads", "%s",
+		       openssl[0] ? "the dynamic loader did not list a libcrypto for it"
+				  : "openssl is not in PATH (install it for this check)");
 	}
 
 	struct dr_lib_scan *ls = malloc(sizeof(*ls));

@@ -104,8 +104,7 @@ static void errors_line(const struct ossl *o, char *buf, size_t cap)
 		char one[256];
 
 		o->err_string(e, one, sizeof(one));
-		len += (size_t)snprintf(buf + len, len < cap ? cap - len : 0, "%s%s",
-					len ? "; " : "", one);
+		len += (size_t)snprintf(buf + len, len < cap ? cap - len : 0, "%s%s", len ? "; " : "", one);
 		if (len >= cap)
 			break;
 	}
@@ -166,14 +165,13 @@ static void child_engines(const struct ossl *o, FILE *w)
 
 		if (!e) {
 			errors_line(o, err, sizeof(err));
-			fprintf(w, "engine %s fail %s %s\n", ids[i], present ? "present" : "absent",
-				err);
+			fprintf(w, "engine %s fail %s %s\n", ids[i], present ? "present" : "absent", err);
 			continue;
 		}
 		if (o->engine_init && !o->engine_init(e)) {
 			errors_line(o, err, sizeof(err));
-			fprintf(w, "engine %s initfail %s %s\n", ids[i],
-				present ? "present" : "builtin", err);
+			fprintf(w, "engine %s initfail %s %s\n", ids[i], present ? "present" : "builtin",
+				err);
 		} else {
 			fprintf(w, "engine %s ok %s %s\n", ids[i], present ? "present" : "builtin",
 				o->engine_name ? o->engine_name(e) : "");
@@ -288,4 +286,3 @@ char *dr_libcrypto_child(const char *path, bool full)
 
 	return ct_child_output(child_body, &a);
 }
-

@@ -51,15 +51,14 @@ bool dr_openssl_libcrypto(char *openssl, size_t ocap, char *lib, size_t lcap)
 	if (found) {
 		const char *e = strchr(arrow + 3, ' ');
 
-		snprintf(lib, lcap, "%.*s", (int)(e ? e - arrow - 3 : (long)strlen(arrow + 3)),
-			 arrow + 3);
+		snprintf(lib, lcap, "%.*s", (int)(e ? e - arrow - 3 : (long)strlen(arrow + 3)), arrow + 3);
 	}
 	free(out);
 	return found;
 }
 
-static void scan_dir(const char *dir, const struct ct_elf_id *self, char reals[][PATH_MAX],
-		     int *nreal, struct dr_lib_scan *ls)
+static void scan_dir(const char *dir, const struct ct_elf_id *self, char reals[][PATH_MAX], int *nreal,
+		     struct dr_lib_scan *ls)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
@@ -70,8 +69,8 @@ static void scan_dir(const char *dir, const struct ct_elf_id *self, char reals[]
 		struct ct_elf_id id;
 
 		/* libcrypto.so.3, libcrypto.so.1.1: the loadable ones (not .a, not .hmac). */
-		if (strncmp(de->d_name, "libcrypto.so", 12) ||
-		    (de->d_name[12] && de->d_name[12] != '.') || strstr(de->d_name, "hmac"))
+		if (strncmp(de->d_name, "libcrypto.so", 12) || (de->d_name[12] && de->d_name[12] != '.') ||
+		    strstr(de->d_name, "hmac"))
 			continue;
 		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path) ||
 		    !realpath(path, real))
@@ -99,8 +98,16 @@ static void scan_dir(const char *dir, const struct ct_elf_id *self, char reals[]
 void dr_find_libcryptos(const char *skip_real, struct dr_lib_scan *ls)
 {
 	static const char *const dirs[] = {
-		"/lib", "/lib64", "/usr/lib", "/usr/lib64", "/usr/local/lib", "/usr/local/lib64",
-		"/usr/local/ssl/lib", "/usr/local/ssl/lib64", "/opt/openssl/lib", "/opt/openssl/lib64",
+		"/lib",
+		"/lib64",
+		"/usr/lib",
+		"/usr/lib64",
+		"/usr/local/lib",
+		"/usr/local/lib64",
+		"/usr/local/ssl/lib",
+		"/usr/local/ssl/lib64",
+		"/opt/openssl/lib",
+		"/opt/openssl/lib64",
 	};
 	static char reals[2 * DR_MAX_LIBS + 2][PATH_MAX];
 	int nreal = 0;
@@ -148,8 +155,8 @@ void dr_foreign_check(struct dr_report *r, const struct dr_lib_scan *ls)
 	if (ct_elf_identify("/proc/self/exe", &id))
 		ct_elf_arch_name(&id, self, sizeof(self));
 	for (int i = 0; i < ls->nforeign; i++)
-		len += (size_t)snprintf(list + len, len < sizeof(list) ? sizeof(list) - len : 0,
-					"%s%s (%s)", i ? ", " : "", ls->foreign[i], ls->foreign_arch[i]);
+		len += (size_t)snprintf(list + len, len < sizeof(list) ? sizeof(list) - len : 0, "%s%s (%s)",
+					i ? ", " : "", ls->foreign[i], ls->foreign_arch[i]);
 
 	struct dr_check *c = dr_add(r, "libcrypto:foreign", DR_INFO, "",
 				    "%s: not loadable by this doctor (%s), so not measured; programs "
@@ -157,12 +164,10 @@ void dr_foreign_check(struct dr_report *r, const struct dr_lib_scan *ls)
 				    list, self, ls->nforeign > 1 ? "their" : "its",
 				    ls->nforeign > 1 ? "them" : "it");
 
-	snprintf(c->title, sizeof(c->title), "%d libcrypto of another architecture found",
-		 ls->nforeign);
+	snprintf(c->title, sizeof(c->title), "%d libcrypto of another architecture found", ls->nforeign);
 	if (ls->nforeign > 1)
 		snprintf(c->title, sizeof(c->title), "%d libcrypto copies of other architectures found",
 			 ls->nforeign);
 	dr_value(c, "count", true, "%d", ls->nforeign);
 	dr_value(c, "paths", false, "%s", list);
 }
-

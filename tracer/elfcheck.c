@@ -24,8 +24,7 @@ static bool read_at(int fd, void *buf, size_t len, off_t off)
 	return pread(fd, buf, len, off) == (ssize_t)len;
 }
 
-static enum ct_elf_kind scan_phdrs(int fd, off_t phoff, unsigned phnum, unsigned phentsize,
-				   bool is64)
+static enum ct_elf_kind scan_phdrs(int fd, off_t phoff, unsigned phnum, unsigned phentsize, bool is64)
 {
 	size_t want = is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
 
@@ -81,8 +80,7 @@ bool ct_elf_identify(const char *path, struct ct_elf_id *id)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	unsigned char ident[EI_NIDENT + 4]; /* e_type and e_machine follow e_ident in both classes */
-	bool ok = fd >= 0 && read_at(fd, ident, sizeof(ident), 0) &&
-		  !memcmp(ident, ELFMAG, SELFMAG);
+	bool ok = fd >= 0 && read_at(fd, ident, sizeof(ident), 0) && !memcmp(ident, ELFMAG, SELFMAG);
 
 	if (fd >= 0)
 		close(fd);
@@ -93,8 +91,7 @@ bool ct_elf_identify(const char *path, struct ct_elf_id *id)
 	/* e_machine in the file's own byte order */
 	const unsigned char *m = ident + EI_NIDENT + 2;
 
-	id->machine = id->data == ELFDATA2MSB ? (uint16_t)(m[0] << 8 | m[1])
-					      : (uint16_t)(m[1] << 8 | m[0]);
+	id->machine = id->data == ELFDATA2MSB ? (uint16_t)(m[0] << 8 | m[1]) : (uint16_t)(m[1] << 8 | m[0]);
 	return true;
 }
 
@@ -109,10 +106,10 @@ void ct_elf_arch_name(const struct ct_elf_id *id, char *buf, size_t cap)
 		uint16_t machine;
 		const char *name;
 	} names[] = {
-		{ EM_X86_64, "x86-64" }, { EM_386, "i386" },     { EM_AARCH64, "aarch64" },
-		{ EM_ARM, "arm" },       { EM_PPC64, "ppc64" },  { EM_PPC, "ppc" },
-		{ EM_S390, "s390" },     { EM_RISCV, "riscv" },  { EM_MIPS, "mips" },
-		{ EM_SPARCV9, "sparc64" }, { EM_IA_64, "ia64" }, { 258 /* EM_LOONGARCH */, "loongarch" },
+		{ EM_X86_64, "x86-64" },   { EM_386, "i386" },    { EM_AARCH64, "aarch64" },
+		{ EM_ARM, "arm" },         { EM_PPC64, "ppc64" }, { EM_PPC, "ppc" },
+		{ EM_S390, "s390" },       { EM_RISCV, "riscv" }, { EM_MIPS, "mips" },
+		{ EM_SPARCV9, "sparc64" }, { EM_IA_64, "ia64" },  { 258 /* EM_LOONGARCH */, "loongarch" },
 	};
 	const char *name = NULL;
 

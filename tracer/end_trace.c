@@ -28,14 +28,14 @@
 
 /* What one trace file of the pid says about itself. */
 struct file_state {
-	bool clean;          /* read to a clean end */
-	bool ended;          /* has END */
+	bool clean; /* read to a clean end */
+	bool ended; /* has END */
 	bool has_header;
 	uint32_t pid;
 	uint64_t start_mono_ns;
 	uint64_t last_mono_ns; /* the newest snapshot: its last PROC, else its start */
 	uint32_t max_event_id;
-	uint64_t paths;      /* STATS records seen: crypto work was recorded */
+	uint64_t paths; /* STATS records seen: crypto work was recorded */
 };
 
 static bool read_whole(const char *path, uint8_t **buf, size_t *len)
@@ -150,12 +150,14 @@ bool ct_end_trace_complete(const char *outdir, uint32_t pid, int status, uint64_
 	char detail[400];
 	double since = (double)(best_fs.last_mono_ns - best_fs.start_mono_ns) / 1e9;
 
-	snprintf(detail, sizeof(detail), "the process exited with status %d without running its exit "
+	snprintf(detail, sizeof(detail),
+		 "the process exited with status %d without running its exit "
 		 "handlers (it called exit_group directly, as Go programs do, or _exit), so it could "
 		 "not close its trace; cryptrace run recorded its exit status. %s (%.3f s after it "
-		 "started) %s", status,
-		 best_fs.paths ? "Cipher calls after its last snapshot" :
-				 "It recorded no cipher call; any after its last snapshot",
+		 "started) %s",
+		 status,
+		 best_fs.paths ? "Cipher calls after its last snapshot"
+			       : "It recorded no cipher call; any after its last snapshot",
 		 since, best_fs.paths ? "are not in this trace" : "would not be in this trace");
 	struct ct_event ev = {
 		.event_id = best_fs.max_event_id + 1,

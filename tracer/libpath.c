@@ -20,8 +20,7 @@
 static bool preloadable(const char *path, char *why, size_t why_cap)
 {
 	if (strpbrk(path, " :")) {
-		snprintf(why, why_cap, "%s: LD_PRELOAD cannot carry a path with a space or colon",
-			 path);
+		snprintf(why, why_cap, "%s: LD_PRELOAD cannot carry a path with a space or colon", path);
 		return false;
 	}
 	return true;

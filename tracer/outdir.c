@@ -60,8 +60,7 @@ bool ct_outdir_prepare(const char *dir, char *why, size_t why_cap)
 	int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 
 	if (fd < 0) {
-		snprintf(why, why_cap, "cannot write in output directory %s: %s", dir,
-			 strerror(errno));
+		snprintf(why, why_cap, "cannot write in output directory %s: %s", dir, strerror(errno));
 		return false;
 	}
 	close(fd);

@@ -111,9 +111,10 @@ bool ct_static_trace_write(const struct ct_static_run *r)
 	char detail[700];
 
 	rp_exe_scan(r->exe, &scan);
-	snprintf(detail, sizeof(detail), "%s is statically linked (no dynamic loader): LD_PRELOAD "
-		 "cannot load cryptrace into it, so none of its calls are seen%s%s%s", r->exe,
-		 scan.libs[0] ? "; it carries " : "", scan.libs, scan.libs[0] ? " itself" : "");
+	snprintf(detail, sizeof(detail),
+		 "%s is statically linked (no dynamic loader): LD_PRELOAD "
+		 "cannot load cryptrace into it, so none of its calls are seen%s%s%s",
+		 r->exe, scan.libs[0] ? "; it carries " : "", scan.libs, scan.libs[0] ? " itself" : "");
 
 	struct ct_event ev = {
 		.event_id = 1,

@@ -17,9 +17,9 @@
 #include <time.h>
 
 /* Exit codes of the launcher itself (a traced command's own status passes through unchanged). */
-#define CT_EXIT_USAGE 2        /* bad option, missing command, unusable output directory */
-#define CT_EXIT_NOT_EXEC 126   /* the command exists but cannot be executed */
-#define CT_EXIT_NOT_FOUND 127  /* the command was not found */
+#define CT_EXIT_USAGE 2       /* bad option, missing command, unusable output directory */
+#define CT_EXIT_NOT_EXEC 126  /* the command exists but cannot be executed */
+#define CT_EXIT_NOT_FOUND 127 /* the command was not found */
 
 /* usage.c */
 /* "cryptrace COMMAND: <fmt with arg> (try: cryptrace help COMMAND)" on stderr, or without a

@@ -28,8 +28,14 @@ static const struct ct_kname alg_ops[] = {
 
 static const char *const alg_types[] = { "skcipher", "aead", "hash", "rng", "akcipher", "kpp" };
 
-const char *ct_alg_opt_name(uint32_t opt) { return ct_kname_find(alg_opts, N(alg_opts), opt); }
-const char *ct_alg_op_name(uint32_t op) { return ct_kname_find(alg_ops, N(alg_ops), op); }
+const char *ct_alg_opt_name(uint32_t opt)
+{
+	return ct_kname_find(alg_opts, N(alg_opts), opt);
+}
+const char *ct_alg_op_name(uint32_t op)
+{
+	return ct_kname_find(alg_ops, N(alg_ops), op);
+}
 
 bool ct_alg_type_known(const char *type)
 {
@@ -118,8 +124,7 @@ size_t ct_alg_fmt_addr(char *buf, size_t cap, const void *addr, size_t addrlen)
 	return b.len;
 }
 
-size_t ct_alg_fmt_sockopt(char *buf, size_t cap, int level, int optname, const void *optval,
-			  size_t optlen)
+size_t ct_alg_fmt_sockopt(char *buf, size_t cap, int level, int optname, const void *optval, size_t optlen)
 {
 	struct ct_kbuf b = ct_kbuf_init(buf, cap);
 	const char *name = level == SOL_ALG ? ct_alg_opt_name((uint32_t)optname) : NULL;
@@ -230,16 +235,11 @@ static const struct {
 	unsigned key_divisor; /* xts: two keys; */
 	unsigned key_extra;   /* rfc4106/rfc3686: a 4-byte nonce/salt follows the key */
 } alg_modes[] = {
-	{ "cbc(aes)", "cbc", 1, 0 },
-	{ "ctr(aes)", "ctr", 1, 0 },
-	{ "ecb(aes)", "ecb", 1, 0 },
-	{ "xts(aes)", "xts", 2, 0 },
-	{ "gcm(aes)", "gcm", 1, 0 },
-	{ "ccm(aes)", "ccm", 1, 0 },
-	{ "ofb(aes)", "ofb", 1, 0 },
-	{ "cfb(aes)", "cfb", 1, 0 },
-	{ "cts(cbc(aes))", "cbc-cts", 1, 0 },
-	{ "rfc4106(gcm(aes))", "gcm", 1, 4 },
+	{ "cbc(aes)", "cbc", 1, 0 },          { "ctr(aes)", "ctr", 1, 0 },
+	{ "ecb(aes)", "ecb", 1, 0 },          { "xts(aes)", "xts", 2, 0 },
+	{ "gcm(aes)", "gcm", 1, 0 },          { "ccm(aes)", "ccm", 1, 0 },
+	{ "ofb(aes)", "ofb", 1, 0 },          { "cfb(aes)", "cfb", 1, 0 },
+	{ "cts(cbc(aes))", "cbc-cts", 1, 0 }, { "rfc4106(gcm(aes))", "gcm", 1, 4 },
 	{ "rfc3686(ctr(aes))", "ctr", 1, 4 },
 };
 

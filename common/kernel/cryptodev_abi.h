@@ -181,8 +181,8 @@ enum ct_cdev_ioc_nr {
 #define CT_CIOCASYNCFETCH _IOR('c', CT_NR_CIOCASYNCFETCH, struct ct_cdev_crypt_op)
 
 /* True when request is cryptodev ioctl number nr, whatever size the program's ABI encoded. */
-#define CT_CDEV_IOC_MATCH(request, nr)                                                         \
-	(_IOC_TYPE((unsigned long)(request)) == CT_CDEV_IOC_TYPE &&                              \
+#define CT_CDEV_IOC_MATCH(request, nr)                                                                       \
+	(_IOC_TYPE((unsigned long)(request)) == CT_CDEV_IOC_TYPE &&                                          \
 	 _IOC_NR((unsigned long)(request)) == (unsigned)(nr))
 
 #endif

@@ -193,9 +193,18 @@ static size_t fmt_fsession(char *buf, size_t cap, const void *arg)
 {
 	return fmt_u32_arg(buf, cap, "ses", arg);
 }
-static size_t fmt_crypt(char *buf, size_t cap, const void *arg) { return ct_cdev_fmt_crypt(buf, cap, arg); }
-static size_t fmt_auth(char *buf, size_t cap, const void *arg) { return ct_cdev_fmt_auth(buf, cap, arg); }
-static size_t fmt_kop(char *buf, size_t cap, const void *arg) { return ct_cdev_fmt_kop(buf, cap, arg); }
+static size_t fmt_crypt(char *buf, size_t cap, const void *arg)
+{
+	return ct_cdev_fmt_crypt(buf, cap, arg);
+}
+static size_t fmt_auth(char *buf, size_t cap, const void *arg)
+{
+	return ct_cdev_fmt_auth(buf, cap, arg);
+}
+static size_t fmt_kop(char *buf, size_t cap, const void *arg)
+{
+	return ct_cdev_fmt_kop(buf, cap, arg);
+}
 static size_t fmt_sessinfo(char *buf, size_t cap, const void *arg)
 {
 	/* Before the call only ses is an input; print just that (the hook formats the reply). */

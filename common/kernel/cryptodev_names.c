@@ -116,9 +116,18 @@ static const struct {
 	{ CT_CRYPTO_TLS12_AES_CBC_HMAC_SHA256, "aes", "cbc-hmac-sha256", true, false },
 };
 
-const char *ct_cdev_alg_name(uint32_t alg) { return ct_kname_find(cdev_algs, N(cdev_algs), alg); }
-const char *ct_cdev_crk_name(uint32_t op) { return ct_kname_find(cdev_crk_ops, N(cdev_crk_ops), op); }
-const char *ct_cdev_op_name(uint32_t op) { return ct_kname_find(cdev_ops, N(cdev_ops), op); }
+const char *ct_cdev_alg_name(uint32_t alg)
+{
+	return ct_kname_find(cdev_algs, N(cdev_algs), alg);
+}
+const char *ct_cdev_crk_name(uint32_t op)
+{
+	return ct_kname_find(cdev_crk_ops, N(cdev_crk_ops), op);
+}
+const char *ct_cdev_op_name(uint32_t op)
+{
+	return ct_kname_find(cdev_ops, N(cdev_ops), op);
+}
 
 int ct_cdev_ioctl_nr(unsigned long request)
 {

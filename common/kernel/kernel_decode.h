@@ -103,8 +103,7 @@ size_t ct_alg_fmt_addr(char *buf, size_t cap, const void *addr, size_t addrlen);
 /* "opt=ALG_SET_KEY keylen=16"; for ALG_SET_AEAD_AUTHSIZE the size is optlen ("authsize=16").
  * optval is never dereferenced except for the 4-byte key serial of ALG_SET_KEY_BY_KEY_SERIAL,
  * which is not secret (and only when optlen >= 4). */
-size_t ct_alg_fmt_sockopt(char *buf, size_t cap, int level, int optname, const void *optval,
-			  size_t optlen);
+size_t ct_alg_fmt_sockopt(char *buf, size_t cap, int level, int optname, const void *optval, size_t optlen);
 
 /* What the SOL_ALG control messages of one sendmsg asked for. */
 struct ct_alg_cmsgs {

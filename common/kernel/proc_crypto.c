@@ -15,8 +15,8 @@
 /* Substrings of driver or module names that mean "CPU instructions". A marker ending in '|'
  * must end a word there ("aes_ce_blk", "cbc-aes-ce", but not "marvell_cesa"). */
 static const char *const cpu_markers[] = {
-	"aesni", "vaes", "-ce|", "_ce|", "neon", "padlock", "s390", "p8_", "vmx", "sparc64",
-	"zvkned", "riscv", "-avx", "_avx", "armv8", "aes-arm",
+	"aesni", "vaes",    "-ce|",   "_ce|",  "neon", "padlock", "s390",  "p8_",
+	"vmx",   "sparc64", "zvkned", "riscv", "-avx", "_avx",    "armv8", "aes-arm",
 };
 /* Substrings that mean "generic software" (checked before the CPU markers for template-wrapped
  * drivers like "cbc(aes-generic)"). */
@@ -69,10 +69,14 @@ enum ct_kdrv_class ct_kdrv_classify(const char *driver, const char *module)
 const char *ct_kdrv_class_name(enum ct_kdrv_class cls)
 {
 	switch (cls) {
-	case CT_KDRV_HW: return "hardware";
-	case CT_KDRV_CPU: return "cpu";
-	case CT_KDRV_SW: return "software";
-	default: return "unknown";
+	case CT_KDRV_HW:
+		return "hardware";
+	case CT_KDRV_CPU:
+		return "cpu";
+	case CT_KDRV_SW:
+		return "software";
+	default:
+		return "unknown";
 	}
 }
 
@@ -81,9 +85,9 @@ static bool type_usable(const char *type, const char *afalg_type)
 	static const struct {
 		const char *afalg, *proc;
 	} map[] = {
-		{ "skcipher", "skcipher" }, { "skcipher", "lskcipher" }, { "skcipher", "ablkcipher" },
+		{ "skcipher", "skcipher" },  { "skcipher", "lskcipher" }, { "skcipher", "ablkcipher" },
 		{ "skcipher", "blkcipher" }, { "skcipher", "givcipher" }, { "aead", "aead" },
-		{ "hash", "shash" }, { "hash", "ahash" }, { "rng", "rng" },
+		{ "hash", "shash" },         { "hash", "ahash" },         { "rng", "rng" },
 	};
 	for (size_t i = 0; i < N(map); i++) {
 		if (strcmp(type, map[i].proc))

@@ -25,16 +25,17 @@ enum { IV_LEN = 12, TAG_LEN = 16, MAX_AAD = 256, MAX_PT = 16384 };
 static const char *fail_call;
 
 /* One AEAD request: input = AAD || text, output = AAD || text' (|| tag when encrypting). */
-static ssize_t aead_op(int op, bool enc, const uint8_t *iv, unsigned aadlen, const uint8_t *in,
-		       size_t inlen, uint8_t *out, size_t outlen)
+static ssize_t aead_op(int op, bool enc, const uint8_t *iv, unsigned aadlen, const uint8_t *in, size_t inlen,
+		       uint8_t *out, size_t outlen)
 {
 	union {
 		char buf[CMSG_SPACE(4) + CMSG_SPACE(sizeof(struct af_alg_iv) + IV_LEN) + CMSG_SPACE(4)];
 		struct cmsghdr align;
 	} ctl;
 	struct iovec iov = { .iov_base = (void *)in, .iov_len = inlen };
-	struct msghdr msg = { .msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf),
-			      .msg_iov = &iov, .msg_iovlen = 1 };
+	struct msghdr msg = {
+		.msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf), .msg_iov = &iov, .msg_iovlen = 1
+	};
 
 	memset(&ctl, 0, sizeof(ctl));
 	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
@@ -63,12 +64,13 @@ static ssize_t aead_op(int op, bool enc, const uint8_t *iv, unsigned aadlen, con
 }
 
 /* OpenSSL's GCM of the same input, the reference. */
-static bool ref_gcm(unsigned bits, const uint8_t *key, const uint8_t *iv, const uint8_t *aad,
-		    unsigned aadlen, const uint8_t *pt, unsigned ptlen, uint8_t *ct, uint8_t *tag)
+static bool ref_gcm(unsigned bits, const uint8_t *key, const uint8_t *iv, const uint8_t *aad, unsigned aadlen,
+		    const uint8_t *pt, unsigned ptlen, uint8_t *ct, uint8_t *tag)
 {
 	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
-	const EVP_CIPHER *c = bits == 128 ? EVP_aes_128_gcm() : bits == 192 ? EVP_aes_192_gcm()
-									      : EVP_aes_256_gcm();
+	const EVP_CIPHER *c = bits == 128   ? EVP_aes_128_gcm()
+			      : bits == 192 ? EVP_aes_192_gcm()
+					    : EVP_aes_256_gcm();
 	int n = 0, ok;
 
 	ok = ctx && EVP_EncryptInit_ex(ctx, c, NULL, NULL, NULL) == 1 &&
@@ -95,10 +97,18 @@ int main(int argc, char **argv)
 
 	while ((ch = getopt_long(argc, argv, "b:a:l:n:h", lopts, NULL)) != -1) {
 		switch (ch) {
-		case 'b': bits = (unsigned)atoi(optarg); break;
-		case 'a': aadlen = (unsigned)atoi(optarg); break;
-		case 'l': ptlen = (unsigned)atoi(optarg); break;
-		case 'n': count = strtoul(optarg, NULL, 0); break;
+		case 'b':
+			bits = (unsigned)atoi(optarg);
+			break;
+		case 'a':
+			aadlen = (unsigned)atoi(optarg);
+			break;
+		case 'l':
+			ptlen = (unsigned)atoi(optarg);
+			break;
+		case 'n':
+			count = strtoul(optarg, NULL, 0);
+			break;
 		case 'h':
 		default:
 			fprintf(ch == 'h' ? stdout : stderr,
@@ -107,8 +117,7 @@ int main(int argc, char **argv)
 			return ch == 'h' ? 0 : 64;
 		}
 	}
-	if ((bits != 128 && bits != 192 && bits != 256) || aadlen > MAX_AAD || ptlen > MAX_PT ||
-	    count == 0) {
+	if ((bits != 128 && bits != 192 && bits != 256) || aadlen > MAX_AAD || ptlen > MAX_PT || count == 0) {
 		fprintf(stderr, "afalg_aead: bad arguments\n");
 		return 64;
 	}
@@ -173,14 +182,15 @@ int main(int argc, char **argv)
 		back[aadlen + ptlen] ^= 1;
 		n = aead_op(op, false, iv, aadlen, back, aadlen + ptlen + TAG_LEN, out, aadlen + ptlen);
 		if (n >= 0 || errno != EBADMSG) {
-			printf("tampered tag: expected EBADMSG, got %zd (%s)\n", n, n < 0 ? strerror(errno) : "accepted");
+			printf("tampered tag: expected EBADMSG, got %zd (%s)\n", n,
+			       n < 0 ? strerror(errno) : "accepted");
 			status = 1;
 		}
 	}
 	uint64_t ns = kex_now_ns() - t0;
 	printf("gcm(aes) aes-%u-gcm aad=%u len=%u tag=%u: %lu x (encrypt + decrypt) match OpenSSL, "
-	       "tampered tag refused; %.2f us per pair\n", bits, aadlen, ptlen, TAG_LEN, count,
-	       ns / 1e3 / count);
+	       "tampered tag refused; %.2f us per pair\n",
+	       bits, aadlen, ptlen, TAG_LEN, count, ns / 1e3 / count);
 	close(op);
 	close(tfm);
 	return status;

@@ -143,19 +143,24 @@ static bool budget_left(const struct opts *o, uint64_t t0, unsigned long done)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: afalg_bench [--mode sendmsg|splice] [--alg cbc(aes)|ctr(aes)|ecb(aes)|xts(aes)]\n"
-		   "         [--bits 128|192|256] [--sizes 16,64,...] [--seconds S | --count N] [--decrypt]\n"
-		   "AF_ALG skcipher; init/encrypt/deinit timed separately, results checked against\n"
-		   "OpenSSL. Exit 2 when AF_ALG or the algorithm is unavailable.\n");
+	fprintf(f,
+		"usage: afalg_bench [--mode sendmsg|splice] [--alg cbc(aes)|ctr(aes)|ecb(aes)|xts(aes)]\n"
+		"         [--bits 128|192|256] [--sizes 16,64,...] [--seconds S | --count N] [--decrypt]\n"
+		"AF_ALG skcipher; init/encrypt/deinit timed separately, results checked against\n"
+		"OpenSSL. Exit 2 when AF_ALG or the algorithm is unavailable.\n");
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
-		{ "mode", required_argument, NULL, 'm' },  { "alg", required_argument, NULL, 'a' },
-		{ "bits", required_argument, NULL, 'b' },  { "sizes", required_argument, NULL, 's' },
-		{ "seconds", required_argument, NULL, 't' }, { "count", required_argument, NULL, 'n' },
-		{ "decrypt", no_argument, NULL, 'd' },     { "help", no_argument, NULL, 'h' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "alg", required_argument, NULL, 'a' },
+		{ "bits", required_argument, NULL, 'b' },
+		{ "sizes", required_argument, NULL, 's' },
+		{ "seconds", required_argument, NULL, 't' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "decrypt", no_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct opts o = { .alg = "cbc(aes)", .bits = 128, .seconds = 0.2, .mode = MODE_SENDMSG };
@@ -174,14 +179,30 @@ int main(int argc, char **argv)
 				return 64;
 			}
 			break;
-		case 'a': o.alg = optarg; break;
-		case 'b': o.bits = (unsigned)atoi(optarg); break;
-		case 's': o.nsizes = kex_parse_sizes(optarg, o.sizes); break;
-		case 't': o.seconds = atof(optarg); break;
-		case 'n': o.count = strtoul(optarg, NULL, 0); break;
-		case 'd': o.decrypt = true; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 64;
+		case 'a':
+			o.alg = optarg;
+			break;
+		case 'b':
+			o.bits = (unsigned)atoi(optarg);
+			break;
+		case 's':
+			o.nsizes = kex_parse_sizes(optarg, o.sizes);
+			break;
+		case 't':
+			o.seconds = atof(optarg);
+			break;
+		case 'n':
+			o.count = strtoul(optarg, NULL, 0);
+			break;
+		case 'd':
+			o.decrypt = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 64;
 		}
 	}
 	/* The OpenSSL name of the kernel algorithm, for the reference result. */

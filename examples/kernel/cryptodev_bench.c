@@ -67,8 +67,12 @@ static int cdev_crypt(void *self, const uint8_t *iv, const uint8_t *in, uint8_t 
 {
 	struct cdev *c = self;
 	struct ct_cdev_crypt_op op = {
-		.ses = c->ses, .op = c->enc ? CT_COP_ENCRYPT : CT_COP_DECRYPT, .len = len,
-		.src = (uint8_t *)in, .dst = out, .iv = c->m->iv_len ? (uint8_t *)iv : NULL,
+		.ses = c->ses,
+		.op = c->enc ? CT_COP_ENCRYPT : CT_COP_DECRYPT,
+		.len = len,
+		.src = (uint8_t *)in,
+		.dst = out,
+		.iv = c->m->iv_len ? (uint8_t *)iv : NULL,
 	};
 	return ioctl(c->fd, CT_CIOCCRYPT, &op);
 }
@@ -124,8 +128,8 @@ static void soft_deinit(void *self)
 }
 
 static const struct backend cdev_backend = { "/dev/crypto", cdev_init, cdev_crypt, cdev_deinit };
-static const struct backend soft_backend = { "OpenSSL EVP (software fallback)", soft_init,
-					     soft_crypt, soft_deinit };
+static const struct backend soft_backend = { "OpenSSL EVP (software fallback)", soft_init, soft_crypt,
+					     soft_deinit };
 
 static uint8_t in_buf[KEX_MAX_CHUNK] __attribute__((aligned(4096)));
 static uint8_t out_buf[KEX_MAX_CHUNK] __attribute__((aligned(4096)));
@@ -210,12 +214,13 @@ static int bench_mode(const struct backend *be, void *self, const struct mode *m
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: cryptodev_bench [--cipher cbc|ctr|ecb|xts|all] [--bits 128|192|256]\n"
-		   "         [--sizes 16,64,...] [--seconds S | --count N] [--decrypt] [--fallback]\n"
-		   "         [--no-verify]  (skip the OpenSSL check: for stand-in devices in tests)\n"
-		   "AES through /dev/crypto; init/encrypt/deinit timed separately, results checked\n"
-		   "against OpenSSL. Exit 2 when /dev/crypto or a session is unavailable (unless\n"
-		   "--fallback: then OpenSSL in software, announced on stdout).\n");
+	fprintf(f,
+		"usage: cryptodev_bench [--cipher cbc|ctr|ecb|xts|all] [--bits 128|192|256]\n"
+		"         [--sizes 16,64,...] [--seconds S | --count N] [--decrypt] [--fallback]\n"
+		"         [--no-verify]  (skip the OpenSSL check: for stand-in devices in tests)\n"
+		"AES through /dev/crypto; init/encrypt/deinit timed separately, results checked\n"
+		"against OpenSSL. Exit 2 when /dev/crypto or a session is unavailable (unless\n"
+		"--fallback: then OpenSSL in software, announced on stdout).\n");
 }
 
 int main(int argc, char **argv)
@@ -225,8 +230,7 @@ int main(int argc, char **argv)
 		{ "sizes", required_argument, NULL, 's' },  { "seconds", required_argument, NULL, 't' },
 		{ "count", required_argument, NULL, 'n' },  { "fallback", no_argument, NULL, 'f' },
 		{ "decrypt", no_argument, NULL, 'd' },      { "help", no_argument, NULL, 'h' },
-		{ "no-verify", no_argument, NULL, 'V' },
-		{ 0 },
+		{ "no-verify", no_argument, NULL, 'V' },    { 0 },
 	};
 	struct opts o = { .cipher = "all", .bits = 128, .seconds = 0.2 };
 	int ch;
@@ -234,16 +238,36 @@ int main(int argc, char **argv)
 	o.nsizes = kex_default_sizes(o.sizes);
 	while ((ch = getopt_long(argc, argv, "c:b:s:t:n:fdhV", lopts, NULL)) != -1) {
 		switch (ch) {
-		case 'c': o.cipher = optarg; break;
-		case 'b': o.bits = (unsigned)atoi(optarg); break;
-		case 's': o.nsizes = kex_parse_sizes(optarg, o.sizes); break;
-		case 't': o.seconds = atof(optarg); break;
-		case 'n': o.count = strtoul(optarg, NULL, 0); break;
-		case 'f': o.fallback = true; break;
-		case 'd': o.decrypt = true; break;
-		case 'V': o.no_verify = true; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 64;
+		case 'c':
+			o.cipher = optarg;
+			break;
+		case 'b':
+			o.bits = (unsigned)atoi(optarg);
+			break;
+		case 's':
+			o.nsizes = kex_parse_sizes(optarg, o.sizes);
+			break;
+		case 't':
+			o.seconds = atof(optarg);
+			break;
+		case 'n':
+			o.count = strtoul(optarg, NULL, 0);
+			break;
+		case 'f':
+			o.fallback = true;
+			break;
+		case 'd':
+			o.decrypt = true;
+			break;
+		case 'V':
+			o.no_verify = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 64;
 		}
 	}
 	if ((o.bits != 128 && o.bits != 192 && o.bits != 256) || !o.nsizes || o.seconds < 0) {
@@ -268,7 +292,8 @@ int main(int argc, char **argv)
 		self = &sw;
 	} else {
 		/* Say which driver the kernel picked, as a user would ask it. */
-		struct ct_cdev_session_op s = { .cipher = CT_CRYPTO_AES_CBC, .keylen = 16,
+		struct ct_cdev_session_op s = { .cipher = CT_CRYPTO_AES_CBC,
+						.keylen = 16,
 						.key = (uint8_t *)"0123456789abcdef" };
 		if (ioctl(cd.fd, CT_CIOCGSESSION, &s) == 0) {
 			struct ct_cdev_session_info_op si = { .ses = s.ses };

@@ -82,16 +82,15 @@ static inline void kex_fill(uint8_t *p, size_t n, uint32_t seed)
 
 static inline void kex_table_head(const char *what)
 {
-	printf("%-8s %10s %10s %12s %10s %12s\n", "chunk", "ops", "init_us", what, "deinit_us",
-	       "full_MB/s");
+	printf("%-8s %10s %10s %12s %10s %12s\n", "chunk", "ops", "init_us", what, "deinit_us", "full_MB/s");
 }
 
 /* full: init + one chunk + deinit, as seed 003's "fulltest" measured it. */
-static inline void kex_table_row(unsigned chunk, uint64_t ops, double init_us, double mbps,
-				 double deinit_us, double full_mbps)
+static inline void kex_table_row(unsigned chunk, uint64_t ops, double init_us, double mbps, double deinit_us,
+				 double full_mbps)
 {
-	printf("%-8u %10llu %10.2f %12.2f %10.2f %12.2f\n", chunk, (unsigned long long)ops, init_us,
-	       mbps, deinit_us, full_mbps);
+	printf("%-8u %10llu %10.2f %12.2f %10.2f %12.2f\n", chunk, (unsigned long long)ops, init_us, mbps,
+	       deinit_us, full_mbps);
 }
 
 #endif

@@ -23,12 +23,23 @@
 #include "route.h"
 
 enum aes_fn {
-	F_BLOCK, F_ECB, F_CBC, F_CFB128, F_CFB1, F_CFB8, F_OFB, F_IGE, F_BIIGE, F_WRAP, F_CTR, F_COUNT
+	F_BLOCK,
+	F_ECB,
+	F_CBC,
+	F_CFB128,
+	F_CFB1,
+	F_CFB8,
+	F_OFB,
+	F_IGE,
+	F_BIIGE,
+	F_WRAP,
+	F_CTR,
+	F_COUNT
 };
 static const char *const mode_name[F_COUNT] = {
-	[F_BLOCK] = "ecb", [F_ECB] = "ecb", [F_CBC] = "cbc", [F_CFB128] = "cfb", [F_CFB1] = "cfb1",
-	[F_CFB8] = "cfb8", [F_OFB] = "ofb", [F_IGE] = "ige", [F_BIIGE] = "biige", [F_WRAP] = "wrap",
-	[F_CTR] = "ctr",
+	[F_BLOCK] = "ecb",   [F_ECB] = "ecb",   [F_CBC] = "cbc", [F_CFB128] = "cfb",
+	[F_CFB1] = "cfb1",   [F_CFB8] = "cfb8", [F_OFB] = "ofb", [F_IGE] = "ige",
+	[F_BIIGE] = "biige", [F_WRAP] = "wrap", [F_CTR] = "ctr",
 };
 
 /* [fn][bits: 128,192,256,other][dir: unknown,enc,dec] = path id + 1 */
@@ -37,10 +48,14 @@ static _Atomic uint32_t path_cache[F_COUNT][4][3];
 static unsigned bits_index(const AES_KEY *key)
 {
 	switch (key ? key->rounds : 0) {
-	case 10: return 0;
-	case 12: return 1;
-	case 14: return 2;
-	default: return 3;
+	case 10:
+		return 0;
+	case 12:
+		return 1;
+	case 14:
+		return 2;
+	default:
+		return 3;
 	}
 }
 
@@ -132,13 +147,15 @@ static uint8_t route_decide(enum aes_fn fn, unsigned b, uint8_t dir)
 	cipher_of(fn, b, cipher, sizeof(cipher));
 	unsigned flags = 0;
 	enum ct_route_target target = ct_route_lookup_ex(t, cipher, dir, CT_ROUTE_SIZE_UNKNOWN, &flags);
-	if (!(flags & CT_ROUTE_F_MATCHED) || (target != CT_ROUTE_AESNI && !(flags & CT_ROUTE_F_SIZE_DEPENDENT)))
+	if (!(flags & CT_ROUTE_F_MATCHED) ||
+	    (target != CT_ROUTE_AESNI && !(flags & CT_ROUTE_F_SIZE_DEPENDENT)))
 		return RT_NATIVE;
 	if (!servable(fn)) {
 		/* asked for, but not a mode the route serves: said once (this answer is cached) */
 		ct_event(CT_EV_FALLBACK, "AES_*", 0, 0, CT_NO_PATH, false,
 			 "route aesni -> native: %s %s: the low-level route serves AES_encrypt/decrypt, "
-			 "ECB, CBC, CFB-128 and OFB; this mode runs in libcrypto", cipher, dir_word(dir));
+			 "ECB, CBC, CFB-128 and OFB; this mode runs in libcrypto",
+			 cipher, dir_word(dir));
 		return RT_NATIVE;
 	}
 	if (!ct_aesni_available()) {
@@ -154,8 +171,7 @@ static uint8_t route_decide(enum aes_fn fn, unsigned b, uint8_t dir)
 }
 
 /* Should this call go to aesni? Cached per (fn, bits, dir); per call only for size conditions. */
-static bool route_wanted(struct ct_thread *t, enum aes_fn fn, const AES_KEY *key, uint8_t dir,
-			 uint64_t bytes)
+static bool route_wanted(struct ct_thread *t, enum aes_fn fn, const AES_KEY *key, uint8_t dir, uint64_t bytes)
 {
 	unsigned b = bits_index(key);
 	uint8_t r = atomic_load_explicit(&route_cache[fn][b][dir], memory_order_relaxed);
@@ -220,7 +236,8 @@ static void route_missed(struct ct_thread *t, enum aes_fn fn, const AES_KEY *key
 	cipher_of(fn, b, cipher, sizeof(cipher));
 	ct_event(CT_EV_FALLBACK, "AES_*", 0, 0, CT_NO_PATH, true,
 		 "route aesni -> native: %s %s: AES_KEY not set up by AES_set_%s_key under the preload, "
-		 "changed since, or of the other direction", cipher, dir_word(dir),
+		 "changed since, or of the other direction",
+		 cipher, dir_word(dir),
 		 fn == F_CFB128 || fn == F_OFB || dir == CT_DIR_ENCRYPT ? "encrypt" : "decrypt");
 	ct_guard_restore(t, g);
 }
@@ -253,7 +270,7 @@ struct aes_op {
 	enum aes_fn fn;
 	const AES_KEY *key;
 	uint8_t dir;
-	bool routed;         /* the route wants the backend to serve it */
+	bool routed; /* the route wants the backend to serve it */
 	uint64_t bytes;
 	unsigned ci;
 	struct ct_counters *c;
@@ -301,11 +318,11 @@ static void aes_end(struct aes_op *op, bool ok)
 }
 
 /* The real function with these arguments, when libcrypto has it. */
-#define AES_REAL(fn, ...)                                                                         \
-	do {                                                                                      \
-		__typeof__(&fn) real_ = CT_REAL(fn);                                              \
-		if (real_)                                                                        \
-			real_(__VA_ARGS__);                                                       \
+#define AES_REAL(fn, ...)                                                                                    \
+	do {                                                                                                 \
+		__typeof__(&fn) real_ = CT_REAL(fn);                                                         \
+		if (real_)                                                                                   \
+			real_(__VA_ARGS__);                                                                  \
 	} while (0)
 
 /* The hooks. `served` is what the backend did when the route asked it to (false: run natively). */
@@ -355,8 +372,8 @@ CT_EXPORT void AES_cbc_encrypt(const unsigned char *in, unsigned char *out, size
 	aes_end(&op, true);
 }
 
-CT_EXPORT void AES_cfb128_encrypt(const unsigned char *in, unsigned char *out, size_t length, const AES_KEY *key,
-				  unsigned char *ivec, int *num, const int enc)
+CT_EXPORT void AES_cfb128_encrypt(const unsigned char *in, unsigned char *out, size_t length,
+				  const AES_KEY *key, unsigned char *ivec, int *num, const int enc)
 {
 	struct aes_op op;
 	aes_begin(&op, F_CFB128, key, enc_dir(enc), length);
@@ -367,8 +384,8 @@ CT_EXPORT void AES_cfb128_encrypt(const unsigned char *in, unsigned char *out, s
 	aes_end(&op, true);
 }
 
-CT_EXPORT void AES_ofb128_encrypt(const unsigned char *in, unsigned char *out, size_t length, const AES_KEY *key,
-				  unsigned char *ivec, int *num)
+CT_EXPORT void AES_ofb128_encrypt(const unsigned char *in, unsigned char *out, size_t length,
+				  const AES_KEY *key, unsigned char *ivec, int *num)
 {
 	struct aes_op op;
 	aes_begin(&op, F_OFB, key, CT_DIR_ENCRYPT, length);
@@ -381,8 +398,8 @@ CT_EXPORT void AES_ofb128_encrypt(const unsigned char *in, unsigned char *out, s
 
 /* The modes the route does not serve: counted and timed, run natively. */
 
-CT_EXPORT void AES_cfb1_encrypt(const unsigned char *in, unsigned char *out, size_t length, const AES_KEY *key,
-				unsigned char *ivec, int *num, const int enc)
+CT_EXPORT void AES_cfb1_encrypt(const unsigned char *in, unsigned char *out, size_t length,
+				const AES_KEY *key, unsigned char *ivec, int *num, const int enc)
 {
 	struct aes_op op;
 	aes_begin(&op, F_CFB1, key, enc_dir(enc), (length + 7) / 8); /* its length is in bits */
@@ -390,8 +407,8 @@ CT_EXPORT void AES_cfb1_encrypt(const unsigned char *in, unsigned char *out, siz
 	aes_end(&op, true);
 }
 
-CT_EXPORT void AES_cfb8_encrypt(const unsigned char *in, unsigned char *out, size_t length, const AES_KEY *key,
-				unsigned char *ivec, int *num, const int enc)
+CT_EXPORT void AES_cfb8_encrypt(const unsigned char *in, unsigned char *out, size_t length,
+				const AES_KEY *key, unsigned char *ivec, int *num, const int enc)
 {
 	struct aes_op op;
 	aes_begin(&op, F_CFB8, key, enc_dir(enc), length);
@@ -408,8 +425,9 @@ CT_EXPORT void AES_ige_encrypt(const unsigned char *in, unsigned char *out, size
 	aes_end(&op, true);
 }
 
-CT_EXPORT void AES_bi_ige_encrypt(const unsigned char *in, unsigned char *out, size_t length, const AES_KEY *key,
-				  const AES_KEY *key2, const unsigned char *ivec, const int enc)
+CT_EXPORT void AES_bi_ige_encrypt(const unsigned char *in, unsigned char *out, size_t length,
+				  const AES_KEY *key, const AES_KEY *key2, const unsigned char *ivec,
+				  const int enc)
 {
 	struct aes_op op;
 	aes_begin(&op, F_BIIGE, key, enc_dir(enc), length);
@@ -422,9 +440,9 @@ CT_EXPORT void AES_bi_ige_encrypt(const unsigned char *in, unsigned char *out, s
 void AES_ctr128_encrypt(const unsigned char *in, unsigned char *out, size_t length, const AES_KEY *key,
 			unsigned char ivec[AES_BLOCK_SIZE], unsigned char ecount_buf[AES_BLOCK_SIZE],
 			unsigned int *num);
-CT_EXPORT void AES_ctr128_encrypt(const unsigned char *in, unsigned char *out, size_t length, const AES_KEY *key,
-				  unsigned char ivec[AES_BLOCK_SIZE], unsigned char ecount_buf[AES_BLOCK_SIZE],
-				  unsigned int *num)
+CT_EXPORT void AES_ctr128_encrypt(const unsigned char *in, unsigned char *out, size_t length,
+				  const AES_KEY *key, unsigned char ivec[AES_BLOCK_SIZE],
+				  unsigned char ecount_buf[AES_BLOCK_SIZE], unsigned int *num)
 {
 	struct aes_op op;
 	aes_begin(&op, F_CTR, key, CT_DIR_ENCRYPT, length);
@@ -455,16 +473,16 @@ CT_EXPORT int AES_wrap_key(AES_KEY *key, const unsigned char *iv, unsigned char 
 	return wrap_hook(CT_REAL(AES_wrap_key), CT_DIR_ENCRYPT, key, iv, out, in, inlen);
 }
 
-CT_EXPORT int AES_unwrap_key(AES_KEY *key, const unsigned char *iv, unsigned char *out, const unsigned char *in,
-			     unsigned int inlen)
+CT_EXPORT int AES_unwrap_key(AES_KEY *key, const unsigned char *iv, unsigned char *out,
+			     const unsigned char *in, unsigned int inlen)
 {
 	return wrap_hook(CT_REAL(AES_unwrap_key), CT_DIR_DECRYPT, key, iv, out, in, inlen);
 }
 
 /* Key set-up: passed through; a refused key (bad length) is an event with its call site. When a
  * route may serve low-level AES, our own schedule goes into the side table beside it. */
-static int key_hook(const char *name, int (*real)(const unsigned char *, const int, AES_KEY *),
-		    bool enc, const unsigned char *user_key, const int bits, AES_KEY *key)
+static int key_hook(const char *name, int (*real)(const unsigned char *, const int, AES_KEY *), bool enc,
+		    const unsigned char *user_key, const int bits, AES_KEY *key)
 {
 	if (CT_UNLIKELY(!real)) {
 		errno = ENOSYS;

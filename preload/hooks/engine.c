@@ -51,14 +51,14 @@ static void remember_engine(const char *id)
 
 /* The engine family's prologue: the real function, and the thread state with the family entered;
  * a nested or stateless call passes straight through. */
-#define ENGINE_PROLOGUE(fn, fail_ret, ...)                                                        \
-	__typeof__(&fn) real = CT_REAL(fn);                                                       \
-	if (CT_UNLIKELY(!real)) {                                                                 \
-		errno = ENOSYS;                                                                   \
-		return fail_ret;                                                                  \
-	}                                                                                         \
-	struct ct_thread *t = ct_thread_fast();                                                   \
-	if (!t || !ct_enter_fast(t, CT_FAM_ENGINE))                                               \
+#define ENGINE_PROLOGUE(fn, fail_ret, ...)                                                                   \
+	__typeof__(&fn) real = CT_REAL(fn);                                                                  \
+	if (CT_UNLIKELY(!real)) {                                                                            \
+		errno = ENOSYS;                                                                              \
+		return fail_ret;                                                                             \
+	}                                                                                                    \
+	struct ct_thread *t = ct_thread_fast();                                                              \
+	if (!t || !ct_enter_fast(t, CT_FAM_ENGINE))                                                          \
 		return real(__VA_ARGS__);
 
 /* One hooked call's bookkeeping: the error queue's newest entry before the call (to tell what
@@ -143,8 +143,8 @@ CT_EXPORT int ENGINE_set_default(ENGINE *e, unsigned int flags)
 	ENGINE_PROLOGUE(ENGINE_set_default, 0, e, flags)
 	struct engine_call c = engine_begin(t, true);
 	int r = real(e, flags);
-	engine_end(&c, CT_EV_ENGINE_REQUEST, "ENGINE_set_default", r, r != 1, engine_name(e), "id=%s flags=0x%x",
-		   engine_name(e), flags);
+	engine_end(&c, CT_EV_ENGINE_REQUEST, "ENGINE_set_default", r, r != 1, engine_name(e),
+		   "id=%s flags=0x%x", engine_name(e), flags);
 	return r;
 }
 

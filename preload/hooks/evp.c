@@ -84,8 +84,8 @@ static const struct evp_accessors *evp_accessors(struct evp_accessors *scratch)
 
 /* Gathers the facts of a context just initialised (libcrypto's accessors, the routes, the
  * requested engine) and lets classify.c name its path. */
-static uint32_t classify_uncached(const struct evp_accessors *acc, const EVP_CIPHER *c,
-				  ENGINE *engine, int key_len, uint8_t dir)
+static uint32_t classify_uncached(const struct evp_accessors *acc, const EVP_CIPHER *c, ENGINE *engine,
+				  int key_len, uint8_t dir)
 {
 	char kernel_impl[64] = "";
 	int nid = acc->cipher_nid ? acc->cipher_nid(c) : 0;
@@ -139,7 +139,8 @@ static uint8_t dir_of(const struct evp_accessors *acc, EVP_CIPHER_CTX *ctx, int 
 }
 
 /* The path of a freshly initialised ctx, through the per-thread cache. */
-static uint32_t classify(struct ct_thread *t, EVP_CIPHER_CTX *ctx, const EVP_CIPHER *arg, ENGINE *engine, int enc)
+static uint32_t classify(struct ct_thread *t, EVP_CIPHER_CTX *ctx, const EVP_CIPHER *arg, ENGINE *engine,
+			 int enc)
 {
 	struct evp_accessors scratch;
 	const struct evp_accessors *acc = evp_accessors(&scratch);
@@ -177,11 +178,11 @@ static void record_failure(const char *call, uint32_t path, int64_t ret)
 
 /* Usage patterns of a path's contexts (ct_path_mark_usage), each recorded once per path as a
  * CT_EV_CTX_USAGE event: what the report needs to say which protocol drives a path. */
-#define USAGE_IV_REINIT (1u << 0) /* IV-only re-inits: a nonce per message (TLS 1.3 records) */
-#define USAGE_TLS1_AAD (1u << 1)  /* EVP_CTRL_AEAD_TLS1_AAD: TLS 1.0-1.2 AEAD records */
-#define USAGE_IV_FIXED (1u << 2)  /* EVP_CTRL_GCM_SET_IV_FIXED: TLS 1.2 GCM key block */
-#define USAGE_SET_IVLEN (1u << 3) /* EVP_CTRL_AEAD_SET_IVLEN */
-#define USAGE_MAC_KEY (1u << 4)   /* EVP_CTRL_AEAD_SET_MAC_KEY: a TLS CBC-HMAC composite */
+#define USAGE_IV_REINIT (1u << 0)  /* IV-only re-inits: a nonce per message (TLS 1.3 records) */
+#define USAGE_TLS1_AAD (1u << 1)   /* EVP_CTRL_AEAD_TLS1_AAD: TLS 1.0-1.2 AEAD records */
+#define USAGE_IV_FIXED (1u << 2)   /* EVP_CTRL_GCM_SET_IV_FIXED: TLS 1.2 GCM key block */
+#define USAGE_SET_IVLEN (1u << 3)  /* EVP_CTRL_AEAD_SET_IVLEN */
+#define USAGE_MAC_KEY (1u << 4)    /* EVP_CTRL_AEAD_SET_MAC_KEY: a TLS CBC-HMAC composite */
 #define USAGE_MULTIBLOCK (1u << 5) /* EVP_CTRL_TLS1_1_MULTIBLOCK_ENCRYPT: libssl's multi-block writes */
 
 static void note_usage(uint32_t path, uint32_t bit, const char *call, const char *what)
@@ -193,8 +194,9 @@ static void note_usage(uint32_t path, uint32_t bit, const char *call, const char
 /* After a real init returned: map ctx to its path, and count a set-up (an init naming a cipher)
  * at its call site, ra being where the program called the init. The guard is fully raised
  * meanwhile so that libcrypto functions we call cannot re-enter our hooks. Returns ctx's path. */
-static uint32_t after_init(struct ct_thread *t, const char *call, EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cipher,
-			   ENGINE *engine, int enc, int ret, bool key_given, bool iv_given, const void *ra)
+static uint32_t after_init(struct ct_thread *t, const char *call, EVP_CIPHER_CTX *ctx,
+			   const EVP_CIPHER *cipher, ENGINE *engine, int enc, int ret, bool key_given,
+			   bool iv_given, const void *ra)
 {
 	uint32_t guard = ct_guard_all(t);
 	uint32_t id;
@@ -243,8 +245,8 @@ static int init_run(void *real, enum init_form form, bool has_enc, const struct 
 	typedef const unsigned char *u8p;
 	switch (form) {
 	case INIT_EX:
-		return has_enc ? ((int (*)(EVP_CIPHER_CTX *, const EVP_CIPHER *, ENGINE *, u8p, u8p, int))real)(
-					 c->ctx, c->cipher, c->impl, c->key, c->iv, c->enc)
+		return has_enc ? ((int (*)(EVP_CIPHER_CTX *, const EVP_CIPHER *, ENGINE *, u8p, u8p,
+					   int))real)(c->ctx, c->cipher, c->impl, c->key, c->iv, c->enc)
 			       : ((int (*)(EVP_CIPHER_CTX *, const EVP_CIPHER *, ENGINE *, u8p, u8p))real)(
 					 c->ctx, c->cipher, c->impl, c->key, c->iv);
 	case INIT_EX2:
@@ -252,7 +254,8 @@ static int init_run(void *real, enum init_form form, bool has_enc, const struct 
 					   const OSSL_PARAM *))real)(c->ctx, c->cipher, c->key, c->iv, c->enc,
 								     c->params)
 			       : ((int (*)(EVP_CIPHER_CTX *, const EVP_CIPHER *, u8p, u8p,
-					   const OSSL_PARAM *))real)(c->ctx, c->cipher, c->key, c->iv, c->params);
+					   const OSSL_PARAM *))real)(c->ctx, c->cipher, c->key, c->iv,
+								     c->params);
 	default:
 		return has_enc ? ((int (*)(EVP_CIPHER_CTX *, const EVP_CIPHER *, u8p, u8p, int))real)(
 					 c->ctx, c->cipher, c->key, c->iv, c->enc)
@@ -593,7 +596,11 @@ CT_EXPORT int EVP_CIPHER_CTX_ctrl(EVP_CIPHER_CTX *ctx, int type, int arg, void *
 		r = real(ctx, type, arg, ptr);
 	}
 	/* the ctrls that tell a TLS record layer apart (which version, which construction) */
-	static const struct { int type; uint32_t bit; const char *what; } marks[] = {
+	static const struct {
+		int type;
+		uint32_t bit;
+		const char *what;
+	} marks[] = {
 		{ EVP_CTRL_AEAD_TLS1_AAD, USAGE_TLS1_AAD, "ctrl=AEAD_TLS1_AAD: TLS 1.0-1.2 AEAD records" },
 		{ EVP_CTRL_GCM_SET_IV_FIXED, USAGE_IV_FIXED, "ctrl=GCM_SET_IV_FIXED: TLS 1.2 GCM key block" },
 		{ EVP_CTRL_AEAD_SET_IVLEN, USAGE_SET_IVLEN, "ctrl=AEAD_SET_IVLEN" },

@@ -37,9 +37,9 @@ static struct data_fn fn_cipher = { "EVP_Cipher", CT_ENTRY_EVP_CIPHER, NULL };
 struct data_call {
 	EVP_CIPHER_CTX *ctx;
 	unsigned char *out;
-	int *outl;              /* updates only */
+	int *outl; /* updates only */
 	const unsigned char *in;
-	int64_t inl;            /* an update's int, EVP_Cipher's unsigned int */
+	int64_t inl; /* an update's int, EVP_Cipher's unsigned int */
 	uint64_t bytes, key;
 	unsigned ci;
 };
@@ -83,8 +83,13 @@ static inline uint64_t cipher_key(const void *out, const void *in, unsigned inl)
 static struct data_call update_call(EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl,
 				    const unsigned char *in, int inl)
 {
-	struct data_call c = { .ctx = ctx, .out = out, .outl = outl, .in = in, .inl = inl,
-			       .bytes = in && inl > 0 ? (uint64_t)inl : 0, .key = update_key(out, inl) };
+	struct data_call c = { .ctx = ctx,
+			       .out = out,
+			       .outl = outl,
+			       .in = in,
+			       .inl = inl,
+			       .bytes = in && inl > 0 ? (uint64_t)inl : 0,
+			       .key = update_key(out, inl) };
 	c.ci = out ? ct_cell_of_size(inl > 0 ? (uint64_t)inl : 0)
 		   : CT_CELL_PHASE(in ? CT_PHASE_AAD : CT_PHASE_MSG);
 	return c;
@@ -95,8 +100,12 @@ static struct data_call update_call(EVP_CIPHER_CTX *ctx, unsigned char *out, int
 static struct data_call cipher_call(EVP_CIPHER_CTX *ctx, unsigned char *out, const unsigned char *in,
 				    unsigned int inl)
 {
-	struct data_call c = { .ctx = ctx, .out = out, .in = in, .inl = inl,
-			       .bytes = in ? inl : 0, .key = cipher_key(out, in, inl) };
+	struct data_call c = { .ctx = ctx,
+			       .out = out,
+			       .in = in,
+			       .inl = inl,
+			       .bytes = in ? inl : 0,
+			       .key = cipher_key(out, in, inl) };
 	c.ci = !in ? CT_CELL_PHASE(CT_PHASE_FINAL) : out ? ct_cell_of_size(inl) : CT_CELL_PHASE(CT_PHASE_AAD);
 	return c;
 }
@@ -123,8 +132,7 @@ static void publish_real(void **slot, void *real)
 {
 	void *expected = NULL;
 	if (real)
-		__atomic_compare_exchange_n(slot, &expected, real, false, __ATOMIC_RELEASE,
-					    __ATOMIC_RELAXED);
+		__atomic_compare_exchange_n(slot, &expected, real, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 }
 
 /* Resolves the four data functions' real pointers together (once); until all four are known no
@@ -168,8 +176,7 @@ static void hot_remember_ctx(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, uin
 /* Remember the request just counted, when the fast path may count the next one with that key on
  * its own: the key says its byte count (a data request), and a request of that size is not
  * always sampled. */
-static void hot_remember_len(struct ct_thread *t, uint64_t key, uint8_t entry, uint64_t bytes,
-			     unsigned ci)
+static void hot_remember_len(struct ct_thread *t, uint64_t key, uint8_t entry, uint64_t bytes, unsigned ci)
 {
 	uint64_t entry_bits = entry == CT_ENTRY_EVP_CIPHER ? HOT_KEY_CIPHER : 0;
 	if (CT_LIKELY(key == (bytes | entry_bits) && bytes < ct_sample_all_bytes)) {
@@ -197,8 +204,8 @@ struct ct_counters *ct_evp_ctx_counters(struct ct_thread *t, const EVP_CIPHER_CT
 	return *path == CT_NO_PATH ? NULL : ct_counters_of(t, *path);
 }
 
-void ct_evp_phase_begin(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, enum ct_phase phase,
-			uint64_t bytes, struct ct_timed *tm)
+void ct_evp_phase_begin(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, enum ct_phase phase, uint64_t bytes,
+			struct ct_timed *tm)
 {
 	uint32_t path;
 	struct ct_counters *c = ct_evp_ctx_counters(t, ctx, &path);
@@ -222,7 +229,8 @@ static __attribute__((noinline)) int data_error_leave(struct ct_thread *t, struc
 /* A call counted in its cell that ends a span or is a sample: the fast path's cached cell, or the
  * slow path's. */
 static __attribute__((noinline)) int data_timed(struct ct_thread *t, const struct data_fn *f,
-						struct ct_counters *c, uint32_t path, const struct data_call *call)
+						struct ct_counters *c, uint32_t path,
+						const struct data_call *call)
 {
 	void *real = __atomic_load_n(&f->real, __ATOMIC_RELAXED);
 	struct ct_timed tm;
@@ -293,7 +301,7 @@ enum fast { FAST_RUN, FAST_SAMPLED, FAST_NO };
  * guard raised. FAST_NO: the slow path.
  */
 static inline __attribute__((always_inline)) enum fast data_fast(struct ct_thread *t,
-								  const EVP_CIPHER_CTX *ctx, uint64_t key)
+								 const EVP_CIPHER_CTX *ctx, uint64_t key)
 {
 	if (CT_UNLIKELY(t->guard & (1u << CT_FAM_EVP)))
 		return FAST_NO;
@@ -352,8 +360,8 @@ static __attribute__((noinline)) int cipher_other(enum fast how, EVP_CIPHER_CTX 
 }
 
 static inline __attribute__((always_inline)) int update_hook(struct data_fn *f, EVP_CIPHER_CTX *ctx,
-							      unsigned char *out, int *outl,
-							      const unsigned char *in, int inl)
+							     unsigned char *out, int *outl,
+							     const unsigned char *in, int inl)
 {
 	struct ct_thread *t = ct_tls_thread;
 	enum fast how = data_fast(t, ctx, update_key(out, inl));

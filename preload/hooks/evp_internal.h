@@ -19,8 +19,8 @@ struct ct_counters *ct_evp_ctx_counters(struct ct_thread *t, const EVP_CIPHER_CT
 /* A phase call on ctx (enum ct_phase): counted on ctx's path before the real call runs, and *tm
  * begun when the call is timed (a sample, or the end of a span); follow the real call with
  * ct_timed_end(t, tm), which does nothing when it was not. */
-void ct_evp_phase_begin(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, enum ct_phase phase,
-			uint64_t bytes, struct ct_timed *tm);
+void ct_evp_phase_begin(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, enum ct_phase phase, uint64_t bytes,
+			struct ct_timed *tm);
 
 #pragma GCC visibility pop
 

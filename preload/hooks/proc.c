@@ -34,10 +34,10 @@ static __typeof__(&setrlimit64) real_setrlimit64;
 static __typeof__(&prlimit) real_prlimit;
 static __typeof__(&prlimit64) real_prlimit64;
 
-#define RESOLVE(fn)                                                                               \
-	do {                                                                                      \
-		if (!__atomic_load_n(&real_##fn, __ATOMIC_ACQUIRE))                               \
-			__atomic_store_n(&real_##fn, (__typeof__(&fn))ct_resolve(#fn), __ATOMIC_RELEASE); \
+#define RESOLVE(fn)                                                                                          \
+	do {                                                                                                 \
+		if (!__atomic_load_n(&real_##fn, __ATOMIC_ACQUIRE))                                          \
+			__atomic_store_n(&real_##fn, (__typeof__(&fn))ct_resolve(#fn), __ATOMIC_RELEASE);    \
 	} while (0)
 
 void ct_proc_hooks_resolve(void)
@@ -56,7 +56,8 @@ void ct_proc_hooks_resolve(void)
 	RESOLVE(prlimit64);
 }
 
-#define REAL(fn) (__atomic_load_n(&real_##fn, __ATOMIC_ACQUIRE) ? real_##fn : (ct_proc_hooks_resolve(), real_##fn))
+#define REAL(fn)                                                                                             \
+	(__atomic_load_n(&real_##fn, __ATOMIC_ACQUIRE) ? real_##fn : (ct_proc_hooks_resolve(), real_##fn))
 
 CT_EXPORT pid_t fork(void)
 {
@@ -155,19 +156,19 @@ CT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 }
 
 /* execl* take their arguments as varargs: collect them into an argv on the stack. */
-#define COLLECT_ARGS(arg0, last, argvp)                                                           \
-	size_t argc_ = 1;                                                                         \
-	va_list ap_;                                                                              \
-	va_start(ap_, arg0);                                                                      \
-	while (va_arg(ap_, const char *))                                                         \
-		argc_++;                                                                          \
-	va_end(ap_);                                                                              \
-	const char *argvp[argc_ + 1];                                                             \
-	argvp[0] = arg0;                                                                          \
-	va_start(ap_, arg0);                                                                      \
-	for (size_t i_ = 1; i_ <= argc_; i_++)                                                    \
-		argvp[i_] = va_arg(ap_, const char *);                                            \
-	last = va_arg(ap_, char *const *);                                                        \
+#define COLLECT_ARGS(arg0, last, argvp)                                                                      \
+	size_t argc_ = 1;                                                                                    \
+	va_list ap_;                                                                                         \
+	va_start(ap_, arg0);                                                                                 \
+	while (va_arg(ap_, const char *))                                                                    \
+		argc_++;                                                                                     \
+	va_end(ap_);                                                                                         \
+	const char *argvp[argc_ + 1];                                                                        \
+	argvp[0] = arg0;                                                                                     \
+	va_start(ap_, arg0);                                                                                 \
+	for (size_t i_ = 1; i_ <= argc_; i_++)                                                               \
+		argvp[i_] = va_arg(ap_, const char *);                                                       \
+	last = va_arg(ap_, char *const *);                                                                   \
 	va_end(ap_);
 
 CT_EXPORT int execl(const char *path, const char *arg, ...)
@@ -193,25 +194,25 @@ CT_EXPORT int execle(const char *path, const char *arg, ...)
 	return execve(path, (char *const *)argv, envp);
 }
 
-#define SPAWN_HOOK(fn, what)                                                                      \
-	CT_EXPORT int fn(pid_t *pid, const char *what, const posix_spawn_file_actions_t *fa,      \
-			 const posix_spawnattr_t *attr, char *const argv[], char *const envp[])   \
-	{                                                                                         \
-		__typeof__(&fn) real = REAL(fn);                                               \
-		if (CT_UNLIKELY(!real))                                                           \
-			return ENOSYS;                                                            \
-		char *const *env = ct_proc_fix_env(envp);                                         \
-		pid_t child = 0;                                                                  \
-		int r = real(&child, what, fa, attr, argv, env);                                  \
-		if (pid)                                                                          \
-			*pid = child;                                                             \
-		ct_proc_free_env(env, envp);                                                      \
-		if (ct_ready() && !ct_proc_is_vfork_child()) {                                    \
-			int e = errno;                                                            \
+#define SPAWN_HOOK(fn, what)                                                                                 \
+	CT_EXPORT int fn(pid_t *pid, const char *what, const posix_spawn_file_actions_t *fa,                 \
+			 const posix_spawnattr_t *attr, char *const argv[], char *const envp[])              \
+	{                                                                                                    \
+		__typeof__(&fn) real = REAL(fn);                                                             \
+		if (CT_UNLIKELY(!real))                                                                      \
+			return ENOSYS;                                                                       \
+		char *const *env = ct_proc_fix_env(envp);                                                    \
+		pid_t child = 0;                                                                             \
+		int r = real(&child, what, fa, attr, argv, env);                                             \
+		if (pid)                                                                                     \
+			*pid = child;                                                                        \
+		ct_proc_free_env(env, envp);                                                                 \
+		if (ct_ready() && !ct_proc_is_vfork_child()) {                                               \
+			int e = errno;                                                                       \
 			ct_event(CT_EV_CHILD, #fn, r, r ? -1 : child, CT_NO_PATH, r != 0, "spawn %s", what); \
-			errno = e;                                                                \
-		}                                                                                 \
-		return r;                                                                         \
+			errno = e;                                                                           \
+		}                                                                                            \
+		return r;                                                                                    \
 	}
 
 SPAWN_HOOK(posix_spawn, path)

@@ -50,11 +50,11 @@ static void (*real_pthread_exit)(void *);
 static int (*real_unshare)(int);
 static int (*real_setns)(int, int);
 
-#define RESOLVE(fn)                                                                               \
-	do {                                                                                      \
-		if (!__atomic_load_n(&real_##fn, __ATOMIC_ACQUIRE))                               \
-			__atomic_store_n(&real_##fn, (__typeof__(real_##fn))ct_resolve(#fn),      \
-					 __ATOMIC_RELEASE);                                       \
+#define RESOLVE(fn)                                                                                          \
+	do {                                                                                                 \
+		if (!__atomic_load_n(&real_##fn, __ATOMIC_ACQUIRE))                                          \
+			__atomic_store_n(&real_##fn, (__typeof__(real_##fn))ct_resolve(#fn),                 \
+					 __ATOMIC_RELEASE);                                                  \
 	} while (0)
 
 void ct_signal_hooks_resolve(void)
@@ -73,9 +73,8 @@ void ct_signal_hooks_resolve(void)
 	RESOLVE(setns);
 }
 
-#define REAL(fn)                                                                                  \
-	(__atomic_load_n(&real_##fn, __ATOMIC_ACQUIRE) ? real_##fn                                \
-						       : (ct_signal_hooks_resolve(), real_##fn))
+#define REAL(fn)                                                                                             \
+	(__atomic_load_n(&real_##fn, __ATOMIC_ACQUIRE) ? real_##fn : (ct_signal_hooks_resolve(), real_##fn))
 
 int ct_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
@@ -142,10 +141,10 @@ static ct_sighandler signal_hook(ct_sighandler (*real)(int, ct_sighandler), int 
 	return prev;
 }
 
-#define SIGNAL_HOOK(fn)                                                                           \
-	CT_EXPORT ct_sighandler fn(int sig, ct_sighandler h)                                      \
-	{                                                                                         \
-		return signal_hook(REAL(fn), sig, h);                                             \
+#define SIGNAL_HOOK(fn)                                                                                      \
+	CT_EXPORT ct_sighandler fn(int sig, ct_sighandler h)                                                 \
+	{                                                                                                    \
+		return signal_hook(REAL(fn), sig, h);                                                        \
 	}
 
 SIGNAL_HOOK(signal)

@@ -109,8 +109,7 @@ void ct_afalg_op_begin(struct ct_thread *t, struct ct_alg_state *a)
 	ct_op_begin(t, &a->timer, a->last_len);
 }
 
-uint32_t ct_afalg_op_end(struct ct_thread *t, struct ct_alg_state *a, uint8_t entry, uint64_t bytes,
-			 bool ok)
+uint32_t ct_afalg_op_end(struct ct_thread *t, struct ct_alg_state *a, uint8_t entry, uint64_t bytes, bool ok)
 {
 	uint32_t path = ct_afalg_path(t, a, a->dir, entry);
 
@@ -151,8 +150,8 @@ static struct ct_thread *send_begin(struct ct_kfd_state *st)
 }
 
 /* After it: count it, take the direction from the cmsgs, record a failure. */
-static void send_end(struct ct_thread *t, struct ct_kfd_state *st, const char *call, ssize_t r,
-		     int e, const struct msghdr *msg, size_t len)
+static void send_end(struct ct_thread *t, struct ct_kfd_state *st, const char *call, ssize_t r, int e,
+		     const struct msghdr *msg, size_t len)
 {
 	struct ct_alg_state *a = &st->alg;
 	struct ct_alg_cmsgs c = { 0 };
@@ -161,8 +160,9 @@ static void send_end(struct ct_thread *t, struct ct_kfd_state *st, const char *c
 	if (msg && !(r < 0 && e == EFAULT)) {
 		ct_alg_parse_cmsgs(msg, &c);
 		if (c.has_op)
-			a->dir = c.op == CT_ALG_OP_ENCRYPT ? CT_DIR_ENCRYPT
-				 : c.op == CT_ALG_OP_DECRYPT ? CT_DIR_DECRYPT : CT_DIR_UNKNOWN;
+			a->dir = c.op == CT_ALG_OP_ENCRYPT   ? CT_DIR_ENCRYPT
+				 : c.op == CT_ALG_OP_DECRYPT ? CT_DIR_DECRYPT
+							     : CT_DIR_UNKNOWN;
 	}
 	if (r >= 0) {
 		a->op_bytes += (uint64_t)r;
@@ -186,8 +186,11 @@ static size_t iov_total(const struct iovec *iov, size_t n)
 	return sum;
 }
 
-#define OP_STATE(fd) ({ struct ct_kfd_state *s_ = ct_kfd_get(fd); \
-			s_ && s_->kind == CT_KFD_ALG_OP ? s_ : NULL; })
+#define OP_STATE(fd)                                                                                         \
+	({                                                                                                   \
+		struct ct_kfd_state *s_ = ct_kfd_get(fd);                                                    \
+		s_ && s_->kind == CT_KFD_ALG_OP ? s_ : NULL;                                                 \
+	})
 
 /* The socket's answer: the emulation's when it serves this op socket, else the kernel's. */
 #define ALG_CALL(st, emulcall, realcall) ((st) && (st)->emul ? (emulcall) : (realcall))
@@ -232,7 +235,8 @@ CT_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 		return ALG_CALL(st, ct_emul_alg_send(st, msg, flags), CT_REAL(sendmsg)(fd, msg, flags));
 	ssize_t r = ALG_CALL(st, ct_emul_alg_send(st, msg, flags), CT_REAL(sendmsg)(fd, msg, flags));
 	int e = ct_errno_save();
-	send_end(t, st, "sendmsg", r, e, msg, msg && !(r < 0 && e == EFAULT) ? iov_total(msg->msg_iov, msg->msg_iovlen) : 0);
+	send_end(t, st, "sendmsg", r, e, msg,
+		 msg && !(r < 0 && e == EFAULT) ? iov_total(msg->msg_iov, msg->msg_iovlen) : 0);
 	ct_errno_restore(e);
 	return r;
 }
@@ -332,19 +336,19 @@ static void read_end(struct ct_kfd_state *st, const char *call, ssize_t r, int e
 	ct_leave(t, CT_FAM_KERNEL);
 }
 
-#define READ_HOOK(call, realcall, emulcall)                                                    \
-	({                                                                                     \
-		struct ct_kfd_state *st_ = OP_STATE(fd);                                       \
-		ssize_t r_;                                                                    \
-		if (CT_LIKELY(!st_)) {                                                         \
-			r_ = realcall;                                                         \
-		} else {                                                                       \
-			r_ = st_->emul ? (emulcall) : (realcall);                              \
-			int e_ = ct_errno_save();                                              \
-			read_end(st_, call, r_, e_);                                           \
-			ct_errno_restore(e_);                                                  \
-		}                                                                              \
-		r_;                                                                            \
+#define READ_HOOK(call, realcall, emulcall)                                                                  \
+	({                                                                                                   \
+		struct ct_kfd_state *st_ = OP_STATE(fd);                                                     \
+		ssize_t r_;                                                                                  \
+		if (CT_LIKELY(!st_)) {                                                                       \
+			r_ = realcall;                                                                       \
+		} else {                                                                                     \
+			r_ = st_->emul ? (emulcall) : (realcall);                                            \
+			int e_ = ct_errno_save();                                                            \
+			read_end(st_, call, r_, e_);                                                         \
+			ct_errno_restore(e_);                                                                \
+		}                                                                                            \
+		r_;                                                                                          \
 	})
 
 CT_EXPORT ssize_t read(int fd, void *buf, size_t len)
@@ -355,8 +359,8 @@ CT_EXPORT ssize_t read(int fd, void *buf, size_t len)
 /* _FORTIFY_SOURCE builds read through these when the buffer size is known. */
 ssize_t __read_chk(int fd, void *buf, size_t len, size_t buflen);
 ssize_t __recv_chk(int fd, void *buf, size_t len, size_t buflen, int flags);
-ssize_t __recvfrom_chk(int fd, void *buf, size_t len, size_t buflen, int flags,
-		       struct sockaddr *from, socklen_t *fromlen);
+ssize_t __recvfrom_chk(int fd, void *buf, size_t len, size_t buflen, int flags, struct sockaddr *from,
+		       socklen_t *fromlen);
 
 CT_EXPORT ssize_t __read_chk(int fd, void *buf, size_t len, size_t buflen)
 {
@@ -411,8 +415,7 @@ CT_EXPORT ssize_t vmsplice(int fd, const struct iovec *iov, size_t n, unsigned i
 	return r;
 }
 
-CT_EXPORT ssize_t splice(int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len,
-			 unsigned int flags)
+CT_EXPORT ssize_t splice(int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len, unsigned int flags)
 {
 	struct ct_kfd_state *out = OP_STATE(fd_out), *in = OP_STATE(fd_in);
 
@@ -449,7 +452,10 @@ static struct {
 	int fd;
 } aio_slots[AIO_SLOTS];
 
-static unsigned aio_hash(uintptr_t p) { return (unsigned)((p >> 4) * 0x9e3779b1u) & (AIO_SLOTS - 1); }
+static unsigned aio_hash(uintptr_t p)
+{
+	return (unsigned)((p >> 4) * 0x9e3779b1u) & (AIO_SLOTS - 1);
+}
 
 static void aio_remember(uintptr_t iocb, int fd)
 {

@@ -17,8 +17,7 @@ uint32_t ct_afalg_path(struct ct_thread *t, struct ct_alg_state *a, uint8_t dir,
 /* Starts the op if none is open. */
 void ct_afalg_op_begin(struct ct_thread *t, struct ct_alg_state *a);
 /* Ends the open op (if any) with bytes and ok, on the path of entry; returns the path. */
-uint32_t ct_afalg_op_end(struct ct_thread *t, struct ct_alg_state *a, uint8_t entry, uint64_t bytes,
-			 bool ok);
+uint32_t ct_afalg_op_end(struct ct_thread *t, struct ct_alg_state *a, uint8_t entry, uint64_t bytes, bool ok);
 
 /* "type=skcipher name=cbc(aes) keylen=16" for event details. */
 void ct_afalg_describe(const struct ct_alg_state *a, char *buf, size_t cap);

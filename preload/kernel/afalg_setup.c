@@ -22,8 +22,8 @@
 const char *ct_sock_type_name(int type, char *buf, size_t cap)
 {
 	static const char *const names[] = {
-		[SOCK_STREAM] = "SOCK_STREAM", [SOCK_DGRAM] = "SOCK_DGRAM", [SOCK_RAW] = "SOCK_RAW",
-		[SOCK_RDM] = "SOCK_RDM", [SOCK_SEQPACKET] = "SOCK_SEQPACKET",
+		[SOCK_STREAM] = "SOCK_STREAM", [SOCK_DGRAM] = "SOCK_DGRAM",         [SOCK_RAW] = "SOCK_RAW",
+		[SOCK_RDM] = "SOCK_RDM",       [SOCK_SEQPACKET] = "SOCK_SEQPACKET",
 	};
 	int base = type & 0xf;
 	const char *name = base < (int)(sizeof(names) / sizeof(names[0])) ? names[base] : NULL;
@@ -128,13 +128,14 @@ CT_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t addrlen)
 		} else {
 			struct ct_kdrv d;
 			bool found = ct_kdriver_resolve(st->alg.type, st->alg.name, &d);
-			snprintf(st->alg.impl, sizeof(st->alg.impl), "kernel:%s", found ? d.driver : "unknown");
+			snprintf(st->alg.impl, sizeof(st->alg.impl), "kernel:%s",
+				 found ? d.driver : "unknown");
 			st->alg.drv_flags = found ? ct_kdriver_path_flag(d.cls) : 0;
 			/* one per session: counted per call site, the stack captured once */
 			if (found)
 				ct_event_at_site(CT_EV_SESSION, "bind", CT_NO_PATH, site,
-						 "%s driver=%s module=%s priority=%d class=%s", detail, d.driver,
-						 d.module, d.priority, ct_kdrv_class_name(d.cls));
+						 "%s driver=%s module=%s priority=%d class=%s", detail,
+						 d.driver, d.module, d.priority, ct_kdrv_class_name(d.cls));
 			else
 				ct_event_at_site(CT_EV_SESSION, "bind", CT_NO_PATH, site,
 						 "%s driver=unknown (not in /proc/crypto)", detail);

@@ -20,9 +20,15 @@ static void spin_lock(void)
 		;
 }
 
-static void spin_unlock(void) { atomic_flag_clear_explicit(&lock, memory_order_release); }
+static void spin_unlock(void)
+{
+	atomic_flag_clear_explicit(&lock, memory_order_release);
+}
 
-static void after_fork_child(void) { atomic_flag_clear(&lock); }
+static void after_fork_child(void)
+{
+	atomic_flag_clear(&lock);
+}
 
 __attribute__((constructor)) static void sessions_init(void)
 {
@@ -35,7 +41,10 @@ static uint64_t make_key(const struct ct_kfd_state *file, uint32_t ses)
 	return k < 2 ? k + 2 : k;
 }
 
-static unsigned slot_of(uint64_t key) { return (unsigned)(key >> 40) & (SLOTS - 1); }
+static unsigned slot_of(uint64_t key)
+{
+	return (unsigned)(key >> 40) & (SLOTS - 1);
+}
 
 struct ct_cdev_session *ct_cdev_session_find(const struct ct_kfd_state *file, uint32_t ses)
 {

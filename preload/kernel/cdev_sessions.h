@@ -18,11 +18,11 @@ struct ct_cdev_session {
 	const struct ct_kfd_state *file;
 	uint32_t ses;
 	uint32_t cipher, mac, keylen;
-	char impl[80];   /* "kernel:cbc-aes-aesni" */
+	char impl[80]; /* "kernel:cbc-aes-aesni" */
 	char cipher_name[48];
 	uint32_t drv_flags;
-	uint8_t route; /* enum ct_route_target: CT_ROUTE_AESNI when served in-process */
-	uint64_t setup_ns; /* reported with the first operation's path, then 0 */
+	uint8_t route;             /* enum ct_route_target: CT_ROUTE_AESNI when served in-process */
+	uint64_t setup_ns;         /* reported with the first operation's path, then 0 */
 	_Atomic uint32_t paths[3]; /* per enum ct_dir: path id + 1 (0: not interned yet) */
 	uint32_t last_path;
 };

@@ -42,8 +42,9 @@ static bool is_cdev_path(const char *path)
 
 static const char *open_flags_name(int flags, char *buf, size_t cap)
 {
-	const char *acc = (flags & O_ACCMODE) == O_RDONLY ? "O_RDONLY"
-			  : (flags & O_ACCMODE) == O_WRONLY ? "O_WRONLY" : "O_RDWR";
+	const char *acc = (flags & O_ACCMODE) == O_RDONLY   ? "O_RDONLY"
+			  : (flags & O_ACCMODE) == O_WRONLY ? "O_WRONLY"
+							    : "O_RDWR";
 	snprintf(buf, cap, "%s%s%s", acc, flags & O_CLOEXEC ? "|O_CLOEXEC" : "",
 		 flags & O_NONBLOCK ? "|O_NONBLOCK" : "");
 	return buf;
@@ -64,9 +65,10 @@ static int cdev_opened(const char *call, int fd, int e, int flags)
 		if (st && ct_emul_cdev_attach(st, true)) {
 			if (t && ct_enter(t, CT_FAM_KERNEL)) {
 				char en[16];
-				ct_event(CT_EV_ROUTE, call, 0, nfd, CT_NO_PATH, true,
-					 "path=%s route=aesni kernel=%s: emulated in-process (fd on /dev/null)",
-					 CT_CDEV_PATH, ct_errno_name(e, en, sizeof(en)));
+				ct_event(
+					CT_EV_ROUTE, call, 0, nfd, CT_NO_PATH, true,
+					"path=%s route=aesni kernel=%s: emulated in-process (fd on /dev/null)",
+					CT_CDEV_PATH, ct_errno_name(e, en, sizeof(en)));
 				ct_leave(t, CT_FAM_KERNEL);
 			}
 			return nfd;
@@ -83,38 +85,38 @@ static int cdev_opened(const char *call, int fd, int e, int flags)
 	}
 	if (fd < 0 && t && ct_enter(t, CT_FAM_KERNEL)) {
 		char fl[48];
-		ct_event(CT_EV_CALL_FAILED, call, e, fd, CT_NO_PATH, true, "path=%s flags=%s",
-			 CT_CDEV_PATH, open_flags_name(flags, fl, sizeof(fl)));
+		ct_event(CT_EV_CALL_FAILED, call, e, fd, CT_NO_PATH, true, "path=%s flags=%s", CT_CDEV_PATH,
+			 open_flags_name(flags, fl, sizeof(fl)));
 		ct_leave(t, CT_FAM_KERNEL);
 	}
 	return fd;
 }
 
 /* The mode argument exists only with O_CREAT or O_TMPFILE. */
-#define OPEN_MODE(flags, mode)                                                                 \
-	do {                                                                                   \
-		if ((flags) & (O_CREAT | O_TMPFILE)) {                                         \
-			va_list ap;                                                            \
-			va_start(ap, flags);                                                   \
-			mode = va_arg(ap, unsigned);                                           \
-			va_end(ap);                                                            \
-		}                                                                              \
+#define OPEN_MODE(flags, mode)                                                                               \
+	do {                                                                                                 \
+		if ((flags) & (O_CREAT | O_TMPFILE)) {                                                       \
+			va_list ap;                                                                          \
+			va_start(ap, flags);                                                                 \
+			mode = va_arg(ap, unsigned);                                                         \
+			va_end(ap);                                                                          \
+		}                                                                                            \
 	} while (0)
 
-#define OPEN_HOOK(fn, call, ...)                                                               \
-	({                                                                                     \
-		if (!CT_REAL(fn)) {                                                            \
-			errno = ENOSYS;                                                        \
-			return -1;                                                             \
-		}                                                                              \
-		int fd_ = CT_REAL(fn)(__VA_ARGS__);                                            \
-		if (CT_UNLIKELY(cdev)) {                                                       \
-			int e_ = ct_errno_save();                                              \
-			int nfd_ = cdev_opened(call, fd_, e_, flags);                          \
-			ct_errno_restore(nfd_ != fd_ ? 0 : e_);                                \
-			fd_ = nfd_;                                                            \
-		}                                                                              \
-		fd_;                                                                           \
+#define OPEN_HOOK(fn, call, ...)                                                                             \
+	({                                                                                                   \
+		if (!CT_REAL(fn)) {                                                                          \
+			errno = ENOSYS;                                                                      \
+			return -1;                                                                           \
+		}                                                                                            \
+		int fd_ = CT_REAL(fn)(__VA_ARGS__);                                                          \
+		if (CT_UNLIKELY(cdev)) {                                                                     \
+			int e_ = ct_errno_save();                                                            \
+			int nfd_ = cdev_opened(call, fd_, e_, flags);                                        \
+			ct_errno_restore(nfd_ != fd_ ? 0 : e_);                                              \
+			fd_ = nfd_;                                                                          \
+		}                                                                                            \
+		fd_;                                                                                         \
 	})
 
 CT_EXPORT int open(const char *path, int flags, ...)
@@ -242,8 +244,10 @@ static uint32_t unknown_session_path(uint8_t dir)
 
 	if (p)
 		return p - 1;
-	struct ct_path_key key = { .api = CT_API_CRYPTODEV, .dir = dir,
-				   .entry = CT_ENTRY_CRYPTODEV_IOCTL, .impl = "kernel:unknown",
+	struct ct_path_key key = { .api = CT_API_CRYPTODEV,
+				   .dir = dir,
+				   .entry = CT_ENTRY_CRYPTODEV_IOCTL,
+				   .impl = "kernel:unknown",
 				   .cipher = "unknown" };
 	uint32_t id = ct_path_intern(&key);
 	if (id != CT_NO_PATH)
@@ -340,8 +344,14 @@ static void on_crypt(struct ct_thread *t, struct ct_kfd_state *st, const char *c
 static bool arg_was_read(int e)
 {
 	switch (e) {
-	case EFAULT: case ENOTTY: case EBADF: case ENOSYS: case EOPNOTSUPP: case EPERM:
-	case EACCES: case EINTR:
+	case EFAULT:
+	case ENOTTY:
+	case EBADF:
+	case ENOSYS:
+	case EOPNOTSUPP:
+	case EPERM:
+	case EACCES:
+	case EINTR:
 		return false;
 	default:
 		return true;
@@ -384,7 +394,8 @@ static int ioctl_tracked(struct ct_kfd_state *st, int fd, unsigned long request,
 				ct_cdev_fmt_ioctl(detail, sizeof(detail), request, arg);
 			else
 				snprintf(detail, sizeof(detail), "op=CIOCFSESSION arg=not decoded");
-			ct_event(CT_EV_CALL_FAILED, "ioctl(CIOCFSESSION)", e, r, CT_NO_PATH, true, "%s", detail);
+			ct_event(CT_EV_CALL_FAILED, "ioctl(CIOCFSESSION)", e, r, CT_NO_PATH, true, "%s",
+				 detail);
 		}
 		break;
 	case CT_NR_CIOCCRYPT:
@@ -396,8 +407,9 @@ static int ioctl_tracked(struct ct_kfd_state *st, int fd, unsigned long request,
 			on_crypt(t, st, nr == CT_NR_CIOCCRYPT ? "ioctl(CIOCCRYPT)" : "ioctl(CIOCASYNCCRYPT)",
 				 r, e, c->ses, c->op, c->len, &timer, detail);
 		} else {
-			ct_event(CT_EV_CALL_FAILED, nr == CT_NR_CIOCCRYPT ? "ioctl(CIOCCRYPT)" : "ioctl(CIOCASYNCCRYPT)",
-				 e, r, CT_NO_PATH, true, "arg=not decoded (the kernel did not read it)");
+			ct_event(CT_EV_CALL_FAILED,
+				 nr == CT_NR_CIOCCRYPT ? "ioctl(CIOCCRYPT)" : "ioctl(CIOCASYNCCRYPT)", e, r,
+				 CT_NO_PATH, true, "arg=not decoded (the kernel did not read it)");
 		}
 		break;
 	case CT_NR_CIOCAUTHCRYPT:
@@ -459,7 +471,7 @@ static int ioctl_tracked(struct ct_kfd_state *st, int fd, unsigned long request,
 		goto other;
 	}
 	default:
-	other:
+other:
 		/* A fetch with nothing ready yet is how async users poll, not a failure. */
 		if (r < 0 && !(nr == CT_NR_CIOCASYNCFETCH && e == EAGAIN)) {
 			const char *name = ct_cdev_ioctl_name(request);

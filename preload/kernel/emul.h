@@ -46,12 +46,11 @@ int ct_emul_key_set(struct ct_emul_key *k, enum ct_emul_mode mode, const uint8_t
 void ct_emul_key_wipe(struct ct_emul_key *k);
 /* One skcipher request as the kernel does it: iv is updated for chaining (CBC: last ciphertext
  * block, CTR: the counter after ceil(len/16) blocks); in == out allowed. 0 or -EINVAL. */
-int ct_emul_skcipher(const struct ct_emul_key *k, bool enc, uint8_t iv[16], const uint8_t *in,
-		     uint8_t *out, size_t len);
+int ct_emul_skcipher(const struct ct_emul_key *k, bool enc, uint8_t iv[16], const uint8_t *in, uint8_t *out,
+		     size_t len);
 /* One GCM message; encrypt writes taglen bytes to tag, decrypt checks them (-EBADMSG). */
-int ct_emul_gcm(const struct ct_emul_key *k, bool enc, const uint8_t *iv, size_t ivlen,
-		const uint8_t *aad, size_t aadlen, const uint8_t *in, uint8_t *out, size_t len,
-		uint8_t *tag, size_t taglen);
+int ct_emul_gcm(const struct ct_emul_key *k, bool enc, const uint8_t *iv, size_t ivlen, const uint8_t *aad,
+		size_t aadlen, const uint8_t *in, uint8_t *out, size_t len, uint8_t *tag, size_t taglen);
 
 /* Page-granular cold allocations (the hooks never call malloc). */
 void *ct_emul_alloc(size_t size);
@@ -111,8 +110,7 @@ ssize_t ct_emul_alg_recv(struct ct_kfd_state *st, const struct iovec *iov, size_
 ssize_t ct_emul_alg_splice_in(struct ct_kfd_state *st, int fd_in, size_t len, unsigned flags);
 /* io_submit / io_getevents through syscall(): *served says whether the emulation answered. */
 long ct_emul_aio_submit(unsigned long ctx, long nr, struct iocb **iocbpp, bool *served);
-long ct_emul_aio_getevents(unsigned long ctx, long min_nr, long nr, struct io_event *events,
-			   bool *served);
+long ct_emul_aio_getevents(unsigned long ctx, long min_nr, long nr, struct io_event *events, bool *served);
 
 /* Frees a device's sessions (emul_cdev.c). */
 void ct_emul_cdev_release(void *emul);

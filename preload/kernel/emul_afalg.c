@@ -187,8 +187,8 @@ int ct_emul_alg_accept(struct ct_kfd_state *st, int flags, int *peer)
 
 	if (e->mode == CT_EM_NONE)
 		return fail(EINVAL); /* not bound */
-	if (CT_REAL(socketpair)(AF_UNIX, SOCK_SEQPACKET | (flags & (SOCK_CLOEXEC | SOCK_NONBLOCK)), 0,
-				sv) < 0)
+	if (CT_REAL(socketpair)(AF_UNIX, SOCK_SEQPACKET | (flags & (SOCK_CLOEXEC | SOCK_NONBLOCK)), 0, sv) <
+	    0)
 		return -1;
 	*peer = sv[1];
 	return sv[0];
@@ -370,8 +370,7 @@ static ssize_t recv_aead(struct ct_emul_alg *e, const struct iovec *iov, size_t 
 	uint8_t *buf = e->tx, tag[16];
 	if (!e->enc)
 		memcpy(tag, buf + aad + clen, as);
-	int r = ct_emul_gcm(&e->tfm->key, e->enc, e->iv, 12, buf, aad, buf + aad, buf + aad, clen, tag,
-			    as);
+	int r = ct_emul_gcm(&e->tfm->key, e->enc, e->iv, 12, buf, aad, buf + aad, buf + aad, clen, tag, as);
 	if (!r && e->enc) {
 		memcpy(buf + aad + clen, tag, as);
 		if (outlen > e->tx_high)
@@ -476,8 +475,7 @@ long ct_emul_aio_submit(unsigned long ctx, long nr, struct iocb **iocbpp, bool *
 		unlock();
 		if (full)
 			return i ? i : fail(EAGAIN);
-		struct iovec one = { .iov_base = (void *)(uintptr_t)cb->aio_buf,
-				     .iov_len = cb->aio_nbytes };
+		struct iovec one = { .iov_base = (void *)(uintptr_t)cb->aio_buf, .iov_len = cb->aio_nbytes };
 		const struct iovec *iov = &one;
 		size_t niov = 1;
 		if (cb->aio_lio_opcode == IOCB_CMD_PREADV) {
@@ -485,7 +483,8 @@ long ct_emul_aio_submit(unsigned long ctx, long nr, struct iocb **iocbpp, bool *
 			niov = cb->aio_nbytes;
 		}
 		ssize_t r = ct_emul_alg_recv(st, iov, niov, -1, 0);
-		struct io_event ev = { .data = cb->aio_data, .obj = (uint64_t)(uintptr_t)cb,
+		struct io_event ev = { .data = cb->aio_data,
+				       .obj = (uint64_t)(uintptr_t)cb,
 				       .res = r < 0 ? -errno : r };
 		lock();
 		aio_done[aio_count].ctx = ctx;
@@ -500,8 +499,7 @@ long ct_emul_aio_submit(unsigned long ctx, long nr, struct iocb **iocbpp, bool *
 	return i;
 }
 
-long ct_emul_aio_getevents(unsigned long ctx, long min_nr, long nr, struct io_event *events,
-			   bool *served)
+long ct_emul_aio_getevents(unsigned long ctx, long min_nr, long nr, struct io_event *events, bool *served)
 {
 	(void)min_nr;
 	long got = 0;

@@ -116,8 +116,7 @@ static int sessinfo(struct ct_emul_cdev *c, struct ct_cdev_session_info_op *si)
 	memset(&si->hash_info, 0, sizeof(si->hash_info));
 	snprintf(si->cipher_info.cra_name, sizeof(si->cipher_info.cra_name), "%s(aes)",
 		 ct_emul_mode_name(es->key.mode));
-	snprintf(si->cipher_info.cra_driver_name, sizeof(si->cipher_info.cra_driver_name),
-		 "cryptrace-aesni");
+	snprintf(si->cipher_info.cra_driver_name, sizeof(si->cipher_info.cra_driver_name), "cryptrace-aesni");
 	si->alignmask = 0;
 	si->flags = 0; /* CPU instructions, not an offload engine */
 	return 0;
@@ -135,8 +134,7 @@ static int cipher_op(struct ct_emul_cdev *c, struct ct_cdev_crypt_op *op)
 		return fail(EFAULT);
 	if (op->iv && es->key.mode != CT_EM_ECB)
 		memcpy(es->iv, op->iv, 16);
-	int r = ct_emul_skcipher(&es->key, op->op == CT_COP_ENCRYPT, es->iv, op->src, op->dst,
-				 op->len);
+	int r = ct_emul_skcipher(&es->key, op->op == CT_COP_ENCRYPT, es->iv, op->src, op->dst, op->len);
 	if (r)
 		return fail(-r);
 	if (op->iv && (op->flags & CT_COP_FLAG_WRITE_IV) && es->key.mode != CT_EM_ECB)
@@ -161,8 +159,8 @@ static int authcrypt(struct ct_emul_cdev *c, struct ct_cdev_crypt_auth_op *a)
 	uint8_t tag[16];
 	if (!enc)
 		memcpy(tag, a->src + n, taglen);
-	int r = ct_emul_gcm(&es->key, enc, a->iv, a->iv_len, a->auth_src, a->auth_len, a->src, a->dst,
-			    n, tag, taglen);
+	int r = ct_emul_gcm(&es->key, enc, a->iv, a->iv_len, a->auth_src, a->auth_len, a->src, a->dst, n, tag,
+			    taglen);
 	if (r)
 		return fail(-r);
 	if (enc)
@@ -192,8 +190,7 @@ int ct_emul_cdev_ioctl(struct ct_kfd_state *st, unsigned long request, void *arg
 		switch (nr) {
 		case CT_NR_CIOCGSESSION: {
 			const struct ct_cdev_session_op *s = arg;
-			if (!s || s->mac || !ct_emul_mode_routed(ct_emul_mode_of_cdev(s->cipher),
-								 s->keylen))
+			if (!s || s->mac || !ct_emul_mode_routed(ct_emul_mode_of_cdev(s->cipher), s->keylen))
 				return 0;
 			break;
 		}
@@ -212,11 +209,16 @@ int ct_emul_cdev_ioctl(struct ct_kfd_state *st, unsigned long request, void *arg
 	if (!arg && nr != CT_NR_CIOCASYMFEAT)
 		return fail(EFAULT);
 	switch (nr) {
-	case CT_NR_CIOCGSESSION: return gsession(c, arg);
-	case CT_NR_CIOCFSESSION: return fsession(c, *(uint32_t *)arg);
-	case CT_NR_CIOCGSESSINFO: return sessinfo(c, arg);
-	case CT_NR_CIOCCRYPT: return cipher_op(c, arg);
-	case CT_NR_CIOCAUTHCRYPT: return authcrypt(c, arg);
+	case CT_NR_CIOCGSESSION:
+		return gsession(c, arg);
+	case CT_NR_CIOCFSESSION:
+		return fsession(c, *(uint32_t *)arg);
+	case CT_NR_CIOCGSESSINFO:
+		return sessinfo(c, arg);
+	case CT_NR_CIOCCRYPT:
+		return cipher_op(c, arg);
+	case CT_NR_CIOCAUTHCRYPT:
+		return authcrypt(c, arg);
 	case CT_NR_CIOCASYMFEAT:
 		if (arg)
 			*(uint32_t *)arg = 0; /* no asymmetric operations, like every Linux driver */

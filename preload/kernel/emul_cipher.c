@@ -14,7 +14,10 @@
 
 enum ct_emul_mode ct_emul_mode_of_alg(const char *name)
 {
-	static const struct { const char *name; enum ct_emul_mode mode; } names[] = {
+	static const struct {
+		const char *name;
+		enum ct_emul_mode mode;
+	} names[] = {
 		{ "ecb(aes)", CT_EM_ECB }, { "cbc(aes)", CT_EM_CBC }, { "ctr(aes)", CT_EM_CTR },
 		{ "xts(aes)", CT_EM_XTS }, { "gcm(aes)", CT_EM_GCM },
 	};
@@ -27,12 +30,18 @@ enum ct_emul_mode ct_emul_mode_of_alg(const char *name)
 enum ct_emul_mode ct_emul_mode_of_cdev(uint32_t cipher)
 {
 	switch (cipher) {
-	case CT_CRYPTO_AES_ECB: return CT_EM_ECB;
-	case CT_CRYPTO_AES_CBC: return CT_EM_CBC;
-	case CT_CRYPTO_AES_CTR: return CT_EM_CTR;
-	case CT_CRYPTO_AES_XTS: return CT_EM_XTS;
-	case CT_CRYPTO_AES_GCM: return CT_EM_GCM;
-	default: return CT_EM_NONE;
+	case CT_CRYPTO_AES_ECB:
+		return CT_EM_ECB;
+	case CT_CRYPTO_AES_CBC:
+		return CT_EM_CBC;
+	case CT_CRYPTO_AES_CTR:
+		return CT_EM_CTR;
+	case CT_CRYPTO_AES_XTS:
+		return CT_EM_XTS;
+	case CT_CRYPTO_AES_GCM:
+		return CT_EM_GCM;
+	default:
+		return CT_EM_NONE;
 	}
 }
 
@@ -57,7 +66,9 @@ int ct_emul_key_set(struct ct_emul_key *k, enum ct_emul_mode mode, const uint8_t
 		r = ct_aes_gcm_init(&nk.gcm, key, (unsigned)len * 8);
 	else if (xts)
 		r = ct_aes_set_key(&nk.k1, key, (unsigned)half * 8) ||
-		    ct_aes_set_key(&nk.k2, key + half, (unsigned)half * 8) ? -1 : 0;
+				    ct_aes_set_key(&nk.k2, key + half, (unsigned)half * 8)
+			    ? -1
+			    : 0;
 	else
 		r = ct_aes_set_key(&nk.k1, key, (unsigned)len * 8);
 	if (r == 0)
@@ -71,8 +82,8 @@ void ct_emul_key_wipe(struct ct_emul_key *k)
 	explicit_bzero(k, sizeof(*k));
 }
 
-int ct_emul_skcipher(const struct ct_emul_key *k, bool enc, uint8_t iv[16], const uint8_t *in,
-		     uint8_t *out, size_t len)
+int ct_emul_skcipher(const struct ct_emul_key *k, bool enc, uint8_t iv[16], const uint8_t *in, uint8_t *out,
+		     size_t len)
 {
 	switch (k->mode) {
 	case CT_EM_ECB:
@@ -101,9 +112,8 @@ int ct_emul_skcipher(const struct ct_emul_key *k, bool enc, uint8_t iv[16], cons
 	}
 }
 
-int ct_emul_gcm(const struct ct_emul_key *k, bool enc, const uint8_t *iv, size_t ivlen,
-		const uint8_t *aad, size_t aadlen, const uint8_t *in, uint8_t *out, size_t len,
-		uint8_t *tag, size_t taglen)
+int ct_emul_gcm(const struct ct_emul_key *k, bool enc, const uint8_t *iv, size_t ivlen, const uint8_t *aad,
+		size_t aadlen, const uint8_t *in, uint8_t *out, size_t len, uint8_t *tag, size_t taglen)
 {
 	struct ct_aes_gcm g;
 	int r = -EINVAL;

@@ -36,7 +36,8 @@ void ct_kernel_closed(int fd, struct ct_kfd_state *st, uint64_t close_ns)
 		if (st->kind == CT_KFD_ALG_OP)
 			ct_afalg_closed(t, st, close_ns);
 		else if (st->kind == CT_KFD_ALG_TFM && st->alg.last_path != CT_NO_PATH)
-			ct_phase_teardown_more(t, st->alg.last_path, close_ns); /* the session's other socket */
+			ct_phase_teardown_more(t, st->alg.last_path,
+					       close_ns); /* the session's other socket */
 		else if (st->kind == CT_KFD_CDEV || st->kind == CT_KFD_CDEV_CLONE)
 			ct_cdev_closed(t, st);
 		ct_leave(t, CT_FAM_KERNEL);

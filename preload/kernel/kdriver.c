@@ -28,10 +28,14 @@ static atomic_flag cache_lock = ATOMIC_FLAG_INIT;
 uint32_t ct_kdriver_path_flag(enum ct_kdrv_class cls)
 {
 	switch (cls) {
-	case CT_KDRV_HW: return CT_PATH_HW_DRIVER;
-	case CT_KDRV_CPU: return CT_PATH_CPU_DRIVER;
-	case CT_KDRV_SW: return CT_PATH_SW_DRIVER;
-	default: return 0;
+	case CT_KDRV_HW:
+		return CT_PATH_HW_DRIVER;
+	case CT_KDRV_CPU:
+		return CT_PATH_CPU_DRIVER;
+	case CT_KDRV_SW:
+		return CT_PATH_SW_DRIVER;
+	default:
+		return 0;
 	}
 }
 

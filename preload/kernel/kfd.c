@@ -30,12 +30,18 @@ static void lock(void)
 #if defined(__x86_64__) || defined(__i386__)
 		__builtin_ia32_pause();
 #endif
-		;
+	;
 }
 
-static void unlock(void) { atomic_flag_clear_explicit(&kfd_lock, memory_order_release); }
+static void unlock(void)
+{
+	atomic_flag_clear_explicit(&kfd_lock, memory_order_release);
+}
 
-static void after_fork_child(void) { atomic_flag_clear(&kfd_lock); }
+static void after_fork_child(void)
+{
+	atomic_flag_clear(&kfd_lock);
+}
 
 __attribute__((constructor)) static void kfd_init(void)
 {

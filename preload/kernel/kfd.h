@@ -26,24 +26,24 @@ enum ct_kfd_kind {
 
 /* AF_ALG state; a tfm's is copied into each op fd accepted from it. */
 struct ct_alg_state {
-	char type[16];          /* "skcipher" */
-	char name[129];         /* "cbc(aes)" */
-	char impl[160];         /* "kernel:cbc-aes-aesni" */
-	char cipher[48];        /* "aes-128-cbc", or the kernel name when OpenSSL has none */
-	uint32_t drv_flags;     /* CT_PATH_HW/CPU/SW_DRIVER */
+	char type[16];      /* "skcipher" */
+	char name[129];     /* "cbc(aes)" */
+	char impl[160];     /* "kernel:cbc-aes-aesni" */
+	char cipher[48];    /* "aes-128-cbc", or the kernel name when OpenSSL has none */
+	uint32_t drv_flags; /* CT_PATH_HW/CPU/SW_DRIVER */
 	uint32_t keylen, authsize;
-	uint8_t dir;            /* enum ct_dir, from the last ALG_SET_OP */
-	uint8_t route;          /* enum ct_route_target: CT_ROUTE_AESNI when emulated */
-	uint64_t setup_ns;      /* socket + bind + setsockopt + accept, not yet reported */
+	uint8_t dir;                       /* enum ct_dir, from the last ALG_SET_OP */
+	uint8_t route;                     /* enum ct_route_target: CT_ROUTE_AESNI when emulated */
+	uint64_t setup_ns;                 /* socket + bind + setsockopt + accept, not yet reported */
 	uint32_t paths[3][CT_KFD_ENTRIES]; /* [dir][entry] path id + 1 (0: not interned) */
-	uint32_t last_path;     /* CT_NO_PATH until the first op; a tfm socket: the path of the
+	uint32_t last_path;                /* CT_NO_PATH until the first op; a tfm socket: the path of the
 				 * last op socket accepted from it (its close is part of that
 				 * session's teardown) */
 	/* the op in progress: from the first send to the read that completes it */
 	bool op_open, op_spliced, op_failed;
 	uint32_t op_syscalls;
 	uint64_t op_bytes;
-	uint64_t last_len;      /* previous op's size: the sampling hint for the next begin */
+	uint64_t last_len; /* previous op's size: the sampling hint for the next begin */
 	struct ct_op_timer timer;
 	/* The tfm socket an op socket came from: the kernel keeps the key there, and OpenSSL's
 	 * afalg engine sets it after accept(). Held by a reference (ct_kfd_state.refs). */

@@ -210,8 +210,7 @@ static bool afalg_open(struct ct_kroute *kr, const char *kname, const uint8_t *k
 	return true;
 }
 
-static bool cdev_open(struct ct_kroute *kr, uint32_t alg, const uint8_t *key, size_t keylen,
-		      const char **why)
+static bool cdev_open(struct ct_kroute *kr, uint32_t alg, const uint8_t *key, size_t keylen, const char **why)
 {
 	kr->cfd = kernel_cdev();
 	if (kr->cfd < 0) {
@@ -313,7 +312,8 @@ static bool wants_kernel(struct ct_kroute *kr, bool enc, size_t len)
 	if (kr->last_valid && kr->last_len == len && kr->last_enc == enc)
 		return kr->last_kernel;
 	const struct ct_route_table *t = ct_route_active();
-	bool k = t && ct_route_lookup(t, kr->cipher, enc ? CT_DIR_ENCRYPT : CT_DIR_DECRYPT, len) == kr->target;
+	bool k = t &&
+		 ct_route_lookup(t, kr->cipher, enc ? CT_DIR_ENCRYPT : CT_DIR_DECRYPT, len) == kr->target;
 	kr->last_len = len;
 	kr->last_enc = enc;
 	kr->last_kernel = k;
@@ -340,8 +340,11 @@ static bool afalg_request(struct ct_kroute *kr, bool enc, const uint8_t iv[16], 
 	} cm;
 	memset(&cm, 0, sizeof(cm));
 	struct iovec iov = { .iov_base = (void *)in, .iov_len = n };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.buf,
-			      .msg_controllen = kr->mode == KM_ECB ? CMSG_SPACE(sizeof(uint32_t)) : sizeof(cm.buf) };
+	struct msghdr msg = { .msg_iov = &iov,
+			      .msg_iovlen = 1,
+			      .msg_control = cm.buf,
+			      .msg_controllen = kr->mode == KM_ECB ? CMSG_SPACE(sizeof(uint32_t))
+								   : sizeof(cm.buf) };
 	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
 	c->cmsg_level = SOL_ALG;
 	c->cmsg_type = ALG_SET_OP;
@@ -396,8 +399,8 @@ static bool cdev_request(struct ct_kroute *kr, bool enc, const uint8_t iv[16], c
 	return r == 0;
 }
 
-size_t ct_kroute_cipher(struct ct_kroute *kr, bool enc, uint8_t iv[16], const uint8_t *in,
-			uint8_t *out, size_t len, size_t request)
+size_t ct_kroute_cipher(struct ct_kroute *kr, bool enc, uint8_t iv[16], const uint8_t *in, uint8_t *out,
+			size_t len, size_t request)
 {
 	size_t whole = len & ~(size_t)15;
 	if (request < len)
@@ -409,8 +412,9 @@ size_t ct_kroute_cipher(struct ct_kroute *kr, bool enc, uint8_t iv[16], const ui
 	int data_fd = kr->target == CT_ROUTE_AFALG ? kr->op : kr->cfd;
 	if (kr->data_st && ct_kfd_get(data_fd) != kr->data_st) {
 		/* not ours any more: never send to it nor close it (the tfm socket too may be gone) */
-		kfallback(kr->cipher, kr->target, enc, kr->target == CT_ROUTE_AFALG ? "AF_ALG" : "/dev/crypto",
-			  "the program closed the kernel descriptor: the rest of this context runs in-process");
+		kfallback(
+			kr->cipher, kr->target, enc, kr->target == CT_ROUTE_AFALG ? "AF_ALG" : "/dev/crypto",
+			"the program closed the kernel descriptor: the rest of this context runs in-process");
 		kr->op = kr->tfm = kr->cfd = -1;
 		kr->ses = 0;
 		kr->dead = true;
@@ -423,15 +427,16 @@ size_t ct_kroute_cipher(struct ct_kroute *kr, bool enc, uint8_t iv[16], const ui
 		if (kr->mode == KM_CBC && !enc)
 			memcpy(last_in, in + done + n - 16, 16); /* the next IV, before in-place output */
 		int err = 0;
-		bool ok = kr->target == CT_ROUTE_AFALG ? afalg_request(kr, enc, iv, in + done, out + done, n, &err)
-						       : cdev_request(kr, enc, iv, in + done, out + done, n, &err);
+		bool ok = kr->target == CT_ROUTE_AFALG
+				  ? afalg_request(kr, enc, iv, in + done, out + done, n, &err)
+				  : cdev_request(kr, enc, iv, in + done, out + done, n, &err);
 		if (!ok) {
 			char eb[24], why[96];
 			snprintf(why, sizeof(why), "%s failed (%s): the rest of this context runs in-process",
 				 kr->target == CT_ROUTE_AFALG ? "sendmsg/read" : "CIOCCRYPT",
 				 ct_errno_name(err, eb, sizeof(eb)));
-			kfallback(kr->cipher, kr->target, enc, kr->target == CT_ROUTE_AFALG ? "AF_ALG" : "/dev/crypto",
-				  why);
+			kfallback(kr->cipher, kr->target, enc,
+				  kr->target == CT_ROUTE_AFALG ? "AF_ALG" : "/dev/crypto", why);
 			kroute_close(kr);
 			kr->dead = true;
 			break;

@@ -36,8 +36,8 @@ struct ct_kroute *ct_kroute_open(const char *cipher, bool enc, const uint8_t *ke
  * (decryption with padding holds one back) stays in-process: one kernel request per update.
  * iv (CBC IV or CTR counter) is updated as OpenSSL would. A kernel error closes the session for
  * good (fallback event) and returns what was done before it. */
-size_t ct_kroute_cipher(struct ct_kroute *kr, bool enc, uint8_t iv[16], const uint8_t *in,
-			uint8_t *out, size_t len, size_t request) __attribute__((weak));
+size_t ct_kroute_cipher(struct ct_kroute *kr, bool enc, uint8_t iv[16], const uint8_t *in, uint8_t *out,
+			size_t len, size_t request) __attribute__((weak));
 
 void ct_kroute_free(struct ct_kroute *kr) __attribute__((weak));
 

@@ -133,8 +133,7 @@ bool ct_lowlevel_block(const AES_KEY *key, const uint8_t *in, uint8_t *out, bool
 /* CRYPTO_cbc128_{en,de}crypt's rules, which AES_cbc_encrypt follows: a partial last block is
  * encrypted as if padded with zeros (all 16 output bytes written, the IV becomes that block);
  * decrypting one writes only its length, and the IV becomes the whole input block. */
-bool ct_lowlevel_cbc(const AES_KEY *key, const uint8_t *in, uint8_t *out, size_t len, uint8_t *ivec,
-		     bool enc)
+bool ct_lowlevel_cbc(const AES_KEY *key, const uint8_t *in, uint8_t *out, size_t len, uint8_t *ivec, bool enc)
 {
 	struct ct_aes_key ck;
 	if (!key_get(key, enc, &ck))
@@ -167,8 +166,8 @@ bool ct_lowlevel_cbc(const AES_KEY *key, const uint8_t *in, uint8_t *out, size_t
 	return true;
 }
 
-bool ct_lowlevel_cfb128(const AES_KEY *key, const uint8_t *in, uint8_t *out, size_t len,
-			uint8_t *ivec, int *num, bool enc)
+bool ct_lowlevel_cfb128(const AES_KEY *key, const uint8_t *in, uint8_t *out, size_t len, uint8_t *ivec,
+			int *num, bool enc)
 {
 	if (!num || *num < 0 || *num > 15)
 		return false;
@@ -182,8 +181,8 @@ bool ct_lowlevel_cfb128(const AES_KEY *key, const uint8_t *in, uint8_t *out, siz
 	return true;
 }
 
-bool ct_lowlevel_ofb128(const AES_KEY *key, const uint8_t *in, uint8_t *out, size_t len,
-			uint8_t *ivec, int *num)
+bool ct_lowlevel_ofb128(const AES_KEY *key, const uint8_t *in, uint8_t *out, size_t len, uint8_t *ivec,
+			int *num)
 {
 	if (!num || *num < 0 || *num > 15)
 		return false;

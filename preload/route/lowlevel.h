@@ -29,9 +29,9 @@ void ct_lowlevel_key_set(const AES_KEY *key, const unsigned char *user_key, int 
 bool ct_lowlevel_block(const AES_KEY *key, const uint8_t *in, uint8_t *out, bool enc);
 bool ct_lowlevel_cbc(const AES_KEY *key, const uint8_t *in, uint8_t *out, size_t len, uint8_t *ivec,
 		     bool enc);
-bool ct_lowlevel_cfb128(const AES_KEY *key, const uint8_t *in, uint8_t *out, size_t len,
-			uint8_t *ivec, int *num, bool enc);
-bool ct_lowlevel_ofb128(const AES_KEY *key, const uint8_t *in, uint8_t *out, size_t len,
-			uint8_t *ivec, int *num);
+bool ct_lowlevel_cfb128(const AES_KEY *key, const uint8_t *in, uint8_t *out, size_t len, uint8_t *ivec,
+			int *num, bool enc);
+bool ct_lowlevel_ofb128(const AES_KEY *key, const uint8_t *in, uint8_t *out, size_t len, uint8_t *ivec,
+			int *num);
 
 #endif

@@ -11,13 +11,12 @@
 #include "core.h"
 #include "native_ctx.h"
 
-void *ct_native_open(const char *name, const uint8_t *key, size_t keylen, const uint8_t *iv,
-		     size_t ivlen, int enc, const OSSL_PARAM params[])
+void *ct_native_open(const char *name, const uint8_t *key, size_t keylen, const uint8_t *iv, size_t ivlen,
+		     int enc, const OSSL_PARAM params[])
 {
 	(void)ivlen;
 	if (!CT_REAL(EVP_CIPHER_fetch) || !CT_REAL(EVP_CIPHER_CTX_new) || !CT_REAL(EVP_CipherInit_ex) ||
-	    !CT_REAL(EVP_CIPHER_CTX_set_params) || !CT_REAL(EVP_CIPHER_free) ||
-	    !CT_REAL(EVP_CIPHER_CTX_free))
+	    !CT_REAL(EVP_CIPHER_CTX_set_params) || !CT_REAL(EVP_CIPHER_free) || !CT_REAL(EVP_CIPHER_CTX_free))
 		return NULL;
 	EVP_CIPHER *c = CT_REAL(EVP_CIPHER_fetch)(NULL, name, NULL);
 	EVP_CIPHER_CTX *ctx = c ? CT_REAL(EVP_CIPHER_CTX_new)() : NULL;
@@ -45,7 +44,8 @@ int ct_native_update(void *n, uint8_t *out, size_t *outl, size_t outsize, const 
 {
 	(void)outsize;
 	int o = 0;
-	if (inl > INT_MAX || !CT_REAL(EVP_CipherUpdate) || CT_REAL(EVP_CipherUpdate)(n, out, &o, in, (int)inl) != 1)
+	if (inl > INT_MAX || !CT_REAL(EVP_CipherUpdate) ||
+	    CT_REAL(EVP_CipherUpdate)(n, out, &o, in, (int)inl) != 1)
 		return 0;
 	*outl = (size_t)o;
 	return 1;

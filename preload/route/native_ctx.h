@@ -14,8 +14,8 @@
 #include <openssl/core.h>
 
 /* An initialised native context for cipher `name` (NULL on failure). */
-void *ct_native_open(const char *name, const uint8_t *key, size_t keylen, const uint8_t *iv,
-		     size_t ivlen, int enc, const OSSL_PARAM params[]);
+void *ct_native_open(const char *name, const uint8_t *key, size_t keylen, const uint8_t *iv, size_t ivlen,
+		     int enc, const OSSL_PARAM params[]);
 int ct_native_reinit(void *n, const uint8_t *key, const uint8_t *iv, int enc, const OSSL_PARAM params[]);
 int ct_native_update(void *n, uint8_t *out, size_t *outl, size_t outsize, const uint8_t *in, size_t inl);
 int ct_native_final(void *n, uint8_t *out, size_t *outl, size_t outsize);

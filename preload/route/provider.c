@@ -31,26 +31,26 @@
 /* X(id, name, family, mode, EVP mode, key bytes, IV bytes, block size, aead, custom IV, kernel):
  * kernel marks the ciphers the afalg/cryptodev routes' provider offers too; they come first
  * (route.c indexes its kernel ciphers by their place here, below CT_PROVIDER_KERNEL_ALGS). */
-#define CT_PROVIDER_ALG_LIST(X)                                                                     \
-	X(AES_128_ECB, "AES-128-ECB", generic, MODE_ECB, EVP_CIPH_ECB_MODE, 16, 0, 16, false, false, 1) \
-	X(AES_192_ECB, "AES-192-ECB", generic, MODE_ECB, EVP_CIPH_ECB_MODE, 24, 0, 16, false, false, 1) \
-	X(AES_256_ECB, "AES-256-ECB", generic, MODE_ECB, EVP_CIPH_ECB_MODE, 32, 0, 16, false, false, 1) \
-	X(AES_128_CBC, "AES-128-CBC", generic, MODE_CBC, EVP_CIPH_CBC_MODE, 16, 16, 16, false, false, 1) \
-	X(AES_192_CBC, "AES-192-CBC", generic, MODE_CBC, EVP_CIPH_CBC_MODE, 24, 16, 16, false, false, 1) \
-	X(AES_256_CBC, "AES-256-CBC", generic, MODE_CBC, EVP_CIPH_CBC_MODE, 32, 16, 16, false, false, 1) \
-	X(AES_128_CTR, "AES-128-CTR", generic, MODE_CTR, EVP_CIPH_CTR_MODE, 16, 16, 1, false, false, 1) \
-	X(AES_192_CTR, "AES-192-CTR", generic, MODE_CTR, EVP_CIPH_CTR_MODE, 24, 16, 1, false, false, 1) \
-	X(AES_256_CTR, "AES-256-CTR", generic, MODE_CTR, EVP_CIPH_CTR_MODE, 32, 16, 1, false, false, 1) \
-	X(AES_128_CFB, "AES-128-CFB", generic, MODE_CFB, EVP_CIPH_CFB_MODE, 16, 16, 1, false, false, 0) \
-	X(AES_192_CFB, "AES-192-CFB", generic, MODE_CFB, EVP_CIPH_CFB_MODE, 24, 16, 1, false, false, 0) \
-	X(AES_256_CFB, "AES-256-CFB", generic, MODE_CFB, EVP_CIPH_CFB_MODE, 32, 16, 1, false, false, 0) \
-	X(AES_128_OFB, "AES-128-OFB", generic, MODE_OFB, EVP_CIPH_OFB_MODE, 16, 16, 1, false, false, 0) \
-	X(AES_192_OFB, "AES-192-OFB", generic, MODE_OFB, EVP_CIPH_OFB_MODE, 24, 16, 1, false, false, 0) \
-	X(AES_256_OFB, "AES-256-OFB", generic, MODE_OFB, EVP_CIPH_OFB_MODE, 32, 16, 1, false, false, 0) \
-	X(AES_128_XTS, "AES-128-XTS", xts, MODE_XTS, EVP_CIPH_XTS_MODE, 32, 16, 1, false, true, 0)     \
-	X(AES_256_XTS, "AES-256-XTS", xts, MODE_XTS, EVP_CIPH_XTS_MODE, 64, 16, 1, false, true, 0)     \
-	X(AES_128_GCM, "AES-128-GCM", gcm, MODE_GCM, EVP_CIPH_GCM_MODE, 16, 12, 1, true, true, 0)      \
-	X(AES_192_GCM, "AES-192-GCM", gcm, MODE_GCM, EVP_CIPH_GCM_MODE, 24, 12, 1, true, true, 0)      \
+#define CT_PROVIDER_ALG_LIST(X)                                                                              \
+	X(AES_128_ECB, "AES-128-ECB", generic, MODE_ECB, EVP_CIPH_ECB_MODE, 16, 0, 16, false, false, 1)      \
+	X(AES_192_ECB, "AES-192-ECB", generic, MODE_ECB, EVP_CIPH_ECB_MODE, 24, 0, 16, false, false, 1)      \
+	X(AES_256_ECB, "AES-256-ECB", generic, MODE_ECB, EVP_CIPH_ECB_MODE, 32, 0, 16, false, false, 1)      \
+	X(AES_128_CBC, "AES-128-CBC", generic, MODE_CBC, EVP_CIPH_CBC_MODE, 16, 16, 16, false, false, 1)     \
+	X(AES_192_CBC, "AES-192-CBC", generic, MODE_CBC, EVP_CIPH_CBC_MODE, 24, 16, 16, false, false, 1)     \
+	X(AES_256_CBC, "AES-256-CBC", generic, MODE_CBC, EVP_CIPH_CBC_MODE, 32, 16, 16, false, false, 1)     \
+	X(AES_128_CTR, "AES-128-CTR", generic, MODE_CTR, EVP_CIPH_CTR_MODE, 16, 16, 1, false, false, 1)      \
+	X(AES_192_CTR, "AES-192-CTR", generic, MODE_CTR, EVP_CIPH_CTR_MODE, 24, 16, 1, false, false, 1)      \
+	X(AES_256_CTR, "AES-256-CTR", generic, MODE_CTR, EVP_CIPH_CTR_MODE, 32, 16, 1, false, false, 1)      \
+	X(AES_128_CFB, "AES-128-CFB", generic, MODE_CFB, EVP_CIPH_CFB_MODE, 16, 16, 1, false, false, 0)      \
+	X(AES_192_CFB, "AES-192-CFB", generic, MODE_CFB, EVP_CIPH_CFB_MODE, 24, 16, 1, false, false, 0)      \
+	X(AES_256_CFB, "AES-256-CFB", generic, MODE_CFB, EVP_CIPH_CFB_MODE, 32, 16, 1, false, false, 0)      \
+	X(AES_128_OFB, "AES-128-OFB", generic, MODE_OFB, EVP_CIPH_OFB_MODE, 16, 16, 1, false, false, 0)      \
+	X(AES_192_OFB, "AES-192-OFB", generic, MODE_OFB, EVP_CIPH_OFB_MODE, 24, 16, 1, false, false, 0)      \
+	X(AES_256_OFB, "AES-256-OFB", generic, MODE_OFB, EVP_CIPH_OFB_MODE, 32, 16, 1, false, false, 0)      \
+	X(AES_128_XTS, "AES-128-XTS", xts, MODE_XTS, EVP_CIPH_XTS_MODE, 32, 16, 1, false, true, 0)           \
+	X(AES_256_XTS, "AES-256-XTS", xts, MODE_XTS, EVP_CIPH_XTS_MODE, 64, 16, 1, false, true, 0)           \
+	X(AES_128_GCM, "AES-128-GCM", gcm, MODE_GCM, EVP_CIPH_GCM_MODE, 16, 12, 1, true, true, 0)            \
+	X(AES_192_GCM, "AES-192-GCM", gcm, MODE_GCM, EVP_CIPH_GCM_MODE, 24, 12, 1, true, true, 0)            \
 	X(AES_256_GCM, "AES-256-GCM", gcm, MODE_GCM, EVP_CIPH_GCM_MODE, 32, 12, 1, true, true, 0)
 
 #define ALG_INDEX(id, ...) ALG_##id,
@@ -60,13 +60,19 @@ _Static_assert(N_ALGS == CT_PROVIDER_ALGS, "provider.h's count is the list's");
 #define ALG_KERNEL_COUNT(id, nm, fam, md, em, kl, il, bs, ae, ci, k) +(k)
 _Static_assert((0 CT_PROVIDER_ALG_LIST(ALG_KERNEL_COUNT)) == CT_PROVIDER_KERNEL_ALGS,
 	       "provider.h's kernel count is the list's");
-#define ALG_KERNEL_FIRST(id, nm, fam, md, em, kl, il, bs, ae, ci, k)                                \
+#define ALG_KERNEL_FIRST(id, nm, fam, md, em, kl, il, bs, ae, ci, k)                                         \
 	_Static_assert(!(k) || ALG_##id < CT_PROVIDER_KERNEL_ALGS, nm ": the kernel ciphers come first");
 CT_PROVIDER_ALG_LIST(ALG_KERNEL_FIRST)
 
-#define ALG_DESCRIPTION(id, nm, fam, md, em, kl, il, bs, ae, ci, k)                                 \
-	[ALG_##id] = { .name = nm, .mode = md, .evp_mode = em, .keylen = kl, .ivlen = il,           \
-		       .blocksize = bs, .aead = ae, .custom_iv = ci },
+#define ALG_DESCRIPTION(id, nm, fam, md, em, kl, il, bs, ae, ci, k)                                          \
+	[ALG_##id] = { .name = nm,                                                                           \
+		       .mode = md,                                                                           \
+		       .evp_mode = em,                                                                       \
+		       .keylen = kl,                                                                         \
+		       .ivlen = il,                                                                          \
+		       .blocksize = bs,                                                                      \
+		       .aead = ae,                                                                           \
+		       .custom_iv = ci },
 static const struct ct_alg algs[N_ALGS] = { CT_PROVIDER_ALG_LIST(ALG_DESCRIPTION) };
 
 int ct_provider_alg_index(const char *cipher_name)
@@ -179,7 +185,10 @@ static int alg_get_params(const struct ct_alg *a, OSSL_PARAM params[])
 
 /* ---- dispatch tables: one per algorithm (newctx and get_params take no algorithm argument) ---- */
 
-#define FN(id, f) { id, (void (*)(void))(f) }
+#define FN(id, f)                                                                                            \
+	{                                                                                                    \
+		id, (void (*)(void))(f)                                                                      \
+	}
 
 /* The provctx of the "cryptrace-kernel" provider: its contexts go to the kernel routes. */
 static const char kernel_provctx = 'k';
@@ -192,49 +201,51 @@ static void *rctx_new_for(const struct ct_alg *alg, void *provctx)
 	return c;
 }
 
-#define ALG_DISPATCH(id, nm, fam, md, em, kl, il, bs, ae, ci, k)                                    \
-	static void *newctx_##id(void *provctx)                                                    \
-	{                                                                                          \
-		return rctx_new_for(&algs[ALG_##id], provctx);                                     \
-	}                                                                                          \
-	static int get_params_##id(OSSL_PARAM params[])                                            \
-	{                                                                                          \
-		return alg_get_params(&algs[ALG_##id], params);                                    \
-	}                                                                                          \
-	static const OSSL_DISPATCH dispatch_##id[] = {                                             \
-		FN(OSSL_FUNC_CIPHER_NEWCTX, newctx_##id),                                          \
-		FN(OSSL_FUNC_CIPHER_ENCRYPT_INIT, ct_prov_##fam##_einit),                          \
-		FN(OSSL_FUNC_CIPHER_DECRYPT_INIT, ct_prov_##fam##_dinit),                          \
-		FN(OSSL_FUNC_CIPHER_UPDATE, ct_prov_##fam##_update),                               \
-		FN(OSSL_FUNC_CIPHER_FINAL, ct_prov_##fam##_final),                                 \
-		FN(OSSL_FUNC_CIPHER_CIPHER, ct_prov_##fam##_cipher),                               \
-		FN(OSSL_FUNC_CIPHER_FREECTX, rctx_free),                                           \
-		FN(OSSL_FUNC_CIPHER_DUPCTX, rctx_dup),                                             \
-		FN(OSSL_FUNC_CIPHER_GET_PARAMS, get_params_##id),                                  \
-		FN(OSSL_FUNC_CIPHER_GETTABLE_PARAMS, alg_gettable_params),                         \
-		FN(OSSL_FUNC_CIPHER_GET_CTX_PARAMS, ct_prov_##fam##_get_ctx_params),               \
-		FN(OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, ct_prov_##fam##_gettable_ctx_params),     \
-		FN(OSSL_FUNC_CIPHER_SET_CTX_PARAMS, ct_prov_##fam##_set_ctx_params),               \
-		FN(OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, ct_prov_##fam##_settable_ctx_params),     \
-		{ 0, NULL },                                                                       \
+#define ALG_DISPATCH(id, nm, fam, md, em, kl, il, bs, ae, ci, k)                                             \
+	static void *newctx_##id(void *provctx)                                                              \
+	{                                                                                                    \
+		return rctx_new_for(&algs[ALG_##id], provctx);                                               \
+	}                                                                                                    \
+	static int get_params_##id(OSSL_PARAM params[])                                                      \
+	{                                                                                                    \
+		return alg_get_params(&algs[ALG_##id], params);                                              \
+	}                                                                                                    \
+	static const OSSL_DISPATCH dispatch_##id[] = {                                                       \
+		FN(OSSL_FUNC_CIPHER_NEWCTX, newctx_##id),                                                    \
+		FN(OSSL_FUNC_CIPHER_ENCRYPT_INIT, ct_prov_##fam##_einit),                                    \
+		FN(OSSL_FUNC_CIPHER_DECRYPT_INIT, ct_prov_##fam##_dinit),                                    \
+		FN(OSSL_FUNC_CIPHER_UPDATE, ct_prov_##fam##_update),                                         \
+		FN(OSSL_FUNC_CIPHER_FINAL, ct_prov_##fam##_final),                                           \
+		FN(OSSL_FUNC_CIPHER_CIPHER, ct_prov_##fam##_cipher),                                         \
+		FN(OSSL_FUNC_CIPHER_FREECTX, rctx_free),                                                     \
+		FN(OSSL_FUNC_CIPHER_DUPCTX, rctx_dup),                                                       \
+		FN(OSSL_FUNC_CIPHER_GET_PARAMS, get_params_##id),                                            \
+		FN(OSSL_FUNC_CIPHER_GETTABLE_PARAMS, alg_gettable_params),                                   \
+		FN(OSSL_FUNC_CIPHER_GET_CTX_PARAMS, ct_prov_##fam##_get_ctx_params),                         \
+		FN(OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, ct_prov_##fam##_gettable_ctx_params),               \
+		FN(OSSL_FUNC_CIPHER_SET_CTX_PARAMS, ct_prov_##fam##_set_ctx_params),                         \
+		FN(OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, ct_prov_##fam##_settable_ctx_params),               \
+		{ 0, NULL },                                                                                 \
 	};
 CT_PROVIDER_ALG_LIST(ALG_DISPATCH)
 
-#define ALG_ENTRY(id, nm, fam, md, em, kl, il, bs, ae, ci, k)                                       \
-	{ .algorithm_names = nm, .property_definition = "provider=" CT_PROVIDER_NAME,              \
+#define ALG_ENTRY(id, nm, fam, md, em, kl, il, bs, ae, ci, k)                                                \
+	{ .algorithm_names = nm,                                                                             \
+	  .property_definition = "provider=" CT_PROVIDER_NAME,                                               \
 	  .implementation = dispatch_##id },
 static const OSSL_ALGORITHM cipher_algs[] = {
-	CT_PROVIDER_ALG_LIST(ALG_ENTRY) { NULL, NULL, NULL, NULL },
+	CT_PROVIDER_ALG_LIST(ALG_ENTRY){ NULL, NULL, NULL, NULL },
 };
 
 /* The kernel routes' provider: the same dispatch tables, for the ciphers marked kernel. */
-#define ALG_KERNEL_ENTRY_1(id, nm)                                                                  \
-	{ .algorithm_names = nm, .property_definition = "provider=" CT_PROVIDER_KERNEL_NAME,       \
+#define ALG_KERNEL_ENTRY_1(id, nm)                                                                           \
+	{ .algorithm_names = nm,                                                                             \
+	  .property_definition = "provider=" CT_PROVIDER_KERNEL_NAME,                                        \
 	  .implementation = dispatch_##id },
 #define ALG_KERNEL_ENTRY_0(id, nm)
 #define ALG_KERNEL_ENTRY(id, nm, fam, md, em, kl, il, bs, ae, ci, k) ALG_KERNEL_ENTRY_##k(id, nm)
 static const OSSL_ALGORITHM kernel_cipher_algs[] = {
-	CT_PROVIDER_ALG_LIST(ALG_KERNEL_ENTRY) { NULL, NULL, NULL, NULL },
+	CT_PROVIDER_ALG_LIST(ALG_KERNEL_ENTRY){ NULL, NULL, NULL, NULL },
 };
 
 /* ---- the provider itself ------------------------------------------------------------------- */
@@ -300,8 +311,8 @@ static const OSSL_DISPATCH prov_dispatch[] = {
 	{ 0, NULL },
 };
 
-int ct_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
-		     const OSSL_DISPATCH **out, void **provctx)
+int ct_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in, const OSSL_DISPATCH **out,
+		     void **provctx)
 {
 	(void)in;
 	if (!ct_aesni_available())

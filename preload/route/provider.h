@@ -18,8 +18,8 @@
 #define CT_PROVIDER_KERNEL_NAME "cryptrace-kernel"
 
 /* OSSL_provider_init_fn for OSSL_PROVIDER_add_builtin(libctx, CT_PROVIDER_NAME, ...). */
-int ct_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
-		     const OSSL_DISPATCH **out, void **provctx);
+int ct_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in, const OSSL_DISPATCH **out,
+		     void **provctx);
 
 int ct_provider_kernel_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
 			    const OSSL_DISPATCH **out, void **provctx);

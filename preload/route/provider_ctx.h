@@ -78,19 +78,19 @@ struct ct_rctx {
 };
 
 /* One cipher family's provider functions (provider-cipher(7)), named ct_prov_<family>_<fn>. */
-#define CT_PROV_FAMILY_DECLARE(fam)                                                                \
-	int ct_prov_##fam##_einit(void *vctx, const unsigned char *key, size_t keylen,             \
-				  const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[]); \
-	int ct_prov_##fam##_dinit(void *vctx, const unsigned char *key, size_t keylen,             \
-				  const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[]); \
-	int ct_prov_##fam##_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,   \
-				   const unsigned char *in, size_t inl);                           \
-	int ct_prov_##fam##_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize);   \
-	int ct_prov_##fam##_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsize,   \
-				   const unsigned char *in, size_t inl);                           \
-	int ct_prov_##fam##_get_ctx_params(void *vctx, OSSL_PARAM params[]);                       \
-	const OSSL_PARAM *ct_prov_##fam##_gettable_ctx_params(void *cctx, void *provctx);          \
-	int ct_prov_##fam##_set_ctx_params(void *vctx, const OSSL_PARAM params[]);                 \
+#define CT_PROV_FAMILY_DECLARE(fam)                                                                          \
+	int ct_prov_##fam##_einit(void *vctx, const unsigned char *key, size_t keylen,                       \
+				  const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[]);         \
+	int ct_prov_##fam##_dinit(void *vctx, const unsigned char *key, size_t keylen,                       \
+				  const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[]);         \
+	int ct_prov_##fam##_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,             \
+				   const unsigned char *in, size_t inl);                                     \
+	int ct_prov_##fam##_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize);             \
+	int ct_prov_##fam##_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsize,             \
+				   const unsigned char *in, size_t inl);                                     \
+	int ct_prov_##fam##_get_ctx_params(void *vctx, OSSL_PARAM params[]);                                 \
+	const OSSL_PARAM *ct_prov_##fam##_gettable_ctx_params(void *cctx, void *provctx);                    \
+	int ct_prov_##fam##_set_ctx_params(void *vctx, const OSSL_PARAM params[]);                           \
 	const OSSL_PARAM *ct_prov_##fam##_settable_ctx_params(void *cctx, void *provctx);
 
 CT_PROV_FAMILY_DECLARE(generic) /* ECB, CBC, CTR, CFB128, OFB: provider_generic.c */
@@ -98,12 +98,12 @@ CT_PROV_FAMILY_DECLARE(xts)     /* provider_xts.c */
 CT_PROV_FAMILY_DECLARE(gcm)     /* provider_gcm.c */
 
 /* A gettable/settable list function: the list does not depend on the context. */
-#define CT_PROV_LIST_FN(fn, list)                                                                  \
-	const OSSL_PARAM *fn(void *cctx, void *provctx)                                            \
-	{                                                                                          \
-		(void)cctx;                                                                        \
-		(void)provctx;                                                                     \
-		return list;                                                                       \
+#define CT_PROV_LIST_FN(fn, list)                                                                            \
+	const OSSL_PARAM *fn(void *cctx, void *provctx)                                                      \
+	{                                                                                                    \
+		(void)cctx;                                                                                  \
+		(void)provctx;                                                                               \
+		return list;                                                                                 \
 	}
 
 #pragma GCC visibility pop

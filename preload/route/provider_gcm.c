@@ -81,13 +81,13 @@ static int gcm_init(struct ct_rctx *c, const unsigned char *key, size_t keylen, 
 }
 
 int ct_prov_gcm_einit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
-		     size_t ivlen, const OSSL_PARAM params[])
+		      size_t ivlen, const OSSL_PARAM params[])
 {
 	return gcm_init(vctx, key, keylen, iv, ivlen, params, true);
 }
 
 int ct_prov_gcm_dinit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
-		     size_t ivlen, const OSSL_PARAM params[])
+		      size_t ivlen, const OSSL_PARAM params[])
 {
 	return gcm_init(vctx, key, keylen, iv, ivlen, params, false);
 }
@@ -205,8 +205,7 @@ err:
 	return rv;
 }
 
-static int gcm_cipher_internal(struct ct_rctx *c, uint8_t *out, size_t *padlen, const uint8_t *in,
-			       size_t len)
+static int gcm_cipher_internal(struct ct_rctx *c, uint8_t *out, size_t *padlen, const uint8_t *in, size_t len)
 {
 	size_t olen = 0;
 	int rv = 0;
@@ -249,8 +248,8 @@ err:
 	return rv;
 }
 
-int ct_prov_gcm_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
-		      const unsigned char *in, size_t inl)
+int ct_prov_gcm_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize, const unsigned char *in,
+		       size_t inl)
 {
 	if (inl == 0) {
 		*outl = 0;
@@ -270,8 +269,8 @@ int ct_prov_gcm_final(void *vctx, unsigned char *out, size_t *outl, size_t outsi
 	return 1;
 }
 
-int ct_prov_gcm_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
-		      const unsigned char *in, size_t inl)
+int ct_prov_gcm_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsize, const unsigned char *in,
+		       size_t inl)
 {
 	if (outsize < inl)
 		return 0;

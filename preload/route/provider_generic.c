@@ -60,8 +60,8 @@ static void hw_cipher(struct ct_rctx *c, uint8_t *out, const uint8_t *in, size_t
 
 /* ---- generic modes (ECB, CBC, CTR, CFB, OFB) ----------------------------------------------- */
 
-static int generic_init(struct ct_rctx *c, const unsigned char *key, size_t keylen,
-			const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[], bool enc)
+static int generic_init(struct ct_rctx *c, const unsigned char *key, size_t keylen, const unsigned char *iv,
+			size_t ivlen, const OSSL_PARAM params[], bool enc)
 {
 	if (c->native)
 		return ct_native_reinit(c->native, key, iv, enc, params);
@@ -98,13 +98,13 @@ static int generic_init(struct ct_rctx *c, const unsigned char *key, size_t keyl
 }
 
 int ct_prov_generic_einit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
-			 size_t ivlen, const OSSL_PARAM params[])
+			  size_t ivlen, const OSSL_PARAM params[])
 {
 	return generic_init(vctx, key, keylen, iv, ivlen, params, true);
 }
 
 int ct_prov_generic_dinit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
-			 size_t ivlen, const OSSL_PARAM params[])
+			  size_t ivlen, const OSSL_PARAM params[])
 {
 	return generic_init(vctx, key, keylen, iv, ivlen, params, false);
 }
@@ -122,8 +122,8 @@ static size_t fill_block(uint8_t *buf, size_t *bufsz, size_t bs, const uint8_t *
 	return *inl & ~(bs - 1);
 }
 
-static int block_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
-			const unsigned char *in, size_t inl)
+static int block_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize, const unsigned char *in,
+			size_t inl)
 {
 	struct ct_rctx *c = vctx;
 	const size_t bs = c->alg->blocksize;
@@ -243,9 +243,8 @@ static int stream_final(void *vctx, unsigned char *out, size_t *outl, size_t out
 	return 1;
 }
 
-static __attribute__((noinline)) int generic_update_slow(struct ct_rctx *c, unsigned char *out,
-							  size_t *outl, size_t outsize,
-							  const unsigned char *in, size_t inl)
+static __attribute__((noinline)) int generic_update_slow(struct ct_rctx *c, unsigned char *out, size_t *outl,
+							 size_t outsize, const unsigned char *in, size_t inl)
 {
 	if (CT_UNLIKELY(c->native != NULL))
 		return ct_native_update(c->native, out, outl, outsize, in, inl);
@@ -256,15 +255,15 @@ static __attribute__((noinline)) int generic_update_slow(struct ct_rctx *c, unsi
 }
 
 int ct_prov_generic_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
-			  const unsigned char *in, size_t inl)
+			   const unsigned char *in, size_t inl)
 {
 	struct ct_rctx *c = vctx;
 	/* Whole blocks, nothing buffered, nothing to hold back (encrypting, or decrypting without
 	 * padding): what block_update would do, without its bookkeeping; kept small so that the
 	 * small requests of openssl speed and of programs that chunk by blocks pay for little
 	 * more than the AES itself. */
-	if (c->bufsz == 0 && (inl & 15) == 0 && inl != 0 && c->alg->blocksize == 16 &&
-	    (c->enc || !c->pad) && c->key_set && outsize >= inl && CT_LIKELY(c->native == NULL)) {
+	if (c->bufsz == 0 && (inl & 15) == 0 && inl != 0 && c->alg->blocksize == 16 && (c->enc || !c->pad) &&
+	    c->key_set && outsize >= inl && CT_LIKELY(c->native == NULL)) {
 		c->req_len = inl;
 		*outl = inl;
 		hw_cipher(c, out, in, inl);
@@ -285,7 +284,7 @@ int ct_prov_generic_final(void *vctx, unsigned char *out, size_t *outl, size_t o
 
 /* EVP_Cipher(): the raw mode, no buffering or padding. */
 int ct_prov_generic_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
-			  const unsigned char *in, size_t inl)
+			   const unsigned char *in, size_t inl)
 {
 	struct ct_rctx *c = vctx;
 	if (CT_UNLIKELY(c->native != NULL))
@@ -330,13 +329,12 @@ static int hand_over_to_native(struct ct_rctx *c, const OSSL_PARAM params[])
 {
 	if (!c->key_set)
 		return 0;
-	c->native = ct_native_open(c->alg->name, c->rawkey, c->keylen, c->iv_set ? c->iv : NULL,
-				   c->ivlen, c->enc, params);
+	c->native = ct_native_open(c->alg->name, c->rawkey, c->keylen, c->iv_set ? c->iv : NULL, c->ivlen,
+				   c->enc, params);
 	if (!c->native)
 		return 0;
 	ct_event(CT_EV_FALLBACK, "EVP_CIPHER_CTX_set_params", 0, 0, CT_NO_PATH, false,
-		 "route aesni -> native: %s: libssl's TLS CBC record layer (tls-version set)",
-		 c->alg->name);
+		 "route aesni -> native: %s: libssl's TLS CBC record layer (tls-version set)", c->alg->name);
 	return 1;
 }
 

@@ -53,19 +53,19 @@ static int xts_init(struct ct_rctx *c, const unsigned char *key, size_t keylen, 
 }
 
 int ct_prov_xts_einit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
-		     size_t ivlen, const OSSL_PARAM params[])
+		      size_t ivlen, const OSSL_PARAM params[])
 {
 	return xts_init(vctx, key, keylen, iv, ivlen, params, true);
 }
 
 int ct_prov_xts_dinit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
-		     size_t ivlen, const OSSL_PARAM params[])
+		      size_t ivlen, const OSSL_PARAM params[])
 {
 	return xts_init(vctx, key, keylen, iv, ivlen, params, false);
 }
 
-int ct_prov_xts_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
-		      const unsigned char *in, size_t inl)
+int ct_prov_xts_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsize, const unsigned char *in,
+		       size_t inl)
 {
 	struct ct_rctx *c = vctx;
 	(void)outsize;
@@ -79,8 +79,8 @@ int ct_prov_xts_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outs
 	return 1;
 }
 
-int ct_prov_xts_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
-		      const unsigned char *in, size_t inl)
+int ct_prov_xts_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize, const unsigned char *in,
+		       size_t inl)
 {
 	if (outsize < inl)
 		return 0;

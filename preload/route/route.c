@@ -40,9 +40,11 @@ static void load_table(void)
 		 * works (the route spec contract; `cryptrace run` refuses a bad spec before running
 		 * anything). The trace gets the same line as an event. */
 		char line[320];
-		int n = snprintf(line, sizeof(line), "cryptrace: CRYPTRACE_ROUTE: %s; routing nothing\n", err);
+		int n = snprintf(line, sizeof(line), "cryptrace: CRYPTRACE_ROUTE: %s; routing nothing\n",
+				 err);
 		if (n > 0) {
-			ssize_t w = write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+			ssize_t w = write(STDERR_FILENO, line,
+					  (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 			(void)w;
 		}
 		ct_event(CT_EV_TRACE_WARNING, "CRYPTRACE_ROUTE", 0, -1, CT_NO_PATH, false, "%s", err);
@@ -103,8 +105,9 @@ static bool provider_load_locked(void)
 	 * provider beside it. Private to this context, so the program's own default context (and
 	 * its provider auto-loading) is untouched; our fetches ask for provider=cryptrace. */
 	if (!CT_REAL(OSSL_PROVIDER_load)(route_libctx, "default"))
-		ct_log(1, "route: the default provider did not load beside ours: "
-			  "EVP_CIPHER_CTX_rand_key on routed contexts will fail");
+		ct_log(1,
+		       "route: the default provider did not load beside ours: "
+		       "EVP_CIPHER_CTX_rand_key on routed contexts will fail");
 	__atomic_store_n(&prov_state, 1, __ATOMIC_RELEASE);
 	return true;
 }
@@ -117,7 +120,8 @@ static bool kernel_provider_load_locked(void)
 	kprov_state = -1;
 	if (!provider_load_locked())
 		return false;
-	if (!CT_REAL(OSSL_PROVIDER_add_builtin)(route_libctx, CT_PROVIDER_KERNEL_NAME, ct_provider_kernel_init) ||
+	if (!CT_REAL(OSSL_PROVIDER_add_builtin)(route_libctx, CT_PROVIDER_KERNEL_NAME,
+						ct_provider_kernel_init) ||
 	    !CT_REAL(OSSL_PROVIDER_load)(route_libctx, CT_PROVIDER_KERNEL_NAME))
 		return false;
 	kprov_state = 1;
@@ -132,7 +136,8 @@ static const EVP_CIPHER *fetch_kernel(int idx, const char *name, unsigned target
 	pthread_mutex_lock(&prov_lock);
 	const EVP_CIPHER *c = NULL;
 	if (!kernel_provider_load_locked()) {
-		*why = prov_state < 0 && prov_error ? prov_error : "the cryptrace-kernel provider did not load";
+		*why = prov_state < 0 && prov_error ? prov_error
+						    : "the cryptrace-kernel provider did not load";
 	} else {
 		if (!kfetched[idx]) {
 			snprintf(kimpl[idx], sizeof(kimpl[idx]), "%s", impl);
@@ -180,7 +185,8 @@ static const EVP_CIPHER *fetch_ours(int idx, const char *name, const char **why)
 	} else {
 		if (!fetched[idx]) /* ct_route_is_ours reads these without the lock */
 			__atomic_store_n(&fetched[idx],
-					 CT_REAL(EVP_CIPHER_fetch)(route_libctx, name, "provider=" CT_PROVIDER_NAME),
+					 CT_REAL(EVP_CIPHER_fetch)(route_libctx, name,
+								   "provider=" CT_PROVIDER_NAME),
 					 __ATOMIC_RELEASE);
 		c = fetched[idx];
 		if (!c)
@@ -276,7 +282,8 @@ static const EVP_CIPHER *decide_kernel(const struct ct_route_table *t, const cha
 		why = "the kernel routes are not built in";
 	else if (!ct_aesni_available())
 		why = "no AES-NI on this CPU (or CRYPTRACE_AESNI_MAX=none): nothing to serve what the kernel cannot";
-	else if (!(why = ct_kroute_check(target, name, driver, sizeof(driver))) && (idx < 0 || idx >= KERNEL_ALGS))
+	else if (!(why = ct_kroute_check(target, name, driver, sizeof(driver))) &&
+		 (idx < 0 || idx >= KERNEL_ALGS))
 		why = "cipher or mode not served by the kernel routes (aes ecb, cbc, ctr)";
 	if (!why) {
 		char label[80];
@@ -285,8 +292,8 @@ static const EVP_CIPHER *decide_kernel(const struct ct_route_table *t, const cha
 	}
 	if (sub) {
 		*route_out = target;
-		ct_event(CT_EV_ROUTE, "EVP_CipherInit_ex", 0, 1, CT_NO_PATH, false, "%s %s -> %s (%s%s)", name,
-			 dir_word(dir), tname, driver,
+		ct_event(CT_EV_ROUTE, "EVP_CipherInit_ex", 0, 1, CT_NO_PATH, false, "%s %s -> %s (%s%s)",
+			 name, dir_word(dir), tname, driver,
 			 flags & CT_ROUTE_F_SIZE_DEPENDENT ? ", size condition decided per request" : "");
 		return sub;
 	}
@@ -309,8 +316,8 @@ static const EVP_CIPHER *decide_kernel(const struct ct_route_table *t, const cha
 }
 
 /* The decision for one (cipher, direction): slow (names, globs, the provider's table, events). */
-static const EVP_CIPHER *decide(const struct ct_route_table *t, const EVP_CIPHER *requested,
-				ENGINE *impl, int enc, uint32_t *route_out)
+static const EVP_CIPHER *decide(const struct ct_route_table *t, const EVP_CIPHER *requested, ENGINE *impl,
+				int enc, uint32_t *route_out)
 {
 	*route_out = CT_ROUTE_NONE;
 	char name[64];
@@ -344,7 +351,9 @@ static const EVP_CIPHER *decide(const struct ct_route_table *t, const EVP_CIPHER
 		return NULL;
 	}
 	ct_event(CT_EV_ROUTE, "EVP_CipherInit_ex", 0, 1, CT_NO_PATH, false, "%s %s -> aesni (%s%s)", name,
-		 dir == CT_DIR_ENCRYPT ? "enc" : dir == CT_DIR_DECRYPT ? "dec" : "any",
+		 dir == CT_DIR_ENCRYPT   ? "enc"
+		 : dir == CT_DIR_DECRYPT ? "dec"
+					 : "any",
 		 ct_aesni_level_name(ct_aesni_level()),
 		 flags & CT_ROUTE_F_SIZE_DEPENDENT ? ", size condition decided per context" : "");
 	return sub;
@@ -375,8 +384,7 @@ static int nid_of(const EVP_CIPHER *c)
 	return get_nid ? get_nid(c) : 0;
 }
 
-const EVP_CIPHER *ct_route_evp_cipher(const EVP_CIPHER *requested, ENGINE *impl, int enc,
-				      uint32_t *route_out)
+const EVP_CIPHER *ct_route_evp_cipher(const EVP_CIPHER *requested, ENGINE *impl, int enc, uint32_t *route_out)
 {
 	uint32_t route = CT_ROUTE_NONE;
 	const EVP_CIPHER *result = NULL;
@@ -394,7 +402,8 @@ const EVP_CIPHER *ct_route_evp_cipher(const EVP_CIPHER *requested, ENGINE *impl,
 		struct decision *hit = NULL;
 		for (unsigned i = 0; i < DECISION_CACHE; i++) {
 			struct decision *d = &decisions[i];
-			if (d->requested == requested && d->enc == enc && d->nid == nid && d->level == level) {
+			if (d->requested == requested && d->enc == enc && d->nid == nid &&
+			    d->level == level) {
 				hit = d;
 				break;
 			}

@@ -22,8 +22,9 @@
 static const struct rp_unhooked {
 	const char *prefix, *name, *how;
 } unhooked[] = {
-	{ "libgnutls.so", "GnuTLS", "runs AES in its own accelerated code (other ciphers in nettle, "
-				    "beneath it)" },
+	{ "libgnutls.so", "GnuTLS",
+	  "runs AES in its own accelerated code (other ciphers in nettle, "
+	  "beneath it)" },
 	{ "libnss3.so", "NSS", "runs its ciphers in its own freebl library" },
 	{ "libwolfssl.so", "wolfSSL", "does its cipher work inside itself" },
 	{ "libmbedtls.so", "Mbed TLS", "does its cipher work in libmbedcrypto" },
@@ -34,8 +35,7 @@ static const struct rp_unhooked {
 	{ "libkcapi.so", "libkcapi", "hands its cipher work to the kernel through AF_ALG" },
 };
 
-bool rp_unhooked_lib(const struct rp_proc *p, struct ct_str *path, const char **name,
-		     const char **how)
+bool rp_unhooked_lib(const struct rp_proc *p, struct ct_str *path, const char **name, const char **how)
 {
 	size_t best = sizeof(unhooked) / sizeof(unhooked[0]);
 	for (unsigned k = 0, n = rp_str_nparts(p->proc.crypto_libs, '\n'); k < n; k++) {
@@ -76,8 +76,7 @@ const struct rp_exe_scan *rp_scan_file(const char *path)
 	}
 	for (unsigned i = 0; i < SCAN_CACHE; i++)
 		if (cache[i].used && !strcmp(cache[i].path, path) && cache[i].dev == st.st_dev &&
-		    cache[i].ino == st.st_ino && cache[i].size == st.st_size &&
-		    cache[i].mtime == st.st_mtime)
+		    cache[i].ino == st.st_ino && cache[i].size == st.st_size && cache[i].mtime == st.st_mtime)
 			return &cache[i].scan;
 	unsigned i = cache_next++ % SCAN_CACHE;
 	snprintf(cache[i].path, sizeof(cache[i].path), "%s", path);
@@ -96,11 +95,12 @@ const struct rp_exe_scan *rp_scan_file(const char *path)
 static bool not_a_carrier(struct ct_str name)
 {
 	static const char *const skip[] = {
-		"libc.so", "libm.so", "ld-linux", "ld64.so", "libpthread.so", "libdl.so", "librt.so",
-		"libgcc_s.so", "libstdc++.so", "libz.so", "libutil.so", "libresolv.so", "libnss_",
-		"libcrypto.so", "libssl.so", "libgnutls", "libnettle.so", "libhogweed.so",
-		"libgcrypt.so", "libgpg-error.so", "libnss3.so", "libsoftokn3.so", "libfreebl",
-		"libsodium.so", "libmbed", "libwolfssl.so", "libkcapi.so", "libcryptrace",
+		"libc.so",       "libm.so",        "ld-linux",      "ld64.so",      "libpthread.so",
+		"libdl.so",      "librt.so",       "libgcc_s.so",   "libstdc++.so", "libz.so",
+		"libutil.so",    "libresolv.so",   "libnss_",       "libcrypto.so", "libssl.so",
+		"libgnutls",     "libnettle.so",   "libhogweed.so", "libgcrypt.so", "libgpg-error.so",
+		"libnss3.so",    "libsoftokn3.so", "libfreebl",     "libsodium.so", "libmbed",
+		"libwolfssl.so", "libkcapi.so",    "libcryptrace",
 	};
 	for (size_t i = 0; i < sizeof(skip) / sizeof(skip[0]); i++)
 		if (rp_str_starts(name, skip[i]))

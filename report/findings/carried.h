@@ -15,8 +15,7 @@
  * mapped (proc.crypto_libs): a TLS library before the crypto library beneath it. *path is its
  * file, *name "GnuTLS", "libgcrypt"..., *how where it runs ciphers ("does its cipher work inside
  * itself"); false when p mapped none. */
-bool rp_unhooked_lib(const struct rp_proc *p, struct ct_str *path, const char **name,
-		     const char **how);
+bool rp_unhooked_lib(const struct rp_proc *p, struct ct_str *path, const char **name, const char **how);
 
 struct rp_carrier {
 	char path[512];                 /* the file that carries it */

@@ -17,8 +17,7 @@ const char *rp_severity_name(enum rp_severity s)
 	return s == RP_ERROR ? "error" : s == RP_WARNING ? "warning" : "info";
 }
 
-struct rp_finding *rp_finding_add(struct rp_model *m, const char *kind, enum rp_severity sev,
-				  uint32_t pid)
+struct rp_finding *rp_finding_add(struct rp_model *m, const char *kind, enum rp_severity sev, uint32_t pid)
 {
 	if (!rp_grow((void **)&m->findings, &m->cap_findings, m->nfindings, sizeof(*m->findings)))
 		return NULL;
@@ -96,18 +95,10 @@ double rp_aesni_bound(const struct rp_proc *p, const char **from)
 typedef void (*rp_evaluator)(struct rp_model *m);
 
 static const rp_evaluator evaluators[] = {
-	rp_eval_unfinished_trace,
-	rp_eval_nothing_intercepted,
-	rp_eval_multiple_libcrypto,
-	rp_eval_engine_failed,
-	rp_eval_provider_absent,
-	rp_eval_silent_fallback,
-	rp_eval_session_failed,
-	rp_eval_kernel_refused,
-	rp_eval_software_aes,
-	rp_eval_lowlevel_api,
-	rp_eval_kernel_software_driver,
-	rp_eval_small_requests_offload,
+	rp_eval_unfinished_trace,   rp_eval_nothing_intercepted,    rp_eval_multiple_libcrypto,
+	rp_eval_engine_failed,      rp_eval_provider_absent,        rp_eval_silent_fallback,
+	rp_eval_session_failed,     rp_eval_kernel_refused,         rp_eval_software_aes,
+	rp_eval_lowlevel_api,       rp_eval_kernel_software_driver, rp_eval_small_requests_offload,
 	rp_eval_user_time_misleads,
 };
 

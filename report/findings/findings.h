@@ -17,11 +17,9 @@
 /* ---- findings.c: writing a finding */
 
 /* A new finding (zeroed texts), or NULL when out of memory. pid 0: the whole run. */
-struct rp_finding *rp_finding_add(struct rp_model *m, const char *kind, enum rp_severity sev,
-				  uint32_t pid);
+struct rp_finding *rp_finding_add(struct rp_model *m, const char *kind, enum rp_severity sev, uint32_t pid);
 /* Appends to a fixed buffer, truncating quietly. */
-void rp_finding_cat(char *buf, size_t cap, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+void rp_finding_cat(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 #define RP_CAT(f, field, ...) rp_finding_cat((f)->field, sizeof((f)->field), __VA_ARGS__)
 /* Short forms for the evaluators' many sentences: CAT(message, ...) appends to that field of the
  * finding being written, which every evaluator names f; S(s) is a ct_str's "%.*s" arguments. */
@@ -50,9 +48,9 @@ double rp_aesni_bound(const struct rp_proc *p, const char **from);
 
 /* ---- offload_modules.c: providers and engines that are not a crypto offload */
 struct rp_module_role {
-	const char *name;   /* "fips", "legacy", ... */
-	const char *what;   /* what it is, for a sentence: "OpenSSL's FIPS 140 module" */
-	const char *fix;    /* when the reader needs it, and how to get it */
+	const char *name; /* "fips", "legacy", ... */
+	const char *what; /* what it is, for a sentence: "OpenSSL's FIPS 140 module" */
+	const char *fix;  /* when the reader needs it, and how to get it */
 };
 /* The role of the provider or engine an ENGINE_REQUEST / PROVIDER_LOAD event names when it is
  * not a crypto offload (fips, legacy, base, default, null providers; the rdrand engine), else

@@ -28,8 +28,8 @@ static double inproc_ns_per_byte(const struct rp_model *m, struct ct_str cipher,
 {
 	for (size_t i = 0; i < m->npaths; i++) {
 		const struct rp_path *p = &m->paths[i];
-		if (rp_path_own_software(p) && rp_str_eq(p->def.cipher, cipher) &&
-		    p->d.wall_known && p->st.bytes) {
+		if (rp_path_own_software(p) && rp_str_eq(p->def.cipher, cipher) && p->d.wall_known &&
+		    p->st.bytes) {
 			*how = "the in-process path in this trace";
 			return p->d.wall_ns / (double)p->st.bytes;
 		}
@@ -38,8 +38,8 @@ static double inproc_ns_per_byte(const struct rp_model *m, struct ct_str cipher,
 	const char *from;
 	double bound = h ? rp_aesni_bound(h, &from) : 0;
 	if (bound > 0 && h->hdr.tsc_hz) {
-		*how = h->hdr.aesni_cpb_milli ? "the AES-NI bound calibrated at trace time" :
-						"the AES-NI bound measured in the traced process";
+		*how = h->hdr.aesni_cpb_milli ? "the AES-NI bound calibrated at trace time"
+					      : "the AES-NI bound measured in the traced process";
 		return bound / ((double)h->hdr.tsc_hz / 1e9);
 	}
 	*how = "a nominal in-process AES-NI cost of 0.5 ns/byte (no better figure in the trace)";
@@ -61,23 +61,27 @@ void rp_eval_kernel_software_driver(struct rp_model *m)
 			return;
 		const char *how;
 		double in_nspb = inproc_ns_per_byte(m, p->def.cipher, &how);
-		CAT(message, "%.*s through %s is served by the kernel driver %.*s, which %s. The offload "
-			     "buys nothing: every request also pays system calls and copies.",
+		CAT(message,
+		    "%.*s through %s is served by the kernel driver %.*s, which %s. The offload "
+		    "buys nothing: every request also pays system calls and copies.",
 		    S(p->def.cipher), ct_api_name(p->def.api), S(p->def.impl),
 		    sw ? "is generic software code" : "runs on the same CPU instructions as in-process code");
 		if (p->d.wall_known && p->st.bytes) {
 			double k_nspb = p->d.wall_ns / (double)p->st.bytes;
-			CAT(message, " It cost %.2f ns per byte against %.2f ns per byte in-process (%.1fx), "
-				     "by %s.",
+			CAT(message,
+			    " It cost %.2f ns per byte against %.2f ns per byte in-process (%.1fx), "
+			    "by %s.",
 			    k_nspb, in_nspb, k_nspb / in_nspb, how);
 		}
-		CAT(evidence, "path %zu: impl=%.*s flags=%s calls=%llu bytes=%llu syscalls=%llu (%.1f per "
-			      "call)",
+		CAT(evidence,
+		    "path %zu: impl=%.*s flags=%s calls=%llu bytes=%llu syscalls=%llu (%.1f per "
+		    "call)",
 		    i + 1, S(p->def.impl), sw ? "sw-driver" : "cpu-driver", (unsigned long long)p->st.calls,
 		    (unsigned long long)p->st.bytes, (unsigned long long)p->st.syscalls,
 		    (double)p->st.syscalls / (double)p->st.calls);
-		CAT(fix, "Do the work in-process through EVP (the default provider uses AES-NI), or load "
-			 "a hardware driver for this algorithm if the machine has one%s.",
+		CAT(fix,
+		    "Do the work in-process through EVP (the default provider uses AES-NI), or load "
+		    "a hardware driver for this algorithm if the machine has one%s.",
 		    sw ? " (for AES-NI in the kernel: modprobe aesni_intel)" : "");
 	}
 }
@@ -139,9 +143,10 @@ void rp_eval_small_requests_offload(struct rp_model *m)
 		if (!f)
 			return;
 		char ov[32], cb[32];
-		CAT(message, "%llu of %llu %.*s requests through %s were smaller than %s, the size below "
-			     "which the kernel interface's fixed cost per call (about %s) exceeds the work "
-			     "itself done in-process.",
+		CAT(message,
+		    "%llu of %llu %.*s requests through %s were smaller than %s, the size below "
+		    "which the kernel interface's fixed cost per call (about %s) exceeds the work "
+		    "itself done in-process.",
 		    (unsigned long long)below, (unsigned long long)p->st.calls, S(p->def.cipher),
 		    ct_api_name(p->def.api), rp_fmt_bytes(cb, sizeof(cb), crossover),
 		    rp_fmt_ns(ov, sizeof(ov), overhead));
@@ -154,11 +159,13 @@ void rp_eval_small_requests_offload(struct rp_model *m)
 			CAT(evidence, " %llu B: %s;", (unsigned long long)ct_size_bucket_low(b),
 			    rp_fmt_ns(c, sizeof(c), p->d.bucket_wall_ns[b] / (double)sb->calls));
 		}
-		CAT(evidence, " in-process %.2f ns/byte by %s; crossover %.0f bytes; %llu bytes in the "
-			      "requests below it",
+		CAT(evidence,
+		    " in-process %.2f ns/byte by %s; crossover %.0f bytes; %llu bytes in the "
+		    "requests below it",
 		    in_nspb, how, crossover, (unsigned long long)below_bytes);
-		CAT(fix, "Send requests below %s through the in-process path (e.g. CRYPTRACE_ROUTE "
-			 "'%.*s:afalg>=%llu,aesni'), or batch small requests into larger ones.",
+		CAT(fix,
+		    "Send requests below %s through the in-process path (e.g. CRYPTRACE_ROUTE "
+		    "'%.*s:afalg>=%llu,aesni'), or batch small requests into larger ones.",
 		    cb, S(p->def.cipher), (unsigned long long)fmin(ceil(crossover), 1e18));
 	}
 }

@@ -123,25 +123,28 @@ void rp_eval_kernel_refused(struct rp_model *m)
 			}
 			if (!first)
 				continue;
-			struct rp_finding *f = rp_finding_add(m, "kernel-refused", RP_WARNING,
-							      nproc == 1 ? first_pid : 0);
+			struct rp_finding *f =
+				rp_finding_add(m, "kernel-refused", RP_WARNING, nproc == 1 ? first_pid : 0);
 			if (!f)
 				return;
 			char eb[32];
 			const char *en = rp_errno_name(first->err, eb, sizeof(eb));
-			RP_CAT(f, message, "The program asked the kernel for cipher work through %s "
-					   "(%.*s: %.*s) and was refused with %s (%s): %s.",
+			RP_CAT(f, message,
+			       "The program asked the kernel for cipher work through %s "
+			       "(%.*s: %.*s) and was refused with %s (%s): %s.",
 			       iface == IF_AFALG ? "an AF_ALG socket" : "/dev/crypto", (int)first->call.len,
 			       first->call.p, (int)first->detail.len, first->detail.p, en,
 			       strerror(first->err), why(iface, first->err));
 			if (sw_calls)
-				RP_CAT(f, message, " The process(es) then ran %llu cipher calls in their "
-						   "own software instead (see silent-fallback).",
+				RP_CAT(f, message,
+				       " The process(es) then ran %llu cipher calls in their "
+				       "own software instead (see silent-fallback).",
 				       (unsigned long long)sw_calls);
 			else
-				RP_CAT(f, message, " No cipher work ran in the process(es) at all: what the "
-						   "program asked the kernel for did not happen, and a "
-						   "program that cannot do without it fails.");
+				RP_CAT(f, message,
+				       " No cipher work ran in the process(es) at all: what the "
+				       "program asked the kernel for did not happen, and a "
+				       "program that cannot do without it fails.");
 			RP_CAT(f, evidence, "%.*s -> %s %llu time(s) in %zu process(es): %s",
 			       (int)first->call.len, first->call.p, en, (unsigned long long)times, nproc,
 			       pids);
@@ -150,16 +153,18 @@ void rp_eval_kernel_refused(struct rp_model *m)
 				       (int)rp_str_part(first->callsite, '\n', 0).len,
 				       rp_str_part(first->callsite, '\n', 0).p);
 			if (iface == IF_AFALG)
-				RP_CAT(f, fix, "Load the kernel's AF_ALG modules (modprobe af_alg "
-					       "algif_skcipher; `cryptrace doctor` checks AF_ALG and its "
-					       "drivers), allow the AF_ALG family in the sandbox, or let "
-					       "cryptrace serve AF_ALG in-process with AES-NI: `cryptrace run "
-					       "--route 'aes-*=aesni' -- CMD` (docs/emulation.md).");
+				RP_CAT(f, fix,
+				       "Load the kernel's AF_ALG modules (modprobe af_alg "
+				       "algif_skcipher; `cryptrace doctor` checks AF_ALG and its "
+				       "drivers), allow the AF_ALG family in the sandbox, or let "
+				       "cryptrace serve AF_ALG in-process with AES-NI: `cryptrace run "
+				       "--route 'aes-*=aesni' -- CMD` (docs/emulation.md).");
 			else
-				RP_CAT(f, fix, "Load cryptodev-linux (modprobe cryptodev) if this machine "
-					       "has hardware it drives, or let cryptrace serve /dev/crypto "
-					       "in-process with AES-NI: `cryptrace run --route 'aes-*=aesni' -- "
-					       "CMD` (docs/emulation.md).");
+				RP_CAT(f, fix,
+				       "Load cryptodev-linux (modprobe cryptodev) if this machine "
+				       "has hardware it drives, or let cryptrace serve /dev/crypto "
+				       "in-process with AES-NI: `cryptrace run --route 'aes-*=aesni' -- "
+				       "CMD` (docs/emulation.md).");
 		}
 	}
 }

@@ -20,8 +20,8 @@
 /* The file of the module that created a merged path's contexts (its first call site), from the
  * MODULE records of the processes that have the path, else a traced executable of that name;
  * "" when unknown. */
-static void module_file(const struct rp_model *m, const struct rp_path *p, const char *module,
-			char *file, size_t cap)
+static void module_file(const struct rp_model *m, const struct rp_path *p, const char *module, char *file,
+			size_t cap)
 {
 	file[0] = 0;
 	for (size_t i = 0; i < m->nprocs && !file[0]; i++) {
@@ -79,8 +79,7 @@ void rp_eval_lowlevel_api(struct rp_model *m)
 		 * it for the reader to change, nothing it slows down */
 		if (!readers && !speed && !weighty)
 			continue;
-		struct rp_finding *f = rp_finding_add(m, "lowlevel-api",
-						      weighty ? RP_WARNING : RP_INFO, 0);
+		struct rp_finding *f = rp_finding_add(m, "lowlevel-api", weighty ? RP_WARNING : RP_INFO, 0);
 		if (!f)
 			return;
 		char b[32], who[700] = "";
@@ -90,32 +89,39 @@ void rp_eval_lowlevel_api(struct rp_model *m)
 		else if (named)
 			snprintf(who, sizeof(who), ", called by %s", c.created_by);
 		if (aes)
-			CAT(message, "%llu calls (%s) of %.*s %s went through the low-level AES_* API%s. It "
-				     "bypasses engines and providers, so no offload or provider configuration "
-				     "can apply, and in OpenSSL 3.0 and older it does not use AES-NI either "
-				     "(table code).",
+			CAT(message,
+			    "%llu calls (%s) of %.*s %s went through the low-level AES_* API%s. It "
+			    "bypasses engines and providers, so no offload or provider configuration "
+			    "can apply, and in OpenSSL 3.0 and older it does not use AES-NI either "
+			    "(table code).",
 			    (unsigned long long)p->st.calls, b, S(p->def.cipher), ct_dir_name(p->def.dir),
 			    who);
 		else
-			CAT(message, "%llu calls (%s) of %.*s %s went through EVP_Cipher(), the raw one-shot "
-				     "entry point%s.",
+			CAT(message,
+			    "%llu calls (%s) of %.*s %s went through EVP_Cipher(), the raw one-shot "
+			    "entry point%s.",
 			    (unsigned long long)p->st.calls, b, S(p->def.cipher), ct_dir_name(p->def.dir),
 			    who);
 		if (raw && speed)
-			CAT(message, " It is what `openssl speed` without -evp measures (older versions "
-				     "measured the low-level AES_* functions there); it still runs in %.*s at "
-				     "that implementation's speed: this is about what is being measured, not "
-				     "a slow path.", S(p->def.impl));
+			CAT(message,
+			    " It is what `openssl speed` without -evp measures (older versions "
+			    "measured the low-level AES_* functions there); it still runs in %.*s at "
+			    "that implementation's speed: this is about what is being measured, not "
+			    "a slow path.",
+			    S(p->def.impl));
 		else if (raw)
-			CAT(message, " It runs in %.*s at that implementation's full speed, so it costs "
-				     "nothing measurable here; OpenSSL documents it as not meant for "
-				     "applications (no buffering or padding, a return value that means "
-				     "different things per cipher).", S(p->def.impl));
+			CAT(message,
+			    " It runs in %.*s at that implementation's full speed, so it costs "
+			    "nothing measurable here; OpenSSL documents it as not meant for "
+			    "applications (no buffering or padding, a return value that means "
+			    "different things per cipher).",
+			    S(p->def.impl));
 		else if (weighty)
 			CAT(message, " It carries %.1f%% of the bytes here.", 100.0 * share);
 		else
-			CAT(message, " It carries under 1%% of the bytes here, so it costs nothing "
-				     "measurable.");
+			CAT(message,
+			    " It carries under 1%% of the bytes here, so it costs nothing "
+			    "measurable.");
 		CAT(evidence, "path %zu: api=%s entry=%s impl=%.*s calls=%llu bytes=%llu", i + 1,
 		    ct_api_name(p->def.api), ct_entry_name(p->def.entry), S(p->def.impl),
 		    (unsigned long long)p->st.calls, (unsigned long long)p->st.bytes);
@@ -124,19 +130,24 @@ void rp_eval_lowlevel_api(struct rp_model *m)
 		if (file[0])
 			CAT(evidence, "; %s: %s", file, own.desc);
 		if (speed)
-			CAT(fix, "Add -evp to `openssl speed` to measure the EVP path that applications "
-				 "use.");
+			CAT(fix,
+			    "Add -evp to `openssl speed` to measure the EVP path that applications "
+			    "use.");
 		else if (!readers)
-			CAT(fix, "Nothing to change in your code: this is %s's own code (%s). If this "
-				 "share matters, a configuration of that program that avoids it (another "
-				 "cipher or MAC) or a newer release may.", c.module, own.desc);
+			CAT(fix,
+			    "Nothing to change in your code: this is %s's own code (%s). If this "
+			    "share matters, a configuration of that program that avoids it (another "
+			    "cipher or MAC) or a newer release may.",
+			    c.module, own.desc);
 		else if (raw)
-			CAT(fix, "Nothing to change for speed. In code you maintain, EVP_CipherUpdate and "
-				 "EVP_CipherFinal_ex (after EVP_CipherInit_ex2 with a cipher from "
-				 "EVP_CIPHER_fetch) are the documented calls.");
+			CAT(fix,
+			    "Nothing to change for speed. In code you maintain, EVP_CipherUpdate and "
+			    "EVP_CipherFinal_ex (after EVP_CipherInit_ex2 with a cipher from "
+			    "EVP_CIPHER_fetch) are the documented calls.");
 		else
-			CAT(fix, "Use EVP_CipherInit_ex2 with a cipher from EVP_CIPHER_fetch, then "
-				 "EVP_CipherUpdate/EVP_CipherFinal_ex: the provider's AES-NI code, and "
-				 "offload where it is configured.");
+			CAT(fix,
+			    "Use EVP_CipherInit_ex2 with a cipher from EVP_CIPHER_fetch, then "
+			    "EVP_CipherUpdate/EVP_CipherFinal_ex: the provider's AES-NI code, and "
+			    "offload where it is configured.");
 	}
 }

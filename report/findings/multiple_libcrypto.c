@@ -38,39 +38,40 @@ void rp_eval_multiple_libcrypto(struct rp_model *m)
 		}
 		if (total < 2)
 			continue;
-		struct rp_finding *f = rp_finding_add(m, "multiple-libcrypto", RP_WARNING,
-						      p->hdr.pid);
+		struct rp_finding *f = rp_finding_add(m, "multiple-libcrypto", RP_WARNING, p->hdr.pid);
 		if (!f)
 			return;
-		struct ct_str first_version = p->proc.libcrypto.len ? p->proc.libcrypto :
-					      ct_str_from("version unknown");
+		struct ct_str first_version = p->proc.libcrypto.len ? p->proc.libcrypto
+								    : ct_str_from("version unknown");
 		CAT(message, "%u copies of libcrypto are mapped in this process:", total);
 		for (unsigned j = 0; j < n; j++)
 			CAT(message, "%s %.*s", j ? (j + 1 == n ? " and" : ",") : "", S(libs[j]));
-		CAT(message, ". cryptrace sees the calls the dynamic linker resolves by name (the "
-			     "program's, and those of libraries linked against libcrypto as usual) and "
-			     "passes each to the copy it finds first, normally the first one listed (%.*s: "
-			     "%.*s). "
-			     "It does not see calls that reach another copy directly: through function "
-			     "pointers taken with dlsym() on that copy's handle, or that copy's calls into "
-			     "itself. Work done there is missing from this report, and the trace cannot "
-			     "say how much.",
+		CAT(message,
+		    ". cryptrace sees the calls the dynamic linker resolves by name (the "
+		    "program's, and those of libraries linked against libcrypto as usual) and "
+		    "passes each to the copy it finds first, normally the first one listed (%.*s: "
+		    "%.*s). "
+		    "It does not see calls that reach another copy directly: through function "
+		    "pointers taken with dlsym() on that copy's handle, or that copy's calls into "
+		    "itself. Work done there is missing from this report, and the trace cannot "
+		    "say how much.",
 		    S(rp_str_basename(libs[0])), S(first_version));
 		bool versions_differ = false;
 		for (unsigned j = 1; j < n; j++)
-			versions_differ |= !rp_str_eq(rp_str_basename(libs[j]),
-						      rp_str_basename(libs[0]));
+			versions_differ |= !rp_str_eq(rp_str_basename(libs[j]), rp_str_basename(libs[0]));
 		if (versions_differ)
-			CAT(message, " The copies are different versions: code built against one of them "
-				     "also reaches cryptrace's hooks, which pass it to the first copy; check "
-				     "that the program behaves the same without cryptrace.");
+			CAT(message,
+			    " The copies are different versions: code built against one of them "
+			    "also reaches cryptrace's hooks, which pass it to the first copy; check "
+			    "that the program behaves the same without cryptrace.");
 		CAT(evidence, "crypto_libs:");
 		for (unsigned j = 0; j < n; j++)
 			CAT(evidence, " %.*s;", S(libs[j]));
 		CAT(evidence, " %llu intercepted calls; libcrypto %.*s",
 		    (unsigned long long)p->proc.hooked_calls, S(p->proc.libcrypto));
-		CAT(fix, "Load one libcrypto per process (drop the private copy, or link the plugin "
-			 "against the system one); to measure work in a private copy, trace a program "
-			 "that uses only that copy.");
+		CAT(fix,
+		    "Load one libcrypto per process (drop the private copy, or link the plugin "
+		    "against the system one); to measure work in a private copy, trace a program "
+		    "that uses only that copy.");
 	}
 }

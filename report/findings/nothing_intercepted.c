@@ -44,7 +44,7 @@ struct proc_rank {
 	double cpu_ns;
 	bool carries;
 	struct rp_carrier carrier;
-	struct ct_str lib;      /* rp_unhooked_lib */
+	struct ct_str lib; /* rp_unhooked_lib */
 	const char *lib_name, *lib_how;
 };
 
@@ -124,19 +124,26 @@ static void nothing_reason(const struct rp_model *m, char *buf, size_t cap, bool
 			carrier = &r[i];
 	}
 	/* why, in this order (other: the crypto library it used, named below) */
-	const struct { size_t n; const char *why; } reasons[] = {
-		{ refused, "it asked the kernel for cipher work and was refused (see "
-			   "kernel-refused)" },
+	const struct {
+		size_t n;
+		const char *why;
+	} reasons[] = {
+		{ refused,
+		  "it asked the kernel for cipher work and was refused (see "
+		  "kernel-refused)" },
 		{ statics, "it is statically linked, so LD_PRELOAD cannot load cryptrace into it" },
 		{ other, NULL },
 		{ never, "libcrypto was never loaded" },
 		{ idle, "no cipher work was done: libcrypto was loaded but no cipher was used" },
-		{ cut, "it ended without an END record and its last snapshot shows none; what it did "
-		       "after that snapshot is not in the trace (unfinished-trace)" },
-		{ nofacts, "it ended without an END record before its first snapshot, so the trace "
-			   "cannot say what it did (unfinished-trace)" },
-		{ unseen, "it exited without running its exit handlers (as Go programs do) before its "
-			  "first snapshot, so only its start and exit status are known" },
+		{ cut,
+		  "it ended without an END record and its last snapshot shows none; what it did "
+		  "after that snapshot is not in the trace (unfinished-trace)" },
+		{ nofacts,
+		  "it ended without an END record before its first snapshot, so the trace "
+		  "cannot say what it did (unfinished-trace)" },
+		{ unseen,
+		  "it exited without running its exit handlers (as Go programs do) before its "
+		  "first snapshot, so only its start and exit status are known" },
 		{ secure, "tracing is disabled in setuid/setgid programs" },
 	};
 	size_t nreasons = sizeof(reasons) / sizeof(reasons[0]), kinds = 0;
@@ -177,7 +184,7 @@ void rp_nothing_reason(const struct rp_model *m, char *buf, size_t cap)
  * it is in (owner.c). */
 struct nothing_verdict {
 	bool embedded, other;
-	struct rp_owner owner;  /* of the carrier file, or of the executable using the library */
+	struct rp_owner owner; /* of the carrier file, or of the executable using the library */
 	char carrier_libs[200];
 	char lib_name[32];
 };
@@ -196,9 +203,10 @@ static void describe_one(struct rp_finding *f, const struct proc_rank *x, struct
 			rp_exe_scan_describe(c->path, c->scan, clause, sizeof(clause));
 			CAT(message, "%s.", clause);
 		} else {
-			CAT(message, "a shared object it loaded, %s (%s), has %s linked in statically "
-				     "(%s): calls inside it never go through the dynamic linker, so "
-				     "LD_PRELOAD cannot intercept them.",
+			CAT(message,
+			    "a shared object it loaded, %s (%s), has %s linked in statically "
+			    "(%s): calls inside it never go through the dynamic linker, so "
+			    "LD_PRELOAD cannot intercept them.",
 			    c->path, own.desc, c->scan->libs, c->scan->evidence);
 		}
 		CAT(evidence, "; %s: %s", c->path, c->scan->evidence);
@@ -227,11 +235,10 @@ static void describe_one(struct rp_finding *f, const struct proc_rank *x, struct
 		CAT(message, "%s.", clause);
 	}
 	const struct ct_event *st = static_exe_event(p);
-	struct ct_str carried = st ? rp_str_find(st->detail, "; it carries ") :
-				     (struct ct_str){ 0 };
+	struct ct_str carried = st ? rp_str_find(st->detail, "; it carries ") : (struct ct_str){ 0 };
 	if (c->scan && c->scan->state != RP_EXE_SCANNED && carried.p) {
-		CAT(message, " When it was traced, the launcher found that %.*s.",
-		    (int)(carried.len - 2), carried.p + 2);
+		CAT(message, " When it was traced, the launcher found that %.*s.", (int)(carried.len - 2),
+		    carried.p + 2);
 		if (!v->embedded && !v->other) {
 			v->embedded = true;
 			rp_file_owner(c->path, &v->owner);
@@ -244,8 +251,7 @@ static void describe_one(struct rp_finding *f, const struct proc_rank *x, struct
 
 /* The processes that matter (those that carry crypto, else the busiest one; up to
  * NOTHING_SHOWN, one per executable), then one line for the rest. */
-static void describe_processes(const struct rp_model *m, struct rp_finding *f,
-			       struct nothing_verdict *v)
+static void describe_processes(const struct rp_model *m, struct rp_finding *f, struct nothing_verdict *v)
 {
 	memset(v, 0, sizeof(*v));
 	size_t nr = 0;
@@ -274,17 +280,22 @@ static void describe_processes(const struct rp_model *m, struct rp_finding *f,
 	size_t rest = nr - nshown - same_exe;
 	if (rest) {
 		/* the others by executable, most frequent first: "bash x40, env x8, basename" */
-		struct { struct ct_str name; size_t n; } by[8];
+		struct {
+			struct ct_str name;
+			size_t n;
+		} by[8];
 		size_t nby = 0, unlisted = 0;
 		for (size_t i = 0; i < nr; i++) {
 			bool skip = false;
 			for (size_t k = 0; k < nshown; k++)
-				skip |= shown[k] == &r[i] || (shown[k]->p->hdr.exe.len &&
-							      rp_str_eq(shown[k]->p->hdr.exe, r[i].p->hdr.exe));
+				skip |= shown[k] == &r[i] ||
+					(shown[k]->p->hdr.exe.len &&
+					 rp_str_eq(shown[k]->p->hdr.exe, r[i].p->hdr.exe));
 			if (skip)
 				continue;
-			struct ct_str b = rp_str_basename(r[i].p->hdr.exe.len ? r[i].p->hdr.exe :
-							  rp_str_part(r[i].p->hdr.argv, '\0', 0));
+			struct ct_str b = rp_str_basename(r[i].p->hdr.exe.len
+								  ? r[i].p->hdr.exe
+								  : rp_str_part(r[i].p->hdr.argv, '\0', 0));
 			size_t j = 0;
 			while (j < nby && !rp_str_eq(by[j].name, b))
 				j++;
@@ -303,8 +314,7 @@ static void describe_processes(const struct rp_model *m, struct rp_finding *f,
 			}
 		char names[300] = "";
 		for (size_t i = 0; i < nby; i++) {
-			rp_finding_cat(names, sizeof(names), "%s%.*s", i ? ", " : "",
-				       S(by[i].name));
+			rp_finding_cat(names, sizeof(names), "%s%.*s", i ? ", " : "", S(by[i].name));
 			if (by[i].n > 1)
 				rp_finding_cat(names, sizeof(names), " x%zu", by[i].n);
 		}
@@ -353,40 +363,48 @@ void rp_eval_nothing_intercepted(struct rp_model *m)
 	if ((v.embedded || v.other) && readers)
 		f->severity = RP_WARNING;
 	if (refused) {
-		CAT(fix, "See kernel-refused: the program asked the kernel for its cipher work, and what "
-			 "to do about the refusal is said there.");
+		CAT(fix,
+		    "See kernel-refused: the program asked the kernel for its cipher work, and what "
+		    "to do about the refusal is said there.");
 	} else if (v.embedded && v.owner.kind == RP_OWNER_PIP) {
-		CAT(fix, "Nothing is wrong with the program; cryptrace cannot see into the %s that "
-			 "the Python package %s carries. To measure this work, use a build of %s "
-			 "linked against the system's shared libcrypto: `pip install --no-binary %s %s` "
-			 "builds it from source against the system's OpenSSL",
+		CAT(fix,
+		    "Nothing is wrong with the program; cryptrace cannot see into the %s that "
+		    "the Python package %s carries. To measure this work, use a build of %s "
+		    "linked against the system's shared libcrypto: `pip install --no-binary %s %s` "
+		    "builds it from source against the system's OpenSSL",
 		    v.carrier_libs, v.owner.package, v.owner.package, v.owner.package, v.owner.package);
 		if (!strcmp(v.owner.package, "cryptography"))
 			CAT(fix, ", as Debian's python3-cryptography (for /usr/bin/python3) is");
 		CAT(fix, ".");
 	} else if (v.embedded && v.owner.kind == RP_OWNER_SYSTEM) {
-		CAT(fix, "Nothing to change here: the program (%s) does its crypto in %s, linked "
-			 "into it, which cryptrace cannot see (it hooks OpenSSL's shared libcrypto, "
-			 "/dev/crypto and AF_ALG only).", v.owner.desc, v.carrier_libs);
+		CAT(fix,
+		    "Nothing to change here: the program (%s) does its crypto in %s, linked "
+		    "into it, which cryptrace cannot see (it hooks OpenSSL's shared libcrypto, "
+		    "/dev/crypto and AF_ALG only).",
+		    v.owner.desc, v.carrier_libs);
 	} else if (v.embedded) {
-		CAT(fix, "Build the program against the shared libcrypto (libcrypto.so, not libcrypto.a "
-			 "or a static binary) to trace it; cryptrace hooks OpenSSL's shared libcrypto, "
-			 "/dev/crypto and AF_ALG only.");
+		CAT(fix,
+		    "Build the program against the shared libcrypto (libcrypto.so, not libcrypto.a "
+		    "or a static binary) to trace it; cryptrace hooks OpenSSL's shared libcrypto, "
+		    "/dev/crypto and AF_ALG only.");
 	} else if (v.other && !readers) {
-		CAT(fix, "Nothing to change here: the program (%s) uses %s for its crypto, which "
-			 "cryptrace does not hook (it hooks OpenSSL's libcrypto, /dev/crypto and AF_ALG "
-			 "only); to measure it, use %s's own tools.", v.owner.desc, v.lib_name,
-		    v.lib_name);
+		CAT(fix,
+		    "Nothing to change here: the program (%s) uses %s for its crypto, which "
+		    "cryptrace does not hook (it hooks OpenSSL's libcrypto, /dev/crypto and AF_ALG "
+		    "only); to measure it, use %s's own tools.",
+		    v.owner.desc, v.lib_name, v.lib_name);
 	} else if (v.other) {
-		CAT(fix, "cryptrace hooks OpenSSL's libcrypto, /dev/crypto and AF_ALG only; trace this "
-			 "program's crypto library (%s) with its own tools, or build it against OpenSSL.",
+		CAT(fix,
+		    "cryptrace hooks OpenSSL's libcrypto, /dev/crypto and AF_ALG only; trace this "
+		    "program's crypto library (%s) with its own tools, or build it against OpenSSL.",
 		    v.lib_name);
 	} else if (statics) {
-		CAT(fix, "Nothing to fix if the program does no encryption. To trace one that does, "
-			 "link it dynamically against libcrypto: LD_PRELOAD needs the dynamic loader.");
+		CAT(fix,
+		    "Nothing to fix if the program does no encryption. To trace one that does, "
+		    "link it dynamically against libcrypto: LD_PRELOAD needs the dynamic loader.");
 	} else {
-		CAT(fix, "Nothing to fix if the program should do no encryption. A statically linked "
-			 "program cannot be traced: link it dynamically against libcrypto.");
+		CAT(fix,
+		    "Nothing to fix if the program should do no encryption. A statically linked "
+		    "program cannot be traced: link it dynamically against libcrypto.");
 	}
 }
-

@@ -54,8 +54,8 @@ static struct ct_str missing_module(struct ct_str reason)
  * config step. */
 static bool requested_by_config(struct ct_str callsite)
 {
-	return rp_str_find(callsite, "CONF_modules").p ||
-	       rp_str_find(callsite, "OPENSSL_config").p || rp_str_find(callsite, "ossl_config").p;
+	return rp_str_find(callsite, "CONF_modules").p || rp_str_find(callsite, "OPENSSL_config").p ||
+	       rp_str_find(callsite, "ossl_config").p;
 }
 
 /* A failed ENGINE_REQUEST or PROVIDER_LOAD event, and what its detail says. */
@@ -79,8 +79,8 @@ static void each_module_failure(struct rp_model *m, bool offload,
 			continue;
 		for (size_t k = 0; k < p->nevents; k++) {
 			const struct ct_event *e = &p->events[k].ev;
-			if (offload ? !rp_offload_module_failed(e) :
-				      !rp_non_offload_module(e) || !rp_event_failed(e))
+			if (offload ? !rp_offload_module_failed(e)
+				    : !rp_non_offload_module(e) || !rp_event_failed(e))
 				continue;
 			struct module_failure x = { .p = p, .e = e };
 			split_ossl_reason(e->detail, &x.params, &x.reason);
@@ -127,8 +127,9 @@ static void list_call_failures(struct rp_finding *f, const struct rp_proc *p)
 	for (size_t k = 0; k < p->nevents; k++) {
 		const struct ct_event *e = &p->events[k].ev;
 		if (e->err == EAFNOSUPPORT && e->kind == CT_EV_CALL_FAILED) {
-			CAT(message, " EAFNOSUPPORT from socket() means this kernel has no AF_ALG support "
-				     "(or a sandbox refuses it).");
+			CAT(message,
+			    " EAFNOSUPPORT from socket() means this kernel has no AF_ALG support "
+			    "(or a sandbox refuses it).");
 			break;
 		}
 	}
@@ -143,12 +144,12 @@ static bool engine_failed(struct rp_model *m, const struct module_failure *x)
 	bool engine = e->kind == CT_EV_ENGINE_REQUEST;
 	bool init = rp_str_is(e->call, "ENGINE_init");
 	CAT(message, "%s asked for %s with %.*s%s%.*s%s and it %s.",
-	    x->by_config ? "The OpenSSL configuration file (openssl.cnf or $OPENSSL_CONF)" :
-			   "The program",
-	    engine ? "an engine" : "a provider", S(e->call), x->params.len ? " (" : "",
-	    S(x->params), x->params.len ? ")" : "",
-	    init ? "was found but could not be initialised" :
-	    engine ? "could not be loaded or initialised" : "could not be loaded");
+	    x->by_config ? "The OpenSSL configuration file (openssl.cnf or $OPENSSL_CONF)" : "The program",
+	    engine ? "an engine" : "a provider", S(e->call), x->params.len ? " (" : "", S(x->params),
+	    x->params.len ? ")" : "",
+	    init     ? "was found but could not be initialised"
+	    : engine ? "could not be loaded or initialised"
+		     : "could not be loaded");
 	if (x->reason.len)
 		CAT(message, " OpenSSL's error queue says: %.*s.", S(x->reason));
 	else
@@ -162,15 +163,18 @@ static bool engine_failed(struct rp_model *m, const struct module_failure *x)
 		CAT(evidence, ", called at %.*s", S(rp_str_part(e->callsite, '\n', 0)));
 	list_call_failures(f, x->p);
 	if (x->missing.p)
-		CAT(fix, "Install the module, point OPENSSL_ENGINES (engines) or OPENSSL_MODULES "
-			 "(providers) at the directory that holds it, or correct the name; `cryptrace "
-			 "doctor` lists what loads here.");
+		CAT(fix,
+		    "Install the module, point OPENSSL_ENGINES (engines) or OPENSSL_MODULES "
+		    "(providers) at the directory that holds it, or correct the name; `cryptrace "
+		    "doctor` lists what loads here.");
 	else
-		CAT(fix, "Check that the engine/provider module exists and that what it needs is there "
-			 "(for afalg: a kernel with AF_ALG and algif_skcipher, not blocked by a sandbox); "
-			 "run `cryptrace doctor`.");
-	CAT(fix, " Make the program fail loudly instead of continuing in software when the offload "
-		 "is required.");
+		CAT(fix,
+		    "Check that the engine/provider module exists and that what it needs is there "
+		    "(for afalg: a kernel with AF_ALG and algif_skcipher, not blocked by a sandbox); "
+		    "run `cryptrace doctor`.");
+	CAT(fix,
+	    " Make the program fail loudly instead of continuing in software when the offload "
+	    "is required.");
 	return true;
 }
 
@@ -192,13 +196,12 @@ static bool provider_absent(struct rp_model *m, const struct module_failure *x)
 	if (!f)
 		return false;
 	CAT(message, "%s asked for the %.*s %s with %.*s (%.*s), and it %s",
-	    x->by_config ? "The OpenSSL configuration file" : "The program",
-	    S(rp_requested_module(e)), e->kind == CT_EV_PROVIDER_LOAD ? "provider" : "engine",
-	    S(e->call), S(x->params), x->missing.p ? "is not installed here" : "could not be loaded");
+	    x->by_config ? "The OpenSSL configuration file" : "The program", S(rp_requested_module(e)),
+	    e->kind == CT_EV_PROVIDER_LOAD ? "provider" : "engine", S(e->call), S(x->params),
+	    x->missing.p ? "is not installed here" : "could not be loaded");
 	if (x->missing.p)
 		CAT(message, " (%.*s does not exist)", S(x->missing));
-	CAT(message, ". That is %s: not a crypto offload, so its absence moves no cipher work.",
-	    role->what);
+	CAT(message, ". That is %s: not a crypto offload, so its absence moves no cipher work.", role->what);
 	uint64_t calls = 0, bytes = 0;
 	struct ct_str impls[3];
 	unsigned nimpl = 0;
@@ -217,8 +220,7 @@ static bool provider_absent(struct rp_model *m, const struct module_failure *x)
 	char b[32];
 	rp_fmt_bytes(b, sizeof(b), (double)bytes);
 	if (calls) {
-		CAT(message, " This process's %llu cipher calls (%s) ran in", (unsigned long long)calls,
-		    b);
+		CAT(message, " This process's %llu cipher calls (%s) ran in", (unsigned long long)calls, b);
 		for (unsigned q = 0; q < nimpl; q++)
 			CAT(message, "%s %.*s", q ? (q + 1 == nimpl ? " and" : ",") : "", S(impls[q]));
 		CAT(message, ".");
@@ -255,13 +257,14 @@ void rp_eval_session_failed(struct rp_model *m)
 		const struct rp_event *e = &m->events[i];
 		if (!session_failure(&e->ev))
 			continue;
-		struct rp_finding *f = rp_finding_add(m, "session-failed", RP_WARNING,
-						      e->pids.n == 1 ? e->pid : 0);
+		struct rp_finding *f =
+			rp_finding_add(m, "session-failed", RP_WARNING, e->pids.n == 1 ? e->pid : 0);
 		if (!f)
 			return;
 		char eb[32];
-		CAT(message, "A kernel crypto session could not be set up: %.*s failed with %s (%s)%s%.*s%s, "
-			     "%llu time(s). Work meant for it runs elsewhere, usually in software.",
+		CAT(message,
+		    "A kernel crypto session could not be set up: %.*s failed with %s (%s)%s%.*s%s, "
+		    "%llu time(s). Work meant for it runs elsewhere, usually in software.",
 		    S(e->ev.call), rp_errno_name(e->ev.err, eb, sizeof(eb)),
 		    e->ev.err ? strerror(e->ev.err) : "no errno", e->ev.detail.len ? " for " : "",
 		    S(e->ev.detail), e->ev.detail.len ? "" : "", (unsigned long long)e->ev.count);
@@ -272,8 +275,9 @@ void rp_eval_session_failed(struct rp_model *m)
 		    (unsigned long long)e->ev.count, e->pids.n);
 		if (e->ev.callsite.len)
 			CAT(evidence, "; at %.*s", S(rp_str_part(e->ev.callsite, '\n', 0)));
-		CAT(fix, "Check the kernel's drivers for this algorithm and key size (/proc/crypto, "
-			 "`cryptrace doctor`), load the module that provides it, or use a supported key "
-			 "size.");
+		CAT(fix,
+		    "Check the kernel's drivers for this algorithm and key size (/proc/crypto, "
+		    "`cryptrace doctor`), load the module that provides it, or use a supported key "
+		    "size.");
 	}
 }

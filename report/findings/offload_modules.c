@@ -12,12 +12,14 @@
 #include <string.h>
 
 static const struct rp_module_role providers[] = {
-	{ "fips", "OpenSSL's FIPS 140 provider, which runs the same software and AES-NI code as the "
-		  "default provider under FIPS rules",
+	{ "fips",
+	  "OpenSSL's FIPS 140 provider, which runs the same software and AES-NI code as the "
+	  "default provider under FIPS rules",
 	  "Nothing to fix unless this program must run in FIPS mode; then install OpenSSL's FIPS "
 	  "provider and configure it (openssl fipsinstall, docs: fips_module(7))." },
-	{ "legacy", "OpenSSL's legacy provider (DES, RC4, Blowfish, CAST, IDEA, SEED and other old "
-		    "algorithms, not AES)",
+	{ "legacy",
+	  "OpenSSL's legacy provider (DES, RC4, Blowfish, CAST, IDEA, SEED and other old "
+	  "algorithms, not AES)",
 	  "Nothing to fix unless the program needs one of those old algorithms; the legacy "
 	  "provider comes with OpenSSL (ossl-modules/legacy.so)." },
 	{ "base", "OpenSSL's base provider (key encoders and decoders, no ciphers)",
@@ -25,13 +27,13 @@ static const struct rp_module_role providers[] = {
 	{ "default", "OpenSSL's default provider (its standard software and AES-NI code)",
 	  "Check the OpenSSL installation (`openssl list -providers`, `cryptrace doctor`): "
 	  "without the default provider most algorithms are missing." },
-	{ "null", "OpenSSL's null provider, which has no algorithms at all",
-	  "Nothing to fix." },
+	{ "null", "OpenSSL's null provider, which has no algorithms at all", "Nothing to fix." },
 };
 
 static const struct rp_module_role engines[] = {
-	{ "rdrand", "the rdrand engine (random numbers from the CPU's RDRAND instruction, no "
-		    "ciphers)",
+	{ "rdrand",
+	  "the rdrand engine (random numbers from the CPU's RDRAND instruction, no "
+	  "ciphers)",
 	  "Nothing to fix for cipher work: the rdrand engine needs a CPU with RDRAND." },
 };
 
@@ -75,6 +77,6 @@ const struct rp_module_role *rp_non_offload_module(const struct ct_event *e)
 
 bool rp_offload_module_failed(const struct ct_event *e)
 {
-	return (e->kind == CT_EV_ENGINE_REQUEST || e->kind == CT_EV_PROVIDER_LOAD) &&
-	       rp_event_failed(e) && !rp_non_offload_module(e);
+	return (e->kind == CT_EV_ENGINE_REQUEST || e->kind == CT_EV_PROVIDER_LOAD) && rp_event_failed(e) &&
+	       !rp_non_offload_module(e);
 }

@@ -60,8 +60,7 @@ static bool kernel_ops_failed_for(const struct rp_proc *p, const struct rp_path 
 {
 	for (size_t k = 0; k < p->npaths; k++) {
 		const struct rp_path *kp = &p->paths[k];
-		if (rp_path_reached_kernel(kp) && kp->st.errors &&
-		    rp_str_eq(kp->def.cipher, sw->def.cipher))
+		if (rp_path_reached_kernel(kp) && kp->st.errors && rp_str_eq(kp->def.cipher, sw->def.cipher))
 			return true;
 	}
 	return false;
@@ -96,8 +95,8 @@ static enum offload_failure offload_failed(const struct rp_proc *p, char *why, s
 			continue;
 		how = OFFLOAD_SETUP;
 		char eb[32];
-		rp_finding_cat(why, cap, "%s%s %.*s%s%s", why[0] ? "; " : "",
-			       ct_event_kind_name(e->kind), S(e->call), e->err ? " " : "",
+		rp_finding_cat(why, cap, "%s%s %.*s%s%s", why[0] ? "; " : "", ct_event_kind_name(e->kind),
+			       S(e->call), e->err ? " " : "",
 			       e->err ? rp_errno_name(e->err, eb, sizeof(eb)) : "");
 	}
 	for (size_t k = 0; k < p->npaths; k++) {
@@ -132,9 +131,10 @@ static bool paths_fell_back(const struct rp_model *m, const struct rp_proc *p, c
 			n++;
 		}
 		if (!earlier)
-			rp_finding_cat(why, cap, "%s%.*s was requested, %.*s served it "
-						 "(%zu path(s))", why[0] ? "; " : "",
-				       S(pp->def.requested), S(pp->def.impl), n);
+			rp_finding_cat(why, cap,
+				       "%s%.*s was requested, %.*s served it "
+				       "(%zu path(s))",
+				       why[0] ? "; " : "", S(pp->def.requested), S(pp->def.impl), n);
 	}
 	return any;
 }
@@ -179,8 +179,10 @@ void rp_eval_silent_fallback(struct rp_model *m)
 			return;
 		char b[32];
 		rp_fmt_bytes(b, sizeof(b), (double)bytes);
-		CAT(message, "Offload was requested but did not happen: %llu cipher calls (%s) ran in "
-			     "this process's own software instead:", (unsigned long long)calls, b);
+		CAT(message,
+		    "Offload was requested but did not happen: %llu cipher calls (%s) ran in "
+		    "this process's own software instead:",
+		    (unsigned long long)calls, b);
 		const struct rp_path **sorted = calloc(npaths, sizeof(*sorted));
 		size_t ns = 0;
 		for (size_t k = 0; k < p->npaths && sorted; k++) {
@@ -203,9 +205,9 @@ void rp_eval_silent_fallback(struct rp_model *m)
 		CAT(message, " The program did not report it.");
 		CAT(evidence, "%s; %zu software path(s), %llu calls, %llu bytes", why, npaths,
 		    (unsigned long long)calls, (unsigned long long)bytes);
-		CAT(fix, "Fix the offload (see engine-failed / session-failed), or stop requesting it "
-			 "if software is fast enough here; check offload with `cryptrace report` after "
-			 "configuration changes.");
+		CAT(fix,
+		    "Fix the offload (see engine-failed / session-failed), or stop requesting it "
+		    "if software is fast enough here; check offload with `cryptrace report` after "
+		    "configuration changes.");
 	}
 }
-

@@ -116,8 +116,10 @@ static double path_limit(const struct rp_path *p, double limit)
 	bool serial = strstr(c, "-ofb") || (enc && (strstr(c, "-cbc") || strstr(c, "-cfb")));
 	if (!serial)
 		return limit;
-	unsigned bits = p->def.key_bits ? p->def.key_bits : strstr(c, "256") ? 256 :
-							    strstr(c, "192") ? 192 : 128;
+	unsigned bits = p->def.key_bits    ? p->def.key_bits
+			: strstr(c, "256") ? 256
+			: strstr(c, "192") ? 192
+					   : 128;
 	double rounds = bits >= 256 ? 14 : bits >= 192 ? 12 : 10;
 	return fmax(limit, SOFTWARE_AES_SERIAL_FACTOR * rounds * SOFTWARE_AES_ROUND_LATENCY / 16);
 }
@@ -145,7 +147,7 @@ struct sw_proc {
 	bool calibrated, masked;
 	const char *bound_from;
 	enum sw_cause cause;
-	uint64_t calls, bytes;  /* over its slow paths */
+	uint64_t calls, bytes; /* over its slow paths */
 };
 
 static bool sw_path_slow(const struct sw_proc *x, const struct rp_model *m, const struct rp_path *p)
@@ -161,13 +163,12 @@ static bool sw_judge(const struct rp_model *m, const struct rp_proc *pr, struct 
 {
 	memset(x, 0, sizeof(*x));
 	x->pr = pr;
-	if (!rp_proc_shown(m, pr) || !pr->has_hdr ||
-	    !(pr->hdr.cpu_flags & (CT_CPU_AES | CT_CPU_ARM_AES)))
+	if (!rp_proc_shown(m, pr) || !pr->has_hdr || !(pr->hdr.cpu_flags & (CT_CPU_AES | CT_CPU_ARM_AES)))
 		return false;
 	x->masked = ia32cap_disables_aesni(pr->hdr.ia32cap);
 	x->bound = rp_aesni_bound(pr, &x->bound_from);
-	x->base_limit = x->bound > 0 ? fmax(SOFTWARE_AES_FACTOR * x->bound, SOFTWARE_AES_FLOOR_CPB) :
-				       SOFTWARE_AES_FIXED_CPB;
+	x->base_limit = x->bound > 0 ? fmax(SOFTWARE_AES_FACTOR * x->bound, SOFTWARE_AES_FLOOR_CPB)
+				     : SOFTWARE_AES_FIXED_CPB;
 	x->calibrated = x->bound > 0; /* the serial-mode floor refines a calibrated bound only */
 	x->main_cpb = -1;
 	for (size_t k = 0; k < pr->npaths; k++) {
@@ -184,8 +185,10 @@ static bool sw_judge(const struct rp_model *m, const struct rp_proc *pr, struct 
 	if (!x->main)
 		return false;
 	x->limit = x->calibrated ? path_limit(x->main, x->base_limit) : x->base_limit;
-	x->cause = x->masked ? SW_MASK : x->main->def.api == CT_API_AES ? SW_LOWLEVEL :
-		   pr->hdr.ia32cap.len ? SW_SET_CAP : SW_BUILD;
+	x->cause = x->masked                        ? SW_MASK
+		   : x->main->def.api == CT_API_AES ? SW_LOWLEVEL
+		   : pr->hdr.ia32cap.len            ? SW_SET_CAP
+						    : SW_BUILD;
 	return true;
 }
 
@@ -227,29 +230,36 @@ void rp_eval_software_aes(struct rp_model *m)
 		const struct rp_proc *pr = x->pr;
 		const struct rp_path *p = x->main;
 		double main_cpb = x->main_cpb, bound = x->bound, limit = x->limit;
-		struct rp_finding *f = rp_finding_add(m, "software-aes", RP_WARNING,
-						      members == 1 ? pr->hdr.pid : 0);
+		struct rp_finding *f =
+			rp_finding_add(m, "software-aes", RP_WARNING, members == 1 ? pr->hdr.pid : 0);
 		if (!f)
 			break;
 		if (main_cpb > limit && bound > 0)
-			CAT(message, "This CPU has AES instructions, but %.*s %s in %.*s ran at %.1f cycles "
-				     "per byte on requests of 8 KiB and more, %.1fx the %.2f cycles/byte "
-				     "measured for AES-NI on this machine when the trace was taken: that is "
-				     "software AES speed.",
+			CAT(message,
+			    "This CPU has AES instructions, but %.*s %s in %.*s ran at %.1f cycles "
+			    "per byte on requests of 8 KiB and more, %.1fx the %.2f cycles/byte "
+			    "measured for AES-NI on this machine when the trace was taken: that is "
+			    "software AES speed.",
 			    S(p->def.cipher), ct_dir_name(p->def.dir), S(p->def.impl), main_cpb,
 			    main_cpb / bound, bound);
 		else if (main_cpb > limit)
-			CAT(message, "This CPU has AES instructions, but %.*s %s in %.*s ran at %.1f cycles "
-				     "per byte on requests of 8 KiB and more, above the %.0f cycles/byte that "
-				     "AES-NI stays under in every mode (CBC encryption, the slowest, runs near "
-				     "2): that is software AES speed.",
+			CAT(message,
+			    "This CPU has AES instructions, but %.*s %s in %.*s ran at %.1f cycles "
+			    "per byte on requests of 8 KiB and more, above the %.0f cycles/byte that "
+			    "AES-NI stays under in every mode (CBC encryption, the slowest, runs near "
+			    "2): that is software AES speed.",
 			    S(p->def.cipher), ct_dir_name(p->def.dir), S(p->def.impl), main_cpb, limit);
 		else
-			CAT(message, "This CPU has AES instructions, but OPENSSL_ia32cap hides them from "
-				     "libcrypto, so %.*s %s in %.*s runs in software AES.",
+			CAT(message,
+			    "This CPU has AES instructions, but OPENSSL_ia32cap hides them from "
+			    "libcrypto, so %.*s %s in %.*s runs in software AES.",
 			    S(p->def.cipher), ct_dir_name(p->def.dir), S(p->def.impl));
 		/* the other slow paths, over the whole group, once per cipher and direction */
-		struct { struct ct_str cipher; int dir; uint64_t calls; } also[16];
+		struct {
+			struct ct_str cipher;
+			int dir;
+			uint64_t calls;
+		} also[16];
 		size_t nalso = 0;
 		for (size_t j = g; j < n; j++) {
 			if (done[j] || !sw_same_cause(&v[g], &v[j]))
@@ -271,9 +281,9 @@ void rp_eval_software_aes(struct rp_model *m)
 			}
 		}
 		for (size_t a = 0; a < nalso; a++)
-			CAT(message, "%s %.*s %s (%llu calls)%s", a ? "" : " Also affected:",
-			    S(also[a].cipher), ct_dir_name(also[a].dir), (unsigned long long)also[a].calls,
-			    a + 1 < nalso ? ";" : ".");
+			CAT(message, "%s %.*s %s (%llu calls)%s",
+			    a ? "" : " Also affected:", S(also[a].cipher), ct_dir_name(also[a].dir),
+			    (unsigned long long)also[a].calls, a + 1 < nalso ? ";" : ".");
 		size_t len;
 		if (members > 1) {
 			char b[32];
@@ -299,18 +309,21 @@ void rp_eval_software_aes(struct rp_model *m)
 		}
 		CAT(message, " Likely cause: ");
 		if (x->cause == SW_MASK)
-			CAT(message, "the environment sets OPENSSL_ia32cap=%.*s, which masks AES-NI (bit 57) "
-				     "out of libcrypto's CPU capabilities.",
+			CAT(message,
+			    "the environment sets OPENSSL_ia32cap=%.*s, which masks AES-NI (bit 57) "
+			    "out of libcrypto's CPU capabilities.",
 			    S(pr->hdr.ia32cap));
 		else if (x->cause == SW_LOWLEVEL)
 			CAT(message, "the low-level AES_* API, which may not use AES-NI.");
 		else if (x->cause == SW_SET_CAP)
-			CAT(message, "OPENSSL_ia32cap=%.*s is set; or a libcrypto built without AES "
-				     "assembly (no-asm).",
+			CAT(message,
+			    "OPENSSL_ia32cap=%.*s is set; or a libcrypto built without AES "
+			    "assembly (no-asm).",
 			    S(pr->hdr.ia32cap));
 		else
-			CAT(message, "a libcrypto built without AES assembly (no-asm), or a CPU feature "
-				     "hidden by a hypervisor.");
+			CAT(message,
+			    "a libcrypto built without AES assembly (no-asm), or a CPU feature "
+			    "hidden by a hypervisor.");
 		CAT(evidence, "cpu_flags has aes; ");
 		if (members > 1)
 			CAT(evidence, "pid %u: ", pr->hdr.pid);
@@ -330,8 +343,9 @@ void rp_eval_software_aes(struct rp_model *m)
 		if (x->cause == SW_MASK)
 			CAT(fix, "Unset OPENSSL_ia32cap (or drop ~0x200000000000000 from its mask).");
 		else
-			CAT(fix, "Use a libcrypto built with assembly (the distribution's), through EVP; "
-				 "compare with `openssl speed -evp aes-128-cbc`.");
+			CAT(fix,
+			    "Use a libcrypto built with assembly (the distribution's), through EVP; "
+			    "compare with `openssl speed -evp aes-128-cbc`.");
 		for (size_t j = g; j < n; j++)
 			if (!done[j] && sw_same_cause(&v[g], &v[j]))
 				done[j] = true;
@@ -339,4 +353,3 @@ void rp_eval_software_aes(struct rp_model *m)
 	free(v);
 	free(done);
 }
-

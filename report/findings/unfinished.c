@@ -34,8 +34,8 @@ static void one(struct rp_model *m, const struct rp_proc *p)
 {
 	bool periodic = p->has_proc && (p->proc.flags & CT_PROC_PERIODIC);
 	bool capped = p->has_proc && (p->proc.flags & CT_PROC_FSIZE_NEAR);
-	struct rp_finding *f = rp_finding_add(m, "unfinished-trace", capped ? RP_INFO : RP_WARNING,
-					      p->hdr.pid);
+	struct rp_finding *f =
+		rp_finding_add(m, "unfinished-trace", capped ? RP_INFO : RP_WARNING, p->hdr.pid);
 	if (!f)
 		return;
 	char name[128];
@@ -44,13 +44,15 @@ static void one(struct rp_model *m, const struct rp_proc *p)
 	double at_s = p->has_proc && p->proc.mono_ns > p->hdr.start_mono_ns
 			      ? (double)(p->proc.mono_ns - p->hdr.start_mono_ns) / 1e9
 			      : 0;
-	const char *ended = "ended without an END record (killed by SIGKILL or another signal "
-			    "cryptrace does not catch, crashed, or still running when the trace was "
-			    "read)";
+	const char *ended =
+		"ended without an END record (killed by SIGKILL or another signal "
+		"cryptrace does not catch, crashed, or still running when the trace was "
+		"read)";
 	if (!p->has_proc) {
 		snprintf(f->message, sizeof(f->message),
 			 "%s %s before its first snapshot: the trace holds its header only and cannot "
-			 "say what the process did.", name, ended);
+			 "say what the process did.",
+			 name, ended);
 		snprintf(f->evidence, sizeof(f->evidence), "%s: no PROC record, no END record", p->file);
 	} else if (capped) {
 		snprintf(f->message, sizeof(f->message),
@@ -58,10 +60,12 @@ static void one(struct rp_model *m, const struct rp_proc *p)
 			 "it started, when the program limited the size of the files it writes "
 			 "(RLIMIT_FSIZE) to about this trace's size, as OpenSSH's sandboxed "
 			 "pre-authentication child does. Later snapshots and the END record did not "
-			 "fit: what it did after that snapshot is not in these counts.", name, at_s);
+			 "fit: what it did after that snapshot is not in these counts.",
+			 name, at_s);
 		snprintf(f->evidence, sizeof(f->evidence),
 			 "%s: no END record; the last PROC record (%.3f s) says RLIMIT_FSIZE is at or "
-			 "near the file's size", p->file, at_s);
+			 "near the file's size",
+			 p->file, at_s);
 	} else if (periodic) {
 		snprintf(f->message, sizeof(f->message),
 			 "%s %s. Its counts are those of its last snapshot, written %.3f s after it "
@@ -70,14 +74,16 @@ static void one(struct rp_model *m, const struct rp_proc *p)
 			 name, ended, at_s, interval, interval);
 		snprintf(f->evidence, sizeof(f->evidence),
 			 "%s: no END record; the last PROC record (%.3f s) says a flusher thread wrote "
-			 "snapshots every %u ms (CRYPTRACE_FLUSH_MS)", p->file, at_s, interval);
+			 "snapshots every %u ms (CRYPTRACE_FLUSH_MS)",
+			 p->file, at_s, interval);
 	} else {
 		snprintf(f->message, sizeof(f->message),
 			 "%s %s. Its counts are those of its last snapshot, written %.3f s after it "
 			 "started. It had no flusher thread (a seccomp-sandboxed process, or a trace from "
 			 "an older cryptrace): its snapshots were written by its own crypto calls, so "
 			 "whatever it did after that snapshot is missing, however long before its end it "
-			 "went quiet.", name, ended, at_s);
+			 "went quiet.",
+			 name, ended, at_s);
 		snprintf(f->evidence, sizeof(f->evidence),
 			 "%s: no END record; the last PROC record (%.3f s) has no periodic snapshots",
 			 p->file, at_s);

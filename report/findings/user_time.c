@@ -57,16 +57,18 @@ void rp_eval_user_time_misleads(struct rp_model *m)
 			snprintf(fs, sizeof(fs), "more than 1000");
 		else
 			snprintf(fs, sizeof(fs), "%.1f", factor);
-		CAT(message, "On path %zu (%s %.*s %.*s), wall time is %sx the user CPU time: the work "
-			     "happens in the kernel or waiting on it. A benchmark that counts user time "
-			     "only (like `openssl speed` without -elapsed) overstates this path's throughput "
-			     "by that factor.",
+		CAT(message,
+		    "On path %zu (%s %.*s %.*s), wall time is %sx the user CPU time: the work "
+		    "happens in the kernel or waiting on it. A benchmark that counts user time "
+		    "only (like `openssl speed` without -elapsed) overstates this path's throughput "
+		    "by that factor.",
 		    i + 1, ct_api_name(p->def.api), S(p->def.impl), S(p->def.cipher), fs);
 		CAT(evidence, "wall %s, user %s, sys %s over %llu calls (%llu CPU-sampled)",
 		    rp_fmt_ns(w, sizeof(w), d->wall_ns), rp_fmt_ns(u, sizeof(u), d->user_ns),
 		    rp_fmt_ns(s, sizeof(s), d->sys_ns), (unsigned long long)p->st.calls,
 		    (unsigned long long)p->st.cpu_samples);
-		CAT(fix, "Compare paths by wall time (`openssl speed -elapsed`), or by user+sys CPU "
-			 "time, never by user time alone.");
+		CAT(fix,
+		    "Compare paths by wall time (`openssl speed -elapsed`), or by user+sys CPU "
+		    "time, never by user time alone.");
 	}
 }

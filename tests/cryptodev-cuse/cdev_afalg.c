@@ -25,8 +25,7 @@
 #define CRYPTO_ALG_KERNEL_DRIVER_ONLY 0x00001000
 #endif
 
-int cdev_tfm_open(struct cdev_tfm *t, const char *kname, bool aead, const uint8_t *key,
-		  unsigned keylen)
+int cdev_tfm_open(struct cdev_tfm *t, const char *kname, bool aead, const uint8_t *key, unsigned keylen)
 {
 	struct sockaddr_alg sa = { .salg_family = AF_ALG };
 	int err;
@@ -76,8 +75,8 @@ static int op_socket(struct cdev_tfm *t, unsigned authsize)
 }
 
 /* sendmsg with ALG_SET_OP, ALG_SET_IV and (aead) ALG_SET_AEAD_ASSOCLEN, then read everything. */
-static int one_message(struct cdev_tfm *t, bool encrypt, const uint8_t *iv, unsigned ivlen,
-		       unsigned assoclen, struct iovec *in, int nin, struct iovec *out, int nout)
+static int one_message(struct cdev_tfm *t, bool encrypt, const uint8_t *iv, unsigned ivlen, unsigned assoclen,
+		       struct iovec *in, int nin, struct iovec *out, int nout)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(uint32_t)) + CMSG_SPACE(sizeof(struct af_alg_iv) + 64) +
@@ -133,8 +132,8 @@ static int one_message(struct cdev_tfm *t, bool encrypt, const uint8_t *iv, unsi
 	return (size_t)got == want ? 0 : -EIO;
 }
 
-int cdev_tfm_skcipher(struct cdev_tfm *t, bool encrypt, const uint8_t *iv, unsigned ivlen,
-		      const uint8_t *src, uint8_t *dst, unsigned len)
+int cdev_tfm_skcipher(struct cdev_tfm *t, bool encrypt, const uint8_t *iv, unsigned ivlen, const uint8_t *src,
+		      uint8_t *dst, unsigned len)
 {
 	struct iovec in = { .iov_base = (void *)src, .iov_len = len };
 	struct iovec out = { .iov_base = dst, .iov_len = len };
@@ -154,9 +153,8 @@ int cdev_tfm_skcipher(struct cdev_tfm *t, bool encrypt, const uint8_t *iv, unsig
 	return err;
 }
 
-int cdev_tfm_aead(struct cdev_tfm *t, bool encrypt, const uint8_t *iv, unsigned ivlen,
-		  const uint8_t *aad, unsigned aadlen, const uint8_t *src, unsigned len,
-		  unsigned taglen, uint8_t *dst)
+int cdev_tfm_aead(struct cdev_tfm *t, bool encrypt, const uint8_t *iv, unsigned ivlen, const uint8_t *aad,
+		  unsigned aadlen, const uint8_t *src, unsigned len, unsigned taglen, uint8_t *dst)
 {
 	unsigned outlen;
 	uint8_t *aad_copy;

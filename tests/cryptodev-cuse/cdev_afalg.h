@@ -13,26 +13,24 @@
 #include <stdint.h>
 
 struct cdev_tfm {
-	int tfm_fd;        /* the bound, keyed transform socket */
-	int op_fd;         /* the accepted request socket; -1 until the first request */
+	int tfm_fd; /* the bound, keyed transform socket */
+	int op_fd;  /* the accepted request socket; -1 until the first request */
 	bool aead;
 	unsigned authsize; /* aead: the tag length op_fd was accepted with */
 };
 
 /* Binds kname ("cbc(aes)", type skcipher or aead) and sets the key. */
-int cdev_tfm_open(struct cdev_tfm *t, const char *kname, bool aead, const uint8_t *key,
-		  unsigned keylen);
+int cdev_tfm_open(struct cdev_tfm *t, const char *kname, bool aead, const uint8_t *key, unsigned keylen);
 void cdev_tfm_close(struct cdev_tfm *t);
 
 /* One skcipher message: len bytes from src to dst with this IV (ivlen 0: none). */
-int cdev_tfm_skcipher(struct cdev_tfm *t, bool encrypt, const uint8_t *iv, unsigned ivlen,
-		      const uint8_t *src, uint8_t *dst, unsigned len);
+int cdev_tfm_skcipher(struct cdev_tfm *t, bool encrypt, const uint8_t *iv, unsigned ivlen, const uint8_t *src,
+		      uint8_t *dst, unsigned len);
 
 /* One AEAD message. Encrypt: len plaintext bytes -> len + taglen bytes (ciphertext, tag).
  * Decrypt: len bytes (ciphertext, tag) -> len - taglen bytes; -EBADMSG when the tag is wrong. */
-int cdev_tfm_aead(struct cdev_tfm *t, bool encrypt, const uint8_t *iv, unsigned ivlen,
-		  const uint8_t *aad, unsigned aadlen, const uint8_t *src, unsigned len,
-		  unsigned taglen, uint8_t *dst);
+int cdev_tfm_aead(struct cdev_tfm *t, bool encrypt, const uint8_t *iv, unsigned ivlen, const uint8_t *aad,
+		  unsigned aadlen, const uint8_t *src, unsigned len, unsigned taglen, uint8_t *dst);
 
 /* The driver the kernel uses for kname (call after a transform of it exists, so that template
  * instances such as "cbc(aes-generic)" are listed), and whether it is CRYPTO_ALG_KERNEL_DRIVER_ONLY:

@@ -51,14 +51,22 @@ static void fill(uint8_t *p, size_t n, uint32_t seed)
 static const char *errname(int e)
 {
 	switch (e) {
-	case 0: return "0";
-	case EINVAL: return "EINVAL";
-	case ENOENT: return "ENOENT";
-	case ENOTTY: return "ENOTTY";
-	case EBADMSG: return "EBADMSG";
-	case E2BIG: return "E2BIG";
-	case EFAULT: return "EFAULT";
-	default: return strerror(e);
+	case 0:
+		return "0";
+	case EINVAL:
+		return "EINVAL";
+	case ENOENT:
+		return "ENOENT";
+	case ENOTTY:
+		return "ENOTTY";
+	case EBADMSG:
+		return "EBADMSG";
+	case E2BIG:
+		return "E2BIG";
+	case EFAULT:
+		return "EFAULT";
+	default:
+		return strerror(e);
 	}
 }
 
@@ -99,22 +107,21 @@ static bool profile_accepts(const char *profile, const struct mode *m)
 	return true;
 }
 
-static bool evp_cipher(const char *name, const uint8_t *key, const uint8_t *iv, const uint8_t *in,
-		       int len, uint8_t *out, int enc)
+static bool evp_cipher(const char *name, const uint8_t *key, const uint8_t *iv, const uint8_t *in, int len,
+		       uint8_t *out, int enc)
 {
 	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
 	int n1 = 0, n2 = 0;
 	bool ok = ctx && EVP_CipherInit_ex(ctx, EVP_get_cipherbyname(name), NULL, key, iv, enc) == 1 &&
-		  EVP_CIPHER_CTX_set_padding(ctx, 0) == 1 &&
-		  EVP_CipherUpdate(ctx, out, &n1, in, len) == 1 &&
+		  EVP_CIPHER_CTX_set_padding(ctx, 0) == 1 && EVP_CipherUpdate(ctx, out, &n1, in, len) == 1 &&
 		  EVP_CipherFinal_ex(ctx, out + n1, &n2) == 1 && n1 + n2 == len;
 	EVP_CIPHER_CTX_free(ctx);
 	return ok;
 }
 
 /* GCM encryption: ciphertext then a 16-byte tag, as cryptodev lays it out. */
-static bool evp_gcm(const char *name, const uint8_t *key, const uint8_t *iv, const uint8_t *aad,
-		    int aadlen, const uint8_t *in, int len, uint8_t *out)
+static bool evp_gcm(const char *name, const uint8_t *key, const uint8_t *iv, const uint8_t *aad, int aadlen,
+		    const uint8_t *in, int len, uint8_t *out)
 {
 	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
 	int n = 0;
@@ -144,8 +151,8 @@ static void check_sessinfo(int fd, uint32_t ses, const char *name)
 	int e = xioctl(fd, CT_CIOCGSESSINFO, &si);
 
 	check(e == 0 && si.cipher_info.cra_driver_name[0] && si.cipher_info.cra_name[0],
-	      "%s CIOCGSESSINFO: %s, cra_name %.64s, driver %.64s, kernel_driver_only %u", name,
-	      errname(e), si.cipher_info.cra_name, si.cipher_info.cra_driver_name,
+	      "%s CIOCGSESSINFO: %s, cra_name %.64s, driver %.64s, kernel_driver_only %u", name, errname(e),
+	      si.cipher_info.cra_name, si.cipher_info.cra_driver_name,
 	      si.flags & CT_SIOP_FLAG_KERNEL_DRIVER_ONLY);
 }
 
@@ -158,38 +165,46 @@ static void check_skcipher(int fd, uint32_t ses, const struct mode *m, const uin
 
 	fill(pt, LEN, 7);
 	fill(iv, sizeof(iv), 8);
-	struct ct_cdev_crypt_op op = { .ses = ses, .op = CT_COP_ENCRYPT, .len = LEN, .src = pt,
-				       .dst = ct, .iv = m->ivlen ? iv : NULL };
+	struct ct_cdev_crypt_op op = {
+		.ses = ses, .op = CT_COP_ENCRYPT, .len = LEN, .src = pt, .dst = ct, .iv = m->ivlen ? iv : NULL
+	};
 	e = xioctl(fd, CT_CIOCCRYPT, &op);
 	bool same = e == 0 && evp_cipher(m->name, key, iv, pt, LEN, ref, 1) && !memcmp(ct, ref, LEN);
 	check(same, "%s CIOCCRYPT encrypt %u bytes: %s, %s OpenSSL", m->name, LEN, errname(e),
 	      same ? "equal to" : "DIFFERENT from");
-	op = (struct ct_cdev_crypt_op){ .ses = ses, .op = CT_COP_DECRYPT, .len = LEN, .src = ct,
-					.dst = back, .iv = m->ivlen ? iv : NULL };
+	op = (struct ct_cdev_crypt_op){ .ses = ses,
+					.op = CT_COP_DECRYPT,
+					.len = LEN,
+					.src = ct,
+					.dst = back,
+					.iv = m->ivlen ? iv : NULL };
 	e = xioctl(fd, CT_CIOCCRYPT, &op);
-	check(e == 0 && !memcmp(back, pt, LEN), "%s CIOCCRYPT decrypt: %s, %s", m->name,
-	      errname(e), e == 0 && !memcmp(back, pt, LEN) ? "round trip" : "DIFFERENT");
+	check(e == 0 && !memcmp(back, pt, LEN), "%s CIOCCRYPT decrypt: %s, %s", m->name, errname(e),
+	      e == 0 && !memcmp(back, pt, LEN) ? "round trip" : "DIFFERENT");
 
 	if (m->alg == CT_CRYPTO_AES_CBC || m->alg == CT_CRYPTO_AES_CTR) {
 		/* Two chained requests with COP_FLAG_WRITE_IV equal one long one. */
 		uint8_t civ[16];
 		memcpy(civ, iv, 16);
 		for (int half = 0; half < 2; half++) {
-			op = (struct ct_cdev_crypt_op){ .ses = ses, .op = CT_COP_ENCRYPT,
-							.flags = CT_COP_FLAG_WRITE_IV, .len = LEN / 2,
+			op = (struct ct_cdev_crypt_op){ .ses = ses,
+							.op = CT_COP_ENCRYPT,
+							.flags = CT_COP_FLAG_WRITE_IV,
+							.len = LEN / 2,
 							.src = pt + half * LEN / 2,
-							.dst = back + half * LEN / 2, .iv = civ };
+							.dst = back + half * LEN / 2,
+							.iv = civ };
 			e = xioctl(fd, CT_CIOCCRYPT, &op);
 			if (e)
 				break;
 		}
-		check(e == 0 && !memcmp(back, ref, LEN),
-		      "%s COP_FLAG_WRITE_IV: two chained requests %s one", m->name,
-		      e == 0 && !memcmp(back, ref, LEN) ? "equal" : "DIFFER from");
+		check(e == 0 && !memcmp(back, ref, LEN), "%s COP_FLAG_WRITE_IV: two chained requests %s one",
+		      m->name, e == 0 && !memcmp(back, ref, LEN) ? "equal" : "DIFFER from");
 	}
 	if (m->ivlen == 16 && m->alg != CT_CRYPTO_AES_CTR) {
-		op = (struct ct_cdev_crypt_op){ .ses = ses, .op = CT_COP_ENCRYPT, .len = 15,
-						.src = pt, .dst = ct, .iv = iv };
+		op = (struct ct_cdev_crypt_op){
+			.ses = ses, .op = CT_COP_ENCRYPT, .len = 15, .src = pt, .dst = ct, .iv = iv
+		};
 		e = xioctl(fd, CT_CIOCCRYPT, &op);
 		check(e == EINVAL, "%s 15-byte request: %s (expected EINVAL)", m->name, errname(e));
 	}
@@ -205,24 +220,35 @@ static void check_gcm(int fd, uint32_t ses, const struct mode *m, const uint8_t 
 	fill(pt, LEN, 11);
 	fill(aad, AAD, 12);
 	fill(iv, sizeof(iv), 13);
-	struct ct_cdev_crypt_auth_op a = { .ses = ses, .op = CT_COP_ENCRYPT, .len = LEN,
-					   .auth_len = AAD, .auth_src = aad, .src = pt, .dst = ct,
-					   .iv = iv, .iv_len = 12 };
+	struct ct_cdev_crypt_auth_op a = { .ses = ses,
+					   .op = CT_COP_ENCRYPT,
+					   .len = LEN,
+					   .auth_len = AAD,
+					   .auth_src = aad,
+					   .src = pt,
+					   .dst = ct,
+					   .iv = iv,
+					   .iv_len = 12 };
 	e = xioctl(fd, CT_CIOCAUTHCRYPT, &a);
-	bool same = e == 0 && evp_gcm(m->name, key, iv, aad, AAD, pt, LEN, ref) &&
-		    !memcmp(ct, ref, LEN + 16);
-	check(same, "%s CIOCAUTHCRYPT encrypt %u+%u bytes: %s, ciphertext and tag %s OpenSSL",
-	      m->name, AAD, LEN, errname(e), same ? "equal to" : "DIFFERENT from");
+	bool same = e == 0 && evp_gcm(m->name, key, iv, aad, AAD, pt, LEN, ref) && !memcmp(ct, ref, LEN + 16);
+	check(same, "%s CIOCAUTHCRYPT encrypt %u+%u bytes: %s, ciphertext and tag %s OpenSSL", m->name, AAD,
+	      LEN, errname(e), same ? "equal to" : "DIFFERENT from");
 	check(e == 0 && a.tag == ct + LEN && a.tag_len == 16,
 	      "%s tag written back: tag = dst+%td, tag_len %u (expected dst+%u, 16)", m->name,
 	      a.tag ? a.tag - ct : (ptrdiff_t)-1, a.tag_len, LEN);
 
-	a = (struct ct_cdev_crypt_auth_op){ .ses = ses, .op = CT_COP_DECRYPT, .len = LEN + 16,
-					    .auth_len = AAD, .auth_src = aad, .src = ct,
-					    .dst = back, .iv = iv, .iv_len = 12 };
+	a = (struct ct_cdev_crypt_auth_op){ .ses = ses,
+					    .op = CT_COP_DECRYPT,
+					    .len = LEN + 16,
+					    .auth_len = AAD,
+					    .auth_src = aad,
+					    .src = ct,
+					    .dst = back,
+					    .iv = iv,
+					    .iv_len = 12 };
 	e = xioctl(fd, CT_CIOCAUTHCRYPT, &a);
-	check(e == 0 && !memcmp(back, pt, LEN), "%s CIOCAUTHCRYPT decrypt: %s, %s", m->name,
-	      errname(e), e == 0 && !memcmp(back, pt, LEN) ? "round trip" : "DIFFERENT");
+	check(e == 0 && !memcmp(back, pt, LEN), "%s CIOCAUTHCRYPT decrypt: %s, %s", m->name, errname(e),
+	      e == 0 && !memcmp(back, pt, LEN) ? "round trip" : "DIFFERENT");
 	ct[LEN + 3] ^= 1;
 	e = xioctl(fd, CT_CIOCAUTHCRYPT, &a);
 	check(e == EBADMSG, "%s tampered tag: %s (expected EBADMSG)", m->name, errname(e));
@@ -235,10 +261,15 @@ int main(int argc, char **argv)
 
 	while ((ch = getopt(argc, argv, "d:p:")) != -1) {
 		switch (ch) {
-		case 'd': dev = optarg; break;
-		case 'p': profile = optarg; break;
+		case 'd':
+			dev = optarg;
+			break;
+		case 'p':
+			profile = optarg;
+			break;
 		default:
-			fprintf(stderr, "usage: cdev_check [-d /dev/crypto] [-p full|glxsb|eip93-like|slow]\n");
+			fprintf(stderr,
+				"usage: cdev_check [-d /dev/crypto] [-p full|glxsb|eip93-like|slow]\n");
 			return 64;
 		}
 	}
@@ -256,8 +287,8 @@ int main(int argc, char **argv)
 		uint32_t ses = 0;
 		int e = new_session(fd, m->alg, m->keylen, key, &ses);
 
-		check(want ? e == 0 : e == EINVAL, "%s CIOCGSESSION under %s: %s (expected %s)",
-		      m->name, profile, errname(e), want ? "a session" : "EINVAL");
+		check(want ? e == 0 : e == EINVAL, "%s CIOCGSESSION under %s: %s (expected %s)", m->name,
+		      profile, errname(e), want ? "a session" : "EINVAL");
 		if (e)
 			continue;
 		check_sessinfo(fd, ses, m->name);
@@ -267,8 +298,9 @@ int main(int argc, char **argv)
 			check_skcipher(fd, ses, m, key);
 		e = xioctl(fd, CT_CIOCFSESSION, &ses);
 		check(e == 0, "%s CIOCFSESSION: %s", m->name, errname(e));
-		struct ct_cdev_crypt_op op = { .ses = ses, .op = CT_COP_ENCRYPT, .len = 16,
-					       .src = key, .dst = key, .iv = key };
+		struct ct_cdev_crypt_op op = {
+			.ses = ses, .op = CT_COP_ENCRYPT, .len = 16, .src = key, .dst = key, .iv = key
+		};
 		e = xioctl(fd, CT_CIOCCRYPT, &op);
 		check(e == EINVAL, "%s CIOCCRYPT after CIOCFSESSION: %s (expected EINVAL)", m->name,
 		      errname(e));
@@ -300,8 +332,7 @@ int main(int argc, char **argv)
 		e = new_session(fd, any->alg, any->keylen, key, &ses);
 		struct ct_cdev_session_info_op si = { .ses = ses };
 		int e2 = e ? e : xioctl(clone, CT_CIOCGSESSINFO, &si);
-		check(e2 == 0, "CRIOGET descriptor sees the session made on the original: %s",
-		      errname(e2));
+		check(e2 == 0, "CRIOGET descriptor sees the session made on the original: %s", errname(e2));
 		xioctl(fd, CT_CIOCFSESSION, &ses);
 	}
 
@@ -312,8 +343,9 @@ int main(int argc, char **argv)
 		static uint8_t big[128 * 1024], out[128 * 1024], ref[128 * 1024];
 		uint8_t iv[16] = { 1 };
 		fill(big, sizeof(big), 21);
-		struct ct_cdev_crypt_op op = { .ses = ses, .op = CT_COP_ENCRYPT, .len = 64 * 1024,
-					       .src = big, .dst = out, .iv = iv };
+		struct ct_cdev_crypt_op op = {
+			.ses = ses, .op = CT_COP_ENCRYPT, .len = 64 * 1024, .src = big, .dst = out, .iv = iv
+		};
 		e = xioctl(fd, CT_CIOCCRYPT, &op);
 		bool same = e == 0 && evp_cipher(ctr->name, key, iv, big, 64 * 1024, ref, 1) &&
 			    !memcmp(out, ref, 64 * 1024);
@@ -321,8 +353,7 @@ int main(int argc, char **argv)
 		      same ? "equal to" : "DIFFERENT from");
 		op.len = sizeof(big);
 		e = xioctl(fd, CT_CIOCCRYPT, &op);
-		check(e == E2BIG, "128 KiB request: %s (expected E2BIG: beyond what CUSE moves)",
-		      errname(e));
+		check(e == E2BIG, "128 KiB request: %s (expected E2BIG: beyond what CUSE moves)", errname(e));
 		xioctl(fd, CT_CIOCFSESSION, &ses);
 	}
 	close(fd);

@@ -108,8 +108,9 @@ static int run(void)
 	put(r < 0 ? "(CIOCGSESSINFO failed)" : si.cipher_info.cra_driver_name);
 	put("\n");
 	fails += r < 0;
-	struct ct_cdev_crypt_op c = { .ses = s.ses, .op = CT_COP_ENCRYPT, .len = 64, .src = pt,
-				      .dst = ct, .iv = iv };
+	struct ct_cdev_crypt_op c = {
+		.ses = s.ses, .op = CT_COP_ENCRYPT, .len = 64, .src = pt, .dst = ct, .iv = iv
+	};
 	r = sys3(NR_ioctl, fd, (long)CT_CIOCCRYPT, (long)&c);
 	fails += r < 0;
 	put("compat32: cbc ");
@@ -122,16 +123,28 @@ static int run(void)
 		put("compat32: GCM CIOCGSESSION failed\n");
 		return 1;
 	}
-	struct ct_cdev_crypt_auth_op a = { .ses = s.ses, .op = CT_COP_ENCRYPT, .len = 64,
-					   .auth_len = 8, .auth_src = aad, .src = pt, .dst = gct,
-					   .iv = iv, .iv_len = 12 };
+	struct ct_cdev_crypt_auth_op a = { .ses = s.ses,
+					   .op = CT_COP_ENCRYPT,
+					   .len = 64,
+					   .auth_len = 8,
+					   .auth_src = aad,
+					   .src = pt,
+					   .dst = gct,
+					   .iv = iv,
+					   .iv_len = 12 };
 	r = sys3(NR_ioctl, fd, (long)CT_CIOCAUTHCRYPT, (long)&a);
 	int tag_ok = r == 0 && a.tag == gct + 64 && a.tag_len == 16;
 	put(tag_ok ? "compat32: gcm tag pointer ok\n" : "compat32: gcm tag pointer WRONG\n");
 	fails += !tag_ok;
-	a = (struct ct_cdev_crypt_auth_op){ .ses = s.ses, .op = CT_COP_DECRYPT, .len = 64 + 16,
-					    .auth_len = 8, .auth_src = aad, .src = gct,
-					    .dst = back, .iv = iv, .iv_len = 12 };
+	a = (struct ct_cdev_crypt_auth_op){ .ses = s.ses,
+					    .op = CT_COP_DECRYPT,
+					    .len = 64 + 16,
+					    .auth_len = 8,
+					    .auth_src = aad,
+					    .src = gct,
+					    .dst = back,
+					    .iv = iv,
+					    .iv_len = 12 };
 	r = sys3(NR_ioctl, fd, (long)CT_CIOCAUTHCRYPT, (long)&a);
 	int rt = r == 0 && same(back, pt, 64);
 	put(rt ? "compat32: gcm round trip ok\n" : "compat32: gcm round trip FAILED\n");

@@ -66,8 +66,8 @@ int cdev_profile_allows(const struct cdev_profile *p, uint32_t cipher, uint32_t 
 	return 0;
 }
 
-void cdev_next_iv(const struct cdev_cipher *ci, bool encrypt, const uint8_t *src,
-		  const uint8_t *dst, unsigned len, uint8_t iv[16])
+void cdev_next_iv(const struct cdev_cipher *ci, bool encrypt, const uint8_t *src, const uint8_t *dst,
+		  unsigned len, uint8_t iv[16])
 {
 	if (ci->id == CT_CRYPTO_AES_CBC && len >= 16) {
 		memcpy(iv, (encrypt ? dst : src) + len - 16, 16);

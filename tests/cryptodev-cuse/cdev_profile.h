@@ -49,7 +49,7 @@ int cdev_profile_allows(const struct cdev_profile *p, uint32_t cipher, uint32_t 
 /* The IV a chained next request needs (COP_FLAG_WRITE_IV), as the kernel's modes leave it: CBC
  * the last ciphertext block (src when decrypting, dst when encrypting), CTR the 128-bit big-endian
  * counter advanced once per block, a partial block included. Other modes leave iv as it is. */
-void cdev_next_iv(const struct cdev_cipher *ci, bool encrypt, const uint8_t *src,
-		  const uint8_t *dst, unsigned len, uint8_t iv[16]);
+void cdev_next_iv(const struct cdev_cipher *ci, bool encrypt, const uint8_t *src, const uint8_t *dst,
+		  unsigned len, uint8_t iv[16]);
 
 #endif

@@ -64,10 +64,10 @@ static bool verbose;
 static atomic_uint next_session_id = 1;
 static atomic_ulong n_sessions, n_refused, n_crypt, n_auth, n_errors, n_delayed;
 
-#define logv(...)                                                                              \
-	do {                                                                                       \
-		if (verbose)                                                                       \
-			fprintf(stderr, "cdev-cuse: " __VA_ARGS__);                               \
+#define logv(...)                                                                                            \
+	do {                                                                                                 \
+		if (verbose)                                                                                 \
+			fprintf(stderr, "cdev-cuse: " __VA_ARGS__);                                          \
 	} while (0)
 
 /* ---- sessions ---------------------------------------------------------------------------- */
@@ -104,11 +104,11 @@ static void driver_of(struct cdev_session *s)
 		if (known[i].cipher == s->cipher)
 			break;
 	if (i < sizeof(known) / sizeof(known[0]) && !known[i].cipher &&
-	    cdev_driver_info(s->cipher->kname, s->cipher->aead, known[i].driver,
-			     sizeof(known[i].driver), &known[i].driver_only, &known[i].from_kernel)) {
+	    cdev_driver_info(s->cipher->kname, s->cipher->aead, known[i].driver, sizeof(known[i].driver),
+			     &known[i].driver_only, &known[i].from_kernel)) {
 		known[i].cipher = s->cipher;
-		logv("%s is served by %s: kernel driver only %s (%s)\n", s->cipher->kname,
-		     known[i].driver, known[i].driver_only ? "yes" : "no",
+		logv("%s is served by %s: kernel driver only %s (%s)\n", s->cipher->kname, known[i].driver,
+		     known[i].driver_only ? "yes" : "no",
 		     known[i].from_kernel ? "the kernel's flag, crypto_user"
 					  : "guessed from the driver's name: no crypto_user");
 	}
@@ -179,8 +179,8 @@ static void gsession(const struct ioctl_call *c)
 
 	int err = cdev_profile_allows(&profile, r.cipher, r.keylen, r.mac);
 	if (err) {
-		logv("CIOCGSESSION cipher %u keylen %u mac %u refused by profile %s\n", r.cipher,
-		     r.keylen, r.mac, profile.name);
+		logv("CIOCGSESSION cipher %u keylen %u mac %u refused by profile %s\n", r.cipher, r.keylen,
+		     r.mac, profile.name);
 		atomic_fetch_add(&n_refused, 1);
 		return reply_errno(c->req, err);
 	}
@@ -207,8 +207,8 @@ static void gsession(const struct ioctl_call *c)
 	c->file->sessions = s;
 	pthread_mutex_unlock(&c->file->lock);
 	atomic_fetch_add(&n_sessions, 1);
-	logv("session %u: %s keylen %u -> driver %s%s\n", s->id, s->cipher->kname, r.keylen,
-	     s->driver, s->driver_only ? " (kernel driver only)" : "");
+	logv("session %u: %s keylen %u -> driver %s%s\n", s->id, s->cipher->kname, r.keylen, s->driver,
+	     s->driver_only ? " (kernel driver only)" : "");
 
 	uint8_t raw[sizeof(struct ct_cdev_session_op)];
 	memcpy(raw, c->in, size);
@@ -331,8 +331,8 @@ static void authcrypt(const struct ioctl_call *c)
 	if (c->out_size == 0 || c->in_size != size + r.auth_len + r.len + ivlen ||
 	    c->out_size != size + dst_len) {
 		pthread_mutex_unlock(&c->file->lock);
-		struct iovec in[4] = { UIOV(c->arg, size), UIOV(r.auth_src, r.auth_len),
-				       UIOV(r.src, r.len), UIOV(r.iv, ivlen) };
+		struct iovec in[4] = { UIOV(c->arg, size), UIOV(r.auth_src, r.auth_len), UIOV(r.src, r.len),
+				       UIOV(r.iv, ivlen) };
 		struct iovec out[2] = { UIOV(c->arg, size), UIOV(r.dst, dst_len) };
 		fuse_reply_ioctl_retry(c->req, in, 4, out, 2);
 		return;
@@ -346,8 +346,8 @@ static void authcrypt(const struct ioctl_call *c)
 	if (!dst)
 		err = -ENOMEM;
 	else
-		err = cdev_tfm_aead(&s->tfm, encrypt, iv, s->cipher->ivlen, aad, r.auth_len, src,
-				    r.len, tag_len, dst);
+		err = cdev_tfm_aead(&s->tfm, encrypt, iv, s->cipher->ivlen, aad, r.auth_len, src, r.len,
+				    tag_len, dst);
 	if (!err)
 		engine_latency();
 	pthread_mutex_unlock(&c->file->lock);
@@ -360,7 +360,7 @@ static void authcrypt(const struct ioctl_call *c)
 	uint8_t raw[sizeof(struct ct_cdev_crypt_auth_op)];
 	memcpy(raw, c->in, size);
 	cdev_put_uptr(raw, CDEV_ABI_OFFSET(c->compat, crypt_auth_op, tag), c->compat,
-		 r.dst + (encrypt ? r.len : r.len - tag_len));
+		      r.dst + (encrypt ? r.len : r.len - tag_len));
 	memcpy(raw + CDEV_ABI_OFFSET(c->compat, crypt_auth_op, tag_len), &tag_len, sizeof(uint32_t));
 	struct iovec out[2] = { { raw, size }, { dst, dst_len } };
 	fuse_reply_ioctl_iov(c->req, 0, out, 2);
@@ -383,8 +383,7 @@ static void gsessinfo(const struct ioctl_call *c)
 	if (s) {
 		memset(&si.cipher_info, 0, sizeof(si.cipher_info));
 		memset(&si.hash_info, 0, sizeof(si.hash_info));
-		snprintf(si.cipher_info.cra_name, sizeof(si.cipher_info.cra_name), "%s",
-			 s->cipher->kname);
+		snprintf(si.cipher_info.cra_name, sizeof(si.cipher_info.cra_name), "%s", s->cipher->kname);
 		snprintf(si.cipher_info.cra_driver_name, sizeof(si.cipher_info.cra_driver_name), "%s",
 			 s->driver);
 		si.alignmask = 0;
@@ -426,8 +425,8 @@ static void ident(const struct ioctl_call *c, uint64_t fh)
 	fuse_reply_ioctl(c->req, 0, &fh, sizeof(fh));
 }
 
-static void cdev_ioctl(fuse_req_t req, int cmd, void *arg, struct fuse_file_info *fi,
-		       unsigned flags, const void *in_buf, size_t in_bufsz, size_t out_bufsz)
+static void cdev_ioctl(fuse_req_t req, int cmd, void *arg, struct fuse_file_info *fi, unsigned flags,
+		       const void *in_buf, size_t in_bufsz, size_t out_bufsz)
 {
 	unsigned long request = (unsigned int)cmd;
 	struct ioctl_call c = {
@@ -443,13 +442,20 @@ static void cdev_ioctl(fuse_req_t req, int cmd, void *arg, struct fuse_file_info
 	if (_IOC_TYPE(request) != CT_CDEV_IOC_TYPE)
 		return reply_errno(req, -ENOTTY);
 	switch (_IOC_NR(request)) {
-	case CT_NR_CRIOGET: return crioget(&c, fi->fh);
-	case CT_NR_CIOCGSESSION: return gsession(&c);
-	case CT_NR_CIOCFSESSION: return fsession(&c);
-	case CT_NR_CIOCCRYPT: return crypt_op(&c);
-	case CT_NR_CIOCGSESSINFO: return gsessinfo(&c);
-	case CT_NR_CIOCAUTHCRYPT: return authcrypt(&c);
-	case CDEV_NR_IDENT: return ident(&c, fi->fh);
+	case CT_NR_CRIOGET:
+		return crioget(&c, fi->fh);
+	case CT_NR_CIOCGSESSION:
+		return gsession(&c);
+	case CT_NR_CIOCFSESSION:
+		return fsession(&c);
+	case CT_NR_CIOCCRYPT:
+		return crypt_op(&c);
+	case CT_NR_CIOCGSESSINFO:
+		return gsessinfo(&c);
+	case CT_NR_CIOCAUTHCRYPT:
+		return authcrypt(&c);
+	case CDEV_NR_IDENT:
+		return ident(&c, fi->fh);
 	default:
 		/* CIOCKEY/CIOCASYMFEAT/async: not offered, as on a kernel built without them. */
 		return reply_errno(req, -ENOTTY);
@@ -487,8 +493,8 @@ static void cdev_release(fuse_req_t req, struct fuse_file_info *fi)
 static void cdev_init_done(void *userdata)
 {
 	(void)userdata;
-	fprintf(stderr, "cdev-cuse: /dev/%s ready (profile %s, latency %u us)\n", devname,
-		profile.name, profile.latency_us);
+	fprintf(stderr, "cdev-cuse: /dev/%s ready (profile %s, latency %u us)\n", devname, profile.name,
+		profile.latency_us);
 }
 
 static const struct cuse_lowlevel_ops cdev_ops = {
@@ -511,12 +517,9 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
-		{ "profile", required_argument, NULL, 'p' },
-		{ "latency-us", required_argument, NULL, 'l' },
-		{ "devname", required_argument, NULL, 'n' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+		{ "profile", required_argument, NULL, 'p' }, { "latency-us", required_argument, NULL, 'l' },
+		{ "devname", required_argument, NULL, 'n' }, { "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },          { 0 },
 	};
 	long latency = -1;
 	int ch;
@@ -530,11 +533,21 @@ int main(int argc, char **argv)
 				return 64;
 			}
 			break;
-		case 'l': latency = strtol(optarg, NULL, 0); break;
-		case 'n': devname = optarg; break;
-		case 'v': verbose = true; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 64;
+		case 'l':
+			latency = strtol(optarg, NULL, 0);
+			break;
+		case 'n':
+			devname = optarg;
+			break;
+		case 'v':
+			verbose = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 64;
 		}
 	}
 	if (latency > 10 * 1000 * 1000) {
@@ -572,7 +585,6 @@ int main(int argc, char **argv)
 		"cdev-cuse: served profile %s: sessions %lu, refused %lu, crypt %lu, authcrypt %lu, "
 		"errors %lu, delayed %lu by %u us\n",
 		profile.name, atomic_load(&n_sessions), atomic_load(&n_refused), atomic_load(&n_crypt),
-		atomic_load(&n_auth), atomic_load(&n_errors), atomic_load(&n_delayed),
-		profile.latency_us);
+		atomic_load(&n_auth), atomic_load(&n_errors), atomic_load(&n_delayed), profile.latency_us);
 	return rc;
 }

@@ -50,7 +50,7 @@ struct auth_req {
 };
 
 #define CDEV_ABI_SIZE(compat, type) ((compat) ? sizeof(struct type##32) : sizeof(struct ct_cdev_##type))
-#define CDEV_ABI_OFFSET(compat, type, field)                                                        \
+#define CDEV_ABI_OFFSET(compat, type, field)                                                                 \
 	((compat) ? offsetof(struct type##32, field) : offsetof(struct ct_cdev_##type, field))
 
 void cdev_decode_session(const void *raw, bool compat, struct session_req *r);

@@ -30,16 +30,16 @@
 
 static int failures;
 
-#define CHECK(cond, ...)                                                                       \
-	do {                                                                                   \
-		if (cond) {                                                                    \
-			printf("ok: ");                                                        \
-		} else {                                                                       \
-			printf("FAIL: ");                                                      \
-			failures++;                                                            \
-		}                                                                              \
-		printf(__VA_ARGS__);                                                           \
-		printf("\n");                                                                  \
+#define CHECK(cond, ...)                                                                                     \
+	do {                                                                                                 \
+		if (cond) {                                                                                  \
+			printf("ok: ");                                                                      \
+		} else {                                                                                     \
+			printf("FAIL: ");                                                                    \
+			failures++;                                                                          \
+		}                                                                                            \
+		printf(__VA_ARGS__);                                                                         \
+		printf("\n");                                                                                \
 	} while (0)
 
 /* OpenSSL's answer for one whole message. */
@@ -57,8 +57,8 @@ static void ref(const char *name, bool enc, const uint8_t *key, const uint8_t *i
 	EVP_CIPHER_CTX_free(c);
 }
 
-static void ref_gcm(const uint8_t *key, const uint8_t *iv, const uint8_t *aad, int aadlen,
-		    const uint8_t *in, uint8_t *out, int len, uint8_t tag[16])
+static void ref_gcm(const uint8_t *key, const uint8_t *iv, const uint8_t *aad, int aadlen, const uint8_t *in,
+		    uint8_t *out, int len, uint8_t tag[16])
 {
 	EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
 	int n = 0;
@@ -84,8 +84,13 @@ static int new_session(int fd, uint32_t cipher, uint32_t keylen, uint32_t *ses)
 static int cdev_crypt(int fd, uint32_t ses, int op, uint16_t flags, const uint8_t *in, uint8_t *o,
 		      uint32_t len, uint8_t *ivp)
 {
-	struct ct_cdev_crypt_op c = { .ses = ses, .op = (uint16_t)op, .flags = flags, .len = len,
-				      .src = (uint8_t *)in, .dst = o, .iv = ivp };
+	struct ct_cdev_crypt_op c = { .ses = ses,
+				      .op = (uint16_t)op,
+				      .flags = flags,
+				      .len = len,
+				      .src = (uint8_t *)in,
+				      .dst = o,
+				      .iv = ivp };
 	return ioctl(fd, CT_CIOCCRYPT, &c);
 }
 
@@ -112,8 +117,9 @@ static void test_cryptodev(void)
 	CHECK(new_session(fd, CT_CRYPTO_AES_CBC, 16, &ses) == 0, "CIOCGSESSION AES-128-CBC");
 	struct ct_cdev_session_info_op si = { .ses = ses };
 	CHECK(ioctl(fd, CT_CIOCGSESSINFO, &si) == 0 &&
-	      !strcmp(si.cipher_info.cra_driver_name, "cryptrace-aesni") &&
-	      !strcmp(si.cipher_info.cra_name, "cbc(aes)") && !(si.flags & CT_SIOP_FLAG_KERNEL_DRIVER_ONLY),
+		      !strcmp(si.cipher_info.cra_driver_name, "cryptrace-aesni") &&
+		      !strcmp(si.cipher_info.cra_name, "cbc(aes)") &&
+		      !(si.flags & CT_SIOP_FLAG_KERNEL_DRIVER_ONLY),
 	      "CIOCGSESSINFO: cbc(aes) by cryptrace-aesni, not kernel-driver-only");
 	errno = 0;
 	CHECK(cdev_crypt(fd, ses, CT_COP_ENCRYPT, 0, data, out, 100, iv) < 0 && errno == EINVAL,
@@ -131,7 +137,8 @@ static void test_cryptodev(void)
 	CHECK(r1 == 0 && r2 == 0 && !memcmp(out, want, 64), "CBC chains across CIOCCRYPT like one message");
 	memset(ivw, 0, 16);
 	CHECK(cdev_crypt(fd, ses, CT_COP_ENCRYPT, CT_COP_FLAG_WRITE_IV, data, out, 32, ivw) == 0 &&
-	      !memcmp(ivw, out + 16, 16), "COP_FLAG_WRITE_IV writes the last ciphertext block back");
+		      !memcmp(ivw, out + 16, 16),
+	      "COP_FLAG_WRITE_IV writes the last ciphertext block back");
 	ref("AES-128-CBC", false, key, iv, want, out + 64, 64);
 	CHECK(cdev_crypt(fd, ses, CT_COP_DECRYPT, 0, want, out, 64, iv) == 0 && !memcmp(out, data, 64),
 	      "CBC decrypt");
@@ -139,7 +146,8 @@ static void test_cryptodev(void)
 	int fd2 = dup(fd);
 	close(fd);
 	CHECK(fd2 >= 0 && cdev_crypt(fd2, ses, CT_COP_ENCRYPT, 0, data, out, 64, iv) == 0 &&
-	      !memcmp(out, want, 64), "a dup'd descriptor keeps the session after close of the first");
+		      !memcmp(out, want, 64),
+	      "a dup'd descriptor keeps the session after close of the first");
 	CHECK(ioctl(fd2, CT_CIOCFSESSION, &ses) == 0, "CIOCFSESSION");
 	errno = 0;
 	CHECK(ioctl(fd2, CT_CIOCFSESSION, &ses) < 0 && errno == EINVAL, "a second CIOCFSESSION: EINVAL");
@@ -164,8 +172,8 @@ static void test_cryptodev(void)
 	CHECK(cdev_crypt(fd2, ses, CT_COP_ENCRYPT, 0, data, out, 15, iv) < 0 && errno == EINVAL,
 	      "XTS of 15 bytes: EINVAL");
 	ref("AES-128-XTS", true, key, iv, data, want, 4096);
-	CHECK(cdev_crypt(fd2, ses, CT_COP_ENCRYPT, 0, data, out, 4096, iv) == 0 &&
-	      !memcmp(out, want, 4096), "XTS 4096 bytes");
+	CHECK(cdev_crypt(fd2, ses, CT_COP_ENCRYPT, 0, data, out, 4096, iv) == 0 && !memcmp(out, want, 4096),
+	      "XTS 4096 bytes");
 
 	/* GCM through CIOCAUTHCRYPT: dst = ciphertext || tag; decrypt takes them back. */
 	CHECK(new_session(fd2, CT_CRYPTO_AES_GCM, 16, &ses) == 0, "CIOCGSESSION AES-128-GCM");
@@ -174,9 +182,16 @@ static void test_cryptodev(void)
 	      "CIOCCRYPT on a GCM session: EINVAL");
 	uint8_t tag[16], ct[128], back[128];
 	ref_gcm(key, iv, data + 200, 13, data, want, 100, tag);
-	struct ct_cdev_crypt_auth_op a = { .ses = ses, .op = CT_COP_ENCRYPT, .len = 100, .auth_len = 13,
-					   .auth_src = data + 200, .src = data, .dst = ct,
-					   .iv = iv, .iv_len = 12, .tag_len = 16 };
+	struct ct_cdev_crypt_auth_op a = { .ses = ses,
+					   .op = CT_COP_ENCRYPT,
+					   .len = 100,
+					   .auth_len = 13,
+					   .auth_src = data + 200,
+					   .src = data,
+					   .dst = ct,
+					   .iv = iv,
+					   .iv_len = 12,
+					   .tag_len = 16 };
 	CHECK(ioctl(fd2, CT_CIOCAUTHCRYPT, &a) == 0 && !memcmp(ct, want, 100) && !memcmp(ct + 100, tag, 16),
 	      "CIOCAUTHCRYPT GCM encrypt = OpenSSL (ciphertext and tag)");
 	a.op = CT_COP_DECRYPT;
@@ -215,8 +230,9 @@ static ssize_t alg_send(int op, int enc, const uint8_t *ivp, const uint8_t *in, 
 {
 	char cbuf[CMSG_SPACE(4) + CMSG_SPACE(4 + 16)] = { 0 };
 	struct iovec v = { .iov_base = (void *)in, .iov_len = len };
-	struct msghdr m = { .msg_iov = &v, .msg_iovlen = 1, .msg_control = cbuf,
-			    .msg_controllen = sizeof(cbuf) };
+	struct msghdr m = {
+		.msg_iov = &v, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)
+	};
 	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
 
 	c->cmsg_level = SOL_ALG;
@@ -282,9 +298,13 @@ static void test_afalg(void)
 	CHECK(syscall(SYS_io_setup, 16, &ctx) == 0 && efd >= 0, "io_setup and eventfd");
 	ref("AES-128-CBC", false, key, iv, want, out + 1024, 64);
 	CHECK(alg_send(op, 0, iv, want, 64, 0) == 64, "sendmsg 64 bytes to decrypt");
-	struct iocb cb = { .aio_fildes = (uint32_t)op, .aio_lio_opcode = IOCB_CMD_PREAD,
-			   .aio_buf = (uint64_t)(uintptr_t)out, .aio_nbytes = 64, .aio_data = 42,
-			   .aio_flags = IOCB_FLAG_RESFD, .aio_resfd = (uint32_t)efd };
+	struct iocb cb = { .aio_fildes = (uint32_t)op,
+			   .aio_lio_opcode = IOCB_CMD_PREAD,
+			   .aio_buf = (uint64_t)(uintptr_t)out,
+			   .aio_nbytes = 64,
+			   .aio_data = 42,
+			   .aio_flags = IOCB_FLAG_RESFD,
+			   .aio_resfd = (uint32_t)efd };
 	struct iocb *cbs[1] = { &cb };
 	memset(out, 0, 64);
 	CHECK(syscall(SYS_io_submit, ctx, 1, cbs) == 1, "io_submit of one PREAD");
@@ -294,7 +314,8 @@ static void test_afalg(void)
 	struct timespec ts = { .tv_sec = 1 };
 	long got = syscall(SYS_io_getevents, ctx, 1, 4, e, &ts);
 	CHECK(got == 1 && e[0].res == 64 && e[0].data == 42 && e[0].obj == (uint64_t)(uintptr_t)&cb &&
-	      !memcmp(out, data, 64), "io_getevents returns it (res 64, data, obj) and the plaintext");
+		      !memcmp(out, data, 64),
+	      "io_getevents returns it (res 64, data, obj) and the plaintext");
 	syscall(SYS_io_destroy, ctx);
 	close(efd);
 	close(op);

@@ -47,7 +47,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * (window.c reads the records once more) and the outputs that print it see damaged input */
 	if (size) {
 		uint8_t b = data[size - 1];
-		struct rp_view w = { .has_since = b & 1, .has_until = b & 2,
+		struct rp_view w = { .has_since = b & 1,
+				     .has_until = b & 2,
 				     .since_s = ((b >> 2) & 7) * 0.125 };
 		w.until_s = w.since_s + ((b >> 5) & 7) * 0.25;
 		rp_model_init(&m);

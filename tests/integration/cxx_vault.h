@@ -7,17 +7,19 @@
 #include <cstddef>
 #include <vector>
 
-namespace vault {
+namespace vault
+{
 
-class Sealer {
-public:
+class Sealer
+{
+      public:
 	Sealer(const unsigned char *key, const unsigned char *iv);
 	// aes-256-cbc over the whole vector, in chunks: how many update calls it made
 	std::size_t seal(const std::vector<unsigned char> &in, std::vector<unsigned char> &out);
 	// aes-256-ctr over n bytes, in one update call
 	std::size_t seal(const unsigned char *in, std::size_t n, std::vector<unsigned char> &out);
 
-private:
+      private:
 	unsigned char key_[32], iv_[16];
 };
 

@@ -32,8 +32,7 @@ static int updates(EVP_CIPHER_CTX *ctx, enum how how, int n)
 
 static void expect(const char *cipher, const char *dir, unsigned long calls)
 {
-	printf("expect api=evp cipher=%s dir=%s calls=%lu bytes=%lu\n", cipher, dir, calls,
-	       calls * LEN);
+	printf("expect api=evp cipher=%s dir=%s calls=%lu bytes=%lu\n", cipher, dir, calls, calls * LEN);
 }
 
 int main(void)
@@ -44,8 +43,7 @@ int main(void)
 	EVP_CIPHER_CTX *c[9];
 	for (int i = 0; i < 9; i++)
 		c[i] = EVP_CIPHER_CTX_new();
-	int ok = fetched && fetched2 && fetched3 &&
-		 EVP_EncryptInit(c[0], EVP_aes_128_cbc(), key, iv) &&
+	int ok = fetched && fetched2 && fetched3 && EVP_EncryptInit(c[0], EVP_aes_128_cbc(), key, iv) &&
 		 EVP_EncryptInit_ex(c[1], EVP_aes_192_cbc(), NULL, key, iv) &&
 		 EVP_EncryptInit_ex2(c[2], fetched, key, iv, NULL) &&
 		 EVP_DecryptInit(c[3], EVP_aes_128_ctr(), key, iv) &&
@@ -54,8 +52,7 @@ int main(void)
 		 EVP_CipherInit(c[6], EVP_aes_128_ofb(), key, iv, 1) &&
 		 EVP_CipherInit_ex(c[7], EVP_aes_192_ofb(), NULL, key, iv, 0) &&
 		 EVP_CipherInit_ex2(c[8], fetched3, key, iv, 1, NULL);
-	static const enum how hows[9] = { ENC, ENC, ENC, DEC, DEC, DEC, CIPHER_ENC, CIPHER_DEC,
-					  CIPHER_ENC };
+	static const enum how hows[9] = { ENC, ENC, ENC, DEC, DEC, DEC, CIPHER_ENC, CIPHER_DEC, CIPHER_ENC };
 	for (int i = 0; ok && i < 9; i++)
 		ok = updates(c[i], hows[i], CALLS + i);
 

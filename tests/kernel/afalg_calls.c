@@ -87,12 +87,12 @@ struct req {
 	struct iovec iov;
 };
 
-static struct msghdr *req(struct req *r, int enc, unsigned ivlen, int assoclen, const void *in,
-			  size_t len)
+static struct msghdr *req(struct req *r, int enc, unsigned ivlen, int assoclen, const void *in, size_t len)
 {
 	memset(r, 0, sizeof(*r));
 	r->iov = (struct iovec){ .iov_base = (void *)in, .iov_len = len };
-	r->msg = (struct msghdr){ .msg_iov = len ? &r->iov : NULL, .msg_iovlen = len ? 1 : 0,
+	r->msg = (struct msghdr){ .msg_iov = len ? &r->iov : NULL,
+				  .msg_iovlen = len ? 1 : 0,
 				  .msg_control = r->ctl.buf };
 	struct cmsghdr *c = (struct cmsghdr *)r->ctl.buf;
 	c->cmsg_level = SOL_ALG;
@@ -134,13 +134,12 @@ static void setsockopt_passthrough(void)
 	CALL("setsockopt(closed fd, SOL_ALG, ALG_SET_KEY, 16)", RET_SIZE,
 	     setsockopt(nul, SOL_ALG, ALG_SET_KEY, key, 16));
 	int u = (int)CALL("socket(AF_INET, SOCK_DGRAM)", RET_FD,
-	                  socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+			  socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
 	if (u < 0)
 		return;
 	CALL("setsockopt(udp, SOL_ALG, ALG_SET_KEY, 16)", RET_SIZE,
 	     setsockopt(u, SOL_ALG, ALG_SET_KEY, key, 16));
-	CALL("setsockopt(udp, SOL_SOCKET, 9999, 4)", RET_SIZE,
-	     setsockopt(u, SOL_SOCKET, 9999, &v, 4));
+	CALL("setsockopt(udp, SOL_SOCKET, 9999, 4)", RET_SIZE, setsockopt(u, SOL_SOCKET, 9999, &v, 4));
 	CALL("setsockopt(udp, SOL_SOCKET, SO_RCVBUF, optlen 2)", RET_SIZE,
 	     setsockopt(u, SOL_SOCKET, SO_RCVBUF, &v, 2));
 	CALL("setsockopt(udp, SOL_SOCKET, SO_RCVBUF, NULL, 4)", RET_SIZE,
@@ -166,8 +165,7 @@ static int skcipher_setup(int *op_out)
 		if (s >= 0)
 			CALL("close(tfm)", RET_SIZE, close(s));
 	}
-	int unbound = (int)CALL("socket(AF_ALG) unbound", RET_FD,
-	                        socket(AF_ALG, SOCK_SEQPACKET, 0));
+	int unbound = (int)CALL("socket(AF_ALG) unbound", RET_FD, socket(AF_ALG, SOCK_SEQPACKET, 0));
 	if (unbound >= 0) {
 		CALL("accept4(unbound tfm)", RET_FD, accept4(unbound, NULL, NULL, SOCK_CLOEXEC));
 		CALL("setsockopt(unbound, SOL_ALG, ALG_SET_KEY, 16)", RET_SIZE,
@@ -184,8 +182,7 @@ static int skcipher_setup(int *op_out)
 	     setsockopt(t, SOL_SOCKET, SO_RCVBUF, &v, 4));
 	CALL("setsockopt(tfm, ALG_SET_KEY, 17 bytes)", RET_SIZE,
 	     setsockopt(t, SOL_ALG, ALG_SET_KEY, key, 17));
-	CALL("setsockopt(tfm, ALG_SET_KEY, 0 bytes)", RET_SIZE,
-	     setsockopt(t, SOL_ALG, ALG_SET_KEY, key, 0));
+	CALL("setsockopt(tfm, ALG_SET_KEY, 0 bytes)", RET_SIZE, setsockopt(t, SOL_ALG, ALG_SET_KEY, key, 0));
 	CALL("setsockopt(tfm, ALG_SET_KEY, NULL, 16)", RET_SIZE,
 	     setsockopt(t, SOL_ALG, ALG_SET_KEY, NULL, 16));
 	CALL("setsockopt(tfm, ALG_SET_AEAD_AUTHSIZE) on skcipher", RET_SIZE,
@@ -210,8 +207,7 @@ static void skcipher_copy(int op)
 	long n = CALL("read(op, 64)", RET_SIZE, read(op, out, 64));
 	dump("read", out, n);
 
-	CALL("sendmsg(encrypt, 10, MSG_MORE)", RET_SIZE,
-	     sendmsg(op, req(&r, 1, 16, -1, data, 10), MSG_MORE));
+	CALL("sendmsg(encrypt, 10, MSG_MORE)", RET_SIZE, sendmsg(op, req(&r, 1, 16, -1, data, 10), MSG_MORE));
 	CALL("send(22, MSG_MORE)", RET_SIZE, send(op, data + 10, 22, MSG_MORE));
 	CALL("write(32)", RET_SIZE, write(op, data + 32, 32));
 	n = CALL("recv(op, 32)", RET_SIZE, recv(op, out, 32, 0));
@@ -221,11 +217,9 @@ static void skcipher_copy(int op)
 	struct msghdr m = { .msg_iov = v, .msg_iovlen = 2 };
 	n = CALL("recvmsg(dup, 20 + 12)", RET_SIZE, recvmsg(d, &m, 0));
 	dump("recvmsg", out, n);
-	CALL("recv(op, MSG_DONTWAIT) with nothing queued", RET_SIZE,
-	     recv(op, out, 16, MSG_DONTWAIT));
+	CALL("recv(op, MSG_DONTWAIT) with nothing queued", RET_SIZE, recv(op, out, 16, MSG_DONTWAIT));
 
-	CALL("sendmsg(decrypt, 48) on the dup", RET_SIZE,
-	     sendmsg(d, req(&r, 0, 16, -1, data, 48), 0));
+	CALL("sendmsg(decrypt, 48) on the dup", RET_SIZE, sendmsg(d, req(&r, 0, 16, -1, data, 48), 0));
 	struct iovec w[3] = { { out, 16 }, { out + 16, 16 }, { out + 32, 16 } };
 	n = CALL("readv(op, 3 x 16)", RET_SIZE, readv(op, w, 3));
 	dump("readv", out, n);
@@ -262,11 +256,14 @@ static void skcipher_aio(int op)
 	if (CALL("io_setup(4)", RET_SIZE, syscall(SYS_io_setup, 4, &ctx)) < 0)
 		return;
 	int efd = eventfd(0, EFD_CLOEXEC);
-	CALL("sendmsg(encrypt, 64) for AIO", RET_SIZE,
-	     sendmsg(op, req(&r, 1, 16, -1, data, 64), 0));
-	struct iocb cb = { .aio_fildes = (uint32_t)op, .aio_lio_opcode = IOCB_CMD_PREAD,
-			   .aio_buf = (uint64_t)(uintptr_t)out2, .aio_nbytes = 64, .aio_data = 42,
-			   .aio_flags = IOCB_FLAG_RESFD, .aio_resfd = (uint32_t)efd };
+	CALL("sendmsg(encrypt, 64) for AIO", RET_SIZE, sendmsg(op, req(&r, 1, 16, -1, data, 64), 0));
+	struct iocb cb = { .aio_fildes = (uint32_t)op,
+			   .aio_lio_opcode = IOCB_CMD_PREAD,
+			   .aio_buf = (uint64_t)(uintptr_t)out2,
+			   .aio_nbytes = 64,
+			   .aio_data = 42,
+			   .aio_flags = IOCB_FLAG_RESFD,
+			   .aio_resfd = (uint32_t)efd };
 	struct iocb *cbs[1] = { &cb };
 	memset(out2, 0, 64);
 	CALL("io_submit(1 PREAD)", RET_SIZE, syscall(SYS_io_submit, ctx, 1, cbs));
@@ -275,12 +272,10 @@ static void skcipher_aio(int op)
 	printf("  eventfd count %llu\n", (unsigned long long)ev);
 	struct io_event e[2] = { 0 };
 	struct timespec ts = { .tv_sec = 5 };
-	long got = CALL("io_getevents(1..2)", RET_SIZE,
-	                syscall(SYS_io_getevents, ctx, 1, 2, e, &ts));
+	long got = CALL("io_getevents(1..2)", RET_SIZE, syscall(SYS_io_getevents, ctx, 1, 2, e, &ts));
 	if (got == 1)
 		printf("  event res=%lld data=%llu obj=%s\n", (long long)e[0].res,
-		       (unsigned long long)e[0].data,
-		       e[0].obj == (uint64_t)(uintptr_t)&cb ? "cb" : "?");
+		       (unsigned long long)e[0].data, e[0].obj == (uint64_t)(uintptr_t)&cb ? "cb" : "?");
 	dump("aio read", out2, 64);
 	struct iocb bad = cb;
 	bad.aio_fildes = (uint32_t)-1;
@@ -301,8 +296,7 @@ static void aead(void)
 	int t = tfm_bind("aead", "gcm(aes)", sizeof(struct sockaddr_alg));
 	if (t < 0)
 		return;
-	CALL("setsockopt(gcm, ALG_SET_KEY, 16)", RET_SIZE,
-	     setsockopt(t, SOL_ALG, ALG_SET_KEY, key, 16));
+	CALL("setsockopt(gcm, ALG_SET_KEY, 16)", RET_SIZE, setsockopt(t, SOL_ALG, ALG_SET_KEY, key, 16));
 	CALL("setsockopt(gcm, ALG_SET_AEAD_AUTHSIZE, 5)", RET_SIZE,
 	     setsockopt(t, SOL_ALG, ALG_SET_AEAD_AUTHSIZE, NULL, 5));
 	CALL("setsockopt(gcm, ALG_SET_AEAD_AUTHSIZE, 16)", RET_SIZE,
@@ -316,8 +310,7 @@ static void aead(void)
 	     sendmsg(op, req(&r, 1, 12, AAD, data, AAD + PT), 0));
 	long n = CALL("read(gcm, aad + ct + tag)", RET_SIZE, read(op, ct, sizeof(ct)));
 	dump("aad+ct+tag", ct, n);
-	CALL("sendmsg(gcm decrypt, 136)", RET_SIZE,
-	     sendmsg(op, req(&r, 0, 12, AAD, ct, sizeof(ct)), 0));
+	CALL("sendmsg(gcm decrypt, 136)", RET_SIZE, sendmsg(op, req(&r, 0, 12, AAD, ct, sizeof(ct)), 0));
 	n = CALL("read(gcm decrypt)", RET_SIZE, read(op, out, AAD + PT));
 	dump("aad+pt", out, n);
 	ct[AAD + PT] ^= 1;
@@ -338,8 +331,7 @@ int main(void)
 	fixed_data_fill(key, sizeof(key), iv, sizeof(iv), data, sizeof(data));
 
 	setsockopt_passthrough();
-	int probe = (int)CALL("socket(AF_ALG)", RET_FD,
-	                      socket(AF_ALG, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
+	int probe = (int)CALL("socket(AF_ALG)", RET_FD, socket(AF_ALG, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
 	if (probe < 0)
 		return 2;
 	CALL("socket(AF_ALG, SOCK_STREAM)", RET_FD, socket(AF_ALG, SOCK_STREAM, 0));

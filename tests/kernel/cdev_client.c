@@ -65,12 +65,21 @@ int main(int argc, char **argv)
 		return 2;
 	session(fd, "fd", CT_CRYPTO_AES_CBC, 32);
 
-	struct ct_cdev_crypt_op c = { .ses = 7, .op = CT_COP_ENCRYPT, .len = 64, .src = buf, .dst = buf, .iv = iv };
+	struct ct_cdev_crypt_op c = {
+		.ses = 7, .op = CT_COP_ENCRYPT, .len = 64, .src = buf, .dst = buf, .iv = iv
+	};
 	show("CIOCCRYPT", ioctl(fd, CT_CIOCCRYPT, &c));
 	show("CIOCASYNCCRYPT", ioctl(fd, CT_CIOCASYNCCRYPT, &c));
 	show("CIOCASYNCFETCH", ioctl(fd, CT_CIOCASYNCFETCH, &c));
-	struct ct_cdev_crypt_auth_op a = { .ses = 7, .op = CT_COP_DECRYPT, .len = 64, .auth_len = 13,
-					   .tag_len = 16, .iv_len = 12, .src = buf, .dst = buf, .iv = iv };
+	struct ct_cdev_crypt_auth_op a = { .ses = 7,
+					   .op = CT_COP_DECRYPT,
+					   .len = 64,
+					   .auth_len = 13,
+					   .tag_len = 16,
+					   .iv_len = 12,
+					   .src = buf,
+					   .dst = buf,
+					   .iv = iv };
 	show("CIOCAUTHCRYPT", ioctl(fd, CT_CIOCAUTHCRYPT, &a));
 	struct ct_cdev_session_info_op si = { .ses = 7 };
 	show("CIOCGSESSINFO", ioctl(fd, CT_CIOCGSESSINFO, &si));

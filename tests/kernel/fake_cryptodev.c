@@ -43,31 +43,45 @@ static void *next(const char *name)
 static bool is_fake_dev(int fd)
 {
 	struct stat st;
-	return fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 &&
-	       minor(st.st_rdev) == 3;
+	return fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 && minor(st.st_rdev) == 3;
 }
 
-static bool bad_ptr(const void *p) { return (uintptr_t)p < 4096; }
+static bool bad_ptr(const void *p)
+{
+	return (uintptr_t)p < 4096;
+}
 
-#define OPEN_BODY(realname, ...)                                                               \
-	do {                                                                                   \
-		unsigned mode = 0;                                                             \
-		if (flags & (O_CREAT | O_TMPFILE)) {                                           \
-			va_list ap;                                                            \
-			va_start(ap, flags);                                                   \
-			mode = va_arg(ap, unsigned);                                           \
-			va_end(ap);                                                            \
-		}                                                                              \
-		int (*real)() = next(realname);                                                \
-		if (!strcmp(path, CT_CDEV_PATH))                                       \
-			path = "/dev/null";                                                    \
-		return real(__VA_ARGS__, mode);                                                \
+#define OPEN_BODY(realname, ...)                                                                             \
+	do {                                                                                                 \
+		unsigned mode = 0;                                                                           \
+		if (flags & (O_CREAT | O_TMPFILE)) {                                                         \
+			va_list ap;                                                                          \
+			va_start(ap, flags);                                                                 \
+			mode = va_arg(ap, unsigned);                                                         \
+			va_end(ap);                                                                          \
+		}                                                                                            \
+		int (*real)() = next(realname);                                                              \
+		if (!strcmp(path, CT_CDEV_PATH))                                                             \
+			path = "/dev/null";                                                                  \
+		return real(__VA_ARGS__, mode);                                                              \
 	} while (0)
 
-int open(const char *path, int flags, ...) { OPEN_BODY("open", path, flags); }
-int open64(const char *path, int flags, ...) { OPEN_BODY("open64", path, flags); }
-int openat(int dirfd, const char *path, int flags, ...) { OPEN_BODY("openat", dirfd, path, flags); }
-int openat64(int dirfd, const char *path, int flags, ...) { OPEN_BODY("openat64", dirfd, path, flags); }
+int open(const char *path, int flags, ...)
+{
+	OPEN_BODY("open", path, flags);
+}
+int open64(const char *path, int flags, ...)
+{
+	OPEN_BODY("open64", path, flags);
+}
+int openat(int dirfd, const char *path, int flags, ...)
+{
+	OPEN_BODY("openat", dirfd, path, flags);
+}
+int openat64(int dirfd, const char *path, int flags, ...)
+{
+	OPEN_BODY("openat64", dirfd, path, flags);
+}
 
 static int fail(int e)
 {
@@ -78,7 +92,9 @@ static int fail(int e)
 static bool key_ok(uint32_t cipher, uint32_t keylen)
 {
 	switch (cipher) {
-	case CT_CRYPTO_AES_CBC: case CT_CRYPTO_AES_CTR: case CT_CRYPTO_AES_ECB:
+	case CT_CRYPTO_AES_CBC:
+	case CT_CRYPTO_AES_CTR:
+	case CT_CRYPTO_AES_ECB:
 		return keylen == 16 || keylen == 24 || keylen == 32;
 	case CT_CRYPTO_AES_XTS:
 		return keylen == 32 || keylen == 64;
@@ -129,8 +145,10 @@ static int fake_ioctl_locked(int fd, unsigned long req, void *arg)
 		struct ct_cdev_session_info_op *si = arg;
 		if (si->ses >= MAX_SES || !sessions[si->ses].used)
 			return fail(EINVAL);
-		static const char *const modes[] = { [CT_CRYPTO_AES_CBC] = "cbc", [CT_CRYPTO_AES_CTR] = "ctr",
-						     [CT_CRYPTO_AES_XTS] = "xts", [CT_CRYPTO_AES_ECB] = "ecb" };
+		static const char *const modes[] = { [CT_CRYPTO_AES_CBC] = "cbc",
+						     [CT_CRYPTO_AES_CTR] = "ctr",
+						     [CT_CRYPTO_AES_XTS] = "xts",
+						     [CT_CRYPTO_AES_ECB] = "ecb" };
 		uint32_t c = sessions[si->ses].cipher;
 		memset(&si->cipher_info, 0, sizeof(si->cipher_info));
 		memset(&si->hash_info, 0, sizeof(si->hash_info));

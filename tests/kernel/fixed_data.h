@@ -11,8 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-static void fixed_data_fill(uint8_t *key, size_t nkey, uint8_t *iv, size_t niv, uint8_t *data,
-			    size_t ndata)
+static void fixed_data_fill(uint8_t *key, size_t nkey, uint8_t *iv, size_t niv, uint8_t *data, size_t ndata)
 {
 	for (size_t i = 0; i < nkey; i++)
 		key[i] = (uint8_t)(i * 7 + 1);

@@ -103,8 +103,12 @@ static void on_sig(int sig)
 
 static const char *kind(handler_fn h)
 {
-	return h == SIG_DFL ? "SIG_DFL" : h == SIG_IGN ? "SIG_IGN" : h == SIG_ERR ? "SIG_ERR" :
-	       h == SIG_HOLD ? "SIG_HOLD" : h == on_sig ? "on_sig" : "other";
+	return h == SIG_DFL    ? "SIG_DFL"
+	       : h == SIG_IGN  ? "SIG_IGN"
+	       : h == SIG_ERR  ? "SIG_ERR"
+	       : h == SIG_HOLD ? "SIG_HOLD"
+	       : h == on_sig   ? "on_sig"
+			       : "other";
 }
 
 static void show(const char *when, int sig, const struct sigaction *sa)
@@ -442,10 +446,10 @@ static int mode_main_exit(void)
 #define SECCOMP_RET_KILL_PROCESS SECCOMP_RET_KILL
 #endif
 
-#define SB_ALLOW(nr) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), \
-		     BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
-#define SB_DENY(nr, e) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), \
-		       BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (e))
+#define SB_ALLOW(nr)                                                                                         \
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
+#define SB_DENY(nr, e)                                                                                       \
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (e))
 
 static int mode_sandbox(const char *how)
 {
@@ -468,15 +472,25 @@ static int mode_sandbox(const char *how)
 		SB_DENY(__NR_newfstatat, EACCES),
 #endif
 		SB_DENY(__NR_fstat, EACCES),
-		SB_ALLOW(__NR_read), SB_ALLOW(__NR_write), SB_ALLOW(__NR_close),
-		SB_ALLOW(__NR_exit), SB_ALLOW(__NR_exit_group), SB_ALLOW(__NR_futex),
-		SB_ALLOW(__NR_clock_gettime), SB_ALLOW(__NR_clock_nanosleep),
+		SB_ALLOW(__NR_read),
+		SB_ALLOW(__NR_write),
+		SB_ALLOW(__NR_close),
+		SB_ALLOW(__NR_exit),
+		SB_ALLOW(__NR_exit_group),
+		SB_ALLOW(__NR_futex),
+		SB_ALLOW(__NR_clock_gettime),
+		SB_ALLOW(__NR_clock_nanosleep),
 #ifdef __NR_nanosleep
 		SB_ALLOW(__NR_nanosleep),
 #endif
-		SB_ALLOW(__NR_restart_syscall), SB_ALLOW(__NR_getpid), SB_ALLOW(__NR_brk),
-		SB_ALLOW(__NR_mmap), SB_ALLOW(__NR_munmap), SB_ALLOW(__NR_madvise),
-		SB_ALLOW(__NR_rt_sigprocmask), SB_ALLOW(__NR_getrandom),
+		SB_ALLOW(__NR_restart_syscall),
+		SB_ALLOW(__NR_getpid),
+		SB_ALLOW(__NR_brk),
+		SB_ALLOW(__NR_mmap),
+		SB_ALLOW(__NR_munmap),
+		SB_ALLOW(__NR_madvise),
+		SB_ALLOW(__NR_rt_sigprocmask),
+		SB_ALLOW(__NR_getrandom),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
 	};
 	static const struct sock_fprog prog = { .len = sizeof(insns) / sizeof(insns[0]), .filter = insns };
@@ -541,8 +555,9 @@ int main(int argc, char **argv)
 		return mode_main_exit();
 	if (argc >= 3 && !strcmp(argv[1], "sandbox"))
 		return mode_sandbox(argv[2]);
-	fprintf(stderr, "usage: rel_signals query SELF|die SIG|epipe|reraise SIG|handled SIG|signalfd|"
-			"sigwait|vfork SIG|fork SIG|fork-idle|storm SEED|namespaces|main-exit|\n"
-			"sandbox prctl|tsync\n");
+	fprintf(stderr,
+		"usage: rel_signals query SELF|die SIG|epipe|reraise SIG|handled SIG|signalfd|"
+		"sigwait|vfork SIG|fork SIG|fork-idle|storm SEED|namespaces|main-exit|\n"
+		"sandbox prctl|tsync\n");
 	return 2;
 }

@@ -67,19 +67,18 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static bool update(EVP_CIPHER_CTX *ctx, const struct kind *k, uint8_t *out, const uint8_t *in,
-		   int len)
+static bool update(EVP_CIPHER_CTX *ctx, const struct kind *k, uint8_t *out, const uint8_t *in, int len)
 {
 	int outl = 0;
 
-	return k->encrypt ? EVP_EncryptUpdate(ctx, out, &outl, in, len) == 1 :
-			    EVP_DecryptUpdate(ctx, out, &outl, in, len) == 1;
+	return k->encrypt ? EVP_EncryptUpdate(ctx, out, &outl, in, len) == 1
+			  : EVP_DecryptUpdate(ctx, out, &outl, in, len) == 1;
 }
 
 static bool init(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *c, const struct kind *k)
 {
-	return k->encrypt ? EVP_EncryptInit_ex(ctx, c, NULL, key, iv) == 1 :
-			    EVP_DecryptInit_ex(ctx, c, NULL, key, iv) == 1;
+	return k->encrypt ? EVP_EncryptInit_ex(ctx, c, NULL, key, iv) == 1
+			  : EVP_DecryptInit_ex(ctx, c, NULL, key, iv) == 1;
 }
 
 /* One cipher round: 8 updates on ctx, a copy with 4 updates, free of the copy, reset. */
@@ -123,11 +122,16 @@ static void kernel_round(struct tally *t, uint8_t *buf)
 	int fd = open(CT_CDEV_PATH, O_RDWR | O_CLOEXEC);
 
 	if (fd >= 0) {
-		struct ct_cdev_session_op s = { .cipher = CT_CRYPTO_AES_CBC, .keylen = 16,
+		struct ct_cdev_session_op s = { .cipher = CT_CRYPTO_AES_CBC,
+						.keylen = 16,
 						.key = (uint8_t *)key };
 		if (ioctl(fd, CT_CIOCGSESSION, &s) == 0) {
-			struct ct_cdev_crypt_op c = { .ses = s.ses, .op = CT_COP_ENCRYPT, .len = 64,
-						      .src = buf, .dst = buf, .iv = (uint8_t *)iv };
+			struct ct_cdev_crypt_op c = { .ses = s.ses,
+						      .op = CT_COP_ENCRYPT,
+						      .len = 64,
+						      .src = buf,
+						      .dst = buf,
+						      .iv = (uint8_t *)iv };
 			/* every attempt is a call; the last of each round asks for 60 bytes of CBC
 			 * (not whole blocks), which the device refuses: those are the errors */
 			for (unsigned i = 0; i < 4; i++) {
@@ -219,10 +223,8 @@ int main(int argc, char **argv)
 	printf("kernel cryptodev_crypts=%llu cryptodev_bytes=%llu cryptodev_failed=%llu "
 	       "afalg_refused=%llu\n",
 	       (unsigned long long)sum.cdev_crypts, (unsigned long long)sum.cdev_bytes,
-	       (unsigned long long)sum.cdev_failed,
-	       (unsigned long long)sum.afalg_refused);
-	printf("threads=%d seconds=%g rounds=%llu\n", nthreads, run_seconds,
-	       (unsigned long long)sum.rounds);
+	       (unsigned long long)sum.cdev_failed, (unsigned long long)sum.afalg_refused);
+	printf("threads=%d seconds=%g rounds=%llu\n", nthreads, run_seconds, (unsigned long long)sum.rounds);
 	if (sum.failed) {
 		fprintf(stderr, "rel_threads: an EVP call failed\n");
 		return 1;

@@ -19,8 +19,8 @@
 #include "transcript.h"
 
 static const char *const names[9] = { "AES-128-ECB", "AES-192-ECB", "AES-256-ECB",
-				       "AES-128-CBC", "AES-192-CBC", "AES-256-CBC",
-				       "AES-128-CTR", "AES-192-CTR", "AES-256-CTR" };
+				      "AES-128-CBC", "AES-192-CBC", "AES-256-CBC",
+				      "AES-128-CTR", "AES-192-CTR", "AES-256-CTR" };
 static uint64_t digest[9];
 static unsigned long cases_of[9];
 static void mix(int c, const void *p, size_t n)
@@ -44,9 +44,15 @@ static long feed(int c, EVP_CIPHER_CTX *ctx, uint8_t *dst, size_t from, size_t t
 	while (from < to) {
 		size_t n;
 		switch (rnd() % 4) {
-		case 0: n = 1 + rnd() % 64; break;
-		case 1: n = (1 + rnd() % 64) * 16; break;
-		default: n = 1 + rnd() % 70000; break;
+		case 0:
+			n = 1 + rnd() % 64;
+			break;
+		case 1:
+			n = (1 + rnd() % 64) * 16;
+			break;
+		default:
+			n = 1 + rnd() % 70000;
+			break;
 		}
 		/* in-place with a partial block buffered would overlap input and output partially,
 		 * which EVP leaves undefined: whole blocks only (len is whole blocks then, too) */
@@ -95,7 +101,8 @@ int main(int argc, char **argv)
 			iv[i] = (uint8_t)rnd();
 		size_t len = rnd() % 3 == 0 ? rnd() % 600 : rnd() % (MAXLEN + 1);
 		if (c < 6 && (!pad || !enc))
-			len &= ~(size_t)15; /* no padding, or decrypting: whole blocks (padding: may be bad) */
+			len &= ~(
+				size_t)15; /* no padding, or decrypting: whole blocks (padding: may be bad) */
 		for (size_t i = 0; i < len; i++)
 			in[i] = (uint8_t)rnd();
 		EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new(), *copy = NULL;
@@ -132,8 +139,8 @@ int main(int argc, char **argv)
 		EVP_CIPHER_CTX_free(ctx);
 		cases_of[c]++;
 		if (verbose) /* to find the first case that differs */
-			printf("case %lu %s enc=%d pad=%d inplace=%d len=%zu copy=%d: %016llx\n", n, names[c], enc,
-			       pad, inplace, len, copy != NULL, (unsigned long long)digest[c]);
+			printf("case %lu %s enc=%d pad=%d inplace=%d len=%zu copy=%d: %016llx\n", n, names[c],
+			       enc, pad, inplace, len, copy != NULL, (unsigned long long)digest[c]);
 	}
 	for (int i = 0; i < 9; i++)
 		printf("%s cases=%lu digest=%016llx\n", names[i], cases_of[i], (unsigned long long)digest[i]);

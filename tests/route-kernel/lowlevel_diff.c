@@ -40,9 +40,12 @@ static uint8_t in[MAXLEN + 32], out[MAXLEN + 32];
 static size_t pick_len(void)
 {
 	switch (rnd() % 4) {
-	case 0: return rnd() % 48;
-	case 1: return (rnd() % 64) * 16 + (rnd() % 3 == 0 ? rnd() % 16 : 0);
-	default: return rnd() % (MAXLEN + 1);
+	case 0:
+		return rnd() % 48;
+	case 1:
+		return (rnd() % 64) * 16 + (rnd() % 3 == 0 ? rnd() % 16 : 0);
+	default:
+		return rnd() % (MAXLEN + 1);
 	}
 }
 
@@ -112,7 +115,8 @@ int main(int argc, char **argv)
 				AES_cbc_encrypt(in, dst, len, use, iv, enc ? AES_ENCRYPT : AES_DECRYPT);
 				break;
 			case M_CFB:
-				AES_cfb128_encrypt(in, dst, len, use, iv, &num, enc ? AES_ENCRYPT : AES_DECRYPT);
+				AES_cfb128_encrypt(in, dst, len, use, iv, &num,
+						   enc ? AES_ENCRYPT : AES_DECRYPT);
 				break;
 			case M_OFB:
 				AES_ofb128_encrypt(in, dst, len, use, iv, &num);

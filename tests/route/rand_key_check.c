@@ -37,8 +37,11 @@ static void test_two_random_keys_differ(void **state)
 
 int main(void)
 {
-#define RAND_KEY(cipher) { .name = "rand_key " cipher, .test_func = test_two_random_keys_differ, \
-			  .initial_state = cipher }
+#define RAND_KEY(cipher)                                                                                     \
+	{                                                                                                    \
+		.name = "rand_key " cipher, .test_func = test_two_random_keys_differ,                        \
+		.initial_state = cipher                                                                      \
+	}
 	const struct CMUnitTest tests[] = {
 		RAND_KEY("AES-256-XTS"),
 		RAND_KEY("AES-128-CBC"),

@@ -18,19 +18,20 @@
 #include "model.h"
 #include "tracegen.h"
 
-static struct ct_str S(const char *s)
-{
+static struct ct_str S(const char *s) {
 	return ct_str_from(s);
 }
 
-static void test_creator(void **state)
+static void
+test_creator(void **state)
 {
 	(void)state;
 	struct rp_creator c;
 	assert_false(rp_callsite_creator(S(""), &c));
 
 	assert_true(rp_callsite_creator(S("libcrypto.so.3+0x1\nlibcrypto.so.3!EVP_CipherInit_ex+0x20\n"
-					  "ssh!cipher_init+0x4c\nssh+0x100"), &c));
+					  "ssh!cipher_init+0x4c\nssh+0x100"),
+					&c));
 	assert_string_equal(c.created_by, "ssh!cipher_init");
 	assert_string_equal(c.module, "ssh");
 	assert_string_equal(c.via, "libcrypto.so.3!EVP_CipherInit_ex");
@@ -45,7 +46,8 @@ static void test_creator(void **state)
 
 	/* the DRBG: the purpose comes from the libcrypto API it went through */
 	assert_true(rp_callsite_creator(S("libcrypto.so.3+0x32e25d\nlibcrypto.so.3!RAND_status+0x2f\n"
-					  "sshd+0xaffab"), &c));
+					  "sshd+0xaffab"),
+					&c));
 	assert_string_equal(c.created_by, "sshd+0xaffab");
 	assert_string_equal(c.via, "libcrypto.so.3!RAND_status");
 	assert_string_equal(c.purpose, "random numbers (DRBG)");
@@ -66,8 +68,12 @@ static void test_creator(void **state)
  * connection's. */
 static void sshd_header(struct tg *g, uint32_t pid, uint32_t ppid, bool rexec, uint64_t start_ns)
 {
-	static const char argv_l[] = "/usr/sbin/sshd\0-D\0-p\0" "22";
-	static const char argv_r[] = "/usr/sbin/sshd\0-D\0-p\0" "22\0-R";
+	static const char argv_l[] =
+		"/usr/sbin/sshd\0-D\0-p\0"
+		"22";
+	static const char argv_r[] =
+		"/usr/sbin/sshd\0-D\0-p\0"
+		"22\0-R";
 	tg_init(g);
 	struct ct_header h = rexec ? tg_default_header(pid, argv_r, sizeof(argv_r) - 1)
 				   : tg_default_header(pid, argv_l, sizeof(argv_l) - 1);
@@ -77,9 +83,8 @@ static void sshd_header(struct tg *g, uint32_t pid, uint32_t ppid, bool rexec, u
 	tg_header(g, &h);
 }
 
-static void add_sshd(struct rp_model *m, const char *name, uint32_t pid, uint32_t ppid,
-		     bool rexec, uint64_t start_ns, uint64_t end_ns, int end_reason, uint64_t bytes,
-		     uint64_t cpu_ns)
+static void add_sshd(struct rp_model *m, const char *name, uint32_t pid, uint32_t ppid, bool rexec,
+		     uint64_t start_ns, uint64_t end_ns, int end_reason, uint64_t bytes, uint64_t cpu_ns)
 {
 	struct tg g;
 	sshd_header(&g, pid, ppid, rexec, start_ns);
@@ -184,8 +189,7 @@ static void test_nonroot_roles(void **state)
 	add_sshd(&m, "sshd.201.ctrace", 201, 200, false, 2 * SEC, 2 * SEC + 5000, CT_END_EXEC, 0, 0);
 	add_sshd(&m, "sshd.201.ctrace.1", 201, 200, true, 2 * SEC + 10000, 6 * SEC, CT_END_EXIT, 0, 0);
 	add_sshd(&m, "sshd.202.ctrace", 202, 201, true, 2 * SEC + 50000, 3 * SEC, 0, 0, 0);
-	add_sshd(&m, "sshd.203.ctrace", 203, 201, true, 3 * SEC + 50000, 5 * SEC, CT_END_EXIT,
-		 64 * MIB, SEC);
+	add_sshd(&m, "sshd.203.ctrace", 203, 201, true, 3 * SEC + 50000, 5 * SEC, CT_END_EXIT, 64 * MIB, SEC);
 	add_sshd(&m, "sshd.204.ctrace", 204, 203, true, 3 * SEC + 90000, 5 * SEC, CT_END_EXIT, 0, 0);
 	rp_model_merge(&m);
 	assert_string_equal(m.procs[2].role, "sshd: monitor [priv]");
@@ -195,8 +199,7 @@ static void test_nonroot_roles(void **state)
 	rp_model_free(&m);
 }
 
-static char *capture(void (*fn)(const struct rp_model *, FILE *), const struct rp_model *m,
-		     size_t *len)
+static char *capture(void (*fn)(const struct rp_model *, FILE *), const struct rp_model *m, size_t *len)
 {
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, len);
@@ -217,14 +220,17 @@ static void test_text_and_json(void **state)
 	assert_null(strstr(t, "crypto share")); /* only cipher calls are measured */
 	assert_null(strstr(t, ", crypto "));
 	assert_non_null(strstr(t, "pid 101  sshd: monitor [priv]"));
-	assert_non_null(strstr(t, "wall 4.000s, cipher calls 0.8% of it; CPU 1.000s, cipher calls 3.3% of it"));
-	assert_non_null(strstr(t, "aes-128-ctr decrypt contexts created by sshd for SSH transport "
-				  "(sshd+0x84c2c)"));
+	assert_non_null(
+		strstr(t, "wall 4.000s, cipher calls 0.8% of it; CPU 1.000s, cipher calls 3.3% of it"));
+	assert_non_null(strstr(t,
+			       "aes-128-ctr decrypt contexts created by sshd for SSH transport "
+			       "(sshd+0x84c2c)"));
 	free(t);
 	char *j = capture(rp_print_json, &m, &len);
 	assert_non_null(strstr(j, "\"role\":\"sshd listener\""));
-	assert_non_null(strstr(j, "\"created_by\":{\"frame\":\"sshd+0x84c2c\",\"module\":\"sshd\","
-				  "\"via\":\"libcrypto.so.3!EVP_CipherInit\",\"purpose\":\"SSH transport\"}"));
+	assert_non_null(strstr(j,
+			       "\"created_by\":{\"frame\":\"sshd+0x84c2c\",\"module\":\"sshd\","
+			       "\"via\":\"libcrypto.so.3!EVP_CipherInit\",\"purpose\":\"SSH transport\"}"));
 	assert_non_null(strstr(j, "\"crypto_bytes\":67108864"));
 	assert_non_null(strstr(j, "\"crypto_cpu_share\":0.0327"));
 	free(j);
@@ -268,9 +274,10 @@ static void test_folded(void **state)
 	size_t len;
 	char *b = capture(folded_bytes, &m, &len);
 	/* root first: role, outer frame, inner frames, the path as the leaf; weight = bytes */
-	assert_string_equal(b, "sshd: monitor [priv] (carries the traffic: a root login);"
-			       "sshd+0x8f847;sshd+0x84c2c;libcrypto.so.3!EVP_CipherInit+0x5;"
-			       "[evp provider:default aes-128-ctr decrypt] 67108864\n");
+	assert_string_equal(b,
+			    "sshd: monitor [priv] (carries the traffic: a root login);"
+			    "sshd+0x8f847;sshd+0x84c2c;libcrypto.so.3!EVP_CipherInit+0x5;"
+			    "[evp provider:default aes-128-ctr decrypt] 67108864\n");
 	free(b);
 	char *t = capture(folded_time, &m, &len);
 	assert_non_null(strstr(t, "decrypt] 32768000\n")); /* 2048 calls x 16 us in ns */
@@ -281,19 +288,28 @@ static void test_folded(void **state)
 /* One sshd process with OpenSSH's own paths: for each of n_paths, a path (dir, cipher, entry
  * EVP_Cipher) with `calls` data calls of 128 bytes and a CONTEXT event counting `setups` set-ups
  * at cipher_init (sshd+0x84c2c), as the preload records them. */
-struct ssh_path { int dir; const char *cipher; uint64_t calls, setups; };
+struct ssh_path {
+	int dir;
+	const char *cipher;
+	uint64_t calls, setups;
+};
 
-static void add_sshd_ctx(struct rp_model *m, const char *name, uint32_t pid, uint32_t ppid,
-			 bool rexec, uint64_t start_ns, const struct ssh_path *paths, size_t n)
+static void add_sshd_ctx(struct rp_model *m, const char *name, uint32_t pid, uint32_t ppid, bool rexec,
+			 uint64_t start_ns, const struct ssh_path *paths, size_t n)
 {
 	struct tg g;
 	sshd_header(&g, pid, ppid, rexec, start_ns);
 	static const char site[] = "sshd+0x84c2c\nsshd+0x6915d\nsshd+0xf736";
 	for (size_t i = 0; i < n; i++) {
 		struct ct_path_def p = {
-			.path_id = (uint32_t)(2 * i), .api = CT_API_EVP, .dir = (uint8_t)paths[i].dir,
-			.key_bits = 256, .entry = CT_ENTRY_UNKNOWN, .impl = S("provider:default"),
-			.cipher = S(paths[i].cipher), .callsite = S(site),
+			.path_id = (uint32_t)(2 * i),
+			.api = CT_API_EVP,
+			.dir = (uint8_t)paths[i].dir,
+			.key_bits = 256,
+			.entry = CT_ENTRY_UNKNOWN,
+			.impl = S("provider:default"),
+			.cipher = S(paths[i].cipher),
+			.callsite = S(site),
 		};
 		tg_path(&g, &p); /* the init path, where set-ups are counted */
 		p.path_id++;
@@ -304,13 +320,19 @@ static void add_sshd_ctx(struct rp_model *m, const char *name, uint32_t pid, uin
 		tg_fill_stats(st, p.path_id, paths[i].calls, 128, 1000, 1.0, 0);
 		tg_stats(&g, st);
 		free(st);
-		struct ct_event e = { .event_id = (uint32_t)i + 1, .kind = CT_EV_CONTEXT,
-				      .path_id = (uint32_t)(2 * i), .count = paths[i].setups,
-				      .call = S("EVP_CipherInit"), .detail = S(""), .callsite = S(site) };
+		struct ct_event e = { .event_id = (uint32_t)i + 1,
+				      .kind = CT_EV_CONTEXT,
+				      .path_id = (uint32_t)(2 * i),
+				      .count = paths[i].setups,
+				      .call = S("EVP_CipherInit"),
+				      .detail = S(""),
+				      .callsite = S(site) };
 		tg_event(&g, &e);
 	}
-	struct ct_proc pr = { .mono_ns = start_ns + SEC, .utime_ns = SEC / 10,
-			      .flags = CT_PROC_HAS_LIBCRYPTO, .hooked_calls = 1 };
+	struct ct_proc pr = { .mono_ns = start_ns + SEC,
+			      .utime_ns = SEC / 10,
+			      .flags = CT_PROC_HAS_LIBCRYPTO,
+			      .hooked_calls = 1 };
 	tg_proc(&g, &pr);
 	struct ct_end e = { .mono_ns = start_ns + SEC, .reason = CT_END_EXIT };
 	tg_end(&g, &e);
@@ -329,7 +351,7 @@ static void test_sshd_key_shielding(void **state)
 	struct rp_model m;
 	rp_model_init(&m);
 	static const struct ssh_path listener[] = { { CT_DIR_ENCRYPT, "aes-256-ctr", 2, 2 },
-						   { CT_DIR_DECRYPT, "aes-256-ctr", 1, 1 } };
+						    { CT_DIR_DECRYPT, "aes-256-ctr", 1, 1 } };
 	static const struct ssh_path monitor[] = { { CT_DIR_DECRYPT, "aes-256-ctr", 2, 2 } };
 	add_sshd_ctx(&m, "sshd.300.ctrace", 300, 1, false, 1000, listener, 2);
 	add_sshd_ctx(&m, "sshd.301.ctrace", 301, 300, true, 2 * SEC, monitor, 1);
@@ -338,15 +360,18 @@ static void test_sshd_key_shielding(void **state)
 	assert_string_equal(m.procs[1].role, "sshd: monitor [priv]"); /* no "(carries the traffic" */
 	size_t len;
 	char *t = capture(rp_print_text, &m, &len);
-	assert_non_null(strstr(t, "aes-256-ctr decrypt contexts created by sshd for private-key "
-				  "shielding"));
-	assert_non_null(strstr(t, "aes-256-ctr encrypt contexts created by sshd for private-key "
-				  "shielding"));
+	assert_non_null(strstr(t,
+			       "aes-256-ctr decrypt contexts created by sshd for private-key "
+			       "shielding"));
+	assert_non_null(strstr(t,
+			       "aes-256-ctr encrypt contexts created by sshd for private-key "
+			       "shielding"));
 	assert_null(strstr(t, "SSH transport"));
 	free(t);
 	char *j = capture(rp_print_json, &m, &len);
-	assert_non_null(strstr(j, "\"purpose\":\"private-key shielding (OpenSSH keeps keys encrypted "
-				  "in memory)\""));
+	assert_non_null(strstr(j,
+			       "\"purpose\":\"private-key shielding (OpenSSH keeps keys encrypted "
+			       "in memory)\""));
 	assert_null(strstr(j, "SSH transport"));
 	free(j);
 	rp_model_free(&m);
@@ -359,8 +384,9 @@ static void test_sshd_key_shielding(void **state)
 	rp_model_merge(&m);
 	assert_string_equal(m.procs[1].role, "sshd: monitor [priv] (carries the traffic: a root login)");
 	t = capture(rp_print_text, &m, &len);
-	assert_non_null(strstr(t, "decrypt contexts created by sshd for SSH transport and private-key "
-				  "shielding"));
+	assert_non_null(strstr(t,
+			       "decrypt contexts created by sshd for SSH transport and private-key "
+			       "shielding"));
 	free(t);
 	rp_model_free(&m);
 }

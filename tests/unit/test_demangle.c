@@ -54,13 +54,13 @@ static void symbols(void **state)
 	assert_string_equal(dm("_Z4getfIiEPFviET_"), "getf<int>");
 	assert_string_equal(dm("_ZN3foo1AIiEcviEv"), "foo::A<int>::operator int");
 	assert_string_equal(dm("_ZN3foo1AIiEnwEm"), "foo::A<int>::operator new");
-		/* special names keep what they say */
+	/* special names keep what they say */
 	assert_string_equal(dm("_ZThn16_N5vault6Sealer4sealEv"), "non-virtual thunk to vault::Sealer::seal");
 	assert_string_equal(dm("_ZTSN9__gnu_cxx13stdio_filebufIcSt11char_traitsIcEEE"),
 			    "typeinfo name for __gnu_cxx::stdio_filebuf<char, std::char_traits<char> >");
 	assert_string_equal(dm("_ZGTtNKSt11logic_error4whatEv"),
 			    "transaction clone for std::logic_error::what");
-		/* rustc's legacy mangling: the C++ grammar plus a hash */
+	/* rustc's legacy mangling: the C++ grammar plus a hash */
 	assert_string_equal(dm("_ZN7openssl4symm7Crypter3new17h0123456789abcdefE"),
 			    "openssl::symm::Crypter::new");
 	/* not mangled, or not valid */
@@ -79,25 +79,36 @@ static void model_call_sites(void **state)
 	skip();
 #endif
 	static const char argv[] = "node";
-	static const char cs[] = "libcrypto.so.3!EVP_CipherInit_ex+0x2a\n"
-				 "libnode.so.108!_ZN4node6crypto10CipherBase10CommonInitEPKcPK13"
-				 "evp_cipher_stPKhiS8_ij+0x87\n"
-				 "libnode.so.108+0x9a1c\n"
-				 "libstdc++.so.6+0x1234";
+	static const char cs[] =
+		"libcrypto.so.3!EVP_CipherInit_ex+0x2a\n"
+		"libnode.so.108!_ZN4node6crypto10CipherBase10CommonInitEPKcPK13"
+		"evp_cipher_stPKhiS8_ij+0x87\n"
+		"libnode.so.108+0x9a1c\n"
+		"libstdc++.so.6+0x1234";
 	static const char plain[] = "ssh!cipher_init+0x1c\nssh+0x632ac";
 	struct tg g;
 	tg_init(&g);
 	struct ct_header h = tg_default_header(77, argv, sizeof(argv) - 1);
 	tg_header(&g, &h);
-	struct ct_path_def p = { .path_id = 1, .api = CT_API_EVP, .dir = CT_DIR_ENCRYPT,
-				 .key_bits = 256, .entry = CT_ENTRY_EVP_UPDATE,
+	struct ct_path_def p = { .path_id = 1,
+				 .api = CT_API_EVP,
+				 .dir = CT_DIR_ENCRYPT,
+				 .key_bits = 256,
+				 .entry = CT_ENTRY_EVP_UPDATE,
 				 .impl = ct_str_from("provider:default"),
-				 .cipher = ct_str_from("aes-256-cbc"), .requested = ct_str_from(""),
+				 .cipher = ct_str_from("aes-256-cbc"),
+				 .requested = ct_str_from(""),
 				 .callsite = ct_str_from(cs) };
 	tg_path(&g, &p);
-	struct ct_event e = { .event_id = 1, .kind = CT_EV_CALL_FAILED, .err = 22, .ret = 0,
-			      .path_id = CT_NO_PATH, .tid = 77, .count = 1,
-			      .call = ct_str_from("EVP_CipherInit_ex"), .detail = ct_str_from(""),
+	struct ct_event e = { .event_id = 1,
+			      .kind = CT_EV_CALL_FAILED,
+			      .err = 22,
+			      .ret = 0,
+			      .path_id = CT_NO_PATH,
+			      .tid = 77,
+			      .count = 1,
+			      .call = ct_str_from("EVP_CipherInit_ex"),
+			      .detail = ct_str_from(""),
 			      .callsite = ct_str_from(plain) };
 	tg_event(&g, &e);
 	struct rp_model m;
@@ -108,10 +119,11 @@ static void model_call_sites(void **state)
 	struct ct_str shown = m.procs[0].paths[0].def.callsite;
 	char text[600];
 	snprintf(text, sizeof(text), "%.*s", (int)shown.len, shown.p);
-	assert_string_equal(text, "libcrypto.so.3!EVP_CipherInit_ex+0x2a\n"
-				  "libnode.so.108!node::crypto::CipherBase::CommonInit+0x87\n"
-				  "libnode.so.108+0x9a1c\n"
-				  "libstdc++.so.6+0x1234");
+	assert_string_equal(text,
+			    "libcrypto.so.3!EVP_CipherInit_ex+0x2a\n"
+			    "libnode.so.108!node::crypto::CipherBase::CommonInit+0x87\n"
+			    "libnode.so.108+0x9a1c\n"
+			    "libstdc++.so.6+0x1234");
 	struct ct_str rec = rp_callsite_mangled(&m, shown);
 	assert_int_equal(rec.len, strlen(cs));
 	assert_memory_equal(rec.p, cs, rec.len);

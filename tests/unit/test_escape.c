@@ -17,8 +17,7 @@
 #include "views.h"
 
 /* What fn writes for in[0..len) is exactly want. */
-static void expect(void (*fn)(FILE *, const char *, size_t), const char *in, size_t len,
-		   const char *want)
+static void expect(void (*fn)(FILE *, const char *, size_t), const char *in, size_t len, const char *want)
 {
 	char *buf = NULL;
 	size_t n = 0;
@@ -39,7 +38,7 @@ static void test_html(void **state)
 	/* quotes: attribute values */
 	expect(rp_html_str, S("a\"b'c"), "a&quot;b&#39;c");
 	expect(rp_html_str, S("a\x1b[31mb\x7f"), "a?[31mb?"); /* control characters */
-	expect(rp_html_str, S("f1\nf2"), "f1\nf2");         /* newlines kept (call sites) */
+	expect(rp_html_str, S("f1\nf2"), "f1\nf2");           /* newlines kept (call sites) */
 	expect(rp_html_str, S("caf\xc3\xa9"), "caf\xc3\xa9"); /* valid UTF-8 kept */
 	expect(rp_html_str, S("a\xff\xc3"), "a&#xfffd;&#xfffd;");
 	expect(rp_html_str, S("\xc0\xaf"), "&#xfffd;&#xfffd;"); /* an overlong encoding */

@@ -41,21 +41,27 @@ static struct rp_path *mk_path(struct rp_proc *p, uint32_t id, uint8_t api, cons
 	path->def.api = api;
 	path->def.dir = CT_DIR_ENCRYPT;
 	path->def.key_bits = 128;
-	path->def.entry = api == CT_API_AFALG ? CT_ENTRY_AFALG_SENDMSG :
-			  api == CT_API_AES   ? CT_ENTRY_AES_LOWLEVEL :
-						CT_ENTRY_EVP_UPDATE;
+	path->def.entry = api == CT_API_AFALG ? CT_ENTRY_AFALG_SENDMSG
+			  : api == CT_API_AES ? CT_ENTRY_AES_LOWLEVEL
+					      : CT_ENTRY_EVP_UPDATE;
 	path->def.flags = flags;
 	path->def.impl = ct_str_from(impl);
 	path->def.cipher = ct_str_from(cipher);
 	return path;
 }
 
-static void mk_event(struct rp_proc *p, uint32_t id, uint16_t kind, const char *call, int err,
-		     int64_t ret, const char *detail)
+static void mk_event(struct rp_proc *p, uint32_t id, uint16_t kind, const char *call, int err, int64_t ret,
+		     const char *detail)
 {
-	struct ct_event e = { .event_id = id, .kind = kind, .err = err, .ret = ret, .count = 1,
-			      .path_id = CT_NO_PATH, .call = ct_str_from(call),
-			      .detail = ct_str_from(detail), .callsite = ct_str_from("prog!main+0x1") };
+	struct ct_event e = { .event_id = id,
+			      .kind = kind,
+			      .err = err,
+			      .ret = ret,
+			      .count = 1,
+			      .path_id = CT_NO_PATH,
+			      .call = ct_str_from(call),
+			      .detail = ct_str_from(detail),
+			      .callsite = ct_str_from("prog!main+0x1") };
 	rp_proc_set_event(p, &e);
 }
 
@@ -69,8 +75,8 @@ static const struct rp_finding *find(struct rp_model *m, const char *kind)
 	return NULL;
 }
 
-#define MODEL(m)            \
-	struct rp_model m;  \
+#define MODEL(m)                                                                                             \
+	struct rp_model m;                                                                                   \
 	rp_model_init(&m)
 
 static void test_lowlevel_api(void **state)
@@ -182,8 +188,8 @@ static void test_user_time_misleads(void **state)
 	(void)state;
 	MODEL(m);
 	struct rp_proc *p = mk_proc(&m, 1);
-	struct rp_path *a = mk_path(p, 0, CT_API_AFALG, "kernel:cbc-aes-aesni", "aes-128-cbc",
-				    CT_PATH_CPU_DRIVER);
+	struct rp_path *a =
+		mk_path(p, 0, CT_API_AFALG, "kernel:cbc-aes-aesni", "aes-128-cbc", CT_PATH_CPU_DRIVER);
 	tg_fill_stats(&a->st, 0, 1000, 4096, 10000, 0.3, 0.6); /* wall = 3.3x user */
 	const struct rp_finding *f = find(&m, "user-time-misleads");
 	assert_non_null(f);
@@ -226,14 +232,16 @@ static void test_nothing_intercepted(void **state)
 	assert_int_equal(f->severity, RP_INFO);
 	assert_non_null(strstr(f->message, "libcrypto was never loaded"));
 	/* wget maps nettle before GnuTLS, and GnuTLS ran the AES: the TLS library is named */
-	p->proc.crypto_libs = ct_str_from("/lib/x86_64-linux-gnu/libnettle.so.8\n"
-					  "/lib/x86_64-linux-gnu/libgnutls.so.30");
+	p->proc.crypto_libs = ct_str_from(
+		"/lib/x86_64-linux-gnu/libnettle.so.8\n"
+		"/lib/x86_64-linux-gnu/libgnutls.so.30");
 	f = find(&m, "nothing-intercepted");
 	assert_non_null(f);
 	if (!f) /* unreachable; tells gcc's -Wstringop-overread that f is not NULL below */
 		return;
-	assert_non_null(strstr(f->message, "it used GnuTLS (/lib/x86_64-linux-gnu/libgnutls.so.30), "
-					   "which cryptrace does not hook"));
+	assert_non_null(strstr(f->message,
+			       "it used GnuTLS (/lib/x86_64-linux-gnu/libgnutls.so.30), "
+			       "which cryptrace does not hook"));
 	assert_null(strstr(f->message, "nettle.so"));
 	/* a packaged program (/usr/bin) doing its own crypto is information, with nothing to change */
 	assert_int_equal(f->severity, RP_INFO);
@@ -269,11 +277,17 @@ static void load_static_trace(struct rp_model *m, const char *exe, const char *d
 	h.tsc_hz = 0;
 	h.libcrypto = ct_str_from("");
 	tg_header(&g, &h);
-	struct ct_event e = { .event_id = 1, .kind = CT_EV_TRACE_WARNING, .path_id = CT_NO_PATH,
-			      .count = 1, .call = ct_str_from("static-executable"),
-			      .detail = ct_str_from(detail), .callsite = ct_str_from("") };
+	struct ct_event e = { .event_id = 1,
+			      .kind = CT_EV_TRACE_WARNING,
+			      .path_id = CT_NO_PATH,
+			      .count = 1,
+			      .call = ct_str_from("static-executable"),
+			      .detail = ct_str_from(detail),
+			      .callsite = ct_str_from("") };
 	tg_event(&g, &e);
-	struct ct_proc pr = { .mono_ns = 2000, .flags = CT_PROC_FINAL, .crypto_libs = ct_str_from(""),
+	struct ct_proc pr = { .mono_ns = 2000,
+			      .flags = CT_PROC_FINAL,
+			      .crypto_libs = ct_str_from(""),
 			      .libcrypto = ct_str_from("") };
 	tg_proc(&g, &pr);
 	struct ct_end end = { .mono_ns = 3000, .reason = CT_END_EXIT };
@@ -297,8 +311,9 @@ static void test_nothing_intercepted_static(void **state)
 	if (!f)
 		return;
 	assert_int_equal(f->severity, RP_INFO);
-	assert_non_null(strstr(f->message, "it is statically linked, so LD_PRELOAD cannot load "
-					   "cryptrace into it"));
+	assert_non_null(strstr(f->message,
+			       "it is statically linked, so LD_PRELOAD cannot load "
+			       "cryptrace into it"));
 	assert_non_null(strstr(f->message, "/nonexistent/dir/prog is not on this host"));
 	assert_non_null(strstr(f->evidence, "written by the launcher"));
 	char why[300];
@@ -329,8 +344,9 @@ static void test_nothing_intercepted_embedded(void **state)
 	int fd = mkstemp(path);
 	assert_true(fd >= 0);
 	static const unsigned char ident[64] = { 0x7f, 'E', 'L', 'F', 2, 1, 1 };
-	static const char body[] = "\0\0OpenSSL 1.1.1w  11 Sep 2023\0AES for Intel AES-NI, "
-				   "CRYPTOGAMS by <appro@openssl.org>\0";
+	static const char body[] =
+		"\0\0OpenSSL 1.1.1w  11 Sep 2023\0AES for Intel AES-NI, "
+		"CRYPTOGAMS by <appro@openssl.org>\0";
 	assert_int_equal(write(fd, ident, sizeof(ident)), (ssize_t)sizeof(ident));
 	assert_int_equal(write(fd, body, sizeof(body)), (ssize_t)sizeof(body));
 	close(fd);
@@ -381,8 +397,10 @@ static int fake_elf(const char *path, const char *marks, size_t len)
 static void mk_mapped(struct rp_proc *p, const char *path, uint32_t flags)
 {
 	const char *base = strrchr(path, '/');
-	struct ct_module mod = { .name = ct_str_from(base ? base + 1 : path), .path = ct_str_from(path),
-				 .build_id = ct_str_from(""), .flags = flags };
+	struct ct_module mod = { .name = ct_str_from(base ? base + 1 : path),
+				 .path = ct_str_from(path),
+				 .build_id = ct_str_from(""),
+				 .flags = flags };
 	rp_proc_add_module(p, &mod);
 }
 
@@ -474,7 +492,11 @@ static void test_file_owner(void **state)
 	fputs("/usr/lib/x86_64-linux-gnu/libssl.so.3\n", f);
 	fclose(f);
 	rp_owner_set_dpkg_dir(dir);
-	static const struct { const char *path; enum rp_owner_kind kind; const char *pkg; } cases[] = {
+	static const struct {
+		const char *path;
+		enum rp_owner_kind kind;
+		const char *pkg;
+	} cases[] = {
 		{ "/usr/bin/ssh", RP_OWNER_SYSTEM, "openssh-client" },
 		{ "/usr/bin/scp", RP_OWNER_SYSTEM, "openssh-client" },
 		{ "/lib/x86_64-linux-gnu/libssl.so.3", RP_OWNER_SYSTEM, "libssl3" },
@@ -569,16 +591,18 @@ static void test_multiple_libcrypto(void **state)
 	p->proc.crypto_libs = ct_str_from("/usr/lib/libcrypto.so.3\n/usr/lib/libgnutls.so.30");
 	assert_null(find(&m, "multiple-libcrypto"));
 	/* a second copy of the same version from another directory (tests/reliability/loading.py) */
-	p->proc.crypto_libs = ct_str_from("/usr/lib/libcrypto.so.3\n/usr/lib/libgnutls.so.30\n"
-					  "/opt/app/lib/libcrypto.so.3");
+	p->proc.crypto_libs = ct_str_from(
+		"/usr/lib/libcrypto.so.3\n/usr/lib/libgnutls.so.30\n"
+		"/opt/app/lib/libcrypto.so.3");
 	const struct rp_finding *f = find(&m, "multiple-libcrypto");
 	assert_non_null(f);
 	if (!f)
 		return;
 	assert_int_equal(f->severity, RP_WARNING);
 	assert_int_equal(f->pid, 1);
-	assert_non_null(strstr(f->message, "2 copies of libcrypto are mapped in this process: "
-					   "/usr/lib/libcrypto.so.3 and /opt/app/lib/libcrypto.so.3."));
+	assert_non_null(strstr(f->message,
+			       "2 copies of libcrypto are mapped in this process: "
+			       "/usr/lib/libcrypto.so.3 and /opt/app/lib/libcrypto.so.3."));
 	assert_non_null(strstr(f->message, "(libcrypto.so.3: OpenSSL 3.0.19 1 Jan 2026)"));
 	assert_non_null(strstr(f->message, "does not see calls that reach another copy directly"));
 	assert_null(strstr(f->message, "different versions"));
@@ -625,7 +649,10 @@ static void test_provider_absent(void **state)
 		"name=fips retain_fallbacks=1; openssl error: DSO: could not load the shared library: "
 		"filename(/usr/lib/ossl-modules/fips.so): /usr/lib/ossl-modules/fips.so: cannot open "
 		"shared object file: No such file or directory",
-		"name=legacy", "name=/usr/lib/ossl-modules/base.so", "name=default", "name=null",
+		"name=legacy",
+		"name=/usr/lib/ossl-modules/base.so",
+		"name=default",
+		"name=null",
 	};
 	for (size_t i = 0; i < sizeof(not_offload) / sizeof(not_offload[0]); i++) {
 		MODEL(m);
@@ -654,7 +681,11 @@ static void test_provider_absent(void **state)
 		rp_model_free(&m);
 	}
 	/* the rdrand engine is no cipher offload either; afalg and a vendor provider are */
-	static const struct { uint16_t kind; const char *call, *detail; bool offload; } reqs[] = {
+	static const struct {
+		uint16_t kind;
+		const char *call, *detail;
+		bool offload;
+	} reqs[] = {
 		{ CT_EV_ENGINE_REQUEST, "ENGINE_by_id", "id=rdrand", false },
 		{ CT_EV_ENGINE_REQUEST, "ENGINE_by_id", "id=afalg", true },
 		{ CT_EV_ENGINE_REQUEST, "ENGINE_init", "id=devcrypto", true },
@@ -689,10 +720,12 @@ static void test_engine_failed_reason(void **state)
 	assert_non_null(f);
 	if (!f)
 		return;
-	assert_non_null(strstr(f->message, "The program asked for an engine with ENGINE_by_id "
-					   "(id=nosuch) and it could not"));
-	assert_non_null(strstr(f->message, "error queue says: DSO: could not load the shared "
-					   "library: filename(/usr/lib/engines-3/nosuch.so)"));
+	assert_non_null(strstr(f->message,
+			       "The program asked for an engine with ENGINE_by_id "
+			       "(id=nosuch) and it could not"));
+	assert_non_null(strstr(f->message,
+			       "error queue says: DSO: could not load the shared "
+			       "library: filename(/usr/lib/engines-3/nosuch.so)"));
 	assert_non_null(strstr(f->message, "then engine: no such engine: id=nosuch."));
 	assert_non_null(strstr(f->message, "shared object /usr/lib/engines-3/nosuch.so does not exist"));
 	assert_non_null(strstr(f->fix, "OPENSSL_ENGINES"));
@@ -705,8 +738,12 @@ static void test_engine_failed_reason(void **state)
 	assert_non_null(strstr(f->message, "gave no reason"));
 	assert_null(strstr(f->message, "does not exist"));
 	/* requested by openssl.cnf: the call site runs through CONF_modules_load */
-	struct ct_event e = { .event_id = 1, .kind = CT_EV_ENGINE_REQUEST, .ret = 0, .count = 1,
-			      .path_id = CT_NO_PATH, .call = ct_str_from("ENGINE_by_id"),
+	struct ct_event e = { .event_id = 1,
+			      .kind = CT_EV_ENGINE_REQUEST,
+			      .ret = 0,
+			      .count = 1,
+			      .path_id = CT_NO_PATH,
+			      .call = ct_str_from("ENGINE_by_id"),
 			      .detail = ct_str_from("id=afalg; openssl error: lib(128): reason(109); "
 						    "then engine: no such engine: id=afalg"),
 			      .callsite = ct_str_from("libcrypto.so.3+0x1e289a\n"
@@ -737,8 +774,9 @@ static void test_silent_fallback_engine_init(void **state)
 	assert_non_null(f);
 	if (!f)
 		return;
-	assert_non_null(strstr(f->message, "ENGINE_init (id=afalg) and it was found but could not be "
-					   "initialised"));
+	assert_non_null(strstr(f->message,
+			       "ENGINE_init (id=afalg) and it was found but could not be "
+			       "initialised"));
 	f = find(&m, "silent-fallback");
 	assert_non_null(f);
 	if (!f)
@@ -761,13 +799,20 @@ static void load_ops_failure_trace(struct rp_model *m, uint64_t kernel_errors, u
 	static const char argv[] = "app";
 	struct ct_header h = tg_default_header(42, argv, 3);
 	tg_header(&g, &h);
-	struct ct_path_def k = { .path_id = 0, .api = CT_API_AFALG, .dir = CT_DIR_ENCRYPT,
-				 .key_bits = 128, .entry = CT_ENTRY_AFALG_SENDMSG,
-				 .flags = CT_PATH_CPU_DRIVER, .impl = ct_str_from("kernel:cbc-aes-aesni"),
+	struct ct_path_def k = { .path_id = 0,
+				 .api = CT_API_AFALG,
+				 .dir = CT_DIR_ENCRYPT,
+				 .key_bits = 128,
+				 .entry = CT_ENTRY_AFALG_SENDMSG,
+				 .flags = CT_PATH_CPU_DRIVER,
+				 .impl = ct_str_from("kernel:cbc-aes-aesni"),
 				 .cipher = ct_str_from("aes-128-cbc"),
 				 .requested = ct_str_from("cbc(aes)") };
-	struct ct_path_def sw = { .path_id = 1, .api = CT_API_EVP, .dir = CT_DIR_ENCRYPT,
-				  .key_bits = 128, .entry = CT_ENTRY_EVP_UPDATE,
+	struct ct_path_def sw = { .path_id = 1,
+				  .api = CT_API_EVP,
+				  .dir = CT_DIR_ENCRYPT,
+				  .key_bits = 128,
+				  .entry = CT_ENTRY_EVP_UPDATE,
 				  .impl = ct_str_from("provider:default"),
 				  .cipher = ct_str_from("aes-128-cbc") };
 	struct ct_path_def drbg = sw;
@@ -789,8 +834,10 @@ static void load_ops_failure_trace(struct rp_model *m, uint64_t kernel_errors, u
 	tg_fill_stats(st, 2, 11, 16, 100, 0.99, 0);
 	tg_stats(&g, st);
 	free(st);
-	struct ct_proc pr = { .mono_ns = 2000, .flags = CT_PROC_HAS_LIBCRYPTO | CT_PROC_FINAL,
-			      .threads_seen = 1, .hooked_calls = 2000,
+	struct ct_proc pr = { .mono_ns = 2000,
+			      .flags = CT_PROC_HAS_LIBCRYPTO | CT_PROC_FINAL,
+			      .threads_seen = 1,
+			      .hooked_calls = 2000,
 			      .crypto_libs = ct_str_from("/usr/lib/libcrypto.so.3") };
 	tg_proc(&g, &pr);
 	struct ct_end e = { .mono_ns = 3000, .reason = CT_END_EXIT };
@@ -964,8 +1011,9 @@ static void test_software_aes_bound_source(void **state)
 	if (!f)
 		return;
 	assert_non_null(strstr(f->message, "the 0.65 cycles/byte measured for AES-NI"));
-	assert_non_null(strstr(f->evidence, "AES-NI bound 0.65 cycles/byte, measured inside the "
-					    "traced process"));
+	assert_non_null(strstr(f->evidence,
+			       "AES-NI bound 0.65 cycles/byte, measured inside the "
+			       "traced process"));
 	/* the launcher's bound wins over the process's, and says so */
 	p->hdr.aesni_cpb_milli = 1300; /* limit max(3.9, 4) = 4 */
 	f = find(&m, "software-aes");
@@ -976,7 +1024,7 @@ static void test_software_aes_bound_source(void **state)
 	/* neither: the fixed 5 cycles/byte limit, and the evidence says why there is no bound */
 	p->hdr.aesni_cpb_milli = 0;
 	p->proc.aesni_cpb_milli = 0;
-	assert_null(find(&m, "software-aes")); /* 4.4 < 5 */
+	assert_null(find(&m, "software-aes"));               /* 4.4 < 5 */
 	tg_fill_stats(&a->st, 0, 1000, 8192, 24000, 1.0, 0); /* 5.9 cycles/byte */
 	f = find(&m, "software-aes");
 	assert_non_null(f);
@@ -1065,8 +1113,8 @@ static void test_kernel_software_driver(void **state)
 	(void)state;
 	MODEL(m);
 	struct rp_proc *p = mk_proc(&m, 1);
-	struct rp_path *k = mk_path(p, 0, CT_API_AFALG, "kernel:cbc-aes-generic", "aes-128-cbc",
-				    CT_PATH_HW_DRIVER);
+	struct rp_path *k =
+		mk_path(p, 0, CT_API_AFALG, "kernel:cbc-aes-generic", "aes-128-cbc", CT_PATH_HW_DRIVER);
 	tg_fill_stats(&k->st, 0, 1000, 4096, 20000, 0.05, 0.9);
 	k->st.syscalls = 3000;
 	assert_null(find(&m, "kernel-software-driver"));
@@ -1088,8 +1136,8 @@ static void test_small_requests_offload(void **state)
 	(void)state;
 	MODEL(m);
 	struct rp_proc *p = mk_proc(&m, 1);
-	struct rp_path *k = mk_path(p, 0, CT_API_AFALG, "kernel:cbc-aes-aesni", "aes-128-cbc",
-				    CT_PATH_CPU_DRIVER);
+	struct rp_path *k =
+		mk_path(p, 0, CT_API_AFALG, "kernel:cbc-aes-aesni", "aes-128-cbc", CT_PATH_CPU_DRIVER);
 	/* 64 KiB requests at 40 us: overhead about 7 us, crossover about 14 KB: all above it */
 	tg_fill_stats(&k->st, 0, 1000, 65536, 40000, 0.1, 0.8);
 	assert_null(find(&m, "small-requests-offload"));

@@ -35,9 +35,15 @@ static void build_all_types(struct tg *g)
 	h.argv_redacted = 3;
 	tg_header(g, &h);
 	struct ct_path_def p = {
-		.path_id = 7, .api = CT_API_AFALG, .dir = CT_DIR_DECRYPT, .key_bits = 256,
-		.entry = CT_ENTRY_AFALG_AIO, .route = CT_ROUTE_AFALG, .flags = CT_PATH_SW_DRIVER,
-		.impl = ct_str_from("kernel:cbc-aes-generic"), .cipher = ct_str_from("aes-256-cbc"),
+		.path_id = 7,
+		.api = CT_API_AFALG,
+		.dir = CT_DIR_DECRYPT,
+		.key_bits = 256,
+		.entry = CT_ENTRY_AFALG_AIO,
+		.route = CT_ROUTE_AFALG,
+		.flags = CT_PATH_SW_DRIVER,
+		.impl = ct_str_from("kernel:cbc-aes-generic"),
+		.cipher = ct_str_from("aes-256-cbc"),
 		.requested = ct_str_from("engine:afalg"),
 		.callsite = ct_str_from("libcrypto.so.3!EVP_DecryptUpdate+0x40\nprog!main+0x12"),
 	};
@@ -57,17 +63,29 @@ static void build_all_types(struct tg *g)
 	s->size[ct_size_bucket(4096)].span_calls = 400;
 	s->size[ct_size_bucket(4096)].span_ns = 1999999;
 	s->size[ct_size_bucket(4096)].span_rejected = 17;
-	s->phase[CT_PHASE_AAD] = (struct ct_size_bucket){ .calls = 1000, .bytes = 13000, .timed_calls = 4,
-							  .timed_ns = (uint64_t)-5, .span_calls = 300,
-							  .span_ns = 6000, .span_rejected = 2 };
+	s->phase[CT_PHASE_AAD] = (struct ct_size_bucket){ .calls = 1000,
+							  .bytes = 13000,
+							  .timed_calls = 4,
+							  .timed_ns = (uint64_t)-5,
+							  .span_calls = 300,
+							  .span_ns = 6000,
+							  .span_rejected = 2 };
 	s->phase[CT_PHASE_TAG].calls = 1000;
 	s->tls_records = 1000;
 	tg_stats(g, s);
 	free(s);
 	struct ct_event e = {
-		.event_id = 3, .kind = CT_EV_CALL_FAILED, .err = 97, .ret = -1, .path_id = CT_NO_PATH,
-		.tid = 4243, .first_mono_ns = 10, .last_mono_ns = 20, .count = 5,
-		.call = ct_str_from("socket"), .detail = ct_str_from("domain=AF_ALG type=SOCK_SEQPACKET"),
+		.event_id = 3,
+		.kind = CT_EV_CALL_FAILED,
+		.err = 97,
+		.ret = -1,
+		.path_id = CT_NO_PATH,
+		.tid = 4243,
+		.first_mono_ns = 10,
+		.last_mono_ns = 20,
+		.count = 5,
+		.call = ct_str_from("socket"),
+		.detail = ct_str_from("domain=AF_ALG type=SOCK_SEQPACKET"),
 		.callsite = ct_str_from("afalg.so!afalg_create_sk+0x20"),
 	};
 	tg_event(g, &e);
@@ -81,9 +99,16 @@ static void build_all_types(struct tg *g)
 	struct ct_thread_info t = { .tid = 4243, .name = ct_str_from("worker-1") };
 	tg_thread(g, &t);
 	struct ct_proc pr = {
-		.mono_ns = 99, .utime_ns = 1, .stime_ns = 2, .maxrss_kb = 3,
-		.flags = CT_PROC_HAS_LIBCRYPTO | CT_PROC_FINAL, .threads_seen = 2, .dropped_ops = 4,
-		.dropped_events = 5, .write_errors = 6, .hooked_calls = 1003,
+		.mono_ns = 99,
+		.utime_ns = 1,
+		.stime_ns = 2,
+		.maxrss_kb = 3,
+		.flags = CT_PROC_HAS_LIBCRYPTO | CT_PROC_FINAL,
+		.threads_seen = 2,
+		.dropped_ops = 4,
+		.dropped_events = 5,
+		.write_errors = 6,
+		.hooked_calls = 1003,
 		.crypto_libs = ct_str_from("/lib/libcrypto.so.3\n/lib/libgnutls.so.30"),
 		.libcrypto = ct_str_from("OpenSSL 3.0.19"),
 		.aesni_cpb_milli = 194,
@@ -230,8 +255,7 @@ static void test_encoder_bounds(void **state)
 }
 
 /* Reads a whole buffer; returns the final status and the number of records read. */
-static enum ct_read_status read_all(const uint8_t *buf, size_t len, size_t *nrec, char *err,
-				    size_t errcap)
+static enum ct_read_status read_all(const uint8_t *buf, size_t len, size_t *nrec, char *err, size_t errcap)
 {
 	struct ct_reader r;
 	struct ct_record *rec = malloc(sizeof(*rec));
@@ -318,7 +342,9 @@ static void test_foreign_and_version(void **state)
 	(void)state;
 	size_t n;
 	char err[200];
-	const char *elf = "\x7f" "ELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\0\0\0\0";
+	const char *elf =
+		"\x7f"
+		"ELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\0\0\0\0";
 	assert_int_equal(read_all((const uint8_t *)elf, 20, &n, err, sizeof(err)), CT_READ_NOT_TRACE);
 	assert_non_null(strstr(err, "not a cryptrace trace file"));
 	assert_int_equal(read_all((const uint8_t *)"hello", 5, &n, err, sizeof(err)), CT_READ_NOT_TRACE);
@@ -404,7 +430,8 @@ static void test_module_flags(void **state)
 	tg_init(&g);
 	struct ct_module mod = { .name = ct_str_from("_rust.abi3.so"),
 				 .path = ct_str_from("/venv/site-packages/cryptography/_rust.abi3.so"),
-				 .build_id = ct_str_from("ab12"), .flags = CT_MODULE_MAPPED };
+				 .build_id = ct_str_from("ab12"),
+				 .flags = CT_MODULE_MAPPED };
 	size_t n = ct_encode_module(rec, sizeof(rec), &mod);
 	assert_true(n > 0);
 	tg_raw(&g, rec, n);

@@ -73,18 +73,16 @@ static void openssl_enc(void **state)
 {
 	(void)state;
 	/* the command of the issue: a password, a key and an IV */
-	assert_string_equal(R(3, "openssl", "enc", "-aes-256-cbc", "-pbkdf2", "-pass",
-			      "pass:HUNTER2SECRET", "-K", "00112233445566778899aabbccddeeff",
-			      "-iv", "0f0e0d0c0b0a09080706050403020100", "-in", "/tmp/x"),
+	assert_string_equal(R(3, "openssl", "enc", "-aes-256-cbc", "-pbkdf2", "-pass", "pass:HUNTER2SECRET",
+			      "-K", "00112233445566778899aabbccddeeff", "-iv",
+			      "0f0e0d0c0b0a09080706050403020100", "-in", "/tmp/x"),
 			    "openssl | enc | -aes-256-cbc | -pbkdf2 | -pass | pass:<redacted> | -K | "
 			    "<redacted> | -iv | <redacted> | -in | /tmp/x");
 	/* -k is a password, -kfile a file name; -S a salt (not secret) */
-	assert_string_equal(R(1, "/usr/bin/openssl", "enc", "-k", "s3cret", "-kfile", "/etc/k", "-S",
-			      "0102"),
+	assert_string_equal(R(1, "/usr/bin/openssl", "enc", "-k", "s3cret", "-kfile", "/etc/k", "-S", "0102"),
 			    "/usr/bin/openssl | enc | -k | <redacted> | -kfile | /etc/k | -S | 0102");
 	/* OpenSSL's other spellings: --opt and -opt=value */
-	assert_string_equal(R(3, "openssl", "enc", "--pass", "pass:x1y2z3", "-K=0011aabb",
-			      "--iv=aabbccdd"),
+	assert_string_equal(R(3, "openssl", "enc", "--pass", "pass:x1y2z3", "-K=0011aabb", "--iv=aabbccdd"),
 			    "openssl | enc | --pass | pass:<redacted> | -K=<redacted> | --iv=<redacted>");
 	/* the option last, without its value: nothing to hide, nothing breaks */
 	assert_string_equal(R(0, "openssl", "enc", "-K"), "openssl | enc | -K");
@@ -110,8 +108,8 @@ static void openssl_other_secrets(void **state)
 			    "openssl | dgst | -sha256 | -hmac | <redacted> | f");
 	assert_string_equal(R(1, "openssl", "s_client", "-psk_identity", "id", "-psk", "0a0b0c"),
 			    "openssl | s_client | -psk_identity | id | -psk | <redacted>");
-	assert_string_equal(R(2, "openssl", "mac", "-macopt", "digest:SHA256", "-macopt",
-			      "hexkey:0011", "-kdfopt", "pass:pw", "HMAC"),
+	assert_string_equal(R(2, "openssl", "mac", "-macopt", "digest:SHA256", "-macopt", "hexkey:0011",
+			      "-kdfopt", "pass:pw", "HMAC"),
 			    "openssl | mac | -macopt | digest:SHA256 | -macopt | hexkey:<redacted> | "
 			    "-kdfopt | pass:<redacted> | HMAC");
 	/* -key is the CA key's password in `openssl ca`, a key file elsewhere */
@@ -144,16 +142,15 @@ static void curl_forms(void **state)
 	/* a user name alone: curl asks for the password */
 	assert_string_equal(R(0, "curl", "--user", "alice", "https://h/"),
 			    "curl | --user | alice | https://h/");
-	assert_string_equal(R(2, "curl", "-H", "Authorization: Bearer abc", "-H", "Accept: */*",
-			      "--header", "X-Api-Key: k", "https://h/"),
+	assert_string_equal(R(2, "curl", "-H", "Authorization: Bearer abc", "-H", "Accept: */*", "--header",
+			      "X-Api-Key: k", "https://h/"),
 			    "curl | -H | Authorization: <redacted> | -H | Accept: */* | --header | "
 			    "X-Api-Key: <redacted> | https://h/");
-	assert_string_equal(R(3, "curl", "--oauth2-bearer", "tok", "-x", "u:p@proxy:3128",
-			      "--proxy", "http://u:p@proxy:3128", "https://h/"),
+	assert_string_equal(R(3, "curl", "--oauth2-bearer", "tok", "-x", "u:p@proxy:3128", "--proxy",
+			      "http://u:p@proxy:3128", "https://h/"),
 			    "curl | --oauth2-bearer | <redacted> | -x | u:<redacted>@proxy:3128 | "
 			    "--proxy | http://u:<redacted>@proxy:3128 | https://h/");
-	assert_string_equal(R(2, "curl", "-E", "client.pem:keypw", "--cert", "a\\:b.pem",
-			      "--pass", "kp"),
+	assert_string_equal(R(2, "curl", "-E", "client.pem:keypw", "--cert", "a\\:b.pem", "--pass", "kp"),
 			    "curl | -E | client.pem:<redacted> | --cert | a\\:b.pem | --pass | <redacted>");
 }
 
@@ -174,8 +171,7 @@ static void urls_anywhere(void **state)
 static void mysql_family(void **state)
 {
 	(void)state;
-	assert_string_equal(R(1, "mysql", "-uroot", "-pSECRET", "db"),
-			    "mysql | -uroot | -p<redacted> | db");
+	assert_string_equal(R(1, "mysql", "-uroot", "-pSECRET", "db"), "mysql | -uroot | -p<redacted> | db");
 	/* -p and --password alone prompt: the next word is the database */
 	assert_string_equal(R(0, "mysqldump", "-p", "db"), "mysqldump | -p | db");
 	assert_string_equal(R(0, "mariadb", "--password", "db"), "mariadb | --password | db");
@@ -210,12 +206,13 @@ static void wrappers_and_shell(void **state)
 	assert_string_equal(R(1, "ssh", "host", "PASSWORD=\"a b\" ./run"),
 			    "ssh | host | PASSWORD=<redacted>");
 	/* the program is a variable: a hex key after -K or -iv is one wherever it stands */
-	assert_string_equal(R(2, "sh", "-c", "exec \"$1\" enc -K 00112233445566778899aabbccddeeff "
-			      "-iv=0f0e0d0c0b0a09080706050403020100 -in x", "sh", "/usr/bin/openssl"),
+	assert_string_equal(R(2, "sh", "-c",
+			      "exec \"$1\" enc -K 00112233445566778899aabbccddeeff "
+			      "-iv=0f0e0d0c0b0a09080706050403020100 -in x",
+			      "sh", "/usr/bin/openssl"),
 			    "sh | -c | exec \"$1\" enc -K <redacted> -iv=<redacted> -in x | sh | "
 			    "/usr/bin/openssl");
-	assert_string_equal(R(0, "ssh", "-K", "host", "curl", "-K", "conf.txt", "app", "--key",
-			      "k.pem"),
+	assert_string_equal(R(0, "ssh", "-K", "host", "curl", "-K", "conf.txt", "app", "--key", "k.pem"),
 			    "ssh | -K | host | curl | -K | conf.txt | app | --key | k.pem");
 	/* a space-holding value of a known option is that value, not a command line */
 	assert_string_equal(R(1, "app", "--password=two words"), "app | --password=<redacted>");
@@ -269,8 +266,9 @@ static void exe_only_and_layout(void **state)
 static void short_output_never_leaks(void **state)
 {
 	(void)state;
-	static const char in[] = "openssl\0enc\0-pass\0pass:HUNTER2SECRET\0-K\0DEADBEEFCAFE0001\0"
-				 "sh\0-c\0curl -u bob:TOPSECRETPW https://h/";
+	static const char in[] =
+		"openssl\0enc\0-pass\0pass:HUNTER2SECRET\0-K\0DEADBEEFCAFE0001\0"
+		"sh\0-c\0curl -u bob:TOPSECRETPW https://h/";
 	char out[sizeof(in) + 64];
 	size_t full = ct_argv_redact(in, sizeof(in) - 1, false, out, sizeof(out), NULL);
 	for (size_t cap = 0; cap <= full; cap++) {

@@ -91,8 +91,7 @@ static int run_report(char **out, char **err, int argc, const char **args)
 	return rc;
 }
 
-static void write_simple(const char *name, uint32_t pid, const char *cipher, uint64_t calls,
-			 uint64_t size)
+static void write_simple(const char *name, uint32_t pid, const char *cipher, uint64_t calls, uint64_t size)
 {
 	struct tg g;
 	tg_init(&g);
@@ -145,14 +144,21 @@ static void test_newest_snapshot_wins(void **state)
 	static const char argv[] = "prog";
 	struct ct_header h = tg_default_header(7, argv, 4);
 	tg_header(&g, &h);
-	struct ct_path_def p = { .path_id = 3, .api = CT_API_EVP, .dir = CT_DIR_ENCRYPT,
-				 .impl = ct_str_from("provider:default"), .cipher = ct_str_from("aes-128-ctr") };
+	struct ct_path_def p = { .path_id = 3,
+				 .api = CT_API_EVP,
+				 .dir = CT_DIR_ENCRYPT,
+				 .impl = ct_str_from("provider:default"),
+				 .cipher = ct_str_from("aes-128-ctr") };
 	tg_path(&g, &p);
 	struct ct_path_stats *s = calloc(1, sizeof(*s));
 	tg_fill_stats(s, 3, 10, 64, 200, -1, 0);
 	tg_stats(&g, s);
-	struct ct_event e = { .event_id = 1, .kind = CT_EV_CALL_FAILED, .err = 2, .ret = -1,
-			      .count = 1, .call = ct_str_from("open") };
+	struct ct_event e = { .event_id = 1,
+			      .kind = CT_EV_CALL_FAILED,
+			      .err = 2,
+			      .ret = -1,
+			      .count = 1,
+			      .call = ct_str_from("open") };
 	tg_event(&g, &e);
 	tg_fill_stats(s, 3, 25, 64, 200, -1, 0);
 	tg_stats(&g, s);
@@ -185,8 +191,9 @@ static void test_derived_from_samples(void **state)
 	unsigned b16 = ct_size_bucket(16), b8k = ct_size_bucket(8192);
 	s->calls = 1100;
 	s->bytes = 1000 * 16 + 100 * 8192;
-	s->size[b16] = (struct ct_size_bucket){ .calls = 1000, .bytes = 16000, .timed_calls = 10,
-						.timed_ns = 10000 };
+	s->size[b16] = (struct ct_size_bucket){
+		.calls = 1000, .bytes = 16000, .timed_calls = 10, .timed_ns = 10000
+	};
 	s->size[b8k] = (struct ct_size_bucket){ .calls = 100, .bytes = 819200 };
 	s->timed_calls = 10;
 	s->timed_ns = 10000;
@@ -246,7 +253,8 @@ static void test_filters(void **state)
 	rp_model_merge(&m);
 	assert_int_equal(m.npaths, 2);
 	for (size_t i = 0; i < m.npaths; i++)
-		assert_int_equal(m.paths[i].st.calls, rp_str_is(m.paths[i].def.cipher, "aes-256-gcm") ? 10 : 0);
+		assert_int_equal(m.paths[i].st.calls,
+				 rp_str_is(m.paths[i].def.cipher, "aes-256-gcm") ? 10 : 0);
 	rp_model_free(&m);
 }
 
@@ -378,14 +386,16 @@ static void test_nothing_intercepted_line(void **state)
 	char *out, *err;
 	const char *args[] = { tpath("ls.ctrace") };
 	assert_int_equal(run_report(&out, &err, 1, args), 0);
-	assert_non_null(strstr(out, "no crypto calls were seen in 1 process(es): libcrypto was never loaded"));
+	assert_non_null(
+		strstr(out, "no crypto calls were seen in 1 process(es): libcrypto was never loaded"));
 	free(out);
 	free(err);
 	write_idle_process("gnutls.ctrace", 501, 0, "/usr/lib/libgnutls.so.30");
 	const char *args2[] = { tpath("gnutls.ctrace") };
 	assert_int_equal(run_report(&out, &err, 1, args2), 0);
-	assert_non_null(strstr(out, "it used GnuTLS (/usr/lib/libgnutls.so.30), which cryptrace does "
-				    "not hook"));
+	assert_non_null(strstr(out,
+			       "it used GnuTLS (/usr/lib/libgnutls.so.30), which cryptrace does "
+			       "not hook"));
 	free(out);
 	free(err);
 	write_idle_process("idle.ctrace", 502, CT_PROC_HAS_LIBCRYPTO, "/usr/lib/libcrypto.so.3");
@@ -426,21 +436,30 @@ static void test_json_parses_and_escapes(void **state)
 		skip();
 	struct tg g;
 	tg_init(&g);
-	static const char argv[] = "we\"ird\0back\\slash\0ctl\x01\x1f\x7f\0bad\xff\xc3utf8\0\xc3\xa9t\xc3\xa9";
+	static const char argv[] =
+		"we\"ird\0back\\slash\0ctl\x01\x1f\x7f\0bad\xff\xc3utf8\0\xc3\xa9t\xc3\xa9";
 	struct ct_header h = tg_default_header(700, argv, sizeof(argv) - 1);
 	h.exe = ct_str_from("/tmp/a \"quoted\"\n\tname");
 	h.ia32cap = ct_str_from("~0x200000200000000");
 	tg_header(&g, &h);
-	struct ct_path_def p = { .path_id = 1, .api = CT_API_AFALG, .dir = CT_DIR_DECRYPT,
-				 .impl = ct_str_from("kernel:</script>\\u0000"), .cipher = ct_str_from("aes-128-cbc"),
+	struct ct_path_def p = { .path_id = 1,
+				 .api = CT_API_AFALG,
+				 .dir = CT_DIR_DECRYPT,
+				 .impl = ct_str_from("kernel:</script>\\u0000"),
+				 .cipher = ct_str_from("aes-128-cbc"),
 				 .callsite = ct_str_from("a!b+0x1\nc!d+0x2") };
 	tg_path(&g, &p);
 	struct ct_path_stats *s = calloc(1, sizeof(*s));
 	tg_fill_stats(s, 1, 50, 16, 3000, 0.05, 0.9);
 	tg_stats(&g, s);
 	free(s);
-	struct ct_event e = { .event_id = 1, .kind = CT_EV_CALL_FAILED, .err = 97, .ret = -1,
-			      .path_id = CT_NO_PATH, .count = 2, .call = ct_str_from("socket"),
+	struct ct_event e = { .event_id = 1,
+			      .kind = CT_EV_CALL_FAILED,
+			      .err = 97,
+			      .ret = -1,
+			      .path_id = CT_NO_PATH,
+			      .count = 2,
+			      .call = ct_str_from("socket"),
 			      .detail = ct_str_from("family=\"AF_ALG\"\x02") };
 	tg_event(&g, &e);
 	assert_true(tg_write_file(&g, tpath("odd.ctrace")));
@@ -451,17 +470,18 @@ static void test_json_parses_and_escapes(void **state)
 	free(out);
 	free(err);
 	char cmd[1024];
-	snprintf(cmd, sizeof(cmd),
-		 "python3 -c 'import json,sys; d=json.load(open(sys.argv[1], encoding=\"utf-8\"));"
-		 "p=d[\"processes\"][0]; a=p[\"argv\"];"
-		 "assert a[0]==\"we\\\"ird\" and a[1]==\"back\\\\slash\", a;"
-		 "assert a[2]==\"ctl\\x01\\x1f\\x7f\", a; assert a[3]==\"bad\\ufffd\\ufffdutf8\", a;"
-		 "assert a[4]==\"\\u00e9t\\u00e9\", a; assert p[\"exe\"].endswith(\"\\n\\tname\");"
-		 "q=d[\"paths\"][0]; assert q[\"impl\"]==\"kernel:</script>\\\\u0000\", q[\"impl\"];"
-		 "assert q[\"calls\"]==50 and q[\"user_ns\"] is not None and q[\"sizes\"][0][\"bucket_low\"]==16;"
-		 "assert d[\"events\"][0][\"errno_name\"]==\"EAFNOSUPPORT\";"
-		 "assert set(d) >= {\"format_version\",\"processes\",\"paths\",\"events\",\"findings\",\"warnings\"}' '%s'",
-		 tpath("odd.json"));
+	snprintf(
+		cmd, sizeof(cmd),
+		"python3 -c 'import json,sys; d=json.load(open(sys.argv[1], encoding=\"utf-8\"));"
+		"p=d[\"processes\"][0]; a=p[\"argv\"];"
+		"assert a[0]==\"we\\\"ird\" and a[1]==\"back\\\\slash\", a;"
+		"assert a[2]==\"ctl\\x01\\x1f\\x7f\", a; assert a[3]==\"bad\\ufffd\\ufffdutf8\", a;"
+		"assert a[4]==\"\\u00e9t\\u00e9\", a; assert p[\"exe\"].endswith(\"\\n\\tname\");"
+		"q=d[\"paths\"][0]; assert q[\"impl\"]==\"kernel:</script>\\\\u0000\", q[\"impl\"];"
+		"assert q[\"calls\"]==50 and q[\"user_ns\"] is not None and q[\"sizes\"][0][\"bucket_low\"]==16;"
+		"assert d[\"events\"][0][\"errno_name\"]==\"EAFNOSUPPORT\";"
+		"assert set(d) >= {\"format_version\",\"processes\",\"paths\",\"events\",\"findings\",\"warnings\"}' '%s'",
+		tpath("odd.json"));
 	assert_int_equal(system(cmd), 0);
 	/* the text report neutralizes control characters (no terminal escapes from a trace) */
 	const char *targs[] = { tpath("odd.ctrace") };
@@ -534,8 +554,12 @@ static void test_garbage_values_load_and_print(void **state)
 	struct tg g;
 	tg_init(&g);
 	tg_simple_process(&g, 800, "aes-128-cbc", 1000, 16);
-	struct ct_event e = { .event_id = 1, .kind = CT_EV_ENGINE_REQUEST, .ret = 0, .count = 1,
-			      .call = ct_str_from("ENGINE_by_id"), .detail = ct_str_from("id=afalg") };
+	struct ct_event e = { .event_id = 1,
+			      .kind = CT_EV_ENGINE_REQUEST,
+			      .ret = 0,
+			      .count = 1,
+			      .call = ct_str_from("ENGINE_by_id"),
+			      .detail = ct_str_from("id=afalg") };
 	tg_event(&g, &e);
 	/* records: 0 HEADER, 1 PATH, 2 STATS, 3 PROC, 4 END, 5 EVENT */
 	assert_int_equal(g.nrecords, 6);
@@ -561,15 +585,17 @@ static void test_garbage_values_load_and_print(void **state)
 		status_seen[rc]++;
 		if (rc != 0) {
 			if (!msg[0] || strchr(msg, '\n'))
-				fail_msg("round %d, record %zu: status %d with message [%s]", round, k,
-					 rc, msg);
+				fail_msg("round %d, record %zu: status %d with message [%s]", round, k, rc,
+					 msg);
 		}
 		rp_model_merge(&m);
 		if (rc != 2 && k >= 3) {
 			if (m.npaths != 1 || m.paths[0].st.calls != 1000)
-				fail_msg("round %d, record %zu damaged: %zu paths, %llu calls kept "
-					 "(want the 1000 before it)", round, k, m.npaths,
-					 m.npaths ? (unsigned long long)m.paths[0].st.calls : 0ULL);
+				fail_msg(
+					"round %d, record %zu damaged: %zu paths, %llu calls kept "
+					"(want the 1000 before it)",
+					round, k, m.npaths,
+					m.npaths ? (unsigned long long)m.paths[0].st.calls : 0ULL);
 		}
 		rp_findings_evaluate(&m);
 		char *buf = NULL;
@@ -598,8 +624,7 @@ static void test_garbage_values_load_and_print(void **state)
 		rp_model_free(&m);
 	}
 	/* both outcomes were reached: a bogus value is damage to the reader or just a value */
-	print_message("load status 0/1/2: %u/%u/%u\n", status_seen[0], status_seen[1],
-		      status_seen[2]);
+	print_message("load status 0/1/2: %u/%u/%u\n", status_seen[0], status_seen[1], status_seen[2]);
 	assert_true(status_seen[0] > 0 && status_seen[1] > 0);
 	free(copy);
 	tg_free(&g);
@@ -615,9 +640,14 @@ static void write_kernel_process(const char *name)
 	struct ct_header h = tg_default_header(300, argv, sizeof(argv) - 1);
 	tg_header(&g, &h);
 	struct ct_path_def k = {
-		.path_id = 0, .api = CT_API_AFALG, .dir = CT_DIR_ENCRYPT, .key_bits = 128,
-		.entry = CT_ENTRY_AFALG_SPLICE, .flags = CT_PATH_CPU_DRIVER,
-		.impl = ct_str_from("kernel:cbc-aes-aesni"), .cipher = ct_str_from("aes-128-cbc"),
+		.path_id = 0,
+		.api = CT_API_AFALG,
+		.dir = CT_DIR_ENCRYPT,
+		.key_bits = 128,
+		.entry = CT_ENTRY_AFALG_SPLICE,
+		.flags = CT_PATH_CPU_DRIVER,
+		.impl = ct_str_from("kernel:cbc-aes-aesni"),
+		.cipher = ct_str_from("aes-128-cbc"),
 		.callsite = ct_str_from("afalg_bench!main+0x10"),
 	};
 	struct ct_path_def e = k;
@@ -643,8 +673,10 @@ static void write_kernel_process(const char *name)
 	tg_fill_stats(s, 1, 1000, 4096, 1000, 0.98, 0.01);
 	tg_stats(&g, s);
 	free(s);
-	struct ct_proc pr = { .mono_ns = 2000, .flags = CT_PROC_HAS_LIBCRYPTO | CT_PROC_FINAL,
-			      .threads_seen = 1, .hooked_calls = 1200,
+	struct ct_proc pr = { .mono_ns = 2000,
+			      .flags = CT_PROC_HAS_LIBCRYPTO | CT_PROC_FINAL,
+			      .threads_seen = 1,
+			      .hooked_calls = 1200,
 			      .libcrypto = ct_str_from("OpenSSL 3.0.19 1 Jan 2026") };
 	tg_proc(&g, &pr);
 	struct ct_end end = { .mono_ns = 3000, .reason = CT_END_EXIT };
@@ -727,15 +759,19 @@ static void test_kernel_section(void **state)
 	char want[256];
 	assert_non_null(strstr(html, "<section id=\"kernel\">"));
 	assert_non_null(strstr(html, "<a href=\"#kernel\">"));
-	assert_non_null(strstr(html, "data-setup-calls=\"3\" data-teardown-calls=\"3\" data-ops=\"150\" "
-				     "data-spliced=\"120\" data-copied=\"30\" data-setup-ns=\"10000\" "
-				     "data-teardown-ns=\"3000\" data-syscalls-per-op=\"4\""));
-	snprintf(want, sizeof(want), "data-size=\"16\" data-calls=\"100\" data-op-ns=\"2000\" "
-		 "data-op-bps=\"8000000\" data-full-bps=\"%.17g\"", 16e9 / (2000 + 39000.0 / 150));
+	assert_non_null(strstr(html,
+			       "data-setup-calls=\"3\" data-teardown-calls=\"3\" data-ops=\"150\" "
+			       "data-spliced=\"120\" data-copied=\"30\" data-setup-ns=\"10000\" "
+			       "data-teardown-ns=\"3000\" data-syscalls-per-op=\"4\""));
+	snprintf(want, sizeof(want),
+		 "data-size=\"16\" data-calls=\"100\" data-op-ns=\"2000\" "
+		 "data-op-bps=\"8000000\" data-full-bps=\"%.17g\"",
+		 16e9 / (2000 + 39000.0 / 150));
 	assert_non_null(strstr(html, want));
-	snprintf(want, sizeof(want), "data-size=\"4096\" data-calls=\"50\" data-op-ns=\"10000\" "
-		 "data-op-bps=\"%.17g\" data-full-bps=\"%.17g\"", 4096e9 / 10000,
-		 4096e9 / (10000 + 39000.0 / 150));
+	snprintf(want, sizeof(want),
+		 "data-size=\"4096\" data-calls=\"50\" data-op-ns=\"10000\" "
+		 "data-op-bps=\"%.17g\" data-full-bps=\"%.17g\"",
+		 4096e9 / 10000, 4096e9 / (10000 + 39000.0 / 150));
 	assert_non_null(strstr(html, want));
 	free(html);
 
@@ -781,8 +817,12 @@ static void write_flushed_process(const char *name)
 	struct ct_header h = tg_default_header(400, argv, sizeof(argv) - 1);
 	tg_header(&g, &h);
 	struct ct_path_def p = {
-		.path_id = 0, .api = CT_API_EVP, .dir = CT_DIR_ENCRYPT, .key_bits = 128,
-		.entry = CT_ENTRY_EVP_UPDATE, .impl = ct_str_from("provider:default"),
+		.path_id = 0,
+		.api = CT_API_EVP,
+		.dir = CT_DIR_ENCRYPT,
+		.key_bits = 128,
+		.entry = CT_ENTRY_EVP_UPDATE,
+		.impl = ct_str_from("provider:default"),
 		.cipher = ct_str_from("aes-128-cbc"),
 	};
 	tg_path(&g, &p);
@@ -814,8 +854,9 @@ static void load_window(struct rp_model *m, const char *name, double since, doub
 {
 	rp_model_init(m);
 	load_ok(m, name);
-	struct rp_view v = { .has_since = since >= 0, .since_s = since, .has_until = until >= 0,
-			     .until_s = until };
+	struct rp_view v = {
+		.has_since = since >= 0, .since_s = since, .has_until = until >= 0, .until_s = until
+	};
 	char msg[300];
 	assert_true(rp_view_apply(m, &v, msg, sizeof(msg)));
 }
@@ -896,8 +937,9 @@ static void test_time_window(void **state)
 	free(err);
 	const char *jargs[] = { "--json", "--until", "0.7", tpath("w.ctrace") };
 	assert_int_equal(run_report(&out, &err, 4, jargs), 0);
-	assert_non_null(strstr(out, "\"window\":{\"since_s\":null,\"until_s\":0.7,"
-				    "\"flush_interval_ms\":1000,\"method\":\"snapshot-difference\""));
+	assert_non_null(strstr(out,
+			       "\"window\":{\"since_s\":null,\"until_s\":0.7,"
+			       "\"flush_interval_ms\":1000,\"method\":\"snapshot-difference\""));
 	assert_non_null(strstr(out, "\"window_from_s\":0,\"window_to_s\":0.5"));
 	assert_non_null(strstr(out, "\"calls\":100,"));
 	free(out);
@@ -931,8 +973,12 @@ static void test_perfetto_many_threads(void **state)
 	h.flags |= CT_HDR_PER_CALL;
 	tg_header(&g, &h);
 	struct ct_path_def p = {
-		.path_id = 0, .api = CT_API_EVP, .dir = CT_DIR_ENCRYPT, .key_bits = 128,
-		.entry = CT_ENTRY_EVP_UPDATE, .impl = ct_str_from("provider:default"),
+		.path_id = 0,
+		.api = CT_API_EVP,
+		.dir = CT_DIR_ENCRYPT,
+		.key_bits = 128,
+		.entry = CT_ENTRY_EVP_UPDATE,
+		.impl = ct_str_from("provider:default"),
 		.cipher = ct_str_from("aes-128-gcm"),
 	};
 	tg_path(&g, &p);
@@ -942,8 +988,9 @@ static void test_perfetto_many_threads(void **state)
 	tg_stats(&g, s);
 	free(s);
 	for (uint32_t t = 0; t < NT; t++) {
-		struct ct_op op = { .start_mono_ns = 2000 + t * 1000, .dur_ns = 500, .path_id = 0,
-				    .bytes = 64 };
+		struct ct_op op = {
+			.start_mono_ns = 2000 + t * 1000, .dur_ns = 500, .path_id = 0, .bytes = 64
+		};
 		struct ct_ops_batch b = { .tid = 10001 + t, .count = 1 };
 		tg_ops(&g, &b, &op, 1);
 	}
@@ -966,14 +1013,15 @@ static void test_perfetto_many_threads(void **state)
 		ops++;
 	assert_int_equal(ops, NT);
 	assert_int_equal(names, NT + 1); /* and the main thread */
-	assert_non_null(strstr(json, "\"tid\":11100,\"ts\":0.000,\"name\":\"thread_name\",\"args\":"
-				     "{\"name\":\"thread 11100\"}"));
+	assert_non_null(strstr(json,
+			       "\"tid\":11100,\"ts\":0.000,\"name\":\"thread_name\",\"args\":"
+			       "{\"name\":\"thread 11100\"}"));
 	free(json);
 
 	/* A window far shorter than the flush interval holds no snapshot difference, but its
 	 * per-call operations are cut exactly: those starting 1 us + t us for t = 99..499 */
 	const char *wargs[] = { "--perfetto", tpath("pool-w.json"), "--since", "0.0001", "--until",
-				"0.0005", tpath("pool.ctrace") };
+				"0.0005",     tpath("pool.ctrace") };
 	assert_int_equal(run_report(&out, &err, 7, wargs), 0);
 	free(out);
 	free(err);
@@ -990,7 +1038,10 @@ static void test_perfetto_many_threads(void **state)
 static void test_frame_module(void **state)
 {
 	(void)state;
-	static const struct { const char *frame, *module; bool named; } cases[] = {
+	static const struct {
+		const char *frame, *module;
+		bool named;
+	} cases[] = {
 		{ "ssh+0x632ac", "ssh", false },
 		{ "ssh!main+0x1c", "ssh", true },
 		{ "libstdc++.so.6+0x9a1c", "libstdc++.so.6", false },
@@ -1007,7 +1058,8 @@ static void test_frame_module(void **state)
 	}
 	struct rp_creator c;
 	assert_true(rp_callsite_creator(ct_str_from("libcrypto.so.3!EVP_CipherInit_ex+0x4\n"
-						    "libstdc++.so.6+0x9a1c\nprog+0x10"), &c));
+						    "libstdc++.so.6+0x9a1c\nprog+0x10"),
+					&c));
 	assert_string_equal(c.module, "libstdc++.so.6");
 	assert_string_equal(c.created_by, "libstdc++.so.6+0x9a1c");
 	assert_string_equal(c.via, "libcrypto.so.3!EVP_CipherInit_ex");

@@ -44,13 +44,34 @@ void tg_free(struct tg *g)
 	memset(g, 0, sizeof(*g));
 }
 
-void tg_header(struct tg *g, const struct ct_header *h) { done(g, ct_encode_header(room(g, CAP), CAP, h)); }
-void tg_path(struct tg *g, const struct ct_path_def *p) { done(g, ct_encode_path(room(g, CAP), CAP, p)); }
-void tg_stats(struct tg *g, const struct ct_path_stats *s) { done(g, ct_encode_stats(room(g, CAP), CAP, s)); }
-void tg_event(struct tg *g, const struct ct_event *e) { done(g, ct_encode_event(room(g, CAP), CAP, e)); }
-void tg_proc(struct tg *g, const struct ct_proc *p) { done(g, ct_encode_proc(room(g, CAP), CAP, p)); }
-void tg_end(struct tg *g, const struct ct_end *e) { done(g, ct_encode_end(room(g, CAP), CAP, e)); }
-void tg_thread(struct tg *g, const struct ct_thread_info *t) { done(g, ct_encode_thread(room(g, CAP), CAP, t)); }
+void tg_header(struct tg *g, const struct ct_header *h)
+{
+	done(g, ct_encode_header(room(g, CAP), CAP, h));
+}
+void tg_path(struct tg *g, const struct ct_path_def *p)
+{
+	done(g, ct_encode_path(room(g, CAP), CAP, p));
+}
+void tg_stats(struct tg *g, const struct ct_path_stats *s)
+{
+	done(g, ct_encode_stats(room(g, CAP), CAP, s));
+}
+void tg_event(struct tg *g, const struct ct_event *e)
+{
+	done(g, ct_encode_event(room(g, CAP), CAP, e));
+}
+void tg_proc(struct tg *g, const struct ct_proc *p)
+{
+	done(g, ct_encode_proc(room(g, CAP), CAP, p));
+}
+void tg_end(struct tg *g, const struct ct_end *e)
+{
+	done(g, ct_encode_end(room(g, CAP), CAP, e));
+}
+void tg_thread(struct tg *g, const struct ct_thread_info *t)
+{
+	done(g, ct_encode_thread(room(g, CAP), CAP, t));
+}
 
 void tg_ops(struct tg *g, const struct ct_ops_batch *b, const struct ct_op *ops, uint32_t n)
 {

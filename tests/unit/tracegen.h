@@ -41,8 +41,7 @@ void tg_fill_stats(struct ct_path_stats *s, uint32_t path_id, uint64_t calls, ui
 void tg_add_calls(struct ct_path_stats *s, uint64_t calls, uint64_t size, uint64_t ns_per_call);
 
 /* A complete process running `openssl speed`-like EVP work: header, path, stats, proc, end. */
-void tg_simple_process(struct tg *g, uint32_t pid, const char *cipher, uint64_t calls,
-		       uint64_t size);
+void tg_simple_process(struct tg *g, uint32_t pid, const char *cipher, uint64_t calls, uint64_t size);
 
 bool tg_write_file(const struct tg *g, const char *path);
 

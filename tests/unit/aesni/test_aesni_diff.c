@@ -30,8 +30,7 @@
 #define MAX_LEN 65536
 
 enum mode { M_ECB, M_CBC, M_CTR, M_CFB, M_OFB, M_XTS, M_GCM, M_COUNT };
-static const char *const mode_name[M_COUNT] = { "ecb", "cbc", "ctr", "cfb128", "ofb", "xts",
-						"gcm" };
+static const char *const mode_name[M_COUNT] = { "ecb", "cbc", "ctr", "cfb128", "ofb", "xts", "gcm" };
 
 static uint64_t rng;
 static uint64_t rnd(void)
@@ -72,8 +71,7 @@ static size_t pick_len(size_t max)
 }
 
 /* The EVP cipher of a mode for the key size index i (0: 128, 1: 192, 2: 256). */
-#define BY_BITS(m)                                                                                 \
-	(const EVP_CIPHER *[]){ EVP_aes_128_##m(), EVP_aes_192_##m(), EVP_aes_256_##m() }[i]
+#define BY_BITS(m) (const EVP_CIPHER *[]){ EVP_aes_128_##m(), EVP_aes_192_##m(), EVP_aes_256_##m() }[i]
 
 static const EVP_CIPHER *evp_cipher(enum mode m, unsigned bits)
 {
@@ -108,9 +106,9 @@ struct outcome {
 };
 
 /* OpenSSL's answer, in one update call. */
-static int reference(enum mode m, unsigned bits, const uint8_t *key, const uint8_t *iv,
-		     size_t ivlen, const uint8_t *aad, size_t aadlen, const uint8_t *in,
-		     uint8_t *out, size_t len, int enc, struct outcome *res)
+static int reference(enum mode m, unsigned bits, const uint8_t *key, const uint8_t *iv, size_t ivlen,
+		     const uint8_t *aad, size_t aadlen, const uint8_t *in, uint8_t *out, size_t len, int enc,
+		     struct outcome *res)
 {
 	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
 	int ok = 0, n = 0;
@@ -159,11 +157,12 @@ static int quiet;
 
 static void report(const struct case_desc *c, const char *what)
 {
-	fail_msg("case %" PRIu64 ": %s %s-%u %s len=%zu ivlen=%zu aad=%zu tag=%zu %s [%s]\n"
+	fail_msg("case %" PRIu64
+		 ": %s %s-%u %s len=%zu ivlen=%zu aad=%zu tag=%zu %s [%s]\n"
 		 "  reproduce: test_aesni_diff --seed %" PRIu64 " --only %" PRIu64,
 		 c->index, what, mode_name[c->m], c->bits, c->enc ? "enc" : "dec", c->len, c->ivlen,
-		 c->aadlen, c->taglen, c->inplace ? "in-place" : "", ct_aesni_level_name(c->level),
-		 seed, c->index);
+		 c->aadlen, c->taglen, c->inplace ? "in-place" : "", ct_aesni_level_name(c->level), seed,
+		 c->index);
 }
 
 /* Random cut points; whole blocks only where the API takes whole blocks. */
@@ -226,8 +225,7 @@ static void run_case(uint64_t index, enum ct_aesni_level best, uint64_t *bytes)
 
 	/* GCM decryption needs a genuine tag: the reference encrypts, we decrypt its output. */
 	const int ref_enc = c.m == M_GCM ? 1 : c.enc;
-	if (!reference(c.m, c.bits, key, iv, c.ivlen, aad, c.aadlen, src, refo, c.len, ref_enc,
-		       &ref)) {
+	if (!reference(c.m, c.bits, key, iv, c.ivlen, aad, c.aadlen, src, refo, c.len, ref_enc, &ref)) {
 		report(&c, "OpenSSL refused the case");
 		return;
 	}
@@ -260,8 +258,7 @@ static void run_case(uint64_t index, enum ct_aesni_level best, uint64_t *bytes)
 		}
 		for (size_t off = 0, n; off < c.len; off += n) {
 			n = next_chunk(c.len - off, 1);
-			rc |= (c.enc ? ct_aes_gcm_encrypt : ct_aes_gcm_decrypt)(&g, from + off,
-										out + off, n);
+			rc |= (c.enc ? ct_aes_gcm_encrypt : ct_aes_gcm_decrypt)(&g, from + off, out + off, n);
 		}
 		if (c.enc) {
 			ct_aes_gcm_tag(&g, tag);
@@ -331,8 +328,8 @@ static void gcm_wrap_case(void)
 		memcpy(iv, &tries, 8);
 		memset(iv + 8, 0x5c, 8);
 		ct_aes_gcm_setiv(&g, iv, 16);
-		low = (uint32_t)g.ctr[12] << 24 | (uint32_t)g.ctr[13] << 16 |
-		      (uint32_t)g.ctr[14] << 8 | g.ctr[15];
+		low = (uint32_t)g.ctr[12] << 24 | (uint32_t)g.ctr[13] << 16 | (uint32_t)g.ctr[14] << 8 |
+		      g.ctr[15];
 		if (low >= 0xfffff800u)
 			break;
 	}
@@ -395,8 +392,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--quiet"))
 			quiet = 1;
 		else {
-			fprintf(stderr,
-				"usage: %s [--cases N] [--long] [--seed S] [--only I] [--quiet]\n",
+			fprintf(stderr, "usage: %s [--cases N] [--long] [--seed S] [--only I] [--quiet]\n",
 				argv[0]);
 			return 2;
 		}
@@ -406,8 +402,8 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	best = ct_aesni_level();
-	printf("seed %" PRIu64 ", %" PRIu64 " cases, paths: %s%s\n", seed, cases,
-	       ct_aesni_level_name(best), best > CT_AESNI_XMM ? " + aesni (forced)" : "");
+	printf("seed %" PRIu64 ", %" PRIu64 " cases, paths: %s%s\n", seed, cases, ct_aesni_level_name(best),
+	       best > CT_AESNI_XMM ? " + aesni (forced)" : "");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gcm_counter_wrap),
 		cmocka_unit_test(test_random_cases),

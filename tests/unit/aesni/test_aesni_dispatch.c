@@ -29,8 +29,7 @@ static void test_level_at_start(void **state)
 {
 	(void)state;
 	if (expect_name && start != expect)
-		fail_msg("CRYPTRACE_AESNI_MAX gave %s, expected %s", ct_aesni_level_name(start),
-			 expect_name);
+		fail_msg("CRYPTRACE_AESNI_MAX gave %s, expected %s", ct_aesni_level_name(start), expect_name);
 	if (start > cpu)
 		fail_msg("level %s above what the CPU has (%s)", ct_aesni_level_name(start),
 			 ct_aesni_level_name(cpu));
@@ -109,11 +108,9 @@ int main(int argc, char **argv)
 	start = ct_aesni_level();
 	cpu = CT_AESNI_NONE;
 	if ((f & CT_CPU_AES) && (f & CT_CPU_PCLMULQDQ))
-		cpu = (f & CT_CPU_VAES) && (f & CT_CPU_VPCLMULQDQ) && (f & CT_CPU_AVX2)
-			      ? CT_AESNI_VAES
-			      : CT_AESNI_XMM;
-	printf("cpu level %s, level at start %s\n", ct_aesni_level_name(cpu),
-	       ct_aesni_level_name(start));
+		cpu = (f & CT_CPU_VAES) && (f & CT_CPU_VPCLMULQDQ) && (f & CT_CPU_AVX2) ? CT_AESNI_VAES
+											: CT_AESNI_XMM;
+	printf("cpu level %s, level at start %s\n", ct_aesni_level_name(cpu), ct_aesni_level_name(start));
 
 	if (argc == 3 && !strcmp(argv[1], "--expect")) {
 		expect_name = argv[2];

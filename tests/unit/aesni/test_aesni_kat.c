@@ -29,8 +29,7 @@ static size_t unhex(const char *s, uint8_t *out)
 }
 
 /* got == want, or the test fails naming the vector and the level, both printed in hex. */
-static void check(const char *what, const char *level, const uint8_t *got, const uint8_t *want,
-		  size_t n)
+static void check(const char *what, const char *level, const uint8_t *got, const uint8_t *want, size_t n)
 {
 	if (memcmp(got, want, n) == 0)
 		return;
@@ -70,8 +69,9 @@ static const struct {
 };
 
 /* ---- SP 800-38A appendix F: same four plaintext blocks for every mode ---- */
-static const char sp_pt[] = "6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51"
-			    "30c81c46a35ce411e5fbc1191a0a52eff69f2445df4f9b17ad2b417be66c3710";
+static const char sp_pt[] =
+	"6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51"
+	"30c81c46a35ce411e5fbc1191a0a52eff69f2445df4f9b17ad2b417be66c3710";
 static const char *const sp_key[3] = {
 	"2b7e151628aed2a6abf7158809cf4f3c",
 	"8e73b0f7da0e6452c810f32b809079e562f8ead2522c6b7b",
@@ -127,8 +127,8 @@ static const char *const sp_ct[SP_NMODES][3] = {
 
 /* Runs one SP 800-38A mode in the given direction, in pieces of 'step' bytes so the num/IV
  * state carried between calls is exercised too. */
-static void sp_run(enum sp_mode m, const struct ct_aes_key *k, const uint8_t *in, uint8_t *out,
-		   size_t len, size_t step, bool enc)
+static void sp_run(enum sp_mode m, const struct ct_aes_key *k, const uint8_t *in, uint8_t *out, size_t len,
+		   size_t step, bool enc)
 {
 	uint8_t iv[16], ecount[16];
 	unsigned num = 0;
@@ -269,17 +269,17 @@ static void test_xts(void **state)
 
 /* ---- GCM specification (McGrew & Viega), test cases 1-18 ---- */
 #define GCM_K1 "feffe9928665731c6d6a8f9467308308"
-#define GCM_P                                                                                      \
-	"d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72"                         \
+#define GCM_P                                                                                                \
+	"d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72"                                   \
 	"1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b391aafd255"
-#define GCM_P60                                                                                    \
-	"d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72"                         \
+#define GCM_P60                                                                                              \
+	"d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72"                                   \
 	"1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39"
 #define GCM_A "feedfacedeadbeeffeedfacedeadbeefabaddad2"
 #define GCM_IV12 "cafebabefacedbaddecaf888"
 #define GCM_IV8 "cafebabefacedbad"
-#define GCM_IV60                                                                                   \
-	"9313225df88406e555909c5aff5269aa6a7a9538534f7da1e4c303d2a318a728"                         \
+#define GCM_IV60                                                                                             \
+	"9313225df88406e555909c5aff5269aa6a7a9538534f7da1e4c303d2a318a728"                                   \
 	"c3c0c95156809539fcf0e2429a6b525416aedbf5a0de6a57a637b39b"
 static const struct {
 	const char *key, *iv, *aad, *pt, *ct, *tag; /* ct NULL: only the tag is checked */
@@ -305,8 +305,8 @@ static const struct {
 	  "8ce24998625615b603a033aca13fb894be9112a5c3a211a8ba262a3cca7e2ca7"
 	  "01e4a9a4fba43c90ccdcb281d48c7c6fd62875d2aca417034c34aee5",
 	  "619cc5aefffe0bfa462af43c1699d050" },
-	{ "000000000000000000000000000000000000000000000000", "000000000000000000000000", "", "",
-	  "", "cd33b28ac773f74ba00ed1f312572435" },
+	{ "000000000000000000000000000000000000000000000000", "000000000000000000000000", "", "", "",
+	  "cd33b28ac773f74ba00ed1f312572435" },
 	{ "000000000000000000000000000000000000000000000000", "000000000000000000000000", "",
 	  "00000000000000000000000000000000", "98e7247c07f0fe411c267e4384b0f600",
 	  "2ff58d80033927ab8ef4d4587514f0fb" },
@@ -318,15 +318,13 @@ static const struct {
 	  "3980ca0b3c00e841eb06fac4872a2757859e1ceaa6efd984628593b40ca1e19c"
 	  "7d773d00c144c525ac619d18c84a3f4718e2448b2fe324d9ccda2710",
 	  "2519498e80f1478f37ba55bd6d27618c" },
-	{ GCM_K1 "feffe9928665731c", GCM_IV8, GCM_A, GCM_P60, NULL,
-	  "65dcc57fcf623a24094fcca40d3533f8" },
-	{ GCM_K1 "feffe9928665731c", GCM_IV60, GCM_A, GCM_P60, NULL,
-	  "dcf566ff291c25bbb8568fc3d376a6d9" },
-	{ "0000000000000000000000000000000000000000000000000000000000000000",
-	  "000000000000000000000000", "", "", "", "530f8afbc74536b9a963b4f1c4cb738b" },
-	{ "0000000000000000000000000000000000000000000000000000000000000000",
-	  "000000000000000000000000", "", "00000000000000000000000000000000",
-	  "cea7403d4d606b6e074ec5d3baf39d18", "d0d1c8a799996bf0265b98b5d48ab919" },
+	{ GCM_K1 "feffe9928665731c", GCM_IV8, GCM_A, GCM_P60, NULL, "65dcc57fcf623a24094fcca40d3533f8" },
+	{ GCM_K1 "feffe9928665731c", GCM_IV60, GCM_A, GCM_P60, NULL, "dcf566ff291c25bbb8568fc3d376a6d9" },
+	{ "0000000000000000000000000000000000000000000000000000000000000000", "000000000000000000000000", "",
+	  "", "", "530f8afbc74536b9a963b4f1c4cb738b" },
+	{ "0000000000000000000000000000000000000000000000000000000000000000", "000000000000000000000000", "",
+	  "00000000000000000000000000000000", "cea7403d4d606b6e074ec5d3baf39d18",
+	  "d0d1c8a799996bf0265b98b5d48ab919" },
 	{ GCM_K1 GCM_K1, GCM_IV12, "", GCM_P,
 	  "522dc1f099567d07f47f37a32a84427d643a8cdcbfe5c0c97598a2bd2555d1aa"
 	  "8cb08e48590dbb3da7b08b1056828838c5f61e6393ba7a0abcc9f662898015ad",
@@ -365,8 +363,7 @@ static void test_gcm(void **state)
 				ct_aes_gcm_encrypt(&g, pt + o, out + o,
 						   pl - o < steps[s] ? pl - o : steps[s]);
 			ct_aes_gcm_tag(&g, mytag);
-			snprintf(what, sizeof(what), "GCM test case %zu tag, step %zu", i + 1,
-				 steps[s]);
+			snprintf(what, sizeof(what), "GCM test case %zu tag, step %zu", i + 1, steps[s]);
 			check(what, level, mytag, tag, 16);
 			if (gcm_vec[i].ct) {
 				snprintf(what, sizeof(what), "GCM test case %zu ct, step %zu", i + 1,
@@ -395,8 +392,8 @@ static void test_gcm(void **state)
 			memcpy(bad, tag, 16);
 			bad[tl - 1] ^= 0x80;
 			if (ct_aes_gcm_verify(&g, bad, tl) == 0)
-				fail_msg("GCM test case %zu: forged %zu-byte tag accepted [%s]", i + 1,
-					 tl, level);
+				fail_msg("GCM test case %zu: forged %zu-byte tag accepted [%s]", i + 1, tl,
+					 level);
 		}
 		ct_aes_gcm_wipe(&g);
 	}
@@ -410,11 +407,13 @@ int main(void)
 	}
 	best = ct_aesni_level();
 	static enum ct_aesni_level xmm = CT_AESNI_XMM, vaes = CT_AESNI_VAES;
-#define AT(fn, level, label) { .name = #fn " [" label "]", .test_func = fn, .initial_state = level }
+#define AT(fn, level, label)                                                                                 \
+	{                                                                                                    \
+		.name = #fn " [" label "]", .test_func = fn, .initial_state = level                          \
+	}
 	const struct CMUnitTest tests[] = {
-		AT(test_block_modes, &xmm, "aesni"), AT(test_xts, &xmm, "aesni"),
-		AT(test_gcm, &xmm, "aesni"),	     AT(test_block_modes, &vaes, "vaes"),
-		AT(test_xts, &vaes, "vaes"),	     AT(test_gcm, &vaes, "vaes"),
+		AT(test_block_modes, &xmm, "aesni"), AT(test_xts, &xmm, "aesni"), AT(test_gcm, &xmm, "aesni"),
+		AT(test_block_modes, &vaes, "vaes"), AT(test_xts, &vaes, "vaes"), AT(test_gcm, &vaes, "vaes"),
 	};
 	if (best < CT_AESNI_VAES)
 		printf("note: VAES not available (CPU or CRYPTRACE_AESNI_MAX): only the AES-NI path "

@@ -150,10 +150,10 @@ static void test_next_iv_others(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse),	     cmocka_unit_test(test_full),
-		cmocka_unit_test(test_glxsb),	     cmocka_unit_test(test_eip93),
-		cmocka_unit_test(test_table),	     cmocka_unit_test(test_next_iv_cbc),
-		cmocka_unit_test(test_next_iv_ctr),  cmocka_unit_test(test_next_iv_others),
+		cmocka_unit_test(test_parse),       cmocka_unit_test(test_full),
+		cmocka_unit_test(test_glxsb),       cmocka_unit_test(test_eip93),
+		cmocka_unit_test(test_table),       cmocka_unit_test(test_next_iv_cbc),
+		cmocka_unit_test(test_next_iv_ctr), cmocka_unit_test(test_next_iv_others),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,9 +25,11 @@ static void put16(uint8_t *img, size_t off, uint16_t v)
 
 static void test_session(void **state)
 {
-	struct ct_cdev_session_op s64 = { .cipher = CT_CRYPTO_AES_CBC, .keylen = 32,
+	struct ct_cdev_session_op s64 = { .cipher = CT_CRYPTO_AES_CBC,
+					  .keylen = 32,
 					  .key = (uint8_t *)(uintptr_t)0x7fff12345678ull,
-					  .mackeylen = 0, .mackey = NULL };
+					  .mackeylen = 0,
+					  .mackey = NULL };
 	uint8_t img[28] = { 0 };
 	struct session_req r;
 
@@ -58,8 +60,13 @@ static void test_session(void **state)
 static void test_crypt(void **state)
 {
 	uint8_t src, dst, iv;
-	struct ct_cdev_crypt_op c64 = { .ses = 7, .op = CT_COP_DECRYPT, .flags = CT_COP_FLAG_WRITE_IV,
-					.len = 4096, .src = &src, .dst = &dst, .iv = &iv };
+	struct ct_cdev_crypt_op c64 = { .ses = 7,
+					.op = CT_COP_DECRYPT,
+					.flags = CT_COP_FLAG_WRITE_IV,
+					.len = 4096,
+					.src = &src,
+					.dst = &dst,
+					.iv = &iv };
 	uint8_t img[28] = { 0 };
 	struct crypt_req r;
 
@@ -126,8 +133,7 @@ static void test_auth(void **state)
 	assert_memory_equal(img + 32, before + 32, 12);
 
 	struct ct_cdev_crypt_auth_op a64 = { .ses = 1, .tag_len = 16 };
-	cdev_put_uptr((uint8_t *)&a64, CDEV_ABI_OFFSET(false, crypt_auth_op, tag), false,
-		      0x7fffdeadbe00ull);
+	cdev_put_uptr((uint8_t *)&a64, CDEV_ABI_OFFSET(false, crypt_auth_op, tag), false, 0x7fffdeadbe00ull);
 	assert_true((uintptr_t)a64.tag == 0x7fffdeadbe00ull);
 	assert_int_equal(a64.tag_len, 16);
 	assert_int_equal(CDEV_ABI_SIZE(true, crypt_auth_op), 44);

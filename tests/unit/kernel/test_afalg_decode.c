@@ -221,9 +221,11 @@ static void test_openssl_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_names),    cmocka_unit_test(test_addr),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_addr),
 		cmocka_unit_test(test_short_addrlen_not_overread),
-		cmocka_unit_test(test_sockopt),  cmocka_unit_test(test_cmsgs),
+		cmocka_unit_test(test_sockopt),
+		cmocka_unit_test(test_cmsgs),
 		cmocka_unit_test(test_openssl_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -85,7 +85,11 @@ static void test_session(void **state)
 	char b[160];
 	uint8_t key[32] = { 0xaa };
 	struct ct_cdev_session_op s = {
-		.cipher = CT_CRYPTO_AES_CBC, .keylen = 32, .key = key, .mac = 0, .ses = 77,
+		.cipher = CT_CRYPTO_AES_CBC,
+		.keylen = 32,
+		.key = key,
+		.mac = 0,
+		.ses = 77,
 	};
 	(void)state;
 	ct_cdev_fmt_session(b, sizeof(b), &s, false);
@@ -116,7 +120,12 @@ static void test_crypt(void **state)
 	char b[160];
 	uint8_t buf[64], iv[16];
 	struct ct_cdev_crypt_op c = {
-		.ses = 3, .op = CT_COP_ENCRYPT, .len = 4096, .src = buf, .dst = buf, .iv = iv,
+		.ses = 3,
+		.op = CT_COP_ENCRYPT,
+		.len = 4096,
+		.src = buf,
+		.dst = buf,
+		.iv = iv,
 	};
 	(void)state;
 	ct_cdev_fmt_ioctl(b, sizeof(b), CT_CIOCCRYPT, &c);
@@ -140,12 +149,18 @@ static void test_auth_kop_misc(void **state)
 	char b[200];
 	(void)state;
 	struct ct_cdev_crypt_auth_op a = {
-		.ses = 5, .op = CT_COP_ENCRYPT, .len = 100, .auth_len = 13, .tag_len = 16, .iv_len = 12,
+		.ses = 5,
+		.op = CT_COP_ENCRYPT,
+		.len = 100,
+		.auth_len = 13,
+		.tag_len = 16,
+		.iv_len = 12,
 		.flags = CT_COP_FLAG_AEAD_TLS_TYPE,
 	};
 	ct_cdev_fmt_ioctl(b, sizeof(b), CT_CIOCAUTHCRYPT, &a);
-	assert_string_equal(b, "op=CIOCAUTHCRYPT ses=5 dir=encrypt len=100 auth_len=13 tag_len=16 "
-			       "iv_len=12 flags=AEAD_TLS");
+	assert_string_equal(b,
+			    "op=CIOCAUTHCRYPT ses=5 dir=encrypt len=100 auth_len=13 tag_len=16 "
+			    "iv_len=12 flags=AEAD_TLS");
 	struct ct_cdev_crypt_kop k = { .crk_op = CT_CRK_MOD_EXP, .crk_iparams = 3, .crk_oparams = 1 };
 	k.crk_param[0].crp_nbits = 2048;
 	k.crk_param[1].crp_nbits = 17;
@@ -175,8 +190,9 @@ static void test_kop_sizes_only(void **state)
 {
 	char b[200];
 	uint8_t secret[4] = { 0xde, 0xad, 0xbe, 0xef };
-	struct ct_cdev_crypt_kop k = { .crk_op = CT_CRK_DH_COMPUTE_KEY, .crk_iparams = 3, .crk_oparams = 1,
-				       .crk_status = 0 };
+	struct ct_cdev_crypt_kop k = {
+		.crk_op = CT_CRK_DH_COMPUTE_KEY, .crk_iparams = 3, .crk_oparams = 1, .crk_status = 0
+	};
 	(void)state;
 	for (int i = 0; i < 4; i++)
 		k.crk_param[i] = (struct ct_cdev_crparam){ .crp_p = secret, .crp_nbits = 32 };
@@ -205,8 +221,9 @@ static void test_asymfeat(void **state)
 	assert_string_equal(b, "features=0x0 none");
 	ct_cdev_fmt_asymfeat(b, sizeof(b), CT_CRF_MOD_EXP);
 	assert_string_equal(b, "features=0x1 MOD_EXP");
-	ct_cdev_fmt_asymfeat(b, sizeof(b), CT_CRF_MOD_EXP | CT_CRF_MOD_EXP_CRT | CT_CRF_DSA_SIGN |
-						   CT_CRF_DSA_VERIFY | CT_CRF_DH_COMPUTE_KEY);
+	ct_cdev_fmt_asymfeat(b, sizeof(b),
+			     CT_CRF_MOD_EXP | CT_CRF_MOD_EXP_CRT | CT_CRF_DSA_SIGN | CT_CRF_DSA_VERIFY |
+				     CT_CRF_DH_COMPUTE_KEY);
 	assert_string_equal(b, "features=0x1f MOD_EXP|MOD_EXP_CRT|DSA_SIGN|DSA_VERIFY|DH_COMPUTE_KEY");
 	/* Bits no crk_op has print as one raw rest. */
 	ct_cdev_fmt_asymfeat(b, sizeof(b), CT_CRF_DSA_SIGN | 0x300u);
@@ -226,7 +243,8 @@ static void test_sessinfo(void **state)
 	strcpy(si.cipher_info.cra_name, "cbc(aes)");
 	strcpy(si.cipher_info.cra_driver_name, "cbc-aes-aesni");
 	ct_cdev_fmt_sessinfo(b, sizeof(b), &si);
-	assert_string_equal(b, "ses=9 cipher=cbc(aes) driver=cbc-aes-aesni alignmask=15 kernel_driver_only=0");
+	assert_string_equal(b,
+			    "ses=9 cipher=cbc(aes) driver=cbc-aes-aesni alignmask=15 kernel_driver_only=0");
 	si.flags = CT_SIOP_FLAG_KERNEL_DRIVER_ONLY;
 	/* A driver name that fills its field without a terminator is cut at the field. */
 	memset(si.cipher_info.cra_driver_name, 'x', sizeof(si.cipher_info.cra_driver_name));
@@ -256,11 +274,11 @@ static void test_truncation(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ioctl_names), cmocka_unit_test(test_alg_names),
-		cmocka_unit_test(test_openssl_names), cmocka_unit_test(test_session),
-		cmocka_unit_test(test_crypt), cmocka_unit_test(test_auth_kop_misc),
+		cmocka_unit_test(test_ioctl_names),    cmocka_unit_test(test_alg_names),
+		cmocka_unit_test(test_openssl_names),  cmocka_unit_test(test_session),
+		cmocka_unit_test(test_crypt),          cmocka_unit_test(test_auth_kop_misc),
 		cmocka_unit_test(test_kop_sizes_only), cmocka_unit_test(test_asymfeat),
-		cmocka_unit_test(test_sessinfo), cmocka_unit_test(test_truncation),
+		cmocka_unit_test(test_sessinfo),       cmocka_unit_test(test_truncation),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -229,9 +229,9 @@ static void test_garbage(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_with_aesni), cmocka_unit_test(test_without_aesni),
+		cmocka_unit_test(test_with_aesni),     cmocka_unit_test(test_without_aesni),
 		cmocka_unit_test(test_host_lskcipher), cmocka_unit_test(test_offload),
-		cmocka_unit_test(test_classify), cmocka_unit_test(test_garbage),
+		cmocka_unit_test(test_classify),       cmocka_unit_test(test_garbage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,9 +23,11 @@ static void classify(struct ct_evp_facts f)
 static void test_provider(void **state)
 {
 	(void)state;
-	classify((struct ct_evp_facts){
-		.has_provider = true, .provider_name = "default", .cipher_name = "AES-128-CBC",
-		.key_len = 16, .dir = CT_DIR_ENCRYPT });
+	classify((struct ct_evp_facts){ .has_provider = true,
+					.provider_name = "default",
+					.cipher_name = "AES-128-CBC",
+					.key_len = 16,
+					.dir = CT_DIR_ENCRYPT });
 	assert_string_equal(c.key.impl, "provider:default");
 	assert_string_equal(c.key.cipher, "aes-128-cbc");
 	assert_int_equal(c.key.api, CT_API_EVP);
@@ -35,8 +37,8 @@ static void test_provider(void **state)
 	assert_int_equal(c.key.route, CT_ROUTE_NONE);
 	assert_int_equal(c.key.flags, 0);
 	assert_null(c.key.requested);
-	classify((struct ct_evp_facts){ .has_provider = true, .cipher_name = "AES-256-GCM",
-					    .key_len = 32, .dir = CT_DIR_DECRYPT });
+	classify((struct ct_evp_facts){
+		.has_provider = true, .cipher_name = "AES-256-GCM", .key_len = 32, .dir = CT_DIR_DECRYPT });
 	assert_string_equal(c.key.impl, "provider:?"); /* a provider without a name */
 	assert_int_equal(c.key.key_bits, 256);
 	assert_int_equal(c.key.dir, CT_DIR_DECRYPT);
@@ -46,9 +48,13 @@ static void test_engine_wins(void **state)
 {
 	(void)state;
 	/* an engine named at init serves the ctx even when the cipher has a provider */
-	classify((struct ct_evp_facts){
-		.has_engine = true, .engine_id = "afalg", .has_provider = true, .provider_name = "default",
-		.route_aesni = true, .cipher_name = "AES-128-CBC", .key_len = 16 });
+	classify((struct ct_evp_facts){ .has_engine = true,
+					.engine_id = "afalg",
+					.has_provider = true,
+					.provider_name = "default",
+					.route_aesni = true,
+					.cipher_name = "AES-128-CBC",
+					.key_len = 16 });
 	assert_string_equal(c.key.impl, "engine:afalg");
 	assert_int_equal(c.key.route, CT_ROUTE_NONE);
 	classify((struct ct_evp_facts){ .has_engine = true, .cipher_name = "aes-128-cbc" });
@@ -59,15 +65,20 @@ static void test_engine_wins(void **state)
 static void test_routes(void **state)
 {
 	(void)state;
-	classify((struct ct_evp_facts){
-		.has_provider = true, .provider_name = "cryptrace", .route_aesni = true,
-		.cipher_name = "AES-128-CTR", .key_len = 16 });
+	classify((struct ct_evp_facts){ .has_provider = true,
+					.provider_name = "cryptrace",
+					.route_aesni = true,
+					.cipher_name = "AES-128-CTR",
+					.key_len = 16 });
 	assert_string_equal(c.key.impl, "route:aesni");
 	assert_int_equal(c.key.route, CT_ROUTE_AESNI);
 	assert_int_equal(c.key.flags, CT_PATH_ROUTED);
-	classify((struct ct_evp_facts){
-		.has_provider = true, .provider_name = "cryptrace-kernel", .kernel_route = CT_ROUTE_AFALG,
-		.kernel_impl = "route:afalg:cbc-aes-aesni", .cipher_name = "AES-256-CBC", .key_len = 32 });
+	classify((struct ct_evp_facts){ .has_provider = true,
+					.provider_name = "cryptrace-kernel",
+					.kernel_route = CT_ROUTE_AFALG,
+					.kernel_impl = "route:afalg:cbc-aes-aesni",
+					.cipher_name = "AES-256-CBC",
+					.key_len = 32 });
 	assert_string_equal(c.key.impl, "route:afalg:cbc-aes-aesni");
 	assert_int_equal(c.key.route, CT_ROUTE_AFALG);
 	assert_int_equal(c.key.flags, CT_PATH_ROUTED);
@@ -87,8 +98,7 @@ static void test_no_provider(void **state)
 static void test_cipher_names(void **state)
 {
 	(void)state;
-	classify((struct ct_evp_facts){ .has_provider = true,
-								 .provider_name = "default" });
+	classify((struct ct_evp_facts){ .has_provider = true, .provider_name = "default" });
 	assert_string_equal(c.key.cipher, "unknown");
 	char longname[100];
 	memset(longname, 'A', sizeof(longname) - 1);
@@ -102,26 +112,30 @@ static void test_requested_engine(void **state)
 {
 	(void)state;
 	/* -engine afalg failed: the ctx runs in provider default, and the path says what was asked */
-	classify((struct ct_evp_facts){
-		.has_provider = true, .provider_name = "default", .cipher_name = "AES-128-CBC",
-		.key_len = 16, .requested_engine = "afalg" });
+	classify((struct ct_evp_facts){ .has_provider = true,
+					.provider_name = "default",
+					.cipher_name = "AES-128-CBC",
+					.key_len = 16,
+					.requested_engine = "afalg" });
 	assert_non_null(c.key.requested);
 	assert_string_equal(c.key.requested, "engine:afalg");
 	/* the engine that was asked for serves it: nothing to say */
-	classify((struct ct_evp_facts){ .has_engine = true, .engine_id = "afalg",
-					    .requested_engine = "afalg", .cipher_name = "aes-128-cbc" });
+	classify((struct ct_evp_facts){ .has_engine = true,
+					.engine_id = "afalg",
+					.requested_engine = "afalg",
+					.cipher_name = "aes-128-cbc" });
 	assert_null(c.key.requested);
-	classify((struct ct_evp_facts){ .has_provider = true, .provider_name = "default",
-					    .requested_engine = "" });
+	classify((struct ct_evp_facts){
+		.has_provider = true, .provider_name = "default", .requested_engine = "" });
 	assert_null(c.key.requested);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_provider),        cmocka_unit_test(test_engine_wins),
-		cmocka_unit_test(test_routes),          cmocka_unit_test(test_no_provider),
-		cmocka_unit_test(test_cipher_names),    cmocka_unit_test(test_requested_engine),
+		cmocka_unit_test(test_provider),     cmocka_unit_test(test_engine_wins),
+		cmocka_unit_test(test_routes),       cmocka_unit_test(test_no_provider),
+		cmocka_unit_test(test_cipher_names), cmocka_unit_test(test_requested_engine),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

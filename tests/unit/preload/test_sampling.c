@@ -84,9 +84,12 @@ static void test_large_always_timed(void **state)
 static void test_period_halves_per_doubling(void **state)
 {
 	(void)state;
-	static const struct { uint64_t bytes; unsigned period; } cases[] = {
-		{ 16, 256 }, { 1023, 256 }, { 1024, 128 }, { 2048, 64 }, { 8192, 16 },
-		{ 16383, 16 }, { 65536, 2 }, { 131071, 2 },
+	static const struct {
+		uint64_t bytes;
+		unsigned period;
+	} cases[] = {
+		{ 16, 256 },  { 1023, 256 }, { 1024, 128 }, { 2048, 64 },
+		{ 8192, 16 }, { 16383, 16 }, { 65536, 2 },  { 131071, 2 },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		setup(256, 1u << 30);

@@ -35,10 +35,10 @@
 #include "route.h"
 
 static const char *const names[] = {
-	"AES-128-ECB", "AES-192-ECB", "AES-256-ECB", "AES-128-CBC", "AES-192-CBC", "AES-256-CBC",
-	"AES-128-CTR", "AES-192-CTR", "AES-256-CTR", "AES-128-CFB", "AES-192-CFB", "AES-256-CFB",
-	"AES-128-OFB", "AES-192-OFB", "AES-256-OFB", "AES-128-XTS", "AES-256-XTS", "AES-128-GCM",
-	"AES-192-GCM", "AES-256-GCM",
+	"AES-128-ECB", "AES-192-ECB", "AES-256-ECB", "AES-128-CBC", "AES-192-CBC",
+	"AES-256-CBC", "AES-128-CTR", "AES-192-CTR", "AES-256-CTR", "AES-128-CFB",
+	"AES-192-CFB", "AES-256-CFB", "AES-128-OFB", "AES-192-OFB", "AES-256-OFB",
+	"AES-128-XTS", "AES-256-XTS", "AES-128-GCM", "AES-192-GCM", "AES-256-GCM",
 };
 #define N_CIPHERS (sizeof(names) / sizeof(names[0]))
 
@@ -72,11 +72,17 @@ static void rnd_bytes(uint8_t *p, size_t n)
 static size_t rnd_len(void)
 {
 	switch (rnd_below(10)) {
-	case 0: case 1: case 2: case 3:
+	case 0:
+	case 1:
+	case 2:
+	case 3:
 		return rnd_below(65);
-	case 4: case 5: case 6:
+	case 4:
+	case 5:
+	case 6:
 		return rnd_below(1025);
-	case 7: case 8:
+	case 7:
+	case 8:
 		return rnd_below(8193);
 	default:
 		return rnd_below(65537);
@@ -110,7 +116,17 @@ static void tr_int(struct tr *t, int tag, long v)
 
 /* ---- scripts ------------------------------------------------------------------------------- */
 
-enum op_kind { OP_DATA, OP_AAD, OP_COPY, OP_REINIT_IV, OP_REINIT_NONE, OP_REINIT_KEY, OP_QUERY, OP_SETNUM, OP_PROBE };
+enum op_kind {
+	OP_DATA,
+	OP_AAD,
+	OP_COPY,
+	OP_REINIT_IV,
+	OP_REINIT_NONE,
+	OP_REINIT_KEY,
+	OP_QUERY,
+	OP_SETNUM,
+	OP_PROBE
+};
 
 struct op {
 	enum op_kind kind;
@@ -275,8 +291,9 @@ static void make_script(struct script *s, unsigned alg)
 		add_chunks(s, OP_DATA, first, block && s->raw ? 16 : 1, &copies);
 		if (first < s->inlen) {
 			/* re-init mid-stream: OpenSSL restores the CBC/CFB/OFB IV, continues CTR */
-			enum op_kind k = rnd_below(3) == 0 ? OP_REINIT_KEY :
-					 rnd_below(2) ? OP_REINIT_NONE : OP_REINIT_IV;
+			enum op_kind k = rnd_below(3) == 0 ? OP_REINIT_KEY
+					 : rnd_below(2)    ? OP_REINIT_NONE
+							   : OP_REINIT_IV;
 			if (gcm)
 				k = OP_REINIT_NONE;
 			add_op(s, k, 0, 0);
@@ -291,8 +308,10 @@ static void make_script(struct script *s, unsigned alg)
 	if ((s->mode == EVP_CIPH_CFB_MODE || s->mode == EVP_CIPH_OFB_MODE) && rnd_below(4) == 0) {
 		for (int i = 0; i < s->nops && s->nops < MAX_OPS; i++) {
 			if (s->ops[i].kind == OP_DATA && rnd_below(3) == 0) {
-				memmove(&s->ops[i + 1], &s->ops[i], sizeof(s->ops[0]) * (size_t)(s->nops - i));
-				s->ops[i] = (struct op){ .kind = OP_SETNUM, .len = rnd_below(16), .inplace = 0 };
+				memmove(&s->ops[i + 1], &s->ops[i],
+					sizeof(s->ops[0]) * (size_t)(s->nops - i));
+				s->ops[i] =
+					(struct op){ .kind = OP_SETNUM, .len = rnd_below(16), .inplace = 0 };
 				s->nops++;
 				i++;
 			}
@@ -370,7 +389,8 @@ static void probe(EVP_CIPHER_CTX *ctx, const struct script *s, struct tr *t, int
 	case 4: {
 		unsigned u = 77;
 		OSSL_PARAM p[3] = { OSSL_PARAM_construct_uint("no-such-param", &u),
-				    OSSL_PARAM_construct_int(OSSL_CIPHER_PARAM_AEAD_TAGLEN, &v), OSSL_PARAM_END };
+				    OSSL_PARAM_construct_int(OSSL_CIPHER_PARAM_AEAD_TAGLEN, &v),
+				    OSSL_PARAM_END };
 		tr_int(t, i, EVP_CIPHER_CTX_get_params(ctx, p));
 		tr_int(t, i, (long)u);
 		tr_int(t, i, v);
@@ -487,7 +507,8 @@ static int run_ops(EVP_CIPHER_CTX *ctx, const struct script *s, int from, size_t
 				apos = 0; /* a new message: feed the AAD again */
 				if (s->aadlen) {
 					r = s->raw ? EVP_Cipher(ctx, NULL, s->aad, (unsigned)s->aadlen)
-						   : EVP_CipherUpdate(ctx, NULL, &outl, s->aad, (int)s->aadlen);
+						   : EVP_CipherUpdate(ctx, NULL, &outl, s->aad,
+								      (int)s->aadlen);
 					tr_int(t, i, r);
 					apos = s->aadlen;
 				}
@@ -631,8 +652,8 @@ static void gcm_ssh_flow(const EVP_CIPHER *c, unsigned alg, struct tr *t, const 
 }
 
 /* libssl's TLS 1.2 AES-GCM records (decrypt side; encrypt makes a random explicit IV). */
-static int tls_record(const EVP_CIPHER *c, int enc, const uint8_t *key, const uint8_t *fixed,
-		      uint8_t *rec, size_t reclen, size_t *outlen)
+static int tls_record(const EVP_CIPHER *c, int enc, const uint8_t *key, const uint8_t *fixed, uint8_t *rec,
+		      size_t reclen, size_t *outlen)
 {
 	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
 	int ok = EVP_CipherInit_ex(ctx, c, NULL, key, NULL, enc) == 1 &&
@@ -774,31 +795,37 @@ struct kat {
 	int dec_only;
 };
 
-#define SP_PLAIN "6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51" \
-		 "30c81c46a35ce411e5fbc1191a0a52eff69f2445df4f9b17ad2b417be66c3710"
+#define SP_PLAIN                                                                                             \
+	"6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51"                                   \
+	"30c81c46a35ce411e5fbc1191a0a52eff69f2445df4f9b17ad2b417be66c3710"
 #define SP_KEY128 "2b7e151628aed2a6abf7158809cf4f3c"
 #define SP_IV "000102030405060708090a0b0c0d0e0f"
 
 static const struct kat kats[] = {
 	{ "AES-128-ECB", SP_KEY128, NULL, SP_PLAIN,
 	  "3ad77bb40d7a3660a89ecaf32466ef97f5d3d58503b9699de785895a96fdbaaf"
-	  "43b1cd7f598ece23881b00e3ed0306887b0c785e27e8ad3f8223207104725dd4", NULL, 0 },
-	{ "AES-256-ECB", "603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4", NULL,
-	  SP_PLAIN,
+	  "43b1cd7f598ece23881b00e3ed0306887b0c785e27e8ad3f8223207104725dd4",
+	  NULL, 0 },
+	{ "AES-256-ECB", "603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4", NULL, SP_PLAIN,
 	  "f3eed1bdb5d2a03c064b5a7e3db181f8591ccb10d410ed26dc5ba74a31362870"
-	  "b6ed21b99ca6f4f9f153e7b1beafed1d23304b7a39f9f3ff067d8d8f9e24ecc7", NULL, 0 },
+	  "b6ed21b99ca6f4f9f153e7b1beafed1d23304b7a39f9f3ff067d8d8f9e24ecc7",
+	  NULL, 0 },
 	{ "AES-128-CBC", SP_KEY128, SP_IV, SP_PLAIN,
 	  "7649abac8119b246cee98e9b12e9197d5086cb9b507219ee95db113a917678b2"
-	  "73bed6b8e3c1743b7116e69e222295163ff1caa1681fac09120eca307586e1a7", NULL, 0 },
+	  "73bed6b8e3c1743b7116e69e222295163ff1caa1681fac09120eca307586e1a7",
+	  NULL, 0 },
 	{ "AES-128-CFB", SP_KEY128, SP_IV, SP_PLAIN,
 	  "3b3fd92eb72dad20333449f8e83cfb4ac8a64537a0b3a93fcde3cdad9f1ce58b"
-	  "26751f67a3cbb140b1808cf187a4f4dfc04b05357c5d1c0eeac4c66f9ff7f2e6", NULL, 0 },
+	  "26751f67a3cbb140b1808cf187a4f4dfc04b05357c5d1c0eeac4c66f9ff7f2e6",
+	  NULL, 0 },
 	{ "AES-128-OFB", SP_KEY128, SP_IV, SP_PLAIN,
 	  "3b3fd92eb72dad20333449f8e83cfb4a7789508d16918f03f53c52dac54ed825"
-	  "9740051e9c5fecf64344f7a82260edcc304c6528f659c77866a510d9c1d6ae5e", NULL, 0 },
+	  "9740051e9c5fecf64344f7a82260edcc304c6528f659c77866a510d9c1d6ae5e",
+	  NULL, 0 },
 	{ "AES-128-CTR", SP_KEY128, "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff", SP_PLAIN,
 	  "874d6191b620e3261bef6864990db6ce9806f66b7970fdff8617187bb9fffdff"
-	  "5ae4df3edbd5d35e5b4f09020db03eab1e031dda2fbe03d1792170a0f3009cee", NULL, 0 },
+	  "5ae4df3edbd5d35e5b4f09020db03eab1e031dda2fbe03d1792170a0f3009cee",
+	  NULL, 0 },
 	{ "AES-128-GCM", "00000000000000000000000000000000", "000000000000000000000000", "", "",
 	  "58e2fccefa7e3061367f1d57a4e7455a", 0 },
 	{ "AES-128-GCM", "00000000000000000000000000000000", "000000000000000000000000",
@@ -854,7 +881,8 @@ static void test_kats(void **state)
 					ok &= EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, (int)tlen, tag);
 				ok &= EVP_CipherUpdate(ctx, out, &outl, enc ? pt : ct, (int)plen);
 				ok &= EVP_CipherFinal_ex(ctx, out + outl, &fl);
-				if (!(ok == 1 && (size_t)(outl + fl) == clen && !memcmp(out, enc ? ct : pt, clen)))
+				if (!(ok == 1 && (size_t)(outl + fl) == clen &&
+				      !memcmp(out, enc ? ct : pt, clen)))
 					fail_msg("KAT %u %s %s (%s)", k, v->cipher, enc ? "enc" : "dec", who);
 				if (enc && tlen) {
 					uint8_t got[16];
@@ -877,7 +905,8 @@ static int tls_cbc_ctx(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *c, int enc, const 
 	params[0] = OSSL_PARAM_construct_int(OSSL_CIPHER_PARAM_TLS_VERSION, &version);
 	params[1] = OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_TLS_MAC_SIZE, &macsize);
 	params[2] = OSSL_PARAM_construct_end();
-	return EVP_CipherInit_ex(ctx, c, NULL, key, iv, enc) == 1 && EVP_CIPHER_CTX_set_params(ctx, params) == 1;
+	return EVP_CipherInit_ex(ctx, c, NULL, key, iv, enc) == 1 &&
+	       EVP_CIPHER_CTX_set_params(ctx, params) == 1;
 }
 
 static void test_tls_cbc(void **state)
@@ -901,7 +930,8 @@ static void test_tls_cbc(void **state)
 					 tls_cbc_ctx(nd, native[i], 0, key, iv, versions[v], macs[m]) &&
 					 tls_cbc_ctx(od, ours[i], 0, key, iv, versions[v], macs[m]);
 				if (!(ok))
-					fail_msg("%s TLS CBC setup v%x mac %zu", names[i], versions[v], macs[m]);
+					fail_msg("%s TLS CBC setup v%x mac %zu", names[i], versions[v],
+						 macs[m]);
 				for (size_t len = 0; ok && len < 600; len += 1 + len / 3) {
 					uint8_t rn[1024], ro[1024], dn[1024], dox[1024];
 					size_t in = len + macs[m] + (versions[v] >= 0x0302 ? 16 : 0);
@@ -911,8 +941,8 @@ static void test_tls_cbc(void **state)
 					int rn_ok = EVP_CipherUpdate(ne, rn, &on, rn, (int)in);
 					int ro_ok = EVP_CipherUpdate(oe, ro, &oo, ro, (int)in);
 					if (!(rn_ok == ro_ok && on == oo && !memcmp(rn, ro, (size_t)on)))
-						fail_msg("%s TLS CBC record enc v%x mac %zu len %zu", names[i],
-							 versions[v], macs[m], len);
+						fail_msg("%s TLS CBC record enc v%x mac %zu len %zu",
+							 names[i], versions[v], macs[m], len);
 					bool damaged = len % 7 == 3 && on > 0;
 					if (damaged)
 						rn[on - 1 - (int)(len % 16)] ^= 1; /* damage padding or MAC */
@@ -922,16 +952,20 @@ static void test_tls_cbc(void **state)
 					int a1 = EVP_CipherUpdate(nd, dn, &dn_l, dn, on);
 					int a2 = EVP_CipherUpdate(od, dox, &do_l, dox, on);
 					if (!(a1 == a2 && dn_l == do_l && !memcmp(dn, dox, (size_t)dn_l)))
-						fail_msg("%s TLS CBC record dec v%x mac %zu len %zu: %d/%d %d/%d",
-							 names[i], versions[v], macs[m], len, a1, a2, dn_l,
-							 do_l);
+						fail_msg(
+							"%s TLS CBC record dec v%x mac %zu len %zu: %d/%d %d/%d",
+							names[i], versions[v], macs[m], len, a1, a2, dn_l,
+							do_l);
 					/* (a damaged record yields a random MAC: OpenSSL's constant-time rule) */
 					if (macs[m] && a1 == 1 && a2 == 1 && !damaged) {
 						void *pn = NULL, *po = NULL;
 						OSSL_PARAM gp[2] = { OSSL_PARAM_construct_octet_ptr(
-							OSSL_CIPHER_PARAM_TLS_MAC, &pn, macs[m]), OSSL_PARAM_END };
+									     OSSL_CIPHER_PARAM_TLS_MAC, &pn,
+									     macs[m]),
+								     OSSL_PARAM_END };
 						EVP_CIPHER_CTX_get_params(nd, gp);
-						gp[0] = OSSL_PARAM_construct_octet_ptr(OSSL_CIPHER_PARAM_TLS_MAC, &po, macs[m]);
+						gp[0] = OSSL_PARAM_construct_octet_ptr(
+							OSSL_CIPHER_PARAM_TLS_MAC, &po, macs[m]);
 						EVP_CIPHER_CTX_get_params(od, gp);
 						if (!(pn && po && !memcmp(pn, po, macs[m])))
 							fail_msg("%s TLS CBC mac read-back", names[i]);
@@ -958,8 +992,9 @@ static void test_tls_cbc(void **state)
 static int fetch_ciphers(void **state)
 {
 	(void)state;
-	ct_stub_set_route("aes-*-cbc:dec=native,aes-192-gcm=afalg,chacha20=aesni,aes-128-ocb=aesni,"
-			  "aes-*=aesni");
+	ct_stub_set_route(
+		"aes-*-cbc:dec=native,aes-192-gcm=afalg,chacha20=aesni,aes-128-ocb=aesni,"
+		"aes-*=aesni");
 	uint32_t route;
 	for (unsigned i = 0; i < N_CIPHERS; i++) {
 		native[i] = EVP_CIPHER_fetch(NULL, names[i], "provider=default");
@@ -1030,7 +1065,8 @@ static void test_random_scripts(void **state)
 			free(ta.buf);
 			free(tb.buf);
 			ct_aesni_set_max_level(best);
-			fail_msg("case %ld (CT_ROUTE_SEED=%" PRIu64 " CT_ROUTE_ONLY=%ld): %s %s len %zu pad %d "
+			fail_msg("case %ld (CT_ROUTE_SEED=%" PRIu64
+				 " CT_ROUTE_ONLY=%ld): %s %s len %zu pad %d "
 				 "raw %d ivlen %d taglen %d ops %d level %s: transcripts differ at byte %zu "
 				 "(%zu vs %zu)",
 				 n, seed, n, names[alg], s.enc ? "enc" : "dec", s.inlen, s.pad, s.raw,
@@ -1040,8 +1076,8 @@ static void test_random_scripts(void **state)
 		free(s.in);
 	}
 	ct_aesni_set_max_level(best);
-	print_message("%ld differential cases (seed %" PRIu64 "), %" PRIu64 " bytes of input:", ran,
-		      seed, bytes);
+	print_message("%ld differential cases (seed %" PRIu64 "), %" PRIu64 " bytes of input:", ran, seed,
+		      bytes);
 	for (unsigned i = 0; i < N_CIPHERS; i++)
 		print_message(" %s=%ld", names[i], per_alg[i]);
 	print_message("\n");
@@ -1067,12 +1103,9 @@ int main(void)
 	/* in this order: the TLS CBC test draws from the generator as it starts (0), the AEAD
 	 * flows from the seed */
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_constants),
-		cmocka_unit_test(test_kats),
-		cmocka_unit_test(test_route_decisions),
-		cmocka_unit_test(test_tls_cbc),
-		cmocka_unit_test(test_aead_flows),
-		cmocka_unit_test(test_random_scripts),
+		cmocka_unit_test(test_constants),       cmocka_unit_test(test_kats),
+		cmocka_unit_test(test_route_decisions), cmocka_unit_test(test_tls_cbc),
+		cmocka_unit_test(test_aead_flows),      cmocka_unit_test(test_random_scripts),
 	};
 	return cmocka_run_group_tests(tests, fetch_ciphers, NULL);
 }

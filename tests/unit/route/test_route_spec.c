@@ -88,7 +88,8 @@ static void test_bare_target_continues(void **state)
 static void test_sizes(void **state)
 {
 	(void)state;
-	struct ct_route_table t = parse_ok("a=aesni>=0,b=aesni>=1K,c=aesni<2m,d=aesni<3M,e=aesni>=18446744073709551614");
+	struct ct_route_table t =
+		parse_ok("a=aesni>=0,b=aesni>=1K,c=aesni<2m,d=aesni<3M,e=aesni>=18446744073709551614");
 	assert_int_equal(t.rules[0].size, 0);
 	assert_int_equal(t.rules[1].size, 1024);
 	assert_int_equal(t.rules[2].size, 2 * 1024 * 1024);
@@ -123,38 +124,48 @@ static void test_errors(void **state)
 	(void)state;
 	expect_error("", "bad route spec at 1: empty spec (expected GLOB[:DIR]=TARGET[>=SIZE|<SIZE],...)");
 	expect_error(NULL, "bad route spec at 1: empty spec (expected GLOB[:DIR]=TARGET[>=SIZE|<SIZE],...)");
-	expect_error("aes-*-cbc=aesnii",
-		     "bad route spec at 11: unknown target \"aesnii\" (expected native, aesni, afalg, cryptodev)");
-	expect_error("aes-*-cbc=afalg>=4096,aes-*=aesnii",
-		     "bad route spec at 29: unknown target \"aesnii\" (expected native, aesni, afalg, cryptodev)");
+	expect_error(
+		"aes-*-cbc=aesnii",
+		"bad route spec at 11: unknown target \"aesnii\" (expected native, aesni, afalg, cryptodev)");
+	expect_error(
+		"aes-*-cbc=afalg>=4096,aes-*=aesnii",
+		"bad route spec at 29: unknown target \"aesnii\" (expected native, aesni, afalg, cryptodev)");
 	expect_error("aes-*=aesni,,x=native",
 		     "bad route spec at 13: empty rule (two commas in a row, or a comma at the end)");
 	expect_error("aes-*=aesni,",
 		     "bad route spec at 13: empty rule (two commas in a row, or a comma at the end)");
-	expect_error("aesni", "bad route spec at 1: \"aesni\" has no cipher glob before it (expected GLOB=TARGET)");
+	expect_error("aesni",
+		     "bad route spec at 1: \"aesni\" has no cipher glob before it (expected GLOB=TARGET)");
 	expect_error("=aesni", "bad route spec at 1: empty cipher glob before \"=\"");
 	expect_error(":enc=aesni", "bad route spec at 1: empty cipher glob before \":\"");
 	expect_error("aes/cbc=aesni", "bad route spec at 4: bad character '/' in cipher glob \"aes/cbc\"");
-	expect_error("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa=aesni",
-		     "bad route spec at 1: cipher glob \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...\" is longer "
-		     "than 47 characters");
+	expect_error(
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa=aesni",
+		"bad route spec at 1: cipher glob \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...\" is longer "
+		"than 47 characters");
 	expect_error("aes-*:both=aesni",
 		     "bad route spec at 7: unknown direction \"both\" (expected enc, dec, encrypt, decrypt)");
 	expect_error("aes-*:enc", "bad route spec at 10: missing \"=TARGET\" after \"aes-*:enc\"");
-	expect_error("aes-*=", "bad route spec at 7: missing target (expected native, aesni, afalg, cryptodev)");
-	expect_error("aes-*=>=4", "bad route spec at 7: missing target (expected native, aesni, afalg, cryptodev)");
+	expect_error("aes-*=",
+		     "bad route spec at 7: missing target (expected native, aesni, afalg, cryptodev)");
+	expect_error("aes-*=>=4",
+		     "bad route spec at 7: missing target (expected native, aesni, afalg, cryptodev)");
 	expect_error("aes-*=aesni>4096",
 		     "bad route spec at 12: bad size condition \">\" (expected >=SIZE or <SIZE)");
 	expect_error("aes-*=aesni<=4096",
 		     "bad route spec at 12: bad size condition \"<=\" (expected >=SIZE or <SIZE)");
-	expect_error("aes-*=aesni>=", "bad route spec at 14: bad size \"\" (expected digits with an optional k or m)");
+	expect_error("aes-*=aesni>=",
+		     "bad route spec at 14: bad size \"\" (expected digits with an optional k or m)");
 	expect_error("aes-*=aesni>=4x",
 		     "bad route spec at 14: bad size \"4x\" (expected digits with an optional k or m)");
 	expect_error("aes-*=aesni>=4kb",
 		     "bad route spec at 14: bad size \"4kb\" (expected digits with an optional k or m)");
-	expect_error("aes-*=aesni<k", "bad route spec at 13: bad size \"k\" (expected digits with an optional k or m)");
-	expect_error("aes-*=aesni>=99999999999999999999", "bad route spec at 14: size \"99999999999999999999\" is too large");
-	expect_error("aes-*=aesni>=18014398509481984k", "bad route spec at 14: size \"18014398509481984k\" is too large");
+	expect_error("aes-*=aesni<k",
+		     "bad route spec at 13: bad size \"k\" (expected digits with an optional k or m)");
+	expect_error("aes-*=aesni>=99999999999999999999",
+		     "bad route spec at 14: size \"99999999999999999999\" is too large");
+	expect_error("aes-*=aesni>=18014398509481984k",
+		     "bad route spec at 14: size \"18014398509481984k\" is too large");
 	expect_error("aes-*=aesni,aes!ni", "bad route spec at 16: bad character '!' in target \"aes!ni\"");
 	/* a truncated error buffer stays a C string and the parse still fails */
 	struct ct_route_table t;

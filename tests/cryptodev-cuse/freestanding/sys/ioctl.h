@@ -11,6 +11,6 @@
 #define _IOR(type, nr, t) _IOC(2u, (unsigned)(type), (nr), sizeof(t))
 #define _IOWR(type, nr, t) _IOC(3u, (unsigned)(type), (nr), sizeof(t))
 #define _IOC_TYPE(r) (((r) >> 8) & 0xff)
-#define _IOC_NR(r) ((r) & 0xff)
+#define _IOC_NR(r) ((r)&0xff)
 
 #endif
