@@ -2,7 +2,7 @@
 /*
  * kernel.c - the figures of a kernel-interface path (/dev/crypto, AF_ALG) that the text and HTML
  * reports show in their kernel section, in the shape of the 2011 cryptodev-vs-AF_ALG comparison
- * on the Linux crypto list (seed 003 in the project's brief): what a session set-up ("init") and
+ * on the Linux crypto list (story 3, docs/stories.md): what a session set-up ("init") and
  * a teardown ("deinit") cost, what one operation costs by request size, how many syscalls each
  * operation made, and how many requests were spliced rather than copied. Everything comes from the path's merged counters; nothing is re-measured.
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * afalg_bench - an AF_ALG skcipher client (default cbc(aes)) at chunk sizes from 16 B to 64 KiB,
- * in the two ways seed 003 compared: --mode sendmsg (sendmsg with the data, then read) and
+ * in the two ways story 3 (docs/stories.md) compared: --mode sendmsg (sendmsg with the data, then read) and
  * --mode splice (sendmsg with only the control messages, vmsplice + splice of the data, read).
  * Session setup (socket + bind + setkey + accept), the operation and teardown (close) are
  * timed separately; results are checked against OpenSSL EVP. Without AF_ALG it prints the errno

@@ -2,7 +2,7 @@
 /*
  * cryptodev_bench - AES through /dev/crypto (cryptodev-linux) at chunk sizes from 16 B to 64 KiB,
  * timing session setup (CIOCGSESSION), the operation (CIOCCRYPT) and teardown (CIOCFSESSION)
- * separately, like the cryptodev/AF_ALG comparison of seed 003. Every result is checked against
+ * separately, like the cryptodev/AF_ALG comparison of story 3 (docs/stories.md). Every result is checked against
  * OpenSSL EVP. Without /dev/crypto it fails with the errno and exit status 2, or with --fallback
  * runs the same table on OpenSSL in software and says so (a visible "silent fallback").
  */

@@ -85,7 +85,7 @@ static inline void kex_table_head(const char *what)
 	printf("%-8s %10s %10s %12s %10s %12s\n", "chunk", "ops", "init_us", what, "deinit_us", "full_MB/s");
 }
 
-/* full: init + one chunk + deinit, as seed 003's "fulltest" measured it. */
+/* full: init + one chunk + deinit, as story 3's "fulltest" measured it (docs/stories.md). */
 static inline void kex_table_row(unsigned chunk, uint64_t ops, double init_us, double mbps, double deinit_us,
 				 double full_mbps)
 {

@@ -39,7 +39,7 @@
 /* ... and their limit is wider than the parallel modes' factor: a clean CBC-128 encryption has
  * run at 6.6 TSC cycles/byte while the other vCPU ran AES too (the reports suite's diff test),
  * above 3x the latency bound. Software AES without assembly, 7-10x slower than AES-NI (the NetBSD
- * libcrypto of seed 001 in the project's brief), runs CBC above 15, so 4.5x (9.8 for AES-128,
+ * libcrypto of story 1, docs/stories.md), runs CBC above 15, so 4.5x (9.8 for AES-128,
  * 13.8 for AES-256) still separates the two. */
 #define SOFTWARE_AES_SERIAL_FACTOR 4.5
 
