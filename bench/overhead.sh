@@ -25,17 +25,9 @@ while getopts r:s:l:m: opt; do
 	esac
 done
 here=$(cd "$(dirname "$0")" && pwd)
-if [ -z "$lib" ]; then
-	for c in "${CRYPTRACE_LIB:-}" "$here/../build/preload/libcryptrace.so" $(ls -d "$here"/../build*/preload/libcryptrace.so 2>/dev/null); do
-		if [ -n "$c" ] && [ -f "$c" ]; then lib=$c; break; fi
-	done
-fi
-if [ -z "$lib" ] || [ ! -f "$lib" ]; then
-	echo "overhead.sh: libcryptrace.so not found (build it, or pass -l)" >&2
-	exit 77
-fi
+. "$here/lib.sh"
+bench_find_preload overhead.sh
 command -v openssl >/dev/null || { echo "overhead.sh: no openssl command" >&2; exit 77; }
-lib=$(cd "$(dirname "$lib")" && pwd)/$(basename "$lib")
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT INT TERM
 

@@ -34,18 +34,10 @@ while getopts r:s:l:m: opt; do
 	esac
 done
 here=$(cd "$(dirname "$0")" && pwd)
-if [ -z "$lib" ]; then
-	for c in "${CRYPTRACE_LIB:-}" "$here/../build/preload/libcryptrace.so" $(ls -d "$here"/../build*/preload/libcryptrace.so 2>/dev/null); do
-		if [ -n "$c" ] && [ -f "$c" ]; then lib=$c; break; fi
-	done
-fi
-if [ -z "$lib" ] || [ ! -f "$lib" ]; then
-	echo "route_restore.sh: libcryptrace.so not found (build it, or pass -l)" >&2
-	exit 77
-fi
+. "$here/lib.sh"
+bench_find_preload route_restore.sh
 command -v openssl >/dev/null || { echo "route_restore.sh: no openssl command" >&2; exit 77; }
 grep -qw aes /proc/cpuinfo || { echo "route_restore.sh: no AES-NI on this CPU" >&2; exit 77; }
-lib=$(cd "$(dirname "$lib")" && pwd)/$(basename "$lib")
 limit=${LIMIT_GBS:-19.5}
 mask='~0x200000200000000'
 out=$(mktemp -d)
