@@ -116,8 +116,8 @@ void ct_event(enum ct_event_kind kind, const char *call, int err, int64_t ret, u
 	if (!ct_ready())
 		return;
 	struct ct_thread *t = ct_thread_fast();
-	struct ct_quiet q =
-		ct_quiet_begin(t); /* the unwinder, dladdr and snprintf must not re-enter our hooks */
+	/* the unwinder, dladdr and snprintf must not re-enter our hooks */
+	struct ct_quiet q = ct_quiet_begin(t);
 
 	char detail[DETAIL_MAX] = "";
 	if (detail_fmt) {

@@ -63,15 +63,9 @@ uint32_t ct_afalg_path(struct ct_thread *t, struct ct_alg_state *a, uint8_t dir,
 		.cipher = a->cipher[0] ? a->cipher : (a->name[0] ? a->name : "unknown"),
 		.requested = a->name[0] ? a->name : NULL,
 	};
-	/* Inside an EVP call: OpenSSL's afalg engine is driving this socket. */
-	if (ct_enter(t, CT_FAM_EVP))
-		ct_leave(t, CT_FAM_EVP);
-	else
-		key.flags |= CT_PATH_NESTED;
-	uint32_t id = ct_path_intern(&key);
+	uint32_t id = ct_kernel_path_intern(t, &key);
 	if (id == CT_NO_PATH)
 		return id;
-	ct_kernel_path_callsite(id);
 	a->paths[dir][entry] = id + 1;
 	if (a->tfm)
 		a->tfm->last_path = id;

@@ -219,15 +219,9 @@ static uint32_t session_path(struct ct_thread *t, struct ct_cdev_session *s, uin
 		.cipher = s->cipher_name,
 		.requested = NULL,
 	};
-	/* Driven from inside an EVP call: an engine (devcrypto) is using /dev/crypto for OpenSSL. */
-	if (ct_enter(t, CT_FAM_EVP))
-		ct_leave(t, CT_FAM_EVP);
-	else
-		key.flags |= CT_PATH_NESTED;
-	uint32_t id = ct_path_intern(&key);
+	uint32_t id = ct_kernel_path_intern(t, &key);
 	if (id == CT_NO_PATH)
 		return id;
-	ct_kernel_path_callsite(id);
 	atomic_store_explicit(&s->paths[dir], id + 1, memory_order_release);
 	if (s->setup_ns) {
 		ct_phase_setup(t, id, s->setup_ns);

@@ -22,6 +22,10 @@ void ct_cdev_closed(struct ct_thread *t, struct ct_kfd_state *st);
  * this path already has one). */
 void ct_kernel_path_callsite(uint32_t path_id);
 
+/* Interns a kernel path (CT_NO_PATH when the table is full), marked nested when an EVP call is
+ * driving the interface, and attaches its call site. */
+uint32_t ct_kernel_path_intern(struct ct_thread *t, struct ct_path_key *key);
+
 /* "family=AF_ALG type=SOCK_SEQPACKET|SOCK_CLOEXEC"-style socket type. */
 const char *ct_sock_type_name(int type, char *buf, size_t cap);
 
