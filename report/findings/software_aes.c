@@ -89,18 +89,27 @@ static double large_request_cpb(const struct rp_path *p)
  * path tenfold while every other call ran at AES-NI speed (curl on a loaded 2-vCPU VM has shown a
  * mean of 10.7 cycles/byte over 16 KiB TLS records whose median took 3.5 us, 0.5 cycles/byte),
  * and CPU sampling (~1/ms) rarely lands in the preempted call to correct it. So the timed calls
- * slower than an 8 KiB request at the limit must be at least half of the timed large ones: true
- * of software AES, where every large request is that slow. Latency buckets are 4 per power of
- * two, so a call within 25% under the threshold may count. */
+ * slower than the path's smallest large request (the mean size of the smallest size bucket from
+ * 8 KiB up that has timed calls) at the limit must be at least half of the timed large ones: true
+ * of software AES, where every large request is that slow. Measuring against that size, not a
+ * fixed 8 KiB, keeps the test meaningful for a path of 1 MiB calls (every one of them is slower
+ * than an 8 KiB request at any speed). Latency buckets are 4 per power of two, so a call within
+ * 25% under the threshold may count. */
 static bool slow_is_the_rule(const struct rp_path *p, double limit_cpb)
 {
 	uint64_t large_timed = 0, slow = 0;
-	for (unsigned b = 0; b < CT_SIZE_BUCKETS; b++)
-		if (ct_size_bucket_low(b) >= SOFTWARE_AES_MIN_BYTES)
-			large_timed += p->st.size[b].timed_calls;
+	double smallest = 0;
+	for (unsigned b = 0; b < CT_SIZE_BUCKETS; b++) {
+		const struct ct_size_bucket *sb = &p->st.size[b];
+		if (ct_size_bucket_low(b) < SOFTWARE_AES_MIN_BYTES || !sb->timed_calls)
+			continue;
+		large_timed += sb->timed_calls;
+		if (!smallest && sb->calls)
+			smallest = (double)sb->bytes / (double)sb->calls;
+	}
 	if (!large_timed || !p->tsc_hz)
 		return true; /* nothing to check the mean against */
-	double ns = SOFTWARE_AES_MIN_BYTES * limit_cpb / ((double)p->tsc_hz / 1e9);
+	double ns = fmax(smallest, SOFTWARE_AES_MIN_BYTES) * limit_cpb / ((double)p->tsc_hz / 1e9);
 	for (unsigned b = 0; b < CT_LAT_BUCKETS; b++)
 		if ((double)ct_lat_bucket_low(b) >= 0.75 * ns)
 			slow += p->st.lat[b];
