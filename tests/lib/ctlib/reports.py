@@ -143,10 +143,24 @@ def finding(doc, kind):
     return fs[0]
 
 
+# Findings judged on speed (cycles/byte, time per call, wall against CPU time). Under the
+# sanitizer CI pass (CT_ASAN=1) the traced program runs with the ASan runtime's allocator, whose
+# fresh, shadowed pages fault inside the cipher calls (python3-cryptography's 1 MiB GCM calls
+# run 2-3x slower there): its timing is not the program's own, as for the speed and truth suites
+# that pass leaves out. The main pass judges them.
+TIMING_KINDS = ("software-aes", "small-requests-offload", "user-time-misleads",
+                "kernel-software-driver")
+
+
 def check_clean(doc, tag):
-    """A clean run of a real program raises no warning and no error."""
-    bad = [(f["kind"], f["message"][:160]) for f in doc["findings"] if f["severity"] in SEVERE]
-    check(not bad, f"{tag}: no warning or error on a clean run ({bad})")
+    """A clean run of a real program raises no warning and no error (under the sanitizer
+    runtime, none but the speed judgements: TIMING_KINDS)."""
+    asan = os.environ.get("CT_ASAN") == "1"
+    bad = [(f["kind"], f["message"][:160]) for f in doc["findings"] if f["severity"] in SEVERE
+           and not (asan and f["kind"] in TIMING_KINDS and "OPENSSL_ia32cap" not in f["message"])]
+    what = "no warning or error" if not asan else \
+        f"no warning or error but speed judgements ({', '.join(TIMING_KINDS)}: ASan timing)"
+    check(not bad, f"{tag}: {what} on a clean run ({bad})")
 
 
 def check_complete(doc, tag):
