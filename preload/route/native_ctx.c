@@ -5,6 +5,9 @@
  * library context, exactly as the program would have had it without the route.
  */
 #include <limits.h>
+#include <stdatomic.h>
+
+#include <openssl/core_names.h>
 
 #include <openssl/evp.h>
 
@@ -99,4 +102,27 @@ void ct_native_free(void *n)
 {
 	if (n)
 		CT_REAL(EVP_CIPHER_CTX_free)(n);
+}
+
+enum ct_native_num_rule ct_native_num_rule(void)
+{
+	static _Atomic int rule = -1; /* -1: not asked yet */
+	int r = atomic_load_explicit(&rule, memory_order_relaxed);
+	if (r >= 0)
+		return (enum ct_native_num_rule)r;
+	r = CT_NUM_UNKNOWN;
+	/* no key: setting num needs none, and no key material is touched */
+	void *n = ct_native_open("AES-128-OFB", NULL, 16, NULL, 16, 1, NULL);
+	if (n) {
+		unsigned one = 1;
+		OSSL_PARAM p[2] = {
+			{ OSSL_CIPHER_PARAM_NUM, OSSL_PARAM_UNSIGNED_INTEGER, &one, sizeof(one),
+			  OSSL_PARAM_UNMODIFIED },
+			{ NULL, 0, NULL, 0, 0 },
+		};
+		r = ct_native_set_params(n, p) ? CT_NUM_ANY : CT_NUM_BELOW_BLOCK;
+		ct_native_free(n);
+	}
+	atomic_store_explicit(&rule, r, memory_order_relaxed);
+	return (enum ct_native_num_rule)r;
 }

@@ -25,4 +25,11 @@ int ct_native_set_params(void *n, const OSSL_PARAM params[]);
 void *ct_native_dup(void *n);
 void ct_native_free(void *n);
 
+/* How the installed libcrypto treats EVP_CIPHER_CTX_set_num: OpenSSL 3.0.22 refuses a num at or
+ * above the cipher's block size (a stream mode, block size 1, takes only 0); 3.0.19 and earlier
+ * took any. Asked once of a native stream-mode context (the behaviour, not the version string,
+ * which a distribution's backports do not change); CT_NUM_UNKNOWN when it cannot be asked. */
+enum ct_native_num_rule { CT_NUM_UNKNOWN, CT_NUM_ANY, CT_NUM_BELOW_BLOCK };
+enum ct_native_num_rule ct_native_num_rule(void);
+
 #endif

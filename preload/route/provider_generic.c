@@ -352,10 +352,12 @@ int ct_prov_generic_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 		} else if (!strcmp(p->key, OSSL_CIPHER_PARAM_NUM)) {
 			if (!ct_param_get_uint(p, &v) || v > UINT32_MAX)
 				return 0;
-			/* OpenSSL 3.0 takes any num; newer releases refuse num >= blocksize (1 for
-			 * the stream modes). Take what 3.0 takes within the AES block, the only range
-			 * that is memory-safe for the backend. */
-			if (v >= CT_AES_BLOCK)
+			/* As the installed libcrypto does: 3.0.22 refuses num >= the block size (1 for
+			 * the stream modes), 3.0.19 took any num; of that, the AES block is the only
+			 * range that is memory-safe for the backend. */
+			unsigned limit = ct_native_num_rule() == CT_NUM_BELOW_BLOCK ? c->alg->blocksize
+										    : CT_AES_BLOCK;
+			if (v >= limit)
 				return 0;
 			c->num = (unsigned)v;
 		} else if (!strcmp(p->key, OSSL_CIPHER_PARAM_USE_BITS)) {
