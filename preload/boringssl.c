@@ -29,10 +29,11 @@ uint64_t ct_boringssl_cap_word(uint64_t cpuid_word, const char *env)
 		return cpuid_word;
 	bool invert = env[0] == '~', set = env[0] == '|';
 	const char *s = env + (invert || set);
+	bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+	const char *digits = hex ? s + 2 : s;
 	char *end;
-	unsigned long long v = (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) ? strtoull(s + 2, &end, 16)
-									     : strtoull(s, &end, 10);
-	if (end == s || (s[0] == '0' && end == s + 2))
+	unsigned long long v = strtoull(digits, &end, hex ? 16 : 10);
+	if (end == digits)
 		return cpuid_word; /* nothing parsed: BoringSSL leaves the word alone */
 	return invert ? cpuid_word & ~(uint64_t)v : set ? cpuid_word | (uint64_t)v : (uint64_t)v;
 }

@@ -70,8 +70,8 @@ static const char *aead_cipher(const EVP_AEAD *aead)
  * where the program called. A context seals and opens: it is set up on its seal path (its open
  * path for init_with_direction(open)), which keeps its key set-up and its CONTEXT event apart from
  * EVP_CIPHER contexts of the same cipher (those are set up on entry unknown). */
-static uint32_t aead_classify(struct ct_thread *t, const char *call, const EVP_AEAD_CTX *ctx, const EVP_AEAD *aead,
-			      size_t key_len, uint8_t dir, const void *ra)
+static uint32_t aead_classify(struct ct_thread *t, const char *call, const EVP_AEAD_CTX *ctx,
+			      const EVP_AEAD *aead, size_t key_len, uint8_t dir, const void *ra)
 {
 	uint32_t guard = ct_guard_all(t);
 	atomic_fetch_add_explicit(&ct_g.hooked_calls_slow, 1, memory_order_relaxed);
@@ -117,7 +117,8 @@ static struct ct_thread *aead_init_begin(uint64_t *t0)
 	return t;
 }
 
-static void aead_init_end(struct ct_thread *t, const struct aead_init *in, bool ok, uint64_t t0, const void *ra)
+static void aead_init_end(struct ct_thread *t, const struct aead_init *in, bool ok, uint64_t t0,
+			  const void *ra)
 {
 	uint64_t t1 = ct_clock_now();
 	struct ct_quiet q = ct_quiet_begin(t);
@@ -136,47 +137,44 @@ static void aead_init_end(struct ct_thread *t, const struct aead_init *in, bool 
 
 #define RA() __builtin_return_address(0)
 
+/* The two inits into a caller's context: EVP_AEAD_CTX_init (its last argument an ENGINE, always
+ * NULL in BoringSSL) and init_with_direction (enum evp_aead_direction_t: open 0, seal 1). */
+static int init_hook(void *real, struct aead_init *in, const uint8_t *key, size_t tag_len, ENGINE *impl,
+		     bool with_dir, int dir, const void *ra)
+{
+	typedef int (*init_fn)(EVP_AEAD_CTX *, const EVP_AEAD *, const uint8_t *, size_t, size_t, ENGINE *);
+	typedef int (*init_dir_fn)(EVP_AEAD_CTX *, const EVP_AEAD *, const uint8_t *, size_t, size_t, int);
+	EVP_AEAD_CTX *ctx = (EVP_AEAD_CTX *)in->ctx;
+	if (CT_UNLIKELY(!real)) {
+		errno = ENOSYS;
+		return 0;
+	}
+	uint64_t t0;
+	struct ct_thread *t = aead_init_begin(&t0);
+	int r = with_dir ? ((init_dir_fn)real)(ctx, in->aead, key, in->key_len, tag_len, dir)
+			 : ((init_fn)real)(ctx, in->aead, key, in->key_len, tag_len, impl);
+	if (t)
+		aead_init_end(t, in, r == 1, t0, ra);
+	return r;
+}
+
 CT_EXPORT int EVP_AEAD_CTX_init(EVP_AEAD_CTX *ctx, const EVP_AEAD *aead, const uint8_t *key, size_t key_len,
 				size_t tag_len, ENGINE *impl)
 {
-	int (*real)(EVP_AEAD_CTX *, const EVP_AEAD *, const uint8_t *, size_t, size_t, ENGINE *) =
-		CT_REAL(EVP_AEAD_CTX_init);
-	if (CT_UNLIKELY(!real)) {
-		errno = ENOSYS;
-		return 0;
-	}
-	uint64_t t0;
-	struct ct_thread *t = aead_init_begin(&t0);
-	if (!t)
-		return real(ctx, aead, key, key_len, tag_len, impl);
-	int r = real(ctx, aead, key, key_len, tag_len, impl);
 	struct aead_init in = { "EVP_AEAD_CTX_init", ctx, aead, key_len, CT_DIR_ENCRYPT };
-	aead_init_end(t, &in, r == 1, t0, RA());
-	return r;
+	return init_hook(CT_REAL(EVP_AEAD_CTX_init), &in, key, tag_len, impl, false, 0, RA());
 }
 
-/* enum evp_aead_direction_t: evp_aead_open = 0, evp_aead_seal = 1 */
 CT_EXPORT int EVP_AEAD_CTX_init_with_direction(EVP_AEAD_CTX *ctx, const EVP_AEAD *aead, const uint8_t *key,
 					       size_t key_len, size_t tag_len, int dir)
 {
-	int (*real)(EVP_AEAD_CTX *, const EVP_AEAD *, const uint8_t *, size_t, size_t, int) =
-		CT_REAL(EVP_AEAD_CTX_init_with_direction);
-	if (CT_UNLIKELY(!real)) {
-		errno = ENOSYS;
-		return 0;
-	}
-	uint64_t t0;
-	struct ct_thread *t = aead_init_begin(&t0);
-	if (!t)
-		return real(ctx, aead, key, key_len, tag_len, dir);
-	int r = real(ctx, aead, key, key_len, tag_len, dir);
 	struct aead_init in = { "EVP_AEAD_CTX_init_with_direction", ctx, aead, key_len,
 				dir == 0 ? CT_DIR_DECRYPT : CT_DIR_ENCRYPT };
-	aead_init_end(t, &in, r == 1, t0, RA());
-	return r;
+	return init_hook(CT_REAL(EVP_AEAD_CTX_init_with_direction), &in, key, tag_len, NULL, true, dir, RA());
 }
 
-CT_EXPORT EVP_AEAD_CTX *EVP_AEAD_CTX_new(const EVP_AEAD *aead, const uint8_t *key, size_t key_len, size_t tag_len)
+CT_EXPORT EVP_AEAD_CTX *EVP_AEAD_CTX_new(const EVP_AEAD *aead, const uint8_t *key, size_t key_len,
+					 size_t tag_len)
 {
 	EVP_AEAD_CTX *(*real)(const EVP_AEAD *, const uint8_t *, size_t, size_t) = CT_REAL(EVP_AEAD_CTX_new);
 	if (CT_UNLIKELY(!real)) {
@@ -197,9 +195,8 @@ CT_EXPORT EVP_AEAD_CTX *EVP_AEAD_CTX_new(const EVP_AEAD *aead, const uint8_t *ke
 
 /* A context's end (cleanup, and free, which cleans up): its address may next hold another
  * context, a stack one even, so its mapping goes now. */
-CT_EXPORT void EVP_AEAD_CTX_cleanup(EVP_AEAD_CTX *ctx)
+static void forget(EVP_AEAD_CTX *ctx, void (*real)(EVP_AEAD_CTX *))
 {
-	void (*real)(EVP_AEAD_CTX *) = CT_REAL(EVP_AEAD_CTX_cleanup);
 	if (ctx && ct_ready()) {
 		int e = errno;
 		ct_ctxmap_del(ctx);
@@ -207,24 +204,21 @@ CT_EXPORT void EVP_AEAD_CTX_cleanup(EVP_AEAD_CTX *ctx)
 	}
 	if (real)
 		real(ctx);
+}
+
+CT_EXPORT void EVP_AEAD_CTX_cleanup(EVP_AEAD_CTX *ctx)
+{
+	forget(ctx, CT_REAL(EVP_AEAD_CTX_cleanup));
 }
 
 CT_EXPORT void EVP_AEAD_CTX_free(EVP_AEAD_CTX *ctx)
 {
-	void (*real)(EVP_AEAD_CTX *) = CT_REAL(EVP_AEAD_CTX_free);
-	if (ctx && ct_ready()) {
-		int e = errno;
-		ct_ctxmap_del(ctx);
-		errno = e;
-	}
-	if (real)
-		real(ctx);
+	forget(ctx, CT_REAL(EVP_AEAD_CTX_free));
 }
 
 /* ---- seal and open -------------------------------------------------------------------------- */
 
-/* One seal or open on ctx: counted (before the call runs) on the variant of ctx's path for dir,
- * timed when due, its failure counted. run makes the real call. Returns run's result. */
+/* The arguments of a seal or an open, of any of the four forms (those a form lacks are zero). */
 struct aead_args {
 	const EVP_AEAD_CTX *ctx;
 	uint8_t *out, *out_tag;
@@ -240,22 +234,23 @@ static int aead_run(void *real, enum aead_op op, const struct aead_args *a)
 	typedef const uint8_t *u8p;
 	switch (op) {
 	case OP_SEAL_SCATTER:
-		return ((int (*)(const EVP_AEAD_CTX *, uint8_t *, uint8_t *, size_t *, size_t, u8p, size_t, u8p,
-				 size_t, u8p, size_t, u8p, size_t))real)(a->ctx, a->out, a->out_tag, a->out_len,
-									 a->max_out, a->nonce, a->nonce_len,
-									 a->in, a->in_len, a->extra,
-									 a->extra_len, a->ad, a->ad_len);
+		return ((int (*)(const EVP_AEAD_CTX *, uint8_t *, uint8_t *, size_t *, size_t, u8p, size_t,
+				 u8p, size_t, u8p, size_t, u8p, size_t))real)(
+			a->ctx, a->out, a->out_tag, a->out_len, a->max_out, a->nonce, a->nonce_len, a->in,
+			a->in_len, a->extra, a->extra_len, a->ad, a->ad_len);
 	case OP_OPEN_GATHER:
 		return ((int (*)(const EVP_AEAD_CTX *, uint8_t *, u8p, size_t, u8p, size_t, u8p, size_t, u8p,
-				 size_t))real)(a->ctx, a->out, a->nonce, a->nonce_len, a->in, a->in_len, a->tag,
-					       a->tag_len, a->ad, a->ad_len);
+				 size_t))real)(a->ctx, a->out, a->nonce, a->nonce_len, a->in, a->in_len,
+					       a->tag, a->tag_len, a->ad, a->ad_len);
 	default: /* seal and open share a signature */
-		return ((int (*)(const EVP_AEAD_CTX *, uint8_t *, size_t *, size_t, u8p, size_t, u8p, size_t, u8p,
-				 size_t))real)(a->ctx, a->out, a->out_len, a->max_out, a->nonce, a->nonce_len,
-					       a->in, a->in_len, a->ad, a->ad_len);
+		return ((int (*)(const EVP_AEAD_CTX *, uint8_t *, size_t *, size_t, u8p, size_t, u8p, size_t,
+				 u8p, size_t))real)(a->ctx, a->out, a->out_len, a->max_out, a->nonce,
+						    a->nonce_len, a->in, a->in_len, a->ad, a->ad_len);
 	}
 }
 
+/* One seal or open: counted (before the call runs) on the variant of its context's path for its
+ * direction, timed when due, its failure counted. Returns the real call's result. */
 static int aead_data_hook(void *real, enum aead_op op, const struct aead_args *a)
 {
 	if (CT_UNLIKELY(!real)) {
@@ -292,9 +287,10 @@ static int aead_data_hook(void *real, enum aead_op op, const struct aead_args *a
 	return r;
 }
 
-CT_EXPORT int EVP_AEAD_CTX_seal(const EVP_AEAD_CTX *ctx, uint8_t *out, size_t *out_len, size_t max_out_len,
-				const uint8_t *nonce, size_t nonce_len, const uint8_t *in, size_t in_len,
-				const uint8_t *ad, size_t ad_len)
+/* Seal and open share a signature: one helper makes either call's arguments. */
+static int seal_or_open(void *real, enum aead_op op, const EVP_AEAD_CTX *ctx, uint8_t *out, size_t *out_len,
+			size_t max_out_len, const uint8_t *nonce, size_t nonce_len, const uint8_t *in,
+			size_t in_len, const uint8_t *ad, size_t ad_len)
 {
 	struct aead_args a = { .ctx = ctx,
 			       .out = out,
@@ -306,30 +302,30 @@ CT_EXPORT int EVP_AEAD_CTX_seal(const EVP_AEAD_CTX *ctx, uint8_t *out, size_t *o
 			       .in_len = in_len,
 			       .ad = ad,
 			       .ad_len = ad_len };
-	return aead_data_hook(CT_REAL(EVP_AEAD_CTX_seal), OP_SEAL, &a);
+	return aead_data_hook(real, op, &a);
+}
+
+CT_EXPORT int EVP_AEAD_CTX_seal(const EVP_AEAD_CTX *ctx, uint8_t *out, size_t *out_len, size_t max_out_len,
+				const uint8_t *nonce, size_t nonce_len, const uint8_t *in, size_t in_len,
+				const uint8_t *ad, size_t ad_len)
+{
+	return seal_or_open(CT_REAL(EVP_AEAD_CTX_seal), OP_SEAL, ctx, out, out_len, max_out_len, nonce,
+			    nonce_len, in, in_len, ad, ad_len);
 }
 
 CT_EXPORT int EVP_AEAD_CTX_open(const EVP_AEAD_CTX *ctx, uint8_t *out, size_t *out_len, size_t max_out_len,
 				const uint8_t *nonce, size_t nonce_len, const uint8_t *in, size_t in_len,
 				const uint8_t *ad, size_t ad_len)
 {
-	struct aead_args a = { .ctx = ctx,
-			       .out = out,
-			       .out_len = out_len,
-			       .max_out = max_out_len,
-			       .nonce = nonce,
-			       .nonce_len = nonce_len,
-			       .in = in,
-			       .in_len = in_len,
-			       .ad = ad,
-			       .ad_len = ad_len };
-	return aead_data_hook(CT_REAL(EVP_AEAD_CTX_open), OP_OPEN, &a);
+	return seal_or_open(CT_REAL(EVP_AEAD_CTX_open), OP_OPEN, ctx, out, out_len, max_out_len, nonce,
+			    nonce_len, in, in_len, ad, ad_len);
 }
 
 CT_EXPORT int EVP_AEAD_CTX_seal_scatter(const EVP_AEAD_CTX *ctx, uint8_t *out, uint8_t *out_tag,
 					size_t *out_tag_len, size_t max_out_tag_len, const uint8_t *nonce,
-					size_t nonce_len, const uint8_t *in, size_t in_len, const uint8_t *extra_in,
-					size_t extra_in_len, const uint8_t *ad, size_t ad_len)
+					size_t nonce_len, const uint8_t *in, size_t in_len,
+					const uint8_t *extra_in, size_t extra_in_len, const uint8_t *ad,
+					size_t ad_len)
 {
 	struct aead_args a = { .ctx = ctx,
 			       .out = out,
@@ -348,8 +344,9 @@ CT_EXPORT int EVP_AEAD_CTX_seal_scatter(const EVP_AEAD_CTX *ctx, uint8_t *out, u
 }
 
 CT_EXPORT int EVP_AEAD_CTX_open_gather(const EVP_AEAD_CTX *ctx, uint8_t *out, const uint8_t *nonce,
-				       size_t nonce_len, const uint8_t *in, size_t in_len, const uint8_t *in_tag,
-				       size_t in_tag_len, const uint8_t *ad, size_t ad_len)
+				       size_t nonce_len, const uint8_t *in, size_t in_len,
+				       const uint8_t *in_tag, size_t in_tag_len, const uint8_t *ad,
+				       size_t ad_len)
 {
 	struct aead_args a = { .ctx = ctx,
 			       .out = out,

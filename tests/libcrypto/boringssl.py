@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""tests/libcrypto/boringssl: cryptrace on BoringSSL's libcrypto (Debian's android-libboringssl),
+through boringssl_evp (ours, linked against it: EVP AES-128-CBC/CTR/GCM and EVP_AEAD_CTX_seal/open
+AES-128-GCM, each with known calls and bytes).
+
+- clean: the program's output and exit status are the same with and without cryptrace; every
+  expect line's calls and bytes are the report's, the EVP ones on entry EVP_*Update and the AEAD
+  ones on entry "EVP_AEAD seal/open"; every path is served by boringssl:<level>, the level the
+  program's own EVP_has_aes_hardware() implies (aesni on a CPU with AES-NI); the process table
+  names BoringSSL (its OpenSSL_version() says that and nothing more); no warning or error.
+- masked: BoringSSL honours OPENSSL_ia32cap (its EVP_has_aes_hardware() says 0 under the mask):
+  the same counts, every path boringssl:vpaes (the mask leaves SSSE3), and one software-aes
+  finding naming the mask. Were the mask ignored (the program says 1), the test would assert
+  that no software-aes finding claims it.
+- nohw: AES-NI and SSSE3 masked: boringssl:nohw, BoringSSL's constant-time C.
+- two-libcryptos: the same program with OpenSSL's libcrypto also dlopen'd RTLD_LOCAL: still exact
+  on BoringSSL's paths, and multiple-libcrypto says there are two copies."""
+import os
+import re
+
+import ctlib
+from ctlib import check
+
+NOHW_MASK = "~0x200020200000000"  # AES-NI (57), SSSE3 (41), PCLMUL (33)
+
+
+def program():
+    missing = os.environ.get("CT_BORINGSSL_MISSING")
+    if missing:
+        ctlib.skip(missing)
+    prog = os.environ.get("CT_BORINGSSL_EVP", "")
+    if not os.access(prog, os.X_OK):
+        raise ctlib.Failure(f"{prog!r} (boringssl_evp) was not built")
+    return prog
+
+
+def register_secrets():
+    """boringssl_evp's key, IV and plaintext (main() fills them): never in a trace."""
+    ctlib.secret("boringssl_evp key", bytes((0x2B + 7 * i) & 0xFF for i in range(16)))
+    ctlib.secret("boringssl_evp iv", bytes((0xF0 + i) & 0xFF for i in range(16)))
+    ctlib.secret("boringssl_evp plaintext", bytes((i * 31 + 5) & 0xFF for i in range(256)))
+
+
+ENTRY = {"evp": "EVP_*Update", "aead": "EVP_AEAD seal/open"}
+
+
+def run_case(tag, prog, env, args=()):
+    """Runs prog bare and traced under env; checks they print the same and exit the same, and
+    every expect line against the report. Returns (report, program output)."""
+    bare = ctlib.run([prog] + list(args), env=ctlib.bare_env(**env), text=True)
+    check(bare.returncode == 0, f"{tag}: boringssl_evp runs without cryptrace ({bare.stderr[:200]})")
+    out = ctlib.tmpdir(f"bssl-{tag}")
+    full = dict(os.environ, **env)
+    p = ctlib.run_traced([prog] + list(args), out, env=full)
+    text = p.stdout.decode()
+    check(p.returncode == bare.returncode and text == bare.stdout,
+          f"{tag}: same output and exit status with cryptrace ({p.returncode}, "
+          f"{p.stderr.decode()[:200]})")
+    doc = ctlib.report_ok([out])
+    print(ctlib.describe_paths(doc))
+    for api, cipher, direction, calls, nbytes in ctlib.parse_expect(text):
+        got = ctlib.totals(doc, api="evp", cipher=cipher, dir=direction, entry=ENTRY[api])
+        check(got == (calls, nbytes), f"{tag}: {api} {cipher} {direction}: report {got}, "
+                                      f"program {(calls, nbytes)}")
+    procs = ctlib.processes(doc)
+    check(len(procs) == 1 and procs[0]["libcrypto"] == "BoringSSL",
+          f"{tag}: the process's libcrypto is BoringSSL ({[q.get('libcrypto') for q in procs]})")
+    return doc, text
+
+
+def impls(doc):
+    return sorted({p["impl"] for p in doc["paths"] if p["calls"]})
+
+
+def hardware(text):
+    m = re.search(r"^aes-hardware (\d)$", text, re.M)
+    check(m is not None, "boringssl_evp says what EVP_has_aes_hardware() said")
+    return m.group(1) == "1"
+
+
+def case_clean(prog):
+    doc, text = run_case("clean", prog, {})
+    table = ctlib.cryptrace_ok("report", os.path.dirname(doc["processes"][0]["file"]), text=True)
+    check(re.search(r"complete \(exit 0\)\s+BoringSSL\s", table.stdout),
+          "the process table's LIBCRYPTO column says BoringSSL")
+    if hardware(text):
+        check(impls(doc) == ["boringssl:aesni"], f"clean: every path is boringssl:aesni ({impls(doc)})")
+    else:
+        # no AES-NI with PCLMUL here: vpaes, C, or AES-NI without PCLMUL; never another library
+        check(all(i.startswith("boringssl") for i in impls(doc)),
+              f"clean: every path is BoringSSL's ({impls(doc)})")
+    ctlib.check_clean(doc, "clean")
+
+
+def case_masked(prog):
+    if not ctlib.cpu_has_aes():
+        print("this CPU has no AES instructions: there is nothing to mask")
+        return False
+    doc, text = run_case("masked", prog, {"OPENSSL_ia32cap": ctlib.MASK})
+    sw = [f for f in doc["findings"] if f["kind"] == "software-aes"]
+    if hardware(text):
+        print("BoringSSL ignored OPENSSL_ia32cap: it still uses AES-NI")
+        check(not any("OPENSSL_ia32cap" in f["message"] for f in sw),
+              f"masked but ignored: no finding claims the mask ({[f['message'][:120] for f in sw]})")
+        return True
+    check(impls(doc) == ["boringssl:vpaes"], f"masked: every path is boringssl:vpaes ({impls(doc)})")
+    ctlib.check_masked(doc, "masked")
+    return True
+
+
+def case_nohw(prog):
+    doc, text = run_case("nohw", prog, {"OPENSSL_ia32cap": NOHW_MASK})
+    check(not hardware(text), "nohw: BoringSSL says it uses no AES hardware")
+    check(impls(doc) == ["boringssl:nohw"], f"nohw: every path is boringssl:nohw ({impls(doc)})")
+    return True
+
+
+def case_two_libcryptos(prog):
+    other = ctlib.openssl_libcrypto()
+    if not other:
+        print("no OpenSSL libcrypto found (ldd openssl): nothing to load beside BoringSSL")
+        return False
+    doc, _ = run_case("two-libcryptos", prog, {}, ["--also-load", other])
+    check(all(i.startswith("boringssl") for i in impls(doc)),
+          f"two-libcryptos: BoringSSL's calls still on its paths ({impls(doc)})")
+    f = ctlib.finding(doc, "multiple-libcrypto")
+    check(os.path.basename(other) in f["message"] and "libcrypto.so.0" in f["message"],
+          f"multiple-libcrypto names both copies: {f['message'][:200]}")
+    return True
+
+
+def test():
+    prog = program()
+    register_secrets()
+    machine = os.uname().machine
+    cases = [("clean", lambda: case_clean(prog)), ("masked", lambda: case_masked(prog)),
+             ("two-libcryptos", lambda: case_two_libcryptos(prog))]
+    if machine in ("x86_64", "i686", "i386"):
+        cases.append(("nohw", lambda: case_nohw(prog)))
+    else:
+        print(f"nohw: OPENSSL_ia32cap is x86's ({machine} here)")
+    ctlib.run_cases(cases)
+
+
+ctlib.main(test)
