@@ -15,7 +15,11 @@ AES-128-GCM, each with known calls and bytes).
   that no software-aes finding claims it.
 - nohw: AES-NI and SSSE3 masked: boringssl:nohw, BoringSSL's constant-time C.
 - two-libcryptos: the same program with OpenSSL's libcrypto also dlopen'd RTLD_LOCAL: still exact
-  on BoringSSL's paths, and multiple-libcrypto says there are two copies."""
+  on BoringSSL's paths, and multiple-libcrypto says there are two copies.
+- plugin: boringssl_host dlopens OpenSSL's libcrypto, then a plugin built against BoringSSL (both
+  RTLD_LOCAL, as python loads its modules): the plugin's EVP_AEAD calls reach the hooks, which
+  must find the real ones in the second libcrypto mapped (before that fix they failed: the plugin
+  got no context); its seals are exact and BoringSSL's."""
 import os
 import re
 
@@ -45,11 +49,13 @@ def register_secrets():
 ENTRY = {"evp": "EVP_*Update", "aead": "EVP_AEAD seal/open"}
 
 
-def run_case(tag, prog, env, args=()):
-    """Runs prog bare and traced under env; checks they print the same and exit the same, and
-    every expect line against the report. Returns (report, program output)."""
+def run_case(tag, prog, env, args=(), libcrypto="BoringSSL"):
+    """Runs prog bare and traced under env; checks they print the same and exit the same, every
+    expect line against the report, and the process's libcrypto (the first one mapped). Returns
+    (report, program output)."""
     bare = ctlib.run([prog] + list(args), env=ctlib.bare_env(**env), text=True)
-    check(bare.returncode == 0, f"{tag}: boringssl_evp runs without cryptrace ({bare.stderr[:200]})")
+    check(bare.returncode == 0, f"{tag}: {os.path.basename(prog)} runs without cryptrace "
+                                f"({bare.stderr[:200]})")
     out = ctlib.tmpdir(f"bssl-{tag}")
     full = dict(os.environ, **env)
     p = ctlib.run_traced([prog] + list(args), out, env=full)
@@ -64,8 +70,8 @@ def run_case(tag, prog, env, args=()):
         check(got == (calls, nbytes), f"{tag}: {api} {cipher} {direction}: report {got}, "
                                       f"program {(calls, nbytes)}")
     procs = ctlib.processes(doc)
-    check(len(procs) == 1 and procs[0]["libcrypto"] == "BoringSSL",
-          f"{tag}: the process's libcrypto is BoringSSL ({[q.get('libcrypto') for q in procs]})")
+    check(len(procs) == 1 and procs[0]["libcrypto"].startswith(libcrypto),
+          f"{tag}: the process's libcrypto is {libcrypto} ({[q.get('libcrypto') for q in procs]})")
     return doc, text
 
 
@@ -130,12 +136,26 @@ def case_two_libcryptos(prog):
     return True
 
 
+def case_plugin():
+    other = ctlib.openssl_libcrypto()
+    if not other:
+        print("no OpenSSL libcrypto found (ldd openssl): nothing to load before BoringSSL")
+        return False
+    host, plugin = os.environ["CT_BORINGSSL_HOST"], os.environ["CT_BORINGSSL_PLUGIN"]
+    doc, text = run_case("plugin", host, {}, [other, plugin], libcrypto="OpenSSL")
+    check("plugin sealed 25" in text, f"plugin: every seal worked under cryptrace ({text!r})")
+    check(all(i.startswith("boringssl") for i in impls(doc)),
+          f"plugin: the plugin's seals are BoringSSL's ({impls(doc)})")
+    ctlib.finding(doc, "multiple-libcrypto")
+    return True
+
+
 def test():
     prog = program()
     register_secrets()
     machine = os.uname().machine
     cases = [("clean", lambda: case_clean(prog)), ("masked", lambda: case_masked(prog)),
-             ("two-libcryptos", lambda: case_two_libcryptos(prog))]
+             ("two-libcryptos", lambda: case_two_libcryptos(prog)), ("plugin", case_plugin)]
     if machine in ("x86_64", "i686", "i386"):
         cases.append(("nohw", lambda: case_nohw(prog)))
     else:

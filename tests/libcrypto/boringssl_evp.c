@@ -39,7 +39,8 @@ static uint8_t key[16], iv[16], aad[GCM_AAD_LEN];
 static uint8_t plain[BUF], sealed[BUF + 64], opened[BUF + 64];
 static uint64_t digest = 1469598103934665603ull; /* FNV-1a over every ciphertext */
 
-static void expect(const char *api, const char *cipher, const char *dir, unsigned long calls, unsigned long bytes)
+static void expect(const char *api, const char *cipher, const char *dir, unsigned long calls,
+		   unsigned long bytes)
 {
 	printf("expect api=%s cipher=%s dir=%s calls=%lu bytes=%lu\n", api, cipher, dir, calls, bytes);
 }
@@ -115,7 +116,8 @@ static int aead_round_trip(void)
 	}
 	/* a seal is given the plaintext; an open the sealed message (ciphertext and tag) */
 	expect("aead", "aes-128-gcm", "encrypt", AEAD_CALLS, (unsigned long)AEAD_CALLS * AEAD_LEN);
-	expect("aead", "aes-128-gcm", "decrypt", AEAD_CALLS, (unsigned long)AEAD_CALLS * (AEAD_LEN + overhead));
+	expect("aead", "aes-128-gcm", "decrypt", AEAD_CALLS,
+	       (unsigned long)AEAD_CALLS * (AEAD_LEN + overhead));
 	return 1;
 }
 
@@ -138,8 +140,8 @@ static int scatter_round_trip(void)
 		iv[1] = (uint8_t)i;
 		ok = EVP_AEAD_CTX_seal_scatter(ctx, sealed, tag, &tag_len, sizeof(tag), iv, nonce_len, plain,
 					       SCATTER_LEN, NULL, 0, aad, sizeof(aad)) == 1 &&
-		     EVP_AEAD_CTX_open_gather(ctx, opened, iv, nonce_len, sealed, SCATTER_LEN, tag, tag_len, aad,
-					      sizeof(aad)) == 1 &&
+		     EVP_AEAD_CTX_open_gather(ctx, opened, iv, nonce_len, sealed, SCATTER_LEN, tag, tag_len,
+					      aad, sizeof(aad)) == 1 &&
 		     memcmp(opened, plain, SCATTER_LEN) == 0;
 		absorb(sealed, SCATTER_LEN);
 		absorb(tag, tag_len);
@@ -180,8 +182,8 @@ int main(int argc, char **argv)
 	printf("aes-hardware %d\n", EVP_has_aes_hardware());
 	int ok = evp_round_trip("aes-128-cbc", EVP_aes_128_cbc(), CBC_CALLS, CBC_LEN, 0) &&
 		 evp_round_trip("aes-128-ctr", EVP_aes_128_ctr(), CTR_CALLS, CTR_LEN, 0) &&
-		 evp_round_trip("aes-128-gcm", EVP_aes_128_gcm(), GCM_CALLS, GCM_LEN, 1) && aead_round_trip() &&
-		 scatter_round_trip();
+		 evp_round_trip("aes-128-gcm", EVP_aes_128_gcm(), GCM_CALLS, GCM_LEN, 1) &&
+		 aead_round_trip() && scatter_round_trip();
 	printf("digest %016llx\n", (unsigned long long)digest);
 	return ok ? 0 : 1;
 }
