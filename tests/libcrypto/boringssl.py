@@ -5,10 +5,12 @@ through boringssl_evp (ours, linked against it: EVP AES-128-CBC/CTR/GCM and EVP_
 AES-128-GCM, each with known calls and bytes).
 
 - clean: the program's output and exit status are the same with and without cryptrace; every
-  expect line's calls and bytes are the report's, the EVP ones on entry EVP_*Update and the AEAD
-  ones on entry "EVP_AEAD seal/open"; every path is served by boringssl:<level>, the level the
-  program's own EVP_has_aes_hardware() implies (aesni on a CPU with AES-NI); the process table
-  names BoringSSL (its OpenSSL_version() says that and nothing more); no warning or error.
+  expect line's calls and bytes are the report's, the EVP ones on entry EVP_*Update, the AEAD
+  ones on entry "EVP_AEAD seal/open", AES_cbc_encrypt on AES_* and EVP_Cipher on its own; every
+  EVP path is served by boringssl:<level>, the level the program's own EVP_has_aes_hardware()
+  implies (aesni on a CPU with AES-NI); the process table names BoringSSL (its OpenSSL_version()
+  says that and nothing more); no warning or error, and no lowlevel-api finding (BoringSSL's
+  AES_* uses AES-NI, and EVP_CIPHER_fetch does not exist there).
 - masked: BoringSSL honours OPENSSL_ia32cap (its EVP_has_aes_hardware() says 0 under the mask):
   the same counts, every path boringssl:vpaes (the mask leaves SSSE3), and one software-aes
   finding naming the mask. Were the mask ignored (the program says 1), the test would assert
@@ -19,7 +21,11 @@ AES-128-GCM, each with known calls and bytes).
 - plugin: boringssl_host dlopens OpenSSL's libcrypto, then a plugin built against BoringSSL (both
   RTLD_LOCAL, as python loads its modules): the plugin's EVP_AEAD calls reach the hooks, which
   must find the real ones in the second libcrypto mapped (before that fix they failed: the plugin
-  got no context); its seals are exact and BoringSSL's."""
+  got no context); its seals are exact and BoringSSL's.
+- route: `--route aes-*=aesni` cannot serve BoringSSL's EVP contexts (the route is an OpenSSL 3
+  provider): the program runs the same, its contexts stay native, and each fallback event says
+  why, naming BoringSSL (not "OpenSSL 1.x"); its AES_cbc_encrypt calls are served by the
+  low-level route, bit-exact (the program's digest is the same)."""
 import os
 import re
 
@@ -46,10 +52,12 @@ def register_secrets():
     ctlib.secret("boringssl_evp plaintext", bytes((i * 31 + 5) & 0xFF for i in range(256)))
 
 
-ENTRY = {"evp": "EVP_*Update", "aead": "EVP_AEAD seal/open"}
+# the program's expect api -> the report's api and entry
+ENTRY = {"evp": ("evp", "EVP_*Update"), "aead": ("evp", "EVP_AEAD seal/open"),
+         "aes": ("aes", "AES_*"), "raw": ("evp", "EVP_Cipher")}
 
 
-def run_case(tag, prog, env, args=(), libcrypto="BoringSSL"):
+def run_case(tag, prog, env, args=(), libcrypto="BoringSSL", extra=()):
     """Runs prog bare and traced under env; checks they print the same and exit the same, every
     expect line against the report, and the process's libcrypto (the first one mapped). Returns
     (report, program output)."""
@@ -58,7 +66,7 @@ def run_case(tag, prog, env, args=(), libcrypto="BoringSSL"):
                                 f"({bare.stderr[:200]})")
     out = ctlib.tmpdir(f"bssl-{tag}")
     full = dict(os.environ, **env)
-    p = ctlib.run_traced([prog] + list(args), out, env=full)
+    p = ctlib.run_traced([prog] + list(args), out, env=full, extra=extra)
     text = p.stdout.decode()
     check(p.returncode == bare.returncode and text == bare.stdout,
           f"{tag}: same output and exit status with cryptrace ({p.returncode}, "
@@ -66,7 +74,7 @@ def run_case(tag, prog, env, args=(), libcrypto="BoringSSL"):
     doc = ctlib.report_ok([out])
     print(ctlib.describe_paths(doc))
     for api, cipher, direction, calls, nbytes in ctlib.parse_expect(text):
-        got = ctlib.totals(doc, api="evp", cipher=cipher, dir=direction, entry=ENTRY[api])
+        got = ctlib.totals(doc, api=ENTRY[api][0], cipher=cipher, dir=direction, entry=ENTRY[api][1])
         check(got == (calls, nbytes), f"{tag}: {api} {cipher} {direction}: report {got}, "
                                       f"program {(calls, nbytes)}")
     procs = ctlib.processes(doc)
@@ -76,7 +84,8 @@ def run_case(tag, prog, env, args=(), libcrypto="BoringSSL"):
 
 
 def impls(doc):
-    return sorted({p["impl"] for p in doc["paths"] if p["calls"]})
+    """The implementations of the EVP paths with calls (AES_* paths are impl lowlevel)."""
+    return sorted({p["impl"] for p in doc["paths"] if p["calls"] and p["api"] == "evp"})
 
 
 def hardware(text):
@@ -97,6 +106,10 @@ def case_clean(prog):
         check(all(i.startswith("boringssl") for i in impls(doc)),
               f"clean: every path is BoringSSL's ({impls(doc)})")
     ctlib.check_clean(doc, "clean")
+    # BoringSSL's AES_* and EVP_Cipher run its AES-NI code, and it has no engines or providers
+    # to bypass: lowlevel-api's claims (table code, EVP_CIPHER_fetch as the fix) are OpenSSL's
+    check("lowlevel-api" not in ctlib.kinds(doc),
+          f"clean: no lowlevel-api finding for BoringSSL's AES_* and EVP_Cipher ({ctlib.kinds(doc)})")
 
 
 def case_masked(prog):
@@ -136,6 +149,21 @@ def case_two_libcryptos(prog):
     return True
 
 
+def case_route(prog):
+    doc, _ = run_case("route", prog, {}, extra=["--route", "aes-*=aesni"])
+    check(all(i.startswith("boringssl") for i in impls(doc)),
+          f"route: BoringSSL's contexts stay native ({impls(doc)})")
+    if ctlib.cpu_has_aes():
+        # the low-level route keeps its own key table: BoringSSL's AES_* calls are served there,
+        # and the program's digest (same output) says bit-exact
+        low = {p["impl"] for p in ctlib.paths(doc, api="aes") if p["calls"]}
+        check(low == {"route:aesni"}, f"route: AES_cbc_encrypt served by route:aesni ({low})")
+    reasons = {e["detail"].split(": ")[-1] for e in doc["events"] if e["kind"] == "fallback"}
+    check(reasons == {"libcrypto has no providers (BoringSSL)"},
+          f"route: each fallback says why, naming BoringSSL ({reasons})")
+    return True
+
+
 def case_plugin():
     other = ctlib.openssl_libcrypto()
     if not other:
@@ -155,7 +183,8 @@ def test():
     register_secrets()
     machine = os.uname().machine
     cases = [("clean", lambda: case_clean(prog)), ("masked", lambda: case_masked(prog)),
-             ("two-libcryptos", lambda: case_two_libcryptos(prog)), ("plugin", case_plugin)]
+             ("two-libcryptos", lambda: case_two_libcryptos(prog)), ("plugin", case_plugin),
+             ("route", lambda: case_route(prog))]
     if machine in ("x86_64", "i686", "i386"):
         cases.append(("nohw", lambda: case_nohw(prog)))
     else:

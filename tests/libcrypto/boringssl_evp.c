@@ -5,7 +5,8 @@
  * API (EVP_AEAD_CTX_seal / open with AES-128-GCM; EVP_AEAD_CTX_new, seal_scatter and open_gather
  * with AES-256-GCM), with fixed, known numbers of calls and bytes.
  * It prints what a tracer must see as lines
- *   expect api=<evp|aead> cipher=<name> dir=<encrypt|decrypt> calls=<n> bytes=<n>
+ *   expect api=<evp|aead|aes|raw> cipher=<name> dir=<encrypt|decrypt> calls=<n> bytes=<n>
+ * (raw: EVP_Cipher; aes: the low-level AES_* API)
  * (data calls only) and a line "aes-hardware <0|1>" (EVP_has_aes_hardware: what BoringSSL itself
  * says it uses), and checks each round trip so that the work is real. A digest of the
  * ciphertexts, printed last, lets a test compare the output with and without a tracer. With
@@ -14,6 +15,7 @@
  */
 #include <dlfcn.h>
 #include <openssl/aead.h>
+#include <openssl/aes.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <stdint.h>
@@ -32,6 +34,10 @@ enum {
 	AEAD_LEN = 1500,
 	SCATTER_CALLS = 12,
 	SCATTER_LEN = 700,
+	LOWLEVEL_CALLS = 20,
+	LOWLEVEL_LEN = 512,
+	RAW_CALLS = 10,
+	RAW_LEN = 256,
 	BUF = 8192
 };
 
@@ -121,6 +127,35 @@ static int aead_round_trip(void)
 	return 1;
 }
 
+/* The calls OpenSSL advises against, which in BoringSSL run the same AES code as EVP: low-level
+ * AES_cbc_encrypt, and EVP_Cipher (whose length is a size_t in BoringSSL, unsigned in OpenSSL). */
+static int lowlevel_and_raw(void)
+{
+	AES_KEY ks;
+	uint8_t chain[16];
+	memcpy(chain, iv, sizeof(chain));
+	if (AES_set_encrypt_key(key, 128, &ks) != 0)
+		return 0;
+	for (int i = 0; i < LOWLEVEL_CALLS; i++) {
+		AES_cbc_encrypt(plain, sealed, LOWLEVEL_LEN, &ks, chain, AES_ENCRYPT);
+		absorb(sealed, LOWLEVEL_LEN);
+	}
+	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+	int ok = ctx && EVP_EncryptInit_ex(ctx, EVP_aes_128_ctr(), NULL, key, iv) == 1;
+	for (int i = 0; ok && i < RAW_CALLS; i++) {
+		ok = EVP_Cipher(ctx, sealed, plain, RAW_LEN) == 1;
+		absorb(sealed, RAW_LEN);
+	}
+	EVP_CIPHER_CTX_free(ctx);
+	if (!ok) {
+		fprintf(stderr, "boringssl_evp: EVP_Cipher aes-128-ctr failed\n");
+		return 0;
+	}
+	expect("aes", "aes-128-cbc", "encrypt", LOWLEVEL_CALLS, (unsigned long)LOWLEVEL_CALLS * LOWLEVEL_LEN);
+	expect("raw", "aes-128-ctr", "encrypt", RAW_CALLS, (unsigned long)RAW_CALLS * RAW_LEN);
+	return 1;
+}
+
 /* The same API's other forms, as BoringSSL's libssl uses them: a context from EVP_AEAD_CTX_new
  * (AES-256-GCM), sealed with seal_scatter (tag apart) and opened with open_gather. */
 static int scatter_round_trip(void)
@@ -183,7 +218,7 @@ int main(int argc, char **argv)
 	int ok = evp_round_trip("aes-128-cbc", EVP_aes_128_cbc(), CBC_CALLS, CBC_LEN, 0) &&
 		 evp_round_trip("aes-128-ctr", EVP_aes_128_ctr(), CTR_CALLS, CTR_LEN, 0) &&
 		 evp_round_trip("aes-128-gcm", EVP_aes_128_gcm(), GCM_CALLS, GCM_LEN, 1) &&
-		 aead_round_trip() && scatter_round_trip();
+		 aead_round_trip() && scatter_round_trip() && lowlevel_and_raw();
 	printf("digest %016llx\n", (unsigned long long)digest);
 	return ok ? 0 : 1;
 }
