@@ -15,7 +15,10 @@
 #include <string.h>
 
 #include "boringssl.h"
+#include "ctxmap.h"
 #include "internal.h"
+
+extern struct ct_ctxmap ct_global_ctxmap;
 
 typedef struct evp_aead_st EVP_AEAD;
 typedef struct evp_aead_ctx_st EVP_AEAD_CTX;
@@ -260,7 +263,7 @@ static int aead_data_hook(void *real, enum aead_op op, const struct aead_args *a
 	struct ct_thread *t = ct_thread_fast();
 	if (!t || !ct_enter_fast(t, CT_FAM_EVP))
 		return aead_run(real, op, a); /* seal calling seal_scatter inside BoringSSL: counted once */
-	uint32_t id = ct_ctxmap_get(a->ctx);
+	uint32_t id = ct_ctxmap_lookup_inline(&ct_global_ctxmap, a->ctx);
 	struct ct_counters *c = NULL;
 	if (id != CT_NO_PATH) {
 		uint8_t dir = op == OP_SEAL || op == OP_SEAL_SCATTER ? CT_DIR_ENCRYPT : CT_DIR_DECRYPT;
