@@ -21,6 +21,7 @@ packages=(
 	# the libcrypto suite: BoringSSL's libcrypto.so.0 and headers (under .../android), which a
 	# test program of ours links against (tests/libcrypto/boringssl*)
 	android-libboringssl android-libboringssl-dev
+	android-boringssl         # its bssl-tool: BoringSSL's own speed command, traced by that suite
 )
 
 missing=()
