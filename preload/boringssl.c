@@ -9,6 +9,7 @@
  * whether it uses AES-NI (with PCLMUL, for GCM). When the two disagree we name no level.
  */
 #include <dlfcn.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,13 +39,18 @@ uint64_t ct_boringssl_cap_word(uint64_t cpuid_word, const char *env)
 	return invert ? cpuid_word & ~(uint64_t)v : set ? cpuid_word | (uint64_t)v : (uint64_t)v;
 }
 
-/* The library that holds addr, opened without loading anything (NULL if none). */
+/* The shared library that holds addr, opened without loading anything (NULL if none). Its link
+ * map's own name is what dlopen matches without a system call (dladdr would give the main
+ * program's argv[0], which dlopen looks for on disk: a sandbox may kill the process for that);
+ * the main program is never a BoringSSL libcrypto. */
 static void *library_of(const void *addr)
 {
 	Dl_info info;
-	if (!addr || !dladdr(addr, &info) || !info.dli_fname || !info.dli_fname[0])
+	struct link_map *map = NULL;
+	if (!addr || !dladdr1(addr, &info, (void **)&map, RTLD_DL_LINKMAP) || !map || !map->l_name ||
+	    !map->l_name[0])
 		return NULL;
-	return dlopen(info.dli_fname, RTLD_NOLOAD | RTLD_LAZY);
+	return dlopen(map->l_name, RTLD_NOLOAD | RTLD_LAZY);
 }
 
 static bool is_boringssl(void *lib)
