@@ -153,10 +153,15 @@ const char *ct_dir_name(unsigned dir)
 const char *ct_entry_name(unsigned entry)
 {
 	static const char *const names[] = {
-		[CT_ENTRY_EVP_UPDATE] = "EVP_*Update",     [CT_ENTRY_EVP_CIPHER] = "EVP_Cipher",
-		[CT_ENTRY_AES_LOWLEVEL] = "AES_*",         [CT_ENTRY_CRYPTODEV_IOCTL] = "ioctl(CIOCCRYPT)",
-		[CT_ENTRY_AFALG_SENDMSG] = "sendmsg+read", [CT_ENTRY_AFALG_SPLICE] = "vmsplice+splice",
-		[CT_ENTRY_AFALG_AIO] = "io_submit",        [CT_ENTRY_EVP_MULTIBLOCK] = "EVP ctrl multi-block",
+		[CT_ENTRY_EVP_UPDATE] = "EVP_*Update",
+		[CT_ENTRY_EVP_CIPHER] = "EVP_Cipher",
+		[CT_ENTRY_AES_LOWLEVEL] = "AES_*",
+		[CT_ENTRY_CRYPTODEV_IOCTL] = "ioctl(CIOCCRYPT)",
+		[CT_ENTRY_AFALG_SENDMSG] = "sendmsg+read",
+		[CT_ENTRY_AFALG_SPLICE] = "vmsplice+splice",
+		[CT_ENTRY_AFALG_AIO] = "io_submit",
+		[CT_ENTRY_EVP_MULTIBLOCK] = "EVP ctrl multi-block",
+		[CT_ENTRY_EVP_AEAD] = "EVP_AEAD seal/open",
 	};
 	return entry < sizeof(names) / sizeof(names[0]) && names[entry] ? names[entry] : "unknown";
 }

@@ -71,6 +71,8 @@ enum ct_entry {
 	CT_ENTRY_EVP_MULTIBLOCK = 8, /* EVP_CIPHER_CTX_ctrl(EVP_CTRL_TLS1_1_MULTIBLOCK_ENCRYPT): libssl
 				      * encrypting several TLS 1.2 records in one call (stitched
 				      * aes-cbc-hmac-sha ciphers, writes of 64 KiB or more) */
+	CT_ENTRY_EVP_AEAD = 9,       /* BoringSSL's EVP_AEAD_CTX_seal/open (and _scatter/_gather): one
+				      * call per message, nonce, AAD, data and tag together */
 	CT_ENTRIES
 };
 

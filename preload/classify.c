@@ -3,7 +3,8 @@
  * classify.c - an EVP context's path from the facts gathered at init (classify.h). What serves
  * the work, in this order: an engine named at init; cryptrace's AES-NI provider or a kernel
  * route (a rerouted context); the provider that supplied the cipher; with no provider (OpenSSL
- * 1.1), the engine registered as the cipher's default, else libcrypto's built-in code.
+ * 1.1, BoringSSL), the engine registered as the cipher's default, else libcrypto's built-in code
+ * (named, when the hooks could tell: BoringSSL's AES-NI, vpaes or C code).
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -37,7 +38,7 @@ void ct_evp_classify(const struct ct_evp_facts *f, struct ct_evp_class *out)
 	} else if (f->default_engine) {
 		snprintf(out->impl, sizeof(out->impl), "engine:%s", f->default_engine);
 	} else {
-		snprintf(out->impl, sizeof(out->impl), "builtin");
+		snprintf(out->impl, sizeof(out->impl), "%s", f->builtin_impl ? f->builtin_impl : "builtin");
 	}
 	lower_copy(out->cipher, sizeof(out->cipher), f->cipher_name ? f->cipher_name : "unknown");
 	/* an engine was asked for, but something else serves this context */

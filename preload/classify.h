@@ -22,6 +22,8 @@ struct ct_evp_facts {
 	uint8_t kernel_route;         /* CT_ROUTE_AFALG/CRYPTODEV when a kernel route serves it */
 	const char *kernel_impl;      /* then "route:afalg:<driver>"... */
 	const char *default_engine;   /* no provider (1.1): the engine ENGINE_get_cipher_engine gave */
+	const char *builtin_impl;     /* no provider, no engine: the library's own code when it can be
+				       * named ("boringssl:aesni"...: boringssl.h); NULL: "builtin" */
 	const char *cipher_name;      /* EVP_CIPHER_get0_name, else OBJ_nid2sn (NULL: unknown) */
 	int key_len;                  /* bytes; <= 0 unknown */
 	uint8_t dir;                  /* CT_DIR_* */

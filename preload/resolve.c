@@ -3,7 +3,9 @@
  * resolve.c - finding the real functions. dlsym(RTLD_NEXT) covers the usual case (libcrypto
  * linked by the program). A libcrypto dlopen'd RTLD_LOCAL (python's _ssl, plugins) is invisible
  * to RTLD_NEXT, so we then look for a mapped libcrypto with dl_iterate_phdr and ask it directly,
- * with RTLD_NOLOAD so that we never load a library the program did not.
+ * with RTLD_NOLOAD so that we never load a library the program did not. With two libcryptos
+ * mapped (OpenSSL's, and BoringSSL's in a plugin), a function only one of them has (BoringSSL's
+ * EVP_AEAD_*) is found in whichever has it.
  */
 #include <dlfcn.h>
 #include <link.h>
@@ -13,6 +15,7 @@
 
 struct find_lib {
 	char path[512];
+	unsigned skip; /* mapped libcryptos to pass over before the one wanted */
 };
 
 static int find_libcrypto_cb(struct dl_phdr_info *info, size_t size, void *arg)
@@ -29,6 +32,10 @@ static int find_libcrypto_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	size_t n = strlen(name);
 	if (n >= sizeof(f->path))
 		return 0;
+	if (f->skip) {
+		f->skip--;
+		return 0;
+	}
 	memcpy(f->path, name, n + 1);
 	return 1;
 }
@@ -48,12 +55,18 @@ bool ct_libcrypto_mapped(void)
 	return dl_iterate_phdr(find_libcrypto_cb, &f) != 0;
 }
 
+/* The most mapped libcryptos asked for a name RTLD_NEXT did not find. */
+#define RESOLVE_MAX_LIBCRYPTOS 4
+
 void *ct_resolve(const char *name)
 {
 	int saved = errno;
 	void *p = dlsym(RTLD_NEXT, name);
-	if (!p) {
-		void *h = ct_libcrypto_handle();
+	for (unsigned i = 0; !p && i < RESOLVE_MAX_LIBCRYPTOS; i++) {
+		struct find_lib f = { .path = "", .skip = i };
+		if (!dl_iterate_phdr(find_libcrypto_cb, &f))
+			break;
+		void *h = dlopen(f.path, RTLD_NOLOAD | RTLD_LAZY);
 		if (h) {
 			p = dlsym(h, name);
 			dlclose(h); /* drops only the reference RTLD_NOLOAD took */

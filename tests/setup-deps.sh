@@ -18,6 +18,10 @@ packages=(
 	qemu-system-x86 busybox-static kcapi-tools libfuse3-dev # the vm suite: a real kernel with AF_ALG
 	# the real suite: packaged programs nobody here wrote, each traced for a second or two
 	stunnel4 borgbackup openvpn qpdf wget gpg cryptsetup-bin age python3-cryptography
+	# the libcrypto suite: BoringSSL's libcrypto.so.0 and headers (under .../android), which a
+	# test program of ours links against (tests/libcrypto/boringssl*)
+	android-libboringssl android-libboringssl-dev
+	android-boringssl         # its bssl-tool: BoringSSL's own speed command, traced by that suite
 )
 
 missing=()

@@ -45,13 +45,19 @@ static const char *const mode_name[F_COUNT] = {
 /* [fn][bits: 128,192,256,other][dir: unknown,enc,dec] = path id + 1 */
 static _Atomic uint32_t path_cache[F_COUNT][4][3];
 
+/* AES_KEY.rounds: 10, 12, 14 from OpenSSL's schedules; 9, 11, 13 from an AES-NI schedule
+ * (BoringSSL's AES_set_encrypt_key uses AES-NI where the CPU has it, and its AES-NI code counts
+ * the rounds before the last one, as OpenSSL's own aesni_set_encrypt_key does). */
 static unsigned bits_index(const AES_KEY *key)
 {
 	switch (key ? key->rounds : 0) {
+	case 9:
 	case 10:
 		return 0;
+	case 11:
 	case 12:
 		return 1;
+	case 13:
 	case 14:
 		return 2;
 	default:

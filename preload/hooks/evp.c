@@ -14,6 +14,7 @@
 #include <openssl/engine.h>
 #include <openssl/evp.h>
 
+#include "boringssl.h"
 #include "classify.h"
 #include "ctxmap.h"
 #include "evp_internal.h"
@@ -33,6 +34,7 @@ struct evp_accessors {
 	const void *(*cipher_provider)(const EVP_CIPHER *);
 	const char *(*provider_name)(const void *);
 	const char *(*nid2sn)(int);
+	const char *(*nid2ln)(int);
 	const char *(*engine_id)(const ENGINE *);
 	ENGINE *(*cipher_engine)(int);
 	int (*engine_finish)(ENGINE *);
@@ -62,6 +64,7 @@ static void resolve_into(struct evp_accessors *a)
 	a->cipher_provider = resolve2("EVP_CIPHER_get0_provider", NULL);
 	a->provider_name = resolve2("OSSL_PROVIDER_get0_name", NULL);
 	a->nid2sn = resolve2("OBJ_nid2sn", NULL);
+	a->nid2ln = resolve2("OBJ_nid2ln", NULL);
 	a->engine_id = resolve2("ENGINE_get_id", NULL);
 	a->cipher_engine = resolve2("ENGINE_get_cipher_engine", NULL);
 	a->engine_finish = resolve2("ENGINE_finish", NULL);
@@ -115,6 +118,15 @@ static uint32_t classify_uncached(const struct evp_accessors *acc, const EVP_CIP
 	f.cipher_name = acc->cipher_name ? acc->cipher_name(c) : NULL;
 	if (!f.cipher_name && acc->nid2sn && nid)
 		f.cipher_name = acc->nid2sn(nid);
+	/* "id-aes128-GCM" is the OID's ASN.1 name; its long name "aes-128-gcm" is what OpenSSL 3's
+	 * EVP_CIPHER_get0_name says (1.1 and BoringSSL have no such call) */
+	if (f.cipher_name && strncmp(f.cipher_name, "id-", 3) == 0 && acc->nid2ln && nid) {
+		const char *ln = acc->nid2ln(nid);
+		f.cipher_name = ln && *ln ? ln : f.cipher_name;
+	}
+	/* no provider, no engine: BoringSSL's own code, named with its AES level */
+	if (!engine && !prov && !f.default_engine)
+		f.builtin_impl = ct_boringssl_impl(c, f.cipher_name);
 	struct ct_evp_class cls;
 	ct_evp_classify(&f, &cls);
 	if (e && acc->engine_finish)

@@ -87,7 +87,12 @@ static bool provider_load_locked(void)
 	prov_state = -1;
 	if (!CT_REAL(OSSL_LIB_CTX_new) || !CT_REAL(OSSL_PROVIDER_add_builtin) ||
 	    !CT_REAL(OSSL_PROVIDER_load) || !CT_REAL(EVP_CIPHER_fetch)) {
-		prov_error = "libcrypto has no providers (OpenSSL 1.x)";
+		/* BoringSSL says so in its version; an OpenSSL without providers is 1.x */
+		const char *(*ver)(int) = (const char *(*)(int))ct_resolve("OpenSSL_version");
+		const char *v = ver ? ver(0 /* OPENSSL_VERSION */) : NULL;
+		prov_error = v && strncmp(v, "BoringSSL", 9) == 0
+				     ? "libcrypto has no providers (BoringSSL)"
+				     : "libcrypto has no providers (OpenSSL 1.x)";
 		return false;
 	}
 	route_libctx = CT_REAL(OSSL_LIB_CTX_new)();

@@ -51,6 +51,24 @@ static bool by_openssl_speed(const struct rp_model *m, const struct rp_path *p)
 	return false;
 }
 
+/* Every process with the path runs BoringSSL (its OpenSSL_version() says just that): there AES_*
+ * uses AES-NI like EVP does and there are no engines or providers to bypass, so neither AES_* nor
+ * EVP_Cipher slows anything, and EVP_CIPHER_fetch, the fix below, does not exist. */
+static bool only_boringssl(const struct rp_model *m, const struct rp_path *p)
+{
+	bool any = false;
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct rp_proc *q = &m->procs[i];
+		if (p->pids.n && !rp_u32list_has(&p->pids, q->hdr.pid))
+			continue;
+		struct ct_str lib = q->proc.libcrypto.len ? q->proc.libcrypto : q->hdr.libcrypto;
+		if (!rp_str_starts(lib, "BoringSSL"))
+			return false;
+		any = true;
+	}
+	return any;
+}
+
 void rp_eval_lowlevel_api(struct rp_model *m)
 {
 	uint64_t total_bytes = 0;
@@ -60,7 +78,7 @@ void rp_eval_lowlevel_api(struct rp_model *m)
 		const struct rp_path *p = &m->paths[i];
 		bool aes = p->def.api == CT_API_AES;
 		bool raw = p->def.api == CT_API_EVP && p->def.entry == CT_ENTRY_EVP_CIPHER;
-		if (!(aes || raw) || !p->st.calls)
+		if (!(aes || raw) || !p->st.calls || only_boringssl(m, p))
 			continue;
 		/* whose code made the calls, and what they cost */
 		struct rp_creator c;

@@ -574,6 +574,7 @@ static void test_names(void **state)
 	assert_string_equal(ct_event_kind_name(CT_EV_CIPHER_FETCH), "cipher-fetch");
 	assert_string_equal(ct_event_kind_name(0), "unknown");
 	assert_string_equal(ct_entry_name(CT_ENTRY_EVP_CIPHER), "EVP_Cipher");
+	assert_string_equal(ct_entry_name(CT_ENTRY_EVP_AEAD), "EVP_AEAD seal/open");
 	struct ct_str s = ct_str_from(NULL);
 	assert_int_equal(s.len, 0);
 	assert_non_null(s.p);

@@ -93,6 +93,16 @@ static void test_no_provider(void **state)
 	assert_string_equal(c.key.impl, "engine:cryptodev");
 	classify((struct ct_evp_facts){ .cipher_name = "aes-128-cbc", .key_len = 16 });
 	assert_string_equal(c.key.impl, "builtin");
+	/* BoringSSL: its own code, named with the level the hooks told */
+	classify((struct ct_evp_facts){
+		.builtin_impl = "boringssl:vpaes", .cipher_name = "aes-128-gcm", .key_len = 16 });
+	assert_string_equal(c.key.impl, "boringssl:vpaes");
+	/* an engine registered as default still wins over the library's own code */
+	classify((struct ct_evp_facts){ .default_engine = "e",
+					.builtin_impl = "boringssl:aesni",
+					.cipher_name = "aes-128-cbc",
+					.key_len = 16 });
+	assert_string_equal(c.key.impl, "engine:e");
 }
 
 static void test_cipher_names(void **state)
