@@ -17,8 +17,11 @@
  */
 #include <dlfcn.h>
 #include <elf.h>
+#include <limits.h>
 #include <link.h>
 #include <pthread.h>
+#include <stdlib.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <string.h>
@@ -56,13 +59,27 @@ static int main_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1; /* the first object is the main program */
 }
 
+/* The program's file. /proc/self/exe, unless the dynamic loader was run as a command
+ * (`ld-linux-x86-64.so.2 --library-path DIR PROG`, a program on another release's glibc): then
+ * /proc/self/exe is the loader, the kernel loaded no interpreter (AT_BASE is 0, which it never is
+ * in a dynamic program the kernel started), and the loader has set AT_EXECFN to PROG. */
+static ssize_t program_file(char *exe, size_t cap)
+{
+	const char *execfn = (const char *)getauxval(AT_EXECFN);
+	char real[PATH_MAX];
+	if (getauxval(AT_BASE) == 0 && execfn && realpath(execfn, real))
+		return snprintf(exe, cap, "%s", real);
+	ssize_t n = readlink("/proc/self/exe", exe, cap - 1);
+	exe[n > 0 ? n : 0] = 0;
+	return n;
+}
+
 void ct_callsite_init(void)
 {
 	dl_iterate_phdr(main_cb, NULL);
 	char exe[512];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = 0;
+	ssize_t n = program_file(exe, sizeof(exe));
+	if (n > 0 && (size_t)n < sizeof(exe)) {
 		const char *b = strrchr(exe, '/');
 		snprintf(main_name, sizeof(main_name), "%.63s", b ? b + 1 : exe);
 		snprintf(main_path, sizeof(main_path), "%.255s", exe);
