@@ -121,6 +121,36 @@ static void test_lowlevel_api(void **state)
 	rp_model_free(&m);
 }
 
+/* A route that could not serve (OpenSSL 1.1 has no providers for the EVP route): silent-fallback
+ * says it was the route, and why, not "offload was requested" with an engine's fix; with an
+ * engine failure too, the offload wording stays. */
+static void test_silent_fallback_route(void **state)
+{
+	(void)state;
+	MODEL(m);
+	struct rp_proc *p = mk_proc(&m, 1);
+	p->hdr.route_spec = ct_str_from("aes-*=aesni");
+	struct rp_path *a = mk_path(p, 0, CT_API_EVP, "builtin", "aes-256-cbc", 0);
+	tg_fill_stats(&a->st, 0, 256, 4096, 3000, 0.99, 0);
+	mk_event(p, 1, CT_EV_FALLBACK, "EVP_CipherInit_ex", 0, 0,
+		 "route aesni -> native: aes-256-cbc enc: libcrypto has no providers (OpenSSL 1.x)");
+	const struct rp_finding *f = find(&m, "silent-fallback");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_non_null(strstr(f->message, "CRYPTRACE_ROUTE=aes-*=aesni"));
+	assert_non_null(strstr(f->message, "no providers (OpenSSL 1.x)"));
+	assert_null(strstr(f->message, "Offload was requested"));
+	assert_null(strstr(f->fix, "engine-failed"));
+	mk_event(p, 2, CT_EV_ENGINE_REQUEST, "ENGINE_by_id", 0, 0, "id=afalg");
+	f = find(&m, "silent-fallback");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_non_null(strstr(f->message, "Offload was requested"));
+	rp_model_free(&m);
+}
+
 /* On OpenSSL 1.1 the advice names 1.1's calls (no EVP_CIPHER_fetch, no EVP_CipherInit_ex2, no
  * providers there); the same path on 3.x keeps the 3.0 advice. */
 static void test_lowlevel_api_openssl1(void **state)
@@ -1308,6 +1338,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lowlevel_api),
 		cmocka_unit_test(test_lowlevel_api_openssl1),
+		cmocka_unit_test(test_silent_fallback_route),
 		cmocka_unit_test(test_lowlevel_api_small_share),
 		cmocka_unit_test(test_lowlevel_api_packaged),
 		cmocka_unit_test(test_user_time_misleads),
