@@ -1,0 +1,241 @@
+# SPDX-License-Identifier: MIT
+"""osslver - another OpenSSL release's own `openssl`, fetched from Debian's archive by fetch.sh
+into the build tree and run from there, for the libcrypto suite's per-version tests.
+
+  tree = osslver.tree("1.1.1")        # skips (77) with fetch.sh's reason when it cannot be had
+  tree.argv(["speed", ...])          # the command line that runs that version's openssl
+  tree.env(base)                     # its environment (library path, config, engines, modules)
+
+1.1.1w (Debian 11, bullseye) runs on this host's glibc with LD_LIBRARY_PATH. 3.5 (Debian 13,
+trixie) needs trixie's glibc: it runs through that tree's own dynamic loader run as a command,
+`ld-linux-*.so.* --library-path DIR openssl ...`, which honours the LD_PRELOAD that `cryptrace
+run` sets (the launcher recognises a loader run that way: tracer/cmd_run.c)."""
+import glob
+import os
+import subprocess
+
+import ctlib
+from ctlib import check
+
+# Debian release and packages per version. 3.5 brings its own C library and the libraries its
+# libcrypto links (zstd, zlib) from the same release, so nothing of the host's is mixed in.
+VERSIONS = {
+    "1.1.1": ("bullseye", ["openssl", "libssl1.1"]),
+    "3.5": ("trixie", ["openssl", "libssl3t64", "openssl-provider-legacy", "libc6", "libzstd1",
+                       "zlib1g"]),
+}
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class Tree:
+    def __init__(self, version, root):
+        self.version = version
+        self.root = root
+        libs = glob.glob(os.path.join(root, "usr/lib/*-linux-*/libcrypto.so.*"))
+        if not libs:
+            raise ctlib.Failure(f"no libcrypto in the unpacked {version} tree {root}")
+        self.libcrypto = sorted(libs)[0]
+        self.libdir = os.path.dirname(self.libcrypto)
+        self.openssl = os.path.join(root, "usr/bin/openssl")
+        loaders = glob.glob(os.path.join(self.libdir, "ld-linux*.so.*"))
+        self.loader = loaders[0] if loaders else None
+        # an executable of the host linked against this release's libcrypto cannot run its
+        # glibc; one that needs a newer glibc must go through its loader
+        self.own_libc = self.loader is not None
+
+    def argv(self, args, program=None):
+        prog = program or self.openssl
+        if self.own_libc:
+            return [self.loader, "--library-path", self.libdir, prog] + list(args)
+        return [prog] + list(args)
+
+    def env(self, base=None, **extra):
+        env = dict(os.environ if base is None else base)
+        if not self.own_libc:
+            env["LD_LIBRARY_PATH"] = self.libdir
+        # its own configuration, engines and providers, not the host's 3.0 ones
+        env["OPENSSL_CONF"] = os.path.join(self.root, "etc/ssl/openssl.cnf")
+        major = "1.1" if self.version.startswith("1.") else "3"
+        env["OPENSSL_ENGINES"] = os.path.join(self.libdir, f"engines-{major}")
+        env["OPENSSL_MODULES"] = os.path.join(self.libdir, "ossl-modules")
+        env.update({k: str(v) for k, v in extra.items()})
+        return env
+
+    def version_line(self):
+        p = ctlib.run(self.argv(["version"]), env=self.env())
+        if p.returncode != 0:
+            raise ctlib.Failure(f"{self.version}'s openssl does not run here: {p.stderr[:300]!r}")
+        return p.stdout.decode().strip()
+
+
+def cache_dir(version):
+    build = os.environ.get("CT_BUILD_ROOT")
+    if not build:
+        ctlib.skip("CT_BUILD_ROOT is not set (run through meson test)")
+    return os.path.join(build, "tests", "libcrypto", "cache", f"openssl-{version}")
+
+
+def tree(version):
+    """The unpacked tree of that version, fetched once (fetch.sh caches and locks)."""
+    suite, pkgs = VERSIONS[version]
+    if os.uname().machine != "x86_64":
+        # the packages are fetched for the host's architecture; the tests' expectations
+        # (OPENSSL_ia32cap, AES-NI) are x86's
+        ctlib.skip(f"the {version} tests check x86-64 code paths; this is {os.uname().machine}")
+    d = cache_dir(version)
+    p = subprocess.run([os.path.join(HERE, "fetch.sh"), d, suite] + pkgs,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=900)
+    err = p.stderr.decode(errors="replace").strip()
+    if p.returncode == 77:
+        ctlib.skip(err or f"Debian {suite} cannot be reached")
+    if p.returncode != 0:
+        raise ctlib.Failure(f"fetch.sh {suite} failed ({p.returncode}): {err}")
+    t = Tree(version, os.path.join(d, "root"))
+    line = t.version_line()
+    if f"OpenSSL {version}" not in line:
+        raise ctlib.Failure(f"the {suite} tree runs {line!r}, not OpenSSL {version}")
+    print(f"{version}: {line} from {t.root}" + (" (its own loader)" if t.own_libc else ""))
+    return t
+
+
+# ---- checks every version's tests run (the version's expectations are their arguments) --------
+
+KEY = bytes(range(32))
+IV = bytes(range(16, 32))
+ENC_BLOCK = 4096  # bio_enc.c's ENC_BLOCK_SIZE: `openssl enc` hands EVP_CipherUpdate 4 KiB at most
+
+
+def traced(t, args, tag, extra=(), **env):
+    """That version's openssl ARGS under `cryptrace run`: (process, report)."""
+    out = ctlib.tmpdir(tag)
+    p = ctlib.run_traced(t.argv(args), out, env=t.env(**env), extra=extra)
+    err = p.stderr.decode(errors="replace")
+    check(p.returncode == 0, f"{t.version} {' '.join(args[:3])}: exit 0 under cryptrace "
+                             f"({p.returncode}: {err[-300:]})")
+    return p, ctlib.report_ok([out])
+
+
+def speed_exact(t, impl):
+    """`openssl speed -evp aes-128-cbc`: the path named impl has exactly the calls speed counted
+    and N x the request size in bytes, both directions; the contexts are openssl's own; no
+    warning on this clean run."""
+    for size, decrypt in ((16, False), (16384, False), (8192, True)):
+        args = ["speed", "-seconds", "1", "-bytes", str(size)] + (["-decrypt"] if decrypt else [])
+        p, doc = traced(t, args + ["-evp", "aes-128-cbc"], "speed")
+        n = ctlib.speed_count(p.stderr.decode(errors="replace"), "aes-128-cbc")
+        direction = "decrypt" if decrypt else "encrypt"
+        print(ctlib.describe_paths(doc))
+        calls, nbytes = ctlib.totals(doc, api="evp", impl=impl, cipher="aes-128-cbc", dir=direction)
+        check(n > 0 and calls == n, f"{t.version} speed {size} B {direction}: {calls} calls in "
+                                    f"{impl} == openssl's {n}")
+        check(nbytes == n * size, f"{t.version} speed {size} B: {nbytes} bytes == {n} x {size}")
+        others = [x["impl"] for x in ctlib.paths(doc, api="evp") if x["impl"] != impl]
+        check(not others, f"{t.version}: every EVP path in {impl} ({others})")
+        procs = ctlib.processes(doc)
+        check(len(procs) == 1 and procs[0]["libcrypto"].startswith(f"OpenSSL {t.version}"),
+              f"{t.version}: one process, its libcrypto named "
+              f"({[(x['pid'], x['libcrypto']) for x in procs]})")
+        site = [x for x in doc["paths"] if x["cipher"] == "aes-128-cbc"][0].get("callsite", "")
+        check(site.startswith("openssl+"), f"{t.version}: the context made by openssl ({site!r})")
+        ctlib.check_clean(doc, f"{t.version} speed")
+        ctlib.check_complete(doc, f"{t.version} speed")
+
+
+def calls(version, impl):
+    """That version's exact calls and bytes (speed_exact, enc_exact), no warning on them."""
+    t = tree(version)
+    speed_exact(t, impl)
+    for d in enc_exact(t, impl).values():
+        ctlib.check_clean(d, f"{version} enc")
+
+
+def enc_exact(t, impl, route=None, work=None):
+    """`openssl enc` of a 1 MiB file, both directions: the same bytes with and without cryptrace
+    (and the route, when given), exactly the file's bytes on the path in ENC_BLOCK calls."""
+    work = work or ctlib.tmpdir("enc")
+    plain = os.path.join(work, "plain")
+    with open(plain, "wb") as f:
+        f.write(ctlib.plaintext(1 << 20))
+    ctlib.secret("key", KEY)
+    ctlib.secret("iv", IV)
+    docs = {}
+    src = plain
+    for direction in ("encrypt", "decrypt"):
+        args = ["enc", "-aes-256-cbc"] + (["-d"] if direction == "decrypt" else []) + \
+               ["-K", KEY.hex(), "-iv", IV.hex(), "-in", src]
+        native, under = os.path.join(work, direction + ".native"), os.path.join(work, direction)
+        a = ctlib.run(t.argv(args + ["-out", native]), env=t.env())
+        extra = ["--route", route] if route else []
+        p, doc = traced(t, args + ["-out", under], "enc", extra=extra)
+        check(a.returncode == 0 and a.stdout == p.stdout,
+              f"{t.version} enc {direction}: same exit status and output without cryptrace")
+        with open(native, "rb") as f1, open(under, "rb") as f2:
+            check(f1.read() == f2.read(), f"{t.version} enc {direction}"
+                  f"{' routed ' + route if route else ''}: byte-identical to native")
+        size = os.path.getsize(src)
+        print(ctlib.describe_paths(doc))
+        calls, nbytes = ctlib.totals(doc, api="evp", impl=impl, cipher="aes-256-cbc", dir=direction)
+        want = (size + ENC_BLOCK - 1) // ENC_BLOCK
+        check((calls, nbytes) == (want, size), f"{t.version} enc {direction} in {impl}: "
+                                               f"(calls, bytes) {(calls, nbytes)} == {(want, size)}")
+        docs[direction] = doc
+        src = under
+    with open(src, "rb") as f1, open(plain, "rb") as f2:
+        check(f1.read() == f2.read(), f"{t.version} enc: decrypting gives the file back")
+    return docs
+
+
+def masked(t, impl):
+    """Under OPENSSL_ia32cap's AES-NI mask (bit 57 is AES-NI in 1.1.1 and 3.x alike:
+    docs/openssl-versions.md), one software-aes finding naming it and the path; without it, no
+    warning."""
+    args = ["speed", "-seconds", "1", "-bytes", "16384", "-evp", "aes-128-cbc"]
+    p, doc = traced(t, args, "masked", OPENSSL_ia32cap=ctlib.MASK)
+    f = ctlib.check_masked(doc, t.version)
+    check(f"aes-128-cbc encrypt in {impl}" in f["message"],
+          f"{t.version}: software-aes names aes-128-cbc in {impl}: {f['message'][:200]}")
+    p, doc = traced(t, args, "unmasked")
+    ctlib.check_clean(doc, f"{t.version} unmasked")
+
+
+def engine_afalg_refused(t, impl):
+    """`-engine afalg` where the kernel has no AF_ALG (this host): openssl goes on in software
+    and says nothing on its exit status; the report says engine-failed with the socket's errno,
+    and silent-fallback for the work."""
+    if not ctlib.afalg_refused():
+        ctlib.skip("this kernel offers AF_ALG: the refused engine cannot be shown here")
+    p, doc = traced(t, ["speed", "-engine", "afalg", "-seconds", "1", "-bytes", "16384",
+                        "-evp", "aes-128-cbc"], "afalg")
+    kinds = ctlib.kinds(doc)
+    ef = ctlib.finding(doc, "engine-failed")
+    check("EAFNOSUPPORT" in ef["message"] and "afalg" in ef["message"],
+          f"{t.version}: engine-failed names afalg and EAFNOSUPPORT: {ef['message'][:200]}")
+    sf = ctlib.finding(doc, "silent-fallback")
+    check(f"aes-128-cbc encrypt in {impl}" in sf["message"],
+          f"{t.version}: silent-fallback counts the {impl} work ({kinds}): {sf['message'][:200]}")
+
+
+def doctor(t, masked_env=False):
+    """`cryptrace doctor --json --libcrypto` on that version's libcrypto (through its own loader
+    when it needs its own glibc): its version, AES-NI speed (software under the mask)."""
+    env = t.env(**({"OPENSSL_ia32cap": ctlib.MASK} if masked_env else {}))
+    argv = t.argv(["doctor", "--json", "--libcrypto", t.libcrypto], program=ctlib.CRYPTRACE)
+    p = ctlib.run(argv, env=env)
+    doc = ctlib.parse_json(p.stdout.decode(), "doctor --json")
+    checks = ctlib.doctor_checks(doc)
+    lc = checks.get("libcrypto")
+    check(lc is not None, f"{t.version}: doctor has a libcrypto check ({sorted(checks)})")
+    vals = lc.get("values", {})
+    print(f"doctor {t.version}: [{lc['status']}] {lc['title']}: {lc['evidence'][:200]}")
+    check(str(vals.get("version", "")).startswith(f"OpenSSL {t.version}"),
+          f"{t.version}: doctor measured that version ({vals.get('version')})")
+    check(vals.get("path") == t.libcrypto, f"{t.version}: doctor measured {t.libcrypto}")
+    sw = vals.get("software_aes") in (True, "true")
+    if masked_env:
+        check(sw and lc["status"] == "fail", f"{t.version} masked: doctor says software AES "
+                                             f"({lc['status']}, {vals.get('software_aes')})")
+        check(p.returncode == 1, f"{t.version} masked: doctor exits 1 ({p.returncode})")
+    else:
+        check(not sw and lc["status"] == "ok", f"{t.version}: doctor says AES-NI speed "
+                                               f"({lc['status']}, {vals.get('software_aes')})")
+    return doc, checks
