@@ -22,29 +22,11 @@ def speed_no_evp(t):
     ctlib.check_clean(doc, "3.5 speed without -evp")
 
 
-def lowlevel_example(t):
-    out = ctlib.tmpdir("lowlevel")
-    p = ctlib.run_traced(t.argv([], program=ctlib.example("lowlevel_aes")), out, env=t.env())
-    check(p.returncode == 0, f"lowlevel_aes on 3.5 exited 0 ({p.stderr[-300:]!r})")
-    doc = ctlib.report_ok([out])
-    procs = ctlib.processes(doc)
-    check(procs and procs[0]["libcrypto"].startswith("OpenSSL 3.5"),
-          f"lowlevel_aes ran on 3.5's libcrypto ({procs[0]['libcrypto'] if procs else None})")
-    print(ctlib.describe_paths(doc))
-    ctlib.check_expect(doc, p.stdout.decode(), "3.5 lowlevel_aes")
-    fs = [f for f in doc["findings"] if f["kind"] == "lowlevel-api" and
-          "aes-256-cbc encrypt" in f["message"]]
-    check(len(fs) == 1, f"3.5: one lowlevel-api finding for aes-256-cbc encrypt ({len(fs)})")
-    f = fs[0]
-    check("OpenSSL 3.x it does not use AES-NI" in f["message"] and "EVP_CIPHER_fetch" in f["fix"],
-          f"3.5 lowlevel-api in 3.x's terms: {f['message'][:300]} / {f['fix'][:200]}")
-
-
 def test():
     t = osslver.tree("3.5")
     osslver.masked(t, "provider:default")
     speed_no_evp(t)
-    lowlevel_example(t)
+    osslver.lowlevel_example(t, ctlib.example("lowlevel_aes"), "EVP_CIPHER_fetch")
     osslver.engine_afalg_refused(t, "provider:default")
 
 

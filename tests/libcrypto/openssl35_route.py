@@ -3,7 +3,10 @@
 """OpenSSL 3.5 routed: `cryptrace run --route 'aes-*=aesni'` hands `openssl enc`'s contexts to
 the cryptrace provider (route:aesni, one route event per context, no fallback) and the output
 of both directions is byte-identical to 3.5's native output, with exactly the file's bytes in
-4 KiB calls; no finding."""
+4 KiB calls; no finding. The low-level AES_* route too: lowlevel_diff's digests (built against
+this host's 3.0 headers: the same AES_* ABI) are bit-exact routed and native on 3.5."""
+import os
+
 import ctlib
 from ctlib import check
 import osslver
@@ -20,6 +23,7 @@ def test():
               f"3.5 {direction}: the route event names aes-256-cbc -> aesni ({routes})")
         bad = [(f["kind"], f["message"][:120]) for f in doc["findings"] if f["severity"] != "info"]
         check(not bad, f"3.5 routed {direction}: no warning or error ({bad})")
+    osslver.lowlevel_route(t, os.environ["LOWLEVEL_DIFF"])
 
 
 ctlib.main(test)

@@ -239,3 +239,54 @@ def doctor(t, masked_env=False):
         check(not sw and lc["status"] == "ok", f"{t.version}: doctor says AES-NI speed "
                                                f"({lc['status']}, {vals.get('software_aes')})")
     return doc, checks
+
+
+def lowlevel_example(t, program, fix):
+    """examples/lowlevel_aes (built for this version) on its libcrypto: the same output with and
+    without cryptrace, exactly the calls and bytes it prints on api=aes paths, and the lowlevel-api
+    finding of its AES-256-CBC in that version's terms (its fix names `fix`)."""
+    native = ctlib.run(t.argv([], program=program), env=t.env())
+    out = ctlib.tmpdir("lowlevel")
+    p = ctlib.run_traced(t.argv([], program=program), out, env=t.env())
+    check(p.returncode == 0 and native.returncode == 0 and p.stdout == native.stdout,
+          f"lowlevel_aes on {t.version}: exit 0 and the same output under cryptrace "
+          f"({p.returncode}, {p.stderr[-300:]!r})")
+    doc = ctlib.report_ok([out])
+    procs = ctlib.processes(doc)
+    check(procs and procs[0]["libcrypto"].startswith(f"OpenSSL {t.version}"),
+          f"lowlevel_aes ran on {t.version} ({procs[0]['libcrypto'] if procs else None})")
+    print(ctlib.describe_paths(doc))
+    ctlib.check_expect(doc, p.stdout.decode(), f"{t.version} lowlevel_aes ")
+    check(all(x["impl"] == "lowlevel" for x in ctlib.paths(doc, api="aes")),
+          f"{t.version}: every api=aes path is impl lowlevel")
+    fs = [f for f in doc["findings"] if f["kind"] == "lowlevel-api" and
+          "aes-256-cbc encrypt" in f["message"]]
+    check(len(fs) == 1, f"{t.version}: one lowlevel-api finding for aes-256-cbc encrypt ({len(fs)})")
+    major = "1.1" if t.version.startswith("1.") else "3.x"
+    check(f"OpenSSL {major} it does not use AES-NI" in fs[0]["message"] and fix in fs[0]["fix"],
+          f"{t.version} lowlevel-api in {major}'s terms: {fs[0]['message'][:300]} / {fs[0]['fix']}")
+
+
+def lowlevel_route(t, program, cases=20000):
+    """tests/route-kernel/lowlevel_diff (built for this version): its per-mode digests of random
+    low-level AES_* work are identical natively and under --route 'aes-*=aesni', and the block,
+    ECB, CBC, CFB-128 and OFB work ran on route:aesni paths (so the comparison compared the
+    route)."""
+    args = [str(cases), "1717"]
+    native = ctlib.run(t.argv(args, program=program), env=t.env())
+    check(native.returncode == 0, f"lowlevel_diff on {t.version} runs ({native.stderr[-300:]!r})")
+    out = ctlib.tmpdir("lowlevel-route")
+    p = ctlib.run_traced(t.argv(args, program=program), out, env=t.env(),
+                         extra=["--route", "aes-*=aesni"])
+    print(native.stdout.decode())
+    # AES is AES: the host's own build on the host's libcrypto gives the same digests (so the
+    # version's library really ran, not openssl111_stub.c)
+    host = ctlib.run([os.environ["LOWLEVEL_DIFF"]] + args, env=ctlib.bare_env())
+    check(host.returncode == 0 and host.stdout == native.stdout,
+          f"{t.version}: native digests equal the host libcrypto's ({host.stdout.decode()[:200]})")
+    check(p.returncode == 0 and p.stdout == native.stdout,
+          f"{t.version}: routed AES_* digests identical to native ({p.stdout.decode()[:300]})")
+    doc = ctlib.report_ok([out])
+    routed = ctlib.paths(doc, api="aes", impl="route:aesni")
+    modes = {x["cipher"].rsplit("-", 1)[1] for x in routed}
+    check(modes >= {"ecb", "cbc", "cfb", "ofb"}, f"{t.version}: routed modes {sorted(modes)}")
