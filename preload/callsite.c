@@ -17,11 +17,8 @@
  */
 #include <dlfcn.h>
 #include <elf.h>
-#include <limits.h>
 #include <link.h>
 #include <pthread.h>
-#include <stdlib.h>
-#include <sys/auxv.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <string.h>
@@ -59,16 +56,13 @@ static int main_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1; /* the first object is the main program */
 }
 
-/* The program's file. /proc/self/exe, unless the dynamic loader was run as a command
- * (`ld-linux-x86-64.so.2 --library-path DIR PROG`, a program on another release's glibc): then
- * /proc/self/exe is the loader, the kernel loaded no interpreter (AT_BASE is 0, which it never is
- * in a dynamic program the kernel started), and the loader has set AT_EXECFN to PROG. */
+/* The program's file: /proc/self/exe, or the program the dynamic loader runs when it was started
+ * as a command (then /proc/self/exe is the loader: loader.c). */
 static ssize_t program_file(char *exe, size_t cap)
 {
-	const char *execfn = (const char *)getauxval(AT_EXECFN);
-	char real[PATH_MAX];
-	if (getauxval(AT_BASE) == 0 && execfn && realpath(execfn, real))
-		return snprintf(exe, cap, "%s", real);
+	const char *prog = ct_loader_program();
+	if (prog)
+		return snprintf(exe, cap, "%s", prog);
 	ssize_t n = readlink("/proc/self/exe", exe, cap - 1);
 	exe[n > 0 ? n : 0] = 0;
 	return n;

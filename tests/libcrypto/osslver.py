@@ -119,8 +119,8 @@ def speed_exact(t, impl):
     """`openssl speed -evp` (aes-128-cbc both directions, aes-256-gcm): the path named impl has
     exactly the calls speed counted and N x the request size in bytes, under the same cipher name
     on every version (1.1's short name for GCM is "id-aes256-GCM"; the trace uses the long name,
-    as 3.x's fetched ciphers do); the contexts are openssl's own; no warning on these clean
-    runs."""
+    as 3.x's fetched ciphers do); one process, openssl's (its file and argv, also when a loader
+    ran it), which made the contexts; no warning on these clean runs."""
     for cipher, size, decrypt in (("aes-128-cbc", 16, False), ("aes-128-cbc", 16384, False),
                                   ("aes-128-cbc", 8192, True), ("aes-256-gcm", 8192, False)):
         args = ["speed", "-seconds", "1", "-bytes", str(size)] + (["-decrypt"] if decrypt else [])
@@ -139,6 +139,11 @@ def speed_exact(t, impl):
         check(len(procs) == 1 and procs[0]["libcrypto"].startswith(f"OpenSSL {t.version}"),
               f"{t.version}: one process, its libcrypto named "
               f"({[(x['pid'], x['libcrypto']) for x in procs]})")
+        # the program, not the loader that ran it (3.5): its file, and argv from it on
+        check(procs[0]["exe"] == os.path.realpath(t.openssl) and
+              procs[0]["argv"][:2] == [t.openssl, "speed"],
+              f"{t.version}: the process is openssl speed ({procs[0]['exe']}, "
+              f"{procs[0]['argv'][:4]})")
         site = [x for x in doc["paths"] if x["cipher"] == cipher][0].get("callsite", "")
         check(site.startswith("openssl+"), f"{t.version}: the context made by openssl ({site!r})")
         ctlib.check_clean(doc, f"{t.version} speed")
