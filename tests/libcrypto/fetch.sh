@@ -83,4 +83,7 @@ for deb in "$dir"/debs/*.deb; do
 		exit 1
 	}
 done
+# the package lists (tens of MB) are not needed once the tree is there: a new set of packages
+# starts from scratch anyway
+rm -rf "$dir/apt/lists" "$dir/apt/cache"
 echo "$want" >"$dir/done"
