@@ -98,6 +98,20 @@ def tree(version):
     return t
 
 
+def host_tree():
+    """This host's own OpenSSL, run the way 3.5 is: through its dynamic loader started as a
+    command (so that way of running is tested where the archive cannot be reached)."""
+    openssl = ctlib.need_program("openssl")
+    t = Tree("3.0", "/")
+    if not t.loader or os.path.realpath(openssl) != os.path.realpath(t.openssl):
+        ctlib.skip(f"no loader beside {t.libcrypto}, or openssl is not {t.openssl}")
+    line = t.version_line()
+    if not line.startswith("OpenSSL 3.0"):
+        ctlib.skip(f"this host's openssl is {line!r}, not 3.0")
+    print(f"host: {line} through {t.loader}")
+    return t
+
+
 # ---- checks every version's tests run (the version's expectations are their arguments) --------
 
 KEY = bytes(range(32))
