@@ -83,7 +83,8 @@ def tree(version):
         # (OPENSSL_ia32cap, AES-NI) are x86's
         ctlib.skip(f"the {version} tests check x86-64 code paths; this is {os.uname().machine}")
     d = cache_dir(version)
-    p = subprocess.run([os.path.join(HERE, "fetch.sh"), d, suite] + pkgs,
+    # apt without the sanitizer pass's LD_PRELOAD (apt-get under an ASan runtime stalls)
+    p = subprocess.run([os.path.join(HERE, "fetch.sh"), d, suite] + pkgs, env=ctlib.bare_env(),
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=900)
     err = p.stderr.decode(errors="replace").strip()
     if p.returncode == 77:
