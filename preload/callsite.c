@@ -56,13 +56,24 @@ static int main_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1; /* the first object is the main program */
 }
 
+/* The program's file: /proc/self/exe, or the program the dynamic loader runs when it was started
+ * as a command (then /proc/self/exe is the loader: loader.c). */
+static ssize_t program_file(char *exe, size_t cap)
+{
+	const char *prog = ct_loader_program();
+	if (prog)
+		return snprintf(exe, cap, "%s", prog);
+	ssize_t n = readlink("/proc/self/exe", exe, cap - 1);
+	exe[n > 0 ? n : 0] = 0;
+	return n;
+}
+
 void ct_callsite_init(void)
 {
 	dl_iterate_phdr(main_cb, NULL);
 	char exe[512];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = 0;
+	ssize_t n = program_file(exe, sizeof(exe));
+	if (n > 0 && (size_t)n < sizeof(exe)) {
 		const char *b = strrchr(exe, '/');
 		snprintf(main_name, sizeof(main_name), "%.63s", b ? b + 1 : exe);
 		snprintf(main_path, sizeof(main_path), "%.255s", exe);

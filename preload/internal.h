@@ -258,6 +258,13 @@ void ct_flush_now(void);         /* a snapshot now, after another thread's flush
 void ct_read_small_file(const char *path, char *dst, size_t cap, size_t *len);
 uint64_t ct_write_errors(void);
 
+/* ---- the dynamic loader run as a command (loader.c) ---------------------------------------- */
+/* The program's real path when the loader was started as a command (`ld.so --library-path DIR
+ * PROG`), else NULL (first called at init, single-threaded). */
+const char *ct_loader_program(void);
+/* Where PROG's own argv starts in /proc/self/cmdline (cmdline, len bytes): 0 in other processes. */
+size_t ct_loader_argv_start(const char *cmdline, size_t len);
+
 /* ---- ctxmap (ctxmap.c) --------------------------------------------------------------------- */
 uint64_t ct_ctxmap_full_count(void);
 extern _Atomic uint32_t ct_ctxmap_gen; /* bumped by every set/del: invalidates hot caches */

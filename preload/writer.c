@@ -126,8 +126,11 @@ static void gather_facts(void)
 	if (facts.done)
 		return;
 	facts.done = true;
-	ssize_t n = readlink("/proc/self/exe", facts.exe, sizeof(facts.exe) - 1);
-	facts.exe[n > 0 ? n : 0] = 0;
+	/* the program, also when the dynamic loader was started as a command to run it (loader.c) */
+	const char *prog = ct_loader_program();
+	ssize_t n = prog ? snprintf(facts.exe, sizeof(facts.exe), "%s", prog)
+			 : readlink("/proc/self/exe", facts.exe, sizeof(facts.exe) - 1);
+	facts.exe[n > 0 && (size_t)n < sizeof(facts.exe) ? n : 0] = 0;
 	/* argv as recorded: secrets redacted, or the executable alone (redact.h). A command line
 	 * longer than the buffer loses its cut last argument: part of a secret is still one. */
 	size_t n_cmd;
@@ -135,8 +138,9 @@ static void gather_facts(void)
 	if (n_cmd == sizeof(facts.cmdline) - 1)
 		while (n_cmd && facts.cmdline[n_cmd - 1])
 			n_cmd--;
-	facts.argv_len = ct_argv_redact(facts.cmdline, n_cmd, ct_config()->argv_exe_only, facts.argv,
-					sizeof(facts.argv), &facts.argv_redacted);
+	size_t from = ct_loader_argv_start(facts.cmdline, n_cmd);
+	facts.argv_len = ct_argv_redact(facts.cmdline + from, n_cmd - from, ct_config()->argv_exe_only,
+					facts.argv, sizeof(facts.argv), &facts.argv_redacted);
 	explicit_bzero(facts.cmdline, sizeof(facts.cmdline));
 	ct_cpu_model(facts.cpu_model, sizeof(facts.cpu_model));
 	struct utsname u;

@@ -6,10 +6,13 @@
  * (doctor_kernel.c); the kernel against in-process AES (doctor_crossover.c). Then prints the
  * list (doctor_checklist.c) and fails when a check failed.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "doctor.h"
 #include "commands.h"
@@ -19,18 +22,28 @@ int command_doctor(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "libcrypto", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	bool json = false;
+	const char *libcrypto = NULL;
 	int c;
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
+			break;
+		case 'L':
+			if (access(optarg, R_OK) != 0) {
+				fprintf(stderr, "cryptrace doctor: --libcrypto %s: %s\n", optarg,
+					strerror(errno));
+				return CT_EXIT_USAGE;
+			}
+			libcrypto = optarg;
 			break;
 		case 'h':
 			ct_usage_doctor(stdout);
@@ -44,7 +57,7 @@ int command_doctor(int argc, char **argv)
 		return CT_EXIT_USAGE;
 	}
 
-	struct dr_report r = { 0 };
+	struct dr_report r = { .libcrypto_given = libcrypto };
 
 	dr_probe_cpu(&r);
 	dr_probe_libcrypto(&r);

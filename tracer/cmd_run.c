@@ -240,6 +240,24 @@ static void inspect_exe(const char *cmd, struct cmd_exe *e)
 	e->kind = e->found ? ct_elf_classify(e->path) : CT_ELF_UNKNOWN;
 }
 
+/* Whether the preload ran in CMD itself although CMD has no PT_INTERP: the dynamic loader run as
+ * a command (`ld-linux-x86-64.so.2 --library-path DIR PROG`, how a program runs on another
+ * release's glibc) loads PROG and honours LD_PRELOAD. The sign is a new trace file named after
+ * CMD's comm and the child's pid (a static program that exec'd a dynamic one kept the pid, not
+ * the comm). */
+static bool preload_ran_in_cmd(const char *outdir, char **before, int nbefore, const struct cmd_exe *e,
+			       uint32_t pid)
+{
+	const char *base = strrchr(e->path, '/');
+	char comm[16], name[64], path[PATH_MAX + 64];
+	struct stat st;
+
+	snprintf(comm, sizeof(comm), "%.15s", base ? base + 1 : e->path);
+	snprintf(name, sizeof(name), "%s.%u.ctrace", comm, pid);
+	snprintf(path, sizeof(path), "%s/%s", outdir, name);
+	return !name_in(before, nbefore, name) && lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 /* A statically linked CMD wrote no trace (the preload never ran in it): write its file here, so
  * that the report says why nothing was seen. False (and a line on stderr) if that failed. */
 static bool write_static_trace(const char *outdir, const struct cmd_exe *e, char **cmd,
@@ -397,6 +415,9 @@ int command_run(int argc, char **argv)
 		struct cmd_exe exe;
 
 		inspect_exe(opts.cmd[0], &exe);
+		if (exe.kind == CT_ELF_STATIC &&
+		    preload_ran_in_cmd(absdir, before, nbefore > 0 ? nbefore : 0, &exe, cf.pid))
+			exe.kind = CT_ELF_DYNAMIC;
 		/* -q too; and before listing, so that the summary counts it as this run's. */
 		if (exe.kind == CT_ELF_STATIC)
 			write_static_trace(absdir, &exe, opts.cmd, &cf, &opts);

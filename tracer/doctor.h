@@ -46,7 +46,8 @@ struct dr_report {
 	bool aes_software; /* the default libcrypto runs AES at software speed */
 	bool ia32cap_masks_aes;
 	const char *ia32cap;
-	char libcrypto_path[512];         /* the one `openssl` loads */
+	const char *libcrypto_given;      /* --libcrypto PATH: measured instead of `openssl`'s */
+	char libcrypto_path[512];         /* the one `openssl` loads (or the one given) */
 	char libcrypto_version[200];      /* its OpenSSL_version(): "OpenSSL 3.0.19 27 Jan 2026" */
 	char libcrypto_version_short[64]; /* "OpenSSL 3.0.19" */
 	bool kernel_offers_nothing;       /* neither AF_ALG nor /dev/crypto: the kernel's crypto drivers

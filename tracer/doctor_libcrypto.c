@@ -102,8 +102,19 @@ static void libcrypto_check(struct dr_report *r, const char *path, const char *u
 
 	if (!out || child_value(out, "error", err, sizeof(err)) ||
 	    !child_value(out, "ctr", ctr_s, sizeof(ctr_s))) {
-		struct dr_check *c = dr_add(r, id, DR_WARN, "libcrypto could not be measured", "%s: %s", path,
-					    out ? err : "the probe process failed");
+		/* A copy built for a newer C library (another release's tree, unpacked beside this
+		 * one) cannot load into this process: a fact about where it belongs, not a fault.
+		 * Its programs run through that release's own loader; so can the doctor. */
+		bool other_libc = out && strstr(err, "version `GLIBC_");
+		struct dr_check *c =
+			dr_add(r, id, other_libc ? DR_INFO : DR_WARN,
+			       other_libc ? "libcrypto of a newer C library, not measured"
+					  : "libcrypto could not be measured",
+			       "%s: %s%s", path, out ? err : "the probe process failed",
+			       other_libc ? "; to measure it, run the doctor through that C library's "
+					    "loader: LOADER --library-path DIR cryptrace doctor --libcrypto "
+					    "PATH (docs/openssl-versions.md)"
+					  : "");
 
 		dr_value(c, "path", false, "%s", path);
 		return;
@@ -307,7 +318,13 @@ void dr_probe_libcrypto(struct dr_report *r)
 	r->afalg_ok = ct_afalg_usable(&r->afalg_errno);
 	probe_ia32cap(r);
 
-	if (dr_openssl_libcrypto(openssl, sizeof(openssl), lib, sizeof(lib))) {
+	/* --libcrypto PATH: that library (another release's, an application's own copy) is the one
+	 * measured, its engines and providers the ones checked; no `openssl` is asked. */
+	bool found = r->libcrypto_given
+			     ? snprintf(lib, sizeof(lib), "%s", r->libcrypto_given) < (int)sizeof(lib)
+			     : dr_openssl_libcrypto(openssl, sizeof(openssl), lib, sizeof(lib));
+
+	if (found) {
 		snprintf(r->libcrypto_path, sizeof(r->libcrypto_path), "%s", lib);
 		if (!realpath(lib, real))
 			snprintf(real, sizeof(real), "%s", lib);
@@ -323,7 +340,7 @@ void dr_probe_libcrypto(struct dr_report *r)
 				 (int)(sp ? sp - r->libcrypto_version : (long)strlen(r->libcrypto_version)),
 				 r->libcrypto_version);
 		}
-		libcrypto_check(r, lib, openssl, out, bound, true);
+		libcrypto_check(r, lib, r->libcrypto_given ? NULL : openssl, out, bound, true);
 		if (out) {
 			engine_checks(r, out);
 			provider_checks(r, out);

@@ -8,9 +8,9 @@
  *   error <why>                         it could not be loaded or has no EVP API (then exits)
  *   ctr 0.3125                          TSC cycles/byte, EVP aes-128-ctr at 8 KiB; < 0: failed
  *   cbc 1.2500                          the same for aes-128-cbc encryption
- *   engines_dir <dir>                   (full only) OPENSSL_ENGINES_DIR, then one line per engine:
+ *   engines_dir <dir>                   (full only) $OPENSSL_ENGINES or OPENSSL_ENGINES_DIR, then:
  *   engine <id> ok|fail|initfail present|absent|builtin <its name, or OpenSSL's errors>
- *   modules_dir <dir>                   (full only) OPENSSL_MODULES_DIR, then per provider:
+ *   modules_dir <dir>                   (full only) $OPENSSL_MODULES or OPENSSL_MODULES_DIR, then:
  *   provider <name> ok|fail|absent [<OpenSSL's errors, or the missing file>]
  *
  * Why a child: the launcher links no OpenSSL, two libcrypto versions must never meet in one
@@ -112,13 +112,18 @@ static void errors_line(const struct ossl *o, char *buf, size_t cap)
 		snprintf(buf, cap, "no reason in OpenSSL's error queue");
 }
 
-/* "ENGINESDIR: \"/usr/lib/...\"" -> the path. */
-static void quoted_dir(const char *s, char *buf, size_t cap)
+/* The directory libcrypto loads modules from: the environment variable when set (OPENSSL_ENGINES,
+ * OPENSSL_MODULES: 1.1 and 3.x both read it before their built-in path), else the built-in one,
+ * "ENGINESDIR: \"/usr/lib/...\"" -> the path. */
+static void module_dir(const char *env, const char *s, char *buf, size_t cap)
 {
+	const char *v = secure_getenv(env);
 	const char *a = s ? strchr(s, '"') : NULL, *b = a ? strchr(a + 1, '"') : NULL;
 
 	buf[0] = '\0';
-	if (a && b)
+	if (v && *v)
+		snprintf(buf, cap, "%s", v);
+	else if (a && b)
 		snprintf(buf, cap, "%.*s", (int)(b - a - 1), a + 1);
 }
 
@@ -130,7 +135,7 @@ static void child_engines(const struct ossl *o, FILE *w)
 
 	if (!o->engine_by_id)
 		return;
-	quoted_dir(o->version ? o->version(5) : NULL, dir, sizeof(dir)); /* OPENSSL_ENGINES_DIR */
+	module_dir("OPENSSL_ENGINES", o->version ? o->version(5) : NULL, dir, sizeof(dir)); /* ENGINES_DIR */
 	fprintf(w, "engines_dir %s\n", dir);
 	for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++)
 		snprintf(ids[n++], sizeof(ids[0]), "%s", wanted[i]);
@@ -189,7 +194,7 @@ static void child_providers(const struct ossl *o, FILE *w)
 
 	if (!o->prov_load)
 		return;
-	quoted_dir(o->version ? o->version(8) : NULL, dir, sizeof(dir)); /* OPENSSL_MODULES_DIR */
+	module_dir("OPENSSL_MODULES", o->version ? o->version(8) : NULL, dir, sizeof(dir)); /* MODULES_DIR */
 	fprintf(w, "modules_dir %s\n", dir);
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		char err[600], file[2 * PATH_MAX];

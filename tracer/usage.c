@@ -43,7 +43,8 @@ void ct_usage_main(FILE *out)
 	      "  run [-o DIR] [--] CMD...   run CMD with the tracer preloaded, then summarize\n"
 	      "  compare [--routes R,..] -- CMD...\n"
 	      "                             run CMD under several routes, side by side\n"
-	      "  doctor [--json]            check this machine's crypto set-up (CPU, libcrypto,\n"
+	      "  doctor [--json] [--libcrypto PATH]\n"
+	      "                             check this machine's crypto set-up (CPU, libcrypto,\n"
 	      "                             engines, providers, AF_ALG, /dev/crypto)\n"
 	      "  report [--json] FILE|DIR   read trace files and print per-path figures\n"
 	      "  help [COMMAND]             detailed help for a command\n"
@@ -123,7 +124,7 @@ void ct_usage_compare(FILE *out)
 
 void ct_usage_doctor(FILE *out)
 {
-	fputs("usage: cryptrace doctor [--json]\n"
+	fputs("usage: cryptrace doctor [--json] [--libcrypto PATH]\n"
 	      "\n"
 	      "Checks in a few seconds how this machine runs AES, one ok/warn/fail line with\n"
 	      "its evidence per item: CPU model and crypto flags (and a VM hiding aes), each\n"
@@ -136,6 +137,11 @@ void ct_usage_doctor(FILE *out)
 	      "\n"
 	      "options:\n"
 	      "  --json               print JSON instead of the checklist\n"
+	      "  --libcrypto PATH     measure and check this libcrypto (another release's,\n"
+	      "                       an application's own copy) instead of the one\n"
+	      "                       `openssl` loads; one built for a newer glibc needs the\n"
+	      "                       doctor run through that glibc's loader\n"
+	      "                       (docs/openssl-versions.md)\n"
 	      "  -h, --help           this text\n"
 	      "\n"
 	      "exit status: 0 no check failed; 1 some check failed; 2 usage error.\n",

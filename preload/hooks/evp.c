@@ -33,7 +33,6 @@ struct evp_accessors {
 	int (*cipher_nid)(const EVP_CIPHER *);
 	const void *(*cipher_provider)(const EVP_CIPHER *);
 	const char *(*provider_name)(const void *);
-	const char *(*nid2sn)(int);
 	const char *(*nid2ln)(int);
 	const char *(*engine_id)(const ENGINE *);
 	ENGINE *(*cipher_engine)(int);
@@ -63,7 +62,6 @@ static void resolve_into(struct evp_accessors *a)
 	a->cipher_nid = resolve2("EVP_CIPHER_get_nid", "EVP_CIPHER_nid");
 	a->cipher_provider = resolve2("EVP_CIPHER_get0_provider", NULL);
 	a->provider_name = resolve2("OSSL_PROVIDER_get0_name", NULL);
-	a->nid2sn = resolve2("OBJ_nid2sn", NULL);
 	a->nid2ln = resolve2("OBJ_nid2ln", NULL);
 	a->engine_id = resolve2("ENGINE_get_id", NULL);
 	a->cipher_engine = resolve2("ENGINE_get_cipher_engine", NULL);
@@ -116,10 +114,12 @@ static uint32_t classify_uncached(const struct evp_accessors *acc, const EVP_CIP
 			f.default_engine = "?";
 	}
 	f.cipher_name = acc->cipher_name ? acc->cipher_name(c) : NULL;
-	if (!f.cipher_name && acc->nid2sn && nid)
-		f.cipher_name = acc->nid2sn(nid);
-	/* "id-aes128-GCM" is the OID's ASN.1 name; its long name "aes-128-gcm" is what OpenSSL 3's
-	 * EVP_CIPHER_get0_name says (1.1 and BoringSSL have no such call) */
+	/* OpenSSL 1.1 and BoringSSL have no EVP_CIPHER_get0_name: the NID's long name is the one
+	 * 3.x's fetched ciphers carry ("aes-256-gcm"; the short name is "id-aes256-GCM") */
+	if (!f.cipher_name && acc->nid2ln && nid)
+		f.cipher_name = acc->nid2ln(nid);
+	/* ... and where the name came from another accessor as the short one (BoringSSL beside
+	 * OpenSSL in one process), the long name too */
 	if (f.cipher_name && strncmp(f.cipher_name, "id-", 3) == 0 && acc->nid2ln && nid) {
 		const char *ln = acc->nid2ln(nid);
 		f.cipher_name = ln && *ln ? ln : f.cipher_name;

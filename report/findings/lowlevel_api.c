@@ -3,8 +3,11 @@
  * lowlevel_api.c - the `lowlevel-api` finding: cipher work through the low-level AES_* API (no
  * providers, no engines, and no AES-NI in OpenSSL 3.0's table code) or through EVP_Cipher(), the
  * raw one-shot entry. The advice fits whose code made the calls (callsites.c names the creator,
- * owner.c says whose file it is) and what they cost: a packaged program's costless calls are no
- * finding at all.
+ * owner.c says whose file it is), what they cost (a packaged program's costless calls are no
+ * finding at all) and the OpenSSL it ran on: 1.1 has no providers and none of the 3.0 calls the
+ * advice names (EVP_CIPHER_fetch, EVP_CipherInit_ex2). AES_* is table code on x86-64 in every
+ * version (AES_cbc_encrypt at 0.23-0.29 GB/s in 1.1.1w, 3.0.22 and 3.5.9 against 1.4 GB/s
+ * through EVP on the same AES-NI CPU: docs/openssl-versions.md).
  */
 #include "findings.h"
 #include "owner.h"
@@ -12,7 +15,7 @@
 #include <stdio.h>
 
 /* Severity: AES_* carrying a real share of the work is a warning (no provider, no engine, and in
- * OpenSSL 3.0 AES_encrypt & co. are table code without AES-NI). EVP_Cipher still runs in the
+ * OpenSSL 1.1 and 3.x AES_encrypt & co. are table code without AES-NI). EVP_Cipher runs in the
  * provider at full speed, and a few AES_* blocks (OpenSSH's UMAC pads) cost nothing: info, or no
  * finding at all when the code is a packaged program's that the reader does not maintain. */
 #define LOWLEVEL_WARN_SHARE 0.01
@@ -36,6 +39,22 @@ static void module_file(const struct rp_model *m, const struct rp_path *p, const
 		if (q->hdr.exe.len && rp_str_is(rp_str_basename(q->hdr.exe), module))
 			snprintf(file, cap, "%.*s", S(q->hdr.exe));
 	}
+}
+
+/* Every process of the path ran OpenSSL 1.x (OpenSSL_version() as the trace recorded it). */
+static bool on_openssl_1(const struct rp_model *m, const struct rp_path *p)
+{
+	bool any = false;
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct rp_proc *q = &m->procs[i];
+		if (p->pids.n && !rp_u32list_has(&p->pids, q->hdr.pid))
+			continue;
+		struct ct_str v = q->proc.libcrypto.len ? q->proc.libcrypto : q->hdr.libcrypto;
+		if (!rp_str_starts(v, "OpenSSL 1."))
+			return false;
+		any = true;
+	}
+	return any;
 }
 
 /* `openssl speed` made the calls: what it measures is the reader's command line to change. */
@@ -91,6 +110,7 @@ void rp_eval_lowlevel_api(struct rp_model *m)
 		}
 		bool readers = !named || rp_owner_is_readers(&own);
 		bool speed = by_openssl_speed(m, p);
+		bool v1 = on_openssl_1(m, p);
 		double share = total_bytes ? (double)p->st.bytes / (double)total_bytes : 0;
 		bool weighty = aes && share >= LOWLEVEL_WARN_SHARE;
 		/* a packaged program's call that costs nothing measurable is not a finding: nothing in
@@ -109,11 +129,11 @@ void rp_eval_lowlevel_api(struct rp_model *m)
 		if (aes)
 			CAT(message,
 			    "%llu calls (%s) of %.*s %s went through the low-level AES_* API%s. It "
-			    "bypasses engines and providers, so no offload or provider configuration "
-			    "can apply, and in OpenSSL 3.0 and older it does not use AES-NI either "
-			    "(table code).",
+			    "bypasses %s, so no offload or %s configuration can apply, and in "
+			    "OpenSSL %s it does not use AES-NI either (table code).",
 			    (unsigned long long)p->st.calls, b, S(p->def.cipher), ct_dir_name(p->def.dir),
-			    who);
+			    who, v1 ? "engines (OpenSSL 1.1 has no providers)" : "engines and providers",
+			    v1 ? "engine" : "provider", v1 ? "1.1" : "3.x");
 		else
 			CAT(message,
 			    "%llu calls (%s) of %.*s %s went through EVP_Cipher(), the raw one-shot "
@@ -157,11 +177,22 @@ void rp_eval_lowlevel_api(struct rp_model *m)
 			    "share matters, a configuration of that program that avoids it (another "
 			    "cipher or MAC) or a newer release may.",
 			    c.module, own.desc);
+		else if (raw && v1)
+			CAT(fix,
+			    "Nothing to change for speed. In code you maintain, EVP_CipherUpdate and "
+			    "EVP_CipherFinal_ex (after EVP_CipherInit_ex with EVP_aes_*()) are the "
+			    "documented calls.");
 		else if (raw)
 			CAT(fix,
 			    "Nothing to change for speed. In code you maintain, EVP_CipherUpdate and "
 			    "EVP_CipherFinal_ex (after EVP_CipherInit_ex2 with a cipher from "
 			    "EVP_CIPHER_fetch) are the documented calls.");
+		else if (v1)
+			CAT(fix,
+			    "Use EVP_CipherInit_ex with EVP_aes_128_cbc() (or the mode and key size "
+			    "you need), then EVP_CipherUpdate/EVP_CipherFinal_ex: OpenSSL 1.1's "
+			    "AES-NI code, and an engine's offload where one is configured (the same "
+			    "calls keep working on OpenSSL 3).");
 		else
 			CAT(fix,
 			    "Use EVP_CipherInit_ex2 with a cipher from EVP_CIPHER_fetch, then "

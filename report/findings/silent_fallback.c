@@ -66,11 +66,14 @@ static bool kernel_ops_failed_for(const struct rp_proc *p, const struct rp_path 
 	return false;
 }
 
-/* Failures that say an offload did not work in this process (why: what they were). */
-static enum offload_failure offload_failed(const struct rp_proc *p, char *why, size_t cap)
+/* Failures that say an offload did not work in this process (why: what they were; *route_only:
+ * every one of them was a route's fallback, whose detail says why the route could not serve,
+ * e.g. "libcrypto has no providers (OpenSSL 1.x)"). */
+static enum offload_failure offload_failed(const struct rp_proc *p, char *why, size_t cap, bool *route_only)
 {
 	enum offload_failure how = OFFLOAD_OK;
 	why[0] = 0;
+	*route_only = true;
 	for (size_t k = 0; k < p->nevents; k++) {
 		const struct ct_event *e = &p->events[k].ev;
 		bool bad = false;
@@ -95,9 +98,12 @@ static enum offload_failure offload_failed(const struct rp_proc *p, char *why, s
 			continue;
 		how = OFFLOAD_SETUP;
 		char eb[32];
-		rp_finding_cat(why, cap, "%s%s %.*s%s%s", why[0] ? "; " : "", ct_event_kind_name(e->kind),
-			       S(e->call), e->err ? " " : "",
-			       e->err ? rp_errno_name(e->err, eb, sizeof(eb)) : "");
+		bool route = e->kind == CT_EV_FALLBACK;
+		*route_only &= route;
+		rp_finding_cat(why, cap, "%s%s %.*s%s%s%s%.*s", why[0] ? "; " : "",
+			       ct_event_kind_name(e->kind), S(e->call), e->err ? " " : "",
+			       e->err ? rp_errno_name(e->err, eb, sizeof(eb)) : "", route ? ": " : "",
+			       route ? (int)e->detail.len : 0, route ? e->detail.p : "");
 	}
 	for (size_t k = 0; k < p->npaths; k++) {
 		const struct rp_path *pp = &p->paths[k];
@@ -107,8 +113,10 @@ static enum offload_failure offload_failed(const struct rp_proc *p, char *why, s
 				       ct_api_name(pp->def.api), S(pp->def.impl), S(pp->def.cipher));
 			if (how == OFFLOAD_OK)
 				how = OFFLOAD_OPS_ONLY;
+			*route_only = false;
 		}
 	}
+	*route_only &= how != OFFLOAD_OK;
 	return how;
 }
 
@@ -158,8 +166,10 @@ void rp_eval_silent_fallback(struct rp_model *m)
 		/* After a failure at set-up every software path counts (the failure rarely names its
 		 * cipher); after failed kernel operations, the software paths of those ciphers; without
 		 * a failure, only the paths that demonstrably fell back. */
-		enum offload_failure failed = offload_failed(p, why, sizeof(why));
+		bool route_only;
+		enum offload_failure failed = offload_failed(p, why, sizeof(why), &route_only);
 		bool fell = paths_fell_back(m, p, why, sizeof(why));
+		route_only &= !fell;
 		if (!failed && !fell)
 			continue;
 		uint64_t calls = 0, bytes = 0;
@@ -179,10 +189,16 @@ void rp_eval_silent_fallback(struct rp_model *m)
 			return;
 		char b[32];
 		rp_fmt_bytes(b, sizeof(b), (double)bytes);
-		CAT(message,
-		    "Offload was requested but did not happen: %llu cipher calls (%s) ran in "
-		    "this process's own software instead:",
-		    (unsigned long long)calls, b);
+		if (route_only)
+			CAT(message,
+			    "The route in force (CRYPTRACE_ROUTE=%.*s) could not serve %llu cipher calls "
+			    "(%s): they ran in this process's own libcrypto instead (%s):",
+			    S(p->hdr.route_spec), (unsigned long long)calls, b, why);
+		else
+			CAT(message,
+			    "Offload was requested but did not happen: %llu cipher calls (%s) ran in "
+			    "this process's own software instead:",
+			    (unsigned long long)calls, b);
 		const struct rp_path **sorted = calloc(npaths, sizeof(*sorted));
 		size_t ns = 0;
 		for (size_t k = 0; k < p->npaths && sorted; k++) {
@@ -202,12 +218,19 @@ void rp_eval_silent_fallback(struct rp_model *m)
 		size_t n = strlen(f->message);
 		if (n && f->message[n - 1] == ';')
 			f->message[n - 1] = '.';
-		CAT(message, " The program did not report it.");
+		if (!route_only)
+			CAT(message, " The program did not report it.");
 		CAT(evidence, "%s; %zu software path(s), %llu calls, %llu bytes", why, npaths,
 		    (unsigned long long)calls, (unsigned long long)bytes);
-		CAT(fix,
-		    "Fix the offload (see engine-failed / session-failed), or stop requesting it "
-		    "if software is fast enough here; check offload with `cryptrace report` after "
-		    "configuration changes.");
+		if (route_only)
+			CAT(fix,
+			    "Remove what the fallback names (docs/routes.md says what each target "
+			    "serves, docs/openssl-versions.md on which OpenSSL), or drop the rule for "
+			    "these calls: they ran as they would without the route.");
+		else
+			CAT(fix,
+			    "Fix the offload (see engine-failed / session-failed), or stop requesting "
+			    "it if software is fast enough here; check offload with `cryptrace report` "
+			    "after configuration changes.");
 	}
 }

@@ -121,6 +121,71 @@ static void test_lowlevel_api(void **state)
 	rp_model_free(&m);
 }
 
+/* A route that could not serve (OpenSSL 1.1 has no providers for the EVP route): silent-fallback
+ * says it was the route, and why, not "offload was requested" with an engine's fix; with an
+ * engine failure too, the offload wording stays. */
+static void test_silent_fallback_route(void **state)
+{
+	(void)state;
+	MODEL(m);
+	struct rp_proc *p = mk_proc(&m, 1);
+	p->hdr.route_spec = ct_str_from("aes-*=aesni");
+	struct rp_path *a = mk_path(p, 0, CT_API_EVP, "builtin", "aes-256-cbc", 0);
+	tg_fill_stats(&a->st, 0, 256, 4096, 3000, 0.99, 0);
+	mk_event(p, 1, CT_EV_FALLBACK, "EVP_CipherInit_ex", 0, 0,
+		 "route aesni -> native: aes-256-cbc enc: libcrypto has no providers (OpenSSL 1.x)");
+	const struct rp_finding *f = find(&m, "silent-fallback");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_non_null(strstr(f->message, "CRYPTRACE_ROUTE=aes-*=aesni"));
+	assert_non_null(strstr(f->message, "no providers (OpenSSL 1.x)"));
+	assert_null(strstr(f->message, "Offload was requested"));
+	assert_null(strstr(f->fix, "engine-failed"));
+	mk_event(p, 2, CT_EV_ENGINE_REQUEST, "ENGINE_by_id", 0, 0, "id=afalg");
+	f = find(&m, "silent-fallback");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_non_null(strstr(f->message, "Offload was requested"));
+	rp_model_free(&m);
+}
+
+/* On OpenSSL 1.1 the advice names 1.1's calls (no EVP_CIPHER_fetch, no EVP_CipherInit_ex2, no
+ * providers there); the same path on 3.x keeps the 3.0 advice. */
+static void test_lowlevel_api_openssl1(void **state)
+{
+	(void)state;
+	MODEL(m);
+	struct rp_proc *p = mk_proc(&m, 1);
+	p->hdr.libcrypto = ct_str_from("OpenSSL 1.1.1w  11 Sep 2023");
+	struct rp_path *a = mk_path(p, 0, CT_API_AES, "lowlevel", "aes-128-cbc", 0);
+	tg_fill_stats(&a->st, 0, 100, 8192, 3000, 0.99, 0);
+	const struct rp_finding *f = find(&m, "lowlevel-api");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_non_null(strstr(f->message, "OpenSSL 1.1 has no providers"));
+	assert_non_null(strstr(f->fix, "EVP_CipherInit_ex with EVP_aes_128_cbc()"));
+	assert_null(strstr(f->fix, "EVP_CIPHER_fetch"));
+	a->def.api = CT_API_EVP;
+	a->def.entry = CT_ENTRY_EVP_CIPHER;
+	f = find(&m, "lowlevel-api");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_null(strstr(f->fix, "EVP_CIPHER_fetch"));
+	/* the version read at exit (loaded later) counts the same */
+	p->hdr.libcrypto = ct_str_from("");
+	p->proc.libcrypto = ct_str_from("OpenSSL 3.5.9 29 Sep 2026");
+	f = find(&m, "lowlevel-api");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_non_null(strstr(f->fix, "EVP_CIPHER_fetch"));
+	rp_model_free(&m);
+}
+
 /* OpenSSH (a packaged program: /usr/bin/ssh) calls EVP_Cipher for every packet and AES_* for a
  * few UMAC blocks. Neither costs anything measurable, and neither is the reader's code to
  * rewrite: no finding. The same AES_* carrying a real share of the bytes is a warning whose fix
@@ -1272,6 +1337,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lowlevel_api),
+		cmocka_unit_test(test_lowlevel_api_openssl1),
+		cmocka_unit_test(test_silent_fallback_route),
 		cmocka_unit_test(test_lowlevel_api_small_share),
 		cmocka_unit_test(test_lowlevel_api_packaged),
 		cmocka_unit_test(test_user_time_misleads),

@@ -132,8 +132,9 @@ def cpu_has_aes():
 
 
 def speed_count(stderr_text, name):
-    """N from openssl speed's `... N <name>'s in 1.00s`."""
-    m = re.search(r"(\d+) " + re.escape(name) + r"'s in", stderr_text)
+    """N from openssl speed's `... N <name>'s in 1.00s` (`N <NAME> ops in` from OpenSSL 3.2 on;
+    1.1 writes the name in lower case)."""
+    m = re.search(r"(\d+) " + re.escape(name) + r"(?:'s| ops) in", stderr_text, re.I)
     if not m:
         raise Failure(f"no count for {name} in openssl speed output: {stderr_text[:300]!r}")
     return int(m.group(1))
