@@ -1,7 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# cryptrace-openssl-afalg.sh aesni|generic: `openssl speed -elapsed -seconds 1 -engine afalg -evp
-# aes-128-cbc` under `cryptrace run` in the guest. The trace comes back to the host, and
+# cryptrace-openssl-afalg.sh aesni|generic [openssl111]: `openssl speed -elapsed -seconds 1
+# -engine afalg -evp aes-128-cbc` under `cryptrace run` in the guest: the host's openssl, or with
+# openssl111 OpenSSL 1.1.1w's own openssl and afalg engine (Debian 11's, fetched by
+# tests/libcrypto/fetch.sh into the libcrypto suite's cache; skipped when the archive cannot be
+# reached). The trace comes back to the host, and
 # `cryptrace report --json` must show the AF_ALG path served by the driver the guest kernel
 # really picked for cbc(aes): cbc-aes-aesni with aesni-intel loaded, the generic driver without
 # it. Calls and bytes must add up to what openssl printed, with 3 syscalls per request (sendmsg,
@@ -10,15 +13,33 @@
 # and its class (generic software, or the same CPU instructions as in-process AES-NI).
 source "$(dirname "$0")/lib.sh"
 
-mode=${1:?usage: cryptrace-openssl-afalg.sh aesni|generic}
+mode=${1:?usage: cryptrace-openssl-afalg.sh aesni|generic [openssl111]}
+release=${2:-host}
 guest_mode "$mode"
 
 need_built "$cryptrace" "$preload"
 command -v python3 >/dev/null || fail "python3 is needed to read the JSON report"
 
-guest "$guest_opt" --files "$cryptrace" "$preload" --out "$scratch/out" -- "
+openssl=openssl
+openssl_env=
+extra_files=()
+if [[ $release == openssl111 ]]; then
+	# the same directory and package list as tests/libcrypto/osslver.py: one cached tree
+	tree=$CT_BUILD_ROOT/tests/libcrypto/cache/openssl-1.1.1
+	rc=0
+	"$(dirname "$0")/../libcrypto/fetch.sh" "$tree" bullseye openssl libssl1.1 >"$scratch/fetch.out" 2>&1 || rc=$?
+	((rc == 77)) && skip "OpenSSL 1.1.1w cannot be fetched: $(tail -n1 "$scratch/fetch.out")"
+	((rc == 0)) || fail "fetch.sh failed ($rc): $(tail -n1 "$scratch/fetch.out")"
+	libdir=$(dirname "$(find "$tree/root" -name libcrypto.so.1.1 | head -n1)")
+	[[ -d $libdir/engines-1.1 ]] || fail "the 1.1.1w tree has no engines-1.1 beside $libdir/libcrypto.so.1.1"
+	openssl=$tree/root/usr/bin/openssl
+	openssl_env="LD_LIBRARY_PATH=$libdir OPENSSL_ENGINES=$libdir/engines-1.1"
+	extra_files=("$tree/root")
+fi
+
+guest "$guest_opt" --files "$cryptrace" "$preload" "${extra_files[@]}" --out "$scratch/out" -- "
 	cat /proc/crypto >\$OUT/proc-crypto.before
-	'$cryptrace' run -o \$OUT/t -- openssl speed -elapsed -seconds 1 -engine afalg -evp aes-128-cbc \\
+	$openssl_env '$cryptrace' run -o \$OUT/t -- '$openssl' speed -elapsed -seconds 1 -engine afalg -evp aes-128-cbc \\
 		>\$OUT/speed.out 2>\$OUT/speed.err
 	echo cryptrace-status=\$?
 	cat /proc/crypto >\$OUT/proc-crypto
@@ -26,7 +47,7 @@ guest "$guest_opt" --files "$cryptrace" "$preload" --out "$scratch/out" -- "
 
 cat "$scratch/out/speed.out" "$scratch/out/speed.err" 2>/dev/null || true
 grep -qx 'cryptrace-status=0' "$scratch/guest.out" || fail "cryptrace run openssl speed failed in the guest"
-grep -q '^Engine "afalg" set' "$scratch/out/speed.out" "$scratch/out/speed.err" ||
+grep -qi '^Engine "afalg" set' "$scratch/out/speed.out" "$scratch/out/speed.err" ||
 	fail "openssl did not set the afalg engine under cryptrace"
 ls "$scratch/out/t"/* >/dev/null 2>&1 || fail "no trace files came back from the guest"
 
@@ -47,9 +68,10 @@ report = json.load(open(report_path))
 speed = open(speed_path).read()
 errors = []
 
-# "Doing AES-128-CBC for 1s on 16 size blocks: 372 AES-128-CBC's in 0.96s"
+# "Doing AES-128-CBC for 1s on 16 size blocks: 372 AES-128-CBC's in 0.96s" (1.1.1: lower case)
 runs = [(int(size), int(n)) for size, n in
-        re.findall(r"^Doing AES-128-CBC .* on (\d+) size blocks: (\d+) AES-128-CBC's", speed, re.M)]
+        re.findall(r"^Doing AES-128-CBC .* on (\d+) size blocks: (\d+) AES-128-CBC's", speed,
+                   re.M | re.I)]
 if not runs:
     sys.exit("openssl printed no block counts")
 blocks = sum(n for _, n in runs)
@@ -92,7 +114,7 @@ if evp_calls != blocks:
     errors.append(f"evp path with impl engine:afalg has {evp_calls} calls, expected {blocks}")
 
 # The driver's class, as the reporter explains it: the generic driver is software, the aesni one
-# runs the same CPU instructions as in-process code (h4 classifies, h1 words it).
+# runs the same CPU instructions as in-process code (report/findings/kernel_offload.c).
 phrase = ("runs on the same CPU instructions" if mode == "aesni" else "is generic software code")
 ksd = [f for f in report.get("findings", []) if f.get("kind") == "kernel-software-driver"]
 for f in ksd:
