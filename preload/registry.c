@@ -186,8 +186,10 @@ uint32_t ct_path_variant(uint32_t id, uint8_t dir, uint8_t entry)
 	uint32_t nid = intern_locked(&k);
 	if (nid != CT_NO_PATH) {
 		atomic_store_explicit(&variant[id][dir][entry], nid + 1, memory_order_release);
-		if (!slots[nid].callsite && slots[id].callsite)
-			slots[nid].callsite = slots[id].callsite;
+		/* the flusher reads a published slot's call site without reg_lock: store atomically */
+		const char *site = __atomic_load_n(&slots[id].callsite, __ATOMIC_RELAXED);
+		if (!__atomic_load_n(&slots[nid].callsite, __ATOMIC_RELAXED) && site)
+			__atomic_store_n(&slots[nid].callsite, site, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&reg_lock);
 	return nid == CT_NO_PATH ? id : nid;
