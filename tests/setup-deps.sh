@@ -31,15 +31,17 @@ for p in "${packages[@]}"; do
 	fi
 done
 
+# apt runs as root, or through sudo when there is one: can_apt says whether either is possible
 sudo=()
-if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null; then
-	sudo=(sudo)
+can_apt=1
+if [ "$(id -u)" -ne 0 ]; then
+	if command -v sudo >/dev/null; then sudo=(sudo); else can_apt=0; fi
 fi
 export DEBIAN_FRONTEND=noninteractive
 updated=0
 
 if [ ${#missing[@]} -gt 0 ]; then
-	if [ "$(id -u)" -ne 0 ] && [ ${#sudo[@]} -eq 0 ]; then
+	if [ $can_apt = 0 ]; then
 		echo "setup-deps: run as root to install: ${missing[*]}" >&2
 		exit 1
 	fi
@@ -57,14 +59,14 @@ fi
 # root, the installed OpenSSL is what gets tested, and this says so.
 openssl_pkgs=(libssl3 libssl-dev openssl)
 if [ $updated = 0 ] && [ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*Packages*' -mmin -1440 2>/dev/null | head -1)" ]; then
-	if [ "$(id -u)" -eq 0 ] || [ ${#sudo[@]} -gt 0 ]; then
+	if [ $can_apt = 1 ]; then
 		"${sudo[@]}" apt-get update -qq >/dev/null 2>&1 || echo "setup-deps: apt-get update failed: testing the installed OpenSSL"
 	fi
 fi
 installed=$(dpkg-query -W -f='${Version}' libssl3 2>/dev/null || true)
 candidate=$(apt-cache policy libssl3 2>/dev/null | sed -n 's/^ *Candidate: //p')
 if [ -n "$candidate" ] && [ "$candidate" != "(none)" ] && [ "$candidate" != "$installed" ]; then
-	if [ "$(id -u)" -eq 0 ] || [ ${#sudo[@]} -gt 0 ]; then
+	if [ $can_apt = 1 ]; then
 		echo "setup-deps: upgrading OpenSSL $installed -> $candidate"
 		"${sudo[@]}" apt-get install -y -qq --only-upgrade "${openssl_pkgs[@]}" >/dev/null ||
 			echo "setup-deps: the OpenSSL upgrade failed: testing $installed"
