@@ -18,15 +18,13 @@ enum ct_span_verdict ct_span_judge(struct ct_span_part *parts, unsigned n, doubl
 		return CT_SPAN_UNJUDGED;
 	if (span_ns < 0)
 		span_ns = 0;
-	if (span_ns > limit)
-		return CT_SPAN_REJECTED;
 	for (unsigned i = 0; i < n; i++) {
 		double p = parts[i].probe_ns > 0 ? parts[i].probe_ns : 0;
 		double w = predicted > 0 ? (double)parts[i].calls * p / predicted
 					 : (double)parts[i].calls / calls;
 		parts[i].share_ns = span_ns * w;
 	}
-	return CT_SPAN_ACCEPTED;
+	return span_ns > limit ? CT_SPAN_REJECTED : CT_SPAN_ACCEPTED;
 }
 
 bool ct_cell_wall_ns(uint64_t calls, uint64_t probes, uint64_t probe_sum_ns, uint64_t span_calls,
@@ -52,4 +50,14 @@ bool ct_cell_wall_ns(uint64_t calls, uint64_t probes, uint64_t probe_sum_ns, uin
 	}
 	*wall_ns = (double)calls * per;
 	return true;
+}
+
+double ct_cell_pause_ns(uint64_t calls, uint64_t span_calls, uint64_t span_rejected, uint64_t rejected_ns,
+			double per_call_ns)
+{
+	uint64_t judged = span_calls + span_rejected;
+	if (!judged || !span_rejected)
+		return 0;
+	double pause = (double)rejected_ns - (double)span_rejected * (per_call_ns > 0 ? per_call_ns : 0);
+	return pause > 0 ? pause * (double)calls / (double)judged : 0;
 }

@@ -29,7 +29,8 @@ struct ct_span_tolerance {
 
 enum ct_span_verdict {
 	CT_SPAN_ACCEPTED, /* share_ns filled: the cells' times */
-	CT_SPAN_REJECTED, /* other work ran between the calls: their time is not the calls' */
+	CT_SPAN_REJECTED, /* other work ran between the calls: their time is not the calls' (share_ns
+			   * filled all the same: the pause is measured, timing_model.c) */
 	CT_SPAN_UNJUDGED, /* a cell without probes: nothing to compare with (the span is dropped) */
 };
 
@@ -52,5 +53,12 @@ enum ct_span_verdict ct_span_judge(struct ct_span_part *parts, unsigned n, doubl
  * when the cell has no timing at all. */
 bool ct_cell_wall_ns(uint64_t calls, uint64_t probes, uint64_t probe_sum_ns, uint64_t span_calls,
 		     uint64_t span_ns, uint64_t span_rejected, double *wall_ns);
+
+/* The time the cell's rejected spans held beyond their calls at per_call_ns each (an interrupt,
+ * a preemption, the program's own work between the calls), extrapolated from the judged calls to
+ * all `calls` as the spans sample them: what the wall estimate leaves out of the program's clock
+ * over those calls. 0 without rejected spans. */
+double ct_cell_pause_ns(uint64_t calls, uint64_t span_calls, uint64_t span_rejected, uint64_t rejected_ns,
+			double per_call_ns);
 
 #endif

@@ -345,6 +345,12 @@ size_t ct_encode_path(uint8_t *buf, size_t cap, const struct ct_path_def *p)
 	return w_end(&w, CT_REC_PATH);
 }
 
+/* Cell i of a path's stats: a size bucket, then the phases (the preload's cell numbering). */
+static struct ct_size_bucket *stats_cell(const struct ct_path_stats *s, unsigned i)
+{
+	return (struct ct_size_bucket *)(i < CT_SIZE_BUCKETS ? &s->size[i] : &s->phase[i - CT_SIZE_BUCKETS]);
+}
+
 static bool has_spans(const struct ct_size_bucket *sb)
 {
 	return sb->span_calls || sb->span_ns || sb->span_rejected;
@@ -436,6 +442,17 @@ size_t ct_encode_stats(uint8_t *buf, size_t cap, const struct ct_path_stats *s)
 		w_spans(&w, ph);
 	}
 	w_u64(&w, s->tls_records);
+	/* Added later still: the rejected spans' time per cell (size buckets 0.., then phases) */
+	n = 0;
+	for (unsigned i = 0; i < CT_CELLS; i++)
+		n += stats_cell(s, i)->span_rejected_ns != 0;
+	w_u16(&w, n);
+	for (unsigned i = 0; i < CT_CELLS; i++) {
+		if (!stats_cell(s, i)->span_rejected_ns)
+			continue;
+		w_u8(&w, (uint8_t)i);
+		w_u64(&w, stats_cell(s, i)->span_rejected_ns);
+	}
 	return w_end(&w, CT_REC_STATS);
 }
 
@@ -700,6 +717,16 @@ static void dec_stats(struct rcur *c, struct ct_path_stats *s)
 			c->bad = true;
 	}
 	s->tls_records = r_u64(c);
+	/* the rejected spans' time: absent from older records (read as none) */
+	n = r_u16(c);
+	for (unsigned i = 0; i < n && !c->bad; i++) {
+		unsigned cell = r_u8(c);
+		uint64_t ns = r_u64(c);
+		if (cell < CT_CELLS)
+			stats_cell(s, cell)->span_rejected_ns += ns;
+		if (c->off == c->len && i + 1 < n)
+			c->bad = true;
+	}
 }
 
 static void dec_event(struct rcur *c, struct ct_event *e)

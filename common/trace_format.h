@@ -94,6 +94,8 @@ enum ct_phase {
 			     * cipher, key NULL): the fetch and the provider's context */
 	CT_PHASES
 };
+/* A path's cells: its size buckets, then its phases (the STATS record's numbering of them). */
+#define CT_CELLS (CT_SIZE_BUCKETS + CT_PHASES)
 
 /* Where the preload's route sent the work (CT_ROUTE_NONE: untouched, as the program asked). */
 enum ct_route_target {
@@ -221,6 +223,7 @@ struct ct_size_bucket {
 					 * readers clamp a negative sum to 0 */
 	uint64_t span_calls, span_ns;   /* calls inside accepted spans, and their share of the spans' time */
 	uint64_t span_rejected;         /* calls inside spans rejected because other work ran between */
+	uint64_t span_rejected_ns;      /* those spans' time, shared among their cells like span_ns */
 };
 
 struct ct_path_stats {

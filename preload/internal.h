@@ -31,7 +31,6 @@
 
 /* Cells of a path's counters: the data calls' size buckets (CT_SIZE_BUCKETS), then the phases of
  * the operation (enum ct_phase). */
-#define CT_CELLS (CT_SIZE_BUCKETS + CT_PHASES)
 #define CT_CELL_PHASE(p) (CT_SIZE_BUCKETS + (unsigned)(p))
 _Static_assert(CT_CELLS <= 64, "cell_mask has one bit per cell");
 
@@ -53,8 +52,12 @@ struct ct_counters {
 struct ct_span {
 	uint64_t t0;
 	struct ct_counters *c;
-	uint64_t mask;           /* c->cell_mask when the span began */
-	uint64_t snap[CT_CELLS]; /* each cell's calls when the span began, the first call's not */
+	uint64_t mask;            /* c->cell_mask when the span began */
+	uint64_t snap[CT_CELLS];  /* each cell's calls when the span began, the first call's not */
+	uint64_t cpu0_ns;         /* thread CPU time read right before t0 when this span is CPU-sampled */
+	uint32_t syscalls_before; /* the thread's syscall count then */
+	uint32_t path;            /* c's path */
+	bool priced;              /* its time prices its calls (not a span lengthened for a CPU sample) */
 };
 
 /* No cached length: no int or unsigned int length key equals it (evp.c). */

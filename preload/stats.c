@@ -77,6 +77,7 @@ bool ct_stats_sum(uint32_t path_id, struct ct_path_stats *s)
 			to->span_calls += LD(cell[i].span_calls);
 			to->span_ns += LD(cell[i].span_ns);
 			to->span_rejected += LD(cell[i].span_rejected);
+			to->span_rejected_ns += LD(cell[i].span_rejected_ns);
 		}
 		s->tls_records += LD(tls_records);
 		s->errors += LD(errors);

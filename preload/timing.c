@@ -5,13 +5,18 @@
  * calibration of what our own clock reads add, measured once per process on an empty call through
  * this very code (the first sample pays ~50 us; a process without cipher calls never does).
  *
- * CPU sampling: clock_gettime(CLOCK_THREAD_CPUTIME_ID) before and after one probe, at most about
- * once per millisecond per thread. The probe's wall time is measured inside the two reads (a
- * preemption at the syscall's exit must not count as the call's); the reads' own cost, calibrated
- * at start, is subtracted from the CPU delta, which is capped at the wall time. The reporter
- * scales the path's wall time by cpu/wall. The CPU time goes to "sys" for kernel paths (cryptodev,
- * AF_ALG) and for calls during which a nested kernel hook counted a syscall (an engine talking to
- * the kernel), to "user" otherwise.
+ * CPU sampling: clock_gettime(CLOCK_THREAD_CPUTIME_ID) before and after a run of calls, at most
+ * about once per millisecond per thread. The read is a real syscall (0.5-1 us in a VM, varying by
+ * ~100 ns from one read to the next), so it is taken around a span (microseconds of calls), not
+ * around one 60 ns call, whose CPU time it would drown; a probe is sampled only where the path's
+ * calls run alone (their spans mostly rejected) or before its first span, and kernel operations
+ * (microseconds each) always. The reads' own cost, calibrated at start as the mean of back-to-back
+ * pairs (not their minimum: the sum of samples must not lean one way), is subtracted, and a sample
+ * is summed signed: a single sample may read below 0 or above its wall time, their sum over
+ * hundreds does not (the reporter clamps the ratio). The reporter scales the path's wall time by
+ * cpu/wall. The CPU time goes to "sys" for kernel paths (cryptodev, AF_ALG) and for calls during
+ * which a nested kernel hook counted a syscall (an engine talking to the kernel), to "user"
+ * otherwise.
  */
 #include <string.h>
 #include <time.h>
@@ -50,7 +55,6 @@ void ct_clock_init(void)
 		ct_clk.use_tsc = false;
 		ct_clk.ms_ticks = 1000000;
 	}
-	calibrate_cpu_read();
 	ct_clk.read_ticks = min_read_gap();
 }
 
@@ -80,18 +84,40 @@ static uint64_t thread_cpu_ns(void)
 }
 
 /* What two back-to-back thread-CPU reads measure with nothing between them (the syscall's own
- * entry/exit), subtracted from every sample. */
-static uint64_t cpu_read_overhead_ns;
+ * entry/exit), subtracted from every sample: the mean without outliers of 64 pairs, after 8 that
+ * warm the path up (a process's first syscalls are slower). */
+static int64_t cpu_read_overhead_ns;
+static int64_t robust_mean(int64_t *v, unsigned n);
 
 static void calibrate_cpu_read(void)
 {
-	uint64_t best = UINT64_MAX;
-	for (int i = 0; i < 16; i++) {
+	int64_t pairs[64];
+	unsigned n = 0;
+	for (int i = 0; i < 72; i++) {
 		uint64_t a = thread_cpu_ns(), b = thread_cpu_ns();
-		if (b >= a && b - a < best)
-			best = b - a;
+		if (i >= 8 && b >= a)
+			pairs[n++] = (int64_t)(b - a);
 	}
-	cpu_read_overhead_ns = best == UINT64_MAX ? 0 : best;
+	cpu_read_overhead_ns = robust_mean(pairs, n);
+}
+
+/* One CPU sample: cpu1 - cpu0 without the reads' cost, over wall_ns of the same interval, into
+ * c's sample sums (signed, two's complement: see the header comment). */
+static void cpu_sample_add(struct ct_counters *c, uint32_t path_id, bool syscalls_made, uint64_t wall_ns,
+			   uint64_t cpu0_ns, uint64_t cpu1_ns)
+{
+	int64_t cpu = (int64_t)(cpu1_ns - cpu0_ns) - cpu_read_overhead_ns;
+	uint8_t api = ct_path_api(path_id);
+	/* kernel-interface work runs in the kernel (sys time), unless the route serves it
+	 * in-process (emulation: user time); syscalls made inside any op are sys time too */
+	bool kernel_api = (api == CT_API_CRYPTODEV || api == CT_API_AFALG) &&
+			  ct_path_route(path_id) != CT_ROUTE_AESNI;
+	CT_ADD(c->cpu_samples, 1);
+	CT_ADD(c->cpu_sample_wall_ns, wall_ns);
+	if (kernel_api || syscalls_made)
+		CT_ADD(c->cpu_sample_sys_ns, (uint64_t)cpu);
+	else
+		CT_ADD(c->cpu_sample_user_ns, (uint64_t)cpu);
 }
 
 /* ---- calibration: what the method's own reads and bookkeeping add ---------------------------- */
@@ -192,6 +218,7 @@ static void timing_calibrate(void)
 	memset(&calib_counters, 0, sizeof(calib_counters));
 	memset(&sink, 0, sizeof(sink));
 	cal.ns_per_tick = ns_per_tick();
+	calibrate_cpu_read(); /* ~50 us of syscalls: here, not at start, for processes that sample */
 	t->cpu_deadline = UINT64_MAX;
 	t->rng = 1;
 	calib_sink = &sink;
@@ -309,30 +336,14 @@ static void ring_push(struct ct_thread *t, uint64_t start, uint64_t ns, uint32_t
 
 /* A measured call's thread-CPU sample (when one was taken) and its latency. */
 static void account_call(struct ct_thread *t, struct ct_counters *c, uint32_t path_id, bool data, uint64_t ns,
-			 uint64_t cpu0_ns, uint32_t syscalls_before)
+			 uint64_t raw_ticks, uint64_t cpu0_ns, uint32_t syscalls_before)
 {
 	if (data) /* the path's latency distribution is its data calls' */
 		CT_ADD(c->lat[ct_lat_bucket(ns)], 1);
-	if (!cpu0_ns)
-		return;
-	/* CPU and wall over the same call: the CPU delta minus the reads' own cost, never more than
-	 * the wall time (a preemption inside the call makes it less, truly) */
-	uint64_t cpu1 = thread_cpu_ns();
-	uint64_t cpu = cpu1 > cpu0_ns + cpu_read_overhead_ns ? cpu1 - cpu0_ns - cpu_read_overhead_ns : 0;
-	if (cpu > ns)
-		cpu = ns;
-	uint8_t api = ct_path_api(path_id);
-	/* kernel-interface work runs in the kernel (sys time), unless the route serves it
-	 * in-process (emulation: user time); syscalls made inside any op are sys time too */
-	bool kernel_api = (api == CT_API_CRYPTODEV || api == CT_API_AFALG) &&
-			  ct_path_route(path_id) != CT_ROUTE_AESNI;
-	bool kernel = kernel_api || t->syscalls != syscalls_before;
-	CT_ADD(c->cpu_samples, 1);
-	CT_ADD(c->cpu_sample_wall_ns, ns);
-	if (kernel)
-		CT_ADD(c->cpu_sample_sys_ns, cpu);
-	else
-		CT_ADD(c->cpu_sample_user_ns, cpu);
+	/* the CPU reads enclose the clock reads: their interval is the raw one, reads included */
+	if (cpu0_ns)
+		cpu_sample_add(c, path_id, t->syscalls != syscalls_before, ct_clock_to_ns(raw_ticks), cpu0_ns,
+			       thread_cpu_ns());
 }
 
 static void probe_record(struct ct_thread *t, struct ct_timed *tm, uint64_t b, uint64_t ordered)
@@ -363,13 +374,18 @@ static void probe_record(struct ct_thread *t, struct ct_timed *tm, uint64_t b, u
 	}
 	CT_ADD(cell->timed_calls, 1);
 	CT_ADD(cell->timed_ns, (uint64_t)ns); /* two's complement: see ct_size_bucket */
-	account_call(t, tm->c, tm->path, tm->ci < CT_SIZE_BUCKETS, pos, cpu0, tm->syscalls_before);
+	account_call(t, tm->c, tm->path, tm->ci < CT_SIZE_BUCKETS, pos, b - tm->a, cpu0, tm->syscalls_before);
 	/* the per-call timeline holds data calls (an op record has no phase) */
 	if (ct_per_call && tm->ci < CT_SIZE_BUCKETS)
 		ring_push(t, tm->a, pos, tm->path, tm->bytes);
 }
 
 /* ---- spans -------------------------------------------------------------------------------- */
+
+#define CT_CPU_SPAN_NS 20000.0
+/* The longest pause inside a rejected span that is kept as a pause (an interrupt, a hypervisor
+ * exit, the program's own work); beyond it, the thread was descheduled. */
+#define CT_PAUSE_MAX_NS 500000.0
 
 static void span_open(struct ct_thread *t, const struct ct_timed *tm)
 {
@@ -390,13 +406,25 @@ static void span_open(struct ct_thread *t, const struct ct_timed *tm)
 	double probe = probe_mean_ns(cell);
 	double k = probe > 0 ? cal.span_target_ns / probe : 256;
 	uint64_t judged = cell->span_calls + cell->span_rejected;
+	/* a CPU-sampled span runs for CT_CPU_SPAN_NS at least: the thread-CPU reads around it vary
+	 * by ~100 ns, which must be small beside it; one made longer than the others is not priced
+	 * (a longer span judges the program's pauses more leniently) */
 	if (judged >= 64)
 		k *= (double)cell->span_calls / (double)judged;
 	t->countdown = per_call() || k < 1 ? 1 : k > 256 ? 256 : (uint32_t)k;
+	t->span.priced = true;
+	if (tm->span_cpu0_ns && probe > 0 && !per_call() && CT_CPU_SPAN_NS / probe >= t->countdown + 1) {
+		double kc = CT_CPU_SPAN_NS / probe;
+		t->countdown = kc > 65536 ? 65536 : (uint32_t)kc;
+		t->span.priced = false;
+	}
 	/* the EVP fast path counts its cached cell and only counts down: it must not run another
 	 * path's calls into this span unseen */
 	if (t->hot_c != c)
 		t->hot_ctx = NULL;
+	t->span.path = tm->path;
+	t->span.cpu0_ns = tm->span_cpu0_ns;
+	t->span.syscalls_before = tm->syscalls_before;
 	t->span.t0 = tm->a;
 }
 
@@ -405,6 +433,7 @@ static void span_open(struct ct_thread *t, const struct ct_timed *tm)
 static void span_close(struct ct_thread *t, uint64_t now, const struct ct_counters *closing_c,
 		       unsigned closing_ci)
 {
+	uint64_t cpu1 = CT_UNLIKELY(t->span.cpu0_ns) ? thread_cpu_ns() : 0;
 	struct ct_counters *c = t->span.c;
 	struct ct_span_part parts[CT_CELLS];
 	unsigned n = 0;
@@ -424,7 +453,8 @@ static void span_close(struct ct_thread *t, uint64_t now, const struct ct_counte
 			.probed = c->cell[i].timed_calls > 0,
 		};
 	}
-	int64_t raw = (int64_t)(now - t->span.t0);
+	const uint64_t t0 = t->span.t0;
+	int64_t raw = (int64_t)(now - t0);
 	t->span.t0 = 0;
 	if (CT_UNLIKELY(calib_sink)) {
 		if (calib_sink->n[0] < 256)
@@ -434,16 +464,33 @@ static void span_close(struct ct_thread *t, uint64_t now, const struct ct_counte
 	double span_ns = (double)(raw - cal.span_ticks) * cal.ns_per_tick;
 	switch (ct_span_judge(parts, n, span_ns, &cal.tol)) {
 	case CT_SPAN_ACCEPTED:
-		for (unsigned i = 0; i < n; i++) {
+		for (unsigned i = 0; i < n && t->span.priced; i++) {
 			struct ct_size_bucket *cell = &c->cell[parts[i].cell];
 			CT_ADD(cell->span_calls, parts[i].calls);
 			CT_ADD(cell->span_ns, (uint64_t)(parts[i].share_ns + 0.5));
 		}
+		/* a rejected span's CPU would be the pause's as much as the calls' */
+		if (cpu1)
+			cpu_sample_add(c, t->span.path, t->syscalls != t->span.syscalls_before,
+				       ct_clock_to_ns(now - t0), t->span.cpu0_ns, cpu1);
 		break;
-	case CT_SPAN_REJECTED:
+	case CT_SPAN_REJECTED: {
+		/* its time is kept, so that the reporter can say what the pause was (an interrupt, the
+		 * program's own work), but not past CT_PAUSE_MAX_NS beyond its calls: a longer pause is
+		 * the thread descheduled, which the figures leave out, and one such span would weigh as
+		 * much as every span that the sampling skipped */
+		double predicted = 0, scale = 1;
 		for (unsigned i = 0; i < n; i++)
-			CT_ADD(c->cell[parts[i].cell].span_rejected, parts[i].calls);
+			predicted += (double)parts[i].calls * (parts[i].probe_ns > 0 ? parts[i].probe_ns : 0);
+		if (span_ns > predicted + CT_PAUSE_MAX_NS)
+			scale = (predicted + CT_PAUSE_MAX_NS) / span_ns;
+		for (unsigned i = 0; i < n && t->span.priced; i++) {
+			struct ct_size_bucket *cell = &c->cell[parts[i].cell];
+			CT_ADD(cell->span_rejected, parts[i].calls);
+			CT_ADD(cell->span_rejected_ns, (uint64_t)(parts[i].share_ns * scale + 0.5));
+		}
 		break;
+	}
 	case CT_SPAN_UNJUDGED:
 		break;
 	}
@@ -488,6 +535,7 @@ void ct_timed_begin(struct ct_thread *t, struct ct_timed *tm, struct ct_counters
 	tm->ci = (uint8_t)ci;
 	tm->bytes = bytes;
 	tm->cpu0_ns = 0;
+	tm->span_cpu0_ns = 0;
 	if (per_call())
 		tm->what = CT_TIMED_PROBE | CT_TIMED_SPAN;
 	else if (!c->cell[ci].timed_calls || t->sample_probe)
@@ -495,12 +543,21 @@ void ct_timed_begin(struct ct_thread *t, struct ct_timed *tm, struct ct_counters
 	else
 		tm->what = CT_TIMED_SPAN;
 	t->sample_probe = tm->what == CT_TIMED_SPAN; /* probes and spans take turns */
-	if (tm->what & CT_TIMED_PROBE) {
-		tm->syscalls_before = t->syscalls;
-		if (CT_UNLIKELY(now >= t->cpu_deadline)) {
+	tm->syscalls_before = t->syscalls;
+	if (CT_UNLIKELY(now >= t->cpu_deadline)) {
+		/* on a span when this one opens one; on a probe only where the cell's calls run alone
+		 * (its spans mostly rejected) or have had no span yet */
+		const struct ct_size_bucket *cell = &c->cell[ci];
+		bool runs_alone = cell->span_rejected >= cell->span_calls;
+		bool on_span = tm->what == CT_TIMED_SPAN && !runs_alone;
+		if (on_span || (tm->what & CT_TIMED_PROBE && runs_alone)) {
 			t->cpu_deadline = now + ct_clk.ms_ticks;
 			uint64_t cpu = thread_cpu_ns();
-			tm->cpu0_ns = cpu ? cpu : 1;
+			cpu = cpu ? cpu : 1;
+			if (on_span)
+				tm->span_cpu0_ns = cpu;
+			else
+				tm->cpu0_ns = cpu;
 		}
 	}
 	tm->a = ct_clock_now();
@@ -558,7 +615,7 @@ void ct_op_begin(struct ct_thread *t, struct ct_op_timer *op, uint64_t bytes)
 	op->cpu0_ns = 0;
 	op->syscalls_before = t->syscalls;
 	op->t0 = ct_clock_now();
-	if (CT_UNLIKELY(op->t0 >= t->cpu_deadline)) {
+	if (CT_UNLIKELY(op->t0 >= t->cpu_deadline) && timing_ready()) {
 		t->cpu_deadline = op->t0 + ct_clk.ms_ticks;
 		uint64_t cpu = thread_cpu_ns();
 		op->cpu0_ns = cpu ? cpu : 1;
@@ -582,7 +639,7 @@ void ct_op_end(struct ct_thread *t, struct ct_op_timer *op, uint32_t path_id, ui
 	uint64_t ns = delta_ns(now - op->t0);
 	CT_ADD(cell->timed_calls, 1);
 	CT_ADD(cell->timed_ns, ns);
-	account_call(t, c, path_id, true, ns, op->cpu0_ns, op->syscalls_before);
+	account_call(t, c, path_id, true, ns, now - op->t0, op->cpu0_ns, op->syscalls_before);
 	if (ct_per_call)
 		ring_push(t, op->t0, ns, path_id, bytes);
 	if (CT_UNLIKELY(now >= atomic_load_explicit(&ct_g.next_flush, memory_order_relaxed)))

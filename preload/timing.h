@@ -102,8 +102,9 @@ static inline unsigned ct_cell_of_size(uint64_t bytes)
 
 /* One call on its timed path, on the hook's stack. */
 struct ct_timed {
-	uint64_t a;       /* clock at the measured entry */
-	uint64_t cpu0_ns; /* thread CPU time before the call when this probe is CPU-sampled, else 0 */
+	uint64_t a;            /* clock at the measured entry */
+	uint64_t cpu0_ns;      /* thread CPU time before the call when this probe is CPU-sampled, else 0 */
+	uint64_t span_cpu0_ns; /* the same when the span this call opens is CPU-sampled */
 	uint64_t bytes;
 	struct ct_counters *c;
 	uint32_t path;

@@ -226,8 +226,9 @@ static void j_share(struct jw *w, const char *k, double part, bool part_known, d
 
 /* How a cell's time was measured (docs/report.md "How time is measured"): its probes and the
  * calls of its accepted and rejected spans. */
-static void json_cell_timing(struct jw *w, const struct ct_size_bucket *sb)
+static void json_cell_timing(struct jw *w, const struct ct_size_bucket *sb, double pause_ns)
 {
+	j_num(w, "pause_ns", pause_ns, true);
 	int64_t probe_sum = (int64_t)sb->timed_ns;
 	j_u64(w, "probes", sb->timed_calls);
 	j_num(w, "probe_mean_ns", (probe_sum > 0 ? (double)probe_sum : 0) / (double)sb->timed_calls,
@@ -235,6 +236,8 @@ static void json_cell_timing(struct jw *w, const struct ct_size_bucket *sb)
 	j_u64(w, "span_calls", sb->span_calls);
 	j_num(w, "span_mean_ns", (double)sb->span_ns / (double)sb->span_calls, sb->span_calls > 0);
 	j_u64(w, "span_rejected_calls", sb->span_rejected);
+	j_num(w, "span_rejected_mean_ns", (double)sb->span_rejected_ns / (double)sb->span_rejected,
+	      sb->span_rejected > 0);
 }
 
 /* The operation's calls besides the data: AAD bytes are AAD, not data; messages and the cost
@@ -258,7 +261,7 @@ static void json_phases(struct jw *w, const struct rp_path *p)
 		j_u64(w, "bytes", sb->bytes);
 		j_num(w, "wall_ns", d->phase_wall_ns[ph], d->phase_known[ph]);
 		j_num(w, "each_ns", d->phase_wall_ns[ph] / (double)sb->calls, d->phase_known[ph]);
-		json_cell_timing(w, sb);
+		json_cell_timing(w, sb, d->cell_pause_ns[CT_SIZE_BUCKETS + ph]);
 		j_close(w, '}');
 	}
 	j_close(w, ']');
@@ -279,6 +282,7 @@ static void json_path(struct jw *w, const struct rp_model *m, const struct rp_pa
 	j_u64(w, "flags", p->def.flags);
 	json_path_figures(w, p);
 	j_bool(w, "wall_exact", d->wall_exact);
+	j_num(w, "pause_ns", d->pause_ns, d->wall_known);
 	j_num(w, "cycles_per_byte", d->cycles_per_byte, d->cycles_per_byte >= 0);
 	j_num(w, "throughput_wall_bps", (double)p->st.bytes * 1e9 / d->wall_ns,
 	      d->wall_known && d->wall_ns > 0);
@@ -314,7 +318,7 @@ static void json_path(struct jw *w, const struct rp_model *m, const struct rp_pa
 		j_u64(w, "calls", sb->calls);
 		j_u64(w, "bytes", sb->bytes);
 		j_num(w, "wall_ns", d->bucket_wall_ns[b], d->wall_known);
-		json_cell_timing(w, sb);
+		json_cell_timing(w, sb, d->cell_pause_ns[b]);
 		j_close(w, '}');
 	}
 	j_close(w, ']');

@@ -136,13 +136,32 @@ void rp_derive(struct rp_path *p)
 		}
 	}
 	d->wall_ns = d->data_wall_ns + d->phases_wall_ns;
+	for (unsigned i = 0; i < CT_CELLS; i++) {
+		const struct ct_size_bucket *sb = i < CT_SIZE_BUCKETS ? &s->size[i]
+								      : &s->phase[i - CT_SIZE_BUCKETS];
+		double cell = i < CT_SIZE_BUCKETS ? d->bucket_wall_ns[i]
+						  : d->phase_wall_ns[i - CT_SIZE_BUCKETS];
+		if (sb->calls && sb->span_rejected)
+			d->cell_pause_ns[i] = ct_cell_pause_ns(sb->calls, sb->span_calls, sb->span_rejected,
+							       sb->span_rejected_ns,
+							       cell / (double)sb->calls);
+		d->pause_ns += d->cell_pause_ns[i];
+	}
 	d->messages = rp_messages(s);
 	if (d->messages && d->wall_known && rp_cipher_is_aead(p->def.cipher))
 		d->per_message_ns = d->wall_ns / (double)d->messages;
 	if (s->cpu_samples && s->cpu_sample_wall_ns && d->wall_known) {
+		/* the samples' CPU sums are signed (one sample may read below 0 or above its wall
+		 * time: preload/timing.c); their ratio to wall is clamped to [0, 1] */
+		double user = (double)(int64_t)s->cpu_sample_user_ns,
+		       sys = (double)(int64_t)s->cpu_sample_sys_ns;
+		user = user > 0 ? user : 0;
+		sys = sys > 0 ? sys : 0;
+		double wall = (double)s->cpu_sample_wall_ns,
+		       scale = user + sys > wall ? wall / (user + sys) : 1;
 		d->cpu_known = true;
-		d->user_ns = d->wall_ns * (double)s->cpu_sample_user_ns / (double)s->cpu_sample_wall_ns;
-		d->sys_ns = d->wall_ns * (double)s->cpu_sample_sys_ns / (double)s->cpu_sample_wall_ns;
+		d->user_ns = d->wall_ns * user * scale / wall;
+		d->sys_ns = d->wall_ns * sys * scale / wall;
 	}
 	if (p->tsc_hz && s->bytes && d->wall_known)
 		d->cycles_per_byte = d->wall_ns * (double)p->tsc_hz / 1e9 / (double)s->bytes;
@@ -305,6 +324,7 @@ void rp_stats_combine(struct ct_path_stats *out, const struct ct_path_stats *a, 
 		C(x.span_calls);                                                                             \
 		C(x.span_ns);                                                                                \
 		C(x.span_rejected);                                                                          \
+		C(x.span_rejected_ns);                                                                       \
 	} while (0)
 	for (unsigned k = 0; k < CT_SIZE_BUCKETS; k++)
 		CELL(size[k]);

@@ -36,8 +36,10 @@ struct rp_derived {
 	double phase_wall_ns[CT_PHASES]; /* key/message set-up, AAD, final, tag: the rest */
 	bool phase_known[CT_PHASES];
 	double phases_wall_ns;
-	uint64_t messages;     /* rp_messages */
-	double per_message_ns; /* AEAD paths: wall_ns / messages (0: no messages) */
+	double pause_ns; /* pauses inside runs of calls, left out of wall_ns (ct_cell_pause_ns) */
+	double cell_pause_ns[CT_CELLS]; /* the same per cell: size buckets, then phases */
+	uint64_t messages;              /* rp_messages */
+	double per_message_ns;          /* AEAD paths: wall_ns / messages (0: no messages) */
 };
 
 struct rp_path {

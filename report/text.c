@@ -46,6 +46,28 @@ static void print_wrapped(FILE *out, const char *indent, const char *first, cons
 	fputc('\n', out);
 }
 
+/* WALL is the calls' own time; what the program's clock saw besides, inside runs of a path's
+ * calls (an interrupt, a hypervisor exit, its own work between the calls), is said below the
+ * table when it is 1 % of WALL or more: with it, WALL reads as `openssl speed -elapsed` would. */
+static void print_pauses(const struct rp_model *m, FILE *out)
+{
+	char b1[32], b2[32];
+	bool any = false;
+	for (size_t i = 0; i < m->npaths; i++) {
+		const struct rp_derived *d = &m->paths[i].d;
+		if (!d->wall_known || d->wall_ns <= 0 || d->pause_ns < 0.01 * d->wall_ns)
+			continue;
+		if (!any)
+			fprintf(out,
+				"  left out of WALL: pauses inside runs of calls (an interrupt, the hypervisor, "
+				"the program's own work)\n");
+		any = true;
+		fprintf(out, "  %-2zu %9s (%.1f %% of WALL; WALL with them %s)\n", i + 1,
+			rp_fmt_ns(b1, sizeof(b1), d->pause_ns), 100 * d->pause_ns / d->wall_ns,
+			rp_fmt_ns(b2, sizeof(b2), d->wall_ns + d->pause_ns));
+	}
+}
+
 /* "openssl speed -evp aes-128-cbc", shortened to fit. */
 static void argv_short(const struct ct_header *h, char *buf, size_t cap)
 {
@@ -175,6 +197,7 @@ static void print_paths(const struct rp_model *m, FILE *out)
 			d->lat_known ? rp_fmt_ns(b4, sizeof(b4), (double)d->p50_ns) : "-",
 			d->lat_known ? rp_fmt_ns(b5, sizeof(b5), (double)d->p99_ns) : "-", timed);
 	}
+	print_pauses(m, out);
 	fputc('\n', out);
 }
 
@@ -584,10 +607,11 @@ static void print_method(const struct rp_model *m, FILE *out)
 		"calls from the first one's entry to the next call's (what the calls cost a loop), "
 		"probes time single calls to the completion of their work (what calls that run alone "
 		"cost); a span with other work between its calls is set aside, its calls priced like "
-		"the accepted spans' when those are most, else like the probes. "
-		"Checked against programs' own clocks (openssl speed -elapsed, examples/selftimed) "
-		"within 10 % from 16 B to 1 MiB, for calls back to back and interleaved with other "
-		"work; time the thread was descheduled is left out. USER/SYS = WALL x the user/system "
+		"the accepted spans' when those are most, else like the probes, and what it held besides "
+		"(an interrupt, a hypervisor exit, the program's own work) is printed as pauses under "
+		"the table. Checked against programs' own clocks (openssl speed -elapsed with the pauses, "
+		"examples/selftimed) within 10 % from 16 B to 1 MiB, for calls back to back and "
+		"interleaved with other work; time the thread was descheduled is left out. USER/SYS = WALL x the user/system "
 		"share of the calls whose thread CPU time was sampled (\"-\" when none was). CYC/B = "
 		"WALL x TSC Hz / bytes. P50/P99: the data calls' completion times, lower bounds of "
 		"latency buckets (4 per power of two, within 25%). MB/s is 10^6 bytes per second; the "

@@ -63,13 +63,15 @@ static void build_all_types(struct tg *g)
 	s->size[ct_size_bucket(4096)].span_calls = 400;
 	s->size[ct_size_bucket(4096)].span_ns = 1999999;
 	s->size[ct_size_bucket(4096)].span_rejected = 17;
+	s->size[ct_size_bucket(4096)].span_rejected_ns = 123456789; /* added later still */
 	s->phase[CT_PHASE_AAD] = (struct ct_size_bucket){ .calls = 1000,
 							  .bytes = 13000,
 							  .timed_calls = 4,
 							  .timed_ns = (uint64_t)-5,
 							  .span_calls = 300,
 							  .span_ns = 6000,
-							  .span_rejected = 2 };
+							  .span_rejected = 2,
+							  .span_rejected_ns = 70000 };
 	s->phase[CT_PHASE_TAG].calls = 1000;
 	s->tls_records = 1000;
 	tg_stats(g, s);
@@ -176,7 +178,9 @@ static void test_round_trip_every_type(void **state)
 	assert_int_equal(s->size[ct_size_bucket(4096)].span_calls, 400);
 	assert_int_equal(s->size[ct_size_bucket(4096)].span_ns, 1999999);
 	assert_int_equal(s->size[ct_size_bucket(4096)].span_rejected, 17);
+	assert_int_equal(s->size[ct_size_bucket(4096)].span_rejected_ns, 123456789);
 	assert_int_equal(s->size[0].span_calls, 0);
+	assert_int_equal(s->size[0].span_rejected_ns, 0);
 	assert_int_equal(s->phase[CT_PHASE_AAD].calls, 1000);
 	assert_int_equal(s->phase[CT_PHASE_AAD].bytes, 13000);
 	assert_int_equal(s->phase[CT_PHASE_AAD].timed_calls, 4);
@@ -184,6 +188,7 @@ static void test_round_trip_every_type(void **state)
 	assert_int_equal(s->phase[CT_PHASE_AAD].span_calls, 300);
 	assert_int_equal(s->phase[CT_PHASE_AAD].span_ns, 6000);
 	assert_int_equal(s->phase[CT_PHASE_AAD].span_rejected, 2);
+	assert_int_equal(s->phase[CT_PHASE_AAD].span_rejected_ns, 70000);
 	assert_int_equal(s->phase[CT_PHASE_TAG].calls, 1000);
 	assert_int_equal(s->phase[CT_PHASE_KEY].calls, 0);
 	assert_int_equal(s->tls_records, 1000);

@@ -62,6 +62,27 @@ static void test_shares(void **state)
 	/* a span measured below its calibrated cost counts as 0, not negative */
 	assert_int_equal(ct_span_judge(q, 2, -5, &tol), CT_SPAN_ACCEPTED);
 	assert_float_equal(q[0].share_ns + q[1].share_ns, 0, 1e-9);
+	/* a rejected span is shared the same way (the reporter measures the pause from it) */
+	struct ct_span_part r[2] = { { .cell = 33, .calls = 1, .probe_ns = 300, .probed = true },
+				     { .cell = 7, .calls = 2, .probe_ns = 50, .probed = true } };
+	assert_int_equal(ct_span_judge(r, 2, 60400, &tol), CT_SPAN_REJECTED);
+	assert_float_equal(r[0].share_ns, 60400.0 * 300 / 400, 1e-6);
+	assert_float_equal(r[0].share_ns + r[1].share_ns, 60400, 1e-6);
+}
+
+/* What a cell's rejected spans held beyond their calls, extrapolated to all its calls */
+static void test_cell_pause(void **state)
+{
+	(void)state;
+	/* none rejected, or nothing judged: no pause */
+	assert_float_equal(ct_cell_pause_ns(1000, 100, 0, 0, 20), 0, 1e-9);
+	assert_float_equal(ct_cell_pause_ns(1000, 0, 0, 0, 20), 0, 1e-9);
+	/* a tight loop of 20 ns calls: 10 of 1000 judged calls were in spans that an interrupt of
+	 * 60 us stretched (their time 60200 ns), over 100000 calls: the pause is 60 us per 1000
+	 * judged calls, 6 ms over all */
+	assert_float_equal(ct_cell_pause_ns(100000, 990, 10, 60200, 20), 60000.0 * 100, 1e-6);
+	/* rejected spans no longer than their calls' price: no pause, never negative */
+	assert_float_equal(ct_cell_pause_ns(100000, 990, 10, 150, 20), 0, 1e-9);
 }
 
 static void test_cell_wall(void **state)
@@ -92,7 +113,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_loop_accepted), cmocka_unit_test(test_pause_rejected),
 		cmocka_unit_test(test_unjudged),      cmocka_unit_test(test_shares),
-		cmocka_unit_test(test_cell_wall),
+		cmocka_unit_test(test_cell_wall),     cmocka_unit_test(test_cell_pause),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
