@@ -10,7 +10,14 @@ one build (-b, default build/), side by side in one run per row:
      preempted ones) and the report's, per size;
   3. AEAD messages (selftimed aead, openssl speed -evp aes-256-gcm -bytes N): the program's own
      per-message time / rate and the report's (the whole path: a build without phases reports
-     the data updates only).
+     the data updates only);
+  4. the CPU share of a loop whose cipher calls are 50 % of its run (selftimed -S 50), five runs:
+     the report's share of the process's CPU time over the program's own.
+
+The report's WALL leaves out the pauses inside runs of calls (interrupts, hypervisor exits), which
+a program's clock counts; it prints them beside WALL (a build from before that reads as none):
+the "+pauses" columns are the report over WALL + pauses, what the `truth` suite compares for
+programs that run their calls back to back.
 
 A ratio above 1 in (1) and (3b) means the report says faster than openssl; in (2) and (3a) the
 report's time over the program's. Prints the CPU model, as every bench table does.
@@ -59,15 +66,19 @@ def speed(cipher, size, whole_path=False):
     row = [ln for ln in text.splitlines() if ln.lower().startswith(cipher)][-1]
     rate = float(row.split()[-1].rstrip("k")) * 1000
     p = busiest(doc)
-    if whole_path:
-        got = p["bytes"] * 1e9 / p["wall_ns"]
-    else:
-        b = [x for x in p["sizes"] if x["bucket_low"] <= size < 2 * max(1, x["bucket_low"])][0]
-        got = b["bytes"] * 1e9 / b["wall_ns"]
+    cell = p if whole_path else \
+        [x for x in p["sizes"] if x["bucket_low"] <= size < 2 * max(1, x["bucket_low"])][0]
+    got = cell["bytes"] * 1e9 / cell["wall_ns"]
+    with_pauses = cell["bytes"] * 1e9 / (cell["wall_ns"] + (cell.get("pause_ns") or 0))
     pr = doc["processes"][0]
     life = (pr.get("wall_ns") or 0)
     cpu = ((pr.get("utime_ns") or 0) + (pr.get("stime_ns") or 0))
-    return size, rate, got, cpu / life if life else float("nan")
+    return size, rate, got, with_pauses, cpu / life if life else float("nan")
+
+
+def evp_time(doc, pauses):
+    return sum((x["wall_ns"] or 0) + ((x.get("pause_ns") or 0) if pauses else 0)
+               for x in doc["paths"] if x["api"] == "evp")
 
 
 def model():
@@ -81,32 +92,45 @@ print(f"build: {build}\nCPU: {model()} ({os.cpu_count()} CPUs); "
       f"{subprocess.run(['openssl', 'version'], capture_output=True).stdout.decode().strip()}")
 
 print(f"\n1. openssl speed -elapsed -seconds {args.seconds} -evp {args.cipher}: rate per size")
-HEAD = f"   {'size':>6} {'openssl MB/s':>13} {'report MB/s':>12} {'report/openssl':>15} {'CPU/wall':>9}"
+HEAD = f"   {'size':>6} {'openssl MB/s':>13} {'report MB/s':>12} {'report/openssl':>15} {'+pauses':>8} " \
+       f"{'CPU/wall':>9}"
 print(HEAD)
 for size in (16, 48, 64, 80, 192, 256, 1024, 1500, 4000, 8192, 16384):
-    s, rate, got, busy = speed(args.cipher, size)
-    print(f"   {s:6d} {rate / 1e6:13.1f} {got / 1e6:12.1f} {got / rate:15.3f} {busy:9.2f}")
+    s, rate, got, wp, busy = speed(args.cipher, size)
+    print(f"   {s:6d} {rate / 1e6:13.1f} {got / 1e6:12.1f} {got / rate:15.3f} {wp / rate:8.3f} {busy:9.2f}")
 
 if os.path.exists(selftimed):
     print(f"\n2. examples/selftimed tight {args.cipher}: time per call (program's own clock vs report)")
-    print(f"   {'size':>6} {'program ns':>11} {'report ns':>10} {'report/program':>15}")
+    SHEAD = f"   {'size':>6} {'program ns':>11} {'report ns':>10} {'report/program':>15} {'+pauses':>8}"
+    print(SHEAD)
     for s in (16, 48, 64, 80, 128, 1500, 8192):
         text, doc = traced([selftimed, "-s", args.seconds, "tight", args.cipher, str(s)])
         t = json.loads(text)
         truth = t["robust_batch_ns"] / t["batch_iterations"]
-        got = sum(x["wall_ns"] or 0 for x in doc["paths"] if x["api"] == "evp") / t["iterations"]
-        print(f"   {s:6d} {truth:11.1f} {got:10.1f} {got / truth:15.3f}")
+        got, gp = evp_time(doc, False) / t["iterations"], evp_time(doc, True) / t["iterations"]
+        print(f"   {s:6d} {truth:11.1f} {got:10.1f} {got / truth:15.3f} {gp / truth:8.3f}")
     print("\n3a. examples/selftimed aead aes-256-gcm: time per message (IV, AAD, data, final, tag)")
-    print(f"   {'size':>6} {'program ns':>11} {'report ns':>10} {'report/program':>15}")
+    print(SHEAD)
     for s in (16, 64, 1024):
         text, doc = traced([selftimed, "-s", args.seconds, "aead", "aes-256-gcm", str(s)])
         t = json.loads(text)
         truth = t["robust_batch_ns"] / t["batch_iterations"]
-        got = sum(x["wall_ns"] or 0 for x in doc["paths"] if x["api"] == "evp") / t["iterations"]
-        print(f"   {s:6d} {truth:11.1f} {got:10.1f} {got / truth:15.3f}")
+        got, gp = evp_time(doc, False) / t["iterations"], evp_time(doc, True) / t["iterations"]
+        print(f"   {s:6d} {truth:11.1f} {got:10.1f} {got / truth:15.3f} {gp / truth:8.3f}")
 
 print("\n3b. openssl speed -elapsed -evp aes-256-gcm -bytes N: the whole path's rate")
 print(HEAD)
 for size in (16, 1024):
-    s, rate, got, busy = speed("aes-256-gcm", size, whole_path=True)
-    print(f"   {s:6d} {rate / 1e6:13.1f} {got / 1e6:12.1f} {got / rate:15.3f} {busy:9.2f}")
+    s, rate, got, wp, busy = speed("aes-256-gcm", size, whole_path=True)
+    print(f"   {s:6d} {rate / 1e6:13.1f} {got / 1e6:12.1f} {got / rate:15.3f} {wp / rate:8.3f} {busy:9.2f}")
+
+if os.path.exists(selftimed):
+    print(f"\n4. examples/selftimed -S 50 tight {args.cipher} 64: the cipher calls' share of the "
+          "process's CPU time, report/program, five runs")
+    ratios = []
+    for _ in range(5):
+        text, doc = traced([selftimed, "-s", args.seconds, "-S", "50", "tight", args.cipher, "64"])
+        t = json.loads(text)
+        got = doc["processes"][0].get("crypto_cpu_share")
+        ratios.append(got / (t["crypto_cpu_ns"] / t["run_cpu_ns"]) if got is not None else float("nan"))
+    print("   " + " ".join(f"{r:.3f}" for r in ratios))
