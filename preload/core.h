@@ -62,6 +62,53 @@ void *ct_resolve(const char *name);
 		ct_p_;                                                                                       \
 	})
 
+/* ---- callers bound to another libcrypto (foreign.c) ----------------------------------------- */
+
+/* The address ranges of objects lately found bound to the libcrypto we trace, per thread. */
+#define CT_CALLER_RANGES 4
+struct ct_caller_range {
+	uintptr_t start, len;
+};
+extern __thread struct ct_caller_range ct_caller_ok[CT_CALLER_RANGES]
+	__attribute__((tls_model("initial-exec")));
+
+static inline bool ct_caller_known_ok(const void *ra)
+{
+	uintptr_t a = (uintptr_t)ra;
+	for (unsigned i = 0; i < CT_CALLER_RANGES; i++)
+		if (a - ct_caller_ok[i].start < ct_caller_ok[i].len)
+			return true;
+	return false;
+}
+
+/* The definition of `name` that the object holding ra binds to on its own, when that is not the
+ * one we forward to (its own libcrypto: a plugin's, a wheel's renamed copy); NULL otherwise. */
+void *ct_foreign_real(const char *name, const void *ra);
+
+/* First thing in an exported libcrypto hook: a call from an object bound to another libcrypto
+ * goes there, untouched and untraced (foreign.c). args: the hook's parameters, in order. */
+#define CT_PASS_FOREIGN(fn, ...)                                                                             \
+	do {                                                                                                 \
+		const void *ra_ = __builtin_return_address(0);                                               \
+		if (CT_UNLIKELY(!ct_caller_known_ok(ra_))) {                                                 \
+			__typeof__(&fn) f_ = (__typeof__(&fn))ct_foreign_real(#fn, ra_);                     \
+			if (f_)                                                                              \
+				return f_(__VA_ARGS__);                                                      \
+		}                                                                                            \
+	} while (0)
+/* The same for a hook returning void. */
+#define CT_PASS_FOREIGN_VOID(fn, ...)                                                                        \
+	do {                                                                                                 \
+		const void *ra_ = __builtin_return_address(0);                                               \
+		if (CT_UNLIKELY(!ct_caller_known_ok(ra_))) {                                                 \
+			__typeof__(&fn) f_ = (__typeof__(&fn))ct_foreign_real(#fn, ra_);                     \
+			if (f_) {                                                                            \
+				f_(__VA_ARGS__);                                                             \
+				return;                                                                      \
+			}                                                                                    \
+		}                                                                                            \
+	} while (0)
+
 /* ---- per-thread state and the recursion guard ---------------------------------------------- */
 
 struct ct_thread; /* opaque: per-thread shard of counters, guard depth, sampling countdown */

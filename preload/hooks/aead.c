@@ -164,6 +164,7 @@ static int init_hook(void *real, struct aead_init *in, const uint8_t *key, size_
 CT_EXPORT int EVP_AEAD_CTX_init(EVP_AEAD_CTX *ctx, const EVP_AEAD *aead, const uint8_t *key, size_t key_len,
 				size_t tag_len, ENGINE *impl)
 {
+	CT_PASS_FOREIGN(EVP_AEAD_CTX_init, ctx, aead, key, key_len, tag_len, impl);
 	struct aead_init in = { "EVP_AEAD_CTX_init", ctx, aead, key_len, CT_DIR_ENCRYPT };
 	return init_hook(CT_REAL(EVP_AEAD_CTX_init), &in, key, tag_len, impl, false, 0, RA());
 }
@@ -171,6 +172,7 @@ CT_EXPORT int EVP_AEAD_CTX_init(EVP_AEAD_CTX *ctx, const EVP_AEAD *aead, const u
 CT_EXPORT int EVP_AEAD_CTX_init_with_direction(EVP_AEAD_CTX *ctx, const EVP_AEAD *aead, const uint8_t *key,
 					       size_t key_len, size_t tag_len, int dir)
 {
+	CT_PASS_FOREIGN(EVP_AEAD_CTX_init_with_direction, ctx, aead, key, key_len, tag_len, dir);
 	struct aead_init in = { "EVP_AEAD_CTX_init_with_direction", ctx, aead, key_len,
 				dir == 0 ? CT_DIR_DECRYPT : CT_DIR_ENCRYPT };
 	return init_hook(CT_REAL(EVP_AEAD_CTX_init_with_direction), &in, key, tag_len, NULL, true, dir, RA());
@@ -179,6 +181,7 @@ CT_EXPORT int EVP_AEAD_CTX_init_with_direction(EVP_AEAD_CTX *ctx, const EVP_AEAD
 CT_EXPORT EVP_AEAD_CTX *EVP_AEAD_CTX_new(const EVP_AEAD *aead, const uint8_t *key, size_t key_len,
 					 size_t tag_len)
 {
+	CT_PASS_FOREIGN(EVP_AEAD_CTX_new, aead, key, key_len, tag_len);
 	EVP_AEAD_CTX *(*real)(const EVP_AEAD *, const uint8_t *, size_t, size_t) = CT_REAL(EVP_AEAD_CTX_new);
 	if (CT_UNLIKELY(!real)) {
 		errno = ENOSYS;
@@ -211,11 +214,13 @@ static void forget(EVP_AEAD_CTX *ctx, void (*real)(EVP_AEAD_CTX *))
 
 CT_EXPORT void EVP_AEAD_CTX_cleanup(EVP_AEAD_CTX *ctx)
 {
+	CT_PASS_FOREIGN_VOID(EVP_AEAD_CTX_cleanup, ctx);
 	forget(ctx, CT_REAL(EVP_AEAD_CTX_cleanup));
 }
 
 CT_EXPORT void EVP_AEAD_CTX_free(EVP_AEAD_CTX *ctx)
 {
+	CT_PASS_FOREIGN_VOID(EVP_AEAD_CTX_free, ctx);
 	forget(ctx, CT_REAL(EVP_AEAD_CTX_free));
 }
 
@@ -312,6 +317,8 @@ CT_EXPORT int EVP_AEAD_CTX_seal(const EVP_AEAD_CTX *ctx, uint8_t *out, size_t *o
 				const uint8_t *nonce, size_t nonce_len, const uint8_t *in, size_t in_len,
 				const uint8_t *ad, size_t ad_len)
 {
+	CT_PASS_FOREIGN(EVP_AEAD_CTX_seal, ctx, out, out_len, max_out_len, nonce, nonce_len, in, in_len, ad,
+			ad_len);
 	return seal_or_open(CT_REAL(EVP_AEAD_CTX_seal), OP_SEAL, ctx, out, out_len, max_out_len, nonce,
 			    nonce_len, in, in_len, ad, ad_len);
 }
@@ -320,6 +327,8 @@ CT_EXPORT int EVP_AEAD_CTX_open(const EVP_AEAD_CTX *ctx, uint8_t *out, size_t *o
 				const uint8_t *nonce, size_t nonce_len, const uint8_t *in, size_t in_len,
 				const uint8_t *ad, size_t ad_len)
 {
+	CT_PASS_FOREIGN(EVP_AEAD_CTX_open, ctx, out, out_len, max_out_len, nonce, nonce_len, in, in_len, ad,
+			ad_len);
 	return seal_or_open(CT_REAL(EVP_AEAD_CTX_open), OP_OPEN, ctx, out, out_len, max_out_len, nonce,
 			    nonce_len, in, in_len, ad, ad_len);
 }
@@ -330,6 +339,8 @@ CT_EXPORT int EVP_AEAD_CTX_seal_scatter(const EVP_AEAD_CTX *ctx, uint8_t *out, u
 					const uint8_t *extra_in, size_t extra_in_len, const uint8_t *ad,
 					size_t ad_len)
 {
+	CT_PASS_FOREIGN(EVP_AEAD_CTX_seal_scatter, ctx, out, out_tag, out_tag_len, max_out_tag_len, nonce,
+			nonce_len, in, in_len, extra_in, extra_in_len, ad, ad_len);
 	struct aead_args a = { .ctx = ctx,
 			       .out = out,
 			       .out_tag = out_tag,
@@ -351,6 +362,8 @@ CT_EXPORT int EVP_AEAD_CTX_open_gather(const EVP_AEAD_CTX *ctx, uint8_t *out, co
 				       const uint8_t *in_tag, size_t in_tag_len, const uint8_t *ad,
 				       size_t ad_len)
 {
+	CT_PASS_FOREIGN(EVP_AEAD_CTX_open_gather, ctx, out, nonce, nonce_len, in, in_len, in_tag, in_tag_len,
+			ad, ad_len);
 	struct aead_args a = { .ctx = ctx,
 			       .out = out,
 			       .nonce = nonce,

@@ -335,6 +335,7 @@ static void aes_end(struct aes_op *op, bool ok)
 
 CT_EXPORT void AES_encrypt(const unsigned char *in, unsigned char *out, const AES_KEY *key)
 {
+	CT_PASS_FOREIGN_VOID(AES_encrypt, in, out, key);
 	struct aes_op op;
 	aes_begin(&op, F_BLOCK, key, CT_DIR_ENCRYPT, AES_BLOCK_SIZE);
 	if (!(op.routed && ct_lowlevel_block(key, in, out, true))) {
@@ -346,6 +347,7 @@ CT_EXPORT void AES_encrypt(const unsigned char *in, unsigned char *out, const AE
 
 CT_EXPORT void AES_decrypt(const unsigned char *in, unsigned char *out, const AES_KEY *key)
 {
+	CT_PASS_FOREIGN_VOID(AES_decrypt, in, out, key);
 	struct aes_op op;
 	aes_begin(&op, F_BLOCK, key, CT_DIR_DECRYPT, AES_BLOCK_SIZE);
 	if (!(op.routed && ct_lowlevel_block(key, in, out, false))) {
@@ -357,6 +359,7 @@ CT_EXPORT void AES_decrypt(const unsigned char *in, unsigned char *out, const AE
 
 CT_EXPORT void AES_ecb_encrypt(const unsigned char *in, unsigned char *out, const AES_KEY *key, const int enc)
 {
+	CT_PASS_FOREIGN_VOID(AES_ecb_encrypt, in, out, key, enc);
 	struct aes_op op;
 	aes_begin(&op, F_ECB, key, enc_dir(enc), AES_BLOCK_SIZE);
 	if (!(op.routed && ct_lowlevel_block(key, in, out, enc == AES_ENCRYPT))) {
@@ -369,6 +372,7 @@ CT_EXPORT void AES_ecb_encrypt(const unsigned char *in, unsigned char *out, cons
 CT_EXPORT void AES_cbc_encrypt(const unsigned char *in, unsigned char *out, size_t length, const AES_KEY *key,
 			       unsigned char *ivec, const int enc)
 {
+	CT_PASS_FOREIGN_VOID(AES_cbc_encrypt, in, out, length, key, ivec, enc);
 	struct aes_op op;
 	aes_begin(&op, F_CBC, key, enc_dir(enc), length);
 	if (!(op.routed && ct_lowlevel_cbc(key, in, out, length, ivec, enc == AES_ENCRYPT))) {
@@ -381,6 +385,7 @@ CT_EXPORT void AES_cbc_encrypt(const unsigned char *in, unsigned char *out, size
 CT_EXPORT void AES_cfb128_encrypt(const unsigned char *in, unsigned char *out, size_t length,
 				  const AES_KEY *key, unsigned char *ivec, int *num, const int enc)
 {
+	CT_PASS_FOREIGN_VOID(AES_cfb128_encrypt, in, out, length, key, ivec, num, enc);
 	struct aes_op op;
 	aes_begin(&op, F_CFB128, key, enc_dir(enc), length);
 	if (!(op.routed && ct_lowlevel_cfb128(key, in, out, length, ivec, num, enc == AES_ENCRYPT))) {
@@ -393,6 +398,7 @@ CT_EXPORT void AES_cfb128_encrypt(const unsigned char *in, unsigned char *out, s
 CT_EXPORT void AES_ofb128_encrypt(const unsigned char *in, unsigned char *out, size_t length,
 				  const AES_KEY *key, unsigned char *ivec, int *num)
 {
+	CT_PASS_FOREIGN_VOID(AES_ofb128_encrypt, in, out, length, key, ivec, num);
 	struct aes_op op;
 	aes_begin(&op, F_OFB, key, CT_DIR_ENCRYPT, length);
 	if (!(op.routed && ct_lowlevel_ofb128(key, in, out, length, ivec, num))) {
@@ -407,6 +413,7 @@ CT_EXPORT void AES_ofb128_encrypt(const unsigned char *in, unsigned char *out, s
 CT_EXPORT void AES_cfb1_encrypt(const unsigned char *in, unsigned char *out, size_t length,
 				const AES_KEY *key, unsigned char *ivec, int *num, const int enc)
 {
+	CT_PASS_FOREIGN_VOID(AES_cfb1_encrypt, in, out, length, key, ivec, num, enc);
 	struct aes_op op;
 	aes_begin(&op, F_CFB1, key, enc_dir(enc), (length + 7) / 8); /* its length is in bits */
 	AES_REAL(AES_cfb1_encrypt, in, out, length, key, ivec, num, enc);
@@ -416,6 +423,7 @@ CT_EXPORT void AES_cfb1_encrypt(const unsigned char *in, unsigned char *out, siz
 CT_EXPORT void AES_cfb8_encrypt(const unsigned char *in, unsigned char *out, size_t length,
 				const AES_KEY *key, unsigned char *ivec, int *num, const int enc)
 {
+	CT_PASS_FOREIGN_VOID(AES_cfb8_encrypt, in, out, length, key, ivec, num, enc);
 	struct aes_op op;
 	aes_begin(&op, F_CFB8, key, enc_dir(enc), length);
 	AES_REAL(AES_cfb8_encrypt, in, out, length, key, ivec, num, enc);
@@ -425,6 +433,7 @@ CT_EXPORT void AES_cfb8_encrypt(const unsigned char *in, unsigned char *out, siz
 CT_EXPORT void AES_ige_encrypt(const unsigned char *in, unsigned char *out, size_t length, const AES_KEY *key,
 			       unsigned char *ivec, const int enc)
 {
+	CT_PASS_FOREIGN_VOID(AES_ige_encrypt, in, out, length, key, ivec, enc);
 	struct aes_op op;
 	aes_begin(&op, F_IGE, key, enc_dir(enc), length);
 	AES_REAL(AES_ige_encrypt, in, out, length, key, ivec, enc);
@@ -435,6 +444,7 @@ CT_EXPORT void AES_bi_ige_encrypt(const unsigned char *in, unsigned char *out, s
 				  const AES_KEY *key, const AES_KEY *key2, const unsigned char *ivec,
 				  const int enc)
 {
+	CT_PASS_FOREIGN_VOID(AES_bi_ige_encrypt, in, out, length, key, key2, ivec, enc);
 	struct aes_op op;
 	aes_begin(&op, F_BIIGE, key, enc_dir(enc), length);
 	AES_REAL(AES_bi_ige_encrypt, in, out, length, key, key2, ivec, enc);
@@ -450,6 +460,7 @@ CT_EXPORT void AES_ctr128_encrypt(const unsigned char *in, unsigned char *out, s
 				  const AES_KEY *key, unsigned char ivec[AES_BLOCK_SIZE],
 				  unsigned char ecount_buf[AES_BLOCK_SIZE], unsigned int *num)
 {
+	CT_PASS_FOREIGN_VOID(AES_ctr128_encrypt, in, out, length, key, ivec, ecount_buf, num);
 	struct aes_op op;
 	aes_begin(&op, F_CTR, key, CT_DIR_ENCRYPT, length);
 	AES_REAL(AES_ctr128_encrypt, in, out, length, key, ivec, ecount_buf, num);
@@ -476,12 +487,14 @@ static int wrap_hook(int (*real)(AES_KEY *, const unsigned char *, unsigned char
 CT_EXPORT int AES_wrap_key(AES_KEY *key, const unsigned char *iv, unsigned char *out, const unsigned char *in,
 			   unsigned int inlen)
 {
+	CT_PASS_FOREIGN(AES_wrap_key, key, iv, out, in, inlen);
 	return wrap_hook(CT_REAL(AES_wrap_key), CT_DIR_ENCRYPT, key, iv, out, in, inlen);
 }
 
 CT_EXPORT int AES_unwrap_key(AES_KEY *key, const unsigned char *iv, unsigned char *out,
 			     const unsigned char *in, unsigned int inlen)
 {
+	CT_PASS_FOREIGN(AES_unwrap_key, key, iv, out, in, inlen);
 	return wrap_hook(CT_REAL(AES_unwrap_key), CT_DIR_DECRYPT, key, iv, out, in, inlen);
 }
 
@@ -513,10 +526,12 @@ static int key_hook(const char *name, int (*real)(const unsigned char *, const i
 
 CT_EXPORT int AES_set_encrypt_key(const unsigned char *user_key, const int bits, AES_KEY *key)
 {
+	CT_PASS_FOREIGN(AES_set_encrypt_key, user_key, bits, key);
 	return key_hook("AES_set_encrypt_key", CT_REAL(AES_set_encrypt_key), true, user_key, bits, key);
 }
 
 CT_EXPORT int AES_set_decrypt_key(const unsigned char *user_key, const int bits, AES_KEY *key)
 {
+	CT_PASS_FOREIGN(AES_set_decrypt_key, user_key, bits, key);
 	return key_hook("AES_set_decrypt_key", CT_REAL(AES_set_decrypt_key), false, user_key, bits, key);
 }

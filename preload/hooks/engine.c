@@ -106,6 +106,7 @@ static void engine_end(struct engine_call *c, enum ct_event_kind kind, const cha
 
 CT_EXPORT ENGINE *ENGINE_by_id(const char *id)
 {
+	CT_PASS_FOREIGN(ENGINE_by_id, id);
 	ENGINE_PROLOGUE(ENGINE_by_id, NULL, id)
 	struct engine_call c = engine_begin(t, true);
 	ENGINE *r = real(id);
@@ -115,6 +116,7 @@ CT_EXPORT ENGINE *ENGINE_by_id(const char *id)
 
 CT_EXPORT int ENGINE_init(ENGINE *e)
 {
+	CT_PASS_FOREIGN(ENGINE_init, e);
 	ENGINE_PROLOGUE(ENGINE_init, 0, e)
 	struct engine_call c = engine_begin(t, true);
 	int r = real(e);
@@ -124,6 +126,7 @@ CT_EXPORT int ENGINE_init(ENGINE *e)
 
 CT_EXPORT int ENGINE_finish(ENGINE *e)
 {
+	CT_PASS_FOREIGN(ENGINE_finish, e);
 	ENGINE_PROLOGUE(ENGINE_finish, 0, e)
 	if (!e) { /* a no-op that programs call unconditionally: not worth an event */
 		ct_leave_fast(t, CT_FAM_ENGINE);
@@ -140,6 +143,7 @@ CT_EXPORT int ENGINE_finish(ENGINE *e)
 
 CT_EXPORT int ENGINE_set_default(ENGINE *e, unsigned int flags)
 {
+	CT_PASS_FOREIGN(ENGINE_set_default, e, flags);
 	ENGINE_PROLOGUE(ENGINE_set_default, 0, e, flags)
 	struct engine_call c = engine_begin(t, true);
 	int r = real(e, flags);
@@ -150,6 +154,7 @@ CT_EXPORT int ENGINE_set_default(ENGINE *e, unsigned int flags)
 
 CT_EXPORT int ENGINE_set_default_ciphers(ENGINE *e)
 {
+	CT_PASS_FOREIGN(ENGINE_set_default_ciphers, e);
 	ENGINE_PROLOGUE(ENGINE_set_default_ciphers, 0, e)
 	struct engine_call c = engine_begin(t, true);
 	int r = real(e);
@@ -160,6 +165,7 @@ CT_EXPORT int ENGINE_set_default_ciphers(ENGINE *e)
 
 CT_EXPORT int ENGINE_set_default_string(ENGINE *e, const char *def_list)
 {
+	CT_PASS_FOREIGN(ENGINE_set_default_string, e, def_list);
 	ENGINE_PROLOGUE(ENGINE_set_default_string, 0, e, def_list)
 	struct engine_call c = engine_begin(t, true);
 	int r = real(e, def_list);
@@ -171,6 +177,7 @@ CT_EXPORT int ENGINE_set_default_string(ENGINE *e, const char *def_list)
 /* A provider loaded (or not) changes what the EVP classification caches hold. */
 CT_EXPORT OSSL_PROVIDER *OSSL_PROVIDER_load(OSSL_LIB_CTX *libctx, const char *name)
 {
+	CT_PASS_FOREIGN(OSSL_PROVIDER_load, libctx, name);
 	ENGINE_PROLOGUE(OSSL_PROVIDER_load, NULL, libctx, name)
 	struct engine_call c = engine_begin(t, true);
 	OSSL_PROVIDER *r = real(libctx, name);
@@ -182,6 +189,7 @@ CT_EXPORT OSSL_PROVIDER *OSSL_PROVIDER_load(OSSL_LIB_CTX *libctx, const char *na
 
 CT_EXPORT OSSL_PROVIDER *OSSL_PROVIDER_try_load(OSSL_LIB_CTX *libctx, const char *name, int retain_fallbacks)
 {
+	CT_PASS_FOREIGN(OSSL_PROVIDER_try_load, libctx, name, retain_fallbacks);
 	ENGINE_PROLOGUE(OSSL_PROVIDER_try_load, NULL, libctx, name, retain_fallbacks)
 	struct engine_call c = engine_begin(t, true);
 	OSSL_PROVIDER *r = real(libctx, name, retain_fallbacks);

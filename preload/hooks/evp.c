@@ -329,6 +329,7 @@ static int init_hook(void *real, enum init_form form, bool has_enc, struct init_
 CT_EXPORT int EVP_CipherInit(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cipher, const unsigned char *key,
 			     const unsigned char *iv, int enc)
 {
+	CT_PASS_FOREIGN(EVP_CipherInit, ctx, cipher, key, iv, enc);
 	struct init_call c = { "EVP_CipherInit", ctx, cipher, NULL, key, iv, enc, NULL };
 	return init_hook(CT_REAL(EVP_CipherInit), INIT_PLAIN, true, &c, RA());
 }
@@ -336,6 +337,7 @@ CT_EXPORT int EVP_CipherInit(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cipher, cons
 CT_EXPORT int EVP_CipherInit_ex(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cipher, ENGINE *impl,
 				const unsigned char *key, const unsigned char *iv, int enc)
 {
+	CT_PASS_FOREIGN(EVP_CipherInit_ex, ctx, cipher, impl, key, iv, enc);
 	struct init_call c = { "EVP_CipherInit_ex", ctx, cipher, impl, key, iv, enc, NULL };
 	return init_hook(CT_REAL(EVP_CipherInit_ex), INIT_EX, true, &c, RA());
 }
@@ -343,6 +345,7 @@ CT_EXPORT int EVP_CipherInit_ex(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cipher, E
 CT_EXPORT int EVP_CipherInit_ex2(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cipher, const unsigned char *key,
 				 const unsigned char *iv, int enc, const OSSL_PARAM params[])
 {
+	CT_PASS_FOREIGN(EVP_CipherInit_ex2, ctx, cipher, key, iv, enc, params);
 	struct init_call c = { "EVP_CipherInit_ex2", ctx, cipher, NULL, key, iv, enc, params };
 	return init_hook(CT_REAL(EVP_CipherInit_ex2), INIT_EX2, true, &c, RA());
 }
@@ -350,6 +353,7 @@ CT_EXPORT int EVP_CipherInit_ex2(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cipher, 
 CT_EXPORT int EVP_EncryptInit(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cipher, const unsigned char *key,
 			      const unsigned char *iv)
 {
+	CT_PASS_FOREIGN(EVP_EncryptInit, ctx, cipher, key, iv);
 	struct init_call c = { "EVP_EncryptInit", ctx, cipher, NULL, key, iv, 1, NULL };
 	return init_hook(CT_REAL(EVP_EncryptInit), INIT_PLAIN, false, &c, RA());
 }
@@ -357,6 +361,7 @@ CT_EXPORT int EVP_EncryptInit(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cipher, con
 CT_EXPORT int EVP_EncryptInit_ex(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cipher, ENGINE *impl,
 				 const unsigned char *key, const unsigned char *iv)
 {
+	CT_PASS_FOREIGN(EVP_EncryptInit_ex, ctx, cipher, impl, key, iv);
 	struct init_call c = { "EVP_EncryptInit_ex", ctx, cipher, impl, key, iv, 1, NULL };
 	return init_hook(CT_REAL(EVP_EncryptInit_ex), INIT_EX, false, &c, RA());
 }
@@ -364,6 +369,7 @@ CT_EXPORT int EVP_EncryptInit_ex(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cipher, 
 CT_EXPORT int EVP_EncryptInit_ex2(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cipher, const unsigned char *key,
 				  const unsigned char *iv, const OSSL_PARAM params[])
 {
+	CT_PASS_FOREIGN(EVP_EncryptInit_ex2, ctx, cipher, key, iv, params);
 	struct init_call c = { "EVP_EncryptInit_ex2", ctx, cipher, NULL, key, iv, 1, params };
 	return init_hook(CT_REAL(EVP_EncryptInit_ex2), INIT_EX2, false, &c, RA());
 }
@@ -371,6 +377,7 @@ CT_EXPORT int EVP_EncryptInit_ex2(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cipher,
 CT_EXPORT int EVP_DecryptInit(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cipher, const unsigned char *key,
 			      const unsigned char *iv)
 {
+	CT_PASS_FOREIGN(EVP_DecryptInit, ctx, cipher, key, iv);
 	struct init_call c = { "EVP_DecryptInit", ctx, cipher, NULL, key, iv, 0, NULL };
 	return init_hook(CT_REAL(EVP_DecryptInit), INIT_PLAIN, false, &c, RA());
 }
@@ -378,6 +385,7 @@ CT_EXPORT int EVP_DecryptInit(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cipher, con
 CT_EXPORT int EVP_DecryptInit_ex(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cipher, ENGINE *impl,
 				 const unsigned char *key, const unsigned char *iv)
 {
+	CT_PASS_FOREIGN(EVP_DecryptInit_ex, ctx, cipher, impl, key, iv);
 	struct init_call c = { "EVP_DecryptInit_ex", ctx, cipher, impl, key, iv, 0, NULL };
 	return init_hook(CT_REAL(EVP_DecryptInit_ex), INIT_EX, false, &c, RA());
 }
@@ -385,6 +393,7 @@ CT_EXPORT int EVP_DecryptInit_ex(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cipher, 
 CT_EXPORT int EVP_DecryptInit_ex2(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cipher, const unsigned char *key,
 				  const unsigned char *iv, const OSSL_PARAM params[])
 {
+	CT_PASS_FOREIGN(EVP_DecryptInit_ex2, ctx, cipher, key, iv, params);
 	struct init_call c = { "EVP_DecryptInit_ex2", ctx, cipher, NULL, key, iv, 0, params };
 	return init_hook(CT_REAL(EVP_DecryptInit_ex2), INIT_EX2, false, &c, RA());
 }
@@ -418,36 +427,43 @@ static int final_hook(const char *name, int (*real)(EVP_CIPHER_CTX *, unsigned c
 
 CT_EXPORT int EVP_EncryptFinal(EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl)
 {
+	CT_PASS_FOREIGN(EVP_EncryptFinal, ctx, out, outl);
 	return final_hook("EVP_EncryptFinal", CT_REAL(EVP_EncryptFinal), ctx, out, outl);
 }
 
 CT_EXPORT int EVP_EncryptFinal_ex(EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl)
 {
+	CT_PASS_FOREIGN(EVP_EncryptFinal_ex, ctx, out, outl);
 	return final_hook("EVP_EncryptFinal_ex", CT_REAL(EVP_EncryptFinal_ex), ctx, out, outl);
 }
 
 CT_EXPORT int EVP_DecryptFinal(EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl)
 {
+	CT_PASS_FOREIGN(EVP_DecryptFinal, ctx, out, outl);
 	return final_hook("EVP_DecryptFinal", CT_REAL(EVP_DecryptFinal), ctx, out, outl);
 }
 
 CT_EXPORT int EVP_DecryptFinal_ex(EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl)
 {
+	CT_PASS_FOREIGN(EVP_DecryptFinal_ex, ctx, out, outl);
 	return final_hook("EVP_DecryptFinal_ex", CT_REAL(EVP_DecryptFinal_ex), ctx, out, outl);
 }
 
 CT_EXPORT int EVP_CipherFinal(EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl)
 {
+	CT_PASS_FOREIGN(EVP_CipherFinal, ctx, out, outl);
 	return final_hook("EVP_CipherFinal", CT_REAL(EVP_CipherFinal), ctx, out, outl);
 }
 
 CT_EXPORT int EVP_CipherFinal_ex(EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl)
 {
+	CT_PASS_FOREIGN(EVP_CipherFinal_ex, ctx, out, outl);
 	return final_hook("EVP_CipherFinal_ex", CT_REAL(EVP_CipherFinal_ex), ctx, out, outl);
 }
 
 CT_EXPORT EVP_CIPHER_CTX *EVP_CIPHER_CTX_new(void)
 {
+	CT_PASS_FOREIGN(EVP_CIPHER_CTX_new);
 	__typeof__(&EVP_CIPHER_CTX_new) real = CT_REAL(EVP_CIPHER_CTX_new);
 	if (CT_UNLIKELY(!real)) {
 		errno = ENOSYS;
@@ -463,6 +479,7 @@ CT_EXPORT EVP_CIPHER_CTX *EVP_CIPHER_CTX_new(void)
 
 CT_EXPORT void EVP_CIPHER_CTX_free(EVP_CIPHER_CTX *ctx)
 {
+	CT_PASS_FOREIGN_VOID(EVP_CIPHER_CTX_free, ctx);
 	__typeof__(&EVP_CIPHER_CTX_free) real = CT_REAL(EVP_CIPHER_CTX_free);
 	if (ctx && ct_ready()) {
 		/* our own bookkeeping follows: a span ends here (unless inside an EVP call of ours) */
@@ -482,6 +499,7 @@ CT_EXPORT void EVP_CIPHER_CTX_free(EVP_CIPHER_CTX *ctx)
 
 CT_EXPORT int EVP_CIPHER_CTX_reset(EVP_CIPHER_CTX *ctx)
 {
+	CT_PASS_FOREIGN(EVP_CIPHER_CTX_reset, ctx);
 	__typeof__(&EVP_CIPHER_CTX_reset) real = CT_REAL(EVP_CIPHER_CTX_reset);
 	if (CT_UNLIKELY(!real)) {
 		errno = ENOSYS;
@@ -499,6 +517,7 @@ CT_EXPORT int EVP_CIPHER_CTX_reset(EVP_CIPHER_CTX *ctx)
 
 CT_EXPORT int EVP_CIPHER_CTX_copy(EVP_CIPHER_CTX *out, const EVP_CIPHER_CTX *in)
 {
+	CT_PASS_FOREIGN(EVP_CIPHER_CTX_copy, out, in);
 	__typeof__(&EVP_CIPHER_CTX_copy) real = CT_REAL(EVP_CIPHER_CTX_copy);
 	if (CT_UNLIKELY(!real)) {
 		errno = ENOSYS;
@@ -579,6 +598,7 @@ static int multiblock_encrypt(struct ct_thread *t, __typeof__(&EVP_CIPHER_CTX_ct
 
 CT_EXPORT int EVP_CIPHER_CTX_ctrl(EVP_CIPHER_CTX *ctx, int type, int arg, void *ptr)
 {
+	CT_PASS_FOREIGN(EVP_CIPHER_CTX_ctrl, ctx, type, arg, ptr);
 	__typeof__(&EVP_CIPHER_CTX_ctrl) real = CT_REAL(EVP_CIPHER_CTX_ctrl);
 	if (CT_UNLIKELY(!real)) {
 		errno = ENOSYS;
@@ -633,6 +653,7 @@ CT_EXPORT int EVP_CIPHER_CTX_ctrl(EVP_CIPHER_CTX *ctx, int type, int arg, void *
 
 CT_EXPORT EVP_CIPHER *EVP_CIPHER_fetch(OSSL_LIB_CTX *libctx, const char *algorithm, const char *properties)
 {
+	CT_PASS_FOREIGN(EVP_CIPHER_fetch, libctx, algorithm, properties);
 	__typeof__(&EVP_CIPHER_fetch) real = CT_REAL(EVP_CIPHER_fetch);
 	if (CT_UNLIKELY(!real)) {
 		errno = ENOSYS;

@@ -374,23 +374,27 @@ static inline __attribute__((always_inline)) int update_hook(struct data_fn *f, 
 CT_EXPORT int EVP_EncryptUpdate(EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl, const unsigned char *in,
 				int inl)
 {
+	CT_PASS_FOREIGN(EVP_EncryptUpdate, ctx, out, outl, in, inl);
 	return update_hook(&fn_encrypt_update, ctx, out, outl, in, inl);
 }
 
 CT_EXPORT int EVP_DecryptUpdate(EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl, const unsigned char *in,
 				int inl)
 {
+	CT_PASS_FOREIGN(EVP_DecryptUpdate, ctx, out, outl, in, inl);
 	return update_hook(&fn_decrypt_update, ctx, out, outl, in, inl);
 }
 
 CT_EXPORT int EVP_CipherUpdate(EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl, const unsigned char *in,
 			       int inl)
 {
+	CT_PASS_FOREIGN(EVP_CipherUpdate, ctx, out, outl, in, inl);
 	return update_hook(&fn_cipher_update, ctx, out, outl, in, inl);
 }
 
 CT_EXPORT int EVP_Cipher(EVP_CIPHER_CTX *ctx, unsigned char *out, const unsigned char *in, unsigned int inl)
 {
+	CT_PASS_FOREIGN(EVP_Cipher, ctx, out, in, inl);
 	struct ct_thread *t = ct_tls_thread;
 	enum fast how = data_fast(t, ctx, cipher_key(out, in, inl));
 	if (CT_UNLIKELY(how != FAST_RUN))

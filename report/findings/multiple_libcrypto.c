@@ -47,23 +47,28 @@ void rp_eval_multiple_libcrypto(struct rp_model *m)
 		for (unsigned j = 0; j < n; j++)
 			CAT(message, "%s %.*s", j ? (j + 1 == n ? " and" : ",") : "", S(libs[j]));
 		CAT(message,
-		    ". cryptrace sees the calls the dynamic linker resolves by name (the "
-		    "program's, and those of libraries linked against libcrypto as usual) and "
-		    "passes each to the copy it finds first, normally the first one listed (%.*s: "
-		    "%.*s). "
-		    "It does not see calls that reach another copy directly: through function "
-		    "pointers taken with dlsym() on that copy's handle, or that copy's calls into "
-		    "itself. Work done there is missing from this report, and the trace cannot "
-		    "say how much.",
+		    ". cryptrace traces one: the copy it finds first, normally the first one listed "
+		    "(%.*s: %.*s). Calls from code bound to another copy (a plugin linked against it, "
+		    "a bundled copy) reach its hooks all the same and are passed to that copy "
+		    "untouched and untraced; calls through function pointers taken with dlsym() on "
+		    "another copy's handle never reach them. Work done in another copy is missing "
+		    "from this report, and the trace cannot say how much.",
 		    S(rp_str_basename(libs[0])), S(first_version));
-		bool versions_differ = false;
-		for (unsigned j = 1; j < n; j++)
-			versions_differ |= !rp_str_eq(rp_str_basename(libs[j]), rp_str_basename(libs[0]));
-		if (versions_differ)
-			CAT(message,
-			    " The copies are different versions: code built against one of them "
-			    "also reaches cryptrace's hooks, which pass it to the first copy; check "
-			    "that the program behaves the same without cryptrace.");
+		unsigned foreign = 0;
+		for (size_t k = 0; k < p->nevents; k++) {
+			const struct ct_event *e = &p->events[k].ev;
+			if (e->kind != CT_EV_TRACE_WARNING || !rp_str_is(e->call, "foreign-libcrypto"))
+				continue;
+			/* "calls from OBJECT go to its own LIB (...)": the objects */
+			struct ct_str from = e->detail, rest = rp_str_find(e->detail, " go to its own ");
+			if (!rp_str_starts(from, "calls from ") || !rest.p)
+				continue;
+			from.p += 11;
+			from.len = (uint32_t)(rest.p - from.p);
+			CAT(message, "%s%.*s", foreign++ ? ", " : " Calls passed through from: ", S(from));
+		}
+		if (foreign)
+			CAT(message, " (foreign-libcrypto events).");
 		CAT(evidence, "crypto_libs:");
 		for (unsigned j = 0; j < n; j++)
 			CAT(evidence, " %.*s;", S(libs[j]));

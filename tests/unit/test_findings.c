@@ -669,15 +669,19 @@ static void test_multiple_libcrypto(void **state)
 			       "2 copies of libcrypto are mapped in this process: "
 			       "/usr/lib/libcrypto.so.3 and /opt/app/lib/libcrypto.so.3."));
 	assert_non_null(strstr(f->message, "(libcrypto.so.3: OpenSSL 3.0.19 1 Jan 2026)"));
-	assert_non_null(strstr(f->message, "does not see calls that reach another copy directly"));
-	assert_null(strstr(f->message, "different versions"));
-	/* different versions: the hooks also catch code built against the other one */
+	assert_non_null(strstr(f->message, "passed to that copy untouched and untraced"));
+	assert_null(strstr(f->message, "Calls passed through from"));
+	/* a plugin bound to another version: its calls went there (preload/foreign.c), named */
 	p->proc.crypto_libs = ct_str_from("/usr/lib/libcrypto.so.3\n/opt/old/libcrypto.so.1.1");
+	mk_event(p, 7, CT_EV_TRACE_WARNING, "foreign-libcrypto", 0, 0,
+		 "calls from /opt/app/plugin.so go to its own /opt/old/libcrypto.so.1.1 (passed through, "
+		 "not traced: cryptrace traces one libcrypto per process)");
 	f = find(&m, "multiple-libcrypto");
 	assert_non_null(f);
 	if (!f)
 		return;
-	assert_non_null(strstr(f->message, "different versions"));
+	assert_non_null(
+		strstr(f->message, "Calls passed through from: /opt/app/plugin.so (foreign-libcrypto"));
 	rp_model_free(&m);
 }
 
@@ -701,6 +705,33 @@ static void test_engine_failed(void **state)
 	/* a provider that fails to load is (a vendor's: an offload) */
 	mk_event(p, 3, CT_EV_PROVIDER_LOAD, "OSSL_PROVIDER_load", ENOENT, 0, "name=pkcs11");
 	assert_non_null(find(&m, "engine-failed"));
+	rp_model_free(&m);
+}
+
+/* `-engine devcrypto`: a libcrypto without it (Debian's: the option is off) is told apart from
+ * one that has it built in and could not open /dev/crypto, which registers no engine either. */
+static void test_engine_devcrypto(void **state)
+{
+	(void)state;
+	MODEL(m);
+	struct rp_proc *p = mk_proc(&m, 1);
+	mk_event(p, 1, CT_EV_ENGINE_REQUEST, "ENGINE_by_id", 0, 0, "id=devcrypto");
+	const struct rp_finding *f = find(&m, "engine-failed");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_non_null(strstr(f->message, "enable-devcryptoeng"));
+	assert_non_null(strstr(f->fix, "-engine afalg"));
+	assert_null(strstr(f->fix, "Install the module"));
+	/* built in, and its open of /dev/crypto failed: load the module, not rebuild OpenSSL */
+	mk_event(p, 2, CT_EV_CALL_FAILED, "open", ENOENT, -1, "/dev/crypto");
+	f = find(&m, "engine-failed");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_null(strstr(f->message, "enable-devcryptoeng"));
+	assert_non_null(strstr(f->message, "/dev/crypto"));
+	assert_non_null(strstr(f->fix, "modprobe cryptodev"));
 	rp_model_free(&m);
 }
 
@@ -1349,6 +1380,7 @@ int main(void)
 		cmocka_unit_test(test_file_owner),
 		cmocka_unit_test(test_kernel_refused),
 		cmocka_unit_test(test_engine_failed),
+		cmocka_unit_test(test_engine_devcrypto),
 		cmocka_unit_test(test_engine_failed_reason),
 		cmocka_unit_test(test_provider_absent),
 		cmocka_unit_test(test_multiple_libcrypto),
