@@ -135,6 +135,33 @@ static void list_call_failures(struct rp_finding *f, const struct rp_proc *p)
 	}
 }
 
+/* Whether the process failed to open /dev/crypto (the cryptodev hooks record it). */
+static bool dev_crypto_open_failed(const struct rp_proc *p)
+{
+	for (size_t k = 0; k < p->nevents; k++) {
+		const struct ct_event *e = &p->events[k].ev;
+		if (e->kind == CT_EV_CALL_FAILED &&
+		    (rp_str_is(e->call, "open") || rp_str_is(e->call, "openat")))
+			return true;
+	}
+	return false;
+}
+
+/* The devcrypto engine (/dev/crypto) is not a module anyone installs: OpenSSL builds it only when
+ * configured with enable-devcryptoeng, off by default and off in Debian's and Ubuntu's 1.1.1 and
+ * 3.x; so "install the module" would send the reader looking for a package that does not exist.
+ * Where it is built, it opens /dev/crypto as it loads and is not registered when that fails:
+ * the same "no such engine", told apart by that failed open. */
+enum devcrypto_cause { DEVCRYPTO_NA, DEVCRYPTO_NOT_BUILT, DEVCRYPTO_NO_DEVICE };
+
+static enum devcrypto_cause devcrypto_cause(const struct module_failure *x)
+{
+	if (x->e->kind != CT_EV_ENGINE_REQUEST || !rp_str_is(rp_requested_module(x->e), "devcrypto") ||
+	    rp_str_is(x->e->call, "ENGINE_init"))
+		return DEVCRYPTO_NA;
+	return dev_crypto_open_failed(x->p) ? DEVCRYPTO_NO_DEVICE : DEVCRYPTO_NOT_BUILT;
+}
+
 static bool engine_failed(struct rp_model *m, const struct module_failure *x)
 {
 	const struct ct_event *e = x->e;
@@ -154,7 +181,17 @@ static bool engine_failed(struct rp_model *m, const struct module_failure *x)
 		CAT(message, " OpenSSL's error queue says: %.*s.", S(x->reason));
 	else
 		CAT(message, " OpenSSL's error queue gave no reason.");
-	if (x->missing.p)
+	enum devcrypto_cause dc = devcrypto_cause(x);
+	if (dc == DEVCRYPTO_NOT_BUILT)
+		CAT(message,
+		    " This libcrypto has no devcrypto engine: OpenSSL builds it only when configured "
+		    "with enable-devcryptoeng (into libcrypto in 1.1.1, as the module devcrypto.so in "
+		    "3.x), which is off by default and in Debian's and Ubuntu's packages.");
+	else if (dc == DEVCRYPTO_NO_DEVICE)
+		CAT(message,
+		    " The devcrypto engine is built in, but it registers itself only when it can open "
+		    "/dev/crypto as it loads, and that open failed (below).");
+	else if (x->missing.p)
 		CAT(message, " The module's shared object %.*s does not exist.", S(x->missing));
 	else if (rp_str_find(x->reason, ": lib(").p || rp_str_starts(x->reason, "lib("))
 		CAT(message, " (lib(N) is a code of the module itself, whose text is gone with it.)");
@@ -162,7 +199,18 @@ static bool engine_failed(struct rp_model *m, const struct module_failure *x)
 	if (e->callsite.len)
 		CAT(evidence, ", called at %.*s", S(rp_str_part(e->callsite, '\n', 0)));
 	list_call_failures(f, x->p);
-	if (x->missing.p)
+	if (dc == DEVCRYPTO_NO_DEVICE)
+		CAT(fix,
+		    "Load the cryptodev module (`modprobe cryptodev`, from cryptodev-linux) so that "
+		    "/dev/crypto exists and this process may open it, or use the afalg engine "
+		    "(`-engine afalg`), which needs no extra module; `cryptrace doctor` checks both.");
+	else if (dc == DEVCRYPTO_NOT_BUILT)
+		CAT(fix,
+		    "For the kernel's crypto drivers use the afalg engine (`-engine afalg`, shipped with "
+		    "OpenSSL: AF_ALG, no extra module), or a libcrypto built with enable-devcryptoeng "
+		    "(OpenWrt's libopenssl-devcrypto package) with the cryptodev module loaded; "
+		    "`cryptrace doctor` lists the engines that load here.");
+	else if (x->missing.p)
 		CAT(fix,
 		    "Install the module, point OPENSSL_ENGINES (engines) or OPENSSL_MODULES "
 		    "(providers) at the directory that holds it, or correct the name; `cryptrace "

@@ -5,6 +5,9 @@
                                            naming the engines-3/nosuch.so it could not open
   openssl speed -engine afalg (refused) -> engine-failed with socket(AF_ALG) -> the errno and the
                                            queue's "no such engine: id=afalg"
+  openssl speed -engine devcrypto      -> engine-failed saying this OpenSSL is built without it
+                                           (enable-devcryptoeng is off in Debian's: checked on
+                                           the library), fix the afalg engine, not "install"
   OPENSSL_CONF with an afalg engine section, then openssl enc and openssl speed -evp
                                         -> engine-failed (requested by the configuration file)
                                            + silent-fallback with the software calls
@@ -90,6 +93,29 @@ def afalg_engine(openssl, refused):
     check(finding(doc, "silent-fallback") is not None, "afalg engine refused: silent-fallback")
 
 
+def devcrypto_engine(openssl):
+    lib = ctlib.openssl_libcrypto()
+    if not lib:
+        print("skip devcrypto case: no libcrypto found for openssl (ldd)")
+        return
+    with open(lib, "rb") as f:
+        built_in = b"devcrypto" in f.read()
+    module = os.path.join(os.path.dirname(lib), "engines-3", "devcrypto.so")
+    if built_in or os.path.exists(module):
+        print(f"skip devcrypto case: {lib} has a devcrypto engine")
+        return
+    argv = [openssl, "speed", "-seconds", "1", "-bytes", "16384", "-engine", "devcrypto", "-evp",
+            "aes-128-cbc"]
+    p, doc = traced("devcrypto", argv)
+    check(p.returncode == 0, f"openssl speed -engine devcrypto exits 0 ({p.returncode})")
+    ef = finding(doc, "engine-failed")
+    check(ef is not None, "devcrypto engine absent: engine-failed")
+    check("enable-devcryptoeng" in ef["message"] and "-engine afalg" in ef["fix"]
+          and "Install the module" not in ef["fix"],
+          f"devcrypto: not built, fix afalg: {ef['message'][-300:]} / {ef['fix']}")
+    check(finding(doc, "silent-fallback") is not None, "devcrypto engine absent: silent-fallback")
+
+
 def config_engine(openssl, refused, tmp):
     conf = os.path.join(tmp, "afalg.cnf")
     with open(conf, "w") as f:
@@ -124,6 +150,7 @@ def test():
     openssl = ctlib.need_program("openssl")
     tmp = ctlib.tmpdir("eng")
     unknown_engine(openssl, tmp)
+    devcrypto_engine(openssl)
     refused = ctlib.afalg_refused()
     if refused:
         afalg_engine(openssl, refused)

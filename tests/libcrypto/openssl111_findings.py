@@ -4,7 +4,8 @@
 `openssl speed aes-128-cbc` without -evp times AES_cbc_encrypt there (1.1's speed calls the
 low-level API; 3.x's calls EVP_Cipher): an api=aes path with exactly speed's count, and a
 lowlevel-api finding in 1.1's terms (engines, no providers; table code without AES-NI) whose fix
-is -evp; `-engine afalg` on a kernel without AF_ALG: engine-failed and silent-fallback."""
+is -evp; `-engine afalg` on a kernel without AF_ALG: engine-failed and silent-fallback;
+`-engine devcrypto` (not built in Debian's OpenSSL): engine-failed says so."""
 import ctlib
 from ctlib import check
 import osslver
@@ -30,6 +31,7 @@ def test():
     osslver.masked(t, "builtin")
     lowlevel(t)
     osslver.engine_afalg_refused(t, "builtin")
+    osslver.engine_devcrypto_refused(t, "builtin")
 
 
 ctlib.main(test)

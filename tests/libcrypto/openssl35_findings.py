@@ -5,7 +5,7 @@
 no warning, and the -evp advice (the loader that ran openssl is not taken for the program); the low-level AES_* example (examples/lowlevel_aes, built against this host's
 3.0 headers: the AES_* ABI is the same) run on 3.5's libcrypto through its loader, with exactly
 the calls and bytes it prints; `-engine afalg` on a kernel without AF_ALG: engine-failed and
-silent-fallback."""
+silent-fallback; `-engine devcrypto` (not built in Debian's OpenSSL): engine-failed says so."""
 import ctlib
 from ctlib import check
 import osslver
@@ -32,6 +32,7 @@ def test():
     speed_no_evp(t)
     osslver.lowlevel_example(t, ctlib.example("lowlevel_aes"), "EVP_CIPHER_fetch")
     osslver.engine_afalg_refused(t, "provider:default")
+    osslver.engine_devcrypto_refused(t, "provider:default")
 
 
 ctlib.main(test)

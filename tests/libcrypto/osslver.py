@@ -239,6 +239,30 @@ def engine_afalg_refused(t, impl):
           f"{t.version}: silent-fallback counts the {impl} work ({kinds}): {sf['message'][:200]}")
 
 
+def engine_devcrypto_refused(t, impl):
+    """`-engine devcrypto`: Debian builds OpenSSL without enable-devcryptoeng (checked here on the
+    library itself, so that the claim is tested, not assumed): openssl goes on in software; the
+    report says the engine is not built (not "install the module", there is no package) and
+    names the afalg engine, and silent-fallback counts the work."""
+    engines = [os.path.join(d, f) for d in (os.path.dirname(t.libcrypto),) for f in ("engines-1.1", "engines-3")]
+    has_module = any(os.path.exists(os.path.join(d, "devcrypto.so")) for d in engines)
+    with open(t.libcrypto, "rb") as f:
+        built_in = b"devcrypto" in f.read()
+    if has_module or built_in:
+        print(f"SKIP (part): {t.version}: this libcrypto has a devcrypto engine; the not-built case "
+              "needs one without (the built-in case is a unit test: test_engine_devcrypto)")
+        return
+    p, doc = traced(t, ["speed", "-engine", "devcrypto", "-seconds", "1", "-bytes", "16384",
+                        "-evp", "aes-128-cbc"], "devcrypto")
+    ef = ctlib.finding(doc, "engine-failed")
+    check("enable-devcryptoeng" in ef["message"] and "-engine afalg" in ef["fix"]
+          and "Install the module" not in ef["fix"],
+          f"{t.version}: engine-failed says devcrypto is not built, fix afalg: {ef['message'][-300:]} / {ef['fix']}")
+    sf = ctlib.finding(doc, "silent-fallback")
+    check(f"aes-128-cbc encrypt in {impl}" in sf["message"],
+          f"{t.version}: silent-fallback counts the {impl} work: {sf['message'][:200]}")
+
+
 def doctor(t, masked_env=False):
     """`cryptrace doctor --json --libcrypto` on that version's libcrypto (through its own loader
     when it needs its own glibc): its version, AES-NI speed (software under the mask)."""
