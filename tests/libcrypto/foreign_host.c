@@ -32,8 +32,9 @@ static int reference(void *lib, unsigned char *out)
 		key[i] = (unsigned char)i;
 	memset(in, 'A', sizeof(in));
 	void *c = ctx_new();
-	int n = 0, m = 0, ok = c && init(c, cbc(), NULL, key, iv) && update(c, out, &n, in, sizeof(in)) &&
-			       final(c, out + n, &m);
+	int n = 0, m = 0,
+	    ok = c && init(c, cbc(), NULL, key, iv) && update(c, out, &n, in, sizeof(in)) &&
+		 final(c, out + n, &m);
 	ctx_free(c);
 	return ok ? n + m : -1;
 }
@@ -52,7 +53,8 @@ int main(int argc, char **argv)
 	unsigned char want[96], got[96];
 	int nw = reference(lib, want);
 	void *plugin = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);
-	int (*encrypt)(unsigned char *) = plugin ? (int (*)(unsigned char *))dlsym(plugin, "plugin_encrypt") : NULL;
+	int (*encrypt)(unsigned char *) = plugin ? (int (*)(unsigned char *))dlsym(plugin, "plugin_encrypt")
+						 : NULL;
 	if (!encrypt) {
 		fprintf(stderr, "foreign_host: %s\n", dlerror());
 		return 2;
