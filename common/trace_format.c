@@ -510,6 +510,31 @@ size_t ct_encode_module(uint8_t *buf, size_t cap, const struct ct_module *m)
 	return w_end(&w, CT_REC_MODULE);
 }
 
+size_t ct_encode_profile(uint8_t *buf, size_t cap, const struct ct_profile *p, const uint64_t *offsets,
+			 const uint32_t *samples, uint32_t n)
+{
+	struct wbuf w = w_begin(buf, cap);
+	w_u32(&w, p->period_us);
+	w_u64(&w, p->samples);
+	w_u64(&w, p->lost);
+	w_u64(&w, p->unmapped);
+	w_str(&w, p->module);
+	w_str(&w, p->build_id);
+	w_u32(&w, n);
+	for (uint32_t i = 0; i < n; i++) {
+		w_u64(&w, offsets[i]);
+		w_u32(&w, samples[i]);
+	}
+	return w_end(&w, CT_REC_PROFILE);
+}
+
+void ct_profile_entry_at(const struct ct_profile *p, uint32_t i, uint64_t *offset, uint32_t *samples)
+{
+	const uint8_t *e = p->entries + (size_t)i * CT_PROFILE_ENTRY_WIRE;
+	*offset = ct_get_le64(e);
+	*samples = ct_get_le32(e + 8);
+}
+
 size_t ct_encode_proc(uint8_t *buf, size_t cap, const struct ct_proc *p)
 {
 	struct wbuf w = w_begin(buf, cap);
@@ -773,6 +798,24 @@ static void dec_module(struct rcur *c, struct ct_module *m)
 	m->flags = r_u32(c); /* added at the end: 0 from older writers */
 }
 
+static void dec_profile(struct rcur *c, struct ct_profile *p)
+{
+	p->period_us = r_u32(c);
+	p->samples = r_u64(c);
+	p->lost = r_u64(c);
+	p->unmapped = r_u64(c);
+	p->module = r_str(c);
+	p->build_id = r_str(c);
+	p->count = r_u32(c);
+	p->entries = c->p + c->off;
+	if ((uint64_t)p->count * CT_PROFILE_ENTRY_WIRE > c->len - c->off) {
+		c->bad = true;
+		p->count = 0;
+		return;
+	}
+	c->off += (size_t)p->count * CT_PROFILE_ENTRY_WIRE;
+}
+
 static void dec_proc(struct rcur *c, struct ct_proc *p)
 {
 	p->mono_ns = r_u64(c);
@@ -962,6 +1005,9 @@ static int read_one(struct ct_reader *r, struct ct_record *rec)
 		break;
 	case CT_REC_MODULE:
 		dec_module(&c, &rec->u.module);
+		break;
+	case CT_REC_PROFILE:
+		dec_profile(&c, &rec->u.profile);
 		break;
 	default:
 		/* A record type from a newer writer: the CRC was good, skip it. */

@@ -36,16 +36,18 @@
 #define CT_LAT_BUCKETS 160
 
 enum ct_record_type {
-	CT_REC_HEADER = 1, /* once, first record: who, where, how measured */
-	CT_REC_PATH = 2,   /* a path definition: id -> api x impl x cipher x dir */
-	CT_REC_STATS = 3,  /* cumulative counters of one path */
-	CT_REC_EVENT = 4,  /* a failure, fallback, engine/provider selection, session setup... */
-	CT_REC_OPS = 5,    /* per-call mode: a batch of individual operations of one thread */
-	CT_REC_THREAD = 6, /* a thread's id and name */
-	CT_REC_PROC = 7,   /* cumulative process facts: rusage, loaded crypto libraries, drops */
-	CT_REC_END = 8,    /* the process closed its trace cleanly (exit or exec) */
-	CT_REC_MODULE = 9, /* a module named in call sites: its file and build id, so that a
+	CT_REC_HEADER = 1,   /* once, first record: who, where, how measured */
+	CT_REC_PATH = 2,     /* a path definition: id -> api x impl x cipher x dir */
+	CT_REC_STATS = 3,    /* cumulative counters of one path */
+	CT_REC_EVENT = 4,    /* a failure, fallback, engine/provider selection, session setup... */
+	CT_REC_OPS = 5,      /* per-call mode: a batch of individual operations of one thread */
+	CT_REC_THREAD = 6,   /* a thread's id and name */
+	CT_REC_PROC = 7,     /* cumulative process facts: rusage, loaded crypto libraries, drops */
+	CT_REC_END = 8,      /* the process closed its trace cleanly (exit or exec) */
+	CT_REC_MODULE = 9,   /* a module named in call sites: its file and build id, so that a
 			    * reporter can name the functions the process could not */
+	CT_REC_PROFILE = 10, /* sampled user-space CPU (the launcher's perf events, appended after the
+			       * run): one module's samples by file offset, or the process's totals */
 };
 
 enum ct_api {
@@ -265,6 +267,21 @@ struct ct_op {
 	uint32_t bytes;
 };
 
+/* A PROFILE record. The launcher samples the traced processes' user-space CPU (tracer/profile.c)
+ * and appends these to each process's trace file when the run is over: first the totals (module
+ * empty), then one per module with its samples by file offset. */
+struct ct_profile {
+	uint32_t period_us;     /* the sampling period (cpu-clock) */
+	uint64_t samples;       /* this module's; totals: the process's (this file's part of it) */
+	uint64_t lost;          /* totals: samples the kernel could not record (a full buffer) */
+	uint64_t unmapped;      /* totals: samples in no file mapping (generated code, vdso) */
+	struct ct_str module;   /* the file's path; "" for the totals */
+	struct ct_str build_id; /* its GNU build id, hex ("": none) */
+	uint32_t count;         /* (u64 file offset, u32 samples) pairs follow: ct_profile_entry_at */
+	const uint8_t *entries;
+};
+#define CT_PROFILE_ENTRY_WIRE 12
+
 struct ct_ops_batch {
 	uint32_t tid;
 	uint32_t count;
@@ -327,6 +344,11 @@ size_t ct_encode_thread(uint8_t *buf, size_t cap, const struct ct_thread_info *t
 size_t ct_encode_proc(uint8_t *buf, size_t cap, const struct ct_proc *p);
 size_t ct_encode_end(uint8_t *buf, size_t cap, const struct ct_end *e);
 size_t ct_encode_module(uint8_t *buf, size_t cap, const struct ct_module *m);
+/* A PROFILE record with n (offset, samples) entries (p->count and p->entries are ignored). */
+size_t ct_encode_profile(uint8_t *buf, size_t cap, const struct ct_profile *p, const uint64_t *offsets,
+			 const uint32_t *samples, uint32_t n);
+/* Entry i of a decoded PROFILE record. */
+void ct_profile_entry_at(const struct ct_profile *p, uint32_t i, uint64_t *offset, uint32_t *samples);
 
 /* Make a ct_str from a C string (NULL -> empty). */
 struct ct_str ct_str_from(const char *s);
@@ -365,6 +387,7 @@ struct ct_record {
 		struct ct_proc proc;
 		struct ct_end end;
 		struct ct_module module;
+		struct ct_profile profile;
 	} u;
 };
 

@@ -325,6 +325,36 @@ static void json_path(struct jw *w, const struct rp_model *m, const struct rp_pa
 	j_close(w, '}');
 }
 
+/* The sampled CPU profile (report/profile.c): null when none was taken. */
+static void json_profile(struct jw *w, const struct rp_profile *pr)
+{
+	if (!pr->has) {
+		j_num(w, "profile", 0, false);
+		return;
+	}
+	j_obj(w, "profile");
+	j_u64(w, "period_us", pr->period_us);
+	j_u64(w, "samples", pr->samples);
+	j_u64(w, "lost", pr->lost);
+	j_u64(w, "unmapped", pr->unmapped);
+	j_u64(w, "crypto_samples", pr->crypto_samples);
+	j_num(w, "crypto_share", (double)pr->crypto_samples / (double)pr->samples, pr->samples > 0);
+	j_arr(w, "items");
+	for (size_t i = 0; i < pr->nitems; i++) {
+		const struct rp_profile_item *it = &pr->items[i];
+		j_obj(w, NULL);
+		j_cstr(w, "category", it->category);
+		j_cstr(w, "impl", it->impl);
+		j_cstr(w, "module", it->module);
+		j_cstr(w, "function", it->function);
+		j_u64(w, "samples", it->samples);
+		j_num(w, "share", (double)it->samples / (double)pr->samples, pr->samples > 0);
+		j_close(w, '}');
+	}
+	j_close(w, ']');
+	j_close(w, '}');
+}
+
 static void json_proc(struct jw *w, const struct rp_model *m, const struct rp_proc *p)
 {
 	const struct ct_header *h = &p->hdr;
@@ -387,6 +417,7 @@ static void json_proc(struct jw *w, const struct rp_model *m, const struct rp_pr
 		if (p->modules[i].flags & CT_MODULE_MAPPED)
 			j_str(w, NULL, p->modules[i].path);
 	j_close(w, ']');
+	json_profile(w, &p->prof);
 	j_u64(w, "per_call_ops", p->ops);
 	j_u64(w, "dropped_ops", p->proc.dropped_ops > p->ops_dropped ? p->proc.dropped_ops : p->ops_dropped);
 	j_u64(w, "dropped_events", p->proc.dropped_events);

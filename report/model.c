@@ -50,6 +50,8 @@ void rp_model_free(struct rp_model *m)
 		free(p->paths);
 		free(p->events);
 		free(p->modules);
+		free(p->prof.mods);
+		free(p->prof.items);
 		for (size_t k = 0; k < p->nowned; k++)
 			free(p->owned[k]);
 		free(p->owned);
@@ -140,6 +142,23 @@ void rp_proc_add_module(struct rp_proc *p, const struct ct_module *mod)
 	if (!rp_grow((void **)&p->modules, &p->cap_modules, p->nmodules, sizeof(*p->modules)))
 		return;
 	p->modules[p->nmodules++] = *mod;
+}
+
+void rp_proc_add_profile(struct rp_proc *p, const struct ct_profile *r)
+{
+	struct rp_profile *pr = &p->prof;
+	pr->has = true;
+	if (r->period_us)
+		pr->period_us = r->period_us;
+	if (!r->module.len) { /* the totals of one image (a file holds one; two add up) */
+		pr->samples += r->samples;
+		pr->lost += r->lost;
+		pr->unmapped += r->unmapped;
+		return;
+	}
+	if (!rp_grow((void **)&pr->mods, &pr->cap_mods, pr->nmods, sizeof(*pr->mods)))
+		return;
+	pr->mods[pr->nmods++] = *r;
 }
 
 bool rp_proc_own(struct rp_proc *p, char *s)

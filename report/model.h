@@ -72,6 +72,27 @@ struct rp_proc_figures {
 	uint64_t crypto_calls, crypto_bytes;
 };
 
+/* One line of a process's CPU profile: samples in code of one kind (profile.c). */
+struct rp_profile_item {
+	char category[24]; /* "AES", "GHASH", "SHA-256", "ChaCha20", "" (not crypto) */
+	char impl[40];     /* "VAES-512 + VPCLMULQDQ", "AES-NI", "tables (no AES-NI)", ... */
+	char module[64];   /* the file's base name */
+	char function[96]; /* its symbol, else "+0x<start>" in the module */
+	uint64_t samples;
+};
+
+/* A process's sampled user-space CPU (PROFILE records, appended by the launcher). */
+struct rp_profile {
+	bool has;           /* a PROFILE record was read */
+	uint32_t period_us; /* the sampling period */
+	uint64_t samples, lost, unmapped;
+	struct ct_profile *mods; /* the per-module records (entries point into the file's bytes) */
+	size_t nmods, cap_mods;
+	struct rp_profile_item *items; /* classified (rp_profile_classify), most samples first */
+	size_t nitems;
+	uint64_t crypto_samples; /* in items with a category */
+};
+
 enum rp_status { RP_COMPLETE = 0, RP_TRUNCATED = 1, RP_INCOMPLETE = 2 };
 
 struct rp_proc {
@@ -94,6 +115,7 @@ struct rp_proc {
 	char **owned; /* strings made after loading (symbols.c's renamed call
 					  * sites), freed with the model */
 	size_t nowned, cap_owned;
+	struct rp_profile prof;
 	/* Filled by rp_model_merge (merge.c, roles.c, figures.c): */
 	bool superseded; /* a later file of the same process (same pid and start: the
 					  * writer reopened after the program closed its fd) holds
@@ -164,6 +186,10 @@ struct rp_proc *rp_model_add_proc(struct rp_model *m);
 struct rp_path *rp_proc_path(struct rp_proc *p, uint32_t path_id); /* finds or adds */
 void rp_proc_set_event(struct rp_proc *p, const struct ct_event *ev);
 void rp_proc_add_module(struct rp_proc *p, const struct ct_module *mod); /* replaces by name + file */
+/* A PROFILE record (totals, or one module's samples; the entries stay in the file's bytes). */
+void rp_proc_add_profile(struct rp_proc *p, const struct ct_profile *r);
+/* Names and classifies every process's profile samples by the code they fell in (profile.c). */
+void rp_profile_classify(struct rp_model *m);
 bool rp_proc_own(struct rp_proc *p, char *s); /* p frees s with the model; false: not taken */
 void rp_model_warn(struct rp_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool rp_u32list_add(struct rp_u32list *l, uint32_t v); /* adds if absent */

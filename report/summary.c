@@ -23,6 +23,7 @@ int rp_load_inputs(struct rp_model *m, const char *const *paths, int n, const st
 	}
 	if (symbols)
 		rp_symbolize(m);
+	rp_profile_classify(m);
 	rp_demangle(m);
 
 	char msg[300];

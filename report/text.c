@@ -393,6 +393,76 @@ static char *fmt_share(char *buf, size_t cap, double part, bool part_known, doub
  * cipher throughput (bytes over the cipher calls' wall time). Only cipher calls are measured:
  * digests, MACs, signatures and key exchange are not, so the share says "cipher calls", never
  * "crypto" (borg's HMAC-SHA256 costs 5x its AES; ssh's key exchange most of a short session). */
+/* The sampled CPU profile of each process: its crypto code by kind and implementation, and the
+ * rest by module, as shares of its sampled user-space CPU. */
+static void print_profile(const struct rp_model *m, FILE *out)
+{
+	bool any = false;
+	for (size_t i = 0; i < m->nprocs && !any; i++)
+		any = m->procs[i].prof.has && !m->procs[i].superseded;
+	if (!any)
+		return;
+	fprintf(out,
+		"CPU profile (user-space CPU sampled by the launcher; code named by its instructions)\n");
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct rp_proc *p = &m->procs[i];
+		const struct rp_profile *pr = &p->prof;
+		if (!pr->has || p->superseded)
+			continue;
+		char cmd[64];
+		snprintf(cmd, sizeof(cmd), "%.*s", (int)rp_str_basename(p->hdr.exe).len,
+			 rp_str_basename(p->hdr.exe).p);
+		fprintf(out, "  pid %-6u %s: %llu samples (%.3fs of CPU at %u us each)", p->hdr.pid, cmd,
+			(unsigned long long)pr->samples, (double)pr->samples * pr->period_us / 1e6,
+			pr->period_us);
+		if (pr->samples)
+			fprintf(out, "; crypto code %.1f%%",
+				100.0 * (double)pr->crypto_samples / (double)pr->samples);
+		if (pr->lost)
+			fprintf(out, "; %llu lost", (unsigned long long)pr->lost);
+		fputc('\n', out);
+		/* the crypto lines, then the rest by module (at most 4 lines of 1% or more) */
+		for (size_t k = 0; k < pr->nitems; k++) {
+			const struct rp_profile_item *it = &pr->items[k];
+			if (!it->category[0])
+				continue;
+			fprintf(out, "    %5.1f%%  %-8s %-26s %s %s\n",
+				100.0 * (double)it->samples / (double)pr->samples, it->category, it->impl,
+				it->module, it->function);
+		}
+		struct {
+			const char *module;
+			uint64_t n;
+		} rest[16];
+		size_t nrest = 0;
+		for (size_t k = 0; k < pr->nitems; k++) {
+			const struct rp_profile_item *it = &pr->items[k];
+			if (it->category[0])
+				continue;
+			size_t j = 0;
+			while (j < nrest && strcmp(rest[j].module, it->module))
+				j++;
+			if (j == nrest && nrest < 16)
+				rest[nrest++].module = it->module, rest[j].n = 0;
+			if (j < nrest)
+				rest[j].n += it->samples;
+		}
+		for (unsigned shown = 0; shown < 4; shown++) {
+			size_t best = nrest;
+			for (size_t j = 0; j < nrest; j++)
+				if (rest[j].n && (best == nrest || rest[j].n > rest[best].n))
+					best = j;
+			if (best == nrest || (double)rest[best].n < 0.01 * (double)pr->samples)
+				break;
+			fprintf(out, "    %5.1f%%  %-35s %s\n",
+				100.0 * (double)rest[best].n / (double)pr->samples, "other code",
+				rest[best].module);
+			rest[best].n = 0;
+		}
+	}
+	fputc('\n', out);
+}
+
 static void print_crypto_share(const struct rp_model *m, FILE *out)
 {
 	char b1[32], b2[32], b3[32], b4[32], b5[32], mbs[24];
@@ -688,6 +758,7 @@ static void render_text(const struct rp_model *m, FILE *out)
 		print_crypto_share(m, out);
 		print_creators(m, out);
 	}
+	print_profile(m, out);
 	print_events(m, out);
 	print_findings(m, out);
 	for (size_t i = 0; i < m->nwarnings; i++)

@@ -8,6 +8,7 @@
  * the preload carries it across fork and exec on its own.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -22,6 +23,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "profile.h"
 #include "tracer.h"
 #include "report.h"
 #include "route_spec.h"
@@ -31,8 +33,9 @@ struct run_options {
 	const char *route;
 	const char *mode;
 	bool quiet;
-	bool no_argv; /* --no-argv (or CRYPTRACE_ARGV other than 1): record argv[0] only */
-	char **cmd;   /* NULL-terminated */
+	bool no_argv;    /* --no-argv (or CRYPTRACE_ARGV other than 1): record argv[0] only */
+	bool no_profile; /* --no-profile: no sampling profile (tracer/profile.c) */
+	char **cmd;      /* NULL-terminated */
 };
 
 /* A bad route spec is refused here, before anything runs, rather than ignored by the preload. */
@@ -52,10 +55,15 @@ static bool route_spec_ok(const char *spec)
 static int parse_options(int argc, char **argv, struct run_options *o)
 {
 	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' }, { "route", required_argument, NULL, 'R' },
-		{ "mode", required_argument, NULL, 'M' },   { "follow", no_argument, NULL, 'f' },
-		{ "quiet", no_argument, NULL, 'q' },        { "no-argv", no_argument, NULL, 'A' },
-		{ "help", no_argument, NULL, 'h' },         { 0 },
+		{ "output", required_argument, NULL, 'o' },
+		{ "route", required_argument, NULL, 'R' },
+		{ "mode", required_argument, NULL, 'M' },
+		{ "follow", no_argument, NULL, 'f' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "no-argv", no_argument, NULL, 'A' },
+		{ "no-profile", no_argument, NULL, 'P' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
 	};
 	int c;
 
@@ -89,6 +97,9 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 			break;
 		case 'A':
 			o->no_argv = true;
+			break;
+		case 'P':
+			o->no_profile = true;
 			break;
 		case 'h':
 			ct_usage_run(stdout);
@@ -137,6 +148,7 @@ struct child_env {
 	const char *outdir; /* absolute */
 	const struct run_options *opts;
 	uint32_t aesni_cpb_milli;
+	int go_fd; /* >= 0: wait for a byte on it before exec (the profile's events are attached) */
 };
 
 /* In the child: execs CMD with the preload in its environment (ct_fork_piped's body). */
@@ -150,6 +162,12 @@ static void run_child(void *arg, int err_pipe)
 	for (size_t i = 0; i < sizeof(forwarded_signals) / sizeof(forwarded_signals[0]); i++)
 		signal(forwarded_signals[i], SIG_DFL);
 
+	if (ce->go_fd >= 0) {
+		char go;
+		while (read(ce->go_fd, &go, 1) < 0 && errno == EINTR)
+			;
+		close(ce->go_fd);
+	}
 	ct_preload_env(ce->lib, ce->outdir, ce->aesni_cpb_milli);
 	if (ce->opts->mode)
 		setenv("CRYPTRACE_MODE", ce->opts->mode, 1);
@@ -181,21 +199,37 @@ struct child_facts {
 
 /* Starts CMD and waits for it. Returns its exit status the way a shell reports it; *started
  * tells whether CMD was really executed (false: fork or exec failed, an error line was printed). */
-static int spawn_and_wait(const struct child_env *ce, bool *started, struct child_facts *cf)
+static int spawn_and_wait(struct child_env *ce, bool *started, struct child_facts *cf,
+			  struct ct_profiler **prof, char *prof_why, size_t why_cap)
 {
 	*started = false;
 	memset(cf, 0, sizeof(*cf));
 	install_forwarding();
 
-	int rfd;
+	int rfd, go[2] = { -1, -1 };
 
+	/* the profile's events must be on the child before its exec: it waits for them */
+	ce->go_fd = -1;
+	if (!ce->opts->no_profile && pipe2(go, O_CLOEXEC) == 0)
+		ce->go_fd = go[0];
 	cf->start_realtime_ns = ct_clock_ns(CLOCK_REALTIME);
 	cf->start_mono_ns = ct_clock_ns(CLOCK_MONOTONIC);
 	pid_t pid = ct_fork_piped("cryptrace", run_child, (void *)ce, &rfd);
 
-	if (pid < 0)
+	if (go[0] >= 0)
+		close(go[0]);
+	if (pid < 0) {
+		if (go[1] >= 0)
+			close(go[1]);
 		return CT_EXIT_NOT_EXEC;
+	}
 	child_pid = pid;
+	if (go[1] >= 0) {
+		*prof = ct_profile_attach(pid, CT_PROFILE_HZ, prof_why, why_cap);
+		ssize_t unused = write(go[1], "g", 1);
+		(void)unused;
+		close(go[1]);
+	}
 
 	int exec_err = ct_exec_outcome(rfd);
 	int status = 0;
@@ -347,6 +381,25 @@ static void summarize(const char *outdir, char **before, int nbefore, char **cmd
 		ct_names_free(after, nafter);
 }
 
+/* The profile's samples into the trace files; a profile that could not be taken is said in the
+ * command's own trace (a PROFILE record without samples, and the reason). */
+static void finish_profile(struct ct_profiler *prof, const char *outdir, uint32_t pid, const char *attach_why,
+			   const struct run_options *o)
+{
+	char why[256];
+	if (o->no_profile)
+		return;
+	if (!prof) {
+		ct_profile_note(outdir, pid, attach_why);
+		if (!o->quiet)
+			fprintf(stderr, "cryptrace: no CPU profile: %s\n", attach_why);
+		return;
+	}
+	ct_profile_finish(prof, outdir, why, sizeof(why));
+	if (why[0] && !o->quiet)
+		fprintf(stderr, "cryptrace: profile: %s\n", why);
+}
+
 int command_run(int argc, char **argv)
 {
 	struct run_options opts = { 0 };
@@ -395,15 +448,18 @@ int command_run(int argc, char **argv)
 	char **before;
 	int nbefore = ct_outdir_list(absdir, &before);
 
-	const struct child_env ce = {
+	struct child_env ce = {
 		.lib = lib,
 		.outdir = absdir,
 		.opts = &opts,
 		.aesni_cpb_milli = ct_calibrate_aesni_cpb(),
+		.go_fd = -1,
 	};
 	bool started;
 	struct child_facts cf;
-	int status = spawn_and_wait(&ce, &started, &cf);
+	struct ct_profiler *prof = NULL;
+	char prof_why[256] = "";
+	int status = spawn_and_wait(&ce, &started, &cf, &prof, prof_why, sizeof(prof_why));
 
 	/* A child that exited without its exit handlers (a Go program) left its trace open: the
 	 * launcher knows how it ended. */
@@ -421,9 +477,14 @@ int command_run(int argc, char **argv)
 		/* -q too; and before listing, so that the summary counts it as this run's. */
 		if (exe.kind == CT_ELF_STATIC)
 			write_static_trace(absdir, &exe, opts.cmd, &cf, &opts);
+		/* after the static trace, which then carries the profile too */
+		finish_profile(prof, absdir, cf.pid, prof_why, &opts);
+		prof = NULL;
 		if (!opts.quiet)
 			summarize(absdir, before, nbefore > 0 ? nbefore : 0, opts.cmd, &exe);
 	}
+	if (prof) /* CMD never ran */
+		ct_profile_finish(prof, absdir, prof_why, sizeof(prof_why));
 	if (nbefore > 0)
 		ct_names_free(before, nbefore);
 	return status;

@@ -76,6 +76,7 @@ void rp_eval_silent_fallback(struct rp_model *m);        /* silent_fallback.c */
 void rp_eval_session_failed(struct rp_model *m);         /* offload_failed.c */
 void rp_eval_kernel_refused(struct rp_model *m);         /* kernel_refused.c */
 void rp_eval_software_aes(struct rp_model *m);           /* software_aes.c */
+void rp_eval_profile_aes(struct rp_model *m);            /* profile_aes.c */
 void rp_eval_lowlevel_api(struct rp_model *m);           /* lowlevel_api.c */
 void rp_eval_kernel_software_driver(struct rp_model *m); /* kernel_offload.c */
 void rp_eval_small_requests_offload(struct rp_model *m); /* kernel_offload.c */

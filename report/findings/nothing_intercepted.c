@@ -329,6 +329,33 @@ static void describe_processes(const struct rp_model *m, struct rp_finding *f, s
 	free(r);
 }
 
+/* What the CPU profile saw where the hooks saw nothing (report/profile.c): each process's largest
+ * crypto line, so that the reader knows the work is there and what code ran it. */
+static void profile_saw(const struct rp_model *m, struct rp_finding *f)
+{
+	bool first = true;
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct rp_proc *p = &m->procs[i];
+		const struct rp_profile *pr = &p->prof;
+		if (!rp_proc_shown(m, p) || !pr->crypto_samples || !pr->samples)
+			continue;
+		const struct rp_profile_item *top = NULL;
+		for (size_t k = 0; k < pr->nitems && !top; k++)
+			if (pr->items[k].category[0])
+				top = &pr->items[k];
+		if (!top)
+			continue;
+		CAT(message,
+		    "%s pid %u: %s (%s) in %s, %.1f%% of its sampled CPU (crypto code in all: %.1f%%)",
+		    first ? " The CPU profile saw crypto code all the same:" : ";", p->hdr.pid, top->category,
+		    top->impl, top->module, 100.0 * (double)top->samples / (double)pr->samples,
+		    100.0 * (double)pr->crypto_samples / (double)pr->samples);
+		first = false;
+	}
+	if (!first)
+		CAT(message, ".");
+}
+
 void rp_eval_nothing_intercepted(struct rp_model *m)
 {
 	uint64_t calls = 0;
@@ -351,6 +378,7 @@ void rp_eval_nothing_intercepted(struct rp_model *m)
 	char why[600];
 	nothing_reason(m, why, sizeof(why), false);
 	CAT(message, "No crypto calls were seen in %zu process(es): %s.", nproc, why);
+	profile_saw(m, f);
 	CAT(evidence, "0 intercepted cipher calls in %zu trace file(s)", nproc);
 	if (statics)
 		CAT(evidence, "; %zu written by the launcher for a statically linked program", statics);

@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The launcher's CPU profile (tracer/profile.c, report/profile.c) on real programs:
+
+  - profile_loop (16 KiB EVP aes-128-cbc for 1 s, shared libcrypto): the profile took samples for
+    the process's CPU time (samples x period against its utime + stime, within 10 %); its AES code
+    is named by its instructions (AES-NI or VAES on a CPU with AES, else tables or vpaes) and is
+    most of the CPU; the hooks and the profile agree: the AES code's sampled time against the
+    path's CPU time within the sampling error (3 sigma) plus the EVP dispatch around the AES
+    function (5 %), the bound the report's docs state;
+  - the same under OPENSSL_ia32cap's AES-NI mask: vpaes (SSSE3), named so;
+  - openssl speed -evp aes-128-gcm: AES and GHASH code (carry-less multiply) both named;
+  - wget (GnuTLS) fetching 16 MiB over TLS 1.3 AES-256-GCM from openssl s_server: the hooks see
+    nothing; the profile names GnuTLS's (or nettle's) accelerated AES, and nothing-intercepted
+    says what it saw; with GNUTLS_CPUID_OVERRIDE=0x1 and NETTLE_FAT_OVERRIDE=none, no AES-NI code
+    runs and software-aes names the library and the override;
+  - profile_loop built static (OpenSSL inside, no preload can enter it): its AES code is named in
+    its own executable all the same, and nothing-intercepted says so;
+  - --no-profile: no profile; in a seccomp filter that refuses perf_event_open (noperf, as a
+    container's default policy does): the program runs as it would, the trace says why there is
+    no profile, and the hooks' figures are all there.
+"""
+import glob
+import math
+import os
+import re
+import subprocess
+
+import ctlib
+from ctlib import check
+from ctlib.daemons import Daemon, free_port
+
+BIN = os.environ.get("CT_PROFILE_BIN", "")
+LOOP = os.path.join(BIN, "profile_loop")
+
+
+def run(tag, argv, extra=(), env=None, wrap=()):
+    out = ctlib.tmpdir(f"profile-{tag}")
+    cmd = list(wrap) + [ctlib.CRYPTRACE, "run", "-q", "-o", out] + list(extra) + ["--"] + list(argv)
+    p = ctlib.run(cmd, env=env)
+    check(p.returncode == 0, f"{tag}: ran under cryptrace ({p.returncode}, {p.stderr[-300:]!r})")
+    doc = ctlib.report_ok([out])
+    return p, doc
+
+
+def main_proc(doc):
+    procs = [x for x in doc["processes"] if not x.get("superseded")]
+    return procs[0]
+
+
+def aes_items(prof):
+    return [i for i in prof["items"] if i["category"] == "AES"]
+
+
+def show(tag, prof):
+    print(f"{tag}: {prof['samples']} samples, crypto {prof['crypto_share']}")
+    for i in prof["items"][:8]:
+        print(f"    {i['samples']:6d}  {i['category']:8s} {i['impl']:28s} {i['module']} {i['function']}")
+
+
+def loop_cbc():
+    p, doc = run("loop", [LOOP, "1"])
+    pr = main_proc(doc)
+    prof = pr.get("profile")
+    check(prof is not None, "profile_loop: a profile was taken")
+    show("loop", prof)
+    cpu_s = ((pr.get("utime_ns") or 0) + (pr.get("stime_ns") or 0)) / 1e9
+    sampled_s = prof["samples"] * prof["period_us"] / 1e6
+    check(cpu_s > 0.5 and abs(sampled_s / cpu_s - 1) <= 0.10,
+          f"samples x period {sampled_s:.3f} s against the process's CPU {cpu_s:.3f} s (within 10 %)")
+    aes = aes_items(prof)
+    n_aes = sum(i["samples"] for i in aes)
+    check(n_aes >= 0.8 * prof["samples"], f"AES code is most of the CPU ({n_aes} of {prof['samples']})")
+    top = max(aes, key=lambda i: i["samples"])
+    want = ("AES-NI", "VAES") if ctlib.cpu_has_aes() else ("tables", "vpaes")
+    check(top["impl"].startswith(want) and top["module"].startswith("libcrypto"),
+          f"the AES code is libcrypto's {want}: {top}")
+    # the hooks against the profile: the path's CPU time against the AES code's sampled time
+    path = max((x for x in doc["paths"] if x["api"] == "evp"), key=lambda x: x["bytes"])
+    hooked_s = ((path["user_ns"] or 0) + (path["sys_ns"] or 0)) / 1e9
+    prof_s = n_aes * prof["period_us"] / 1e6
+    if os.environ.get("CT_ASAN"):
+        print("skip the hooks/profile cross-check: timing under the sanitizer runtime is not the "
+              "program's (the truth suite leaves it out too)")
+        return
+    bound = 3 / math.sqrt(n_aes) + 0.05
+    ratio = prof_s / hooked_s
+    print(f"hooks {hooked_s:.3f} s, profile's AES code {prof_s:.3f} s: {ratio:.3f} (bound +-{bound:.3f})")
+    check(abs(ratio - 1) <= bound, f"hooks and profile agree: {ratio:.3f} within +-{bound:.3f}")
+
+
+def loop_masked():
+    if "ssse3" not in open("/proc/cpuinfo").read().split():
+        print("skip the masked case: this CPU has no SSSE3 (vpaes)")
+        return
+    env = dict(os.environ, OPENSSL_ia32cap=ctlib.MASK)
+    p, doc = run("masked", [LOOP, "0.5"], env=env)
+    prof = main_proc(doc)["profile"]
+    show("masked", prof)
+    top = max(aes_items(prof), key=lambda i: i["samples"])
+    check(top["impl"].startswith("vpaes") and top["samples"] >= 0.8 * prof["samples"],
+          f"masked: vpaes (SSSE3) named: {top}")
+
+
+def speed_gcm():
+    openssl = ctlib.need_program("openssl")
+    p, doc = run("gcm", [openssl, "speed", "-seconds", "1", "-bytes", "16384", "-evp", "aes-128-gcm"])
+    prof = main_proc(doc)["profile"]
+    show("gcm", prof)
+    cats = {i["category"] for i in prof["items"] if i["samples"] >= 0.02 * prof["samples"]}
+    if ctlib.cpu_has_aes():
+        check("AES" in cats and any("CLMUL" in i["impl"] or i["category"] == "GHASH" for i in prof["items"]),
+              f"gcm: AES and carry-less multiply (GHASH) both named ({cats})")
+
+
+def wget_gnutls(env=None, tag="wget"):
+    """wget (GnuTLS) fetching 16 MiB over TLS 1.3 AES-GCM from openssl s_server: the hooks see
+    nothing of GnuTLS; the profile names its AES code (GnuTLS's own or nettle's). Returns the
+    report and the AES items."""
+    wget, openssl = ctlib.need_program("wget"), ctlib.need_program("openssl")
+    tmp = ctlib.tmpdir("wget")
+    key, cert = ctlib.throwaway_cert(tmp)
+    src = os.path.join(tmp, "data.bin")
+    with open(src, "wb") as f:
+        f.write(os.urandom(16 << 20))
+    port = free_port()
+    sdir = ctlib.tmpdir("profile-s_server")
+    server = Daemon([openssl, "s_server", "-WWW", "-naccept", "1", "-tls1_3", "-ciphersuites",
+                     "TLS_AES_256_GCM_SHA384", "-accept", f"127.0.0.1:{port}", "-cert", cert, "-key", key],
+                    sdir, "ACCEPT", cwd=tmp)
+    try:
+        p, doc = run(tag, [wget, "-q", "--no-check-certificate", "-O", os.path.join(tmp, "got.bin"),
+                           f"https://127.0.0.1:{port}/data.bin"], env=env)
+        server.wait()
+    finally:
+        server.stop()
+    prof = main_proc(doc)["profile"]
+    show(tag, prof)
+    aes = [i for i in aes_items(prof) if i["module"].startswith(("libgnutls", "libnettle"))]
+    check(aes, f"{tag}: AES code in GnuTLS or nettle named ({prof['items'][:4]})")
+    f = ctlib.finding(doc, "nothing-intercepted")
+    check("The CPU profile saw crypto code all the same" in f["message"],
+          f"{tag}: nothing-intercepted says what the profile saw: {f['message'][:300]}")
+    return doc, aes
+
+
+def wget_cases():
+    doc, aes = wget_gnutls()
+    if not ctlib.cpu_has_aes():
+        print("skip the AES-NI and software-AES checks for wget: this CPU has no AES instructions")
+        return
+    check(any(i["impl"].startswith(("AES-NI", "VAES")) for i in aes),
+          f"wget: GnuTLS's accelerated AES named ({aes[:3]})")
+    check(not [f for f in doc["findings"] if f["kind"] == "software-aes"], "wget: no software-aes")
+    # GnuTLS's and nettle's CPU-feature overrides with nothing enabled: software AES
+    env = dict(os.environ, GNUTLS_CPUID_OVERRIDE="0x1", NETTLE_FAT_OVERRIDE="none")
+    doc, aes = wget_gnutls(env, "wget-sw")
+    check(all(not i["impl"].startswith(("AES-NI", "VAES")) for i in aes if i["samples"] > 2),
+          f"wget-sw: no AES-NI code ran ({aes[:3]})")
+    f = ctlib.finding(doc, "software-aes")
+    check(("libnettle" in f["message"] or "libgnutls" in f["message"]) and
+          "GNUTLS_CPUID_OVERRIDE" in f["fix"],
+          f"wget-sw: software-aes names the library and its override: {f['message'][:300]} / {f['fix']}")
+
+
+def static_loop():
+    exe = os.path.join(BIN, "profile_loop_static")
+    if not os.access(exe, os.X_OK):
+        print("skip the static case: not built (no libcrypto.a or static libc, or a sanitizer build)")
+        return
+    p, doc = run("static", [exe, "1"])
+    prof = main_proc(doc).get("profile")
+    check(prof is not None, "static: profiled although no preload entered it")
+    show("static", prof)
+    aes = aes_items(prof)
+    check(aes and max(aes, key=lambda i: i["samples"])["module"] == "profile_loop_static"
+          and sum(i["samples"] for i in aes) >= 0.8 * prof["samples"],
+          f"static: its own AES code named in the executable ({aes[:2]})")
+    f = ctlib.finding(doc, "nothing-intercepted")
+    check("The CPU profile saw crypto code all the same" in f["message"] and "AES" in f["message"],
+          f"static: nothing-intercepted says what the profile saw: {f['message'][-300:]}")
+
+
+def refused():
+    p, doc = run("off", [LOOP, "0.2"], extra=["--no-profile"])
+    check(main_proc(doc).get("profile") is None, "--no-profile: no profile")
+    noperf = os.path.join(BIN, "noperf")
+    bare = ctlib.run([noperf, LOOP, "0.2"])
+    if bare.returncode == 77:
+        print(f"skip the refused case: {bare.stderr.decode().strip()}")
+        return
+    p, doc = run("refused", [LOOP, "0.2"], wrap=[noperf])
+    pr = main_proc(doc)
+    check(pr.get("profile") is None, "refused: no profile")
+    ev = ctlib.events(doc, call="profile")
+    check(ev and "perf events refused" in ev[0]["detail"], f"refused: the trace says why ({ev})")
+    check(any(x["calls"] > 0 for x in doc["paths"]), "refused: the hooks' paths are all there")
+
+
+def known_symbols():
+    """Every function report/profile_symbols.def names in a library is in that library as
+    installed here: a new version that renames one fails here, not as "other code"."""
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "report",
+                       "profile_symbols.def")
+    entries = re.findall(r'^PROFILE_SYMBOL\("([^"]+)", "([^"]+)", (\d)', open(src).read(), re.M)
+    check(entries, f"profile_symbols.def has library entries ({src})")
+    for module, symbol, prefix in entries:
+        libs = sorted(glob.glob(f"/lib/*-linux-gnu/{module}.so*") + glob.glob(f"/usr/lib/*-linux-gnu/{module}.so*"))
+        if not libs:
+            print(f"skip {module}!{symbol}: {module} is not installed")
+            continue
+        out = subprocess.run(["readelf", "-sW", libs[0]], stdout=subprocess.PIPE, text=True).stdout
+        names = {ln.split()[7].split("@")[0] for ln in out.splitlines() if len(ln.split()) >= 8}
+        found = any(n.startswith(symbol) for n in names) if prefix == "1" else symbol in names
+        check(found, f"{os.path.basename(libs[0])} defines {symbol} (profile_symbols.def)")
+
+
+def test():
+    if not os.access(LOOP, os.X_OK):
+        check(False, f"{LOOP} was built")
+    known_symbols()
+    loop_cbc()
+    loop_masked()
+    speed_gcm()
+    wget_cases()
+    static_loop()
+    refused()
+
+
+ctlib.main(test)

@@ -1,0 +1,690 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * profile.c - the launcher's sampling profile (profile.h says what it is for).
+ *
+ * perf_event_open with the software cpu-clock, user space only (exclude_kernel: allowed to an
+ * unprivileged user at perf_event_paranoid 2; a VM has no hardware counters), one event per CPU
+ * on the child's pid, inherited by its threads and children, enabled at its exec. Each event has
+ * a ring buffer, which a thread of the launcher drains every DRAIN_MS: samples (ip, pid, time)
+ * are resolved against each process's executable mappings, known from the MMAP2 records (and
+ * /proc/PID/maps for mappings made before sampling began) and counted per (process image, file,
+ * file offset). Nothing is done to the program: no signal, no ptrace, nothing in its memory.
+ *
+ * After the run, each process image's counts are appended to its trace file (that pid's file
+ * begun nearest the image's first sample) as PROFILE records: the reporter names and
+ * classifies the code at those offsets (report/profile.c).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "elf_note.h"
+#include "profile.h"
+#include "trace_format.h"
+
+#define RING_PAGES 64 /* per CPU: 256 KiB, ~6 s of samples at 1 kHz, drained every DRAIN_MS */
+#define DRAIN_MS 20
+#define MAX_CPUS 1024
+#define MAX_ENTRIES_PER_MODULE 65536
+
+struct ring {
+	int fd;
+	uint8_t *base; /* the control page, then RING_PAGES of data */
+	size_t data_size;
+};
+
+struct map {
+	uint64_t start, end, pgoff;
+	uint32_t file; /* index into files */
+};
+
+struct image { /* a process between two execs */
+	uint32_t pid;
+	uint32_t gen;
+	uint64_t first_ns; /* CLOCK_MONOTONIC of its first sample */
+	uint64_t samples, unmapped;
+	struct map *maps;
+	size_t nmaps, cap;
+	bool maps_read; /* /proc/PID/maps read for this image */
+	bool current;   /* the pid's live image */
+};
+
+struct count {
+	uint32_t image, file;
+	uint64_t off;
+	uint64_t n; /* 0: free slot */
+};
+
+struct ct_profiler {
+	struct ring rings[MAX_CPUS];
+	unsigned nrings;
+	unsigned period_us;
+	char **files;
+	size_t nfiles, files_cap;
+	struct image *images;
+	size_t nimages, images_cap;
+	struct count *counts;
+	size_t counts_cap, ncounts;
+	uint64_t lost;
+	pthread_t thread;
+	bool thread_started;
+	volatile int stop;
+	uint8_t scratch[65536];
+};
+
+static int perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu)
+{
+	return (int)syscall(SYS_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* ---- what the samples are resolved against ----------------------------------------------- */
+
+static uint32_t file_id(struct ct_profiler *p, const char *path)
+{
+	for (size_t i = 0; i < p->nfiles; i++)
+		if (!strcmp(p->files[i], path))
+			return (uint32_t)i;
+	if (p->nfiles == p->files_cap) {
+		size_t cap = p->files_cap ? 2 * p->files_cap : 64;
+		char **f = realloc(p->files, cap * sizeof(*f));
+		if (!f)
+			return UINT32_MAX;
+		p->files = f;
+		p->files_cap = cap;
+	}
+	char *s = strdup(path);
+	if (!s)
+		return UINT32_MAX;
+	p->files[p->nfiles] = s;
+	return (uint32_t)p->nfiles++;
+}
+
+/* The live image of pid, made when first seen. */
+static struct image *image_of(struct ct_profiler *p, uint32_t pid)
+{
+	for (size_t i = p->nimages; i-- > 0;)
+		if (p->images[i].pid == pid && p->images[i].current)
+			return &p->images[i];
+	if (p->nimages == p->images_cap) {
+		size_t cap = p->images_cap ? 2 * p->images_cap : 16;
+		struct image *im = realloc(p->images, cap * sizeof(*im));
+		if (!im)
+			return NULL;
+		p->images = im;
+		p->images_cap = cap;
+	}
+	struct image *im = &p->images[p->nimages++];
+	memset(im, 0, sizeof(*im));
+	im->pid = pid;
+	im->current = true;
+	return im;
+}
+
+static void add_map(struct ct_profiler *p, struct image *im, uint64_t start, uint64_t len, uint64_t pgoff,
+		    const char *path)
+{
+	if (!len || path[0] != '/')
+		return;
+	uint32_t f = file_id(p, path);
+	if (f == UINT32_MAX)
+		return;
+	/* a mapping over an older one replaces it */
+	for (size_t i = 0; i < im->nmaps; i++) {
+		struct map *m = &im->maps[i];
+		if (m->start < start + len && start < m->end) {
+			*m = (struct map){ start, start + len, pgoff, f };
+			return;
+		}
+	}
+	if (im->nmaps == im->cap) {
+		size_t cap = im->cap ? 2 * im->cap : 32;
+		struct map *mm = realloc(im->maps, cap * sizeof(*mm));
+		if (!mm)
+			return;
+		im->maps = mm;
+		im->cap = cap;
+	}
+	im->maps[im->nmaps++] = (struct map){ start, start + len, pgoff, f };
+}
+
+/* Mappings made before sampling began (the executable and the loader at exec, or all of them
+ * for a process whose MMAP records were lost): read once per image while it runs. */
+static void read_proc_maps(struct ct_profiler *p, struct image *im)
+{
+	char path[64], line[4352];
+	im->maps_read = true;
+	snprintf(path, sizeof(path), "/proc/%u/maps", im->pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, off;
+		char perms[8];
+		int name_at = 0;
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &off, &name_at) < 4 ||
+		    perms[2] != 'x' || !name_at)
+			continue;
+		char *name = line + name_at;
+		name[strcspn(name, "\n")] = 0;
+		add_map(p, im, start, end - start, off, name);
+	}
+	fclose(f);
+}
+
+static const struct map *find_map(const struct image *im, uint64_t ip)
+{
+	for (size_t i = 0; i < im->nmaps; i++)
+		if (ip - im->maps[i].start < im->maps[i].end - im->maps[i].start)
+			return &im->maps[i];
+	return NULL;
+}
+
+/* ---- the counts -------------------------------------------------------------------------- */
+
+static uint64_t hash_key(uint32_t image, uint32_t file, uint64_t off)
+{
+	uint64_t h = off * 0x9e3779b97f4a7c15ull ^ ((uint64_t)image << 32 | file) * 0xbf58476d1ce4e5b9ull;
+	return h ^ (h >> 29);
+}
+
+static bool counts_grow(struct ct_profiler *p)
+{
+	size_t cap = p->counts_cap ? 2 * p->counts_cap : 4096;
+	struct count *c = calloc(cap, sizeof(*c));
+	if (!c)
+		return false;
+	for (size_t i = 0; i < p->counts_cap; i++) {
+		struct count *o = &p->counts[i];
+		if (!o->n)
+			continue;
+		size_t j = hash_key(o->image, o->file, o->off) & (cap - 1);
+		while (c[j].n)
+			j = (j + 1) & (cap - 1);
+		c[j] = *o;
+	}
+	free(p->counts);
+	p->counts = c;
+	p->counts_cap = cap;
+	return true;
+}
+
+static void count_sample(struct ct_profiler *p, uint32_t image, uint32_t file, uint64_t off)
+{
+	if (p->ncounts * 2 >= p->counts_cap && !counts_grow(p))
+		return;
+	size_t j = hash_key(image, file, off) & (p->counts_cap - 1);
+	while (p->counts[j].n &&
+	       !(p->counts[j].image == image && p->counts[j].file == file && p->counts[j].off == off))
+		j = (j + 1) & (p->counts_cap - 1);
+	if (!p->counts[j].n) {
+		p->counts[j] = (struct count){ image, file, off, 0 };
+		p->ncounts++;
+	}
+	p->counts[j].n++;
+}
+
+/* ---- the records ------------------------------------------------------------------------- */
+
+static void on_sample(struct ct_profiler *p, const uint8_t *r, size_t len)
+{
+	/* PERF_SAMPLE_IP | TID | TIME: u64 ip; u32 pid, tid; u64 time */
+	if (len < sizeof(struct perf_event_header) + 24)
+		return;
+	uint64_t ip, t;
+	uint32_t pid;
+	memcpy(&ip, r + 8, 8);
+	memcpy(&pid, r + 16, 4);
+	memcpy(&t, r + 24, 8);
+	struct image *im = image_of(p, pid);
+	if (!im)
+		return;
+	if (!im->samples && !im->unmapped)
+		im->first_ns = t;
+	const struct map *m = find_map(im, ip);
+	if (!m && !im->maps_read) {
+		read_proc_maps(p, im);
+		m = find_map(im, ip);
+	}
+	if (!m) {
+		im->unmapped++;
+		return;
+	}
+	im->samples++;
+	count_sample(p, (uint32_t)(im - p->images), m->file, ip - m->start + m->pgoff);
+}
+
+static void on_record(struct ct_profiler *p, const uint8_t *r, size_t len)
+{
+	struct perf_event_header h;
+	memcpy(&h, r, sizeof(h));
+	uint32_t pid, ppid;
+	struct image *im;
+	switch (h.type) {
+	case PERF_RECORD_SAMPLE:
+		on_sample(p, r, len);
+		break;
+	case PERF_RECORD_MMAP2: {
+		/* u32 pid, tid; u64 addr, len, pgoff; u32 maj, min; u64 ino, ino_generation; u32 prot,
+		 * flags; char filename[] */
+		if (len < 8 + 64 + 1)
+			break;
+		uint64_t addr, mlen, pgoff;
+		uint32_t prot;
+		memcpy(&pid, r + 8, 4);
+		memcpy(&addr, r + 16, 8);
+		memcpy(&mlen, r + 24, 8);
+		memcpy(&pgoff, r + 32, 8);
+		memcpy(&prot, r + 64, 4);
+		const char *name = (const char *)r + 72;
+		if (!(prot & 4 /* PROT_EXEC */) || !memchr(name, 0, len - 72))
+			break;
+		im = image_of(p, pid);
+		if (im)
+			add_map(p, im, addr, mlen, pgoff, name);
+		break;
+	}
+	case PERF_RECORD_COMM:
+		/* an exec: a new image, whose mappings come with it */
+		if (!(h.misc & PERF_RECORD_MISC_COMM_EXEC) || len < 16)
+			break;
+		memcpy(&pid, r + 8, 4);
+		im = image_of(p, pid);
+		if (im && (im->samples || im->unmapped || im->nmaps)) {
+			uint32_t gen = im->gen;
+			im->current = false;
+			im = image_of(p, pid);
+			if (im)
+				im->gen = gen + 1;
+		}
+		break;
+	case PERF_RECORD_FORK: {
+		/* u32 pid, ppid, tid, ptid: a new process has its parent's mappings */
+		if (len < 24)
+			break;
+		uint32_t tid;
+		memcpy(&pid, r + 8, 4);
+		memcpy(&ppid, r + 12, 4);
+		memcpy(&tid, r + 16, 4);
+		if (pid == ppid || pid != tid)
+			break; /* a thread */
+		struct image *parent = image_of(p, ppid);
+		size_t pi = parent ? (size_t)(parent - p->images) : 0;
+		im = image_of(p, pid);
+		if (!parent || !im)
+			break;
+		parent = &p->images[pi]; /* image_of may have moved the array */
+		for (size_t i = 0; i < parent->nmaps; i++) {
+			const struct map *m = &parent->maps[i];
+			add_map(p, im, m->start, m->end - m->start, m->pgoff, p->files[m->file]);
+		}
+		im->maps_read = parent->maps_read;
+		break;
+	}
+	case PERF_RECORD_LOST: {
+		uint64_t lost;
+		if (len >= 24) {
+			memcpy(&lost, r + 16, 8);
+			p->lost += lost;
+		}
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static void drain_ring(struct ct_profiler *p, struct ring *rg)
+{
+	struct perf_event_mmap_page *mp = (struct perf_event_mmap_page *)rg->base;
+	const uint8_t *data = rg->base + sysconf(_SC_PAGESIZE);
+	uint64_t head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE), tail = mp->data_tail;
+	while (tail + sizeof(struct perf_event_header) <= head) {
+		struct perf_event_header h;
+		size_t at = tail % rg->data_size;
+		for (size_t i = 0; i < sizeof(h); i++)
+			((uint8_t *)&h)[i] = data[(at + i) % rg->data_size];
+		if (h.size < sizeof(h) || tail + h.size > head)
+			break;
+		const uint8_t *r = data + at;
+		if (at + h.size > rg->data_size) { /* wraps: copy it out */
+			size_t first = rg->data_size - at;
+			memcpy(p->scratch, data + at, first);
+			memcpy(p->scratch + first, data, h.size - first);
+			r = p->scratch;
+		}
+		on_record(p, r, h.size);
+		tail += h.size;
+	}
+	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+static void drain_all(struct ct_profiler *p)
+{
+	for (unsigned i = 0; i < p->nrings; i++)
+		drain_ring(p, &p->rings[i]);
+}
+
+static void *drain_thread(void *arg)
+{
+	struct ct_profiler *p = arg;
+	while (!__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) {
+		drain_all(p);
+		struct timespec ts = { 0, DRAIN_MS * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+/* ---- attach ------------------------------------------------------------------------------ */
+
+static void close_rings(struct ct_profiler *p)
+{
+	size_t len = (1 + RING_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
+	for (unsigned i = 0; i < p->nrings; i++) {
+		munmap(p->rings[i].base, len);
+		close(p->rings[i].fd);
+	}
+	p->nrings = 0;
+}
+
+static void profiler_free(struct ct_profiler *p)
+{
+	close_rings(p);
+	for (size_t i = 0; i < p->nfiles; i++)
+		free(p->files[i]);
+	free(p->files);
+	for (size_t i = 0; i < p->nimages; i++)
+		free(p->images[i].maps);
+	free(p->images);
+	free(p->counts);
+	free(p);
+}
+
+static void refusal(char *why, size_t cap, int err)
+{
+	char paranoid[16] = "?";
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	if (f) {
+		if (!fgets(paranoid, sizeof(paranoid), f))
+			snprintf(paranoid, sizeof(paranoid), "?");
+		paranoid[strcspn(paranoid, "\n")] = 0;
+		fclose(f);
+	}
+	int level = atoi(paranoid);
+	if ((err == EACCES || err == EPERM) && paranoid[0] != '?' && level <= 2)
+		snprintf(why, cap,
+			 "perf events refused (%s) although kernel.perf_event_paranoid is %s, which lets a "
+			 "user sample their own processes: a seccomp policy (a container's) forbids "
+			 "perf_event_open; allow it there to get the profile",
+			 strerror(err), paranoid);
+	else if (err == EACCES || err == EPERM)
+		snprintf(why, cap,
+			 "perf events refused (%s): kernel.perf_event_paranoid is %s; `sysctl "
+			 "kernel.perf_event_paranoid=2` lets a user sample their own processes",
+			 strerror(err), paranoid);
+	else if (err == ENOSYS || err == ENOENT || err == EOPNOTSUPP)
+		snprintf(why, cap, "perf events are not available here (%s)", strerror(err));
+	else
+		snprintf(why, cap, "perf_event_open failed: %s", strerror(err));
+}
+
+struct ct_profiler *ct_profile_attach(pid_t pid, unsigned hz, char *why, size_t cap)
+{
+	struct ct_profiler *p = calloc(1, sizeof(*p));
+	if (!p) {
+		snprintf(why, cap, "out of memory");
+		return NULL;
+	}
+	if (!hz)
+		hz = CT_PROFILE_HZ;
+	p->period_us = 1000000u / hz;
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.sample_period = (uint64_t)p->period_us * 1000u;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	a.disabled = 1;
+	a.enable_on_exec = 1;
+	a.inherit = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.mmap = 1;
+	a.mmap2 = 1;
+	a.comm = 1;
+	a.comm_exec = 1;
+	a.task = 1;
+	a.sample_id_all = 1;
+	a.use_clockid = 1;
+	a.clockid = CLOCK_MONOTONIC;
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	size_t len = (1 + RING_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
+	int first_err = 0;
+	for (long cpu = 0; cpu < ncpu && cpu < MAX_CPUS; cpu++) {
+		int fd = perf_event_open(&a, pid, (int)cpu);
+		if (fd < 0) {
+			if (!first_err)
+				first_err = errno;
+			continue; /* an offline CPU */
+		}
+		void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (m == MAP_FAILED) {
+			if (!first_err)
+				first_err = errno;
+			close(fd);
+			continue;
+		}
+		p->rings[p->nrings++] = (struct ring){ fd, m, RING_PAGES * (size_t)sysconf(_SC_PAGESIZE) };
+	}
+	if (!p->nrings) {
+		refusal(why, cap, first_err ? first_err : ENOSYS);
+		profiler_free(p);
+		return NULL;
+	}
+	if (pthread_create(&p->thread, NULL, drain_thread, p) != 0) {
+		snprintf(why, cap, "cannot start the profile's thread");
+		profiler_free(p);
+		return NULL;
+	}
+	p->thread_started = true;
+	return p;
+}
+
+/* ---- writing ----------------------------------------------------------------------------- */
+
+struct trace_file {
+	char path[4096];
+	uint64_t start_mono_ns;
+};
+
+/* The trace files of pid in outdir, with their start times. */
+static size_t files_of(const char *outdir, uint32_t pid, struct trace_file *out, size_t cap)
+{
+	DIR *d = opendir(outdir);
+	if (!d)
+		return 0;
+	char want[32];
+	snprintf(want, sizeof(want), ".%u.ctrace", pid);
+	size_t n = 0;
+	struct dirent *e;
+	static struct ct_record rec;
+	while ((e = readdir(d)) && n < cap) {
+		const char *at = strstr(e->d_name, want);
+		if (!at || (at[strlen(want)] && at[strlen(want)] != '.'))
+			continue;
+		snprintf(out[n].path, sizeof(out[n].path), "%s/%s", outdir, e->d_name);
+		int fd = open(out[n].path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		/* the header is the first record, well within the first 64 KiB */
+		static uint8_t head[65536];
+		ssize_t got = pread(fd, head, sizeof(head), 0);
+		close(fd);
+		struct ct_reader r;
+		bool ok = got > 0 && ct_reader_init(&r, head, (size_t)got) == CT_READ_OK &&
+			  ct_reader_next(&r, &rec) == CT_READ_OK && rec.type == CT_REC_HEADER &&
+			  rec.u.header.pid == pid;
+		if (ok)
+			out[n++].start_mono_ns = rec.u.header.start_mono_ns;
+	}
+	closedir(d);
+	return n;
+}
+
+static void build_id_of(const char *path, char *hex, size_t cap)
+{
+	hex[0] = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	/* the notes sit in the first pages of any ELF file */
+	uint8_t buf[8192];
+	ssize_t n = pread(fd, buf, sizeof(buf), 0);
+	close(fd);
+	if (n > 64)
+		ct_elf_build_id(buf, (size_t)n, hex, cap);
+}
+
+static bool append(int fd, const uint8_t *buf, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, buf, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		buf += w;
+		n -= (size_t)w;
+	}
+	return true;
+}
+
+/* One image's records into fd: totals, then each file's offsets. */
+static bool write_image(struct ct_profiler *p, uint32_t image, int fd, uint8_t *buf, size_t cap,
+			uint64_t *offs, uint32_t *cnts)
+{
+	const struct image *im = &p->images[image];
+	struct ct_profile tot = {
+		.period_us = p->period_us, .samples = im->samples, .lost = p->lost, .unmapped = im->unmapped
+	};
+	size_t n = ct_encode_profile(buf, cap, &tot, NULL, NULL, 0);
+	if (!n || !append(fd, buf, n))
+		return false;
+	for (uint32_t f = 0; f < p->nfiles; f++) {
+		uint32_t k = 0;
+		uint64_t total = 0;
+		for (size_t i = 0; i < p->counts_cap && k < MAX_ENTRIES_PER_MODULE; i++) {
+			const struct count *c = &p->counts[i];
+			if (c->n && c->image == image && c->file == f) {
+				offs[k] = c->off;
+				cnts[k++] = c->n > UINT32_MAX ? UINT32_MAX : (uint32_t)c->n;
+				total += c->n;
+			}
+		}
+		if (!k)
+			continue;
+		char bid[64];
+		build_id_of(p->files[f], bid, sizeof(bid));
+		struct ct_profile m = { .period_us = p->period_us,
+					.samples = total,
+					.module = ct_str_from(p->files[f]),
+					.build_id = ct_str_from(bid) };
+		n = ct_encode_profile(buf, cap, &m, offs, cnts, k);
+		if (!n || !append(fd, buf, n))
+			return false;
+	}
+	return true;
+}
+
+unsigned ct_profile_finish(struct ct_profiler *p, const char *outdir, char *why, size_t cap)
+{
+	why[0] = 0;
+	if (!p)
+		return 0;
+	if (p->thread_started) {
+		__atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
+		pthread_join(p->thread, NULL);
+	}
+	drain_all(p);
+	close_rings(p);
+	size_t bufcap = CT_MAX_PAYLOAD + 64;
+	uint8_t *buf = malloc(bufcap);
+	uint64_t *offs = malloc(MAX_ENTRIES_PER_MODULE * sizeof(*offs));
+	uint32_t *cnts = malloc(MAX_ENTRIES_PER_MODULE * sizeof(*cnts));
+	struct trace_file *tf = malloc(64 * sizeof(*tf));
+	unsigned written = 0, orphans = 0;
+	for (size_t i = 0; buf && offs && cnts && tf && i < p->nimages; i++) {
+		const struct image *im = &p->images[i];
+		if (!im->samples && !im->unmapped)
+			continue;
+		size_t nf = files_of(outdir, im->pid, tf, 64);
+		/* the file begun nearest the image's first sample: the preload begins it as the image
+		 * starts (its first samples may come from the loader, just before) */
+		const struct trace_file *best = NULL;
+		uint64_t best_d = UINT64_MAX;
+		for (size_t k = 0; k < nf; k++) {
+			uint64_t d = tf[k].start_mono_ns > im->first_ns ? tf[k].start_mono_ns - im->first_ns
+									: im->first_ns - tf[k].start_mono_ns;
+			if (d < best_d) {
+				best = &tf[k];
+				best_d = d;
+			}
+		}
+		int fd = best ? open(best->path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC) : -1;
+		if (fd < 0) {
+			orphans++;
+			continue;
+		}
+		if (write_image(p, (uint32_t)i, fd, buf, bufcap, offs, cnts))
+			written++;
+		close(fd);
+	}
+	if (orphans)
+		snprintf(why, cap,
+			 "%u process image(s) sampled without a trace file of their own (not written)",
+			 orphans);
+	free(buf);
+	free(offs);
+	free(cnts);
+	free(tf);
+	profiler_free(p);
+	return written;
+}
+
+void ct_profile_note(const char *outdir, uint32_t pid, const char *why)
+{
+	struct trace_file *tf = malloc(64 * sizeof(*tf));
+	if (!tf)
+		return;
+	size_t nf = files_of(outdir, pid, tf, 64);
+	const struct trace_file *best = NULL;
+	for (size_t k = 0; k < nf; k++)
+		if (!best || tf[k].start_mono_ns > best->start_mono_ns)
+			best = &tf[k];
+	int fd = best ? open(best->path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC) : -1;
+	if (fd >= 0) {
+		struct ct_event e = { .event_id = 0x7ffffff0u,
+				      .kind = CT_EV_TRACE_WARNING,
+				      .path_id = CT_NO_PATH,
+				      .tid = pid,
+				      .count = 1,
+				      .call = ct_str_from("profile"),
+				      .detail = ct_str_from(why) };
+		uint8_t buf[2048];
+		size_t n = ct_encode_event(buf, sizeof(buf), &e);
+		if (n)
+			append(fd, buf, n);
+		close(fd);
+	}
+	free(tf);
+}
