@@ -81,29 +81,43 @@ static inline bool ct_caller_known_ok(const void *ra)
 	return false;
 }
 
-/* The definition of `name` that the object holding ra binds to on its own, when that is not the
- * one we forward to (its own libcrypto: a plugin's, a wheel's renamed copy); NULL otherwise. */
-void *ct_foreign_real(const char *name, const void *ra);
+/* The other libcrypto a call on this thread is being passed to (NULL: none). The library's own
+ * calls into its exported functions come back through our hooks, and a tail call in it leaves the
+ * return address in our forwarding frame: while this is set they go to the same library. */
+extern __thread void *ct_foreign_active __attribute__((tls_model("initial-exec")));
+
+/* The definition of `name` that the object holding ra binds to on its own (or, during a passed
+ * call, that ct_foreign_active has), when that is not the one we forward to (its own libcrypto:
+ * a plugin's, a wheel's renamed copy); *lib is that library. NULL otherwise. */
+void *ct_foreign_real(const char *name, const void *ra, void **lib);
 
 /* First thing in an exported libcrypto hook: a call from an object bound to another libcrypto
  * goes there, untouched and untraced (foreign.c). args: the hook's parameters, in order. */
 #define CT_PASS_FOREIGN(fn, ...)                                                                             \
 	do {                                                                                                 \
 		const void *ra_ = __builtin_return_address(0);                                               \
-		if (CT_UNLIKELY(!ct_caller_known_ok(ra_))) {                                                 \
-			__typeof__(&fn) f_ = (__typeof__(&fn))ct_foreign_real(#fn, ra_);                     \
-			if (f_)                                                                              \
-				return f_(__VA_ARGS__);                                                      \
+		if (CT_UNLIKELY(ct_foreign_active || !ct_caller_known_ok(ra_))) {                            \
+			void *lib_, *prev_ = ct_foreign_active;                                              \
+			__typeof__(&fn) f_ = (__typeof__(&fn))ct_foreign_real(#fn, ra_, &lib_);              \
+			if (f_) {                                                                            \
+				ct_foreign_active = lib_;                                                    \
+				__typeof__(f_(__VA_ARGS__)) r_ = f_(__VA_ARGS__);                            \
+				ct_foreign_active = prev_;                                                   \
+				return r_;                                                                   \
+			}                                                                                    \
 		}                                                                                            \
 	} while (0)
 /* The same for a hook returning void. */
 #define CT_PASS_FOREIGN_VOID(fn, ...)                                                                        \
 	do {                                                                                                 \
 		const void *ra_ = __builtin_return_address(0);                                               \
-		if (CT_UNLIKELY(!ct_caller_known_ok(ra_))) {                                                 \
-			__typeof__(&fn) f_ = (__typeof__(&fn))ct_foreign_real(#fn, ra_);                     \
+		if (CT_UNLIKELY(ct_foreign_active || !ct_caller_known_ok(ra_))) {                            \
+			void *lib_, *prev_ = ct_foreign_active;                                              \
+			__typeof__(&fn) f_ = (__typeof__(&fn))ct_foreign_real(#fn, ra_, &lib_);              \
 			if (f_) {                                                                            \
+				ct_foreign_active = lib_;                                                    \
 				f_(__VA_ARGS__);                                                             \
+				ct_foreign_active = prev_;                                                   \
 				return;                                                                      \
 			}                                                                                    \
 		}                                                                                            \

@@ -22,6 +22,7 @@
 #include "internal.h"
 
 __thread struct ct_caller_range ct_caller_ok[CT_CALLER_RANGES] __attribute__((tls_model("initial-exec")));
+__thread void *ct_foreign_active __attribute__((tls_model("initial-exec")));
 static __thread unsigned caller_ok_next __attribute__((tls_model("initial-exec")));
 
 /* One object's verdict, and the functions of its own libcrypto asked for so far. */
@@ -144,10 +145,45 @@ static struct object_verdict *judge(const struct caller_object *o, const char *n
 	return v;
 }
 
-void *ct_foreign_real(const char *name, const void *ra)
+/* The function `name` of v's library, looked up once (foreign_lock held). */
+static void *foreign_fn(struct object_verdict *v, const char *name)
 {
+	for (unsigned i = 0; i < v->nnames; i++)
+		if (v->names[i].name == name || strcmp(v->names[i].name, name) == 0)
+			return v->names[i].fn;
+	void *fn = dlsym(v->lib, name);
+	if (fn && v->nnames < FOREIGN_NAMES)
+		v->names[v->nnames++] = (__typeof__(v->names[0])){ name, fn };
+	return fn;
+}
+
+/* A call made while another libcrypto's function runs on this thread, whose return address is
+ * our own forwarding frame (that library's tail call into its exported functions): the same
+ * library's function. */
+static void *active_fn(const char *name, void **lib)
+{
+	void *fn = NULL;
+	int saved = errno;
+	pthread_mutex_lock(&foreign_lock);
+	for (unsigned i = 0; i < FOREIGN_OBJECTS && !fn; i++)
+		if (objects[i].map && objects[i].lib == ct_foreign_active)
+			fn = foreign_fn(&objects[i], name);
+	pthread_mutex_unlock(&foreign_lock);
+	errno = saved;
+	*lib = ct_foreign_active;
+	return fn;
+}
+
+void *ct_foreign_real(const char *name, const void *ra, void **lib)
+{
+	*lib = NULL;
 	struct caller_object o = { 0 };
-	if (!find_caller(ra, &o)) {
+	bool found = find_caller(ra, &o);
+	/* a tail call in the library we pass to returns to our forwarding frame: its call (a signal
+	 * handler's call from elsewhere, meanwhile, is judged by its own caller) */
+	if (ct_foreign_active && (!found || is_self(o.map)))
+		return active_fn(name, lib);
+	if (!found) {
 		remember_ok((uintptr_t)ra, 1); /* code of no object (generated): ours, and not asked again */
 		return NULL;
 	}
@@ -158,14 +194,8 @@ void *ct_foreign_real(const char *name, const void *ra)
 	if (v && !v->lib) {
 		remember_ok(v->start, v->len);
 	} else if (v) {
-		for (unsigned i = 0; i < v->nnames && !fn; i++)
-			if (v->names[i].name == name || strcmp(v->names[i].name, name) == 0)
-				fn = v->names[i].fn;
-		if (!fn) {
-			fn = dlsym(v->lib, name);
-			if (fn && v->nnames < FOREIGN_NAMES)
-				v->names[v->nnames++] = (__typeof__(v->names[0])){ name, fn };
-		}
+		fn = foreign_fn(v, name);
+		*lib = v->lib;
 	}
 	pthread_mutex_unlock(&foreign_lock);
 	errno = saved;
