@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -505,7 +506,22 @@ struct ct_profiler *ct_profile_attach(pid_t pid, unsigned hz, char *why, size_t 
 struct trace_file {
 	char path[4096];
 	uint64_t start_mono_ns;
+	bool closed; /* it has an END: its writer is done with it (a daemon that outlived the
+		      * command is still writing to its own) */
 };
+
+/* Whether the trace file in [p, p + len) has an END record. */
+static bool has_end(const uint8_t *p, size_t len)
+{
+	static struct ct_record rec;
+	struct ct_reader r;
+	bool end = false;
+	if (ct_reader_init(&r, p, len) != CT_READ_OK)
+		return false;
+	while (ct_reader_next(&r, &rec) == CT_READ_OK)
+		end |= rec.type == CT_REC_END;
+	return end;
+}
 
 /* The trace files of pid in outdir, with their start times. */
 static size_t files_of(const char *outdir, uint32_t pid, struct trace_file *out, size_t cap)
@@ -524,18 +540,24 @@ static size_t files_of(const char *outdir, uint32_t pid, struct trace_file *out,
 			continue;
 		snprintf(out[n].path, sizeof(out[n].path), "%s/%s", outdir, e->d_name);
 		int fd = open(out[n].path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		struct stat st;
 		if (fd < 0)
 			continue;
-		/* the header is the first record, well within the first 64 KiB */
-		static uint8_t head[65536];
-		ssize_t got = pread(fd, head, sizeof(head), 0);
+		void *m = fstat(fd, &st) == 0 && st.st_size > 0
+				  ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)
+				  : MAP_FAILED;
 		close(fd);
+		if (m == MAP_FAILED)
+			continue;
 		struct ct_reader r;
-		bool ok = got > 0 && ct_reader_init(&r, head, (size_t)got) == CT_READ_OK &&
+		bool ok = ct_reader_init(&r, m, (size_t)st.st_size) == CT_READ_OK &&
 			  ct_reader_next(&r, &rec) == CT_READ_OK && rec.type == CT_REC_HEADER &&
 			  rec.u.header.pid == pid;
-		if (ok)
-			out[n++].start_mono_ns = rec.u.header.start_mono_ns;
+		if (ok) {
+			out[n].start_mono_ns = rec.u.header.start_mono_ns;
+			out[n++].closed = has_end(m, (size_t)st.st_size);
+		}
+		munmap(m, (size_t)st.st_size);
 	}
 	closedir(d);
 	return n;
@@ -622,7 +644,7 @@ unsigned ct_profile_finish(struct ct_profiler *p, const char *outdir, char *why,
 	uint64_t *offs = malloc(MAX_ENTRIES_PER_MODULE * sizeof(*offs));
 	uint32_t *cnts = malloc(MAX_ENTRIES_PER_MODULE * sizeof(*cnts));
 	struct trace_file *tf = malloc(64 * sizeof(*tf));
-	unsigned written = 0, orphans = 0;
+	unsigned written = 0, orphans = 0, running = 0;
 	for (size_t i = 0; buf && offs && cnts && tf && i < p->nimages; i++) {
 		const struct image *im = &p->images[i];
 		if (!im->samples && !im->unmapped)
@@ -640,6 +662,10 @@ unsigned ct_profile_finish(struct ct_profiler *p, const char *outdir, char *why,
 				best_d = d;
 			}
 		}
+		if (best && !best->closed) { /* its process still writes it: appending would interleave */
+			running++;
+			continue;
+		}
 		int fd = best ? open(best->path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC) : -1;
 		if (fd < 0) {
 			orphans++;
@@ -649,10 +675,12 @@ unsigned ct_profile_finish(struct ct_profiler *p, const char *outdir, char *why,
 			written++;
 		close(fd);
 	}
-	if (orphans)
+	if (orphans || running)
 		snprintf(why, cap,
-			 "%u process image(s) sampled without a trace file of their own (not written)",
-			 orphans);
+			 "%u process image(s) sampled without a trace file of their own, %u still running "
+			 "(a daemon that outlived the command: its trace is still open): their samples are "
+			 "not written",
+			 orphans, running);
 	free(buf);
 	free(offs);
 	free(cnts);
@@ -671,7 +699,7 @@ void ct_profile_note(const char *outdir, uint32_t pid, const char *why)
 	for (size_t k = 0; k < nf; k++)
 		if (!best || tf[k].start_mono_ns > best->start_mono_ns)
 			best = &tf[k];
-	int fd = best ? open(best->path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC) : -1;
+	int fd = best && best->closed ? open(best->path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC) : -1;
 	if (fd >= 0) {
 		struct ct_event e = { .event_id = 0x7ffffff0u,
 				      .kind = CT_EV_TRACE_WARNING,
