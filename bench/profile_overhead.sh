@@ -24,7 +24,8 @@ command -v openssl >/dev/null || { echo "profile_overhead.sh: no openssl" >&2; e
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-rate() { # rate BYTES [--no-profile]: openssl's rate in 1000s of bytes per second
+rate() { # rate BYTES [--no-profile]: openssl's rate in 1000s of bytes per second (the profile at
+	# $CRYPTRACE_PROFILE_HZ when set)
 	out=$tmp/t.$$
 	rm -rf "$out"
 	"$ct" run -q -o "$out" $2 -- openssl speed -seconds 1 -bytes "$1" -evp aes-128-cbc 2>/dev/null |

@@ -225,7 +225,7 @@ static int spawn_and_wait(struct child_env *ce, bool *started, struct child_fact
 	}
 	child_pid = pid;
 	if (go[1] >= 0) {
-		*prof = ct_profile_attach(pid, CT_PROFILE_HZ, prof_why, why_cap);
+		*prof = ct_profile_attach(pid, ct_profile_hz(), prof_why, why_cap);
 		ssize_t unused = write(go[1], "g", 1);
 		(void)unused;
 		close(go[1]);

@@ -32,7 +32,7 @@
 #include "profile.h"
 #include "trace_format.h"
 
-#define RING_PAGES 64 /* per CPU: 256 KiB, ~6 s of samples at 1 kHz, drained every DRAIN_MS */
+#define RING_PAGES 64 /* per CPU: 256 KiB, seconds of samples at 10 kHz, drained every DRAIN_MS */
 #define DRAIN_MS 20
 #define MAX_CPUS 1024
 #define MAX_ENTRIES_PER_MODULE 65536
@@ -436,6 +436,14 @@ static void refusal(char *why, size_t cap, int err)
 		snprintf(why, cap, "perf events are not available here (%s)", strerror(err));
 	else
 		snprintf(why, cap, "perf_event_open failed: %s", strerror(err));
+}
+
+unsigned ct_profile_hz(void)
+{
+	const char *e = getenv("CRYPTRACE_PROFILE_HZ");
+	char *end;
+	unsigned long v = e && *e ? strtoul(e, &end, 10) : 0;
+	return v >= 10 && v <= 10000 && e && !*end ? (unsigned)v : CT_PROFILE_HZ;
 }
 
 struct ct_profiler *ct_profile_attach(pid_t pid, unsigned hz, char *why, size_t cap)

@@ -16,7 +16,10 @@
 struct ct_profiler;
 
 /* The default sampling rate, per CPU a process runs on. */
-#define CT_PROFILE_HZ 1000
+#define CT_PROFILE_HZ 250
+
+/* The rate to use: CRYPTRACE_PROFILE_HZ (10..10000) when set to one, else CT_PROFILE_HZ. */
+unsigned ct_profile_hz(void);
 
 /* Opens the sampling events on pid, a child that has not exec'd yet (they start at its exec),
  * and a thread that drains them. NULL when perf events are refused or unavailable: *why says

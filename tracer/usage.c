@@ -82,7 +82,7 @@ void ct_usage_run(FILE *out)
 	      "  --no-argv            record the executable only, not its arguments\n"
 	      "                       (CRYPTRACE_ARGV=0); by default argv is recorded with\n"
 	      "                       passwords, keys and tokens replaced by <redacted>\n"
-	      "  --no-profile         do not sample the processes' CPU (by default a 1 kHz\n"
+	      "  --no-profile         do not sample the processes' CPU (by default a 250 Hz\n"
 	      "                       user-space profile names the crypto code they run,\n"
 	      "                       hooked or not: perf events, no signal, nothing changed)\n"
 	      "  -q, --quiet          no summary or notes at the end\n"
