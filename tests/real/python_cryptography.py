@@ -10,7 +10,8 @@
   wheel carries OpenSSL inside _rust.abi3.so, which python dlopens, and `python3` is a pyenv shim
   that runs bash, env, basename... first. The report must look inside the shared objects the
   process mapped, name _rust.abi3.so and the OpenSSL in it, lead with the python process that did
-  the work, sum the shim's helpers up in one line, and say (info) how to make it traceable.
+  the work, sum the shim's helpers up in one line, and say (info) how to make it traceable; its
+  CPU profile names the AES code inside _rust.abi3.so (AES-NI or VAES where the CPU has it).
   Without such a python, that case prints why it is skipped."""
 import os
 import shutil
@@ -91,7 +92,9 @@ def test():
             print(f"skip pip wheel case: {why}")
             return False
         shim, so = found
-        p, doc, _ = ctlib.traced("pycrypto-wheel", [shim, "-c", SCRIPT])
+        # 16 MiB of AES-GCM is ~5 ms of CPU: the profile samples at 4 kHz to name it
+        env = dict(os.environ, CRYPTRACE_PROFILE_HZ="4000")
+        p, doc, _ = ctlib.traced("pycrypto-wheel", [shim, "-c", SCRIPT], env=env)
         check(p.returncode == 0, f"the script ran through the shim ({p.stderr[-200:]!r})")
         check(not doc["paths"], "no cipher path: the wheel's OpenSSL is inside _rust.abi3.so")
         pys = [pr for pr in doc["processes"] if so in pr["mapped"]]
@@ -109,6 +112,14 @@ def test():
                   f"the shim's helpers are one line: {msg[-250:]}")
         check(f["severity"] == "info" and "pip install --no-binary cryptography" in f["fix"] and
               "python3-cryptography" in f["fix"], f"info, and how to make it traceable: {f['fix']}")
+        # the CPU profile names the AES code inside the wheel (docs/profile.md)
+        prof = pys[0].get("profile") or {"items": []}
+        aes = [i for i in prof["items"] if i["category"] == "AES" and i["module"] == os.path.basename(so)]
+        check(aes, f"the profile names AES code in {os.path.basename(so)} ({prof['items'][:3]})")
+        if ctlib.cpu_has_aes():
+            check(any(i["impl"].startswith(("AES-NI", "VAES")) for i in aes),
+                  f"the wheel's OpenSSL runs AES-NI or VAES: {aes[:2]}")
+        check("The CPU profile saw crypto code all the same" in msg, "nothing-intercepted says it")
         ctlib.check_clean(doc, "pip wheel")
 
     ctlib.run_cases([("Debian python3-cryptography", debian_clean),
