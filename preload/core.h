@@ -92,8 +92,10 @@ extern __thread void *ct_foreign_active __attribute__((tls_model("initial-exec")
 void *ct_foreign_real(const char *name, const void *ra, void **lib);
 
 /* First thing in an exported libcrypto hook: a call from an object bound to another libcrypto
- * goes there, untouched and untraced (foreign.c). args: the hook's parameters, in order. */
-#define CT_PASS_FOREIGN(fn, ...)                                                                             \
+ * goes there, untouched and untraced (foreign.c). args: the hook's parameters, in order. PASS is
+ * what runs the passed call and returns: f_ is the other library's function, prev_ what
+ * ct_foreign_active was. */
+#define CT_FOREIGN_GUARD(fn, PASS)                                                                           \
 	do {                                                                                                 \
 		const void *ra_ = __builtin_return_address(0);                                               \
 		if (CT_UNLIKELY(ct_foreign_active || !ct_caller_known_ok(ra_))) {                            \
@@ -101,27 +103,16 @@ void *ct_foreign_real(const char *name, const void *ra, void **lib);
 			__typeof__(&fn) f_ = (__typeof__(&fn))ct_foreign_real(#fn, ra_, &lib_);              \
 			if (f_) {                                                                            \
 				ct_foreign_active = lib_;                                                    \
-				__typeof__(f_(__VA_ARGS__)) r_ = f_(__VA_ARGS__);                            \
-				ct_foreign_active = prev_;                                                   \
-				return r_;                                                                   \
+				PASS;                                                                        \
 			}                                                                                    \
 		}                                                                                            \
 	} while (0)
+#define CT_PASS_FOREIGN(fn, ...)                                                                             \
+	CT_FOREIGN_GUARD(fn, __typeof__(f_(__VA_ARGS__)) r_ = f_(__VA_ARGS__); ct_foreign_active = prev_;    \
+			 return r_)
 /* The same for a hook returning void. */
 #define CT_PASS_FOREIGN_VOID(fn, ...)                                                                        \
-	do {                                                                                                 \
-		const void *ra_ = __builtin_return_address(0);                                               \
-		if (CT_UNLIKELY(ct_foreign_active || !ct_caller_known_ok(ra_))) {                            \
-			void *lib_, *prev_ = ct_foreign_active;                                              \
-			__typeof__(&fn) f_ = (__typeof__(&fn))ct_foreign_real(#fn, ra_, &lib_);              \
-			if (f_) {                                                                            \
-				ct_foreign_active = lib_;                                                    \
-				f_(__VA_ARGS__);                                                             \
-				ct_foreign_active = prev_;                                                   \
-				return;                                                                      \
-			}                                                                                    \
-		}                                                                                            \
-	} while (0)
+	CT_FOREIGN_GUARD(fn, f_(__VA_ARGS__); ct_foreign_active = prev_; return )
 
 /* ---- per-thread state and the recursion guard ---------------------------------------------- */
 

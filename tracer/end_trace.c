@@ -183,12 +183,7 @@ bool ct_end_trace_complete(const char *outdir, uint32_t pid, int status, uint64_
 
 	if (fd < 0)
 		return false;
-	ssize_t w;
-
-	do
-		w = write(fd, buf, used);
-	while (w < 0 && errno == EINTR);
-	bool ok = w == (ssize_t)used;
+	bool ok = ct_write_all(fd, buf, used);
 
 	if (close(fd) != 0)
 		ok = false;

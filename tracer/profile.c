@@ -31,6 +31,7 @@
 #include "elf_note.h"
 #include "profile.h"
 #include "trace_format.h"
+#include "tracer.h"
 
 #define RING_PAGES 64 /* per CPU: 256 KiB, seconds of samples at 10 kHz, drained every DRAIN_MS */
 #define DRAIN_MS 20
@@ -585,20 +586,6 @@ static void build_id_of(const char *path, char *hex, size_t cap)
 		ct_elf_build_id(buf, (size_t)n, hex, cap);
 }
 
-static bool append(int fd, const uint8_t *buf, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, buf, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return false;
-		buf += w;
-		n -= (size_t)w;
-	}
-	return true;
-}
-
 /* One image's records into fd: totals, then each file's offsets. */
 static bool write_image(struct ct_profiler *p, uint32_t image, int fd, uint8_t *buf, size_t cap,
 			uint64_t *offs, uint32_t *cnts)
@@ -608,7 +595,7 @@ static bool write_image(struct ct_profiler *p, uint32_t image, int fd, uint8_t *
 		.period_us = p->period_us, .samples = im->samples, .lost = p->lost, .unmapped = im->unmapped
 	};
 	size_t n = ct_encode_profile(buf, cap, &tot, NULL, NULL, 0);
-	if (!n || !append(fd, buf, n))
+	if (!n || !ct_write_all(fd, buf, n))
 		return false;
 	for (uint32_t f = 0; f < p->nfiles; f++) {
 		uint32_t k = 0;
@@ -630,7 +617,7 @@ static bool write_image(struct ct_profiler *p, uint32_t image, int fd, uint8_t *
 					.module = ct_str_from(p->files[f]),
 					.build_id = ct_str_from(bid) };
 		n = ct_encode_profile(buf, cap, &m, offs, cnts, k);
-		if (!n || !append(fd, buf, n))
+		if (!n || !ct_write_all(fd, buf, n))
 			return false;
 	}
 	return true;
@@ -719,7 +706,7 @@ void ct_profile_note(const char *outdir, uint32_t pid, const char *why)
 		uint8_t buf[2048];
 		size_t n = ct_encode_event(buf, sizeof(buf), &e);
 		if (n)
-			append(fd, buf, n);
+			ct_write_all(fd, buf, n);
 		close(fd);
 	}
 	free(tf);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * slurp.c - reading a pipe or a /proc file whole: the doctor's probe children answer through a
- * pipe, and /proc/crypto, /proc/modules have no size to stat.
+ * slurp.c - reading a pipe or a /proc file whole (the doctor's probe children answer through a
+ * pipe, and /proc/crypto, /proc/modules have no size to stat), and writing a buffer whole (the
+ * launcher's records into trace files).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -52,4 +53,19 @@ char *ct_read_file(const char *path, size_t *len)
 
 	close(fd);
 	return buf;
+}
+
+bool ct_write_all(int fd, const void *buf, size_t n)
+{
+	const unsigned char *p = buf;
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		p += w;
+		n -= (size_t)w;
+	}
+	return true;
 }

@@ -27,21 +27,6 @@
 
 #define REC_CAP 16384
 
-static bool put(int fd, const uint8_t *buf, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, buf, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return false;
-		buf += w;
-		n -= (size_t)w;
-	}
-	return true;
-}
-
 /* "<comm>.<pid>.ctrace" as the preload names its files: comm is the first 15 bytes of the
  * executable's name, like the kernel's. ".N" on a clash. */
 static int create_file(const char *outdir, const char *exe, uint32_t pid, char *path, size_t cap)
@@ -163,7 +148,7 @@ bool ct_static_trace_write(const struct ct_static_run *r)
 	}
 	char path[PATH_MAX + 64];
 	int fd = buf && n ? create_file(r->outdir, r->exe, r->pid, path, sizeof(path)) : -1;
-	bool ok = fd >= 0 && put(fd, buf, used);
+	bool ok = fd >= 0 && ct_write_all(fd, buf, used);
 	if (fd >= 0 && close(fd) != 0)
 		ok = false;
 	if (!ok && fd >= 0)

@@ -65,6 +65,8 @@ int ct_shell_status(int status);
  * The caller closes fd. */
 char *ct_read_all(int fd, size_t *len);
 char *ct_read_file(const char *path, size_t *len);
+/* Writes all n bytes of buf to fd (retrying short writes and EINTR); false on an error. */
+bool ct_write_all(int fd, const void *buf, size_t n);
 
 /* Nanoseconds on a clock (CLOCK_MONOTONIC for durations, CLOCK_REALTIME for dates). */
 static inline uint64_t ct_clock_ns(clockid_t id)
