@@ -53,6 +53,10 @@ def test():
         check("Cipher-call share per process" in text and "cipher calls" in text and
               ", crypto " not in text, "the share says cipher calls, not crypto")
         # what the cipher-call share leaves out, the profile shows: HMAC-SHA256 beside the AES
+        why = ctlib.profile_refused(doc)
+        if why:
+            print(f"skip the profile check: this machine takes no CPU profile ({why})")
+            return
         cats = {i["category"] for pr in doc["processes"] for i in (pr.get("profile") or {}).get("items", [])}
         check("SHA-256" in cats and "AES" in cats, f"the profile shows borg's SHA-256 and AES ({cats})")
 

@@ -12,8 +12,8 @@ from .programs import MASK, run, run_traced
 
 __all__ = ["check_clean", "check_complete", "check_expect", "check_masked", "check_tls13_bulk",
            "compare_cell", "describe_paths", "doctor_checks", "events", "finding", "fits_80", "json_equal",
-           "kinds", "parse_expect", "parse_json", "paths", "per_process", "processes", "report",
-           "report_ok", "totals", "traced", "traces"]
+           "kinds", "parse_expect", "parse_json", "paths", "per_process", "processes", "profile_refused",
+           "report", "report_ok", "totals", "traced", "traces"]
 
 SEVERE = ("warning", "error")
 
@@ -222,4 +222,13 @@ def compare_cell(doc, cipher, direction, route):
             for c in p["routes"]:
                 if c["route"] == route:
                     return c
+    return None
+
+
+def profile_refused(doc):
+    """Why the launcher could not take a CPU profile on this machine (its "profile" trace-warning
+    event: perf events refused or missing), or None when it could."""
+    for e in doc.get("events", []):
+        if e.get("call") == "profile":
+            return e.get("detail") or "no CPU profile"
     return None
