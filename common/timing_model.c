@@ -18,13 +18,19 @@ enum ct_span_verdict ct_span_judge(struct ct_span_part *parts, unsigned n, doubl
 		return CT_SPAN_UNJUDGED;
 	if (span_ns < 0)
 		span_ns = 0;
+	bool rejected = span_ns > limit;
+	/* a rejected span keeps its pause up to pause_max_ns: a longer one is the thread descheduled,
+	 * which the figures leave out, and would weigh as much as every span the sampling skipped */
+	double kept = rejected && tol->pause_max_ns > 0 && span_ns > predicted + tol->pause_max_ns
+			      ? predicted + tol->pause_max_ns
+			      : span_ns;
 	for (unsigned i = 0; i < n; i++) {
 		double p = parts[i].probe_ns > 0 ? parts[i].probe_ns : 0;
 		double w = predicted > 0 ? (double)parts[i].calls * p / predicted
 					 : (double)parts[i].calls / calls;
-		parts[i].share_ns = span_ns * w;
+		parts[i].share_ns = kept * w;
 	}
-	return span_ns > limit ? CT_SPAN_REJECTED : CT_SPAN_ACCEPTED;
+	return rejected ? CT_SPAN_REJECTED : CT_SPAN_ACCEPTED;
 }
 
 bool ct_cell_wall_ns(uint64_t calls, uint64_t probes, uint64_t probe_sum_ns, uint64_t span_calls,

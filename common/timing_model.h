@@ -25,12 +25,14 @@ struct ct_span_part {
 struct ct_span_tolerance {
 	double per_call_ns;
 	double fixed_ns;
+	double pause_max_ns; /* a rejected span's shares keep at most this beyond its calls (0: all) */
 };
 
 enum ct_span_verdict {
 	CT_SPAN_ACCEPTED, /* share_ns filled: the cells' times */
 	CT_SPAN_REJECTED, /* other work ran between the calls: their time is not the calls' (share_ns
-			   * filled all the same: the pause is measured, timing_model.c) */
+			   * filled all the same, the pause past tol->pause_max_ns cut off: the pause is
+			   * measured, timing_model.c) */
 	CT_SPAN_UNJUDGED, /* a cell without probes: nothing to compare with (the span is dropped) */
 };
 

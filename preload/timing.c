@@ -26,6 +26,12 @@
 
 struct ct_clock ct_clk;
 
+/* A CPU-sampled span's least length (span_open). */
+#define CT_CPU_SPAN_NS 20000.0
+/* The longest pause inside a rejected span that is kept as a pause (an interrupt, a hypervisor
+ * exit, the program's own work); beyond it, the thread was descheduled. */
+#define CT_PAUSE_MAX_NS 500000.0
+
 static void calibrate_cpu_read(void);
 
 /* The smallest gap between two back-to-back reads is the read's own cost. */
@@ -272,6 +278,7 @@ static void timing_calibrate(void)
 		(double)((loop_ticks > 0 ? loop_ticks : 0) + (cal.probe_ticks > 0 ? cal.probe_ticks : 0)) *
 		cal.ns_per_tick;
 	cal.tol.fixed_ns = 4.0 * (double)(step > 1 ? step : 1) * cal.ns_per_tick;
+	cal.tol.pause_max_ns = CT_PAUSE_MAX_NS;
 	double span_ns = (double)(cal.span_ticks > 0 ? cal.span_ticks : 0) * cal.ns_per_tick;
 	cal.span_target_ns = span_ns * 100 > 500 ? span_ns * 100 : 500;
 	ct_log(2,
@@ -382,11 +389,6 @@ static void probe_record(struct ct_thread *t, struct ct_timed *tm, uint64_t b, u
 
 /* ---- spans -------------------------------------------------------------------------------- */
 
-#define CT_CPU_SPAN_NS 20000.0
-/* The longest pause inside a rejected span that is kept as a pause (an interrupt, a hypervisor
- * exit, the program's own work); beyond it, the thread was descheduled. */
-#define CT_PAUSE_MAX_NS 500000.0
-
 static void span_open(struct ct_thread *t, const struct ct_timed *tm)
 {
 	struct ct_counters *c = tm->c;
@@ -406,12 +408,12 @@ static void span_open(struct ct_thread *t, const struct ct_timed *tm)
 	double probe = probe_mean_ns(cell);
 	double k = probe > 0 ? cal.span_target_ns / probe : 256;
 	uint64_t judged = cell->span_calls + cell->span_rejected;
-	/* a CPU-sampled span runs for CT_CPU_SPAN_NS at least: the thread-CPU reads around it vary
-	 * by ~100 ns, which must be small beside it; one made longer than the others is not priced
-	 * (a longer span judges the program's pauses more leniently) */
 	if (judged >= 64)
 		k *= (double)cell->span_calls / (double)judged;
 	t->countdown = per_call() || k < 1 ? 1 : k > 256 ? 256 : (uint32_t)k;
+	/* a CPU-sampled span runs for CT_CPU_SPAN_NS at least: the thread-CPU reads around it vary
+	 * by ~100 ns, which must be small beside it; one made longer than the others is not priced
+	 * (a longer span judges the program's pauses more leniently) */
 	t->span.priced = true;
 	if (tm->span_cpu0_ns && probe > 0 && !per_call() && CT_CPU_SPAN_NS / probe >= t->countdown + 1) {
 		double kc = CT_CPU_SPAN_NS / probe;
@@ -474,23 +476,15 @@ static void span_close(struct ct_thread *t, uint64_t now, const struct ct_counte
 			cpu_sample_add(c, t->span.path, t->syscalls != t->span.syscalls_before,
 				       ct_clock_to_ns(now - t0), t->span.cpu0_ns, cpu1);
 		break;
-	case CT_SPAN_REJECTED: {
-		/* its time is kept, so that the reporter can say what the pause was (an interrupt, the
-		 * program's own work), but not past CT_PAUSE_MAX_NS beyond its calls: a longer pause is
-		 * the thread descheduled, which the figures leave out, and one such span would weigh as
-		 * much as every span that the sampling skipped */
-		double predicted = 0, scale = 1;
-		for (unsigned i = 0; i < n; i++)
-			predicted += (double)parts[i].calls * (parts[i].probe_ns > 0 ? parts[i].probe_ns : 0);
-		if (span_ns > predicted + CT_PAUSE_MAX_NS)
-			scale = (predicted + CT_PAUSE_MAX_NS) / span_ns;
+	case CT_SPAN_REJECTED:
+		/* its time is kept (its pause cut at CT_PAUSE_MAX_NS), so that the reporter can say what
+		 * the pause was: an interrupt, the program's own work */
 		for (unsigned i = 0; i < n && t->span.priced; i++) {
 			struct ct_size_bucket *cell = &c->cell[parts[i].cell];
 			CT_ADD(cell->span_rejected, parts[i].calls);
-			CT_ADD(cell->span_rejected_ns, (uint64_t)(parts[i].share_ns * scale + 0.5));
+			CT_ADD(cell->span_rejected_ns, (uint64_t)(parts[i].share_ns + 0.5));
 		}
 		break;
-	}
 	case CT_SPAN_UNJUDGED:
 		break;
 	}
