@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * codefile.c - an ELF file whose code was sampled, read as the profile's classifier needs it
+ * (codeclass.c): the vaddr of a file offset, and the bounds of the function holding an address:
+ *
+ *  - its symbol (.symtab, else .dynsym) when one covers the offset, else
+ *  - its FDE in .eh_frame (every function compilers and OpenSSL's perlasm emit has one), found
+ *    through .eh_frame_hdr's sorted table.
+ *
+ * Only regular files are read, mapped read-only, every offset checked; a file whose build id
+ * differs from the one recorded is not used (it was replaced since the run).
+ */
+#include "codefile.h"
+
+#include <string.h>
+
+#include "elf_note.h"
+
+#define MAX_ELF_BYTES (1024u << 20)
+
+/* The vaddr of file offset off, through the PT_LOAD that holds it (UINT64_MAX: none). */
+uint64_t rp_codefile_off_to_vaddr(const struct rp_codefile *e, uint64_t off)
+{
+	for (unsigned i = 0; i < e->phnum; i++) {
+		const Elf64_Phdr *p = &e->ph[i];
+		if (p->p_type == PT_LOAD && off - p->p_offset < p->p_filesz)
+			return p->p_vaddr + (off - p->p_offset);
+	}
+	return UINT64_MAX;
+}
+
+uint64_t rp_codefile_vaddr_to_off(const struct rp_codefile *e, uint64_t va)
+{
+	for (unsigned i = 0; i < e->phnum; i++) {
+		const Elf64_Phdr *p = &e->ph[i];
+		if (p->p_type == PT_LOAD && va - p->p_vaddr < p->p_filesz)
+			return p->p_offset + (va - p->p_vaddr);
+	}
+	return UINT64_MAX;
+}
+
+int32_t rp_le32s(const uint8_t *p)
+{
+	return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
+}
+
+static void index_symbols(struct rp_codefile *e)
+{
+	const Elf64_Ehdr *eh = e->eh;
+	if (eh->e_shentsize != sizeof(Elf64_Shdr))
+		return;
+	Elf64_Shdr sh, link, best_sym = { 0 }, names;
+	bool have_sym = false, have_names = rp_image_shdr(&e->im, eh, eh->e_shstrndx, &names) &&
+					    rp_image_in(&e->im, names.sh_offset, names.sh_size);
+	for (unsigned i = 0; i < eh->e_shnum; i++) {
+		if (!rp_image_shdr(&e->im, eh, i, &sh))
+			continue;
+		const char *nm = have_names && sh.sh_name < names.sh_size
+					 ? (const char *)e->im.p + names.sh_offset + sh.sh_name
+					 : "";
+		if (nm[0] && memchr(nm, 0, names.sh_size - sh.sh_name) && !strncmp(nm, ".plt", 4)) {
+			if (!e->plt_lo || sh.sh_addr < e->plt_lo)
+				e->plt_lo = sh.sh_addr;
+			if (sh.sh_addr + sh.sh_size > e->plt_hi)
+				e->plt_hi = sh.sh_addr + sh.sh_size;
+		}
+		if ((sh.sh_type == SHT_SYMTAB || (sh.sh_type == SHT_DYNSYM && !have_sym)) &&
+		    sh.sh_entsize == sizeof(Elf64_Sym)) {
+			best_sym = sh;
+			have_sym = sh.sh_type == SHT_SYMTAB || !have_sym;
+		}
+	}
+	if (have_sym && rp_image_in(&e->im, best_sym.sh_offset, best_sym.sh_size) &&
+	    rp_image_shdr(&e->im, eh, best_sym.sh_link, &link) &&
+	    rp_image_in(&e->im, link.sh_offset, link.sh_size)) {
+		e->syms = (const Elf64_Sym *)(e->im.p + best_sym.sh_offset);
+		e->nsyms = best_sym.sh_size / sizeof(Elf64_Sym);
+		e->strtab = (const char *)e->im.p + link.sh_offset;
+		e->strtab_len = link.sh_size;
+	}
+}
+
+/* .eh_frame_hdr: version 1, the table encoded datarel|sdata4 (what every linker writes). */
+static void index_eh_frame(struct rp_codefile *e)
+{
+	for (unsigned i = 0; i < e->phnum; i++) {
+		const Elf64_Phdr *p = &e->ph[i];
+		if (p->p_type != PT_GNU_EH_FRAME || !rp_image_in(&e->im, p->p_offset, p->p_filesz) ||
+		    p->p_filesz < 12)
+			continue;
+		const uint8_t *h = e->im.p + p->p_offset;
+		if (h[0] != 1 || h[1] != 0x1b || h[2] != 0x03 || h[3] != 0x3b)
+			return;
+		uint64_t eh_ptr = p->p_vaddr + 4 + (int64_t)rp_le32s(h + 4);
+		uint32_t count = (uint32_t)rp_le32s(h + 8);
+		if ((uint64_t)count * 8 > p->p_filesz - 12)
+			return;
+		e->hdr_table = h + 12;
+		e->hdr_count = count;
+		e->hdr_vaddr = p->p_vaddr;
+		e->eh_vaddr = eh_ptr;
+		e->eh_off = rp_codefile_vaddr_to_off(e, eh_ptr);
+		return;
+	}
+}
+
+bool rp_codefile_open(struct rp_codefile *e, const char *path, struct ct_str want_id)
+{
+	memset(e, 0, sizeof(*e));
+	if (rp_image_map(path, MAX_ELF_BYTES, &e->im) != RP_IMAGE_OK)
+		return false;
+	e->eh = rp_image_elf64(&e->im);
+	if (!e->eh || e->eh->e_phentsize != sizeof(Elf64_Phdr) ||
+	    !rp_image_in(&e->im, e->eh->e_phoff, (uint64_t)e->eh->e_phnum * sizeof(Elf64_Phdr))) {
+		rp_image_unmap(&e->im);
+		return false;
+	}
+	e->ph = (const Elf64_Phdr *)(e->im.p + e->eh->e_phoff);
+	e->phnum = e->eh->e_phnum;
+	if (want_id.len) {
+		char id[80] = "";
+		for (unsigned i = 0; i < e->phnum; i++)
+			if (e->ph[i].p_type == PT_NOTE &&
+			    rp_image_in(&e->im, e->ph[i].p_offset, e->ph[i].p_filesz) &&
+			    ct_elf_build_id(e->im.p + e->ph[i].p_offset, e->ph[i].p_filesz, id, sizeof(id)))
+				break;
+		if (strlen(id) != want_id.len || memcmp(id, want_id.p, want_id.len) != 0) {
+			rp_image_unmap(&e->im);
+			return false;
+		}
+	}
+	index_symbols(e);
+	index_eh_frame(e);
+	return true;
+}
+
+bool rp_codefile_function_at(const struct rp_codefile *e, uint64_t va, uint64_t *start, uint64_t *end,
+			     const char **name)
+{
+	*name = NULL;
+	for (size_t i = 0; i < e->nsyms; i++) {
+		const Elf64_Sym *y = &e->syms[i];
+		if (ELF64_ST_TYPE(y->st_info) != STT_FUNC || y->st_shndx == SHN_UNDEF || !y->st_size ||
+		    va - y->st_value >= y->st_size || y->st_name >= e->strtab_len ||
+		    !memchr(e->strtab + y->st_name, 0, e->strtab_len - y->st_name))
+			continue;
+		*start = y->st_value;
+		*end = y->st_value + y->st_size;
+		*name = e->strtab + y->st_name;
+		return true;
+	}
+	if (!e->hdr_table || e->eh_off == UINT64_MAX)
+		return false;
+	/* the last table entry whose start is <= va */
+	uint32_t lo = 0, hi = e->hdr_count;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (e->hdr_vaddr + (int64_t)rp_le32s(e->hdr_table + 8 * (size_t)mid) <= va)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return false;
+	const uint8_t *ent = e->hdr_table + 8 * (size_t)(lo - 1);
+	uint64_t fn = e->hdr_vaddr + (int64_t)rp_le32s(ent), fde = e->hdr_vaddr + (int64_t)rp_le32s(ent + 4);
+	uint64_t fde_off = rp_codefile_vaddr_to_off(e, fde);
+	/* FDE: u32 length, u32 CIE pointer, pc_begin and pc_range as sdata4 (pcrel begin) */
+	if (fde_off == UINT64_MAX || !rp_image_in(&e->im, fde_off, 16))
+		return false;
+	const uint8_t *f = e->im.p + fde_off;
+	uint64_t begin = fde + 8 + (int64_t)rp_le32s(f + 8);
+	uint32_t range = (uint32_t)rp_le32s(f + 12);
+	if (rp_le32s(f) == -1 || begin != fn || va - fn >= range)
+		return false;
+	*start = fn;
+	*end = fn + range;
+	return true;
+}
+
+bool rp_codefile_in_plt(const struct rp_codefile *e, uint64_t va)
+{
+	return va - e->plt_lo < e->plt_hi - e->plt_lo;
+}
+
+void rp_codefile_close(struct rp_codefile *e)
+{
+	rp_image_unmap(&e->im);
+}
