@@ -12,7 +12,8 @@
  *    vpaes's constants (SSSE3 AES: OpenSSL's, GnuTLS's and libgcrypt's), the SHA-256 and SHA-512
  *    round constants, ChaCha20's "expand 32-byte k";
  *
- * and by its symbol (profile_symbols.def) only where the code said nothing.
+ * and by its symbol (profile_symbols.def) where no instruction says what it is: a constant
+ * addressed is weaker evidence than the function's own name.
  */
 #include "codeclass.h"
 
@@ -177,7 +178,8 @@ static bool classify(const struct code_class *c, char *cat, size_t ccap, char *i
 	return false;
 }
 
-/* A function its instructions did not name, named by its symbol (profile_symbols.def). */
+/* A function named by its symbol (profile_symbols.def) where its instructions do not say what it
+ * is. Go's standard library carries its copy of golang.org/x/crypto under "vendor/". */
 static bool classify_by_name(const char *module, const char *name, char *cat, size_t ccap, char *impl,
 			     size_t icap)
 {
@@ -190,6 +192,8 @@ static bool classify_by_name(const char *module, const char *name, char *cat, si
 #include "profile_symbols.def"
 #undef PROFILE_SYMBOL
 	};
+	if (!strncmp(name, "vendor/", 7))
+		name += 7;
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
 		size_t n = strlen(known[i].symbol);
 		if (strncmp(module, known[i].module, strlen(known[i].module)) ||
@@ -202,6 +206,18 @@ static bool classify_by_name(const char *module, const char *name, char *cat, si
 	return false;
 }
 
+/* The instructions alone say what the code is (AES, carry-less multiply or SHA rounds, twice):
+ * a name cannot say better. A constant the code seems to address is weaker evidence than the
+ * function's own name from a symbol table or a Go pclntab: in Debian's age, 4 bytes of an
+ * ordinary instruction in Go's chacha20Poly1305Seal read as a disp32 that lands inside the
+ * SHA-512 round constants (which Go's sha512.blockAMD64 holds as immediates, so they are found
+ * in its code). */
+static bool instructions_say(const struct code_class *c)
+{
+	return c->aes_legacy + c->aes_vex128 + c->aes_vex256 + c->aes_evex512 >= 2 ||
+	       c->clmul + c->vclmul >= 2 || c->sha256ni >= 2 || c->sha1ni >= 2;
+}
+
 bool rp_code_classify(const struct rp_codefile *f, const struct rp_code_consts *k, uint64_t start,
 		      uint64_t end, const char *name, const char *module, char *cat, size_t ccap, char *impl,
 		      size_t icap)
@@ -212,7 +228,7 @@ bool rp_code_classify(const struct rp_codefile *f, const struct rp_code_consts *
 		scan(k, f->im.p + so, end - start, start, &c);
 	else
 		memset(&c, 0, sizeof(c));
-	if (classify(&c, cat, ccap, impl, icap))
+	if (name && !instructions_say(&c) && classify_by_name(module, name, cat, ccap, impl, icap))
 		return true;
-	return name && classify_by_name(module, name, cat, ccap, impl, icap);
+	return classify(&c, cat, ccap, impl, icap);
 }

@@ -3,7 +3,9 @@
  * codefile.c - an ELF file whose code was sampled, read as the profile's classifier needs it
  * (codeclass.c): the vaddr of a file offset, and the bounds of the function holding an address:
  *
- *  - its symbol (.symtab, else .dynsym) when one covers the offset, else
+ *  - its symbol (.symtab, else .dynsym) when one covers the offset; a file without .symtab is
+ *    named by its debug file's .symtab, found by build id (elfsyms.c), or, in a Go program, by
+ *    its pclntab (gopclntab.c), which stripping leaves; else
  *  - its FDE in .eh_frame (every function compilers and OpenSSL's perlasm emit has one), found
  *    through .eh_frame_hdr's sorted table.
  *
@@ -13,8 +15,6 @@
 #include "codefile.h"
 
 #include <string.h>
-
-#include "elf_note.h"
 
 #define MAX_ELF_BYTES (1024u << 20)
 
@@ -44,40 +44,66 @@ int32_t rp_le32s(const uint8_t *p)
 	return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
 }
 
-static void index_symbols(struct rp_codefile *e)
+/* The PLT's bounds, and a Go pclntab's section (*go_off, *go_len; 0: none), from the section
+ * names. */
+static void index_sections(struct rp_codefile *e, uint64_t *go_off, uint64_t *go_len)
 {
 	const Elf64_Ehdr *eh = e->eh;
-	if (eh->e_shentsize != sizeof(Elf64_Shdr))
+	Elf64_Shdr sh, names;
+	*go_off = *go_len = 0;
+	if (!rp_image_shdr(&e->im, eh, eh->e_shstrndx, &names) ||
+	    !rp_image_in(&e->im, names.sh_offset, names.sh_size))
 		return;
-	Elf64_Shdr sh, link, best_sym = { 0 }, names;
-	bool have_sym = false, have_names = rp_image_shdr(&e->im, eh, eh->e_shstrndx, &names) &&
-					    rp_image_in(&e->im, names.sh_offset, names.sh_size);
 	for (unsigned i = 0; i < eh->e_shnum; i++) {
-		if (!rp_image_shdr(&e->im, eh, i, &sh))
+		if (!rp_image_shdr(&e->im, eh, i, &sh) || sh.sh_name >= names.sh_size)
 			continue;
-		const char *nm = have_names && sh.sh_name < names.sh_size
-					 ? (const char *)e->im.p + names.sh_offset + sh.sh_name
-					 : "";
-		if (nm[0] && memchr(nm, 0, names.sh_size - sh.sh_name) && !strncmp(nm, ".plt", 4)) {
+		const char *nm = (const char *)e->im.p + names.sh_offset + sh.sh_name;
+		size_t n = strnlen(nm, names.sh_size - sh.sh_name);
+		if (n == names.sh_size - sh.sh_name)
+			continue; /* no NUL inside the table */
+		if (!strncmp(nm, ".plt", 4)) {
 			if (!e->plt_lo || sh.sh_addr < e->plt_lo)
 				e->plt_lo = sh.sh_addr;
 			if (sh.sh_addr + sh.sh_size > e->plt_hi)
 				e->plt_hi = sh.sh_addr + sh.sh_size;
 		}
-		if ((sh.sh_type == SHT_SYMTAB || (sh.sh_type == SHT_DYNSYM && !have_sym)) &&
-		    sh.sh_entsize == sizeof(Elf64_Sym)) {
-			best_sym = sh;
-			have_sym = sh.sh_type == SHT_SYMTAB || !have_sym;
+		/* .gopclntab, or .data.rel.ro.gopclntab in a PIE */
+		if (n >= 9 && !strcmp(nm + n - 9, "gopclntab") && sh.sh_type == SHT_PROGBITS &&
+		    rp_image_in(&e->im, sh.sh_offset, sh.sh_size)) {
+			*go_off = sh.sh_offset;
+			*go_len = sh.sh_size;
 		}
 	}
-	if (have_sym && rp_image_in(&e->im, best_sym.sh_offset, best_sym.sh_size) &&
-	    rp_image_shdr(&e->im, eh, best_sym.sh_link, &link) &&
-	    rp_image_in(&e->im, link.sh_offset, link.sh_size)) {
-		e->syms = (const Elf64_Sym *)(e->im.p + best_sym.sh_offset);
-		e->nsyms = best_sym.sh_size / sizeof(Elf64_Sym);
-		e->strtab = (const char *)e->im.p + link.sh_offset;
-		e->strtab_len = link.sh_size;
+}
+
+/* The names of the functions: the file's own symbols; without a .symtab, its debug file's (the
+ * code still comes from the file itself), else a Go program's pclntab. */
+static void index_names(struct rp_codefile *e, struct ct_str build_id)
+{
+	uint64_t go_off, go_len;
+	index_sections(e, &go_off, &go_len);
+	rp_elfsyms_index(&e->syms, &e->im, e->eh);
+	if (e->syms.full)
+		return;
+	char path[4096], id[80];
+	const Elf64_Ehdr *deh;
+	if (rp_debugfile_path(build_id, path, sizeof(path)) &&
+	    rp_image_map(path, MAX_ELF_BYTES, &e->debug) == RP_IMAGE_OK) {
+		if ((deh = rp_image_elf64(&e->debug)) != NULL &&
+		    rp_image_build_id(&e->debug, deh, id, sizeof(id)) && strlen(id) == build_id.len &&
+		    !memcmp(id, build_id.p, build_id.len))
+			rp_elfsyms_index(&e->debug_syms, &e->debug, deh);
+		if (!e->debug_syms.full) {
+			memset(&e->debug_syms, 0, sizeof(e->debug_syms));
+			rp_image_unmap(&e->debug);
+		}
 	}
+	if (e->debug_syms.full)
+		return;
+	if (go_len)
+		rp_gopclntab_parse(&e->go, e->im.p + go_off, go_len);
+	else
+		rp_gopclntab_find(&e->go, e->im.p, e->im.len);
 }
 
 /* .eh_frame_hdr: version 1, the table encoded datarel|sdata4 (what every linker writes). */
@@ -118,18 +144,14 @@ bool rp_codefile_open(struct rp_codefile *e, const char *path, struct ct_str wan
 	e->ph = (const Elf64_Phdr *)(e->im.p + e->eh->e_phoff);
 	e->phnum = e->eh->e_phnum;
 	if (want_id.len) {
-		char id[80] = "";
-		for (unsigned i = 0; i < e->phnum; i++)
-			if (e->ph[i].p_type == PT_NOTE &&
-			    rp_image_in(&e->im, e->ph[i].p_offset, e->ph[i].p_filesz) &&
-			    ct_elf_build_id(e->im.p + e->ph[i].p_offset, e->ph[i].p_filesz, id, sizeof(id)))
-				break;
+		char id[80];
+		rp_image_build_id(&e->im, e->eh, id, sizeof(id));
 		if (strlen(id) != want_id.len || memcmp(id, want_id.p, want_id.len) != 0) {
 			rp_image_unmap(&e->im);
 			return false;
 		}
 	}
-	index_symbols(e);
+	index_names(e, want_id);
 	index_eh_frame(e);
 	return true;
 }
@@ -137,18 +159,11 @@ bool rp_codefile_open(struct rp_codefile *e, const char *path, struct ct_str wan
 bool rp_codefile_function_at(const struct rp_codefile *e, uint64_t va, uint64_t *start, uint64_t *end,
 			     const char **name)
 {
-	*name = NULL;
-	for (size_t i = 0; i < e->nsyms; i++) {
-		const Elf64_Sym *y = &e->syms[i];
-		if (ELF64_ST_TYPE(y->st_info) != STT_FUNC || y->st_shndx == SHN_UNDEF || !y->st_size ||
-		    va - y->st_value >= y->st_size || y->st_name >= e->strtab_len ||
-		    !memchr(e->strtab + y->st_name, 0, e->strtab_len - y->st_name))
-			continue;
-		*start = y->st_value;
-		*end = y->st_value + y->st_size;
-		*name = e->strtab + y->st_name;
+	if ((*name = rp_elfsyms_function_at(&e->debug_syms, va, start, end)) != NULL ||
+	    (*name = rp_elfsyms_function_at(&e->syms, va, start, end)) != NULL ||
+	    rp_gopclntab_function_at(&e->go, va, start, end, name))
 		return true;
-	}
+	*name = NULL;
 	if (!e->hdr_table || e->eh_off == UINT64_MAX)
 		return false;
 	/* the last table entry whose start is <= va */
@@ -185,5 +200,6 @@ bool rp_codefile_in_plt(const struct rp_codefile *e, uint64_t va)
 
 void rp_codefile_close(struct rp_codefile *e)
 {
+	rp_image_unmap(&e->debug);
 	rp_image_unmap(&e->im);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * codefile.h - an ELF file whose code the profile sampled (codefile.c): its loadable segments,
- * symbols, .eh_frame_hdr and PLT, for finding the function that holds a sampled address.
+ * symbols (its own, its debug file's, or a Go program's pclntab), .eh_frame_hdr and PLT, for
+ * finding the function that holds a sampled address.
  */
 #ifndef CT_REPORT_CODEFILE_H
 #define CT_REPORT_CODEFILE_H
@@ -11,16 +12,19 @@
 
 #include "common/trace_format.h"
 #include "elfimage.h"
+#include "elfsyms.h"
+#include "gopclntab.h"
 
 struct rp_codefile {
 	struct rp_image im;
 	const Elf64_Ehdr *eh;
 	const Elf64_Phdr *ph;
 	unsigned phnum;
-	const Elf64_Sym *syms;
-	size_t nsyms;
-	const char *strtab;
-	size_t strtab_len;
+	struct rp_elfsyms syms; /* the file's own */
+	/* without a .symtab: its debug file's (found by build id), else a Go program's pclntab */
+	struct rp_image debug;
+	struct rp_elfsyms debug_syms;
+	struct rp_gopclntab go;
 	/* .eh_frame_hdr's table, and the sections it points into */
 	const uint8_t *hdr_table;
 	uint32_t hdr_count;
@@ -39,7 +43,8 @@ void rp_codefile_close(struct rp_codefile *e);
 uint64_t rp_codefile_off_to_vaddr(const struct rp_codefile *e, uint64_t off);
 uint64_t rp_codefile_vaddr_to_off(const struct rp_codefile *e, uint64_t va);
 
-/* [*start, *end) of the function holding va, and *name when a symbol covers it (else NULL). */
+/* [*start, *end) of the function holding va, and *name when a symbol (or the Go pclntab)
+ * covers it (else NULL: bounds from .eh_frame). */
 bool rp_codefile_function_at(const struct rp_codefile *e, uint64_t va, uint64_t *start, uint64_t *end,
 			     const char **name);
 

@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "elf_note.h"
+
 enum rp_image_state rp_image_map(const char *path, size_t cap, struct rp_image *im)
 {
 	memset(im, 0, sizeof(*im));
@@ -62,4 +64,29 @@ bool rp_image_shdr(const struct rp_image *im, const Elf64_Ehdr *eh, unsigned i, 
 		return false;
 	memcpy(sh, im->p + eh->e_shoff + (uint64_t)i * eh->e_shentsize, sizeof(*sh));
 	return true;
+}
+
+bool rp_image_build_id(const struct rp_image *im, const Elf64_Ehdr *eh, char *hex, size_t cap)
+{
+	if (cap)
+		hex[0] = 0;
+	Elf64_Shdr sh;
+	for (unsigned i = 0; i < eh->e_shnum; i++)
+		if (rp_image_shdr(im, eh, i, &sh) && sh.sh_type == SHT_NOTE &&
+		    rp_image_in(im, sh.sh_offset, sh.sh_size) &&
+		    ct_elf_build_id(im->p + sh.sh_offset, sh.sh_size, hex, cap))
+			return true;
+	if (eh->e_phentsize != sizeof(Elf64_Phdr))
+		return false;
+	for (unsigned i = 0; i < eh->e_phnum; i++) {
+		Elf64_Phdr ph;
+		uint64_t at = eh->e_phoff + (uint64_t)i * sizeof(ph);
+		if (!rp_image_in(im, at, sizeof(ph)))
+			return false;
+		memcpy(&ph, im->p + at, sizeof(ph));
+		if (ph.p_type == PT_NOTE && rp_image_in(im, ph.p_offset, ph.p_filesz) &&
+		    ct_elf_build_id(im->p + ph.p_offset, ph.p_filesz, hex, cap))
+			return true;
+	}
+	return false;
 }

@@ -39,4 +39,9 @@ const Elf64_Ehdr *rp_image_elf64(const struct rp_image *im);
  * small to hold one). */
 bool rp_image_shdr(const struct rp_image *im, const Elf64_Ehdr *eh, unsigned i, Elf64_Shdr *sh);
 
+/* The image's GNU build id as lower-case hex (cut to cap - 1 digits), from its note sections,
+ * else its PT_NOTE segments (a separate debug file keeps the sections); false when it has none
+ * (hex is then ""). */
+bool rp_image_build_id(const struct rp_image *im, const Elf64_Ehdr *eh, char *hex, size_t cap);
+
 #endif

@@ -5,7 +5,8 @@
  * export table does not cover it) prints as "module+0xoff". The trace names each such module's
  * file and GNU build id (MODULE records); here the offset is looked up in that file's symbol
  * table (.symtab, else .dynsym), or in its installed debug file
- * (/usr/lib/debug/.build-id/xx/yyyy.debug), and the frame becomes "module!function+0xdelta".
+ * (/usr/lib/debug/.build-id/xx/yyyy.debug: elfsyms.c), and the frame becomes
+ * "module!function+0xdelta".
  *
  * Only when the build id matches (a file replaced since the trace was taken would give wrong
  * names), and only regular files, mapped read-only with every offset bounds-checked: the paths
@@ -17,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elf_note.h"
 #include "elfimage.h"
+#include "elfsyms.h"
 
 #define MAX_ELF_BYTES (1024u << 20)
 #define MAX_FILES 128
@@ -28,10 +29,7 @@ struct elf_file {
 	struct rp_image im; /* im.p NULL: unreadable, remembered as such */
 	char build_id[41];
 	uint64_t load_vaddr; /* the vaddr of file offset 0: what a frame's offset counts from */
-	const Elf64_Sym *syms;
-	size_t nsyms;
-	const char *strtab;
-	size_t strtab_len;
+	struct rp_elfsyms syms;
 };
 
 struct symbolizer {
@@ -68,27 +66,8 @@ static bool elf_open(struct elf_file *f, const char *path)
 			}
 		}
 	}
-	const Elf64_Shdr *sh = (const Elf64_Shdr *)(im->p + eh->e_shoff);
-	const Elf64_Shdr *symtab = NULL, *dynsym = NULL;
-	for (unsigned i = 0; i < eh->e_shnum; i++) {
-		if (sh[i].sh_type == SHT_NOTE && rp_image_in(im, sh[i].sh_offset, sh[i].sh_size))
-			ct_elf_build_id(im->p + sh[i].sh_offset, sh[i].sh_size, f->build_id,
-					sizeof(f->build_id));
-		else if (sh[i].sh_type == SHT_SYMTAB)
-			symtab = &sh[i];
-		else if (sh[i].sh_type == SHT_DYNSYM)
-			dynsym = &sh[i];
-	}
-	const Elf64_Shdr *use = symtab ? symtab : dynsym;
-	if (use && use->sh_link < eh->e_shnum && use->sh_entsize == sizeof(Elf64_Sym) &&
-	    rp_image_in(im, use->sh_offset, use->sh_size) &&
-	    rp_image_in(im, sh[use->sh_link].sh_offset, sh[use->sh_link].sh_size) &&
-	    (use->sh_offset % _Alignof(Elf64_Sym)) == 0) {
-		f->syms = (const Elf64_Sym *)(im->p + use->sh_offset);
-		f->nsyms = use->sh_size / sizeof(Elf64_Sym);
-		f->strtab = (const char *)(im->p + sh[use->sh_link].sh_offset);
-		f->strtab_len = sh[use->sh_link].sh_size;
-	}
+	rp_image_build_id(im, eh, f->build_id, sizeof(f->build_id));
+	rp_elfsyms_index(&f->syms, im, eh);
 	return true;
 }
 
@@ -103,40 +82,19 @@ static const struct elf_file *elf_get(struct symbolizer *s, const char *path)
 	return elf_open(f, path) ? f : NULL; /* a failed open leaves im.p NULL: remembered */
 }
 
-/* The function containing vaddr: its name and start, or NULL. */
-static const char *elf_function_at(const struct elf_file *f, uint64_t vaddr, uint64_t *start)
-{
-	const Elf64_Sym *best = NULL;
-	for (size_t i = 0; i < f->nsyms; i++) {
-		const Elf64_Sym *y = &f->syms[i];
-		if (ELF64_ST_TYPE(y->st_info) != STT_FUNC || y->st_shndx == SHN_UNDEF || !y->st_size)
-			continue;
-		if (vaddr >= y->st_value && vaddr - y->st_value < y->st_size && y->st_name < f->strtab_len) {
-			best = y;
-			break;
-		}
-	}
-	if (!best || !memchr(f->strtab + best->st_name, 0, f->strtab_len - best->st_name))
-		return NULL;
-	*start = best->st_value;
-	return f->strtab + best->st_name;
-}
-
 /* The file that has names for module m: its installed debug file, else the module itself, when
  * its build id is the one the trace recorded (no id recorded: the module as it is). */
 static const struct elf_file *file_for(struct symbolizer *s, const struct ct_module *m)
 {
 	char path[320];
-	if (m->build_id.len > 2 && m->build_id.len < 64) {
-		snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%.*s.debug", m->build_id.p,
-			 (int)m->build_id.len - 2, m->build_id.p + 2);
+	if (rp_debugfile_path(m->build_id, path, sizeof(path))) {
 		const struct elf_file *d = elf_get(s, path);
-		if (d && d->nsyms && rp_str_is(m->build_id, d->build_id))
+		if (d && d->syms.nsyms && rp_str_is(m->build_id, d->build_id))
 			return d;
 	}
 	snprintf(path, sizeof(path), "%.*s", (int)m->path.len, m->path.p);
 	const struct elf_file *f = elf_get(s, path);
-	if (!f || !f->nsyms)
+	if (!f || !f->syms.nsyms)
 		return NULL;
 	if (m->build_id.len && !rp_str_is(m->build_id, f->build_id))
 		return NULL;
@@ -170,9 +128,10 @@ static bool name_frame(void *ctx, struct ct_str frame, char *out, size_t cap)
 		if (!rp_str_eq(p->modules[i].name, mod))
 			continue;
 		const struct elf_file *f = file_for(s, &p->modules[i]);
-		uint64_t start;
+		uint64_t start, end;
 		/* a return address: the call is the byte before it */
-		const char *fn = f ? elf_function_at(f, f->load_vaddr + off - 1, &start) : NULL;
+		const char *fn = f ? rp_elfsyms_function_at(&f->syms, f->load_vaddr + off - 1, &start, &end)
+				   : NULL;
 		if (!fn)
 			return false;
 		int w = snprintf(out, cap, "%.*s!%s+0x%llx", (int)mod.len, mod.p, fn,

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * elfsyms.c - function names from an ELF file's symbol table (.symtab, else .dynsym), and the
+ * path of its separate debug file, found by build id as gdb finds it: Debian's -dbgsym packages
+ * install /usr/lib/debug/.build-id/xx/yyyy.debug, whose .symtab names the static functions a
+ * stripped library or program lost. The file and its tables come from a trace: every offset is
+ * checked against the mapping, and a name must end inside its string table.
+ */
+#include "elfsyms.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The default debug-file directory, as gdb's and Debian's -dbgsym packages have it. */
+#define DEBUG_DIR "/usr/lib/debug"
+
+void rp_elfsyms_index(struct rp_elfsyms *s, const struct rp_image *im, const Elf64_Ehdr *eh)
+{
+	memset(s, 0, sizeof(*s));
+	Elf64_Shdr sh, use = { 0 }, link;
+	bool have = false;
+	for (unsigned i = 0; i < eh->e_shnum; i++) {
+		if (!rp_image_shdr(im, eh, i, &sh) || sh.sh_entsize != sizeof(Elf64_Sym))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB || (sh.sh_type == SHT_DYNSYM && !have)) {
+			use = sh;
+			have = true;
+		}
+		if (sh.sh_type == SHT_SYMTAB)
+			break;
+	}
+	if (!have || !rp_image_in(im, use.sh_offset, use.sh_size) || use.sh_offset % _Alignof(Elf64_Sym) ||
+	    !rp_image_shdr(im, eh, use.sh_link, &link) || !rp_image_in(im, link.sh_offset, link.sh_size))
+		return;
+	s->syms = (const Elf64_Sym *)(const void *)(im->p + use.sh_offset);
+	s->nsyms = use.sh_size / sizeof(Elf64_Sym);
+	s->strtab = (const char *)im->p + link.sh_offset;
+	s->strtab_len = link.sh_size;
+	s->full = use.sh_type == SHT_SYMTAB;
+}
+
+const char *rp_elfsyms_function_at(const struct rp_elfsyms *s, uint64_t va, uint64_t *start, uint64_t *end)
+{
+	for (size_t i = 0; i < s->nsyms; i++) {
+		const Elf64_Sym *y = &s->syms[i];
+		if (ELF64_ST_TYPE(y->st_info) != STT_FUNC || y->st_shndx == SHN_UNDEF || !y->st_size ||
+		    va - y->st_value >= y->st_size || y->st_name >= s->strtab_len ||
+		    !memchr(s->strtab + y->st_name, 0, s->strtab_len - y->st_name))
+			continue;
+		*start = y->st_value;
+		*end = y->st_value + y->st_size;
+		return s->strtab + y->st_name;
+	}
+	return NULL;
+}
+
+bool rp_debugfile_path(struct ct_str build_id, char *out, size_t cap)
+{
+	if (build_id.len < 4 || build_id.len > 128)
+		return false;
+	for (uint32_t i = 0; i < build_id.len; i++)
+		if (!strchr("0123456789abcdef", build_id.p[i]) || !build_id.p[i])
+			return false;
+	const char *dir = getenv("CRYPTRACE_DEBUG_DIR");
+	if (!dir || !*dir)
+		dir = DEBUG_DIR;
+	int n = snprintf(out, cap, "%s/.build-id/%.2s/%.*s.debug", dir, build_id.p, (int)build_id.len - 2,
+			 build_id.p + 2);
+	return n > 0 && (size_t)n < cap;
+}

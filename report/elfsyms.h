@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * elfsyms.h - an ELF file's function symbols, and where its separate debug file is (elfsyms.c):
+ * what names a call site's frame (symbols.c) and a profiled function (codefile.c) alike.
+ */
+#ifndef CT_REPORT_ELFSYMS_H
+#define CT_REPORT_ELFSYMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/trace_format.h"
+#include "elfimage.h"
+
+struct rp_elfsyms {
+	const Elf64_Sym *syms; /* NULL: none */
+	size_t nsyms;
+	const char *strtab;
+	size_t strtab_len;
+	bool full; /* from .symtab (every function), not .dynsym (the exported ones) */
+};
+
+/* Indexes the image's .symtab, else its .dynsym (all zero when it has neither inside the
+ * mapping). */
+void rp_elfsyms_index(struct rp_elfsyms *s, const struct rp_image *im, const Elf64_Ehdr *eh);
+
+/* The function symbol covering vaddr va: its name, *start and *end; NULL when none does. */
+const char *rp_elfsyms_function_at(const struct rp_elfsyms *s, uint64_t va, uint64_t *start, uint64_t *end);
+
+/* The debug file of a GNU build id (hex, as traces record it): DIR/.build-id/xx/rest.debug, DIR
+ * from CRYPTRACE_DEBUG_DIR, else /usr/lib/debug (gdb's debug-file-directory). False when the id
+ * is no hex build id (it comes from a trace: it must not make a path of its own) or the path
+ * does not fit in cap. */
+bool rp_debugfile_path(struct ct_str build_id, char *out, size_t cap);
+
+#endif
