@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "elf_note.h"
+#include "elfimage.h"
 #include "profile.h"
 #include "trace_format.h"
 #include "tracer.h"
@@ -572,18 +572,22 @@ static size_t files_of(const char *outdir, uint32_t pid, struct trace_file *out,
 	return n;
 }
 
+/* The largest file whose build id is read (the reporter reads no larger one either). */
+#define MAX_ELF_BYTES (1024u << 20)
+
+/* The file's GNU build id, "" when it has none: the reporter reads a file only when its id is
+ * the one recorded (it may have been replaced since the run), and finds its debug file by it.
+ * Its notes are found through the ELF headers (a file's first bytes are no run of notes). */
 static void build_id_of(const char *path, char *hex, size_t cap)
 {
 	hex[0] = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	struct rp_image im;
+	if (rp_image_map(path, MAX_ELF_BYTES, &im) != RP_IMAGE_OK)
 		return;
-	/* the notes sit in the first pages of any ELF file */
-	uint8_t buf[8192];
-	ssize_t n = pread(fd, buf, sizeof(buf), 0);
-	close(fd);
-	if (n > 64)
-		ct_elf_build_id(buf, (size_t)n, hex, cap);
+	const Elf64_Ehdr *eh = rp_image_elf64(&im);
+	if (eh)
+		rp_image_build_id(&im, eh, hex, cap);
+	rp_image_unmap(&im);
 }
 
 /* One image's records into fd: totals, then each file's offsets. */

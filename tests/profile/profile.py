@@ -18,12 +18,24 @@
     its own executable all the same, and nothing-intercepted says so;
   - --no-profile: no profile; in a seccomp filter that refuses perf_event_open (noperf, as a
     container's default policy does): the program runs as it would, the trace says why there is
-    no profile, and the hooks' figures are all there.
+    no profile, and the hooks' figures are all there;
+  - names: profile_loop_static stripped, its debug file under a debug directory of its own
+    (CRYPTRACE_DEBUG_DIR): the profile names its AES function from the debug file, as the
+    unstripped executable names it, and not without the debug file (a static executable has no
+    .eh_frame_hdr either: its code is then "other"); Debian's age (stripped
+    Go, its pclntab found by its header) and examples/go_aes (built here with `go build
+    -ldflags=-s` when Go is installed): every function the reporter names (codename) has the
+    name and bounds an independent reading of the pclntab gives, the Go rows of
+    profile_symbols.def that these programs link are in them and name their code as the row
+    says; go_aes's AES-GCM is named crypto/aes.gcmAesEnc (AES-NI + PCLMULQDQ where the CPU has
+    them) in the profile.
 """
 import glob
 import math
 import os
 import re
+import shutil
+import struct
 import subprocess
 
 import ctlib
@@ -32,6 +44,27 @@ from ctlib.daemons import Daemon, free_port
 
 BIN = os.environ.get("CT_PROFILE_BIN", "")
 LOOP = os.path.join(BIN, "profile_loop")
+CODENAME = os.path.join(BIN, "codename")
+DEF = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "report", "profile_symbols.def")
+GO_AES_SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "go_aes",
+                          "go_aes.go")
+# The Go rows of profile_symbols.def that each Go program here links (Debian 12's age 1.1.1, built
+# with Go 1.19; go_aes built with the installed Go): a new build that renames one fails here.
+AGE_ROWS = [
+    "golang.org/x/crypto/chacha20poly1305.chacha20Poly1305Seal",
+    "golang.org/x/crypto/chacha20poly1305.chacha20Poly1305Open",
+    "golang.org/x/crypto/chacha20.(*Cipher).xorKeyStreamBlocksGeneric",
+    "golang.org/x/crypto/chacha20.hChaCha20",
+    "golang.org/x/crypto/internal/poly1305.update",
+    "golang.org/x/crypto/curve25519",
+    "golang.org/x/crypto/scrypt.",
+    "crypto/aes.encryptBlockGo",
+    "crypto/aes.decryptBlockGo",
+    "crypto/cipher.(*gcm).mul",
+    "crypto/sha512.blockAMD64",
+    "crypto/sha512.blockAVX2",
+]
+GO_AES_ROWS = ["crypto/aes.encryptBlockGo", "crypto/cipher.(*gcm).mul"]
 
 
 def run(tag, argv, extra=(), env=None, wrap=()):
@@ -220,10 +253,153 @@ def known_symbols():
         check(found, f"{os.path.basename(libs[0])} defines {symbol} (profile_symbols.def)")
 
 
+def report_env(out, env):
+    p = ctlib.run([ctlib.CRYPTRACE, "report", "--json", out], env=env, text=True)
+    check(p.returncode == 0, f"report of {out} ({p.stderr.strip()[:300]})")
+    return ctlib.parse_json(p.stdout, "report --json")
+
+
+def debug_file():
+    """A stripped executable named from its build-id debug file (CRYPTRACE_DEBUG_DIR), and not
+    without it."""
+    exe = os.path.join(BIN, "profile_loop_static")
+    if not os.access(exe, os.X_OK):
+        print("skip the debug-file case: profile_loop_static not built (no libcrypto.a or static "
+              "libc, or a sanitizer build)")
+        return
+    # (no "profile-" in its name: the secret scan would take it for profile_loop.c's key)
+    tmp = ctlib.tmpdir("debugfile")
+    stripped, debug = os.path.join(tmp, "profile_loop_static"), os.path.join(tmp, "loop.debug")
+    for argv in (["objcopy", "--only-keep-debug", exe, debug], ["strip", "-o", stripped, exe]):
+        p = ctlib.run(argv, text=True)
+        check(p.returncode == 0, f"{' '.join(argv)} ({p.stderr.strip()[:200]})")
+    note = ctlib.run(["readelf", "-n", stripped], text=True).stdout
+    m = re.search(r"Build ID: ([0-9a-f]+)", note)
+    check(m, f"{stripped} has a GNU build id")
+    bid = m.group(1)
+    root = os.path.join(tmp, "debug")
+    os.makedirs(os.path.join(root, ".build-id", bid[:2]))
+    os.rename(debug, os.path.join(root, ".build-id", bid[:2], bid[2:] + ".debug"))
+    p, doc = run("debug-named", [exe, "0.5"])
+    named = max(aes_items(main_proc(doc)["profile"]), key=lambda i: i["samples"])
+    out = ctlib.tmpdir("profile-stripped")
+    p = ctlib.run([ctlib.CRYPTRACE, "run", "-q", "-o", out, "--", stripped, "0.5"])
+    check(p.returncode == 0, f"the stripped executable ran under cryptrace ({p.returncode})")
+    # the machine's own /usr/lib/debug cannot have a file of this build: an empty one stands in
+    plain = report_env(out, dict(os.environ, CRYPTRACE_DEBUG_DIR=os.path.join(tmp, "none")))
+    withdbg = report_env(out, dict(os.environ, CRYPTRACE_DEBUG_DIR=root))
+    bare, named_dbg = (main_proc(d)["profile"] for d in (plain, withdbg))
+    show("stripped", bare)
+    show("stripped+debug", named_dbg)
+    check(not named["function"].startswith("+0x"), f"the unstripped executable names its AES code ({named})")
+    # stripped, a static executable has no .eh_frame_hdr either: no bounds, so no name and no class
+    check(not [i for i in bare["items"] if i["function"] == named["function"]],
+          f"stripped, no debug file: {named['function']} is not named ({bare['items'][:3]})")
+    top = max(aes_items(named_dbg) or [{"samples": 0}], key=lambda i: i["samples"])
+    check(top.get("function") == named["function"] and top.get("impl") == named["impl"] and
+          top["samples"] >= 0.8 * named_dbg["samples"],
+          f"stripped, with its debug file: named as unstripped ({top} against {named})")
+
+
+def go_functions(path):
+    """A Go program's functions, [(entry, end, name)], read here from its pclntab (Go 1.18 on),
+    apart from the reporter's reading; None when it has none."""
+    data = open(path, "rb").read()
+    at = -1
+    for magic in (0xfffffff1, 0xfffffff0):
+        at = data.find(struct.pack("<I", magic) + b"\0\0\x01\x08")
+        if at >= 0:
+            break
+    if at < 0:
+        return None
+    nfunc, _, text, names, _, _, _, pcln = struct.unpack_from("<8Q", data, at + 8)
+    funcs = []
+    for i in range(nfunc):
+        entry, funcoff, end = struct.unpack_from("<3I", data, at + pcln + 8 * i)
+        nameoff = struct.unpack_from("<i", data, at + pcln + funcoff + 4)[0]
+        s = at + names + nameoff
+        funcs.append((text + entry, text + end, data[s:data.index(b"\0", s)].decode()))
+    return funcs
+
+
+def go_rows():
+    """profile_symbols.def's Go rows, in order: (symbol, prefix, category, impl)."""
+    rows = re.findall(r'^PROFILE_SYMBOL\("", "([^"]+)", (\d), "([^"]*)", "([^"]*)"\)', open(DEF).read(), re.M)
+    return [(s, p == "1", c, i) for s, p, c, i in rows if "/" in s or "." in s]
+
+
+def go_names(tag, prog, expected):
+    """The reporter's names (codename) for every function of a Go program against go_functions,
+    and the rows it is expected to link naming their code as the row says."""
+    funcs = go_functions(prog)
+    check(funcs, f"{tag}: {prog} has a Go 1.18+ pclntab")
+    p = ctlib.run([CODENAME, prog], input_bytes="".join(f"{e:#x}\n" for e, _, _ in funcs).encode(), text=True)
+    check(p.returncode == 0, f"{tag}: codename {prog} ({p.stderr.strip()})")
+    got = [ln.split("\t") for ln in p.stdout.splitlines()]
+    # an exported (cgo) function's .dynsym symbol comes first: its size leaves out the padding
+    wrong = [(f, g) for f, g in zip(funcs, got)
+             if len(g) != 5 or (int(g[0], 16), g[4]) != (f[0], f[2]) or not f[0] < int(g[1], 16) <= f[1]]
+    check(len(got) == len(funcs) and not wrong,
+          f"{tag}: the reporter names all {len(funcs)} functions as the pclntab does ({wrong[:3]})")
+    rows = go_rows()
+    print(f"{tag}: {len(funcs)} functions named; {len(expected)} of the {len(rows)} Go rows checked")
+    for sym in expected:
+        row = [r for r in rows if r[0] == sym]
+        check(row, f"profile_symbols.def has the Go row {sym}")
+        hits = [i for i, f in enumerate(funcs) if (f[2].startswith(sym) if row[0][1] else f[2] == sym)]
+        check(hits, f"{tag} links {sym} (profile_symbols.def)")
+        g = got[hits[0]]
+        check((g[2], g[3]) == (row[0][2], row[0][3]),
+              f"{tag}: {funcs[hits[0]][2]} is named {g[2]} / {g[3]}, as its row says ({row[0][2]} / {row[0][3]})")
+
+
+def build_go_aes():
+    """examples/go_aes built with the installed Go (stripped: names from the pclntab alone), or
+    None when there is no Go here."""
+    go = shutil.which("go")
+    if not go:
+        return None
+    tmp = ctlib.tmpdir("go-aes")
+    exe = os.path.join(tmp, "go_aes")
+    env = dict(os.environ, GOCACHE=os.path.join(tmp, "cache"), GOPATH=os.path.join(tmp, "gopath"),
+               HOME=tmp, CGO_ENABLED="0", GOTOOLCHAIN="local", GOFLAGS="")
+    p = ctlib.run([go, "build", "-ldflags=-s", "-o", exe, GO_AES_SRC], env=env, text=True)
+    check(p.returncode == 0, f"go build examples/go_aes ({p.stderr.strip()[:300]})")
+    return exe
+
+
+def go_cases():
+    age = shutil.which("age")
+    if age:
+        go_names("age", age, AGE_ROWS)
+    else:
+        print("skip the age names: age is not installed (tests/setup-deps.sh installs it)")
+    exe = build_go_aes()
+    if not exe:
+        print("skip go_aes: no Go toolchain (tests/setup-deps.sh installs golang-go)")
+        return
+    go_names("go_aes", exe, GO_AES_ROWS)
+    p, doc = run("go_aes", [exe, "1"])
+    check(b"sealed" in p.stdout, f"go_aes ran ({p.stdout[-100:]!r})")
+    prof = main_proc(doc)["profile"]
+    show("go_aes", prof)
+    aes = aes_items(prof)
+    check(aes, f"go_aes: AES code named ({prof['items'][:3]})")
+    top = max(aes, key=lambda i: i["samples"])
+    check(top["function"] == "crypto/aes.gcmAesEnc" and top["module"] == "go_aes" and
+          top["samples"] >= 0.5 * prof["samples"],
+          f"go_aes: Go's AES-GCM assembly named by its Go function, most of the CPU: {top}")
+    if ctlib.cpu_has_aes():
+        check(top["impl"].startswith(("AES-NI", "VAES")) and "PCLMULQDQ" in top["impl"],
+              f"go_aes: AES-NI with carry-less multiply: {top['impl']}")
+
+
 def test():
     if not os.access(LOOP, os.X_OK):
         check(False, f"{LOOP} was built")
     known_symbols()
+    go_cases()
+    debug_file()
     loop_cbc()
     loop_masked()
     speed_gcm()
