@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/trace_format.h"
+#include "trace_format.h"
 #include "elfimage.h"
 #include "elfsyms.h"
 #include "gopclntab.h"

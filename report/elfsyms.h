@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/trace_format.h"
+#include "trace_format.h"
 #include "elfimage.h"
 
 struct rp_elfsyms {
