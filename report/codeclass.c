@@ -10,26 +10,39 @@
  *    PCLMULQDQ/VPCLMULQDQ, the SHA-NI rounds;
  *  - the constants it addresses (RIP-relative): the AES S-box or T-tables (table AES, no AES-NI),
  *    vpaes's constants (SSSE3 AES: OpenSSL's, GnuTLS's and libgcrypt's), the SHA-256 and SHA-512
- *    round constants, ChaCha20's "expand 32-byte k";
+ *    round constants, ChaCha20's "expand 32-byte k", SHA-1's round-constant table, P-256's prime
+ *    and order (OpenSSL's ecp_nistz256);
+ *  - the immediates of its arithmetic: sntrup761's q = 4591 beside (q - 1) / 2 or its Barrett
+ *    constant, the Montgomery ladder's a24 (121665, 121666) of X25519, Curve25519's 2^51 - 1
+ *    limb mask, Poly1305's clamp masks, SHA-1's four round constants;
+ *  - big-number arithmetic by its multiply-and-carry density (MULX with ADCX/ADOX, AVX-512
+ *    IFMA's VPMADD52, or 64-bit MUL with ADC), after every named class;
  *
- * and by its symbol (profile_symbols.def) only where the code said nothing.
+ * then by its symbol (profile_symbols.def), and last by its callers: a helper the compiler did
+ * not inline (sntrup761's division by q, the ladder's field multiply) has no constant of its
+ * own, so a function with no exported symbol whose every direct caller in the file is of one
+ * category is of that category (rp_code_file_class_*).
  */
 #include "codeclass.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-/* The vaddr of the first occurrence of sig in the file's loaded bytes, or 0. */
-static uint64_t find_const(const struct rp_codefile *e, const uint8_t *sig, size_t n)
+#include "model.h"
+
+/* The vaddrs of the first RP_CONST_SITES occurrences of sig in the file's loaded bytes. */
+static void find_const(const struct rp_codefile *e, const uint8_t *sig, size_t n, uint64_t *at)
 {
 	const uint8_t *p = e->im.p, *end = p + e->im.len;
-	while ((p = memmem(p, (size_t)(end - p), sig, n)) != NULL) {
+	unsigned k = 0;
+	memset(at, 0, RP_CONST_SITES * sizeof(*at));
+	while (k < RP_CONST_SITES && (p = memmem(p, (size_t)(end - p), sig, n)) != NULL) {
 		uint64_t va = rp_codefile_off_to_vaddr(e, (uint64_t)(p - e->im.p));
 		if (va != UINT64_MAX)
-			return va ? va : 1;
+			at[k++] = va ? va : 1;
 		p++;
 	}
-	return 0;
 }
 
 void rp_code_consts_find(const struct rp_codefile *f, struct rp_code_consts *k)
@@ -47,24 +60,77 @@ void rp_code_consts_find(const struct rp_codefile *f, struct rp_code_consts *k)
 					0xcf, 0xfb, 0xc0, 0xb5, 0xa5, 0xdb, 0xb5, 0xe9 };
 	static const uint8_t k512[] = { 0x22, 0xae, 0x28, 0xd7, 0x98, 0x2f, 0x8a, 0x42 };
 	static const char chacha[] = "expand 32-byte k";
-	k->aes_sbox = find_const(f, sbox, sizeof(sbox));
-	k->aes_te = find_const(f, te0, sizeof(te0));
-	k->aes_te_asm = find_const(f, te0_asm, sizeof(te0_asm));
-	k->vpaes = find_const(f, vpaes, sizeof(vpaes));
-	k->k256 = find_const(f, k256, sizeof(k256));
-	k->k512 = find_const(f, k512, sizeof(k512));
-	k->chacha = find_const(f, (const uint8_t *)chacha, 16);
+	/* SHA-1's first round constant four times over: the SIMD code's K_XX_XX table */
+	static const uint8_t k160[] = { 0x99, 0x79, 0x82, 0x5a, 0x99, 0x79, 0x82, 0x5a,
+					0x99, 0x79, 0x82, 0x5a, 0x99, 0x79, 0x82, 0x5a };
+	/* P-256's prime p = 2^256 - 2^224 + 2^192 + 2^96 - 1 as four little-endian 64-bit limbs,
+	 * and its order n's low limbs: OpenSSL's ecp_nistz256 .Lpoly and .Lord */
+	static const uint8_t p256[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+					0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+					0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff };
+	static const uint8_t p256_ord[] = { 0x51, 0x25, 0x63, 0xfc, 0xc2, 0xca, 0xb9, 0xf3,
+					    0x84, 0x9e, 0x17, 0xa7, 0xad, 0xfa, 0xe6, 0xbc };
+	/* OpenSSL's poly1305-x86_64 SIMD constants begin with .Lmask24: 0x0ffffff, 0 four times */
+	static const uint8_t mask24[] = { 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0,
+					  0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0 };
+	find_const(f, sbox, sizeof(sbox), k->aes_sbox);
+	find_const(f, te0, sizeof(te0), k->aes_te);
+	find_const(f, te0_asm, sizeof(te0_asm), k->aes_te_asm);
+	find_const(f, vpaes, sizeof(vpaes), k->vpaes);
+	find_const(f, k256, sizeof(k256), k->k256);
+	find_const(f, k512, sizeof(k512), k->k512);
+	find_const(f, (const uint8_t *)chacha, 16, k->chacha);
+	find_const(f, k160, sizeof(k160), k->k160);
+	find_const(f, p256, sizeof(p256), k->p256);
+	find_const(f, p256_ord, sizeof(p256_ord), k->p256_ord);
+	find_const(f, mask24, sizeof(mask24), k->poly1305);
 }
 
 /* What a function's code does, from its bytes [p, p + n) at vaddr va. */
 struct code_class {
 	unsigned aes_legacy, aes_vex128, aes_vex256, aes_evex512, clmul, vclmul, sha256ni, sha1ni, pshufb;
-	unsigned ref_tables, ref_vpaes, ref_k256, ref_k512, ref_chacha;
+	unsigned ref_tables, ref_vpaes, ref_k256, ref_k512, ref_chacha, ref_k160, ref_p256, ref_poly1305;
+	/* SIMD additions (PADDD/PADDQ) by encoding: legacy SSE, VEX 128-bit, VEX 256-bit */
+	unsigned add_sse, add_vex128, add_vex256;
+	/* immediates: sntrup761 (q, (q - 1) / 2, 2^27 / q), X25519's a24, 2^51 - 1, Poly1305's
+	 * clamps (64-bit, and donna's 26-bit limbs), SHA-1's round constants */
+	unsigned q4591, q2295, q29235, a24, mask51, clamp64, clamp26, sha1_k, sha256_k, sha512_k;
+	/* big-number multiply and carry: MULX, ADCX/ADOX, VPMADD52[LH]UQ, 64-bit MUL, ADC */
+	unsigned mulx, adx, ifma, mul64, adc64;
+	/* Curve25519's reductions: x 19 (IMUL r64, r/m64, 19) with 51-bit shifts (SHR r64, 51) in
+	 * radix 2^51, AND r64, 38 after a borrow in radix 2^64 */
+	unsigned imul19, shr51, and38;
 };
 
-static bool refs(uint64_t target, uint64_t table, uint64_t len)
+static bool refs(uint64_t target, const uint64_t *table, uint64_t len)
 {
-	return table && target - table < len;
+	for (unsigned i = 0; i < RP_CONST_SITES && table[i]; i++)
+		if (target - table[i] < len)
+			return true;
+	return false;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)rp_le32s(p);
+}
+
+static void scan_immediates(const uint8_t *p, size_t n, size_t i, struct code_class *c)
+{
+	uint32_t v = le32(p + i);
+	c->q4591 += v == 4591;
+	c->q2295 += v == 2295;
+	c->q29235 += v == 29235;
+	c->a24 += v == 121665 || v == 121666;
+	c->clamp26 += v == 0x3ffff03 || v == 0x3ffc0ff || v == 0x3f03fff;
+	c->sha1_k += v == 0x5a827999 || v == 0x6ed9eba1 || v == 0x8f1bbcdc || v == 0xca62c1d6;
+	c->sha256_k += v == 0x428a2f98 || v == 0x71374491 || v == 0xb5c0fbcf || v == 0xe9b5dba5;
+	if (i + 8 <= n) {
+		uint64_t w = (uint64_t)v | (uint64_t)le32(p + i + 4) << 32;
+		c->sha512_k += w == 0x428a2f98d728ae22ULL || w == 0x7137449123ef65cdULL;
+		c->mask51 += w == 0x7ffffffffffffULL;
+		c->clamp64 += w == 0x0ffffffc0fffffffULL;
+	}
 }
 
 static void scan(const struct rp_code_consts *k, const uint8_t *p, size_t n, uint64_t va,
@@ -74,19 +140,26 @@ static void scan(const struct rp_code_consts *k, const uint8_t *p, size_t n, uin
 	for (size_t i = 0; i + 4 < n; i++) {
 		uint8_t b0 = p[i], b1 = p[i + 1], b2 = p[i + 2], b3 = p[i + 3];
 		/* legacy SSE, 66 [REX] 0F ..: 0F 38 DB..DF (AESIMC, AESENC[LAST], AESDEC[LAST]),
-		 * 0F 3A DF, 0F 3A 44 (PCLMULQDQ), 0F 38 00 (PSHUFB) */
-		if (b0 == 0x66) {
+		 * 0F 3A DF, 0F 3A 44 (PCLMULQDQ), 0F 38 00 (PSHUFB), 0F 38 F6 (ADCX), 0F FE/D4
+		 * (PADDD/PADDQ) */
+		if (b0 == 0x66 || b0 == 0xf3) {
 			size_t j = i + 1 + (b1 >= 0x40 && b1 <= 0x4f);
 			if (j + 2 < n && p[j] == 0x0f) {
 				uint8_t m = p[j + 1], op = p[j + 2];
-				if (m == 0x38 && op >= 0xdb && op <= 0xdf)
-					c->aes_legacy++;
-				if (m == 0x38 && op == 0x00) /* vpaes's S-box lookups */
-					c->pshufb++;
-				if (m == 0x3a && op == 0xdf)
-					c->aes_legacy++;
-				if (m == 0x3a && op == 0x44)
-					c->clmul++;
+				if (m == 0x38 && op == 0xf6) /* ADCX (66), ADOX (F3) */
+					c->adx++;
+				if (b0 == 0x66) {
+					if (m == 0x38 && op >= 0xdb && op <= 0xdf)
+						c->aes_legacy++;
+					if (m == 0x38 && op == 0x00) /* vpaes's S-box lookups */
+						c->pshufb++;
+					if (m == 0x3a && op == 0xdf)
+						c->aes_legacy++;
+					if (m == 0x3a && op == 0x44)
+						c->clmul++;
+					if (m == 0xfe || m == 0xd4)
+						c->add_sse++;
+				}
 			}
 		}
 		/* SHA-NI (no prefix): 0F 38 CB/CC/CD (SHA-256), 0F 38 C8/C9/CA and 0F 3A CC (SHA-1) */
@@ -95,14 +168,22 @@ static void scan(const struct rp_code_consts *k, const uint8_t *p, size_t n, uin
 		if (b0 == 0x0f && ((b1 == 0x38 && b2 >= 0xc8 && b2 <= 0xca) || (b1 == 0x3a && b2 == 0xcc)) &&
 		    (!i || p[i - 1] != 0x66))
 			c->sha1ni++;
-		/* VEX3: C4 [map] [W vvvv L pp] op: map 0F38 (AES) or 0F3A (PCLMUL), pp 66 */
-		if (b0 == 0xc4 && (b2 & 0x03) == 0x01) {
+		/* VEX3: C4 [map] [W vvvv L pp] op: map 0F38 (AES, MULX) or 0F3A (PCLMUL), 0F (PADD) */
+		if (b0 == 0xc4) {
 			bool wide = b2 & 0x04;
-			if ((b1 & 0x1f) == 0x02 && b3 >= 0xdc && b3 <= 0xdf)
+			if ((b2 & 0x03) == 0x01 && (b1 & 0x1f) == 0x02 && b3 >= 0xdc && b3 <= 0xdf)
 				wide ? c->aes_vex256++ : c->aes_vex128++;
-			if ((b1 & 0x1f) == 0x03 && b3 == 0x44)
+			if ((b2 & 0x03) == 0x01 && (b1 & 0x1f) == 0x03 && b3 == 0x44)
 				wide ? c->vclmul++ : c->clmul++;
+			if ((b2 & 0x03) == 0x01 && (b1 & 0x1f) == 0x01 && (b3 == 0xfe || b3 == 0xd4))
+				wide ? c->add_vex256++ : c->add_vex128++;
+			/* MULX: VEX.LZ.F2.0F38.W1 F6 */
+			if ((b2 & 0x87) == 0x83 && (b1 & 0x1f) == 0x02 && b3 == 0xf6)
+				c->mulx++;
 		}
+		/* VEX2: C5 [R vvvv L pp] op: PADDD/PADDQ with pp 66 */
+		if (b0 == 0xc5 && (b1 & 0x03) == 0x01 && (b2 == 0xfe || b2 == 0xd4))
+			(b1 & 0x04) ? c->add_vex256++ : c->add_vex128++;
 		/* EVEX: 62 P0 P1 P2 op, P0's map in its low 3 bits, P1 = W vvvv 1 pp with pp 66,
 		 * vector length in P2 bits 6:5 */
 		if (b0 == 0x62 && i + 5 < n && (b2 & 0x07) == 0x05) {
@@ -112,8 +193,25 @@ static void scan(const struct rp_code_consts *k, const uint8_t *p, size_t n, uin
 				ll == 2 ? c->aes_evex512++ : ll == 1 ? c->aes_vex256++ : c->aes_vex128++;
 			if ((b1 & 0x07) == 0x03 && op == 0x44)
 				ll ? c->vclmul++ : c->clmul++;
+			if ((b1 & 0x07) == 0x02 && (b2 & 0x80) && (op == 0xb4 || op == 0xb5))
+				c->ifma++;
 		}
-		/* a RIP-relative disp32 ending here: the address it names */
+		/* 64-bit MUL (REX.W F7 /4) and ADC (REX.W 11/13, 83 /2); IMUL by 19, SHR by 51,
+		 * AND with 38 on registers */
+		if ((b0 & 0xf8) == 0x48) {
+			if (b1 == 0xf7 && ((b2 >> 3) & 7) == 4)
+				c->mul64++;
+			if (b1 == 0x11 || b1 == 0x13 || (b1 == 0x83 && ((b2 >> 3) & 7) == 2))
+				c->adc64++;
+			c->imul19 += b1 == 0x6b && (b2 & 0xc0) == 0xc0 && b3 == 19;
+			c->shr51 += b1 == 0xc1 && (b2 & 0xf8) == 0xe8 && b3 == 51;
+			c->and38 += b1 == 0x83 && (b2 & 0xf8) == 0xe0 && b3 == 38;
+		}
+		scan_immediates(p, n, i, c);
+		/* a RIP-relative disp32 here (its ModRM just before: mod 00, r/m 101): the address
+		 * it names (an immediate after it puts the address a few bytes short) */
+		if (!i || (p[i - 1] & 0xc7) != 0x05)
+			continue;
 		uint64_t target = va + i + 4 + (int64_t)rp_le32s(p + i);
 		c->ref_tables += refs(target, k->aes_sbox, 256) || refs(target, k->aes_te, 4096) ||
 				 refs(target, k->aes_te_asm, 8192);
@@ -121,7 +219,26 @@ static void scan(const struct rp_code_consts *k, const uint8_t *p, size_t n, uin
 		c->ref_k256 += refs(target, k->k256, 256);
 		c->ref_k512 += refs(target, k->k512, 640);
 		c->ref_chacha += refs(target, k->chacha, 64);
+		c->ref_k160 += refs(target, k->k160, 160);
+		c->ref_poly1305 += refs(target, k->poly1305, 0x240);
+		c->ref_p256 += refs(target, k->p256, 32) || refs(target, k->p256_ord, 48);
 	}
+}
+
+/* SHA without SHA-NI: the vector width of its message schedule's additions */
+static const char *sha_simd(const struct code_class *c)
+{
+	return c->add_vex256 >= 4   ? "AVX2"
+	       : c->add_vex128 >= 4 ? "AVX"
+	       : c->add_sse >= 4    ? "SSSE3"
+				    : "generic";
+}
+
+static bool named(char *cat, size_t ccap, char *impl, size_t icap, const char *category, const char *im)
+{
+	snprintf(cat, ccap, "%s", category);
+	snprintf(impl, icap, "%s", im);
+	return true;
 }
 
 /* The category and implementation of a function's code; false when it is none we know. */
@@ -139,41 +256,53 @@ static bool classify(const struct code_class *c, char *cat, size_t ccap, char *i
 		return true;
 	}
 	/* vpaes: its constants, looked up by byte shuffles (a byte-swap mask alone is not it) */
-	if (c->ref_vpaes >= 1 && c->pshufb >= 8) {
-		snprintf(cat, ccap, "AES");
-		snprintf(impl, icap, "vpaes (SSSE3, no AES-NI)");
-		return true;
-	}
-	if (c->ref_tables >= 2) {
-		snprintf(cat, ccap, "AES");
-		snprintf(impl, icap, "tables (no AES-NI)");
-		return true;
-	}
-	if (c->clmul + c->vclmul >= 2) {
-		snprintf(cat, ccap, "GHASH");
-		snprintf(impl, icap, "%s", c->vclmul >= 2 ? "VPCLMULQDQ" : "PCLMULQDQ");
-		return true;
-	}
-	if (c->sha256ni >= 2 || c->ref_k256) {
-		snprintf(cat, ccap, "SHA-256");
-		snprintf(impl, icap, "%s", c->sha256ni >= 2 ? "SHA-NI" : "no SHA-NI");
-		return true;
-	}
-	if (c->ref_k512) {
-		snprintf(cat, ccap, "SHA-512");
-		snprintf(impl, icap, "generic or SIMD");
-		return true;
-	}
-	if (c->sha1ni >= 2) {
-		snprintf(cat, ccap, "SHA-1");
-		snprintf(impl, icap, "SHA-NI");
-		return true;
-	}
-	if (c->ref_chacha) {
-		snprintf(cat, ccap, "ChaCha20");
-		snprintf(impl, icap, "%s", "");
-		return true;
-	}
+	if (c->ref_vpaes >= 1 && c->pshufb >= 8)
+		return named(cat, ccap, impl, icap, "AES", "vpaes (SSSE3, no AES-NI)");
+	if (c->ref_tables >= 2)
+		return named(cat, ccap, impl, icap, "AES", "tables (no AES-NI)");
+	if (c->clmul + c->vclmul >= 2)
+		return named(cat, ccap, impl, icap, "GHASH", c->vclmul >= 2 ? "VPCLMULQDQ" : "PCLMULQDQ");
+	if (c->sha256ni >= 2 || c->ref_k256)
+		return named(cat, ccap, impl, icap, "SHA-256", c->sha256ni >= 2 ? "SHA-NI" : sha_simd(c));
+	if (c->ref_k512)
+		return named(cat, ccap, impl, icap, "SHA-512", sha_simd(c));
+	/* unrolled C: the round constants as immediates (SHA-512's 64-bit ones hold SHA-256's) */
+	if (c->sha512_k >= 2)
+		return named(cat, ccap, impl, icap, "SHA-512", "generic");
+	if (c->sha256_k >= 4)
+		return named(cat, ccap, impl, icap, "SHA-256", "generic");
+	if (c->sha1ni >= 2)
+		return named(cat, ccap, impl, icap, "SHA-1", "SHA-NI");
+	/* SHA-1 without SHA-NI: its constants' table (SIMD), or all four as immediates (C) */
+	if (c->ref_k160 || c->sha1_k >= 4)
+		return named(cat, ccap, impl, icap, "SHA-1", c->ref_k160 ? sha_simd(c) : "generic");
+	if (c->ref_chacha)
+		return named(cat, ccap, impl, icap, "ChaCha20", "");
+	/* sntrup761's reduction mod q = 4591: q beside q12 = (q - 1) / 2 (the reference code's
+	 * Fq_freeze and Encode) or q27 = 2^27 / q (libntruprime's Barrett reduction) */
+	if (c->q4591 && (c->q2295 || c->q29235))
+		return named(cat, ccap, impl, icap, "sntrup761", "C");
+	/* the Montgomery ladder's a24 = (486662 - 2) / 4 (or + 1 as RFC 7748 has it) */
+	if (c->a24)
+		return named(cat, ccap, impl, icap, "X25519", c->mulx >= 4 ? "MULX/ADX" : "");
+	/* the field arithmetic X25519 and Ed25519 share (OpenSSL's x25519_fe51_* and fe64_*) */
+	if (c->imul19 >= 2 && c->shr51 >= 2)
+		return named(cat, ccap, impl, icap, "Curve25519", "radix 2^51");
+	if (c->and38 && c->mulx >= 8)
+		return named(cat, ccap, impl, icap, "Curve25519", "radix 2^64, MULX/ADX");
+	if (c->ref_p256)
+		return named(cat, ccap, impl, icap, "ECC P-256", c->mulx >= 4 ? "MULX/ADX" : "MUL/ADC");
+	/* r's clamp: 0x0ffffffc0fffffff (64-bit limbs), or donna's three 26-bit masks; or the
+	 * SIMD code's table of masks and shifts */
+	if (c->clamp64 || c->clamp26 >= 3 || c->ref_poly1305)
+		return named(cat, ccap, impl, icap, "Poly1305", "");
+	/* multi-precision multiplication: many multiplies feeding carry chains */
+	if (c->ifma >= 8)
+		return named(cat, ccap, impl, icap, "bignum", "AVX-512 IFMA");
+	if (c->mulx >= 8 && c->adx >= 8)
+		return named(cat, ccap, impl, icap, "bignum", "MULX/ADX");
+	if (c->mul64 >= 8 && c->adc64 >= 16)
+		return named(cat, ccap, impl, icap, "bignum", "MUL/ADC");
 	return false;
 }
 
@@ -195,9 +324,7 @@ static bool classify_by_name(const char *module, const char *name, char *cat, si
 		if (strncmp(module, known[i].module, strlen(known[i].module)) ||
 		    (known[i].prefix ? strncmp(name, known[i].symbol, n) : strcmp(name, known[i].symbol)))
 			continue;
-		snprintf(cat, ccap, "%s", known[i].category);
-		snprintf(impl, icap, "%s", known[i].impl);
-		return true;
+		return named(cat, ccap, impl, icap, known[i].category, known[i].impl);
 	}
 	return false;
 }
@@ -215,4 +342,321 @@ bool rp_code_classify(const struct rp_codefile *f, const struct rp_code_consts *
 	if (classify(&c, cat, ccap, impl, icap))
 		return true;
 	return name && classify_by_name(module, name, cat, ccap, impl, icap);
+}
+
+const char *rp_code_group(const char *category)
+{
+	static const struct {
+		const char *category, *group;
+	} groups[] = {
+		{ "AES", "bulk" },
+		{ "ChaCha20", "bulk" },
+		{ "GHASH", "bulk" },
+		{ "Poly1305", "bulk" },
+		{ "UMAC", "bulk" },
+		{ "SHA-1", "digest" },
+		{ "SHA-256", "digest" },
+		{ "SHA-512", "digest" },
+		{ "sntrup761", "public key" },
+		{ "X25519", "public key" },
+		{ "Curve25519", "public key" },
+		{ "ECC P-256", "public key" },
+		{ "bignum", "public key" },
+	};
+	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
+		if (!strcmp(category, groups[i].category))
+			return groups[i].group;
+	return category[0] ? "other" : "";
+}
+
+/* ---- every function of a file, and its callers ------------------------------------------- */
+
+enum { FN_UNKNOWN, FN_BUSY, FN_DONE };
+
+struct fn_entry {
+	uint64_t start, end;
+	const char *name;
+	bool global; /* an exported (or global) symbol: called from outside, callers say nothing */
+	uint8_t state;
+	char category[24], impl[40];
+};
+
+struct call_site {
+	uint64_t target, site; /* a function's first byte, the call instruction's vaddr */
+};
+
+struct rp_code_file_class {
+	const struct rp_codefile *f;
+	char module[64];
+	struct rp_code_consts k;
+	struct fn_entry *fns; /* the functions looked at so far, sorted by start */
+	size_t nfns, cap_fns;
+	struct call_site *calls; /* sorted by target; built at the first question about callers */
+	size_t ncalls;
+	bool calls_built;
+};
+
+/* Callers are followed this deep: sntrup761's division helper sits two calls below the
+ * function that holds q. */
+#define CALLER_DEPTH 3
+
+static int by_target(const void *a, const void *b)
+{
+	const struct call_site *x = a, *y = b;
+	return x->target < y->target   ? -1
+	       : x->target > y->target ? 1
+				       : (x->site > y->site) - (x->site < y->site);
+}
+
+/* The first function in fns whose start is > va. */
+static size_t fn_after(const struct rp_code_file_class *fc, uint64_t va)
+{
+	size_t lo = 0, hi = fc->nfns;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (fc->fns[mid].start <= va)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static bool symbol_global(const struct rp_codefile *f, uint64_t start)
+{
+	for (size_t i = 0; i < f->nsyms; i++) {
+		const Elf64_Sym *y = &f->syms[i];
+		if (ELF64_ST_TYPE(y->st_info) == STT_FUNC && y->st_shndx != SHN_UNDEF &&
+		    y->st_value == start && ELF64_ST_BIND(y->st_info) != STB_LOCAL)
+			return true;
+	}
+	return false;
+}
+
+/* The index in fns of the function holding va (added when new), or SIZE_MAX when no symbol or
+ * FDE covers va. */
+static size_t fn_get(struct rp_code_file_class *fc, uint64_t va)
+{
+	size_t at = fn_after(fc, va);
+	if (at && va < fc->fns[at - 1].end)
+		return at - 1;
+	struct fn_entry fn = { .state = FN_UNKNOWN };
+	if (!rp_codefile_function_at(fc->f, va, &fn.start, &fn.end, &fn.name) ||
+	    !rp_grow((void **)&fc->fns, &fc->cap_fns, fc->nfns, sizeof(*fc->fns)))
+		return SIZE_MAX;
+	fn.global = fn.name && symbol_global(fc->f, fn.start);
+	at = fn_after(fc, fn.start);
+	memmove(&fc->fns[at + 1], &fc->fns[at], (fc->nfns - at) * sizeof(*fc->fns));
+	fc->fns[at] = fn;
+	fc->nfns++;
+	return at;
+}
+
+struct rp_code_file_class *rp_code_file_class_new(const struct rp_codefile *f, const char *module)
+{
+	struct rp_code_file_class *fc = calloc(1, sizeof(*fc));
+	if (!fc)
+		return NULL;
+	fc->f = f;
+	snprintf(fc->module, sizeof(fc->module), "%s", module);
+	rp_code_consts_find(f, &fc->k);
+	return fc;
+}
+
+/* The start of FDE i of .eh_frame_hdr's table (sorted by start). */
+static uint64_t fde_start(const struct rp_codefile *f, uint32_t i)
+{
+	return f->hdr_vaddr + (int64_t)rp_le32s(f->hdr_table + 8 * (size_t)i);
+}
+
+static bool is_fde_start(const struct rp_codefile *f, uint64_t va)
+{
+	uint32_t lo = 0, hi = f->hdr_count;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		uint64_t s = fde_start(f, mid);
+		if (s == va)
+			return true;
+		if (s < va)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* Every direct call (E8) and jump (E9, a tail call) of the file's executable segments into a
+ * function's first byte (an FDE's start). A byte E8 inside another instruction that happens to
+ * point at a function start adds a false caller: that can only stop a function from inheriting. */
+static void build_calls(struct rp_code_file_class *fc)
+{
+	const struct rp_codefile *f = fc->f;
+	size_t cap = 0;
+	fc->calls_built = true;
+	if (!f->hdr_table)
+		return;
+	for (unsigned s = 0; s < f->phnum; s++) {
+		const Elf64_Phdr *ph = &f->ph[s];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) ||
+		    !rp_image_in(&f->im, ph->p_offset, ph->p_filesz))
+			continue;
+		const uint8_t *p = f->im.p + ph->p_offset;
+		for (uint64_t i = 0; i + 5 <= ph->p_filesz; i++) {
+			if (p[i] != 0xe8 && p[i] != 0xe9)
+				continue;
+			uint64_t site = ph->p_vaddr + i, target = site + 5 + (int64_t)rp_le32s(p + i + 1);
+			if (!is_fde_start(f, target))
+				continue;
+			if (!rp_grow((void **)&fc->calls, &cap, fc->ncalls, sizeof(*fc->calls)))
+				return;
+			fc->calls[fc->ncalls++] = (struct call_site){ target, site };
+		}
+	}
+	if (fc->ncalls)
+		qsort(fc->calls, fc->ncalls, sizeof(*fc->calls), by_target);
+}
+
+static void classify_fn(struct rp_code_file_class *fc, size_t i, int depth);
+
+/* A function its code and symbol did not name: the category every direct caller has. */
+static void classify_by_callers(struct rp_code_file_class *fc, size_t i, int depth)
+{
+	if (fc->fns[i].global || depth <= 0)
+		return;
+	if (!fc->calls_built)
+		build_calls(fc);
+	uint64_t start = fc->fns[i].start;
+	size_t lo = 0, hi = fc->ncalls;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (fc->calls[mid].target < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	char cat[24] = "", impl[40] = "";
+	bool any = false;
+	for (size_t c = lo; c < fc->ncalls && fc->calls[c].target == start; c++) {
+		size_t j = fn_get(fc, fc->calls[c].site); /* may move fns: indexes only */
+		if (j == SIZE_MAX)
+			return; /* a call from code no function holds */
+		i = fn_after(fc, start) - 1;
+		if (j == i)
+			continue; /* recursion */
+		uint64_t caller_start = fc->fns[j].start;
+		classify_fn(fc, j, depth - 1);
+		const struct fn_entry *caller = &fc->fns[fn_after(fc, caller_start) - 1];
+		if (!caller->category[0] || (any && strcmp(cat, caller->category)))
+			return;
+		if (!any)
+			snprintf(impl, sizeof(impl), "%s", caller->impl);
+		else if (strcmp(impl, caller->impl))
+			impl[0] = 0;
+		snprintf(cat, sizeof(cat), "%s", caller->category);
+		any = true;
+	}
+	if (!any)
+		return;
+	i = fn_after(fc, start) - 1;
+	snprintf(fc->fns[i].category, sizeof(fc->fns[i].category), "%s", cat);
+	snprintf(fc->fns[i].impl, sizeof(fc->fns[i].impl), "%s", impl);
+}
+
+/* A function that ends by jumping into the middle of another shares that one's tail (perlasm's
+ * shared reductions: x25519_fe64_mul ends in fe64_sqr's, fe51_mul in fe51_sqr's): of its
+ * category. Only a JMP rel32 that is the function's last instruction counts. */
+static bool classify_by_tail(struct rp_code_file_class *fc, size_t i, int depth)
+{
+	const struct fn_entry *fn = &fc->fns[i];
+	uint64_t start = fn->start, so = rp_codefile_vaddr_to_off(fc->f, fn->end - 5);
+	if (depth <= 0 || fn->end - fn->start < 5 || so == UINT64_MAX || !rp_image_in(&fc->f->im, so, 5) ||
+	    fc->f->im.p[so] != 0xe9)
+		return false;
+	uint64_t target = fn->end + (int64_t)rp_le32s(fc->f->im.p + so + 1);
+	size_t j = fn_get(fc, target);
+	if (j == SIZE_MAX || fc->fns[j].start == target || fc->fns[j].start == start)
+		return false;
+	uint64_t tail_start = fc->fns[j].start;
+	classify_fn(fc, j, depth - 1);
+	const struct fn_entry *tail = &fc->fns[fn_after(fc, tail_start) - 1];
+	struct fn_entry *me = &fc->fns[fn_after(fc, start) - 1];
+	if (!tail->category[0])
+		return false;
+	if (me != tail) {
+		memcpy(me->category, tail->category, sizeof(me->category));
+		memcpy(me->impl, tail->impl, sizeof(me->impl));
+	}
+	return true;
+}
+
+static void classify_fn(struct rp_code_file_class *fc, size_t i, int depth)
+{
+	struct fn_entry *fn = &fc->fns[i];
+	if (fn->state != FN_UNKNOWN)
+		return; /* done, or on the way (a cycle of calls) */
+	uint64_t start = fn->start;
+	fn->state = FN_BUSY;
+	bool coded = rp_code_classify(fc->f, &fc->k, fn->start, fn->end, fn->name, fc->module, fn->category,
+				      sizeof(fn->category), fn->impl, sizeof(fn->impl));
+	/* "bignum" is what multiply-and-carry code is when nothing names it better: a tail shared
+	 * with Curve25519 or P-256 code does */
+	if (!coded || !strcmp(fn->category, "bignum")) {
+		char cat[sizeof(fn->category)], impl[sizeof(fn->impl)];
+		memcpy(cat, fn->category, sizeof(cat));
+		memcpy(impl, fn->impl, sizeof(impl));
+		bool tail = classify_by_tail(fc, i, depth);
+		fn = &fc->fns[fn_after(fc, start) - 1];
+		if (coded && (!tail || !strcmp(fn->category, "bignum"))) {
+			memcpy(fn->category, cat, sizeof(cat));
+			memcpy(fn->impl, impl, sizeof(impl));
+		} else if (!coded && !tail) {
+			classify_by_callers(fc, i, depth);
+		}
+	}
+	fn = &fc->fns[fn_after(fc, start) - 1];
+	/* an answer found below full depth may be short of what full depth finds: asked again */
+	fn->state = depth == CALLER_DEPTH || fn->category[0] ? FN_DONE : FN_UNKNOWN;
+}
+
+size_t rp_code_file_class_count(const struct rp_code_file_class *fc)
+{
+	return (fc->f->hdr_table ? fc->f->hdr_count : 0) + fc->f->nsyms;
+}
+
+bool rp_code_file_class_at(struct rp_code_file_class *fc, size_t i, struct rp_code_fn *out)
+{
+	const struct rp_codefile *f = fc->f;
+	size_t nfde = f->hdr_table ? f->hdr_count : 0;
+	if (i < nfde)
+		return rp_code_file_class_lookup(fc, fde_start(f, (uint32_t)i), out);
+	const Elf64_Sym *y = &f->syms[i - nfde];
+	memset(out, 0, sizeof(*out));
+	return ELF64_ST_TYPE(y->st_info) == STT_FUNC && y->st_shndx != SHN_UNDEF && y->st_size &&
+	       rp_code_file_class_lookup(fc, y->st_value, out) && out->start == y->st_value;
+}
+
+bool rp_code_file_class_lookup(struct rp_code_file_class *fc, uint64_t va, struct rp_code_fn *out)
+{
+	memset(out, 0, sizeof(*out));
+	size_t i = fn_get(fc, va);
+	if (i == SIZE_MAX)
+		return false;
+	uint64_t start = fc->fns[i].start;
+	classify_fn(fc, i, CALLER_DEPTH);
+	const struct fn_entry *fn = &fc->fns[fn_after(fc, start) - 1];
+	out->start = fn->start;
+	out->end = fn->end;
+	out->name = fn->name;
+	snprintf(out->category, sizeof(out->category), "%s", fn->category);
+	snprintf(out->impl, sizeof(out->impl), "%s", fn->impl);
+	return true;
+}
+
+void rp_code_file_class_free(struct rp_code_file_class *fc)
+{
+	if (!fc)
+		return;
+	free(fc->fns);
+	free(fc->calls);
+	free(fc);
 }

@@ -12,9 +12,15 @@
 
 #include "codefile.h"
 
-/* Known constants found in a file (their vaddr; 0: not in it). */
+/* Known constants found in a file: the vaddrs of their first RP_CONST_SITES copies (0: no
+ * more). A table's bytes may also stand in code as immediates (unrolled SHA-256 in C): the
+ * copy the code addresses may be a later one. */
+#define RP_CONST_SITES 8
 struct rp_code_consts {
-	uint64_t aes_sbox, aes_te, aes_te_asm, vpaes, k256, k512, chacha;
+	uint64_t aes_sbox[RP_CONST_SITES], aes_te[RP_CONST_SITES], aes_te_asm[RP_CONST_SITES],
+		vpaes[RP_CONST_SITES], k256[RP_CONST_SITES], k512[RP_CONST_SITES], chacha[RP_CONST_SITES],
+		k160[RP_CONST_SITES], p256[RP_CONST_SITES], p256_ord[RP_CONST_SITES],
+		poly1305[RP_CONST_SITES];
 };
 
 void rp_code_consts_find(const struct rp_codefile *f, struct rp_code_consts *k);
@@ -24,5 +30,29 @@ void rp_code_consts_find(const struct rp_codefile *f, struct rp_code_consts *k);
 bool rp_code_classify(const struct rp_codefile *f, const struct rp_code_consts *k, uint64_t start,
 		      uint64_t end, const char *name, const char *module, char *cat, size_t ccap, char *impl,
 		      size_t icap);
+
+/* The group of a category, as the report adds them up: "bulk" (ciphers and their MACs: AES,
+ * ChaCha20, GHASH, Poly1305), "digest" (SHA-*), "public key" (sntrup761, X25519, Curve25519,
+ * ECC P-256, bignum); "" for no category. */
+const char *rp_code_group(const char *category);
+
+/* A file's functions, classified as asked (by code, then symbol, then their callers: a helper
+ * with no symbol of its own whose every direct caller is of one category is of that category),
+ * each once. */
+struct rp_code_file_class;
+struct rp_code_fn {
+	uint64_t start, end;
+	const char *name; /* its symbol, or NULL */
+	char category[24], impl[40];
+};
+/* f stays open while the result lives; NULL when out of memory. */
+struct rp_code_file_class *rp_code_file_class_new(const struct rp_codefile *f, const char *module);
+/* The function holding va; false when no symbol or FDE covers it. */
+bool rp_code_file_class_lookup(struct rp_code_file_class *fc, uint64_t va, struct rp_code_fn *out);
+/* Every function with an FDE or a symbol, by index (codescan's walk over a whole file; a
+ * function with both comes twice; false for an index that is no function). */
+size_t rp_code_file_class_count(const struct rp_code_file_class *fc);
+bool rp_code_file_class_at(struct rp_code_file_class *fc, size_t i, struct rp_code_fn *out);
+void rp_code_file_class_free(struct rp_code_file_class *fc);
 
 #endif

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * codescan - the profile's code classifier (report/codeclass.c) run over every function of an
+ * ELF file, not only the sampled ones: one line per function it names ("start end category
+ * impl name"; a function with both an FDE and a symbol comes twice), so that profile.py can check a rule fires where it should (sntrup761 only in
+ * ssh and sshd, a handful of functions) and nowhere else (no public-key category in libc).
+ * Usage: codescan FILE
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codeclass.h"
+#include "codefile.h"
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: codescan FILE\n");
+		return 2;
+	}
+	struct rp_codefile f;
+	if (!rp_codefile_open(&f, argv[1], (struct ct_str){ 0 })) {
+		fprintf(stderr, "codescan: %s: no readable 64-bit ELF file\n", argv[1]);
+		return 1;
+	}
+	const char *base = strrchr(argv[1], '/');
+	base = base ? base + 1 : argv[1];
+	struct rp_code_file_class *fc = rp_code_file_class_new(&f, base);
+	if (!fc) {
+		fprintf(stderr, "codescan: out of memory\n");
+		return 1;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < rp_code_file_class_count(fc); i++) {
+		struct rp_code_fn fn;
+		if (!rp_code_file_class_at(fc, i, &fn))
+			continue;
+		n++;
+		if (!fn.category[0])
+			continue;
+		printf("%llx %llx %s|%s|%s\n", (unsigned long long)fn.start, (unsigned long long)fn.end,
+		       fn.category, fn.impl, fn.name ? fn.name : "");
+	}
+	fprintf(stderr, "codescan: %zu functions\n", n);
+	rp_code_file_class_free(fc);
+	rp_codefile_close(&f);
+	return 0;
+}
