@@ -95,3 +95,23 @@ void rp_profile_classify(struct rp_model *m)
 				pr->crypto_samples += pr->items[k].samples;
 	}
 }
+
+const char *const rp_profile_group_names[RP_PROFILE_GROUPS] = { "public key", "bulk", "digest", "other" };
+
+const char *rp_profile_item_group(const struct rp_profile_item *it)
+{
+	return rp_code_group(it->category);
+}
+
+void rp_profile_group_samples(const struct rp_profile *pr, uint64_t n[RP_PROFILE_GROUPS])
+{
+	memset(n, 0, RP_PROFILE_GROUPS * sizeof(*n));
+	for (size_t i = 0; i < pr->nitems; i++) {
+		const char *g = rp_profile_item_group(&pr->items[i]);
+		for (size_t k = 0; g[0] && k < RP_PROFILE_GROUPS; k++)
+			if (!strcmp(g, rp_profile_group_names[k]) || k == RP_PROFILE_GROUPS - 1) {
+				n[k] += pr->items[i].samples;
+				break;
+			}
+	}
+}
