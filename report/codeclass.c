@@ -215,7 +215,8 @@ static void scan(const struct rp_code_consts *k, const uint8_t *p, size_t n, uin
 		uint64_t target = va + i + 4 + (int64_t)rp_le32s(p + i);
 		c->ref_tables += refs(target, k->aes_sbox, 256) || refs(target, k->aes_te, 4096) ||
 				 refs(target, k->aes_te_asm, 8192);
-		c->ref_vpaes += refs(target, k->vpaes, 0x180);
+		/* vpaes's table from 0x100 before .Lk_mc_forward (libgcrypt's .Laes_consts) */
+		c->ref_vpaes += refs(target + 0x100, k->vpaes, 0x280);
 		c->ref_k256 += refs(target, k->k256, 256);
 		c->ref_k512 += refs(target, k->k512, 640);
 		c->ref_chacha += refs(target, k->chacha, 64);
