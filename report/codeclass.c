@@ -70,9 +70,11 @@ void rp_code_consts_find(const struct rp_codefile *f, struct rp_code_consts *k)
 					0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff };
 	static const uint8_t p256_ord[] = { 0x51, 0x25, 0x63, 0xfc, 0xc2, 0xca, 0xb9, 0xf3,
 					    0x84, 0x9e, 0x17, 0xa7, 0xad, 0xfa, 0xe6, 0xbc };
-	/* OpenSSL's poly1305-x86_64 SIMD constants begin with .Lmask24: 0x0ffffff, 0 four times */
-	static const uint8_t mask24[] = { 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0,
-					  0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0 };
+	/* OpenSSL's poly1305-x86_64 SIMD constants: .L2_44_mask (2^44 - 1 twice, 2^42 - 1), 0x1b0
+	 * bytes into the table (.Lmask24 ... .Lx_mask42) */
+	static const uint8_t mask44[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0x0f, 0, 0,
+					  0xff, 0xff, 0xff, 0xff, 0xff, 0x0f, 0, 0,
+					  0xff, 0xff, 0xff, 0xff, 0xff, 0x03, 0, 0 };
 	find_const(f, sbox, sizeof(sbox), k->aes_sbox);
 	find_const(f, te0, sizeof(te0), k->aes_te);
 	find_const(f, te0_asm, sizeof(te0_asm), k->aes_te_asm);
@@ -83,15 +85,18 @@ void rp_code_consts_find(const struct rp_codefile *f, struct rp_code_consts *k)
 	find_const(f, k160, sizeof(k160), k->k160);
 	find_const(f, p256, sizeof(p256), k->p256);
 	find_const(f, p256_ord, sizeof(p256_ord), k->p256_ord);
-	find_const(f, mask24, sizeof(mask24), k->poly1305);
+	find_const(f, mask44, sizeof(mask44), k->poly1305);
+	k->any = k->aes_sbox[0] || k->aes_te[0] || k->aes_te_asm[0] || k->vpaes[0] || k->k256[0] ||
+		 k->k512[0] || k->chacha[0] || k->k160[0] || k->p256[0] || k->p256_ord[0] || k->poly1305[0];
 }
 
 /* What a function's code does, from its bytes [p, p + n) at vaddr va. */
 struct code_class {
 	unsigned aes_legacy, aes_vex128, aes_vex256, aes_evex512, clmul, vclmul, sha256ni, sha1ni, pshufb;
 	unsigned ref_tables, ref_vpaes, ref_k256, ref_k512, ref_chacha, ref_k160, ref_p256, ref_poly1305;
-	/* SIMD additions (PADDD/PADDQ) by encoding: legacy SSE, VEX 128-bit, VEX 256-bit */
-	unsigned add_sse, add_vex128, add_vex256;
+	/* SIMD additions (PADDD/PADDQ) by encoding: legacy SSE, VEX 128-bit, VEX 256-bit, EVEX
+	 * 512-bit */
+	unsigned add_sse, add_vex128, add_vex256, add_evex512;
 	/* immediates: sntrup761 (q, (q - 1) / 2, 2^27 / q), X25519's a24, 2^51 - 1, Poly1305's
 	 * clamps (64-bit, and donna's 26-bit limbs), SHA-1's round constants */
 	unsigned q4591, q2295, q29235, a24, mask51, clamp64, clamp26, sha1_k, sha256_k, sha512_k;
@@ -115,14 +120,35 @@ static uint32_t le32(const uint8_t *p)
 	return (uint32_t)rp_le32s(p);
 }
 
+/* The 4 bytes at i are the immediate of an arithmetic instruction: MOV r32, imm32 (B8+r), IMUL
+ * r, r/m, imm32 (69), ALU on a register (81 /0../6: not CMP). Not a
+ * compare, a displacement or a jump's offset (a jump 4591 bytes long is no sntrup761, and a
+ * program's CMP with a Unicode code point no X25519). */
+static bool arith_imm32(const uint8_t *p, size_t i)
+{
+	if (i >= 1 && p[i - 1] >= 0xb8 && p[i - 1] <= 0xbf)
+		return true;
+	if (i >= 2 && (p[i - 1] & 0xc0) == 0xc0 &&
+	    (p[i - 2] == 0x69 || (p[i - 2] == 0x81 && ((p[i - 1] >> 3) & 7) != 7)))
+		return true;
+	for (size_t k = 3; k <= 7 && k <= i; k++) /* IMUL with a memory operand */
+		if (p[i - k] == 0x69)
+			return true;
+	return false;
+}
+
 static void scan_immediates(const uint8_t *p, size_t n, size_t i, struct code_class *c)
 {
 	uint32_t v = le32(p + i);
-	c->q4591 += v == 4591;
-	c->q2295 += v == 2295;
-	c->q29235 += v == 29235;
-	c->a24 += v == 121665 || v == 121666;
-	c->clamp26 += v == 0x3ffff03 || v == 0x3ffc0ff || v == 0x3f03fff;
+	if ((v == 4591 || v == 2295 || v == 29235 || v == 121665 || v == 121666 || v == 0x3ffff03 ||
+	     v == 0x3ffc0ff || v == 0x3f03fff) &&
+	    arith_imm32(p, i)) {
+		c->q4591 += v == 4591;
+		c->q2295 += v == 2295;
+		c->q29235 += v == 29235;
+		c->a24 += v == 121665 || v == 121666;
+		c->clamp26 += v == 0x3ffff03 || v == 0x3ffc0ff || v == 0x3f03fff;
+	}
 	c->sha1_k += v == 0x5a827999 || v == 0x6ed9eba1 || v == 0x8f1bbcdc || v == 0xca62c1d6;
 	c->sha256_k += v == 0x428a2f98 || v == 0x71374491 || v == 0xb5c0fbcf || v == 0xe9b5dba5;
 	if (i + 8 <= n) {
@@ -195,6 +221,8 @@ static void scan(const struct rp_code_consts *k, const uint8_t *p, size_t n, uin
 				ll ? c->vclmul++ : c->clmul++;
 			if ((b1 & 0x07) == 0x02 && (b2 & 0x80) && (op == 0xb4 || op == 0xb5))
 				c->ifma++;
+			if ((b1 & 0x07) == 0x01 && ll == 2 && (op == 0xfe || op == 0xd4))
+				c->add_evex512++;
 		}
 		/* 64-bit MUL (REX.W F7 /4) and ADC (REX.W 11/13, 83 /2); IMUL by 19, SHR by 51,
 		 * AND with 38 on registers */
@@ -221,15 +249,17 @@ static void scan(const struct rp_code_consts *k, const uint8_t *p, size_t n, uin
 		c->ref_k512 += refs(target, k->k512, 640);
 		c->ref_chacha += refs(target, k->chacha, 64);
 		c->ref_k160 += refs(target, k->k160, 160);
-		c->ref_poly1305 += refs(target, k->poly1305, 0x240);
+		c->ref_poly1305 += refs(target + 0x1c0, k->poly1305, 0x240);
 		c->ref_p256 += refs(target, k->p256, 32) || refs(target, k->p256_ord, 48);
 	}
 }
 
-/* SHA without SHA-NI: the vector width of its message schedule's additions */
-static const char *sha_simd(const struct code_class *c)
+/* Code without special instructions (SHA without SHA-NI, ChaCha20, Poly1305): the widest vector
+ * its additions use */
+static const char *simd_width(const struct code_class *c)
 {
-	return c->add_vex256 >= 4   ? "AVX2"
+	return c->add_evex512 >= 4  ? "AVX-512"
+	       : c->add_vex256 >= 4 ? "AVX2"
 	       : c->add_vex128 >= 4 ? "AVX"
 	       : c->add_sse >= 4    ? "SSSE3"
 				    : "generic";
@@ -243,7 +273,8 @@ static bool named(char *cat, size_t ccap, char *impl, size_t icap, const char *c
 }
 
 /* The category and implementation of a function's code; false when it is none we know. */
-static bool classify(const struct code_class *c, char *cat, size_t ccap, char *impl, size_t icap)
+static bool classify(const struct code_class *c, bool crypto_file, char *cat, size_t ccap, char *impl,
+		     size_t icap)
 {
 	unsigned aes = c->aes_legacy + c->aes_vex128 + c->aes_vex256 + c->aes_evex512;
 	const char *clmul = c->vclmul >= 2 ? " + VPCLMULQDQ" : c->clmul >= 2 ? " + PCLMULQDQ" : "";
@@ -264,9 +295,9 @@ static bool classify(const struct code_class *c, char *cat, size_t ccap, char *i
 	if (c->clmul + c->vclmul >= 2)
 		return named(cat, ccap, impl, icap, "GHASH", c->vclmul >= 2 ? "VPCLMULQDQ" : "PCLMULQDQ");
 	if (c->sha256ni >= 2 || c->ref_k256)
-		return named(cat, ccap, impl, icap, "SHA-256", c->sha256ni >= 2 ? "SHA-NI" : sha_simd(c));
+		return named(cat, ccap, impl, icap, "SHA-256", c->sha256ni >= 2 ? "SHA-NI" : simd_width(c));
 	if (c->ref_k512)
-		return named(cat, ccap, impl, icap, "SHA-512", sha_simd(c));
+		return named(cat, ccap, impl, icap, "SHA-512", simd_width(c));
 	/* unrolled C: the round constants as immediates (SHA-512's 64-bit ones hold SHA-256's) */
 	if (c->sha512_k >= 2)
 		return named(cat, ccap, impl, icap, "SHA-512", "generic");
@@ -276,9 +307,9 @@ static bool classify(const struct code_class *c, char *cat, size_t ccap, char *i
 		return named(cat, ccap, impl, icap, "SHA-1", "SHA-NI");
 	/* SHA-1 without SHA-NI: its constants' table (SIMD), or all four as immediates (C) */
 	if (c->ref_k160 || c->sha1_k >= 4)
-		return named(cat, ccap, impl, icap, "SHA-1", c->ref_k160 ? sha_simd(c) : "generic");
+		return named(cat, ccap, impl, icap, "SHA-1", c->ref_k160 ? simd_width(c) : "generic");
 	if (c->ref_chacha)
-		return named(cat, ccap, impl, icap, "ChaCha20", "");
+		return named(cat, ccap, impl, icap, "ChaCha20", simd_width(c));
 	/* sntrup761's reduction mod q = 4591: q beside q12 = (q - 1) / 2 (the reference code's
 	 * Fq_freeze and Encode) or q27 = 2^27 / q (libntruprime's Barrett reduction) */
 	if (c->q4591 && (c->q2295 || c->q29235))
@@ -296,13 +327,16 @@ static bool classify(const struct code_class *c, char *cat, size_t ccap, char *i
 	/* r's clamp: 0x0ffffffc0fffffff (64-bit limbs), or donna's three 26-bit masks; or the
 	 * SIMD code's table of masks and shifts */
 	if (c->clamp64 || c->clamp26 >= 3 || c->ref_poly1305)
-		return named(cat, ccap, impl, icap, "Poly1305", "");
+		return named(cat, ccap, impl, icap, "Poly1305",
+			     c->ifma >= 8 ? "AVX-512 IFMA" : simd_width(c));
 	/* multi-precision multiplication: many multiplies feeding carry chains */
 	if (c->ifma >= 8)
 		return named(cat, ccap, impl, icap, "bignum", "AVX-512 IFMA");
 	if (c->mulx >= 8 && c->adx >= 8)
 		return named(cat, ccap, impl, icap, "bignum", "MULX/ADX");
-	if (c->mul64 >= 8 && c->adc64 >= 16)
+	/* 64-bit MUL and ADC also make 128-bit decimal conversion (libstdc++'s to_chars): counted
+	 * only in a file that holds crypto constants (a crypto library, or a program with its own) */
+	if (crypto_file && c->mul64 >= 8 && c->adc64 >= 16)
 		return named(cat, ccap, impl, icap, "bignum", "MUL/ADC");
 	return false;
 }
@@ -340,7 +374,7 @@ bool rp_code_classify(const struct rp_codefile *f, const struct rp_code_consts *
 		scan(k, f->im.p + so, end - start, start, &c);
 	else
 		memset(&c, 0, sizeof(c));
-	if (classify(&c, cat, ccap, impl, icap))
+	if (classify(&c, k->any, cat, ccap, impl, icap))
 		return true;
 	return name && classify_by_name(module, name, cat, ccap, impl, icap);
 }

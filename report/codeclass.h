@@ -21,6 +21,7 @@ struct rp_code_consts {
 		vpaes[RP_CONST_SITES], k256[RP_CONST_SITES], k512[RP_CONST_SITES], chacha[RP_CONST_SITES],
 		k160[RP_CONST_SITES], p256[RP_CONST_SITES], p256_ord[RP_CONST_SITES],
 		poly1305[RP_CONST_SITES];
+	bool any; /* one of them is in the file: a crypto library, or a program with its own */
 };
 
 void rp_code_consts_find(const struct rp_codefile *f, struct rp_code_consts *k);
