@@ -396,6 +396,7 @@ const char *rp_code_group(const char *category)
 		{ "X25519", "public key" },
 		{ "Curve25519", "public key" },
 		{ "ECC P-256", "public key" },
+		{ "ECC", "public key" },
 		{ "bignum", "public key" },
 	};
 	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)

@@ -34,7 +34,7 @@ bool rp_code_classify(const struct rp_codefile *f, const struct rp_code_consts *
 
 /* The group of a category, as the report adds them up: "bulk" (ciphers and their MACs: AES,
  * ChaCha20, GHASH, Poly1305), "digest" (SHA-*), "public key" (sntrup761, X25519, Curve25519,
- * ECC P-256, bignum); "" for no category. */
+ * ECC P-256, ECC, bignum); "other" for a category of none of these, "" for no category. */
 const char *rp_code_group(const char *category);
 
 /* A file's functions, classified as asked (by code, then symbol, then their callers: a helper
