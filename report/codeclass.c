@@ -72,6 +72,9 @@ void rp_code_consts_find(const struct rp_codefile *f, struct rp_code_consts *k)
 					0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff };
 	static const uint8_t p256_ord[] = { 0x51, 0x25, 0x63, 0xfc, 0xc2, 0xca, 0xb9, 0xf3,
 					    0x84, 0x9e, 0x17, 0xa7, 0xad, 0xfa, 0xe6, 0xbc };
+	/* Keccak-f[1600]'s first three round constants (SHA-3, SHAKE: ML-KEM's hashing) */
+	static const uint8_t iotas[] = { 1, 0, 0, 0, 0,    0,    0, 0, 0x82, 0x80, 0, 0,
+					 0, 0, 0, 0, 0x8a, 0x80, 0, 0, 0,    0,    0, 0x80 };
 	/* OpenSSL's poly1305-x86_64 SIMD constants: .L2_44_mask (2^44 - 1 twice, 2^42 - 1), 0x1b0
 	 * bytes into the table (.Lmask24 ... .Lx_mask42) */
 	static const uint8_t mask44[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0x0f, 0, 0,
@@ -88,20 +91,25 @@ void rp_code_consts_find(const struct rp_codefile *f, struct rp_code_consts *k)
 	find_const(f, p256, sizeof(p256), k->p256);
 	find_const(f, p256_ord, sizeof(p256_ord), k->p256_ord);
 	find_const(f, mask44, sizeof(mask44), k->poly1305);
+	find_const(f, iotas, sizeof(iotas), k->keccak);
 	k->any = k->aes_sbox[0] || k->aes_te[0] || k->aes_te_asm[0] || k->vpaes[0] || k->k256[0] ||
-		 k->k512[0] || k->chacha[0] || k->k160[0] || k->p256[0] || k->p256_ord[0] || k->poly1305[0];
+		 k->k512[0] || k->chacha[0] || k->k160[0] || k->p256[0] || k->p256_ord[0] || k->poly1305[0] ||
+		 k->keccak[0];
 }
 
 /* What a function's code does, from its bytes [p, p + n) at vaddr va. */
 struct code_class {
 	unsigned aes_legacy, aes_vex128, aes_vex256, aes_evex512, clmul, vclmul, sha256ni, sha1ni, pshufb;
-	unsigned ref_tables, ref_vpaes, ref_k256, ref_k512, ref_chacha, ref_k160, ref_p256, ref_poly1305;
+	unsigned ref_tables, ref_vpaes, ref_k256, ref_k512, ref_chacha, ref_k160, ref_p256, ref_poly1305,
+		ref_keccak;
 	/* SIMD additions (PADDD/PADDQ) by encoding: legacy SSE, VEX 128-bit, VEX 256-bit, EVEX
 	 * 512-bit */
 	unsigned add_sse, add_vex128, add_vex256, add_evex512;
 	/* immediates: sntrup761 (q, (q - 1) / 2, 2^27 / q), X25519's a24, 2^51 - 1, Poly1305's
 	 * clamps (64-bit, and donna's 26-bit limbs), SHA-1's round constants */
 	unsigned q4591, q2295, q29235, a24, mask51, clamp64, clamp26, sha1_k, sha256_k, sha512_k;
+	/* ML-KEM: q = 3329, its Barrett multiplier 5039 (2^24 / q), q in both halves of a word */
+	unsigned q3329, b5039, q3329x2;
 	/* big-number multiply and carry: MULX, ADCX/ADOX, VPMADD52[LH]UQ, 64-bit MUL, ADC */
 	unsigned mulx, adx, ifma, mul64, adc64;
 	/* Curve25519's reductions: x 19 (IMUL r64, r/m64, 19) with 51-bit shifts (SHR r64, 51) in
@@ -143,8 +151,11 @@ static void scan_immediates(const uint8_t *p, size_t n, size_t i, struct code_cl
 {
 	uint32_t v = le32(p + i);
 	if ((v == 4591 || v == 2295 || v == 29235 || v == 121665 || v == 121666 || v == 0x3ffff03 ||
-	     v == 0x3ffc0ff || v == 0x3f03fff) &&
+	     v == 0x3ffc0ff || v == 0x3f03fff || v == 3329 || v == 5039 || v == 0x0d010d01) &&
 	    arith_imm32(p, i)) {
+		c->q3329 += v == 3329;
+		c->b5039 += v == 5039;
+		c->q3329x2 += v == 0x0d010d01;
 		c->q4591 += v == 4591;
 		c->q2295 += v == 2295;
 		c->q29235 += v == 29235;
@@ -252,6 +263,7 @@ static void scan(const struct rp_code_consts *k, const uint8_t *p, size_t n, uin
 		c->ref_chacha += refs(target, k->chacha, 64);
 		c->ref_k160 += refs(target, k->k160, 160);
 		c->ref_poly1305 += refs(target + 0x1c0, k->poly1305, 0x240);
+		c->ref_keccak += refs(target, k->keccak, 24 * 8);
 		c->ref_p256 += refs(target, k->p256, 32) || refs(target, k->p256_ord, 48);
 	}
 }
@@ -310,12 +322,19 @@ static bool classify(const struct code_class *c, bool crypto_file, char *cat, si
 	/* SHA-1 without SHA-NI: its constants' table (SIMD), or all four as immediates (C) */
 	if (c->ref_k160 || c->sha1_k >= 4)
 		return named(cat, ccap, impl, icap, "SHA-1", c->ref_k160 ? simd_width(c) : "generic");
+	/* Keccak's round constants: SHA-3 and SHAKE (no instruction set says more of it) */
+	if (c->ref_keccak)
+		return named(cat, ccap, impl, icap, "SHA-3", "");
 	if (c->ref_chacha)
 		return named(cat, ccap, impl, icap, "ChaCha20", simd_width(c));
 	/* sntrup761's reduction mod q = 4591: q beside q12 = (q - 1) / 2 (the reference code's
 	 * Fq_freeze and Encode) or q27 = 2^27 / q (libntruprime's Barrett reduction) */
 	if (c->q4591 && (c->q2295 || c->q29235))
 		return named(cat, ccap, impl, icap, "sntrup761", "C");
+	/* ML-KEM's reduction mod q = 3329: Barrett's x - q * ((x * 5039) >> 24) (OpenSSL 3.5's
+	 * ml_kem.c), or q twice in a word (its packed coefficients) */
+	if ((c->q3329 && c->b5039) || c->q3329x2)
+		return named(cat, ccap, impl, icap, "ML-KEM", c->add_vex256 >= 4 ? "AVX2" : "C");
 	/* the Montgomery ladder's a24 = (486662 - 2) / 4 (or + 1 as RFC 7748 has it) */
 	if (c->a24)
 		return named(cat, ccap, impl, icap, "X25519", c->mulx >= 4 ? "MULX/ADX" : "");
@@ -394,6 +413,8 @@ const char *rp_code_group(const char *category)
 		{ "SHA-1", "digest" },
 		{ "SHA-256", "digest" },
 		{ "SHA-512", "digest" },
+		{ "SHA-3", "digest" },
+		{ "ML-KEM", "public key" },
 		{ "sntrup761", "public key" },
 		{ "X25519", "public key" },
 		{ "Curve25519", "public key" },

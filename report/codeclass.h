@@ -20,7 +20,7 @@ struct rp_code_consts {
 	uint64_t aes_sbox[RP_CONST_SITES], aes_te[RP_CONST_SITES], aes_te_asm[RP_CONST_SITES],
 		vpaes[RP_CONST_SITES], k256[RP_CONST_SITES], k512[RP_CONST_SITES], chacha[RP_CONST_SITES],
 		k160[RP_CONST_SITES], p256[RP_CONST_SITES], p256_ord[RP_CONST_SITES],
-		poly1305[RP_CONST_SITES];
+		poly1305[RP_CONST_SITES], keccak[RP_CONST_SITES];
 	bool any; /* one of them is in the file: a crypto library, or a program with its own */
 };
 
@@ -33,8 +33,8 @@ bool rp_code_classify(const struct rp_codefile *f, const struct rp_code_consts *
 		      size_t icap);
 
 /* The group of a category, as the report adds them up: "bulk" (ciphers and their MACs: AES,
- * ChaCha20, GHASH, Poly1305), "digest" (SHA-*), "public key" (sntrup761, X25519, Curve25519,
- * ECC P-256, ECC, bignum); "other" for a category of none of these, "" for no category. */
+ * ChaCha20, GHASH, Poly1305), "digest" (SHA-*, SHA-3), "public key" (sntrup761, X25519, Curve25519,
+ * ECC P-256, ECC, bignum, ML-KEM); "other" for a category of none of these, "" for no category. */
 const char *rp_code_group(const char *category);
 
 /* A file's functions, classified as asked (by code, then symbol, then their callers: a helper

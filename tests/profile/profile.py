@@ -320,7 +320,8 @@ def where_rules_fire():
         cats = {r[1] for r in codescan(lib)}
         for c in ("bignum", "ECC P-256", "Curve25519", "X25519", "Poly1305", "ChaCha20"):
             check(c in cats, f"libcrypto: {c} code is named ({sorted(cats)})")
-        check("sntrup761" not in cats, "libcrypto: no sntrup761")
+        check("sntrup761" not in cats and "ML-KEM" not in cats,
+              "libcrypto: no sntrup761, no ML-KEM (3.0 has none; 3.5's: the libcrypto suite)")
     # code that does no crypto: no crypto category at all; libraries whose public-key code is
     # elsewhere: none of those
     for name, banned in (("libc.so.6", None), ("libstdc++.so.6", None), ("libperl.so.5*", None),
