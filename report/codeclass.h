@@ -37,23 +37,4 @@ bool rp_code_classify(const struct rp_codefile *f, const struct rp_code_consts *
  * ECC P-256, ECC, bignum, ML-KEM); "other" for a category of none of these, "" for no category. */
 const char *rp_code_group(const char *category);
 
-/* A file's functions, classified as asked (by code, then symbol, then their callers: a helper
- * with no symbol of its own whose every direct caller is of one category is of that category),
- * each once. */
-struct rp_code_file_class;
-struct rp_code_fn {
-	uint64_t start, end;
-	const char *name; /* its symbol, or NULL */
-	char category[24], impl[40];
-};
-/* f stays open while the result lives; NULL when out of memory. */
-struct rp_code_file_class *rp_code_file_class_new(const struct rp_codefile *f, const char *module);
-/* The function holding va; false when no symbol or FDE covers it. */
-bool rp_code_file_class_lookup(struct rp_code_file_class *fc, uint64_t va, struct rp_code_fn *out);
-/* Every function with an FDE or a symbol, by index (codescan's walk over a whole file; a
- * function with both comes twice; false for an index that is no function). */
-size_t rp_code_file_class_count(const struct rp_code_file_class *fc);
-bool rp_code_file_class_at(struct rp_code_file_class *fc, size_t i, struct rp_code_fn *out);
-void rp_code_file_class_free(struct rp_code_file_class *fc);
-
 #endif

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codeclass.h"
+#include "codegraph.h"
 #include "codefile.h"
 
 int main(int argc, char **argv)
