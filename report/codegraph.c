@@ -254,7 +254,8 @@ static void classify_fn(struct rp_code_file_class *fc, size_t i, int depth)
 			memcpy(fn->category, cat, sizeof(cat));
 			memcpy(fn->impl, impl, sizeof(impl));
 		} else if (!coded && !tail) {
-			classify_by_callers(fc, i, depth);
+			/* the tail's lookup may have added functions before this one: its index anew */
+			classify_by_callers(fc, fn_after(fc, start) - 1, depth);
 		}
 	}
 	fn = &fc->fns[fn_after(fc, start) - 1];

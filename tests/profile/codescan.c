@@ -4,8 +4,10 @@
  * ELF file, not only the sampled ones: one line per function it names ("start end category
  * impl name"; a function with both an FDE and a symbol comes twice), so that profile.py can check a rule fires where it should (sntrup761 only in
  * ssh and sshd, a handful of functions) and nowhere else (no public-key category in libc).
- * Usage: codescan FILE
+ * Usage: codescan [-r] FILE (-r: the functions asked in reverse order, which must not change
+ * any answer: a function's category may come from its callers, found as it is asked)
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,10 +17,12 @@
 
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: codescan FILE\n");
+	bool reverse = argc == 3 && !strcmp(argv[1], "-r");
+	if (argc != 2 && !reverse) {
+		fprintf(stderr, "usage: codescan [-r] FILE\n");
 		return 2;
 	}
+	argv += reverse;
 	struct rp_codefile f;
 	if (!rp_codefile_open(&f, argv[1], (struct ct_str){ 0 })) {
 		fprintf(stderr, "codescan: %s: no readable 64-bit ELF file\n", argv[1]);
@@ -32,9 +36,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	size_t n = 0;
-	for (size_t i = 0; i < rp_code_file_class_count(fc); i++) {
+	size_t count = rp_code_file_class_count(fc);
+	for (size_t k = 0; k < count; k++) {
 		struct rp_code_fn fn;
-		if (!rp_code_file_class_at(fc, i, &fn))
+		if (!rp_code_file_class_at(fc, reverse ? count - 1 - k : k, &fn))
 			continue;
 		n++;
 		if (!fn.category[0])
