@@ -100,9 +100,9 @@ struct code_class {
 	/* SIMD additions (PADDD/PADDQ) by encoding: legacy SSE, VEX 128-bit, VEX 256-bit, EVEX
 	 * 512-bit */
 	unsigned add_sse, add_vex128, add_vex256, add_evex512;
-	/* immediates: sntrup761 (q, (q - 1) / 2, 2^27 / q), X25519's a24, 2^51 - 1, Poly1305's
+	/* immediates: sntrup761 (q, (q - 1) / 2), X25519's a24, Poly1305's
 	 * clamps (64-bit, and donna's 26-bit limbs), SHA-1's round constants */
-	unsigned q4591, q2295, q29235, a24, mask51, clamp64, clamp26, sha1_k, sha256_k, sha512_k;
+	unsigned q4591, q2295, a24, clamp64, clamp26, sha1_k, sha256_k, sha512_k;
 	/* ML-KEM: q = 3329, its Barrett multiplier 5039 (2^24 / q), q in both halves of a word */
 	unsigned q3329, b5039, q3329x2;
 	/* big-number multiply and carry: MULX, ADCX/ADOX, VPMADD52[LH]UQ, 64-bit MUL, ADC */
@@ -145,15 +145,14 @@ static bool arith_imm32(const uint8_t *p, size_t i)
 static void scan_immediates(const uint8_t *p, size_t n, size_t i, struct code_class *c)
 {
 	uint32_t v = le32(p + i);
-	if ((v == 4591 || v == 2295 || v == 29235 || v == 121665 || v == 121666 || v == 0x3ffff03 ||
-	     v == 0x3ffc0ff || v == 0x3f03fff || v == 3329 || v == 5039 || v == 0x0d010d01) &&
+	if ((v == 4591 || v == 2295 || v == 121665 || v == 121666 || v == 0x3ffff03 || v == 0x3ffc0ff ||
+	     v == 0x3f03fff || v == 3329 || v == 5039 || v == 0x0d010d01) &&
 	    arith_imm32(p, i)) {
 		c->q3329 += v == 3329;
 		c->b5039 += v == 5039;
 		c->q3329x2 += v == 0x0d010d01;
 		c->q4591 += v == 4591;
 		c->q2295 += v == 2295;
-		c->q29235 += v == 29235;
 		c->a24 += v == 121665 || v == 121666;
 		c->clamp26 += v == 0x3ffff03 || v == 0x3ffc0ff || v == 0x3f03fff;
 	}
@@ -162,7 +161,6 @@ static void scan_immediates(const uint8_t *p, size_t n, size_t i, struct code_cl
 	if (i + 8 <= n) {
 		uint64_t w = (uint64_t)v | (uint64_t)le32(p + i + 4) << 32;
 		c->sha512_k += w == 0x428a2f98d728ae22ULL || w == 0x7137449123ef65cdULL;
-		c->mask51 += w == 0x7ffffffffffffULL;
 		c->clamp64 += w == 0x0ffffffc0fffffffULL;
 	}
 }
@@ -323,8 +321,8 @@ static bool classify(const struct code_class *c, bool crypto_file, char *cat, si
 	if (c->ref_chacha)
 		return named(cat, ccap, impl, icap, "ChaCha20", simd_width(c));
 	/* sntrup761's reduction mod q = 4591: q beside q12 = (q - 1) / 2 (the reference code's
-	 * Fq_freeze and Encode) or q27 = 2^27 / q (libntruprime's Barrett reduction) */
-	if (c->q4591 && (c->q2295 || c->q29235))
+	 * Fq_freeze and Encode, OpenSSH 9.2's; libntruprime's Barrett constants are untested) */
+	if (c->q4591 && c->q2295)
 		return named(cat, ccap, impl, icap, "sntrup761", "C");
 	/* ML-KEM's reduction mod q = 3329: Barrett's x - q * ((x * 5039) >> 24) (OpenSSL 3.5's
 	 * ml_kem.c), or q twice in a word (its packed coefficients) */

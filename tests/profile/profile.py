@@ -326,6 +326,8 @@ def where_rules_fire():
         check(3 <= len(sntrup) <= 20 and sntrup[-1][0] - sntrup[0][0] < 0x10000,
               f"{prog}: sntrup761 is a handful of functions in one stretch of code ({len(sntrup)})")
         check(any(r[1] == "X25519" for r in rows), f"{prog}: its X25519 ladder is named")
+        check(len([r for r in rows if r[1] == "Poly1305"]) == 1,
+              f"{prog}: its poly1305-donna (chacha20-poly1305's MAC) is named, once")
     lib = installed("libcrypto.so.3")
     if lib:
         cats = {r[1] for r in same_in_any_order(lib)}
