@@ -339,11 +339,18 @@ static void json_profile(struct jw *w, const struct rp_profile *pr)
 	j_u64(w, "unmapped", pr->unmapped);
 	j_u64(w, "crypto_samples", pr->crypto_samples);
 	j_num(w, "crypto_share", (double)pr->crypto_samples / (double)pr->samples, pr->samples > 0);
+	uint64_t groups[RP_PROFILE_GROUPS];
+	rp_profile_group_samples(pr, groups);
+	j_obj(w, "group_samples");
+	for (size_t g = 0; g < RP_PROFILE_GROUPS; g++)
+		j_u64(w, rp_profile_group_names[g], groups[g]);
+	j_close(w, '}');
 	j_arr(w, "items");
 	for (size_t i = 0; i < pr->nitems; i++) {
 		const struct rp_profile_item *it = &pr->items[i];
 		j_obj(w, NULL);
 		j_cstr(w, "category", it->category);
+		j_cstr(w, "group", rp_profile_item_group(it));
 		j_cstr(w, "impl", it->impl);
 		j_cstr(w, "module", it->module);
 		j_cstr(w, "function", it->function);

@@ -190,6 +190,14 @@ void rp_proc_add_module(struct rp_proc *p, const struct ct_module *mod); /* repl
 void rp_proc_add_profile(struct rp_proc *p, const struct ct_profile *r);
 /* Names and classifies every process's profile samples by the code they fell in (profile.c). */
 void rp_profile_classify(struct rp_model *m);
+/* The groups crypto categories add up to (codeclass.c's rp_code_group): key exchange and
+ * signatures apart from bulk ciphers and MACs, and digests. */
+enum { RP_PROFILE_GROUPS = 4 };
+extern const char *const rp_profile_group_names[RP_PROFILE_GROUPS];
+/* A profile's crypto samples per group, in rp_profile_group_names' order. */
+void rp_profile_group_samples(const struct rp_profile *pr, uint64_t n[RP_PROFILE_GROUPS]);
+/* The group of a profile line's category ("" for no category). */
+const char *rp_profile_item_group(const struct rp_profile_item *it);
 bool rp_proc_own(struct rp_proc *p, char *s); /* p frees s with the model; false: not taken */
 void rp_model_warn(struct rp_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool rp_u32list_add(struct rp_u32list *l, uint32_t v); /* adds if absent */

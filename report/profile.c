@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codeclass.h"
+#include "codegraph.h"
 #include "codefile.h"
 
 /* ---- per process ------------------------------------------------------------------------- */
@@ -44,42 +44,27 @@ static void classify_module(struct rp_profile *pr, size_t *cap, const struct ct_
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
 	struct rp_codefile e;
-	struct rp_code_consts k = { 0 };
 	bool open = rp_codefile_open(&e, path, mod->build_id);
-	if (open)
-		rp_code_consts_find(&e, &k);
-	/* the functions classified so far (a function holds many sampled offsets) */
-	struct done {
-		uint64_t start, end;
-		struct rp_profile_item key;
-	} *done = NULL;
-	size_t ndone = 0, cap_done = 0;
+	/* each function classified once, with what its callers are (codeclass.c) */
+	struct rp_code_file_class *fc = open ? rp_code_file_class_new(&e, base) : NULL;
 	for (uint32_t i = 0; i < mod->count; i++) {
 		uint64_t off;
 		uint32_t n;
 		ct_profile_entry_at(mod, i, &off, &n);
 		struct rp_profile_item key = { .samples = 0 };
 		snprintf(key.module, sizeof(key.module), "%.63s", base);
-		uint64_t va = open ? rp_codefile_off_to_vaddr(&e, off) : UINT64_MAX, start, end;
-		const char *name = NULL;
-		const struct done *d = NULL;
-		for (size_t k = 0; k < ndone && !d && va != UINT64_MAX; k++)
-			if (va - done[k].start < done[k].end - done[k].start)
-				d = &done[k];
-		if (d) {
-			key = d->key;
-		} else if (va != UINT64_MAX && rp_codefile_in_plt(&e, va)) {
+		uint64_t va = open ? rp_codefile_off_to_vaddr(&e, off) : UINT64_MAX;
+		struct rp_code_fn fn;
+		if (va != UINT64_MAX && rp_codefile_in_plt(&e, va)) {
 			snprintf(key.function, sizeof(key.function), "(PLT)");
-		} else if (va != UINT64_MAX && rp_codefile_function_at(&e, va, &start, &end, &name)) {
-			rp_code_classify(&e, &k, start, end, name, base, key.category, sizeof(key.category),
-					 key.impl, sizeof(key.impl));
-			if (name)
-				snprintf(key.function, sizeof(key.function), "%s", name);
+		} else if (va != UINT64_MAX && fc && rp_code_file_class_lookup(fc, va, &fn)) {
+			snprintf(key.category, sizeof(key.category), "%s", fn.category);
+			snprintf(key.impl, sizeof(key.impl), "%s", fn.impl);
+			if (fn.name)
+				snprintf(key.function, sizeof(key.function), "%s", fn.name);
 			else
 				snprintf(key.function, sizeof(key.function), "+0x%llx",
-					 (unsigned long long)start);
-			if (rp_grow((void **)&done, &cap_done, ndone, sizeof(*done)))
-				done[ndone++] = (struct done){ start, end, key };
+					 (unsigned long long)fn.start);
 		} else {
 			snprintf(key.function, sizeof(key.function), "%s",
 				 open ? "?" : "(file not readable)");
@@ -88,7 +73,7 @@ static void classify_module(struct rp_profile *pr, size_t *cap, const struct ct_
 		if (it)
 			it->samples += n;
 	}
-	free(done);
+	rp_code_file_class_free(fc);
 	if (open)
 		rp_codefile_close(&e);
 }
@@ -108,5 +93,25 @@ void rp_profile_classify(struct rp_model *m)
 		for (size_t k = 0; k < pr->nitems; k++)
 			if (pr->items[k].category[0])
 				pr->crypto_samples += pr->items[k].samples;
+	}
+}
+
+const char *const rp_profile_group_names[RP_PROFILE_GROUPS] = { "public key", "bulk", "digest", "other" };
+
+const char *rp_profile_item_group(const struct rp_profile_item *it)
+{
+	return rp_code_group(it->category);
+}
+
+void rp_profile_group_samples(const struct rp_profile *pr, uint64_t n[RP_PROFILE_GROUPS])
+{
+	memset(n, 0, RP_PROFILE_GROUPS * sizeof(*n));
+	for (size_t i = 0; i < pr->nitems; i++) {
+		const char *g = rp_profile_item_group(&pr->items[i]);
+		for (size_t k = 0; g[0] && k < RP_PROFILE_GROUPS; k++)
+			if (!strcmp(g, rp_profile_group_names[k]) || k == RP_PROFILE_GROUPS - 1) {
+				n[k] += pr->items[i].samples;
+				break;
+			}
 	}
 }

@@ -393,8 +393,24 @@ static char *fmt_share(char *buf, size_t cap, double part, bool part_known, doub
  * cipher throughput (bytes over the cipher calls' wall time). Only cipher calls are measured:
  * digests, MACs, signatures and key exchange are not, so the share says "cipher calls", never
  * "crypto" (borg's HMAC-SHA256 costs 5x its AES; ssh's key exchange most of a short session). */
-/* The sampled CPU profile of each process: its crypto code by kind and implementation, and the
- * rest by module, as shares of its sampled user-space CPU. */
+/* "public key 86.2%, digest 0.2%": a profile's crypto samples by group, as shares of all its
+ * samples (the groups with none left out); "" when it has no crypto samples. */
+static const char *fmt_profile_groups(char *buf, size_t cap, const struct rp_profile *pr)
+{
+	uint64_t n[RP_PROFILE_GROUPS];
+	rp_profile_group_samples(pr, n);
+	size_t len = 0;
+	buf[0] = 0;
+	for (size_t g = 0; g < RP_PROFILE_GROUPS && pr->samples; g++)
+		if (n[g] && len < cap)
+			len += (size_t)snprintf(buf + len, cap - len, "%s%s %.1f%%", len ? ", " : "",
+						rp_profile_group_names[g],
+						100.0 * (double)n[g] / (double)pr->samples);
+	return buf;
+}
+
+/* The sampled CPU profile of each process: its crypto code by group, kind and implementation,
+ * and the rest by module, as shares of its sampled user-space CPU. */
 static void print_profile(const struct rp_model *m, FILE *out)
 {
 	bool any = false;
@@ -415,18 +431,22 @@ static void print_profile(const struct rp_model *m, FILE *out)
 		fprintf(out, "  pid %-6u %s: %llu samples (%.3fs of CPU at %u us each)", p->hdr.pid, cmd,
 			(unsigned long long)pr->samples, (double)pr->samples * pr->period_us / 1e6,
 			pr->period_us);
+		char groups[128];
 		if (pr->samples)
 			fprintf(out, "; crypto code %.1f%%",
 				100.0 * (double)pr->crypto_samples / (double)pr->samples);
 		if (pr->lost)
 			fprintf(out, "; %llu lost", (unsigned long long)pr->lost);
 		fputc('\n', out);
+		/* key exchange and signatures apart from the bulk ciphers and digests */
+		if (fmt_profile_groups(groups, sizeof(groups), pr)[0])
+			fprintf(out, "    crypto by group: %s\n", groups);
 		/* the crypto lines, then the rest by module (at most 4 lines of 1% or more) */
 		for (size_t k = 0; k < pr->nitems; k++) {
 			const struct rp_profile_item *it = &pr->items[k];
 			if (!it->category[0])
 				continue;
-			fprintf(out, "    %5.1f%%  %-8s %-26s %s %s\n",
+			fprintf(out, "    %5.1f%%  %-10s %-24s %s %s\n",
 				100.0 * (double)it->samples / (double)pr->samples, it->category, it->impl,
 				it->module, it->function);
 		}
@@ -493,6 +513,16 @@ static void print_crypto_share(const struct rp_model *m, FILE *out)
 			fmt_share(b4, sizeof(b4), f->crypto_cpu_ns, f->crypto_cpu_known, f->cpu_ns,
 				  f->cpu_known),
 			rp_fmt_bytes(b5, sizeof(b5), (double)f->crypto_bytes), mbs);
+		/* what the cipher calls leave out, the profile saw: all the crypto code */
+		const struct rp_profile *pr = &p->prof;
+		if (pr->has && pr->samples && !p->superseded) {
+			char groups[128];
+			fprintf(out, "    sampled user CPU: all crypto code %.1f%% of it",
+				100.0 * (double)pr->crypto_samples / (double)pr->samples);
+			if (fmt_profile_groups(groups, sizeof(groups), pr)[0])
+				fprintf(out, " (%s)", groups);
+			fputc('\n', out);
+		}
 		for (size_t k = 0; k < p->npaths; k++) {
 			const struct rp_path *pp = &p->paths[k];
 			if (!rp_path_selected(m, pp) || !pp->st.calls)

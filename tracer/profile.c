@@ -52,7 +52,7 @@ struct map {
 struct image { /* a process between two execs */
 	uint32_t pid;
 	uint32_t gen;
-	uint64_t first_ns; /* CLOCK_MONOTONIC of its first sample */
+	uint64_t first_ns, last_ns; /* CLOCK_MONOTONIC of its first and last samples */
 	uint64_t samples, unmapped;
 	struct map *maps;
 	size_t nmaps, cap;
@@ -251,6 +251,7 @@ static void on_sample(struct ct_profiler *p, const uint8_t *r, size_t len)
 		return;
 	if (!im->samples && !im->unmapped)
 		im->first_ns = t;
+	im->last_ns = t;
 	const struct map *m = find_map(im, ip);
 	if (!m && !im->maps_read) {
 		read_proc_maps(p, im);
@@ -649,11 +650,20 @@ unsigned ct_profile_finish(struct ct_profiler *p, const char *outdir, char *why,
 		if (!im->samples && !im->unmapped)
 			continue;
 		size_t nf = files_of(outdir, im->pid, tf, 64);
-		/* the file begun nearest the image's first sample: the preload begins it as the image
-		 * starts (its first samples may come from the loader, just before) */
+		/* the file its process wrote: the latest begun before the image's last sample (the
+		 * preload begins it as the image starts, after the loader's first samples; an image
+		 * exec'd by a forked child is not the child's, begun before), and of a file and its
+		 * continuations (one start time: the process closed its descriptors, ssh's closefrom)
+		 * the one it finished; else the file begun nearest its first sample */
 		const struct trace_file *best = NULL;
+		for (size_t k = 0; k < nf; k++)
+			if (tf[k].start_mono_ns <= im->last_ns &&
+			    (!best || tf[k].start_mono_ns > best->start_mono_ns ||
+			     (tf[k].start_mono_ns == best->start_mono_ns && tf[k].closed && !best->closed)))
+				best = &tf[k];
 		uint64_t best_d = UINT64_MAX;
-		for (size_t k = 0; k < nf; k++) {
+		bool late = !best; /* every file begun after its last sample */
+		for (size_t k = 0; k < nf && late; k++) {
 			uint64_t d = tf[k].start_mono_ns > im->first_ns ? tf[k].start_mono_ns - im->first_ns
 									: im->first_ns - tf[k].start_mono_ns;
 			if (d < best_d) {

@@ -346,9 +346,10 @@ static void profile_saw(const struct rp_model *m, struct rp_finding *f)
 		if (!top)
 			continue;
 		CAT(message,
-		    "%s pid %u: %s (%s) in %s, %.1f%% of its sampled CPU (crypto code in all: %.1f%%)",
+		    "%s pid %u: %s%s%s%s in %s, %.1f%% of its sampled CPU (crypto code in all: %.1f%%)",
 		    first ? " The CPU profile saw crypto code all the same:" : ";", p->hdr.pid, top->category,
-		    top->impl, top->module, 100.0 * (double)top->samples / (double)pr->samples,
+		    top->impl[0] ? " (" : "", top->impl, top->impl[0] ? ")" : "", top->module,
+		    100.0 * (double)top->samples / (double)pr->samples,
 		    100.0 * (double)pr->crypto_samples / (double)pr->samples);
 		first = false;
 	}

@@ -29,6 +29,15 @@
     profile_symbols.def that these programs link are in them and name their code as the row
     says; go_aes's AES-GCM is named crypto/aes.gcmAesEnc (AES-NI + PCLMULQDQ where the CPU has
     them) in the profile.
+  - public key, MACs and digests, on openssl speed: rsa2048 is bignum code, ecdsap256 ECC P-256,
+    ecdhx25519 Curve25519/X25519 (the "public key" group, most of the CPU each),
+    chacha20-poly1305 ChaCha20 and Poly1305, sha256 SHA-NI where the CPU has it and AVX2 (by its
+    vector width) under OPENSSL_ia32cap's SHA mask;
+  - where the code rules fire (codescan, every function of a file): sntrup761 only in OpenSSH's
+    binaries, a handful of functions in one stretch of code; X25519 there too; libcrypto's
+    public-key and MAC code all named; no public-key, MAC or digest category in code that does
+    no crypto (libc, libstdc++, libperl, bash), and none of the public-key ones in GnuTLS,
+    libgcrypt or python3, which do theirs elsewhere (nettle/hogweed, mpi) or not at all.
 """
 import glob
 import math
@@ -392,6 +401,125 @@ def go_cases():
     if ctlib.cpu_has_aes():
         check(top["impl"].startswith(("AES-NI", "VAES")) and "PCLMULQDQ" in top["impl"],
               f"go_aes: AES-NI with carry-less multiply: {top['impl']}")
+PUBLIC_KEY = {"sntrup761", "X25519", "Curve25519", "ECC P-256", "bignum"}
+
+
+def speed_items(tag, args, env=None):
+    """openssl speed ARGS under the launcher: the profile's samples by category and by
+    (category, impl), and the whole profile."""
+    openssl = ctlib.need_program("openssl")
+    p, doc = run(tag, [openssl, "speed", "-seconds", "1"] + args, env=env)
+    prof = main_proc(doc)["profile"]
+    show(tag, prof)
+    cats, impls = {}, {}
+    for i in prof["items"]:
+        cats[i["category"]] = cats.get(i["category"], 0) + i["samples"]
+        impls[(i["category"], i["impl"])] = impls.get((i["category"], i["impl"]), 0) + i["samples"]
+    return prof, cats, impls
+
+
+def public_key_speed():
+    for tag, alg, want in (("rsa", "rsa2048", {"bignum"}), ("ecdsa", "ecdsap256", {"ECC P-256"}),
+                           ("x25519", "ecdhx25519", {"X25519", "Curve25519"})):
+        prof, cats, _ = speed_items(tag, [alg])
+        n = sum(cats.get(c, 0) for c in want)
+        check(n >= 0.5 * prof["samples"],
+              f"{tag}: {alg}'s code is named {sorted(want)}: {n} of {prof['samples']} samples")
+        check(prof["group_samples"]["public key"] >= n,
+              f"{tag}: in the public-key group ({prof['group_samples']})")
+        others = {c for c in cats if c and c not in PUBLIC_KEY and cats[c] >= 0.05 * prof["samples"]}
+        check(not others, f"{tag}: no bulk or digest code named in a public-key loop ({others})")
+
+
+def mac_digest_speed():
+    prof, cats, _ = speed_items("chacha-poly", ["-bytes", "16384", "-evp", "chacha20-poly1305"])
+    check(cats.get("ChaCha20", 0) >= 0.2 * prof["samples"] and cats.get("Poly1305", 0) >= 0.1 * prof["samples"],
+          f"chacha-poly: ChaCha20 and Poly1305 both named ({cats})")
+    check(prof["group_samples"]["bulk"] >= 0.8 * prof["samples"], f"chacha-poly: bulk ({prof['group_samples']})")
+    flags = open("/proc/cpuinfo").read().split()
+    prof, cats, impls = speed_items("sha256", ["-bytes", "16384", "-evp", "sha256"])
+    want = "SHA-NI" if "sha_ni" in flags else None
+    n = impls.get(("SHA-256", want), 0) if want else cats.get("SHA-256", 0)
+    check(n >= 0.8 * prof["samples"], f"sha256: SHA-256 ({want or 'any'}) is the CPU ({impls})")
+    if "sha_ni" not in flags or "avx2" not in flags:
+        print("skip the masked SHA-256 case: this CPU lacks SHA-NI or AVX2")
+        return
+    # OPENSSL_ia32cap's second word is CPUID(7).EBX: bit 29 is SHA
+    env = dict(os.environ, OPENSSL_ia32cap=":~0x20000000")
+    prof, cats, impls = speed_items("sha256-nosha", ["-bytes", "16384", "-evp", "sha256"], env=env)
+    check(impls.get(("SHA-256", "AVX2"), 0) >= 0.8 * prof["samples"],
+          f"sha256 without SHA-NI: OpenSSL's AVX2 code, named by its vector width ({impls})")
+
+
+def codescan(path, reverse=False):
+    """Every function of path codescan names: [(start, category, impl, name)], once each."""
+    exe = os.path.join(BIN, "codescan")
+    p = subprocess.run([exe] + (["-r"] if reverse else []) + [path], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True)
+    check(p.returncode == 0, f"codescan {path} ({p.stderr.strip()})")
+    rows = set()
+    for line in p.stdout.splitlines():
+        start, _, rest = line.split(" ", 2)
+        cat, impl, name = rest.split("|", 2)
+        rows.add((int(start, 16), cat, impl, name))
+    return sorted(rows)
+
+
+def same_in_any_order(path):
+    """A function's category does not depend on which function was asked first (the profile
+    asks in the order of its samples; callers and tails are found as each is asked)."""
+    rows = codescan(path)
+    back = codescan(path, reverse=True)
+    check(rows == back, f"{os.path.basename(path)}: the same categories asked in reverse order "
+          f"({sorted(set(rows) ^ set(back))[:4]})")
+    return rows
+
+
+def installed(*names):
+    for n in names:
+        for d in ("/usr/bin", "/usr/sbin", "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu"):
+            hits = sorted(glob.glob(os.path.join(d, n)))
+            if hits:
+                return hits[0]
+    return None
+
+
+def where_rules_fire():
+    """The code rules over whole files: each fires where its code is and nowhere else."""
+    for prog in ("ssh", "sshd"):
+        path = installed(prog)
+        if not path:
+            print(f"skip {prog}: not installed")
+            continue
+        rows = same_in_any_order(path)
+        sntrup = [r for r in rows if r[1] == "sntrup761"]
+        print(f"{prog}: sntrup761 at {[hex(r[0]) for r in sntrup]}; X25519 at "
+              f"{[hex(r[0]) for r in rows if r[1] == 'X25519']}")
+        check(3 <= len(sntrup) <= 20 and sntrup[-1][0] - sntrup[0][0] < 0x10000,
+              f"{prog}: sntrup761 is a handful of functions in one stretch of code ({len(sntrup)})")
+        check(any(r[1] == "X25519" for r in rows), f"{prog}: its X25519 ladder is named")
+        check(len([r for r in rows if r[1] == "Poly1305"]) == 1,
+              f"{prog}: its poly1305-donna (chacha20-poly1305's MAC) is named, once")
+    lib = installed("libcrypto.so.3")
+    if lib:
+        cats = {r[1] for r in same_in_any_order(lib)}
+        for c in ("bignum", "ECC P-256", "Curve25519", "X25519", "Poly1305", "ChaCha20"):
+            check(c in cats, f"libcrypto: {c} code is named ({sorted(cats)})")
+        check("sntrup761" not in cats and "ML-KEM" not in cats,
+              "libcrypto: no sntrup761, no ML-KEM (3.0 has none; 3.5's: the libcrypto suite)")
+    # code that does no crypto: no crypto category at all; libraries whose public-key code is
+    # elsewhere: none of those
+    for name, banned in (("libc.so.6", None), ("libstdc++.so.6", None), ("libperl.so.5*", None),
+                         ("bash", None), ("libgnutls.so.30", PUBLIC_KEY),
+                         ("libgcrypt.so.20", PUBLIC_KEY - {"bignum"}), ("python3", PUBLIC_KEY)):
+        path = installed(name)
+        if not path:
+            print(f"skip {name}: not installed")
+            continue
+        rows = codescan(os.path.realpath(path))
+        bad = [r for r in rows if banned is None or r[1] in banned]
+        check(not bad, f"{name}: no {'crypto' if banned is None else 'public-key'} category "
+              f"({[(hex(r[0]), r[1], r[2]) for r in bad[:5]]})")
 
 
 def test():
@@ -400,11 +528,14 @@ def test():
     known_symbols()
     go_cases()
     debug_file()
+    where_rules_fire()
     loop_cbc()
     loop_masked()
     speed_gcm()
     wget_cases()
     static_loop()
+    public_key_speed()
+    mac_digest_speed()
     refused()
 
 

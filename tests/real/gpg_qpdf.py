@@ -6,8 +6,15 @@
   qpdf --encrypt ... 256 (AES-256 through GnuTLS, qpdf's crypto provider on Debian).
 The report must name the library that did the work (libgcrypt, GnuTLS), say cryptrace does not
 hook it, and keep it at info with nothing to change: a distribution's program doing its own
-crypto is not a defect. No warning, no error; the outputs decrypt."""
+crypto is not a defect. No warning, no error; the outputs decrypt.
+With the CPU profile at 4 kHz, gpg --symmetric --cipher-algo AES256 on 32 MiB (not compressed):
+the profile names libgcrypt's AES code, AES-NI or VAES on a CPU with AES; and with intel-aesni
+in /etc/gcrypt/hwf.deny (libgcrypt's only switch for its hardware features, written in a private
+mount namespace over an overlay of /etc, so that nothing else on the machine sees it): its
+software AES (vpaes, SSSE3), and software-aes names libgcrypt and hwf.deny's fix."""
 import os
+import shutil
+import subprocess
 import time
 
 import ctlib
@@ -32,42 +39,93 @@ def pw_file(tmp, pw):
     return path
 
 
+def gpg_symmetric(tmp, tag, src, pw, extra=(), env_extra=None, wrap=()):
+    """gpg --symmetric --cipher-algo AES256 of src under the launcher, in a GNUPGHOME of its own
+    (wrap: a command the launcher runs inside); stops the agent gpg started and waits for its
+    trace to end. Returns the report and the encrypted file."""
+    home = os.path.join(tmp, f"gnupg-{tag}")
+    os.mkdir(home, 0o700)
+    env = dict(os.environ, GNUPGHOME=home, **(env_extra or {}))
+    enc = os.path.join(tmp, f"{tag}.gpg")
+    argv = ["gpg", "--batch", "--pinentry-mode", "loopback", "--passphrase-file", pw,
+            "--symmetric", "--cipher-algo", "AES256"] + list(extra) + ["-o", enc, src]
+    out = ctlib.tmpdir(f"real-{tag}")
+    cmd = list(wrap) + [ctlib.CRYPTRACE, "run", "-q", "-o", out, "--"] + argv
+    p = ctlib.run(cmd, env=env)
+    check(p.returncode == 0, f"{tag}: gpg --symmetric exited 0 "
+          f"({p.stderr.decode(errors='replace')[-300:]})")
+    # the agent gpg started lives on: stop it, then wait for its trace to end
+    ctlib.run(["gpgconf", "--kill", "gpg-agent"], env=env)
+    deadline = time.monotonic() + 20
+    while True:
+        doc = ctlib.report_ok([out])
+        if all(pr["status"] == "complete" for pr in doc["processes"]) or \
+           time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    ctlib.check_complete(doc, tag)
+    return doc, enc, env
+
+
+def gcrypt_aes(doc, tag):
+    """gpg's AES lines in libgcrypt (the profile of the gpg process)."""
+    procs = [pr for pr in doc["processes"] if pr["exe"].endswith("/gpg") and
+             (pr.get("profile") or {}).get("samples")]
+    check(procs, f"{tag}: gpg was profiled ({[pr['exe'] for pr in doc['processes']]})")
+    prof = max(procs, key=lambda pr: pr["profile"]["samples"])["profile"]
+    aes = [i for i in prof["items"] if i["category"] == "AES" and i["module"].startswith("libgcrypt.so.20")]
+    print(f"{tag}: {prof['samples']} samples; AES in libgcrypt: "
+          f"{[(i['impl'], i['function'], i['samples']) for i in aes]}")
+    return prof, aes
+
+
+def hwf_deny_wrap(tmp):
+    """The command that runs the launcher with intel-aesni in /etc/gcrypt/hwf.deny for it alone
+    (an overlay of /etc in a private mount namespace), or None, printing why it cannot here."""
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        print("skip the hwf.deny half: it needs root and unshare (a private mount namespace)")
+        return None
+    upper, work = os.path.join(tmp, "etc-upper"), os.path.join(tmp, "etc-work")
+    os.makedirs(os.path.join(upper, "gcrypt"))
+    os.mkdir(work)
+    with open(os.path.join(upper, "gcrypt", "hwf.deny"), "w") as f:
+        f.write("intel-aesni\n")
+    script = ("mount --make-rprivate / && mount -t overlay overlay -o "
+              f"lowerdir=/etc,upperdir={upper},workdir={work} /etc && exec \"$@\"")
+    wrap = ["unshare", "-m", "sh", "-c", script, "sh"]
+    probe = subprocess.run(wrap + ["cat", "/etc/gcrypt/hwf.deny"], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE)
+    if probe.returncode != 0 or probe.stdout != b"intel-aesni\n":
+        print(f"skip the hwf.deny half: no private overlay of /etc here "
+              f"({probe.stderr.decode(errors='replace').strip()[-200:]})")
+        return None
+    check(not os.path.exists("/etc/gcrypt/hwf.deny") or
+          "intel-aesni" not in open("/etc/gcrypt/hwf.deny").read(),
+          "the machine's own /etc/gcrypt/hwf.deny does not deny intel-aesni")
+    return wrap
+
+
 def test():
     tmp = ctlib.tmpdir("real-gpg-qpdf")
     src = os.path.join(tmp, "plain.bin")
     daemons.random_file(src, 4 * ctlib.MIB)
+    # from a file: a passphrase on the command line would sit in the trace's argv
+    pw = os.path.join(tmp, "passphrase")
+    with open(pw, "w") as f:
+        f.write("Kq7-vR2m-Wx9z\n")
+    ctlib.secret("gpg passphrase", b"Kq7-vR2m-Wx9z")  # no word argv also holds
 
-    def gpg():
+    def need_gpg():
         if ctlib.asan_runtime():
             print("skip gpg case in the sanitizer pass: gpg hangs with the ASan runtime in "
                   "LD_PRELOAD, even with no cryptrace loaded (`gpg --version`)")
             return False
-        if not ctlib.need_program("gpg") or not ctlib.need_program("gpgconf"):
+        return ctlib.need_program("gpg") and ctlib.need_program("gpgconf")
+
+    def gpg():
+        if not need_gpg():
             return False
-        home = os.path.join(tmp, "gnupg")
-        os.mkdir(home, 0o700)
-        env = dict(os.environ, GNUPGHOME=home)
-        enc = os.path.join(tmp, "plain.gpg")
-        # from a file: a passphrase on the command line would sit in the trace's argv
-        pw = os.path.join(tmp, "passphrase")
-        with open(pw, "w") as f:
-            f.write("Kq7-vR2m-Wx9z\n")
-        ctlib.secret("gpg passphrase", b"Kq7-vR2m-Wx9z")  # no word argv also holds
-        argv = ["gpg", "--batch", "--pinentry-mode", "loopback", "--passphrase-file", pw,
-                "--symmetric", "--cipher-algo", "AES256", "-o", enc, src]
-        out = ctlib.tmpdir("real-gpg")
-        p = ctlib.run_traced(argv, out, env=env)
-        check(p.returncode == 0, f"gpg --symmetric exited 0 ({p.stderr.decode(errors='replace')[-200:]})")
-        # the agent gpg started lives on: stop it, then wait for its trace to end
-        ctlib.run(["gpgconf", "--kill", "gpg-agent"], env=env)
-        deadline = time.monotonic() + 20
-        while True:
-            doc = ctlib.report_ok([out])
-            if all(pr["status"] == "complete" for pr in doc["processes"]) or \
-               time.monotonic() > deadline:
-                break
-            time.sleep(0.2)
-        ctlib.check_complete(doc, "gpg")
+        doc, enc, env = gpg_symmetric(tmp, "gpg", src, pw)
         dec = ctlib.run(["gpg", "--batch", "--pinentry-mode", "loopback", "--passphrase-file", pw,
                          "-d", enc], env=env)
         ctlib.run(["gpgconf", "--kill", "gpg-agent"], env=env)
@@ -107,7 +165,43 @@ def test():
         ctlib.check_complete(doc, "qpdf")
         named(doc, "qpdf", "GnuTLS", "qpdf")
 
-    ctlib.run_cases([("gpg", gpg), ("qpdf", qpdf)])
+    def gpg_profile():
+        if not need_gpg():
+            return False
+        big = os.path.join(tmp, "big.bin")
+        daemons.random_file(big, 32 * ctlib.MIB)
+        # 4 kHz: AES-NI takes ~30 ms of the run (the passphrase's S2K hashing most of the rest)
+        hz = {"CRYPTRACE_PROFILE_HZ": "4000"}
+        doc, _, _ = gpg_symmetric(tmp, "gpg-prof", big, pw, ["--compress-algo", "none"], hz)
+        why = ctlib.profile_refused(doc)
+        if why:
+            print(f"skip the profile case: this machine takes no CPU profile ({why})")
+            return False
+        prof, aes = gcrypt_aes(doc, "gpg-prof")
+        if not ctlib.cpu_has_aes():
+            check(aes, "gpg-prof: libgcrypt's AES named")
+            print("skip the AES-NI and hwf.deny checks: this CPU has no AES instructions")
+            return
+        hw = [i for i in aes if i["impl"].startswith(("AES-NI", "VAES"))]
+        check(sum(i["samples"] for i in hw) >= 10,
+              f"gpg-prof: libgcrypt's AES is named by its instructions, AES-NI or VAES ({aes})")
+        check("software-aes" not in ctlib.kinds(doc), "gpg-prof: no software-aes")
+        ctlib.check_clean(doc, "gpg-prof")
+        wrap = hwf_deny_wrap(tmp)
+        if not wrap:
+            return
+        doc, _, _ = gpg_symmetric(tmp, "gpg-hwf", big, pw, ["--compress-algo", "none"], hz, wrap)
+        prof, aes = gcrypt_aes(doc, "gpg-hwf")
+        check(all(not i["impl"].startswith(("AES-NI", "VAES")) for i in aes if i["samples"] > 2),
+              f"gpg-hwf: no AES-NI code ran ({aes})")
+        soft = [i for i in aes if i["impl"].startswith(("vpaes", "tables"))]
+        check(sum(i["samples"] for i in soft) >= 20,
+              f"gpg-hwf: libgcrypt's software AES is named ({aes})")
+        f = ctlib.finding(doc, "software-aes")
+        check("libgcrypt" in f["message"] and "hwf.deny" in f["fix"] and "intel-aesni" in f["fix"],
+              f"gpg-hwf: software-aes names libgcrypt and hwf.deny: {f['message'][:300]} / {f['fix']}")
+
+    ctlib.run_cases([("gpg", gpg), ("gpg profile", gpg_profile), ("qpdf", qpdf)])
 
 
 ctlib.main(test)
