@@ -36,20 +36,20 @@
 #define CT_LAT_BUCKETS 160
 
 enum ct_record_type {
-	CT_REC_HEADER = 1,          /* once, first record: who, where, how measured */
-	CT_REC_PATH = 2,            /* a path definition: id -> api x impl x cipher x dir */
-	CT_REC_STATS = 3,           /* cumulative counters of one path */
-	CT_REC_EVENT = 4,           /* a failure, fallback, engine/provider selection, session setup... */
-	CT_REC_OPS = 5,             /* per-call mode: a batch of individual operations of one thread */
-	CT_REC_THREAD = 6,          /* a thread's id and name */
-	CT_REC_PROC = 7,            /* cumulative process facts: rusage, loaded crypto libraries, drops */
-	CT_REC_END = 8,             /* the process closed its trace cleanly (exit or exec) */
-	CT_REC_MODULE = 9,          /* a module named in call sites: its file and build id, so that a
+	CT_REC_HEADER = 1,   /* once, first record: who, where, how measured */
+	CT_REC_PATH = 2,     /* a path definition: id -> api x impl x cipher x dir */
+	CT_REC_STATS = 3,    /* cumulative counters of one path */
+	CT_REC_EVENT = 4,    /* a failure, fallback, engine/provider selection, session setup... */
+	CT_REC_OPS = 5,      /* per-call mode: a batch of individual operations of one thread */
+	CT_REC_THREAD = 6,   /* a thread's id and name */
+	CT_REC_PROC = 7,     /* cumulative process facts: rusage, loaded crypto libraries, drops */
+	CT_REC_END = 8,      /* the process closed its trace cleanly (exit or exec) */
+	CT_REC_MODULE = 9,   /* a module named in call sites: its file and build id, so that a
 			    * reporter can name the functions the process could not */
-	CT_REC_PROFILE = 10,        /* sampled user-space CPU (the launcher's perf events, appended after the
+	CT_REC_PROFILE = 10, /* sampled user-space CPU (the launcher's perf events, appended after the
 			       * run): one module's samples by file offset, or the process's totals */
-	CT_REC_PROFILE_STACKS = 11, /* the same samples' call stacks, frames as (PROFILE module,
-				     * offset); older readers skip it */
+	/* the same samples' call stacks, frames as (PROFILE module, offset): older readers skip it */
+	CT_REC_PROFILE_STACKS = 11,
 };
 
 enum ct_api {

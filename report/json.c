@@ -347,6 +347,7 @@ static void json_profile(struct jw *w, const struct rp_profile *pr)
 		j_cstr(w, "impl", it->impl);
 		j_cstr(w, "module", it->module);
 		j_cstr(w, "function", it->function);
+		j_cstr(w, "via", it->via);
 		j_u64(w, "samples", it->samples);
 		j_num(w, "share", (double)it->samples / (double)pr->samples, pr->samples > 0);
 		j_close(w, '}');

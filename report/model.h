@@ -208,6 +208,9 @@ struct rp_frame_names;
 struct rp_frame_names *rp_frame_names_new(const struct rp_profile *pr);
 void rp_frame_name(struct rp_frame_names *nm, size_t mod, uint64_t off, struct rp_profile_item *key);
 void rp_frame_names_free(struct rp_frame_names *nm);
+/* An item's category as the report shows it: "HMAC-SHA256" for SHA-256 via HMAC, else the
+ * category. */
+const char *rp_profile_item_label(const struct rp_profile_item *it, char *buf, size_t cap);
 /* Names and classifies every process's profile samples by the code they fell in (profile.c). */
 void rp_profile_classify(struct rp_model *m);
 bool rp_proc_own(struct rp_proc *p, char *s); /* p frees s with the model; false: not taken */

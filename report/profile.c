@@ -147,6 +147,18 @@ static bool is_hmac_function(const char *f)
 	return strstr(f, "HMAC") || !strncmp(f, "EVP_Q_mac", 9) || !strncmp(f, "EVP_MAC_", 8);
 }
 
+const char *rp_profile_item_label(const struct rp_profile_item *it, char *buf, size_t cap)
+{
+	if (!it->via[0])
+		return it->category;
+	size_t n = (size_t)snprintf(buf, cap, "%s-", it->via);
+	for (const char *c = it->category; *c && n + 1 < cap; c++)
+		if (*c != '-') /* HMAC-SHA256, as RFC 4868 names it */
+			buf[n++] = *c;
+	buf[n < cap ? n : cap - 1] = '\0';
+	return buf;
+}
+
 static struct rp_profile_item *find_item(struct rp_profile *pr, const struct rp_profile_item *key)
 {
 	for (size_t i = 0; i < pr->nitems; i++) {
