@@ -338,6 +338,9 @@ static void json_profile(struct jw *w, const struct rp_profile *pr)
 	j_u64(w, "lost", pr->lost);
 	j_u64(w, "unmapped", pr->unmapped);
 	j_u64(w, "crypto_samples", pr->crypto_samples);
+	j_bool(w, "stacks", pr->nstacks > 0);
+	j_cstr(w, "stacks_note", pr->stacks_note);
+	j_u64(w, "stacks_dropped", pr->stacks_dropped);
 	j_num(w, "crypto_share", (double)pr->crypto_samples / (double)pr->samples, pr->samples > 0);
 	j_arr(w, "items");
 	for (size_t i = 0; i < pr->nitems; i++) {

@@ -421,6 +421,8 @@ static void print_profile(const struct rp_model *m, FILE *out)
 		if (pr->lost)
 			fprintf(out, "; %llu lost", (unsigned long long)pr->lost);
 		fputc('\n', out);
+		if (pr->stacks_note[0])
+			fprintf(out, "    (no call stacks: %s)\n", pr->stacks_note);
 		/* the crypto lines, then the rest by module (at most 4 lines of 1% or more) */
 		for (size_t k = 0; k < pr->nitems; k++) {
 			const struct rp_profile_item *it = &pr->items[k];

@@ -16,6 +16,12 @@
     runs and software-aes names the library and the override;
   - profile_loop built static (OpenSSL inside, no preload can enter it): its AES code is named in
     its own executable all the same, and nothing-intercepted says so;
+  - profile_stacks (built without frame pointers: main -> encrypt_part -> EVP_EncryptUpdate ->
+    AES, main -> mac_part -> HMAC -> SHA-256): `report --folded-weight samples` shows both call
+    chains, unwound through libcrypto by its CFI, down to main, its counts adding up to the
+    process's samples; the SHA-256 under HMAC is the JSON's `via: HMAC` item (HMAC-SHA256 in the
+    text); the marker each function keeps on its stack is in no trace file; with
+    CRYPTRACE_PROFILE_STACK=0 the stacks are leaf only and the report says why;
   - --no-profile: no profile; in a seccomp filter that refuses perf_event_open (noperf, as a
     container's default policy does): the program runs as it would, the trace says why there is
     no profile, and the hooks' figures are all there.
@@ -32,6 +38,8 @@ from ctlib.daemons import Daemon, free_port
 
 BIN = os.environ.get("CT_PROFILE_BIN", "")
 LOOP = os.path.join(BIN, "profile_loop")
+STACKS = os.path.join(BIN, "profile_stacks")
+MARKER = b"CT-STACK-MARKER-5eed1234"
 
 
 def run(tag, argv, extra=(), env=None, wrap=()):
@@ -90,6 +98,78 @@ def loop_cbc():
     ratio = prof_s / hooked_s
     print(f"hooks {hooked_s:.3f} s, profile's AES code {prof_s:.3f} s: {ratio:.3f} (bound +-{bound:.3f})")
     check(abs(ratio - 1) <= bound, f"hooks and profile agree: {ratio:.3f} within +-{bound:.3f}")
+
+
+def folded_samples(out):
+    p = ctlib.run([ctlib.CRYPTRACE, "report", "--folded-weight", "samples", out])
+    check(p.returncode == 0, f"report --folded-weight samples ran ({p.stderr[-200:]!r})")
+    lines, bad = {}, []
+    for line in p.stdout.decode().splitlines():
+        stack, _, n = line.rpartition(" ")
+        if not stack or not n.isdigit():
+            bad.append(line)
+            continue
+        lines[stack] = lines.get(stack, 0) + int(n)
+    check(not bad, f"every folded line is 'frames count' ({bad[:3]})")
+    return lines
+
+
+def chain_has(stack, names):
+    """names appear in stack's frames in this order (root first), each after the previous."""
+    frames = stack.split(";")
+    at = 0
+    for want in names:
+        while at < len(frames) and not re.fullmatch(want, frames[at]):
+            at += 1
+        if at == len(frames):
+            return False
+        at += 1
+    return True
+
+
+def call_stacks():
+    out = ctlib.tmpdir("profile-stacks")
+    env = dict(os.environ, CRYPTRACE_PROFILE_HZ="1000")
+    p = ctlib.run([ctlib.CRYPTRACE, "run", "-q", "-o", out, "--", STACKS, "200"], env=env)
+    check(p.returncode == 0 and p.stdout == b"done 200\n",
+          f"profile_stacks ran under cryptrace ({p.returncode}, {p.stderr[-300:]!r})")
+    doc = ctlib.report_ok([out])
+    prof = main_proc(doc)["profile"]
+    show("stacks", prof)
+    check(prof["stacks"] and not prof["stacks_note"], f"call stacks were sampled ({prof['stacks_note']})")
+    lines = folded_samples(out)
+    total = sum(lines.values())
+    check(total == prof["samples"],
+          f"the folded stacks add up to the process's samples ({total} = {prof['samples']})")
+    aes = r"libcrypto\.so\.3:\[AES [^]]*\]"
+    sha = r"libcrypto\.so\.3:\[SHA-256 [^]]*\]"
+    enc = sum(n for st, n in lines.items()
+              if chain_has(st, ["main", r"encrypt_part.*", "EVP_EncryptUpdate", aes]) and re.search(aes + "$", st))
+    mac = sum(n for st, n in lines.items()
+              if chain_has(st, ["main", r"mac_part.*", "HMAC", sha]) and re.search(sha + "$", st))
+    for st, n in sorted(lines.items(), key=lambda x: -x[1])[:4]:
+        print(f"    {n:6d}  {st[-160:]}")
+    check(enc >= 0.2 * total, f"main;encrypt_part;EVP_EncryptUpdate;...;[AES] carries the AES samples ({enc} of {total})")
+    check(mac >= 0.2 * total, f"main;mac_part;HMAC;...;[SHA-256] carries the HMAC samples ({mac} of {total})")
+    hmac = [i for i in prof["items"] if i["category"] == "SHA-256" and i.get("via") == "HMAC"]
+    check(hmac and sum(i["samples"] for i in hmac) >= 0.8 * mac,
+          f"the SHA-256 under HMAC is a via HMAC item ({hmac})")
+    text = ctlib.run([ctlib.CRYPTRACE, "report", out]).stdout.decode()
+    check(re.search(r"%\s+HMAC-SHA256\s", text), "the text names HMAC-SHA256")
+    for f in glob.glob(os.path.join(out, "*.ctrace")):
+        with open(f, "rb") as fh:
+            check(MARKER not in fh.read(), f"no stack byte is in the trace ({os.path.basename(f)})")
+    # leaf only: one frame per line under the process, and the report says why
+    out = ctlib.tmpdir("profile-leaf")
+    p = ctlib.run([ctlib.CRYPTRACE, "run", "-q", "-o", out, "--", STACKS, "50"],
+                  env=dict(env, CRYPTRACE_PROFILE_STACK="0"))
+    check(p.returncode == 0, f"profile_stacks ran leaf only ({p.stderr[-300:]!r})")
+    prof = main_proc(ctlib.report_ok([out]))["profile"]
+    lines = folded_samples(out)
+    check(not prof["stacks"] and "CRYPTRACE_PROFILE_STACK=0" in prof["stacks_note"],
+          f"the profile says it has no stacks and why ({prof['stacks_note']!r})")
+    check(lines and all(st.count(";") == 1 for st in lines) and sum(lines.values()) == prof["samples"],
+          f"leaf only: process;leaf lines adding up to the samples ({list(lines)[:3]})")
 
 
 def loop_masked():
@@ -225,6 +305,7 @@ def test():
         check(False, f"{LOOP} was built")
     known_symbols()
     loop_cbc()
+    call_stacks()
     loop_masked()
     speed_gcm()
     wget_cases()
