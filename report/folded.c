@@ -83,10 +83,13 @@ static void fold_path(struct fold_set *set, const struct rp_proc *p, const struc
 	fold_add(set, stack, w);
 }
 
-/* A profile frame's name in a folded line. */
-static int frame_label(const struct rp_profile_item *k, char *buf, size_t cap)
+/* A profile frame's name in a folded line: the leaf's by the class of its code when it is crypto
+ * (that is what the flame graph is read for), a caller's by its symbol first (a caller that
+ * dispatches to AES code may read the same tables and classify so), else its class. */
+static int frame_label(const struct rp_profile_item *k, bool leaf, char *buf, size_t cap)
 {
-	if (k->category[0])
+	bool named = k->function[0] && !strchr("+?(", k->function[0]);
+	if (k->category[0] && (leaf || !named))
 		return snprintf(buf, cap, "%s:[%s%s%s]", k->module, k->category, k->impl[0] ? " " : "",
 				k->impl);
 	if (!strcmp(k->function, "(PLT)"))
@@ -99,12 +102,12 @@ static int frame_label(const struct rp_profile_item *k, char *buf, size_t cap)
 }
 
 static void put_profile_frame(char *stack, size_t cap, size_t *len, struct rp_frame_names *nm, size_t mod,
-			      uint64_t off)
+			      uint64_t off, bool leaf)
 {
 	struct rp_profile_item k;
 	char label[256];
 	rp_frame_name(nm, mod, off, &k);
-	int n = frame_label(&k, label, sizeof(label));
+	int n = frame_label(&k, leaf, label, sizeof(label));
 	put_frame(stack, cap, len, label,
 		  n > 0 ? ((size_t)n < sizeof(label) ? (size_t)n : sizeof(label) - 1) : 0);
 }
@@ -129,7 +132,8 @@ static void fold_profile(struct fold_set *set, const struct rp_proc *p)
 				uint32_t mod;
 				uint64_t off;
 				ct_stack_frame_at(&st, d - 1, &mod, &off);
-				put_profile_frame(stack, sizeof(stack), &len, nm, sr->mod_base + mod, off);
+				put_profile_frame(stack, sizeof(stack), &len, nm, sr->mod_base + mod, off,
+						  d == 1);
 			}
 			if (st.samples && st.depth)
 				fold_add(set, stack, st.samples);
@@ -142,7 +146,7 @@ static void fold_profile(struct fold_set *set, const struct rp_proc *p)
 			size_t len = base_len;
 			stack[len] = '\0';
 			ct_profile_entry_at(&pr->mods[k], i, &off, &n);
-			put_profile_frame(stack, sizeof(stack), &len, nm, k, off);
+			put_profile_frame(stack, sizeof(stack), &len, nm, k, off, true);
 			fold_add(set, stack, n);
 		}
 	rp_frame_names_free(nm);

@@ -97,6 +97,7 @@ struct file_cfi {
 	bool tried, ok;
 	struct rp_codefile cf;
 	struct ct_unwind_tables t;
+	uint8_t *own_table; /* built from .eh_frame when the file has no .eh_frame_hdr */
 };
 
 struct stack {
@@ -289,6 +290,34 @@ static void count_sample(struct ct_profiler *p, uint32_t image, uint32_t file, u
 
 /* ---- the call stacks --------------------------------------------------------------------- */
 
+/* .eh_frame by its section header, for a file without .eh_frame_hdr (a static executable: GCC
+ * passes --eh-frame-hdr to the linker for dynamic links only): an index of its FDEs. */
+static bool index_eh_frame_section(struct file_cfi *c)
+{
+	const struct rp_codefile *e = &c->cf;
+	Elf64_Shdr names, sh;
+	if (e->eh->e_shentsize != sizeof(Elf64_Shdr) ||
+	    !rp_image_shdr(&e->im, e->eh, e->eh->e_shstrndx, &names) ||
+	    !rp_image_in(&e->im, names.sh_offset, names.sh_size))
+		return false;
+	for (unsigned i = 0; i < e->eh->e_shnum; i++) {
+		if (!rp_image_shdr(&e->im, e->eh, i, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    sh.sh_name >= names.sh_size || names.sh_size - sh.sh_name < sizeof(".eh_frame") ||
+		    memcmp(e->im.p + names.sh_offset + sh.sh_name, ".eh_frame", sizeof(".eh_frame")) != 0 ||
+		    !rp_image_in(&e->im, sh.sh_offset, sh.sh_size))
+			continue;
+		c->t = (struct ct_unwind_tables){ .eh = e->im.p + sh.sh_offset,
+						  .eh_len = (size_t)sh.sh_size,
+						  .eh_vaddr = sh.sh_addr,
+						  .hdr_vaddr = sh.sh_addr };
+		if (!ct_unwind_index(c->t.eh, c->t.eh_len, c->t.eh_vaddr, &c->own_table, &c->t.count))
+			return false;
+		c->t.table = c->own_table;
+		return true;
+	}
+	return false;
+}
+
 /* The unwind tables of a file, mapped at its first frame: .eh_frame runs at most to the end of
  * the loadable segment that holds it. NULL when the file has none we can read. */
 static const struct ct_unwind_tables *tables_of(struct ct_profiler *p, uint32_t file)
@@ -300,6 +329,8 @@ static const struct ct_unwind_tables *tables_of(struct ct_profiler *p, uint32_t 
 	if (!rp_codefile_open(&c->cf, p->files[file], (struct ct_str){ 0 }))
 		return NULL;
 	const struct rp_codefile *e = &c->cf;
+	if (!e->hdr_table)
+		c->ok = index_eh_frame_section(c);
 	for (unsigned i = 0; e->hdr_table && e->eh_off != UINT64_MAX && i < e->phnum && !c->ok; i++) {
 		const Elf64_Phdr *ph = &e->ph[i];
 		if (ph->p_type != PT_LOAD || e->eh_off - ph->p_offset >= ph->p_filesz)
@@ -646,6 +677,7 @@ static void profiler_free(struct ct_profiler *p)
 		free(p->files[i]);
 		if (p->cfi[i].ok)
 			rp_codefile_close(&p->cfi[i].cf);
+		free(p->cfi[i].own_table);
 	}
 	free(p->files);
 	free(p->cfi);

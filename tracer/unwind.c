@@ -19,6 +19,7 @@
  */
 #include "unwind.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define X86_RBP 6
@@ -433,6 +434,67 @@ bool ct_cfi_row_at(const struct ct_unwind_tables *t, uint64_t vaddr, struct ct_c
 	return true;
 }
 
+/* ---- a table for an .eh_frame without .eh_frame_hdr ------------------------------------- */
+
+struct fde_start {
+	uint64_t pc;
+	uint32_t at;
+};
+
+static int by_pc(const void *a, const void *b)
+{
+	const struct fde_start *x = a, *y = b;
+	return x->pc < y->pc ? -1 : x->pc > y->pc;
+}
+
+bool ct_unwind_index(const uint8_t *eh, size_t eh_len, uint64_t eh_vaddr, uint8_t **table, uint32_t *count)
+{
+	const struct ct_unwind_tables t = { .eh = eh, .eh_len = eh_len, .eh_vaddr = eh_vaddr };
+	struct fde_start *v = NULL;
+	size_t n = 0, cap = 0;
+	struct cur c = { eh, eh_len, 0, false };
+	while (eh_len - c.at >= 8) {
+		size_t at = c.at;
+		uint64_t len = rd_le(&c, 4), id = rd_le(&c, 4);
+		if (!len || len == 0xffffffffu || len > eh_len - at - 4 || len < 4)
+			break;
+		c.at = at + 4 + (size_t)len;
+		struct cie ci;
+		if (!id || id > at + 4 || at > UINT32_MAX || !parse_cie(&t, at + 4 - (size_t)id, &ci))
+			continue; /* a CIE, or an FDE we could not read anyway */
+		struct cur f = { eh, at + 4 + (size_t)len, at + 8, false };
+		uint64_t pc = rd_encoded(&f, ci.fde_enc, eh_vaddr);
+		int64_t rel = (int64_t)(pc - eh_vaddr);
+		if (f.bad || rel != (int32_t)rel)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 256;
+			struct fde_start *g = realloc(v, cap * sizeof(*v));
+			if (!g) {
+				free(v);
+				return false;
+			}
+			v = g;
+		}
+		v[n++] = (struct fde_start){ pc, (uint32_t)at };
+	}
+	if (!n || n > UINT32_MAX / 8 || !(*table = malloc(n * 8))) {
+		free(v);
+		return false;
+	}
+	qsort(v, n, sizeof(*v), by_pc);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t pc = (uint32_t)(int32_t)(int64_t)(v[i].pc - eh_vaddr);
+		for (int k = 0; k < 4; k++) {
+			(*table)[8 * i + (size_t)k] = (uint8_t)(pc >> (8 * k));
+			(*table)[8 * i + 4 + (size_t)k] = (uint8_t)(v[i].at >> (8 * k));
+		}
+	}
+	*count = (uint32_t)n;
+	free(v);
+	return true;
+}
+
 /* ---- the walk ---------------------------------------------------------------------------- */
 
 static bool stack_u64(const uint8_t *stack, size_t len, uint64_t sp0, uint64_t addr, uint64_t *v)
@@ -456,6 +518,17 @@ unsigned ct_unwind(const struct ct_unwind_regs *r, const uint8_t *stack, size_t 
 			break;
 		out[n++] = (struct ct_unwind_frame){ w.file, w.off };
 		struct ct_cfi_row row;
+		if (n < max && !w.t) {
+			/* no CFI in this file: its frame pointer chain, [rbp] the caller's rbp and
+			 * [rbp + 8] the return address, while it climbs the stack */
+			uint64_t ra, bp;
+			if (!bp_known || cur.bp < cur.sp || cur.bp + 16 <= cur.sp ||
+			    !stack_u64(stack, stack_len, r->sp, cur.bp, &bp) ||
+			    !stack_u64(stack, stack_len, r->sp, cur.bp + 8, &ra) || !ra)
+				break;
+			cur = (struct ct_unwind_regs){ ra, cur.bp + 16, bp };
+			continue;
+		}
 		if (n == max || !w.t || !ct_cfi_row_at(w.t, w.vaddr, &row) || row.signal_frame ||
 		    row.ra_how != CT_CFI_AT_CFA || (row.cfa_reg == X86_RBP && !bp_known))
 			break;

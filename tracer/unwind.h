@@ -59,8 +59,15 @@ struct ct_cfi_row {
  * this unwinder follows (expressions, 64-bit lengths, an unknown instruction). */
 bool ct_cfi_row_at(const struct ct_unwind_tables *t, uint64_t vaddr, struct ct_cfi_row *row);
 
+/* An .eh_frame_hdr-style table (datarel sdata4 pairs, relative to eh_vaddr, sorted) for an
+ * .eh_frame that has none (a static executable linked without --eh-frame-hdr): *table is
+ * malloc'd, the caller frees it; false when there is no FDE or no memory. */
+bool ct_unwind_index(const uint8_t *eh, size_t eh_len, uint64_t eh_vaddr, uint8_t **table, uint32_t *count);
+
 /* Walks the stack from r: the frames, innermost first (at most max); 0 when the ip lies in no
- * mapping. stack holds the stack_len bytes from r->sp up. */
+ * mapping. stack holds the stack_len bytes from r->sp up. A frame in a file without unwind
+ * tables (where->t NULL: Go's binaries, which keep frame pointers instead) is left through its
+ * rbp chain; elsewhere a frame without CFI ends the walk. */
 unsigned ct_unwind(const struct ct_unwind_regs *r, const uint8_t *stack, size_t stack_len,
 		   ct_unwind_locate locate, void *ctx, struct ct_unwind_frame *out, unsigned max);
 

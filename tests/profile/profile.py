@@ -15,7 +15,8 @@
     says what it saw; with GNUTLS_CPUID_OVERRIDE=0x1 and NETTLE_FAT_OVERRIDE=none, no AES-NI code
     runs and software-aes names the library and the override;
   - profile_loop built static (OpenSSL inside, no preload can enter it): its AES code is named in
-    its own executable all the same, and nothing-intercepted says so;
+    its own executable all the same, and nothing-intercepted says so; its call stacks reach main
+    although it has no .eh_frame_hdr (the launcher indexes its .eh_frame);
   - profile_stacks (built without frame pointers: main -> encrypt_part -> EVP_EncryptUpdate ->
     AES, main -> mac_part -> HMAC -> SHA-256): `report --folded-weight samples` shows both call
     chains, unwound through libcrypto by its CFI, down to main, its counts adding up to the
@@ -43,12 +44,18 @@ MARKER = b"CT-STACK-MARKER-5eed1234"
 
 
 def run(tag, argv, extra=(), env=None, wrap=()):
+    p, doc, _ = run_in(tag, argv, extra, env, wrap)
+    return p, doc
+
+
+def run_in(tag, argv, extra=(), env=None, wrap=()):
+    """run, and the trace directory too"""
     out = ctlib.tmpdir(f"profile-{tag}")
     cmd = list(wrap) + [ctlib.CRYPTRACE, "run", "-q", "-o", out] + list(extra) + ["--"] + list(argv)
     p = ctlib.run(cmd, env=env)
     check(p.returncode == 0, f"{tag}: ran under cryptrace ({p.returncode}, {p.stderr[-300:]!r})")
     doc = ctlib.report_ok([out])
-    return p, doc
+    return p, doc, out
 
 
 def main_proc(doc):
@@ -253,7 +260,7 @@ def static_loop():
     if not os.access(exe, os.X_OK):
         print("skip the static case: not built (no libcrypto.a or static libc, or a sanitizer build)")
         return
-    p, doc = run("static", [exe, "1"])
+    p, doc, out = run_in("static", [exe, "1"])
     prof = main_proc(doc).get("profile")
     check(prof is not None, "static: profiled although no preload entered it")
     show("static", prof)
@@ -264,6 +271,14 @@ def static_loop():
     f = ctlib.finding(doc, "nothing-intercepted")
     check("The CPU profile saw crypto code all the same" in f["message"] and "AES" in f["message"],
           f"static: nothing-intercepted says what the profile saw: {f['message'][-300:]}")
+    # a static executable has .eh_frame but no .eh_frame_hdr: the launcher indexes its FDEs
+    if prof["stacks"]:
+        lines = folded_samples(out)
+        aes = r"profile_loop_static:\[AES [^]]*\]"
+        deep = sum(n for st, n in lines.items() if chain_has(st, ["main", "EVP_EncryptUpdate", aes]))
+        check(deep >= 0.5 * prof["samples"],
+              f"static: its AES samples' stacks reach main ({deep} of {prof['samples']}: "
+              f"{sorted(lines.items(), key=lambda x: -x[1])[:2]})")
 
 
 def refused():

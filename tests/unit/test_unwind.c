@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_unwind.c - the profile's CFI unwinder (tracer/unwind.c) on crafted .eh_frame and stack
- * bytes: the rows a compiler's prologue gives, a two-frame walk, and malformed tables and
- * stacks (cut short, a CFA that does not grow), which must end the walk, never read outside.
+ * bytes: the rows a compiler's prologue gives, a two-frame walk, the FDE index made for an
+ * .eh_frame without .eh_frame_hdr, the frame-pointer walk of a file without CFI (Go), and
+ * malformed tables and stacks (cut short, a CFA that does not grow), which must end the walk,
+ * never read outside.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -200,12 +202,80 @@ static void hostile(void **state)
 	assert_true(ct_cfi_row_at(&tables, 0x1001, &row));
 }
 
+/* The index built from .eh_frame alone finds the same rows as .eh_frame_hdr's table. */
+static void index_without_hdr(void **state)
+{
+	(void)state;
+	build();
+	uint8_t *t;
+	uint32_t n;
+	assert_true(ct_unwind_index(eh, eh_len, EH_VADDR, &t, &n));
+	assert_int_equal(n, 2);
+	struct ct_unwind_tables own = { eh, eh_len, EH_VADDR, t, n, EH_VADDR };
+	struct ct_cfi_row a, b;
+	static const uint64_t pcs[] = { 0x1000, 0x1001, 0x1004, 0x10ff, 0x1250 };
+	for (size_t i = 0; i < sizeof(pcs) / sizeof(pcs[0]); i++) {
+		assert_true(ct_cfi_row_at(&own, pcs[i], &a));
+		assert_true(ct_cfi_row_at(&tables, pcs[i], &b));
+		assert_int_equal(a.cfa_reg, b.cfa_reg);
+		assert_int_equal(a.cfa_off, b.cfa_off);
+		assert_int_equal(a.bp_how, b.bp_how);
+	}
+	assert_false(ct_cfi_row_at(&own, 0x1100, &a));
+	free(t);
+	/* cut at every length: an index of the whole FDEs before the cut, or none */
+	for (size_t len = 0; len < eh_len; len++) {
+		uint8_t *cut = malloc(len ? len : 1);
+		memcpy(cut, eh, len);
+		if (ct_unwind_index(cut, len, EH_VADDR, &t, &n)) {
+			assert_true(n <= 2);
+			free(t);
+		}
+		free(cut);
+	}
+}
+
+static bool locate_no_cfi(void *ctx, uint64_t ip, struct ct_unwind_where *w)
+{
+	(void)ctx;
+	if (ip < 0x1000 || ip >= 0x2000)
+		return false;
+	*w = (struct ct_unwind_where){ .t = NULL, .vaddr = ip, .file = 3, .off = ip };
+	return true;
+}
+
+/* A file without CFI is left through its frame pointers while rbp climbs the stack copy. */
+static void frame_pointers(void **state)
+{
+	(void)state;
+	uint8_t s[128];
+	struct ct_unwind_frame fr[8];
+	memset(s, 0, sizeof(s));
+	/* rbp = sp0 + 16: [16] caller's rbp = sp0 + 64, [24] ret 0x1400; [64] rbp 0, [72] ret 0x1500 */
+	uint64_t v[] = { SP0 + 64, 0x1400, 0, 0x1500 };
+	memcpy(s + 16, &v[0], 16);
+	memcpy(s + 64, &v[2], 16);
+	struct ct_unwind_regs r = { .ip = 0x1300, .sp = SP0, .bp = SP0 + 16 };
+	assert_int_equal(ct_unwind(&r, s, sizeof(s), locate_no_cfi, NULL, fr, 8), 3);
+	assert_int_equal(fr[0].off, 0x1300);
+	assert_int_equal(fr[1].off, 0x13ff);
+	assert_int_equal(fr[2].off, 0x14ff);
+	/* an rbp below sp (a register used for data): the leaf alone */
+	r.bp = SP0 - 8;
+	assert_int_equal(ct_unwind(&r, s, sizeof(s), locate_no_cfi, NULL, fr, 8), 1);
+	/* a chain that points back down: it ends there */
+	uint64_t down = SP0;
+	memcpy(s + 64, &down, 8);
+	r.bp = SP0 + 16;
+	assert_int_equal(ct_unwind(&r, s, sizeof(s), locate_no_cfi, NULL, fr, 8), 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(rows),
-		cmocka_unit_test(walk),
-		cmocka_unit_test(hostile),
+		cmocka_unit_test(rows),           cmocka_unit_test(walk),
+		cmocka_unit_test(hostile),        cmocka_unit_test(index_without_hdr),
+		cmocka_unit_test(frame_pointers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
