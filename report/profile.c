@@ -12,6 +12,7 @@
 
 #include "codeclass.h"
 #include "codefile.h"
+#include "pltcall.h"
 
 /* ---- per process ------------------------------------------------------------------------- */
 
@@ -140,11 +141,23 @@ void rp_frame_names_free(struct rp_frame_names *nm)
 /* libcrypto's exported HMAC entry points (HMAC, HMAC_Update/Final/Init_ex, HMAC_CTX_copy,
  * PKCS5_PBKDF2_HMAC) and the EVP_MAC ones that run HMAC (EVP_Q_mac: HMAC()'s body in 3.x;
  * EVP_MAC_*: a SHA digest under EVP_MAC is HMAC, KMAC runs SHA-3). HMAC_Update and
- * EVP_MAC_update end in tail calls, so a stack may show only its caller: borg's Cython
- * HMAC_Update caller has no name, its share stays plain SHA-256. */
+ * EVP_MAC_update end in tail calls, so a stack may show only their caller: a caller without a
+ * name of its own (borg's Cython HMAC_Update caller) is read for the function it called through
+ * the PLT. */
 static bool is_hmac_function(const char *f)
 {
 	return strstr(f, "HMAC") || !strncmp(f, "EVP_Q_mac", 9) || !strncmp(f, "EVP_MAC_", 8);
+}
+
+/* The imported function the caller frame (mod, off: its return address - 1) called. */
+static bool frame_callee(struct rp_frame_names *nm, size_t mod, uint64_t off, char *buf, size_t cap)
+{
+	struct rp_profile_item k;
+	if (mod >= nm->n)
+		return false;
+	name_offset(&nm->m[mod], off, &k); /* opens the file */
+	uint64_t va = nm->m[mod].open ? rp_codefile_off_to_vaddr(&nm->m[mod].e, off + 1) : UINT64_MAX;
+	return va != UINT64_MAX && rp_plt_callee(&nm->m[mod].e, va, buf, cap);
 }
 
 const char *rp_profile_item_label(const struct rp_profile_item *it, char *buf, size_t cap)
@@ -191,9 +204,14 @@ static void attribute_hmac(struct rp_profile *pr, size_t *cap)
 				continue;
 			bool hmac = false;
 			for (uint16_t d = 1; d < st.depth && !hmac; d++) {
+				char callee[128];
 				ct_stack_frame_at(&st, d, &mod, &off);
 				rp_frame_name(nm, sr->mod_base + mod, off, &fr);
-				hmac = is_hmac_function(fr.function);
+				/* a tail-called HMAC function sits right above the digest's own frames */
+				hmac = is_hmac_function(fr.function) ||
+				       (d <= 4 && strchr("+?", fr.function[0]) &&
+					frame_callee(nm, sr->mod_base + mod, off, callee, sizeof(callee)) &&
+					is_hmac_function(callee));
 			}
 			struct rp_profile_item *plain = hmac ? find_item(pr, &leaf) : NULL;
 			if (!plain)
