@@ -16,7 +16,7 @@
 
 /* ---- per process ------------------------------------------------------------------------- */
 
-static struct rp_profile_item *item_for(struct rp_profile *pr, size_t *cap, const struct rp_profile_item *key)
+static struct rp_profile_item *find_item(struct rp_profile *pr, const struct rp_profile_item *key)
 {
 	for (size_t i = 0; i < pr->nitems; i++) {
 		struct rp_profile_item *it = &pr->items[i];
@@ -25,6 +25,14 @@ static struct rp_profile_item *item_for(struct rp_profile *pr, size_t *cap, cons
 		    !strcmp(it->via, key->via))
 			return it;
 	}
+	return NULL;
+}
+
+static struct rp_profile_item *item_for(struct rp_profile *pr, size_t *cap, const struct rp_profile_item *key)
+{
+	struct rp_profile_item *found = find_item(pr, key);
+	if (found)
+		return found;
 	if (!rp_grow((void **)&pr->items, cap, pr->nitems, sizeof(*pr->items)))
 		return NULL;
 	struct rp_profile_item *it = &pr->items[pr->nitems++];
@@ -170,18 +178,6 @@ const char *rp_profile_item_label(const struct rp_profile_item *it, char *buf, s
 			buf[n++] = *c;
 	buf[n < cap ? n : cap - 1] = '\0';
 	return buf;
-}
-
-static struct rp_profile_item *find_item(struct rp_profile *pr, const struct rp_profile_item *key)
-{
-	for (size_t i = 0; i < pr->nitems; i++) {
-		struct rp_profile_item *it = &pr->items[i];
-		if (!strcmp(it->category, key->category) && !strcmp(it->impl, key->impl) &&
-		    !strcmp(it->module, key->module) && !strcmp(it->function, key->function) &&
-		    !strcmp(it->via, key->via))
-			return it;
-	}
-	return NULL;
 }
 
 /* Moves the samples of digest leaves whose stacks pass through HMAC to items "via HMAC". */
