@@ -50,9 +50,12 @@
 #endif
 
 #define RING_PAGES 64 /* per CPU: 256 KiB, seconds of samples at 10 kHz, drained every DRAIN_MS */
-/* With stacks each sample is ~8 KiB: 128 pages (512 KiB + the control page) is what
- * kernel.perf_event_mlock_kb (516) lets an unprivileged user lock per CPU. */
-#define RING_PAGES_STACKS 128
+/* With stacks each sample is ~8 KiB: 64 pages hold 31, drained every DRAIN_MS up to 1 kHz (the
+ * default 250 Hz fills 5 between drains); above, 128 pages (512 KiB + the control page: all of
+ * what kernel.perf_event_mlock_kb, 516, lets an unprivileged user lock per CPU), drained when a
+ * quarter full. */
+#define RING_PAGES_STACKS_FAST 128
+#define RING_PAGES_MIN 8
 #define DRAIN_MS 20
 /* The stack bytes each sample copies (a multiple of 8, CRYPTRACE_PROFILE_STACK overrides): the
  * frames of a crypto call are near the top (a SHA-256 block function called by HMAC from Python
@@ -800,10 +803,11 @@ struct ct_profiler *ct_profile_attach(pid_t pid, unsigned hz, char *why, size_t 
 	a.clockid = CLOCK_MONOTONIC;
 	p->stack_bytes = stack_bytes_wanted(p->stacks_why, sizeof(p->stacks_why));
 	want_stacks(&a, p->stack_bytes);
-	p->ring_pages = p->stack_bytes ? RING_PAGES_STACKS : RING_PAGES;
+	p->ring_pages = p->stack_bytes && hz > 1000 ? RING_PAGES_STACKS_FAST : RING_PAGES;
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF), page = sysconf(_SC_PAGESIZE);
 	size_t len = (1 + p->ring_pages) * (size_t)page;
 	int first_err = 0;
+	bool mmap_refused = false;
 	for (long cpu = 0; cpu < ncpu && cpu < MAX_CPUS; cpu++) {
 		int fd = perf_event_open(&a, pid, (int)cpu);
 		if (fd < 0 && p->stack_bytes && !p->nrings) {
@@ -831,9 +835,18 @@ struct ct_profiler *ct_profile_attach(pid_t pid, unsigned hz, char *why, size_t 
 			continue; /* an offline CPU */
 		}
 		void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		while (m == MAP_FAILED && errno == EPERM && !p->nrings && p->ring_pages > RING_PAGES_MIN) {
+			/* over the user's locked-memory allowance (another perf session holds part of
+			 * it): smaller rings, drained more often */
+			p->ring_pages /= 2;
+			len = (1 + p->ring_pages) * (size_t)page;
+			m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		}
 		if (m == MAP_FAILED) {
-			if (!first_err)
+			if (!first_err) {
 				first_err = errno;
+				mmap_refused = errno == EPERM;
+			}
 			close(fd);
 			continue;
 		}
@@ -848,7 +861,14 @@ struct ct_profiler *ct_profile_attach(pid_t pid, unsigned hz, char *why, size_t 
 		p->drain_ms = ms < 1 ? 1 : ms < DRAIN_MS ? ms : DRAIN_MS;
 	}
 	if (!p->nrings) {
-		refusal(why, cap, first_err ? first_err : ENOSYS);
+		if (mmap_refused)
+			snprintf(
+				why, cap,
+				"perf events opened, but their buffers exceed this user's locked-memory "
+				"allowance (kernel.perf_event_mlock_kb and `ulimit -l`; another perf session "
+				"may hold it): raise either to get the profile");
+		else
+			refusal(why, cap, first_err ? first_err : ENOSYS);
 		profiler_free(p);
 		return NULL;
 	}
