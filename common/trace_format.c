@@ -535,6 +535,49 @@ void ct_profile_entry_at(const struct ct_profile *p, uint32_t i, uint64_t *offse
 	*samples = ct_get_le32(e + 8);
 }
 
+size_t ct_encode_profile_stacks(uint8_t *buf, size_t cap, const struct ct_profile_stacks *s,
+				const uint32_t *samples, const uint16_t *depths, const uint32_t *modules,
+				const uint64_t *offsets, uint32_t n)
+{
+	struct wbuf w = w_begin(buf, cap);
+	w_u32(&w, s->flags);
+	w_u64(&w, s->dropped);
+	w_str(&w, s->note);
+	w_u32(&w, n);
+	size_t f = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		w_u32(&w, samples[i]);
+		w_u16(&w, depths[i]);
+		for (uint16_t k = 0; k < depths[i]; k++, f++) {
+			w_u32(&w, modules[f]);
+			w_u64(&w, offsets[f]);
+		}
+	}
+	return w_end(&w, CT_REC_PROFILE_STACKS);
+}
+
+bool ct_profile_stack_next(const struct ct_profile_stacks *s, size_t *at, struct ct_stack *out)
+{
+	/* the decoder checked that count stacks fit in stacks_len */
+	if (*at + 6 > s->stacks_len)
+		return false;
+	const uint8_t *p = s->stacks + *at;
+	out->samples = ct_get_le32(p);
+	out->depth = ct_get_le16(p + 4);
+	if ((size_t)out->depth * CT_STACK_FRAME_WIRE > s->stacks_len - *at - 6)
+		return false;
+	out->frames = p + 6;
+	*at += 6 + (size_t)out->depth * CT_STACK_FRAME_WIRE;
+	return true;
+}
+
+void ct_stack_frame_at(const struct ct_stack *st, uint16_t i, uint32_t *module, uint64_t *offset)
+{
+	const uint8_t *f = st->frames + (size_t)i * CT_STACK_FRAME_WIRE;
+	*module = ct_get_le32(f);
+	*offset = ct_get_le64(f + 4);
+}
+
 size_t ct_encode_proc(uint8_t *buf, size_t cap, const struct ct_proc *p)
 {
 	struct wbuf w = w_begin(buf, cap);
@@ -816,6 +859,28 @@ static void dec_profile(struct rcur *c, struct ct_profile *p)
 	c->off += (size_t)p->count * CT_PROFILE_ENTRY_WIRE;
 }
 
+static void dec_profile_stacks(struct rcur *c, struct ct_profile_stacks *s)
+{
+	s->flags = r_u32(c);
+	s->dropped = r_u64(c);
+	s->note = r_str(c);
+	s->count = r_u32(c);
+	s->stacks = c->p + c->off;
+	size_t start = c->off;
+	for (uint32_t i = 0; i < s->count && !c->bad; i++) {
+		r_u32(c);
+		uint16_t depth = r_u16(c);
+		if (c->bad || (size_t)depth * CT_STACK_FRAME_WIRE > c->len - c->off) {
+			c->bad = true;
+			break;
+		}
+		c->off += (size_t)depth * CT_STACK_FRAME_WIRE;
+	}
+	if (c->bad)
+		s->count = 0;
+	s->stacks_len = c->off - start;
+}
+
 static void dec_proc(struct rcur *c, struct ct_proc *p)
 {
 	p->mono_ns = r_u64(c);
@@ -1008,6 +1073,9 @@ static int read_one(struct ct_reader *r, struct ct_record *rec)
 		break;
 	case CT_REC_PROFILE:
 		dec_profile(&c, &rec->u.profile);
+		break;
+	case CT_REC_PROFILE_STACKS:
+		dec_profile_stacks(&c, &rec->u.stacks);
 		break;
 	default:
 		/* A record type from a newer writer: the CRC was good, skip it. */

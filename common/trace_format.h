@@ -48,6 +48,8 @@ enum ct_record_type {
 			    * reporter can name the functions the process could not */
 	CT_REC_PROFILE = 10, /* sampled user-space CPU (the launcher's perf events, appended after the
 			       * run): one module's samples by file offset, or the process's totals */
+	/* the same samples' call stacks, frames as (PROFILE module, offset): older readers skip it */
+	CT_REC_PROFILE_STACKS = 11,
 };
 
 enum ct_api {
@@ -282,6 +284,28 @@ struct ct_profile {
 };
 #define CT_PROFILE_ENTRY_WIRE 12
 
+/* A PROFILE_STACKS record: distinct call stacks of one process image's samples, after its PROFILE
+ * records. A frame's module is the index of a PROFILE module record of the same image (counted
+ * from 0 after the image's totals record); its offset is a file offset (the leaf's sampled
+ * address; a caller's return address minus 1). */
+struct ct_profile_stacks {
+	uint32_t flags;     /* CT_STACKS_* */
+	uint64_t dropped;   /* samples whose stack was not kept (the launcher's table was full) */
+	struct ct_str note; /* with CT_STACKS_LEAF_ONLY: why no stack was sampled */
+	uint32_t count;     /* stacks follow: ct_profile_stack_next */
+	const uint8_t *stacks;
+	size_t stacks_len;
+};
+#define CT_STACKS_LEAF_ONLY 1u /* no call stack was sampled (kernel, architecture): see note */
+#define CT_STACK_FRAME_WIRE 12
+
+/* One decoded stack: its samples and depth frames, innermost first. */
+struct ct_stack {
+	uint32_t samples;
+	uint16_t depth;
+	const uint8_t *frames; /* depth x (u32 module, u64 offset): ct_stack_frame_at */
+};
+
 struct ct_ops_batch {
 	uint32_t tid;
 	uint32_t count;
@@ -349,6 +373,15 @@ size_t ct_encode_profile(uint8_t *buf, size_t cap, const struct ct_profile *p, c
 			 const uint32_t *samples, uint32_t n);
 /* Entry i of a decoded PROFILE record. */
 void ct_profile_entry_at(const struct ct_profile *p, uint32_t i, uint64_t *offset, uint32_t *samples);
+/* A PROFILE_STACKS record: the header fields of *s (count and stacks ignored), then n stacks
+ * whose depths[i] frames are consecutive in modules[] and offsets[]. */
+size_t ct_encode_profile_stacks(uint8_t *buf, size_t cap, const struct ct_profile_stacks *s,
+				const uint32_t *samples, const uint16_t *depths, const uint32_t *modules,
+				const uint64_t *offsets, uint32_t n);
+/* The stack at *at (start at 0) of a decoded record; false after the last. */
+bool ct_profile_stack_next(const struct ct_profile_stacks *s, size_t *at, struct ct_stack *out);
+/* Frame i of a decoded stack. */
+void ct_stack_frame_at(const struct ct_stack *st, uint16_t i, uint32_t *module, uint64_t *offset);
 
 /* Make a ct_str from a C string (NULL -> empty). */
 struct ct_str ct_str_from(const char *s);
@@ -388,6 +421,7 @@ struct ct_record {
 		struct ct_end end;
 		struct ct_module module;
 		struct ct_profile profile;
+		struct ct_profile_stacks stacks;
 	} u;
 };
 

@@ -338,6 +338,9 @@ static void json_profile(struct jw *w, const struct rp_profile *pr)
 	j_u64(w, "lost", pr->lost);
 	j_u64(w, "unmapped", pr->unmapped);
 	j_u64(w, "crypto_samples", pr->crypto_samples);
+	j_bool(w, "stacks", pr->nstacks > 0);
+	j_cstr(w, "stacks_note", pr->stacks_note);
+	j_u64(w, "stacks_dropped", pr->stacks_dropped);
 	j_num(w, "crypto_share", (double)pr->crypto_samples / (double)pr->samples, pr->samples > 0);
 	uint64_t groups[RP_PROFILE_GROUPS];
 	rp_profile_group_samples(pr, groups);
@@ -354,6 +357,7 @@ static void json_profile(struct jw *w, const struct rp_profile *pr)
 		j_cstr(w, "impl", it->impl);
 		j_cstr(w, "module", it->module);
 		j_cstr(w, "function", it->function);
+		j_cstr(w, "via", it->via);
 		j_u64(w, "samples", it->samples);
 		j_num(w, "share", (double)it->samples / (double)pr->samples, pr->samples > 0);
 		j_close(w, '}');

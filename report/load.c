@@ -58,6 +58,9 @@ static void apply_record(struct rp_proc *p, const struct ct_record *rec)
 	case CT_REC_MODULE:
 		rp_proc_add_module(p, &rec->u.module);
 		break;
+	case CT_REC_PROFILE_STACKS:
+		rp_proc_add_profile_stacks(p, &rec->u.stacks);
+		break;
 	case CT_REC_PROFILE:
 		rp_proc_add_profile(p, &rec->u.profile);
 		break;

@@ -51,6 +51,7 @@ void rp_model_free(struct rp_model *m)
 		free(p->events);
 		free(p->modules);
 		free(p->prof.mods);
+		free(p->prof.stacks);
 		free(p->prof.items);
 		for (size_t k = 0; k < p->nowned; k++)
 			free(p->owned[k]);
@@ -154,11 +155,25 @@ void rp_proc_add_profile(struct rp_proc *p, const struct ct_profile *r)
 		pr->samples += r->samples;
 		pr->lost += r->lost;
 		pr->unmapped += r->unmapped;
+		pr->image_base = pr->nmods;
 		return;
 	}
 	if (!rp_grow((void **)&pr->mods, &pr->cap_mods, pr->nmods, sizeof(*pr->mods)))
 		return;
 	pr->mods[pr->nmods++] = *r;
+}
+
+void rp_proc_add_profile_stacks(struct rp_proc *p, const struct ct_profile_stacks *r)
+{
+	struct rp_profile *pr = &p->prof;
+	pr->stacks_dropped += r->dropped;
+	if (r->flags & CT_STACKS_LEAF_ONLY) {
+		snprintf(pr->stacks_note, sizeof(pr->stacks_note), "%.*s", (int)r->note.len, r->note.p);
+		return;
+	}
+	if (!r->count || !rp_grow((void **)&pr->stacks, &pr->cap_stacks, pr->nstacks, sizeof(*pr->stacks)))
+		return;
+	pr->stacks[pr->nstacks++] = (struct rp_profile_stackrec){ *r, pr->image_base };
 }
 
 bool rp_proc_own(struct rp_proc *p, char *s)

@@ -78,7 +78,14 @@ struct rp_profile_item {
 	char impl[40];     /* "VAES-512 + VPCLMULQDQ", "AES-NI", "tables (no AES-NI)", ... */
 	char module[64];   /* the file's base name */
 	char function[96]; /* its symbol, else "+0x<start>" in the module */
+	char via[16];      /* "HMAC": the samples' call stacks pass through an HMAC function */
 	uint64_t samples;
+};
+
+/* A PROFILE_STACKS record, and where the module records of its image begin in mods. */
+struct rp_profile_stackrec {
+	struct ct_profile_stacks r; /* the stacks point into the file's bytes */
+	size_t mod_base;
 };
 
 /* A process's sampled user-space CPU (PROFILE records, appended by the launcher). */
@@ -90,6 +97,11 @@ struct rp_profile {
 	size_t nmods, cap_mods;
 	struct rp_profile_item *items; /* classified (rp_profile_classify), most samples first */
 	size_t nitems;
+	size_t image_base;                  /* mods of the image being read (after its totals record) */
+	struct rp_profile_stackrec *stacks; /* its call stacks (PROFILE_STACKS) */
+	size_t nstacks, cap_stacks;
+	uint64_t stacks_dropped;
+	char stacks_note[200];   /* why the profile has no call stacks (leaf only), when it says */
 	uint64_t crypto_samples; /* in items with a category */
 };
 
@@ -188,6 +200,17 @@ void rp_proc_set_event(struct rp_proc *p, const struct ct_event *ev);
 void rp_proc_add_module(struct rp_proc *p, const struct ct_module *mod); /* replaces by name + file */
 /* A PROFILE record (totals, or one module's samples; the entries stay in the file's bytes). */
 void rp_proc_add_profile(struct rp_proc *p, const struct ct_profile *r);
+/* A PROFILE_STACKS record (its frames name the module records of the image read last). */
+void rp_proc_add_profile_stacks(struct rp_proc *p, const struct ct_profile_stacks *r);
+/* Names profile frames: module mod of pr (an index into pr->mods), file offset off, as a profile
+ * item's module, function, category and impl (profile.c). */
+struct rp_frame_names;
+struct rp_frame_names *rp_frame_names_new(const struct rp_profile *pr);
+void rp_frame_name(struct rp_frame_names *nm, size_t mod, uint64_t off, struct rp_profile_item *key);
+void rp_frame_names_free(struct rp_frame_names *nm);
+/* An item's category as the report shows it: "HMAC-SHA256" for SHA-256 via HMAC, else the
+ * category. */
+const char *rp_profile_item_label(const struct rp_profile_item *it, char *buf, size_t cap);
 /* Names and classifies every process's profile samples by the code they fell in (profile.c). */
 void rp_profile_classify(struct rp_model *m);
 /* The groups crypto categories add up to (codeclass.c's rp_code_group): key exchange and
@@ -332,7 +355,9 @@ struct ct_str rp_callsite_mangled(const struct rp_model *m, struct ct_str callsi
 bool rp_demangle_symbol(const char *sym, size_t len, char *out, size_t cap);
 
 /* ---- folded.c: folded stacks for flamegraph.pl, one "frame;frame;leaf weight" per line */
-enum rp_folded_weight { RP_FOLD_BYTES = 0, RP_FOLD_TIME = 1 };
+/* bytes and time: the hooked paths under their call sites; samples: the CPU profile's call
+ * stacks (leaf only when the profile has none) */
+enum rp_folded_weight { RP_FOLD_BYTES = 0, RP_FOLD_TIME = 1, RP_FOLD_SAMPLES = 2 };
 void rp_print_folded(const struct rp_model *m, enum rp_folded_weight weight, FILE *out);
 
 /* ---- findings/: the findings, one file per family (findings/findings.h) */

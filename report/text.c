@@ -441,14 +441,18 @@ static void print_profile(const struct rp_model *m, FILE *out)
 		/* key exchange and signatures apart from the bulk ciphers and digests */
 		if (fmt_profile_groups(groups, sizeof(groups), pr)[0])
 			fprintf(out, "    crypto by group: %s\n", groups);
+		if (pr->stacks_note[0])
+			fprintf(out, "    (no call stacks: %s)\n", pr->stacks_note);
 		/* the crypto lines, then the rest by module (at most 4 lines of 1% or more) */
 		for (size_t k = 0; k < pr->nitems; k++) {
 			const struct rp_profile_item *it = &pr->items[k];
+			char label[32];
 			if (!it->category[0])
 				continue;
-			fprintf(out, "    %5.1f%%  %-10s %-24s %s %s\n",
-				100.0 * (double)it->samples / (double)pr->samples, it->category, it->impl,
-				it->module, it->function);
+			fprintf(out, "    %5.1f%%  %-11s %-26s %s %s\n",
+				100.0 * (double)it->samples / (double)pr->samples,
+				rp_profile_item_label(it, label, sizeof(label)), it->impl, it->module,
+				it->function);
 		}
 		struct {
 			const char *module;
@@ -474,7 +478,7 @@ static void print_profile(const struct rp_model *m, FILE *out)
 					best = j;
 			if (best == nrest || (double)rest[best].n < 0.01 * (double)pr->samples)
 				break;
-			fprintf(out, "    %5.1f%%  %-35s %s\n",
+			fprintf(out, "    %5.1f%%  %-38s %s\n",
 				100.0 * (double)rest[best].n / (double)pr->samples, "other code",
 				rest[best].module);
 			rest[best].n = 0;

@@ -254,14 +254,16 @@ int command_report(int argc, char **argv)
 			folded = true;
 			break;
 		case OPT_FOLDED_WEIGHT:
-			if (strcmp(optarg, "bytes") && strcmp(optarg, "time")) {
+			if (strcmp(optarg, "bytes") && strcmp(optarg, "time") && strcmp(optarg, "samples")) {
 				fprintf(stderr,
-					"cryptrace report: --folded-weight must be bytes or time, "
+					"cryptrace report: --folded-weight must be bytes, time or samples, "
 					"not '%s'\n",
 					optarg);
 				return 2;
 			}
-			fold_weight = strcmp(optarg, "time") ? RP_FOLD_BYTES : RP_FOLD_TIME;
+			fold_weight = !strcmp(optarg, "time")      ? RP_FOLD_TIME
+				      : !strcmp(optarg, "samples") ? RP_FOLD_SAMPLES
+								   : RP_FOLD_BYTES;
 			folded = true;
 			break;
 		case 'o':

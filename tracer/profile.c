@@ -10,6 +10,13 @@
  * /proc/PID/maps for mappings made before sampling began) and counted per (process image, file,
  * file offset). Nothing is done to the program: no signal, no ptrace, nothing in its memory.
  *
+ * On x86-64 each sample also carries the user rip, rsp and rbp and a bounded copy of the stack
+ * (PERF_SAMPLE_REGS_USER, PERF_SAMPLE_STACK_USER): the drain thread unwinds it at once with the
+ * files' .eh_frame (unwind.c) and counts the distinct stacks, as (file, offset) frames, per
+ * image. The stack bytes live in the ring buffer and the scratch copy only, until the next
+ * sample overwrites them: they are never written anywhere. Elsewhere, or when the kernel
+ * refuses stack sampling, the profile is leaf-only and its PROFILE_STACKS record says why.
+ *
  * After the run, each process image's counts are appended to its trace file (that pid's file
  * begun nearest the image's first sample) as PROFILE records: the reporter names and
  * classifies the code at those offsets (report/profile.c).
@@ -28,13 +35,34 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "codefile.h"
 #include "elfimage.h"
 #include "profile.h"
 #include "trace_format.h"
 #include "tracer.h"
+#include "unwind.h"
+
+#if defined(__x86_64__)
+#include <asm/perf_regs.h>
+#define STACKS_SUPPORTED 1
+#else
+#define STACKS_SUPPORTED 0
+#endif
 
 #define RING_PAGES 64 /* per CPU: 256 KiB, seconds of samples at 10 kHz, drained every DRAIN_MS */
+/* With stacks each sample is ~8 KiB: 64 pages hold 31, drained every DRAIN_MS up to 1 kHz (the
+ * default 250 Hz fills 5 between drains); above, 128 pages (512 KiB + the control page: all of
+ * what kernel.perf_event_mlock_kb, 516, lets an unprivileged user lock per CPU), drained when a
+ * quarter full. */
+#define RING_PAGES_STACKS_FAST 128
+#define RING_PAGES_MIN 8
 #define DRAIN_MS 20
+/* The stack bytes each sample copies (a multiple of 8, CRYPTRACE_PROFILE_STACK overrides): the
+ * frames of a crypto call are near the top (a SHA-256 block function called by HMAC from Python
+ * is ~1 KiB deep); deep interpreter stacks are cut, their root frames missing. */
+#define STACK_BYTES 8192
+#define MAX_FRAMES 32
+#define MAX_STACKS 65536 /* distinct stacks kept over all images; beyond, samples are counted */
 #define MAX_CPUS 1024
 #define MAX_ENTRIES_PER_MODULE 65536
 
@@ -56,8 +84,9 @@ struct image { /* a process between two execs */
 	uint64_t samples, unmapped;
 	struct map *maps;
 	size_t nmaps, cap;
-	bool maps_read; /* /proc/PID/maps read for this image */
-	bool current;   /* the pid's live image */
+	uint64_t stacks_dropped; /* samples whose stack did not fit the table */
+	bool maps_read;          /* /proc/PID/maps read for this image */
+	bool current;            /* the pid's live image */
 };
 
 struct count {
@@ -66,12 +95,35 @@ struct count {
 	uint64_t n; /* 0: free slot */
 };
 
+/* A file's unwind tables, opened at its first frame. */
+struct file_cfi {
+	bool tried, ok;
+	struct rp_codefile cf;
+	struct ct_unwind_tables t;
+	uint8_t *own_table; /* built from .eh_frame when the file has no .eh_frame_hdr */
+};
+
+struct stack {
+	uint64_t hash;
+	uint64_t n; /* 0: free slot */
+	uint32_t image, depth;
+	size_t first; /* its frames in stack_frames */
+};
+
 struct ct_profiler {
 	struct ring rings[MAX_CPUS];
 	unsigned nrings;
 	unsigned period_us;
+	unsigned ring_pages, drain_ms;
+	unsigned stack_bytes; /* 0: leaf only (stacks_why says why) */
+	char stacks_why[200];
 	char **files;
+	struct file_cfi *cfi; /* per file */
 	size_t nfiles, files_cap;
+	struct stack *stacks;
+	size_t stacks_cap, nstacks;
+	struct ct_unwind_frame *stack_frames;
+	size_t nframes, frames_cap;
 	struct image *images;
 	size_t nimages, images_cap;
 	struct count *counts;
@@ -101,12 +153,17 @@ static uint32_t file_id(struct ct_profiler *p, const char *path)
 		if (!f)
 			return UINT32_MAX;
 		p->files = f;
+		struct file_cfi *c = realloc(p->cfi, cap * sizeof(*c));
+		if (!c)
+			return UINT32_MAX;
+		p->cfi = c;
 		p->files_cap = cap;
 	}
 	char *s = strdup(path);
 	if (!s)
 		return UINT32_MAX;
 	p->files[p->nfiles] = s;
+	memset(&p->cfi[p->nfiles], 0, sizeof(p->cfi[0]));
 	return (uint32_t)p->nfiles++;
 }
 
@@ -234,11 +291,214 @@ static void count_sample(struct ct_profiler *p, uint32_t image, uint32_t file, u
 	p->counts[j].n++;
 }
 
+/* ---- the call stacks --------------------------------------------------------------------- */
+
+/* .eh_frame by its section header, for a file without .eh_frame_hdr (a static executable: GCC
+ * passes --eh-frame-hdr to the linker for dynamic links only): an index of its FDEs. */
+static bool index_eh_frame_section(struct file_cfi *c)
+{
+	const struct rp_codefile *e = &c->cf;
+	Elf64_Shdr names, sh;
+	if (e->eh->e_shentsize != sizeof(Elf64_Shdr) ||
+	    !rp_image_shdr(&e->im, e->eh, e->eh->e_shstrndx, &names) ||
+	    !rp_image_in(&e->im, names.sh_offset, names.sh_size))
+		return false;
+	for (unsigned i = 0; i < e->eh->e_shnum; i++) {
+		if (!rp_image_shdr(&e->im, e->eh, i, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    sh.sh_name >= names.sh_size || names.sh_size - sh.sh_name < sizeof(".eh_frame") ||
+		    memcmp(e->im.p + names.sh_offset + sh.sh_name, ".eh_frame", sizeof(".eh_frame")) != 0 ||
+		    !rp_image_in(&e->im, sh.sh_offset, sh.sh_size))
+			continue;
+		c->t = (struct ct_unwind_tables){ .eh = e->im.p + sh.sh_offset,
+						  .eh_len = (size_t)sh.sh_size,
+						  .eh_vaddr = sh.sh_addr,
+						  .hdr_vaddr = sh.sh_addr };
+		if (!ct_unwind_index(c->t.eh, c->t.eh_len, c->t.eh_vaddr, &c->own_table, &c->t.count))
+			return false;
+		c->t.table = c->own_table;
+		return true;
+	}
+	return false;
+}
+
+/* The unwind tables of a file, mapped at its first frame: .eh_frame runs at most to the end of
+ * the loadable segment that holds it. NULL when the file has none we can read. */
+static const struct ct_unwind_tables *tables_of(struct ct_profiler *p, uint32_t file)
+{
+	struct file_cfi *c = &p->cfi[file];
+	if (c->tried)
+		return c->ok ? &c->t : NULL;
+	c->tried = true;
+	if (!rp_codefile_open(&c->cf, p->files[file], (struct ct_str){ 0 }))
+		return NULL;
+	const struct rp_codefile *e = &c->cf;
+	if (!e->hdr_table)
+		c->ok = index_eh_frame_section(c);
+	for (unsigned i = 0; e->hdr_table && e->eh_off != UINT64_MAX && i < e->phnum && !c->ok; i++) {
+		const Elf64_Phdr *ph = &e->ph[i];
+		if (ph->p_type != PT_LOAD || e->eh_off - ph->p_offset >= ph->p_filesz)
+			continue;
+		uint64_t end = ph->p_offset + ph->p_filesz;
+		if (end > e->im.len)
+			end = e->im.len;
+		if (e->eh_off >= end)
+			break;
+		c->t = (struct ct_unwind_tables){ .eh = e->im.p + e->eh_off,
+						  .eh_len = (size_t)(end - e->eh_off),
+						  .eh_vaddr = e->eh_vaddr,
+						  .table = e->hdr_table,
+						  .count = e->hdr_count,
+						  .hdr_vaddr = e->hdr_vaddr };
+		c->ok = true;
+	}
+	if (!c->ok)
+		rp_codefile_close(&c->cf);
+	return c->ok ? &c->t : NULL;
+}
+
+struct locate_ctx {
+	struct ct_profiler *p;
+	struct image *im;
+};
+
+static bool locate(void *arg, uint64_t ip, struct ct_unwind_where *w)
+{
+	struct locate_ctx *x = arg;
+	const struct map *m = find_map(x->im, ip);
+	if (!m && !x->im->maps_read) {
+		read_proc_maps(x->p, x->im);
+		m = find_map(x->im, ip);
+	}
+	if (!m)
+		return false;
+	w->file = m->file;
+	w->off = ip - m->start + m->pgoff;
+	w->t = tables_of(x->p, m->file);
+	w->vaddr = w->t ? rp_codefile_off_to_vaddr(&x->p->cfi[m->file].cf, w->off) : UINT64_MAX;
+	if (w->vaddr == UINT64_MAX)
+		w->t = NULL;
+	return true;
+}
+
+static uint64_t hash_stack(uint32_t image, const struct ct_unwind_frame *f, unsigned n)
+{
+	uint64_t h = image * 0x9e3779b97f4a7c15ull + n;
+	for (unsigned i = 0; i < n; i++)
+		h = (h ^ hash_key(image, f[i].file, f[i].off)) * 0xbf58476d1ce4e5b9ull;
+	return h ^ (h >> 31);
+}
+
+static bool same_frames(const struct ct_unwind_frame *a, const struct ct_unwind_frame *b, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (a[i].file != b[i].file || a[i].off != b[i].off)
+			return false;
+	return true;
+}
+
+static bool stacks_grow(struct ct_profiler *p)
+{
+	size_t cap = p->stacks_cap ? 2 * p->stacks_cap : 1024;
+	struct stack *t = calloc(cap, sizeof(*t));
+	if (!t)
+		return false;
+	for (size_t i = 0; i < p->stacks_cap; i++) {
+		if (!p->stacks[i].n)
+			continue;
+		size_t j = p->stacks[i].hash & (cap - 1);
+		while (t[j].n)
+			j = (j + 1) & (cap - 1);
+		t[j] = p->stacks[i];
+	}
+	free(p->stacks);
+	p->stacks = t;
+	p->stacks_cap = cap;
+	return true;
+}
+
+static bool frames_reserve(struct ct_profiler *p, size_t more)
+{
+	if (p->nframes + more <= p->frames_cap)
+		return true;
+	size_t cap = p->frames_cap ? 2 * p->frames_cap : 4096;
+	while (cap < p->nframes + more)
+		cap *= 2;
+	struct ct_unwind_frame *f = realloc(p->stack_frames, cap * sizeof(*f));
+	if (!f)
+		return false;
+	p->stack_frames = f;
+	p->frames_cap = cap;
+	return true;
+}
+
+static void count_stack(struct ct_profiler *p, struct image *im, const struct ct_unwind_frame *f, unsigned n)
+{
+	uint32_t image = (uint32_t)(im - p->images);
+	if (p->nstacks * 2 >= p->stacks_cap && p->nstacks < MAX_STACKS)
+		stacks_grow(p); /* failing, the table stays as it is: new stacks are dropped below */
+	if (!p->stacks_cap) {
+		im->stacks_dropped++;
+		return;
+	}
+	uint64_t h = hash_stack(image, f, n);
+	size_t j = h & (p->stacks_cap - 1);
+	for (; p->stacks[j].n; j = (j + 1) & (p->stacks_cap - 1)) {
+		struct stack *s = &p->stacks[j];
+		if (s->hash == h && s->image == image && s->depth == n &&
+		    same_frames(&p->stack_frames[s->first], f, n)) {
+			s->n++;
+			return;
+		}
+	}
+	/* the table stays at most half full, so the probe above always ends */
+	if (p->nstacks >= MAX_STACKS || (p->nstacks + 1) * 2 > p->stacks_cap || !frames_reserve(p, n)) {
+		im->stacks_dropped++;
+		return;
+	}
+	memcpy(&p->stack_frames[p->nframes], f, n * sizeof(*f));
+	p->stacks[j] = (struct stack){ .hash = h, .n = 1, .image = image, .depth = n, .first = p->nframes };
+	p->nframes += n;
+	p->nstacks++;
+}
+
+/* The regs and stack that follow TIME in a sample (x86-64: bp, sp, ip in perf_regs order);
+ * false when the sample has none usable. */
+static bool sample_stack(const struct ct_profiler *p, const uint8_t *r, size_t len,
+			 struct ct_unwind_regs *regs, const uint8_t **stack, size_t *stack_len)
+{
+	size_t at = 32;
+	uint64_t abi, size, dyn;
+	if (!p->stack_bytes || len < at + 8)
+		return false;
+	memcpy(&abi, r + at, 8);
+	at += 8;
+	bool regs_ok = abi == PERF_SAMPLE_REGS_ABI_64; /* a 32-bit process's CFI numbers differ */
+	if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
+		if (len - at < 24)
+			return false;
+		memcpy(&regs->bp, r + at, 8);
+		memcpy(&regs->sp, r + at + 8, 8);
+		memcpy(&regs->ip, r + at + 16, 8);
+		at += 24;
+	}
+	if (len - at < 8)
+		return false;
+	memcpy(&size, r + at, 8);
+	at += 8;
+	if (!size || size > len - at || len - at - size < 8)
+		return false;
+	memcpy(&dyn, r + at + size, 8);
+	*stack = r + at;
+	*stack_len = dyn < size ? dyn : size;
+	return regs_ok;
+}
+
 /* ---- the records ------------------------------------------------------------------------- */
 
 static void on_sample(struct ct_profiler *p, const uint8_t *r, size_t len)
 {
-	/* PERF_SAMPLE_IP | TID | TIME: u64 ip; u32 pid, tid; u64 time */
+	/* PERF_SAMPLE_IP | TID | TIME: u64 ip; u32 pid, tid; u64 time; then with stacks
+	 * REGS_USER (u64 abi, u64 regs[3]) and STACK_USER (u64 size, bytes, u64 dyn_size) */
 	if (len < sizeof(struct perf_event_header) + 24)
 		return;
 	uint64_t ip, t;
@@ -262,7 +522,22 @@ static void on_sample(struct ct_profiler *p, const uint8_t *r, size_t len)
 		return;
 	}
 	im->samples++;
-	count_sample(p, (uint32_t)(im - p->images), m->file, ip - m->start + m->pgoff);
+	uint64_t off = ip - m->start + m->pgoff;
+	count_sample(p, (uint32_t)(im - p->images), m->file, off);
+	struct ct_unwind_frame frames[MAX_FRAMES];
+	struct ct_unwind_regs regs;
+	const uint8_t *stack;
+	size_t stack_len;
+	unsigned n = 0;
+	if (sample_stack(p, r, len, &regs, &stack, &stack_len) && regs.ip == ip) {
+		struct locate_ctx x = { p, im };
+		n = ct_unwind(&regs, stack, stack_len, locate, &x, frames, MAX_FRAMES);
+	}
+	if (!n) { /* leaf only */
+		frames[0] = (struct ct_unwind_frame){ m->file, off };
+		n = 1;
+	}
+	count_stack(p, im, frames, n);
 }
 
 static void on_record(struct ct_profiler *p, const uint8_t *r, size_t len)
@@ -381,7 +656,7 @@ static void *drain_thread(void *arg)
 	struct ct_profiler *p = arg;
 	while (!__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) {
 		drain_all(p);
-		struct timespec ts = { 0, DRAIN_MS * 1000000L };
+		struct timespec ts = { 0, (long)p->drain_ms * 1000000L };
 		nanosleep(&ts, NULL);
 	}
 	return NULL;
@@ -391,7 +666,7 @@ static void *drain_thread(void *arg)
 
 static void close_rings(struct ct_profiler *p)
 {
-	size_t len = (1 + RING_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
+	size_t len = (1 + p->ring_pages) * (size_t)sysconf(_SC_PAGESIZE);
 	for (unsigned i = 0; i < p->nrings; i++) {
 		munmap(p->rings[i].base, len);
 		close(p->rings[i].fd);
@@ -402,9 +677,16 @@ static void close_rings(struct ct_profiler *p)
 static void profiler_free(struct ct_profiler *p)
 {
 	close_rings(p);
-	for (size_t i = 0; i < p->nfiles; i++)
+	for (size_t i = 0; i < p->nfiles; i++) {
 		free(p->files[i]);
+		if (p->cfi[i].ok)
+			rp_codefile_close(&p->cfi[i].cf);
+		free(p->cfi[i].own_table);
+	}
 	free(p->files);
+	free(p->cfi);
+	free(p->stacks);
+	free(p->stack_frames);
 	for (size_t i = 0; i < p->nimages; i++)
 		free(p->images[i].maps);
 	free(p->images);
@@ -448,6 +730,48 @@ unsigned ct_profile_hz(void)
 	return v >= 10 && v <= 10000 && e && !*end ? (unsigned)v : CT_PROFILE_HZ;
 }
 
+/* The stack bytes to sample: STACK_BYTES, or CRYPTRACE_PROFILE_STACK (0 turns stacks off, else
+ * 512 to 32768, rounded to 8); 0 with *why saying why. */
+static unsigned stack_bytes_wanted(char *why, size_t cap)
+{
+	if (!STACKS_SUPPORTED) {
+		snprintf(why, cap,
+			 "call stacks are sampled on x86-64 only: this profile has the sampled functions, "
+			 "not their callers");
+		return 0;
+	}
+	const char *e = getenv("CRYPTRACE_PROFILE_STACK");
+	char *end;
+	unsigned long v = e && *e ? strtoul(e, &end, 10) : STACK_BYTES;
+	if (e && *e && (*end || (v && (v < 512 || v > 32768))))
+		v = STACK_BYTES;
+	if (!v)
+		snprintf(why, cap, "CRYPTRACE_PROFILE_STACK=0: call stacks were not sampled");
+	return (unsigned)(v & ~7ul);
+}
+
+#if STACKS_SUPPORTED
+static void want_stacks(struct perf_event_attr *a, unsigned bytes)
+{
+	if (bytes) {
+		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user = 1ull << PERF_REG_X86_BP | 1ull << PERF_REG_X86_SP |
+				      1ull << PERF_REG_X86_IP;
+		a->sample_stack_user = bytes;
+	} else {
+		a->sample_type &= ~(uint64_t)(PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
+		a->sample_regs_user = 0;
+		a->sample_stack_user = 0;
+	}
+}
+#else
+static void want_stacks(struct perf_event_attr *a, unsigned bytes)
+{
+	(void)a;
+	(void)bytes;
+}
+#endif
+
 struct ct_profiler *ct_profile_attach(pid_t pid, unsigned hz, char *why, size_t cap)
 {
 	struct ct_profiler *p = calloc(1, sizeof(*p));
@@ -478,27 +802,74 @@ struct ct_profiler *ct_profile_attach(pid_t pid, unsigned hz, char *why, size_t 
 	a.sample_id_all = 1;
 	a.use_clockid = 1;
 	a.clockid = CLOCK_MONOTONIC;
-	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
-	size_t len = (1 + RING_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
+	p->stack_bytes = stack_bytes_wanted(p->stacks_why, sizeof(p->stacks_why));
+	want_stacks(&a, p->stack_bytes);
+	p->ring_pages = p->stack_bytes && hz > 1000 ? RING_PAGES_STACKS_FAST : RING_PAGES;
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF), page = sysconf(_SC_PAGESIZE);
+	size_t len = (1 + p->ring_pages) * (size_t)page;
 	int first_err = 0;
+	bool mmap_refused = false;
 	for (long cpu = 0; cpu < ncpu && cpu < MAX_CPUS; cpu++) {
 		int fd = perf_event_open(&a, pid, (int)cpu);
+		if (fd < 0 && p->stack_bytes && !p->nrings) {
+			/* an older kernel, or a policy, may refuse the stack copy alone: leaf only */
+			int err = errno;
+			want_stacks(&a, 0);
+			fd = perf_event_open(&a, pid, (int)cpu);
+			if (fd >= 0) {
+				snprintf(
+					p->stacks_why, sizeof(p->stacks_why),
+					"the kernel refused to sample call stacks (%s): this profile has the "
+					"sampled functions, not their callers",
+					strerror(err));
+				p->stack_bytes = 0;
+				p->ring_pages = RING_PAGES;
+				len = (1 + p->ring_pages) * (size_t)page;
+			} else {
+				want_stacks(&a, p->stack_bytes);
+				errno = err;
+			}
+		}
 		if (fd < 0) {
 			if (!first_err)
 				first_err = errno;
 			continue; /* an offline CPU */
 		}
 		void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		while (m == MAP_FAILED && errno == EPERM && !p->nrings && p->ring_pages > RING_PAGES_MIN) {
+			/* over the user's locked-memory allowance (another perf session holds part of
+			 * it): smaller rings, drained more often */
+			p->ring_pages /= 2;
+			len = (1 + p->ring_pages) * (size_t)page;
+			m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		}
 		if (m == MAP_FAILED) {
-			if (!first_err)
+			if (!first_err) {
 				first_err = errno;
+				mmap_refused = errno == EPERM;
+			}
 			close(fd);
 			continue;
 		}
-		p->rings[p->nrings++] = (struct ring){ fd, m, RING_PAGES * (size_t)sysconf(_SC_PAGESIZE) };
+		p->rings[p->nrings++] = (struct ring){ fd, m, p->ring_pages * (size_t)page };
+	}
+	/* drained when a ring is a quarter full at the sampling rate (a sample with its stack is
+	 * stack_bytes + ~100 bytes), every DRAIN_MS at most */
+	p->drain_ms = DRAIN_MS;
+	if (p->stack_bytes) {
+		unsigned per_ring = (unsigned)(p->ring_pages * (size_t)page / (p->stack_bytes + 128));
+		unsigned ms = per_ring / 4 * 1000u / hz;
+		p->drain_ms = ms < 1 ? 1 : ms < DRAIN_MS ? ms : DRAIN_MS;
 	}
 	if (!p->nrings) {
-		refusal(why, cap, first_err ? first_err : ENOSYS);
+		if (mmap_refused)
+			snprintf(
+				why, cap,
+				"perf events opened, but their buffers exceed this user's locked-memory "
+				"allowance (kernel.perf_event_mlock_kb and `ulimit -l`; another perf session "
+				"may hold it): raise either to get the profile");
+		else
+			refusal(why, cap, first_err ? first_err : ENOSYS);
 		profiler_free(p);
 		return NULL;
 	}
@@ -591,7 +962,58 @@ static void build_id_of(const char *path, char *hex, size_t cap)
 	rp_image_unmap(&im);
 }
 
-/* One image's records into fd: totals, then each file's offsets. */
+/* The image's stacks as PROFILE_STACKS records, frames by module index (modidx, per file), as
+ * many records as the payload limit needs; leaf only, one record saying why. */
+static bool write_stacks(struct ct_profiler *p, uint32_t image, int fd, uint8_t *buf, size_t cap,
+			 const uint32_t *modidx)
+{
+	enum { CHUNK = 2048 }; /* stacks per record: 2048 x (6 + 32 x 12) bytes stay under 1 MiB */
+	const struct image *im = &p->images[image];
+	struct ct_profile_stacks h = { .dropped = im->stacks_dropped };
+	if (!p->stack_bytes) {
+		h.flags = CT_STACKS_LEAF_ONLY;
+		h.note = ct_str_from(p->stacks_why);
+		size_t n = ct_encode_profile_stacks(buf, cap, &h, NULL, NULL, NULL, NULL, 0);
+		return n && ct_write_all(fd, buf, n);
+	}
+	uint32_t *samples = malloc(CHUNK * sizeof(*samples)),
+		 *mods = malloc(CHUNK * MAX_FRAMES * sizeof(*mods));
+	uint16_t *depths = malloc(CHUNK * sizeof(*depths));
+	uint64_t *offs = malloc(CHUNK * MAX_FRAMES * sizeof(*offs));
+	bool ok = samples && mods && depths && offs;
+	uint32_t k = 0;
+	size_t f = 0;
+	for (size_t i = 0; ok && i <= p->stacks_cap; i++) {
+		const struct stack *st = i < p->stacks_cap ? &p->stacks[i] : NULL;
+		if (st && (!st->n || st->image != image))
+			continue;
+		if (st) {
+			samples[k] = st->n > UINT32_MAX ? UINT32_MAX : (uint32_t)st->n;
+			depths[k] = (uint16_t)st->depth;
+			for (uint32_t d = 0; d < st->depth; d++, f++) {
+				const struct ct_unwind_frame *fr = &p->stack_frames[st->first + d];
+				mods[f] = modidx[fr->file];
+				offs[f] = fr->off;
+			}
+			k++;
+		}
+		if (k && (k == CHUNK || !st)) {
+			size_t n = ct_encode_profile_stacks(buf, cap, &h, samples, depths, mods, offs, k);
+			ok = n && ct_write_all(fd, buf, n);
+			h.dropped = 0; /* said once */
+			k = 0;
+			f = 0;
+		}
+	}
+	free(samples);
+	free(mods);
+	free(depths);
+	free(offs);
+	return ok;
+}
+
+/* One image's records into fd: totals, then each file's offsets (also of a file only its
+ * stacks pass through, without offsets of its own), then the stacks. */
 static bool write_image(struct ct_profiler *p, uint32_t image, int fd, uint8_t *buf, size_t cap,
 			uint64_t *offs, uint32_t *cnts)
 {
@@ -600,9 +1022,17 @@ static bool write_image(struct ct_profiler *p, uint32_t image, int fd, uint8_t *
 		.period_us = p->period_us, .samples = im->samples, .lost = p->lost, .unmapped = im->unmapped
 	};
 	size_t n = ct_encode_profile(buf, cap, &tot, NULL, NULL, 0);
-	if (!n || !ct_write_all(fd, buf, n))
+	uint32_t *modidx = calloc(p->nfiles + 1, sizeof(*modidx)), nmod = 0;
+	if (!n || !modidx || !ct_write_all(fd, buf, n)) {
+		free(modidx);
 		return false;
-	for (uint32_t f = 0; f < p->nfiles; f++) {
+	}
+	for (size_t i = 0; i < p->stacks_cap; i++) /* UINT32_MAX: a file some stack passes through */
+		for (uint32_t d = 0; p->stacks[i].n && p->stacks[i].image == image && d < p->stacks[i].depth;
+		     d++)
+			modidx[p->stack_frames[p->stacks[i].first + d].file] = UINT32_MAX;
+	bool ok = true;
+	for (uint32_t f = 0; ok && f < p->nfiles; f++) {
 		uint32_t k = 0;
 		uint64_t total = 0;
 		for (size_t i = 0; i < p->counts_cap && k < MAX_ENTRIES_PER_MODULE; i++) {
@@ -613,8 +1043,9 @@ static bool write_image(struct ct_profiler *p, uint32_t image, int fd, uint8_t *
 				total += c->n;
 			}
 		}
-		if (!k)
+		if (!k && modidx[f] != UINT32_MAX)
 			continue;
+		modidx[f] = nmod++;
 		char bid[64];
 		build_id_of(p->files[f], bid, sizeof(bid));
 		struct ct_profile m = { .period_us = p->period_us,
@@ -622,10 +1053,11 @@ static bool write_image(struct ct_profiler *p, uint32_t image, int fd, uint8_t *
 					.module = ct_str_from(p->files[f]),
 					.build_id = ct_str_from(bid) };
 		n = ct_encode_profile(buf, cap, &m, offs, cnts, k);
-		if (!n || !ct_write_all(fd, buf, n))
-			return false;
+		ok = n && ct_write_all(fd, buf, n);
 	}
-	return true;
+	ok = ok && write_stacks(p, image, fd, buf, cap, modidx);
+	free(modidx);
+	return ok;
 }
 
 unsigned ct_profile_finish(struct ct_profiler *p, const char *outdir, char *why, size_t cap)

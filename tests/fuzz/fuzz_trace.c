@@ -3,7 +3,7 @@
  * fuzz_trace.c - libFuzzer target over the trace reader and the reporter's loader: every input is
  * walked record by record with ct_reader_next (as any consumer would), then loaded as a trace
  * file into a report model (argv redacted, call sites demangled), merged, and printed as JSON
- * and text to /dev/null; then once more
+ * and text (and the profile's folded stacks) to /dev/null; then once more
  * with a --since/--until window from the input's last byte, printed as JSON, text, HTML, CSV. Built with
  * clang -fsanitize=fuzzer,address,undefined by tests/fuzz/run.sh; the corpus (small real traces
  * of the examples) is tests/fuzz/corpus.
@@ -40,6 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    (rp_demangle(&m), rp_view_apply(&m, &view, msg, sizeof(msg)))) {
 		rp_print_json(&m, sink);
 		rp_print_text(&m, sink);
+		rp_print_folded(&m, RP_FOLD_SAMPLES, sink); /* the profile's stacks */
 	}
 	rp_model_free(&m);
 

@@ -15,7 +15,14 @@
     says what it saw; with GNUTLS_CPUID_OVERRIDE=0x1 and NETTLE_FAT_OVERRIDE=none, no AES-NI code
     runs and software-aes names the library and the override;
   - profile_loop built static (OpenSSL inside, no preload can enter it): its AES code is named in
-    its own executable all the same, and nothing-intercepted says so;
+    its own executable all the same, and nothing-intercepted says so; its call stacks reach main
+    although it has no .eh_frame_hdr (the launcher indexes its .eh_frame);
+  - profile_stacks (built without frame pointers: main -> encrypt_part -> EVP_EncryptUpdate ->
+    AES, main -> mac_part -> HMAC -> SHA-256): `report --folded-weight samples` shows both call
+    chains, unwound through libcrypto by its CFI, down to main, its counts adding up to the
+    process's samples; the SHA-256 under HMAC is the JSON's `via: HMAC` item (HMAC-SHA256 in the
+    text); the marker each function keeps on its stack is in no trace file; with
+    CRYPTRACE_PROFILE_STACK=0 the stacks are leaf only and the report says why;
   - --no-profile: no profile; in a seccomp filter that refuses perf_event_open (noperf, as a
     container's default policy does): the program runs as it would, the trace says why there is
     no profile, and the hooks' figures are all there;
@@ -74,15 +81,23 @@ AGE_ROWS = [
     "crypto/sha512.blockAVX2",
 ]
 GO_AES_ROWS = ["crypto/aes.encryptBlockGo", "crypto/cipher.(*gcm).mul"]
+STACKS = os.path.join(BIN, "profile_stacks")
+MARKER = b"CT-STACK-MARKER-5eed1234"
 
 
 def run(tag, argv, extra=(), env=None, wrap=()):
+    p, doc, _ = run_in(tag, argv, extra, env, wrap)
+    return p, doc
+
+
+def run_in(tag, argv, extra=(), env=None, wrap=()):
+    """run, and the trace directory too"""
     out = ctlib.tmpdir(f"profile-{tag}")
     cmd = list(wrap) + [ctlib.CRYPTRACE, "run", "-q", "-o", out] + list(extra) + ["--"] + list(argv)
     p = ctlib.run(cmd, env=env)
     check(p.returncode == 0, f"{tag}: ran under cryptrace ({p.returncode}, {p.stderr[-300:]!r})")
     doc = ctlib.report_ok([out])
-    return p, doc
+    return p, doc, out
 
 
 def main_proc(doc):
@@ -132,6 +147,78 @@ def loop_cbc():
     ratio = prof_s / hooked_s
     print(f"hooks {hooked_s:.3f} s, profile's AES code {prof_s:.3f} s: {ratio:.3f} (bound +-{bound:.3f})")
     check(abs(ratio - 1) <= bound, f"hooks and profile agree: {ratio:.3f} within +-{bound:.3f}")
+
+
+def folded_samples(out):
+    p = ctlib.run([ctlib.CRYPTRACE, "report", "--folded-weight", "samples", out])
+    check(p.returncode == 0, f"report --folded-weight samples ran ({p.stderr[-200:]!r})")
+    lines, bad = {}, []
+    for line in p.stdout.decode().splitlines():
+        stack, _, n = line.rpartition(" ")
+        if not stack or not n.isdigit():
+            bad.append(line)
+            continue
+        lines[stack] = lines.get(stack, 0) + int(n)
+    check(not bad, f"every folded line is 'frames count' ({bad[:3]})")
+    return lines
+
+
+def chain_has(stack, names):
+    """names appear in stack's frames in this order (root first), each after the previous."""
+    frames = stack.split(";")
+    at = 0
+    for want in names:
+        while at < len(frames) and not re.fullmatch(want, frames[at]):
+            at += 1
+        if at == len(frames):
+            return False
+        at += 1
+    return True
+
+
+def call_stacks():
+    out = ctlib.tmpdir("profile-stacks")
+    env = dict(os.environ, CRYPTRACE_PROFILE_HZ="1000")
+    p = ctlib.run([ctlib.CRYPTRACE, "run", "-q", "-o", out, "--", STACKS, "200"], env=env)
+    check(p.returncode == 0 and p.stdout == b"done 200\n",
+          f"profile_stacks ran under cryptrace ({p.returncode}, {p.stderr[-300:]!r})")
+    doc = ctlib.report_ok([out])
+    prof = main_proc(doc)["profile"]
+    show("stacks", prof)
+    check(prof["stacks"] and not prof["stacks_note"], f"call stacks were sampled ({prof['stacks_note']})")
+    lines = folded_samples(out)
+    total = sum(lines.values())
+    check(total == prof["samples"],
+          f"the folded stacks add up to the process's samples ({total} = {prof['samples']})")
+    aes = r"libcrypto\.so\.3:\[AES [^]]*\]"
+    sha = r"libcrypto\.so\.3:\[SHA-256 [^]]*\]"
+    enc = sum(n for st, n in lines.items()
+              if chain_has(st, ["main", r"encrypt_part.*", "EVP_EncryptUpdate", aes]) and re.search(aes + "$", st))
+    mac = sum(n for st, n in lines.items()
+              if chain_has(st, ["main", r"mac_part.*", "HMAC", sha]) and re.search(sha + "$", st))
+    for st, n in sorted(lines.items(), key=lambda x: -x[1])[:4]:
+        print(f"    {n:6d}  {st[-160:]}")
+    check(enc >= 0.2 * total, f"main;encrypt_part;EVP_EncryptUpdate;...;[AES] carries the AES samples ({enc} of {total})")
+    check(mac >= 0.2 * total, f"main;mac_part;HMAC;...;[SHA-256] carries the HMAC samples ({mac} of {total})")
+    hmac = [i for i in prof["items"] if i["category"] == "SHA-256" and i.get("via") == "HMAC"]
+    check(hmac and sum(i["samples"] for i in hmac) >= 0.8 * mac,
+          f"the SHA-256 under HMAC is a via HMAC item ({hmac})")
+    text = ctlib.run([ctlib.CRYPTRACE, "report", out]).stdout.decode()
+    check(re.search(r"%\s+HMAC-SHA256\s", text), "the text names HMAC-SHA256")
+    for f in glob.glob(os.path.join(out, "*.ctrace")):
+        with open(f, "rb") as fh:
+            check(MARKER not in fh.read(), f"no stack byte is in the trace ({os.path.basename(f)})")
+    # leaf only: one frame per line under the process, and the report says why
+    out = ctlib.tmpdir("profile-leaf")
+    p = ctlib.run([ctlib.CRYPTRACE, "run", "-q", "-o", out, "--", STACKS, "50"],
+                  env=dict(env, CRYPTRACE_PROFILE_STACK="0"))
+    check(p.returncode == 0, f"profile_stacks ran leaf only ({p.stderr[-300:]!r})")
+    prof = main_proc(ctlib.report_ok([out]))["profile"]
+    lines = folded_samples(out)
+    check(not prof["stacks"] and "CRYPTRACE_PROFILE_STACK=0" in prof["stacks_note"],
+          f"the profile says it has no stacks and why ({prof['stacks_note']!r})")
+    check(lines and all(st.count(";") == 1 for st in lines) and sum(lines.values()) == prof["samples"],
+          f"leaf only: process;leaf lines adding up to the samples ({list(lines)[:3]})")
 
 
 def loop_masked():
@@ -215,7 +302,7 @@ def static_loop():
     if not os.access(exe, os.X_OK):
         print("skip the static case: not built (no libcrypto.a or static libc, or a sanitizer build)")
         return
-    p, doc = run("static", [exe, "1"])
+    p, doc, out = run_in("static", [exe, "1"])
     prof = main_proc(doc).get("profile")
     check(prof is not None, "static: profiled although no preload entered it")
     show("static", prof)
@@ -226,6 +313,14 @@ def static_loop():
     f = ctlib.finding(doc, "nothing-intercepted")
     check("The CPU profile saw crypto code all the same" in f["message"] and "AES" in f["message"],
           f"static: nothing-intercepted says what the profile saw: {f['message'][-300:]}")
+    # a static executable has .eh_frame but no .eh_frame_hdr: the launcher indexes its FDEs
+    if prof["stacks"]:
+        lines = folded_samples(out)
+        aes = r"profile_loop_static:\[AES [^]]*\]"
+        deep = sum(n for st, n in lines.items() if chain_has(st, ["main", "EVP_EncryptUpdate", aes]))
+        check(deep >= 0.5 * prof["samples"],
+              f"static: its AES samples' stacks reach main ({deep} of {prof['samples']}: "
+              f"{sorted(lines.items(), key=lambda x: -x[1])[:2]})")
 
 
 def refused():
@@ -530,6 +625,7 @@ def test():
     debug_file()
     where_rules_fire()
     loop_cbc()
+    call_stacks()
     loop_masked()
     speed_gcm()
     wget_cases()

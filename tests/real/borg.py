@@ -6,9 +6,12 @@ own --json statistics give the numbers: the aes-256-ctr encrypt path carries at 
 deduplicated size it reports (chunks are encrypted after compression; the rest is metadata, at
 most 1% + 64 KiB more) in at least one call per unique chunk; no warning, no error. Only cipher
 calls are measured: the share line says "cipher calls" (borg's HMAC-SHA256 over the same data is
-not in it); the CPU profile shows the SHA-256 code beside the AES. Under OPENSSL_ia32cap masking AES-NI: software-aes naming the mask."""
+not in it); the CPU profile shows the SHA-256 code beside the AES, and, from its call stacks,
+the share of it under HMAC (borg's id hash, `hmac.digest` -> libcrypto's HMAC, its key's
+PBKDF2, its chunks' MAC through HMAC_Update) as HMAC-SHA256. Under OPENSSL_ia32cap masking AES-NI: software-aes naming the mask."""
 import json
 import os
+import re
 
 import ctlib
 from ctlib import check, daemons
@@ -59,6 +62,20 @@ def test():
             return
         cats = {i["category"] for pr in doc["processes"] for i in (pr.get("profile") or {}).get("items", [])}
         check("SHA-256" in cats and "AES" in cats, f"the profile shows borg's SHA-256 and AES ({cats})")
+        items = [i for pr in doc["processes"] for i in (pr.get("profile") or {}).get("items", [])]
+        hmac = sum(i["samples"] for i in items if i["category"] == "SHA-256" and i.get("via") == "HMAC")
+        sha = sum(i["samples"] for i in items if i["category"] == "SHA-256")
+        stacked = any((pr.get("profile") or {}).get("stacks") for pr in doc["processes"])
+        if not stacked:
+            notes = {(pr.get("profile") or {}).get("stacks_note") for pr in doc["processes"]}
+            print(f"skip the HMAC-SHA256 check: the profile has no call stacks ({notes})")
+            return
+        # all of borg's SHA-256 is HMAC: its id hash (Python's hmac.digest -> libcrypto's HMAC),
+        # its key's PBKDF2, and the MAC over each encrypted chunk (its Cython module calls
+        # HMAC_Update, which tail-calls the digest: named by the caller's PLT call). A third of
+        # the samples is the last kind: at least 3/4 must show as HMAC
+        check(hmac >= 0.75 * sha and re.search(r"%\s+HMAC-SHA256\s+SHA", text),
+              f"the profile shows the HMAC-SHA256 share ({hmac} of {sha} SHA-256 samples)")
 
     def masked():
         if not ctlib.cpu_has_aes():

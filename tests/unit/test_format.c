@@ -425,6 +425,73 @@ static void test_forward_compatibility(void **state)
 	tg_free(&g);
 }
 
+/* PROFILE_STACKS: stacks of frames (module index, offset) round-trip, a leaf-only record carries
+ * its reason, and a depth running past the payload is malformed, not read. */
+static void test_profile_stacks(void **state)
+{
+	(void)state;
+	uint8_t buf[1024];
+	struct tg g;
+	tg_init(&g);
+	uint32_t samples[2] = { 7, UINT32_MAX }, mods[4] = { 1, 0, 0, 2 };
+	uint16_t depths[2] = { 3, 1 };
+	uint64_t offs[4] = { 0x1234, 0x99, UINT64_MAX, 0x40 };
+	struct ct_profile_stacks h = { .dropped = 5 };
+	size_t n = ct_encode_profile_stacks(buf, sizeof(buf), &h, samples, depths, mods, offs, 2);
+	assert_int_equal(n, 8 + 4 + 8 + 4 + 4 + (6 + 36) + (6 + 12) + 4);
+	tg_raw(&g, buf, n);
+	h = (struct ct_profile_stacks){ .flags = CT_STACKS_LEAF_ONLY, .note = ct_str_from("refused") };
+	n = ct_encode_profile_stacks(buf, sizeof(buf), &h, NULL, NULL, NULL, NULL, 0);
+	tg_raw(&g, buf, n);
+	struct ct_reader r;
+	struct ct_record *rec = calloc(1, sizeof(*rec));
+	assert_int_equal(ct_reader_init(&r, g.buf, g.len), CT_READ_OK);
+	assert_int_equal(ct_reader_next(&r, rec), CT_READ_OK);
+	assert_int_equal(rec->type, CT_REC_PROFILE_STACKS);
+	assert_int_equal(rec->u.stacks.dropped, 5);
+	assert_int_equal(rec->u.stacks.count, 2);
+	size_t at = 0;
+	struct ct_stack st;
+	uint32_t mod;
+	uint64_t off;
+	assert_true(ct_profile_stack_next(&rec->u.stacks, &at, &st));
+	assert_int_equal(st.samples, 7);
+	assert_int_equal(st.depth, 3);
+	ct_stack_frame_at(&st, 0, &mod, &off);
+	assert_int_equal(mod, 1);
+	assert_int_equal(off, 0x1234);
+	ct_stack_frame_at(&st, 2, &mod, &off);
+	assert_int_equal(mod, 0);
+	assert_int_equal(off, UINT64_MAX);
+	assert_true(ct_profile_stack_next(&rec->u.stacks, &at, &st));
+	assert_int_equal(st.samples, UINT32_MAX);
+	assert_int_equal(st.depth, 1);
+	ct_stack_frame_at(&st, 0, &mod, &off);
+	assert_int_equal(mod, 2);
+	assert_int_equal(off, 0x40);
+	assert_false(ct_profile_stack_next(&rec->u.stacks, &at, &st));
+	assert_int_equal(ct_reader_next(&r, rec), CT_READ_OK);
+	assert_int_equal(rec->u.stacks.flags, CT_STACKS_LEAF_ONLY);
+	assert_true(str_is(rec->u.stacks.note, "refused"));
+	assert_int_equal(rec->u.stacks.count, 0);
+	assert_int_equal(ct_reader_next(&r, rec), CT_READ_EOF);
+	tg_free(&g);
+
+	/* one stack whose depth claims more frames than the payload holds */
+	tg_init(&g);
+	h = (struct ct_profile_stacks){ 0 };
+	n = ct_encode_profile_stacks(buf, sizeof(buf), &h, samples, depths, mods, offs, 1);
+	uint8_t payload[256];
+	size_t plen = n - 12;
+	memcpy(payload, buf + 8, plen);
+	ct_put_le16(payload + 4 + 8 + 4 + 4 + 4, 4); /* depth 3 -> 4 */
+	tg_raw(&g, buf, frame(buf, CT_REC_PROFILE_STACKS, payload, (uint32_t)plen));
+	assert_int_equal(ct_reader_init(&r, g.buf, g.len), CT_READ_OK);
+	assert_int_equal(ct_reader_next(&r, rec), CT_READ_CORRUPT);
+	free(rec);
+	tg_free(&g);
+}
+
 /* MODULE gained a flags field at its end (CT_MODULE_MAPPED: every mapped object is listed); a
  * record from an older writer, three strings only, reads as flags 0. */
 static void test_module_flags(void **state)
@@ -595,6 +662,7 @@ int main(void)
 		cmocka_unit_test(test_foreign_and_version),
 		cmocka_unit_test(test_forward_compatibility),
 		cmocka_unit_test(test_module_flags),
+		cmocka_unit_test(test_profile_stacks),
 		cmocka_unit_test(test_malformed_payloads),
 		cmocka_unit_test(test_newest_snapshot_in_truncated_file),
 		cmocka_unit_test(test_buckets),
