@@ -339,6 +339,26 @@ static void json_profile(struct jw *w, const struct rp_profile *pr)
 	j_u64(w, "unmapped", pr->unmapped);
 	j_u64(w, "crypto_samples", pr->crypto_samples);
 	j_num(w, "crypto_share", (double)pr->crypto_samples / (double)pr->samples, pr->samples > 0);
+	const struct rp_hooks_check *c = &pr->check;
+	if (c->made) {
+		j_obj(w, "hooks_check");
+		j_num(w, "hooks_s", c->hooks_s, true);
+		j_num(w, "profile_s", c->profile_s, true);
+		j_num(w, "error_s", c->error_s, true);
+		j_num(w, "profile_max_s", c->profile_max_s, true);
+		j_num(w, "error_max_s", c->error_max_s, true);
+		j_num(w, "outside_s", c->outside_s, true);
+		j_cstr(w, "outside_module", c->outside_module);
+		j_cstr(w, "hooked_module", c->hooked_module);
+		j_bool(w, "agree", !c->verdict);
+		j_cstr(w, "verdict",
+		       c->verdict > 0   ? "profile-above"
+		       : c->verdict < 0 ? "hooks-above"
+					: "agree");
+		j_close(w, '}');
+	} else {
+		j_num(w, "hooks_check", 0, false);
+	}
 	j_arr(w, "items");
 	for (size_t i = 0; i < pr->nitems; i++) {
 		const struct rp_profile_item *it = &pr->items[i];

@@ -79,6 +79,25 @@ struct rp_profile_item {
 	char module[64];   /* the file's base name */
 	char function[96]; /* its symbol, else "+0x<start>" in the module */
 	uint64_t samples;
+	struct ct_str path; /* the module's path (two copies of one library are two modules) */
+};
+
+/* The hooks against the profile (profile_check.c): the hooked cipher calls' CPU time, and the
+ * least and the most of the sampled code that can be theirs, with the sampling error of each. */
+struct rp_hooks_check {
+	bool made;            /* the process has in-process cipher paths, a profile, and no selection
+			     * that cuts its paths (the profile covers all of its work) */
+	double hooks_s;       /* the in-process paths' user CPU (WALL where CPU was not sampled) */
+	double profile_s;     /* cipher code (AES, GHASH, ChaCha20...) in every module */
+	double error_s;       /* profile_s's bound: 3 sigma of the samples + 5 % of hooks_s */
+	double profile_max_s; /* + the rest of the hooked libcrypto, its modules and the preload */
+	double error_max_s;
+	double outside_s;           /* cipher code outside the modules the hooked calls run in */
+	char outside_module[64];    /* the largest of those modules */
+	struct ct_str outside_path; /* its path */
+	char hooked_module[64];     /* the hooked libcrypto's base name */
+	int verdict; /* 0: agree; 1: the profile saw more cipher code than the calls took; -1: the
+		      * calls took more than all the code they can run */
 };
 
 /* A process's sampled user-space CPU (PROFILE records, appended by the launcher). */
@@ -91,6 +110,7 @@ struct rp_profile {
 	struct rp_profile_item *items; /* classified (rp_profile_classify), most samples first */
 	size_t nitems;
 	uint64_t crypto_samples; /* in items with a category */
+	struct rp_hooks_check check;
 };
 
 enum rp_status { RP_COMPLETE = 0, RP_TRUNCATED = 1, RP_INCOMPLETE = 2 };
@@ -146,6 +166,7 @@ struct rp_filter {
 	const char *cipher_glob;
 	const char *api;
 	uint64_t min_size, max_size; /* request-size filter, by size bucket (max 0: none) */
+	bool path_cut;               /* --path dropped some paths (select.c) */
 };
 
 /* --since/--until (seconds from the first process start) on path totals: window.c */
@@ -190,6 +211,8 @@ void rp_proc_add_module(struct rp_proc *p, const struct ct_module *mod); /* repl
 void rp_proc_add_profile(struct rp_proc *p, const struct ct_profile *r);
 /* Names and classifies every process's profile samples by the code they fell in (profile.c). */
 void rp_profile_classify(struct rp_model *m);
+/* The hooks against the profile for one process (profile_check.c; run by rp_model_merge). */
+void rp_profile_hooks_check(const struct rp_model *m, struct rp_proc *p);
 bool rp_proc_own(struct rp_proc *p, char *s); /* p frees s with the model; false: not taken */
 void rp_model_warn(struct rp_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool rp_u32list_add(struct rp_u32list *l, uint32_t v); /* adds if absent */

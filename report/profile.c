@@ -20,7 +20,8 @@ static struct rp_profile_item *item_for(struct rp_profile *pr, size_t *cap, cons
 	for (size_t i = 0; i < pr->nitems; i++) {
 		struct rp_profile_item *it = &pr->items[i];
 		if (!strcmp(it->category, key->category) && !strcmp(it->impl, key->impl) &&
-		    !strcmp(it->module, key->module) && !strcmp(it->function, key->function))
+		    !strcmp(it->module, key->module) && !strcmp(it->function, key->function) &&
+		    rp_str_eq(it->path, key->path))
 			return it;
 	}
 	if (!rp_grow((void **)&pr->items, cap, pr->nitems, sizeof(*pr->items)))
@@ -60,6 +61,7 @@ static void classify_module(struct rp_profile *pr, size_t *cap, const struct ct_
 		ct_profile_entry_at(mod, i, &off, &n);
 		struct rp_profile_item key = { .samples = 0 };
 		snprintf(key.module, sizeof(key.module), "%.63s", base);
+		key.path = mod->module;
 		uint64_t va = open ? rp_codefile_off_to_vaddr(&e, off) : UINT64_MAX, start, end;
 		const char *name = NULL;
 		const struct done *d = NULL;
