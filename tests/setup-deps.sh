@@ -22,6 +22,7 @@ packages=(
 	# test program of ours links against (tests/libcrypto/boringssl*)
 	android-libboringssl android-libboringssl-dev
 	android-boringssl         # its bssl-tool: BoringSSL's own speed command, traced by that suite
+	gnutls-bin                # the profile suite: gnutls-cli, GnuTLS's AES named by its instructions
 )
 
 missing=()

@@ -6,14 +6,19 @@
     the process's CPU time (samples x period against its utime + stime, within 10 %); its AES code
     is named by its instructions (AES-NI or VAES on a CPU with AES, else tables or vpaes) and is
     most of the CPU; the hooks and the profile agree: the AES code's sampled time against the
-    path's CPU time within the sampling error (3 sigma) plus the EVP dispatch around the AES
-    function (5 %), the bound the report's docs state;
+    path's user CPU within the bound the report uses (report/profile_check.c: 3 sqrt(n) samples
+    plus 5 % of the hooks' time), and the report's hooks_check and text say they agree;
+  - the same loop run again through a second libcrypto (a copy dlopen'd from another path,
+    called through dlsym's pointers): the profile sees more cipher code than the hooked calls
+    took, and the report says they disagree; openssl speed -evp aes-128-cbc over every request
+    size: they agree;
   - the same under OPENSSL_ia32cap's AES-NI mask: vpaes (SSSE3), named so;
   - openssl speed -evp aes-128-gcm: AES and GHASH code (carry-less multiply) both named;
-  - wget (GnuTLS) fetching 64 MiB over TLS 1.3 AES-256-GCM (sampled at 2 kHz) from openssl s_server: the hooks see
-    nothing; the profile names GnuTLS's (or nettle's) accelerated AES, and nothing-intercepted
-    says what it saw; with GNUTLS_CPUID_OVERRIDE=0x1 and NETTLE_FAT_OVERRIDE=none, no AES-NI code
-    runs and software-aes names the library and the override;
+  - wget and gnutls-cli (GnuTLS) each fetching 64 MiB over TLS 1.3 AES-256-GCM (sampled at
+    2 kHz) from openssl s_server: the hooks see nothing; the profile names GnuTLS's (or nettle's)
+    accelerated AES, and nothing-intercepted says what it saw; with GNUTLS_CPUID_OVERRIDE=0x1 and
+    NETTLE_FAT_OVERRIDE=none, no AES-NI code runs and software-aes names the library and the
+    override;
   - profile_loop built static (OpenSSL inside, no preload can enter it): its AES code is named in
     its own executable all the same, and nothing-intercepted says so;
   - --no-profile: no profile; in a seccomp filter that refuses perf_event_open (noperf, as a
@@ -35,10 +40,10 @@ BIN = os.environ.get("CT_PROFILE_BIN", "")
 LOOP = os.path.join(BIN, "profile_loop")
 
 
-def run(tag, argv, extra=(), env=None, wrap=()):
+def run(tag, argv, extra=(), env=None, wrap=(), input_bytes=None):
     out = ctlib.tmpdir(f"profile-{tag}")
     cmd = list(wrap) + [ctlib.CRYPTRACE, "run", "-q", "-o", out] + list(extra) + ["--"] + list(argv)
-    p = ctlib.run(cmd, env=env)
+    p = ctlib.run(cmd, env=env, input_bytes=input_bytes)
     check(p.returncode == 0, f"{tag}: ran under cryptrace ({p.returncode}, {p.stderr[-300:]!r})")
     doc = ctlib.report_ok([out])
     doc["_out"] = out
@@ -171,29 +176,39 @@ def speed_gcm():
               f"gcm: AES and carry-less multiply (GHASH) both named ({cats})")
 
 
-def wget_gnutls(env=None, tag="wget"):
-    """wget (GnuTLS) fetching 64 MiB over TLS 1.3 AES-GCM from openssl s_server: the hooks see
-    nothing of GnuTLS; the profile names its AES code (GnuTLS's own or nettle's). Returns the
-    report and the AES items."""
-    wget, openssl = ctlib.need_program("wget"), ctlib.need_program("openssl")
-    tmp = ctlib.tmpdir("wget")
+def gnutls_fetch(client, env=None, tag=None):
+    """client (wget or gnutls-cli: both GnuTLS) fetching a file over TLS 1.3 AES-GCM from openssl
+    s_server: the hooks see nothing of GnuTLS; the profile names its AES code (GnuTLS's own or
+    nettle's). Returns the report and the AES items. wget fetches 64 MiB; gnutls-cli 16 MiB, as
+    it writes what it receives a byte at a time (an unbuffered stdout): 8 s of CPU for 64 MiB."""
+    tag = tag or client
+    prog, openssl = ctlib.need_program(client), ctlib.need_program("openssl")
+    tmp = ctlib.tmpdir(tag)
     key, cert = ctlib.throwaway_cert(tmp)
     src = os.path.join(tmp, "data.bin")
+    data = os.urandom((64 if client == "wget" else 16) << 20)
     with open(src, "wb") as f:
-        f.write(os.urandom(64 << 20))
+        f.write(data)
     port = free_port()
     sdir = ctlib.tmpdir("profile-s_server")
     server = Daemon([openssl, "s_server", "-WWW", "-naccept", "1", "-tls1_3", "-ciphersuites",
                      "TLS_AES_256_GCM_SHA384", "-accept", f"127.0.0.1:{port}", "-cert", cert, "-key", key],
                     sdir, "ACCEPT", cwd=tmp)
+    got = os.path.join(tmp, "got.bin")
+    if client == "wget":
+        argv, request = [prog, "-q", "--no-check-certificate", "-O", got,
+                         f"https://127.0.0.1:{port}/data.bin"], None
+    else:  # gnutls-cli sends its stdin and prints what comes back, the HTTP response included
+        argv, request = [prog, "--insecure", "-p", str(port), "127.0.0.1"], b"GET /data.bin HTTP/1.0\r\n\r\n"
     try:
-        # wget's AES-NI takes ~0.1 s of CPU for 64 MiB: sampled at 2 kHz for enough samples
+        # GnuTLS's AES-NI takes ~0.1 s of CPU for 64 MiB: sampled at 2 kHz for enough samples
         env = dict(env or os.environ, CRYPTRACE_PROFILE_HZ="2000")
-        p, doc = run(tag, [wget, "-q", "--no-check-certificate", "-O", os.path.join(tmp, "got.bin"),
-                           f"https://127.0.0.1:{port}/data.bin"], env=env)
+        p, doc = run(tag, argv, env=env, input_bytes=request)
         server.wait()
     finally:
         server.stop()
+    body = open(got, "rb").read() if client == "wget" else p.stdout
+    check(data in body, f"{tag}: fetched the {len(data) >> 20} MiB whole")
     prof = main_proc(doc)["profile"]
     show(tag, prof)
     aes = [i for i in aes_items(prof) if i["module"].startswith(("libgnutls", "libnettle"))]
@@ -204,23 +219,43 @@ def wget_gnutls(env=None, tag="wget"):
     return doc, aes
 
 
-def wget_cases():
-    doc, aes = wget_gnutls()
+def gnutls_cases(client):
+    """client's GnuTLS runs accelerated AES-GCM, named so, with no software-aes; under GnuTLS's and
+    nettle's CPU-feature overrides with AES-NI off, software-aes names the library and the
+    override."""
+    doc, aes = gnutls_fetch(client)
     if not ctlib.cpu_has_aes():
-        print("skip the AES-NI and software-AES checks for wget: this CPU has no AES instructions")
+        print(f"skip the AES-NI and software-AES checks for {client}: this CPU has no AES instructions")
         return
     check(any(i["impl"].startswith(("AES-NI", "VAES")) for i in aes),
-          f"wget: GnuTLS's accelerated AES named ({aes[:3]})")
-    check(not [f for f in doc["findings"] if f["kind"] == "software-aes"], "wget: no software-aes")
+          f"{client}: GnuTLS's accelerated AES named ({aes[:3]})")
+    check(not [f for f in doc["findings"] if f["kind"] == "software-aes"], f"{client}: no software-aes")
     # GnuTLS's and nettle's CPU-feature overrides with nothing enabled: software AES
     env = dict(os.environ, GNUTLS_CPUID_OVERRIDE="0x1", NETTLE_FAT_OVERRIDE="none")
-    doc, aes = wget_gnutls(env, "wget-sw")
+    doc, aes = gnutls_fetch(client, env, f"{client}-sw")
     check(all(not i["impl"].startswith(("AES-NI", "VAES")) for i in aes if i["samples"] > 2),
-          f"wget-sw: no AES-NI code ran ({aes[:3]})")
+          f"{client}-sw: no AES-NI code ran ({aes[:3]})")
+    prof = main_proc(doc)["profile"]
+    by_impl = {}
+    for i in aes:
+        if i["impl"].startswith(("tables", "vpaes")):
+            by_impl[(i["module"], i["impl"])] = by_impl.get((i["module"], i["impl"]), 0) + i["samples"]
+    top = max(by_impl.values(), default=0)
+    check(top >= 20, f"{client}-sw: software AES named in GnuTLS or nettle ({by_impl})")
+    share = top / prof["samples"]
+    print(f"{client}-sw: software AES {top} samples, {100 * share:.1f} % of the process's CPU")
+    if client == "gnutls-cli" and share < 0.05:
+        # gnutls-cli writes what it receives a byte at a time to an unbuffered stdout: that is
+        # most of its CPU, and software AES stays near the finding's 5 % (4.9 % measured): the
+        # finding follows its rule either way (report/findings/profile_aes.c)
+        check(not [f for f in doc["findings"] if f["kind"] == "software-aes"],
+              f"{client}-sw: software AES at {100 * share:.1f} % of the CPU, under the 5 % of "
+              "software-aes: no finding")
+        return
     f = ctlib.finding(doc, "software-aes")
     check(("libnettle" in f["message"] or "libgnutls" in f["message"]) and
           "GNUTLS_CPUID_OVERRIDE" in f["fix"],
-          f"wget-sw: software-aes names the library and its override: {f['message'][:300]} / {f['fix']}")
+          f"{client}-sw: software-aes names the library and its override: {f['message'][:300]} / {f['fix']}")
 
 
 def static_loop():
@@ -284,7 +319,8 @@ def test():
     speed_cbc()
     loop_masked()
     speed_gcm()
-    wget_cases()
+    gnutls_cases("wget")
+    gnutls_cases("gnutls-cli")
     static_loop()
     refused()
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * profile_loop.c - EVP encryption of 16 KiB requests for a given time: CPU work whose code the
+ * profile_loop.c - EVP encryption of 16 KiB requests for a given CPU time: CPU work whose code the
  * launcher's profile must name (tests/profile/). Built against the shared libcrypto, and, where
  * libcrypto.a and a static libc exist, as a static executable that no preload can enter.
  * With COPY (a copy of libcrypto at another path), the same loop runs as long again through that
@@ -15,10 +15,12 @@
 #include <string.h>
 #include <time.h>
 
+/* The process's CPU time: the loop runs for SECONDS of CPU however busy the machine is, so its
+ * profile has the samples the test counts on */
 static double now(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
