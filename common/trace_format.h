@@ -36,18 +36,20 @@
 #define CT_LAT_BUCKETS 160
 
 enum ct_record_type {
-	CT_REC_HEADER = 1,   /* once, first record: who, where, how measured */
-	CT_REC_PATH = 2,     /* a path definition: id -> api x impl x cipher x dir */
-	CT_REC_STATS = 3,    /* cumulative counters of one path */
-	CT_REC_EVENT = 4,    /* a failure, fallback, engine/provider selection, session setup... */
-	CT_REC_OPS = 5,      /* per-call mode: a batch of individual operations of one thread */
-	CT_REC_THREAD = 6,   /* a thread's id and name */
-	CT_REC_PROC = 7,     /* cumulative process facts: rusage, loaded crypto libraries, drops */
-	CT_REC_END = 8,      /* the process closed its trace cleanly (exit or exec) */
-	CT_REC_MODULE = 9,   /* a module named in call sites: its file and build id, so that a
+	CT_REC_HEADER = 1,        /* once, first record: who, where, how measured */
+	CT_REC_PATH = 2,          /* a path definition: id -> api x impl x cipher x dir */
+	CT_REC_STATS = 3,         /* cumulative counters of one path */
+	CT_REC_EVENT = 4,         /* a failure, fallback, engine/provider selection, session setup... */
+	CT_REC_OPS = 5,           /* per-call mode: a batch of individual operations of one thread */
+	CT_REC_THREAD = 6,        /* a thread's id and name */
+	CT_REC_PROC = 7,          /* cumulative process facts: rusage, loaded crypto libraries, drops */
+	CT_REC_END = 8,           /* the process closed its trace cleanly (exit or exec) */
+	CT_REC_MODULE = 9,        /* a module named in call sites: its file and build id, so that a
 			    * reporter can name the functions the process could not */
-	CT_REC_PROFILE = 10, /* sampled user-space CPU (the launcher's perf events, appended after the
+	CT_REC_PROFILE = 10,      /* sampled user-space CPU (the launcher's perf events, appended after the
 			       * run): one module's samples by file offset, or the process's totals */
+	CT_REC_PROFILE_TIME = 11, /* the same samples of one module by time bin and file offset (the
+				    * profile over time: Perfetto's CPU-profile tracks) */
 };
 
 enum ct_api {
@@ -282,6 +284,18 @@ struct ct_profile {
 };
 #define CT_PROFILE_ENTRY_WIRE 12
 
+/* A PROFILE_TIME record: one module's samples in one process image by time bin. Bin b covers
+ * [start_mono_ns + b x bin_us, + bin_us) on CLOCK_MONOTONIC; the launcher widens its bins on a long
+ * run to keep its memory bounded. Several records of one module add up. */
+struct ct_profile_time {
+	uint32_t bin_us;        /* the bin width */
+	uint64_t start_mono_ns; /* where bin 0 starts */
+	struct ct_str module;   /* the file's path, as in its PROFILE record */
+	uint32_t count;         /* (u32 bin, u64 file offset, u32 samples) follow: ct_profile_time_at */
+	const uint8_t *entries;
+};
+#define CT_PROFILE_TIME_ENTRY_WIRE 16
+
 struct ct_ops_batch {
 	uint32_t tid;
 	uint32_t count;
@@ -349,6 +363,12 @@ size_t ct_encode_profile(uint8_t *buf, size_t cap, const struct ct_profile *p, c
 			 const uint32_t *samples, uint32_t n);
 /* Entry i of a decoded PROFILE record. */
 void ct_profile_entry_at(const struct ct_profile *p, uint32_t i, uint64_t *offset, uint32_t *samples);
+/* A PROFILE_TIME record with n entries (t->count and t->entries are ignored). */
+size_t ct_encode_profile_time(uint8_t *buf, size_t cap, const struct ct_profile_time *t, const uint32_t *bins,
+			      const uint64_t *offsets, const uint32_t *samples, uint32_t n);
+/* Entry i of a decoded PROFILE_TIME record. */
+void ct_profile_time_at(const struct ct_profile_time *t, uint32_t i, uint32_t *bin, uint64_t *offset,
+			uint32_t *samples);
 
 /* Make a ct_str from a C string (NULL -> empty). */
 struct ct_str ct_str_from(const char *s);
@@ -388,6 +408,7 @@ struct ct_record {
 		struct ct_end end;
 		struct ct_module module;
 		struct ct_profile profile;
+		struct ct_profile_time profile_time;
 	} u;
 };
 

@@ -7,6 +7,7 @@
 #include "model.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A minimal streaming writer: it remembers per nesting level whether a comma is due. */
@@ -339,6 +340,26 @@ static void json_profile(struct jw *w, const struct rp_profile *pr)
 	j_u64(w, "unmapped", pr->unmapped);
 	j_u64(w, "crypto_samples", pr->crypto_samples);
 	j_num(w, "crypto_share", (double)pr->crypto_samples / (double)pr->samples, pr->samples > 0);
+	/* the profile over time (profile_time.c): what the Perfetto tracks draw, added up */
+	struct rp_profile_bin *bins;
+	const char *cats[RP_PROFILE_TIME_CATS];
+	size_t ncats, nb = rp_profile_timeline(pr, &bins, cats, &ncats);
+	if (nb) {
+		uint64_t ts = 0, tc = 0;
+		for (size_t i = 0; i < nb; i++) {
+			ts += bins[i].samples;
+			tc += bins[i].crypto;
+		}
+		j_obj(w, "timeline");
+		j_u64(w, "bins", nb);
+		j_u64(w, "bin_us", bins[0].dur_ns / 1000u);
+		j_u64(w, "samples", ts);
+		j_u64(w, "crypto_samples", tc);
+		j_close(w, '}');
+	} else {
+		j_num(w, "timeline", 0, false);
+	}
+	free(bins);
 	const struct rp_hooks_check *c = &pr->check;
 	if (c->made) {
 		j_obj(w, "hooks_check");

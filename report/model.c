@@ -52,6 +52,8 @@ void rp_model_free(struct rp_model *m)
 		free(p->modules);
 		free(p->prof.mods);
 		free(p->prof.items);
+		free(p->prof.times);
+		free(p->prof.crypto_offs);
 		for (size_t k = 0; k < p->nowned; k++)
 			free(p->owned[k]);
 		free(p->owned);
@@ -159,6 +161,14 @@ void rp_proc_add_profile(struct rp_proc *p, const struct ct_profile *r)
 	if (!rp_grow((void **)&pr->mods, &pr->cap_mods, pr->nmods, sizeof(*pr->mods)))
 		return;
 	pr->mods[pr->nmods++] = *r;
+}
+
+void rp_proc_add_profile_time(struct rp_proc *p, const struct ct_profile_time *r)
+{
+	struct rp_profile *pr = &p->prof;
+	if (!r->bin_us || !rp_grow((void **)&pr->times, &pr->cap_times, pr->ntimes, sizeof(*pr->times)))
+		return;
+	pr->times[pr->ntimes++] = *r;
 }
 
 bool rp_proc_own(struct rp_proc *p, char *s)

@@ -100,6 +100,13 @@ struct rp_hooks_check {
 		      * calls took more than all the code they can run */
 };
 
+/* A sampled offset in crypto code and the category of its function. */
+struct rp_profile_offcat {
+	struct ct_str path; /* the module's */
+	uint64_t off;
+	char category[24];
+};
+
 /* A process's sampled user-space CPU (PROFILE records, appended by the launcher). */
 struct rp_profile {
 	bool has;           /* a PROFILE record was read */
@@ -111,6 +118,12 @@ struct rp_profile {
 	size_t nitems;
 	uint64_t crypto_samples; /* in items with a category */
 	struct rp_hooks_check check;
+	struct ct_profile_time *times; /* PROFILE_TIME records: the samples by time bin */
+	size_t ntimes, cap_times;
+	/* the offsets in crypto code (rp_profile_classify), sorted by module path and offset: what
+	 * the timeline's samples are (profile_time.c) */
+	struct rp_profile_offcat *crypto_offs;
+	size_t ncrypto_offs, cap_crypto_offs;
 };
 
 enum rp_status { RP_COMPLETE = 0, RP_TRUNCATED = 1, RP_INCOMPLETE = 2 };
@@ -209,6 +222,20 @@ void rp_proc_set_event(struct rp_proc *p, const struct ct_event *ev);
 void rp_proc_add_module(struct rp_proc *p, const struct ct_module *mod); /* replaces by name + file */
 /* A PROFILE record (totals, or one module's samples; the entries stay in the file's bytes). */
 void rp_proc_add_profile(struct rp_proc *p, const struct ct_profile *r);
+void rp_proc_add_profile_time(struct rp_proc *p, const struct ct_profile_time *r);
+/* ---- profile_time.c: the profile over time */
+#define RP_PROFILE_TIME_CATS 8
+struct rp_profile_bin {
+	uint64_t start_mono_ns, dur_ns;
+	uint64_t samples, crypto;
+	uint64_t cat[RP_PROFILE_TIME_CATS]; /* per crypto category, as named in cats[] */
+};
+/* Sorts the profile's crypto offsets for the lookups below (run by rp_profile_classify). */
+void rp_profile_time_index(struct rp_profile *pr);
+/* The process's samples by time bin, in time order, bins without samples left out; *out is the
+ * caller's to free; cats[] (RP_PROFILE_TIME_CATS) gets the categories' names. */
+size_t rp_profile_timeline(const struct rp_profile *pr, struct rp_profile_bin **out, const char **cats,
+			   size_t *ncats);
 /* Names and classifies every process's profile samples by the code they fell in (profile.c). */
 void rp_profile_classify(struct rp_model *m);
 /* The hooks against the profile for one process (profile_check.c; run by rp_model_merge). */

@@ -89,6 +89,13 @@ static void classify_module(struct rp_profile *pr, size_t *cap, const struct ct_
 		struct rp_profile_item *it = item_for(pr, cap, &key);
 		if (it)
 			it->samples += n;
+		if (key.category[0] && rp_grow((void **)&pr->crypto_offs, &pr->cap_crypto_offs,
+					       pr->ncrypto_offs, sizeof(*pr->crypto_offs))) {
+			struct rp_profile_offcat *o = &pr->crypto_offs[pr->ncrypto_offs++];
+			o->path = mod->module;
+			o->off = off;
+			snprintf(o->category, sizeof(o->category), "%s", key.category);
+		}
 	}
 	free(done);
 	if (open)
@@ -106,6 +113,7 @@ void rp_profile_classify(struct rp_model *m)
 			classify_module(pr, &cap, &pr->mods[k]);
 		if (pr->nitems)
 			qsort(pr->items, pr->nitems, sizeof(*pr->items), by_samples);
+		rp_profile_time_index(pr);
 		pr->crypto_samples = 0;
 		for (size_t k = 0; k < pr->nitems; k++)
 			if (pr->items[k].category[0])

@@ -8,6 +8,8 @@
     most of the CPU; the hooks and the profile agree: the AES code's sampled time against the
     path's user CPU within the bound the report uses (report/profile_check.c: 3 sqrt(n) samples
     plus 5 % of the hooks' time), and the report's hooks_check and text say they agree;
+  - the profile over time: its 10 ms bins hold every sample, and Perfetto's "CPU profile:
+    crypto %" counter shows the loop's AES near 100 %;
   - the same loop run again through a second libcrypto (a copy dlopen'd from another path,
     called through dlsym's pointers): the profile sees more cipher code than the hooked calls
     took, and the report says they disagree; openssl speed -evp aes-128-cbc over every request
@@ -26,6 +28,7 @@
     no profile, and the hooks' figures are all there.
 """
 import glob
+import json
 import math
 import os
 import re
@@ -90,6 +93,7 @@ def loop_cbc():
     want = ("AES-NI", "VAES") if ctlib.cpu_has_aes() else ("tables", "vpaes")
     check(top["impl"].startswith(want) and top["module"].startswith("libcrypto"),
           f"the AES code is libcrypto's {want}: {top}")
+    timeline(doc, prof)
     # the hooks against the profile: the path's user CPU against the AES code's sampled time,
     # the rule report/profile_check.c states (3 sigma of the larger count + 5 % of the hooks)
     path = max((x for x in doc["paths"] if x["api"] == "evp"), key=lambda x: x["bytes"])
@@ -110,6 +114,38 @@ def loop_cbc():
         + 2 * prof["period_us"] / 1e6, f"the report's hooks_check says so, with the same figures ({hc})")
     text = ctlib.cryptrace_ok("report", out_dir(doc), text=True).stdout
     check("hooks and profile agree" in text, "the text report's profile section says they agree")
+
+
+def timeline(doc, prof):
+    """The profile over time (PROFILE_TIME records): its bins hold every sample of the profile and
+    every crypto sample, at 10 ms; the Perfetto output draws them as the "CPU profile: crypto %"
+    counter, which for this loop of AES is near 100 % bin after bin, within the process's life."""
+    tl = prof.get("timeline")
+    check(tl and tl["samples"] == prof["samples"] and tl["crypto_samples"] == prof["crypto_samples"]
+          and tl["bin_us"] == 10000 and tl["bins"] >= 50,
+          f"the timeline's bins hold the profile's samples and crypto samples ({tl}, "
+          f"{prof['samples']}, {prof['crypto_samples']})")
+    out = os.path.join(out_dir(doc), "perfetto.json")
+    ctlib.cryptrace_ok("report", "--perfetto", out, out_dir(doc))
+    with open(out, encoding="utf-8") as f:
+        ev = json.load(f)["traceEvents"]
+    pid = main_proc(doc)["pid"]
+    crypto = [e for e in ev if e["ph"] == "C" and e["name"] == "CPU profile: crypto %" and e["pid"] == pid]
+    aes = [e for e in ev if e["ph"] == "C" and e["name"] == "CPU profile: AES %" and e["pid"] == pid]
+    values = [e["args"]["%"] for e in crypto]
+    check(len(crypto) >= tl["bins"] and len(aes) == len(crypto) and all(0 <= v <= 100 for v in values),
+          f"perfetto: a crypto % value per bin, and an AES % track ({len(crypto)} values, {len(aes)} AES, "
+          f"{tl['bins']} bins)")
+    # a bin's value holds until the next event: the time-weighted mean is the crypto share
+    pts = sorted((e["ts"], e["args"]["%"]) for e in crypto)
+    busy = sum((b[0] - a[0]) * a[1] for a, b in zip(pts, pts[1:]) if a[1] > 0)
+    span = sum(b[0] - a[0] for a, b in zip(pts, pts[1:]) if a[1] > 0)
+    check(span > 0 and busy / span >= 80, f"perfetto: the loop's crypto share is most of every bin "
+          f"({busy / span if span else 0:.1f} %)")
+    life = [e for e in ev if e["ph"] == "M" and e["pid"] == pid]
+    first, last = pts[0][0], pts[-1][0]
+    check(0 <= first < last and (last - first) / 1e6 < 5, f"perfetto: the track spans the loop's "
+          f"second ({first / 1e6:.3f} s to {last / 1e6:.3f} s, {len(life)} metadata events)")
 
 
 def loop_copy():
