@@ -33,7 +33,7 @@ for f in "$root"/report/*.c "$root"/report/findings/*.c; do
 	srcs+=("$f")
 done
 "$cc" -g -O1 -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
-	-fno-sanitize-recover=undefined -I"$root/common" -I"$root/common/kernel" -I"$root/report" \
+	-fno-sanitize-recover=undefined -I"$root" -I"$root/common" -I"$root/common/kernel" -I"$root/report" \
 	-DCT_HAVE_CXA_DEMANGLE -I"$config_dir" "${srcs[@]}" -lm -lstdc++ -o "$work/fuzz_trace"
 mkdir "$work/corpus"
 cp "$here"/corpus/* "$work/corpus/"
