@@ -55,35 +55,47 @@ static size_t crypto_bars(const struct rp_profile *pr, struct rp_bar *bars, size
 	return n;
 }
 
+/* The hooks/profile verdict in a sentence; module names come from the trace: escaped. */
 static void check_sentence(const struct rp_hooks_check *c, FILE *f)
 {
 	if (!c->made)
 		return;
-	char b[600];
-	if (!c->verdict)
-		snprintf(b, sizeof(b),
-			 "Hooks and profile agree: %.3f s in the hooked cipher calls; the profile saw "
-			 "%.3f s &plusmn; %.3f s of cipher code, %.3f s &plusmn; %.3f s with the rest of "
-			 "%s and the hooks.",
-			 c->hooks_s, c->profile_s, c->error_s, c->profile_max_s, c->error_max_s,
-			 c->hooked_module);
-	else if (c->verdict > 0)
-		snprintf(b, sizeof(b),
-			 "Hooks and profile disagree: the profile saw %.3f s &plusmn; %.3f s of cipher code, "
-			 "the hooked cipher calls took %.3f s: cipher work ran outside them%s%s%s.",
-			 c->profile_s, c->error_s, c->hooks_s, c->outside_s > 0 ? " (in " : "",
-			 c->outside_s > 0 ? c->outside_module : "", c->outside_s > 0 ? ")" : "");
-	else
-		snprintf(b, sizeof(b),
-			 "Hooks and profile disagree: the hooked cipher calls took %.3f s of CPU, more than "
-			 "all the code they run (%.3f s &plusmn; %.3f s in %s, its modules and the hooks): "
-			 "time in the calls not spent in that code.",
-			 c->hooks_s, c->profile_max_s, c->error_max_s, c->hooked_module);
-	fprintf(f, "<p class=\"note hooks-check\" data-verdict=\"%s\">%s</p>\n",
+	fprintf(f, "<p class=\"note hooks-check\" data-verdict=\"%s\">",
 		c->verdict > 0   ? "profile-above"
 		: c->verdict < 0 ? "hooks-above"
-				 : "agree",
-		b);
+				 : "agree");
+	if (!c->verdict) {
+		fprintf(f,
+			"Hooks and profile agree: %.3f s in the hooked cipher calls; the profile saw %.3f s "
+			"&plusmn; %.3f s of cipher code, %.3f s &plusmn; %.3f s with the rest of ",
+			c->hooks_s, c->profile_s, c->error_s, c->profile_max_s, c->error_max_s);
+		rp_html_cstr(f, c->hooked_module);
+		fputs(" and the hooks.", f);
+	} else if (c->verdict > 0) {
+		fprintf(f,
+			"Hooks and profile disagree: the profile saw %.3f s &plusmn; %.3f s of cipher code, "
+			"the hooked cipher calls took %.3f s: cipher work ran outside them",
+			c->profile_s, c->error_s, c->hooks_s);
+		if (c->outside_s > 0) {
+			fprintf(f, " (%.3f s in ", c->outside_s);
+			rp_html_str(f, c->outside_path.p, c->outside_path.len);
+			fputs(", which the hooks do not see)", f);
+		}
+		if (c->profile_s - c->outside_s > c->hooks_s + c->error_s) {
+			fputs(" (in ", f);
+			rp_html_cstr(f, c->hooked_module);
+			fputs(" itself, from calls that did not pass the hooks)", f);
+		}
+		fputc('.', f);
+	} else {
+		fprintf(f,
+			"Hooks and profile disagree: the hooked cipher calls took %.3f s of CPU, more than "
+			"all the code they run (%.3f s &plusmn; %.3f s in ",
+			c->hooks_s, c->profile_max_s, c->error_max_s);
+		rp_html_cstr(f, c->hooked_module);
+		fputs(", its modules and the hooks): time in the calls not spent in that code.", f);
+	}
+	fputs("</p>\n", f);
 }
 
 void rp_html_profile(const struct rp_model *m, FILE *f)

@@ -393,23 +393,23 @@ static char *fmt_share(char *buf, size_t cap, double part, bool part_known, doub
  * cipher throughput (bytes over the cipher calls' wall time). Only cipher calls are measured:
  * digests, MACs, signatures and key exchange are not, so the share says "cipher calls", never
  * "crypto" (borg's HMAC-SHA256 costs 5x its AES; ssh's key exchange most of a short session). */
-/* The hooks against the profile (profile_check.c), in one line, and what a disagreement means. */
+/* The hooks against the profile (profile_check.c), in a sentence, and what a disagreement means. */
 static void print_hooks_check(const struct rp_hooks_check *c, FILE *out)
 {
 	if (!c->made)
 		return;
 	if (!c->verdict) {
 		fprintf(out,
-			"    hooks and profile agree: %.3fs in the hooked cipher calls; the profile saw "
-			"%.3fs +- %.3fs of cipher code, %.3fs +- %.3fs with the rest of %s and the hooks\n",
+			"    hooks and profile agree: %.3fs in the hooked cipher calls; the profile saw\n"
+			"      %.3fs +- %.3fs of cipher code, %.3fs +- %.3fs with the rest of %s and the hooks\n",
 			c->hooks_s, c->profile_s, c->error_s, c->profile_max_s, c->error_max_s,
 			c->hooked_module);
 		return;
 	}
 	if (c->verdict > 0) {
 		fprintf(out,
-			"    hooks and profile disagree: the profile saw %.3fs +- %.3fs of cipher code, the "
-			"hooked cipher calls took %.3fs: cipher work ran outside them",
+			"    hooks and profile disagree: the profile saw %.3fs +- %.3fs of cipher code, the\n"
+			"      hooked cipher calls took %.3fs: cipher work ran outside them",
 			c->profile_s, c->error_s, c->hooks_s);
 		if (c->outside_s > 0 && !strncmp(c->outside_module, "libcrypto", 9))
 			fprintf(out, " (%.3fs in a second libcrypto, %.*s: its calls are not traced)",
@@ -419,16 +419,17 @@ static void print_hooks_check(const struct rp_hooks_check *c, FILE *out)
 				c->outside_module);
 		if (c->profile_s - c->outside_s > c->hooks_s + c->error_s)
 			fprintf(out,
-				" (in %s itself: calls through function pointers from dlsym, or its "
-				"calls into itself)",
+				"\n      (in %s itself, from calls that did not pass the hooks: through "
+				"function pointers\n      from dlsym, or from another libcrypto's code bound "
+				"to this one)",
 				c->hooked_module);
 		fputc('\n', out);
 		return;
 	}
 	fprintf(out,
-		"    hooks and profile disagree: the hooked cipher calls took %.3fs of CPU, more than all "
-		"the code they run took (%.3fs +- %.3fs in %s, its modules and the hooks): time in the "
-		"calls not spent in that code (a lock, a wait in another library)\n",
+		"    hooks and profile disagree: the hooked cipher calls took %.3fs of CPU, more than all\n"
+		"      the code they run took (%.3fs +- %.3fs in %s, its modules and the hooks):\n"
+		"      time in the calls not spent in that code (a lock, a wait in another library)\n",
 		c->hooks_s, c->profile_max_s, c->error_max_s, c->hooked_module);
 }
 
