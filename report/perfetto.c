@@ -241,7 +241,7 @@ static void profile_track(struct pf *x, const char *name, const struct rp_profil
 	for (size_t i = 0; i < n; i++) {
 		const struct rp_profile_bin *b = &bins[i];
 		double s = rp_time_s(x->t0, x->p, b->start_mono_ns), e = s + b->dur_ns / 1e9;
-		if (!rp_view_time_ok(x->v, s, e))
+		if (!b->samples || !rp_view_time_ok(x->v, s, e)) /* no samples: a damaged record */
 			continue;
 		uint64_t part = cat < 0 ? b->crypto : b->cat[cat];
 		ev_begin(x, "C", x->p->hdr.pid, x->p->hdr.pid, s * 1e6);

@@ -146,8 +146,10 @@ void rp_profile_hooks_check(const struct rp_model *m, struct rp_proc *p)
 	c->made = true;
 	c->profile_s = (double)cipher * period_s;
 	c->error_s = bound_s((double)cipher, lambda, period_s, c->hooks_s);
-	c->profile_max_s = (double)(hooked + outside) * period_s;
-	c->error_max_s = bound_s((double)(hooked + outside), lambda, period_s, c->hooks_s);
+	/* samples the kernel lost (a full ring buffer) may have been anywhere: the most has them */
+	uint64_t most = hooked + outside + pr->lost;
+	c->profile_max_s = (double)most * period_s;
+	c->error_max_s = bound_s((double)most, lambda, period_s, c->hooks_s);
 	c->outside_s = (double)outside * period_s;
 	if (c->hooks_s < c->profile_s - c->error_s)
 		c->verdict = 1;
