@@ -14,7 +14,7 @@ static int cmp_offcat(const void *a, const void *b)
 {
 	const struct rp_profile_offcat *x = a, *y = b;
 	size_t n = x->path.len < y->path.len ? x->path.len : y->path.len;
-	int c = memcmp(x->path.p, y->path.p, n);
+	int c = n ? memcmp(x->path.p, y->path.p, n) : 0;
 	if (c)
 		return c;
 	if (x->path.len != y->path.len)
@@ -31,6 +31,8 @@ void rp_profile_time_index(struct rp_profile *pr)
 /* The crypto category of a sampled offset, NULL when its code is not crypto. */
 static const char *category_at(const struct rp_profile *pr, struct ct_str path, uint64_t off)
 {
+	if (!pr->ncrypto_offs)
+		return NULL;
 	struct rp_profile_offcat key = { .path = path, .off = off };
 	const struct rp_profile_offcat *o =
 		bsearch(&key, pr->crypto_offs, pr->ncrypto_offs, sizeof(*pr->crypto_offs), cmp_offcat);
