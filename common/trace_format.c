@@ -578,6 +578,31 @@ void ct_stack_frame_at(const struct ct_stack *st, uint16_t i, uint32_t *module, 
 	*offset = ct_get_le64(f + 4);
 }
 
+size_t ct_encode_profile_time(uint8_t *buf, size_t cap, const struct ct_profile_time *t, const uint32_t *bins,
+			      const uint64_t *offsets, const uint32_t *samples, uint32_t n)
+{
+	struct wbuf w = w_begin(buf, cap);
+	w_u32(&w, t->bin_us);
+	w_u64(&w, t->start_mono_ns);
+	w_str(&w, t->module);
+	w_u32(&w, n);
+	for (uint32_t i = 0; i < n; i++) {
+		w_u32(&w, bins[i]);
+		w_u64(&w, offsets[i]);
+		w_u32(&w, samples[i]);
+	}
+	return w_end(&w, CT_REC_PROFILE_TIME);
+}
+
+void ct_profile_time_at(const struct ct_profile_time *t, uint32_t i, uint32_t *bin, uint64_t *offset,
+			uint32_t *samples)
+{
+	const uint8_t *e = t->entries + (size_t)i * CT_PROFILE_TIME_ENTRY_WIRE;
+	*bin = ct_get_le32(e);
+	*offset = ct_get_le64(e + 4);
+	*samples = ct_get_le32(e + 12);
+}
+
 size_t ct_encode_proc(uint8_t *buf, size_t cap, const struct ct_proc *p)
 {
 	struct wbuf w = w_begin(buf, cap);
@@ -881,6 +906,21 @@ static void dec_profile_stacks(struct rcur *c, struct ct_profile_stacks *s)
 	s->stacks_len = c->off - start;
 }
 
+static void dec_profile_time(struct rcur *c, struct ct_profile_time *t)
+{
+	t->bin_us = r_u32(c);
+	t->start_mono_ns = r_u64(c);
+	t->module = r_str(c);
+	t->count = r_u32(c);
+	t->entries = c->p + c->off;
+	if ((uint64_t)t->count * CT_PROFILE_TIME_ENTRY_WIRE > c->len - c->off) {
+		c->bad = true;
+		t->count = 0;
+		return;
+	}
+	c->off += (size_t)t->count * CT_PROFILE_TIME_ENTRY_WIRE;
+}
+
 static void dec_proc(struct rcur *c, struct ct_proc *p)
 {
 	p->mono_ns = r_u64(c);
@@ -1076,6 +1116,9 @@ static int read_one(struct ct_reader *r, struct ct_record *rec)
 		break;
 	case CT_REC_PROFILE_STACKS:
 		dec_profile_stacks(&c, &rec->u.stacks);
+		break;
+	case CT_REC_PROFILE_TIME:
+		dec_profile_time(&c, &rec->u.profile_time);
 		break;
 	default:
 		/* A record type from a newer writer: the CRC was good, skip it. */

@@ -50,6 +50,8 @@ enum ct_record_type {
 			       * run): one module's samples by file offset, or the process's totals */
 	/* the same samples' call stacks, frames as (PROFILE module, offset): older readers skip it */
 	CT_REC_PROFILE_STACKS = 11,
+	CT_REC_PROFILE_TIME = 12, /* the same samples of one module by time bin and file offset (the
+				    * profile over time: Perfetto's CPU-profile tracks) */
 };
 
 enum ct_api {
@@ -305,6 +307,17 @@ struct ct_stack {
 	uint16_t depth;
 	const uint8_t *frames; /* depth x (u32 module, u64 offset): ct_stack_frame_at */
 };
+/* A PROFILE_TIME record: one module's samples in one process image by time bin. Bin b covers
+ * [start_mono_ns + b x bin_us, + bin_us) on CLOCK_MONOTONIC; the launcher widens its bins on a long
+ * run to keep its memory bounded. Several records of one module add up. */
+struct ct_profile_time {
+	uint32_t bin_us;        /* the bin width */
+	uint64_t start_mono_ns; /* where bin 0 starts */
+	struct ct_str module;   /* the file's path, as in its PROFILE record */
+	uint32_t count;         /* (u32 bin, u64 file offset, u32 samples) follow: ct_profile_time_at */
+	const uint8_t *entries;
+};
+#define CT_PROFILE_TIME_ENTRY_WIRE 16
 
 struct ct_ops_batch {
 	uint32_t tid;
@@ -382,6 +395,12 @@ size_t ct_encode_profile_stacks(uint8_t *buf, size_t cap, const struct ct_profil
 bool ct_profile_stack_next(const struct ct_profile_stacks *s, size_t *at, struct ct_stack *out);
 /* Frame i of a decoded stack. */
 void ct_stack_frame_at(const struct ct_stack *st, uint16_t i, uint32_t *module, uint64_t *offset);
+/* A PROFILE_TIME record with n entries (t->count and t->entries are ignored). */
+size_t ct_encode_profile_time(uint8_t *buf, size_t cap, const struct ct_profile_time *t, const uint32_t *bins,
+			      const uint64_t *offsets, const uint32_t *samples, uint32_t n);
+/* Entry i of a decoded PROFILE_TIME record. */
+void ct_profile_time_at(const struct ct_profile_time *t, uint32_t i, uint32_t *bin, uint64_t *offset,
+			uint32_t *samples);
 
 /* Make a ct_str from a C string (NULL -> empty). */
 struct ct_str ct_str_from(const char *s);
@@ -422,6 +441,7 @@ struct ct_record {
 		struct ct_module module;
 		struct ct_profile profile;
 		struct ct_profile_stacks stacks;
+		struct ct_profile_time profile_time;
 	} u;
 };
 

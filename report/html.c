@@ -449,8 +449,10 @@ void rp_print_html(const struct rp_model *m, const struct rp_view *v, FILE *f)
 	fputs("</p><nav><a href=\"#findings\">Findings</a><a href=\"#throughput\">Throughput</a>", f);
 	if (kernel)
 		fputs("<a href=\"#kernel\">Kernel</a>", f);
-	fputs("<a href=\"#latency\">Latency</a><a href=\"#shares\">Time shares</a>"
-	      "<a href=\"#failures\">Failures</a><a href=\"#processes\">Processes</a>"
+	fputs("<a href=\"#latency\">Latency</a><a href=\"#shares\">Time shares</a>", f);
+	if (rp_model_has_profile(m))
+		fputs("<a href=\"#profile\">CPU profile</a>", f);
+	fputs("<a href=\"#failures\">Failures</a><a href=\"#processes\">Processes</a>"
 	      "<a href=\"#timeline\">Timeline</a></nav></div></header>\n<main>\n",
 	      f);
 	if (m->window.active) {
@@ -469,6 +471,7 @@ void rp_print_html(const struct rp_model *m, const struct rp_view *v, FILE *f)
 	rp_html_kernel(m, f);
 	section_latency(m, f);
 	section_shares(m, f);
+	rp_html_profile(m, f);
 	section_failures(m, f);
 	section_processes(m, f);
 	section_timeline(m, v, f);

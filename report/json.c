@@ -7,6 +7,7 @@
 #include "model.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A minimal streaming writer: it remembers per nesting level whether a comma is due. */
@@ -348,6 +349,46 @@ static void json_profile(struct jw *w, const struct rp_profile *pr)
 	for (size_t g = 0; g < RP_PROFILE_GROUPS; g++)
 		j_u64(w, rp_profile_group_names[g], groups[g]);
 	j_close(w, '}');
+	/* the profile over time (profile_time.c): what the Perfetto tracks draw, added up */
+	struct rp_profile_bin *bins;
+	const char *cats[RP_PROFILE_TIME_CATS];
+	size_t ncats, nb = rp_profile_timeline(pr, &bins, cats, &ncats);
+	if (nb) {
+		uint64_t ts = 0, tc = 0;
+		for (size_t i = 0; i < nb; i++) {
+			ts += bins[i].samples;
+			tc += bins[i].crypto;
+		}
+		j_obj(w, "timeline");
+		j_u64(w, "bins", nb);
+		j_u64(w, "bin_us", bins[0].dur_ns / 1000u);
+		j_u64(w, "samples", ts);
+		j_u64(w, "crypto_samples", tc);
+		j_close(w, '}');
+	} else {
+		j_num(w, "timeline", 0, false);
+	}
+	free(bins);
+	const struct rp_hooks_check *c = &pr->check;
+	if (c->made) {
+		j_obj(w, "hooks_check");
+		j_num(w, "hooks_s", c->hooks_s, true);
+		j_num(w, "profile_s", c->profile_s, true);
+		j_num(w, "error_s", c->error_s, true);
+		j_num(w, "profile_max_s", c->profile_max_s, true);
+		j_num(w, "error_max_s", c->error_max_s, true);
+		j_num(w, "outside_s", c->outside_s, true);
+		j_cstr(w, "outside_module", c->outside_module);
+		j_cstr(w, "hooked_module", c->hooked_module);
+		j_bool(w, "agree", !c->verdict);
+		j_cstr(w, "verdict",
+		       c->verdict > 0   ? "profile-above"
+		       : c->verdict < 0 ? "hooks-above"
+					: "agree");
+		j_close(w, '}');
+	} else {
+		j_num(w, "hooks_check", 0, false);
+	}
 	j_arr(w, "items");
 	for (size_t i = 0; i < pr->nitems; i++) {
 		const struct rp_profile_item *it = &pr->items[i];

@@ -64,6 +64,9 @@ static void apply_record(struct rp_proc *p, const struct ct_record *rec)
 	case CT_REC_PROFILE:
 		rp_proc_add_profile(p, &rec->u.profile);
 		break;
+	case CT_REC_PROFILE_TIME:
+		rp_proc_add_profile_time(p, &rec->u.profile_time);
+		break;
 	default: /* CT_REC_THREAD: names only, not reported yet */
 		break;
 	}

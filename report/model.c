@@ -53,6 +53,8 @@ void rp_model_free(struct rp_model *m)
 		free(p->prof.mods);
 		free(p->prof.stacks);
 		free(p->prof.items);
+		free(p->prof.times);
+		free(p->prof.crypto_offs);
 		for (size_t k = 0; k < p->nowned; k++)
 			free(p->owned[k]);
 		free(p->owned);
@@ -174,6 +176,14 @@ void rp_proc_add_profile_stacks(struct rp_proc *p, const struct ct_profile_stack
 	if (!r->count || !rp_grow((void **)&pr->stacks, &pr->cap_stacks, pr->nstacks, sizeof(*pr->stacks)))
 		return;
 	pr->stacks[pr->nstacks++] = (struct rp_profile_stackrec){ *r, pr->image_base };
+}
+
+void rp_proc_add_profile_time(struct rp_proc *p, const struct ct_profile_time *r)
+{
+	struct rp_profile *pr = &p->prof;
+	if (!r->bin_us || !rp_grow((void **)&pr->times, &pr->cap_times, pr->ntimes, sizeof(*pr->times)))
+		return;
+	pr->times[pr->ntimes++] = *r;
 }
 
 bool rp_proc_own(struct rp_proc *p, char *s)

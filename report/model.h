@@ -80,6 +80,32 @@ struct rp_profile_item {
 	char function[96]; /* its symbol, else "+0x<start>" in the module */
 	char via[16];      /* "HMAC": the samples' call stacks pass through an HMAC function */
 	uint64_t samples;
+	struct ct_str path; /* the module's path (two copies of one library are two modules) */
+};
+
+/* The hooks against the profile (profile_check.c): the hooked cipher calls' CPU time, and the
+ * least and the most of the sampled code that can be theirs, with the sampling error of each. */
+struct rp_hooks_check {
+	bool made;            /* the process has in-process cipher paths, a profile, and no selection
+			     * that cuts its paths (the profile covers all of its work) */
+	double hooks_s;       /* the in-process paths' user CPU (WALL where CPU was not sampled) */
+	double profile_s;     /* cipher code (AES, GHASH, ChaCha20...) in every module */
+	double error_s;       /* profile_s's bound: 3 sigma of the samples + 5 % of hooks_s */
+	double profile_max_s; /* + the rest of the hooked libcrypto, its modules and the preload */
+	double error_max_s;
+	double outside_s;           /* cipher code outside the modules the hooked calls run in */
+	char outside_module[64];    /* the largest of those modules */
+	struct ct_str outside_path; /* its path */
+	char hooked_module[64];     /* the hooked libcrypto's base name */
+	int verdict; /* 0: agree; 1: the profile saw more cipher code than the calls took; -1: the
+		      * calls took more than all the code they can run */
+};
+
+/* A sampled offset in crypto code and the category of its function. */
+struct rp_profile_offcat {
+	struct ct_str path; /* the module's */
+	uint64_t off;
+	char category[24];
 };
 
 /* A PROFILE_STACKS record, and where the module records of its image begin in mods. */
@@ -103,6 +129,13 @@ struct rp_profile {
 	uint64_t stacks_dropped;
 	char stacks_note[200];   /* why the profile has no call stacks (leaf only), when it says */
 	uint64_t crypto_samples; /* in items with a category */
+	struct rp_hooks_check check;
+	struct ct_profile_time *times; /* PROFILE_TIME records: the samples by time bin */
+	size_t ntimes, cap_times;
+	/* the offsets in crypto code (rp_profile_classify), sorted by module path and offset: what
+	 * the timeline's samples are (profile_time.c) */
+	struct rp_profile_offcat *crypto_offs;
+	size_t ncrypto_offs, cap_crypto_offs;
 };
 
 enum rp_status { RP_COMPLETE = 0, RP_TRUNCATED = 1, RP_INCOMPLETE = 2 };
@@ -158,6 +191,7 @@ struct rp_filter {
 	const char *cipher_glob;
 	const char *api;
 	uint64_t min_size, max_size; /* request-size filter, by size bucket (max 0: none) */
+	bool path_cut;               /* --path dropped some paths (select.c) */
 };
 
 /* --since/--until (seconds from the first process start) on path totals: window.c */
@@ -221,6 +255,22 @@ extern const char *const rp_profile_group_names[RP_PROFILE_GROUPS];
 void rp_profile_group_samples(const struct rp_profile *pr, uint64_t n[RP_PROFILE_GROUPS]);
 /* The group of a profile line's category ("" for no category). */
 const char *rp_profile_item_group(const struct rp_profile_item *it);
+void rp_proc_add_profile_time(struct rp_proc *p, const struct ct_profile_time *r);
+/* ---- profile_time.c: the profile over time */
+#define RP_PROFILE_TIME_CATS 8
+struct rp_profile_bin {
+	uint64_t start_mono_ns, dur_ns;
+	uint64_t samples, crypto;
+	uint64_t cat[RP_PROFILE_TIME_CATS]; /* per crypto category, as named in cats[] */
+};
+/* Sorts the profile's crypto offsets for the lookups below (run by rp_profile_classify). */
+void rp_profile_time_index(struct rp_profile *pr);
+/* The process's samples by time bin, in time order, bins without samples left out; *out is the
+ * caller's to free; cats[] (RP_PROFILE_TIME_CATS) gets the categories' names. */
+size_t rp_profile_timeline(const struct rp_profile *pr, struct rp_profile_bin **out, const char **cats,
+			   size_t *ncats);
+/* The hooks against the profile for one process (profile_check.c; run by rp_model_merge). */
+void rp_profile_hooks_check(const struct rp_model *m, struct rp_proc *p);
 bool rp_proc_own(struct rp_proc *p, char *s); /* p frees s with the model; false: not taken */
 void rp_model_warn(struct rp_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool rp_u32list_add(struct rp_u32list *l, uint32_t v); /* adds if absent */

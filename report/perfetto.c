@@ -4,7 +4,8 @@
  * chrome://tracing open. Named processes and threads (ph "M"); per-call operations as complete
  * events (ph "X") when the per-call mode was on, otherwise per-path throughput counters (ph "C")
  * at each flushed snapshot; failures and fallbacks as process-scoped instants (ph "i", s "p"),
- * and so are silent-fallback findings (cat "finding").
+ * and so are silent-fallback findings (cat "finding"); the CPU profile over time as counters of
+ * the crypto code's share of the sampled CPU, in all and per category.
  * Times are microseconds from the first process start (the --since/--until base).
  */
 #include "views.h"
@@ -232,6 +233,46 @@ static void finding_instants(struct pf *x)
 	}
 }
 
+/* One counter track of the profile: at each bin's start its value, and 0 where the next bin with
+ * samples is not the next one (no sample there). */
+static void profile_track(struct pf *x, const char *name, const struct rp_profile_bin *bins, size_t n,
+			  int cat)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct rp_profile_bin *b = &bins[i];
+		double s = rp_time_s(x->t0, x->p, b->start_mono_ns), e = s + b->dur_ns / 1e9;
+		if (!b->samples || !rp_view_time_ok(x->v, s, e)) /* no samples: a damaged record */
+			continue;
+		uint64_t part = cat < 0 ? b->crypto : b->cat[cat];
+		ev_begin(x, "C", x->p->hdr.pid, x->p->hdr.pid, s * 1e6);
+		key_str(x->f, "name", name, strlen(name));
+		fprintf(x->f, ",\"args\":{\"%%\":%.4g}}", 100.0 * (double)part / (double)b->samples);
+		if (i + 1 == n || bins[i + 1].start_mono_ns > b->start_mono_ns + b->dur_ns) {
+			ev_begin(x, "C", x->p->hdr.pid, x->p->hdr.pid, e * 1e6);
+			key_str(x->f, "name", name, strlen(name));
+			fputs(",\"args\":{\"%\":0}}", x->f);
+		}
+	}
+}
+
+/* The CPU profile over time (profile_time.c): per process the share of its sampled CPU in crypto
+ * code, and in each crypto category, bin by bin. */
+static void profile_tracks(struct pf *x)
+{
+	struct rp_profile_bin *bins;
+	const char *cats[RP_PROFILE_TIME_CATS];
+	size_t ncats, n = rp_profile_timeline(&x->p->prof, &bins, cats, &ncats);
+	if (!n)
+		return;
+	profile_track(x, "CPU profile: crypto %", bins, n, -1);
+	for (size_t c = 0; c < ncats; c++) {
+		char name[64];
+		snprintf(name, sizeof(name), "CPU profile: %s %%", cats[c]);
+		profile_track(x, name, bins, n, (int)c);
+	}
+	free(bins);
+}
+
 void rp_print_perfetto(const struct rp_model *m, const struct rp_view *v, FILE *f)
 {
 	struct pf x = { .m = m, .v = v, .f = f, .t0 = rp_model_t0(m), .first = true };
@@ -258,6 +299,7 @@ void rp_print_perfetto(const struct rp_model *m, const struct rp_view *v, FILE *
 			rp_proc_scan(p, NULL, on_thread, &x);
 			rp_proc_snapshots(p, on_snapshot, &x);
 		}
+		profile_tracks(&x);
 		instants(&x);
 		finding_instants(&x);
 		/* a thread that ended before any flush has no THREAD record: name it by its tid */

@@ -22,7 +22,7 @@ static struct rp_profile_item *find_item(struct rp_profile *pr, const struct rp_
 		struct rp_profile_item *it = &pr->items[i];
 		if (!strcmp(it->category, key->category) && !strcmp(it->impl, key->impl) &&
 		    !strcmp(it->module, key->module) && !strcmp(it->function, key->function) &&
-		    !strcmp(it->via, key->via))
+		    !strcmp(it->via, key->via) && rp_str_eq(it->path, key->path))
 			return it;
 	}
 	return NULL;
@@ -79,6 +79,7 @@ static void name_offset(struct mod_names *mn, uint64_t off, struct rp_profile_it
 	}
 	*key = (struct rp_profile_item){ .samples = 0 };
 	snprintf(key->module, sizeof(key->module), "%s", mn->base);
+	key->path = mn->mod->module;
 	uint64_t va = mn->open ? rp_codefile_off_to_vaddr(&mn->e, off) : UINT64_MAX;
 	struct rp_code_fn fn;
 	if (va != UINT64_MAX && rp_codefile_in_plt(&mn->e, va)) {
@@ -89,7 +90,8 @@ static void name_offset(struct mod_names *mn, uint64_t off, struct rp_profile_it
 		if (fn.name)
 			snprintf(key->function, sizeof(key->function), "%s", fn.name);
 		else
-			snprintf(key->function, sizeof(key->function), "+0x%llx", (unsigned long long)fn.start);
+			snprintf(key->function, sizeof(key->function), "+0x%llx",
+				 (unsigned long long)fn.start);
 	} else {
 		snprintf(key->function, sizeof(key->function), "%s", mn->open ? "?" : "(file not readable)");
 	}
@@ -229,6 +231,13 @@ static void classify_module(struct rp_profile *pr, size_t *cap, const struct ct_
 		struct rp_profile_item *it = item_for(pr, cap, &key);
 		if (it)
 			it->samples += n;
+		if (key.category[0] && rp_grow((void **)&pr->crypto_offs, &pr->cap_crypto_offs,
+					       pr->ncrypto_offs, sizeof(*pr->crypto_offs))) {
+			struct rp_profile_offcat *o = &pr->crypto_offs[pr->ncrypto_offs++];
+			o->path = mod->module;
+			o->off = off;
+			snprintf(o->category, sizeof(o->category), "%s", key.category);
+		}
 	}
 	rp_code_file_class_free(mn.fc);
 	if (mn.open)
@@ -247,6 +256,7 @@ void rp_profile_classify(struct rp_model *m)
 		attribute_hmac(pr, &cap);
 		if (pr->nitems)
 			qsort(pr->items, pr->nitems, sizeof(*pr->items), by_samples);
+		rp_profile_time_index(pr);
 		pr->crypto_samples = 0;
 		for (size_t k = 0; k < pr->nitems; k++)
 			if (pr->items[k].category[0])

@@ -143,6 +143,7 @@ bool rp_view_apply(struct rp_model *m, const struct rp_view *v, char *msg, size_
 				if (keep)
 					p->paths[w++] = p->paths[k];
 			}
+			m->filter.path_cut |= w < p->npaths;
 			p->npaths = w;
 			kept += w;
 		}

@@ -295,6 +295,11 @@ void rp_svg_latency(const struct rp_path *p, size_t index, FILE *f)
 
 void rp_svg_bars(const struct rp_bar *bars, size_t n, FILE *f)
 {
+	rp_svg_bars_class(bars, n, "chart bars", f);
+}
+
+void rp_svg_bars_class(const struct rp_bar *bars, size_t n, const char *cls, FILE *f)
+{
 	const double W = 960, rowh = 24, L = 380, R = 80;
 	double total = 0;
 	for (size_t i = 0; i < n; i++)
@@ -303,7 +308,7 @@ void rp_svg_bars(const struct rp_bar *bars, size_t n, FILE *f)
 		fputs("<p class=\"none\">No timed calls: shares unknown.</p>\n", f);
 		return;
 	}
-	fprintf(f, "<svg class=\"chart bars\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n", W, rowh * n + 6);
+	fprintf(f, "<svg class=\"%s\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n", cls, W, rowh * n + 6);
 	for (size_t i = 0; i < n; i++) {
 		double share = bars[i].value / total;
 		double y = 3 + rowh * i;

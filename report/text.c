@@ -409,6 +409,46 @@ static const char *fmt_profile_groups(char *buf, size_t cap, const struct rp_pro
 	return buf;
 }
 
+/* The hooks against the profile (profile_check.c), in a sentence, and what a disagreement means. */
+static void print_hooks_check(const struct rp_hooks_check *c, FILE *out)
+{
+	if (!c->made)
+		return;
+	if (!c->verdict) {
+		fprintf(out,
+			"    hooks and profile agree: %.3fs in the hooked cipher calls; the profile saw\n"
+			"      %.3fs +- %.3fs of cipher code, %.3fs +- %.3fs with the rest of %s and the hooks\n",
+			c->hooks_s, c->profile_s, c->error_s, c->profile_max_s, c->error_max_s,
+			c->hooked_module);
+		return;
+	}
+	if (c->verdict > 0) {
+		fprintf(out,
+			"    hooks and profile disagree: the profile saw %.3fs +- %.3fs of cipher code, the\n"
+			"      hooked cipher calls took %.3fs: cipher work ran outside them",
+			c->profile_s, c->error_s, c->hooks_s);
+		if (c->outside_s > 0 && !strncmp(c->outside_module, "libcrypto", 9))
+			fprintf(out, " (%.3fs in a second libcrypto, %.*s: its calls are not traced)",
+				c->outside_s, (int)c->outside_path.len, c->outside_path.p);
+		else if (c->outside_s > 0)
+			fprintf(out, " (%.3fs in %s, which the hooks do not see)", c->outside_s,
+				c->outside_module);
+		if (c->profile_s - c->outside_s > c->hooks_s + c->error_s)
+			fprintf(out,
+				"\n      (in %s itself, from calls that did not pass the hooks: through "
+				"function pointers\n      from dlsym, or from another libcrypto's code bound "
+				"to this one)",
+				c->hooked_module);
+		fputc('\n', out);
+		return;
+	}
+	fprintf(out,
+		"    hooks and profile disagree: the hooked cipher calls took %.3fs of CPU, more than all\n"
+		"      the code they run took (%.3fs +- %.3fs in %s, its modules and the hooks):\n"
+		"      time in the calls not spent in that code (a lock, a wait in another library)\n",
+		c->hooks_s, c->profile_max_s, c->error_max_s, c->hooked_module);
+}
+
 /* The sampled CPU profile of each process: its crypto code by group, kind and implementation,
  * and the rest by module, as shares of its sampled user-space CPU. */
 static void print_profile(const struct rp_model *m, FILE *out)
@@ -443,6 +483,7 @@ static void print_profile(const struct rp_model *m, FILE *out)
 			fprintf(out, "    crypto by group: %s\n", groups);
 		if (pr->stacks_note[0])
 			fprintf(out, "    (no call stacks: %s)\n", pr->stacks_note);
+		print_hooks_check(&pr->check, out);
 		/* the crypto lines, then the rest by module (at most 4 lines of 1% or more) */
 		for (size_t k = 0; k < pr->nitems; k++) {
 			const struct rp_profile_item *it = &pr->items[k];

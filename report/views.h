@@ -81,6 +81,10 @@ void rp_json_num(FILE *f, double v, bool known);       /* null when unknown or n
 void rp_html_cell_num(FILE *f, double v, int decimals, bool known);
 /* the kernel-interface section of the HTML report (html_kernel.c) */
 void rp_html_kernel(const struct rp_model *m, FILE *f);
+/* the CPU profile section of the HTML report (html_profile.c), when a shown process has a
+ * profile (rp_model_has_profile) */
+void rp_html_profile(const struct rp_model *m, FILE *f);
+bool rp_model_has_profile(const struct rp_model *m);
 void rp_print_html(const struct rp_model *m, const struct rp_view *v, FILE *out);
 void rp_print_perfetto(const struct rp_model *m, const struct rp_view *v, FILE *out);
 void rp_print_csv(const struct rp_model *m, FILE *out);

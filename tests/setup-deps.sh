@@ -23,6 +23,7 @@ packages=(
 	android-libboringssl android-libboringssl-dev
 	android-boringssl         # its bssl-tool: BoringSSL's own speed command, traced by that suite
 	golang-go                 # the profile suite builds examples/go_aes (Go's AES-GCM named from its pclntab): ~15 s to install, 0.4 s to build
+	gnutls-bin                # the profile suite: gnutls-cli, GnuTLS's AES named by its instructions
 )
 
 missing=()

@@ -144,9 +144,11 @@ def check_drawing(els, tag):
     # share bars: one chart by path, one by process
     groups, bars, share = [], None, None
     for t, a in els:
-        if t == "svg" and "bars" in a.get("class", ""):
+        if t == "svg" and "bars" in a.get("class", "").split():
             bars = []
             groups.append(bars)
+        elif t == "svg":  # another chart (the CPU profile's shares are checked by check_profile)
+            bars = None
         elif bars is not None and t == "g" and a.get("class") == "share":
             share = float(a["data-share"])
         elif bars is not None and share is not None and t == "rect":
@@ -160,6 +162,50 @@ def check_drawing(els, tag):
             raise ctlib.Failure(f"{tag}: share bars do not add up to 1 or are not as long as their "
                                f"shares: {bars}")
     print(f"ok: {tag}: share bars add up to 100% and are as long as their shares")
+
+
+def check_profile(els, doc, tag):
+    """The CPU profile section: one cpu-shares chart per process with a profile, its bars the
+    JSON report's crypto items added up by (category, implementation, module) plus "other code",
+    as shares of the process's samples, as long as their shares; the hooks/profile sentence
+    carries the JSON's verdict."""
+    profs = {q["pid"]: q["profile"] for q in doc["processes"]
+             if q.get("profile") and q["profile"]["samples"] and not q.get("superseded")}
+    if not profs:
+        ctlib.skip(f"{tag}: no process has a CPU profile (perf events refused here?)")
+    charts, cur, bars, share = {}, None, None, None
+    for t, a in els:
+        if t == "div" and a.get("class") == "cpu-profile":
+            cur = int(a["data-pid"])
+        elif cur is not None and t == "svg" and "cpu-shares" in a.get("class", ""):
+            bars = charts.setdefault(cur, [])
+        elif bars is not None and t == "g" and a.get("class") == "share":
+            share = float(a["data-share"])
+        elif bars is not None and share is not None and t == "rect":
+            bars.append((share, float(a["width"])))
+            share = None
+    check(set(charts) == set(profs), f"{tag}: a CPU-share chart per profiled process "
+          f"({sorted(charts)} against {sorted(profs)})")
+    for pid, prof in profs.items():
+        want = {}
+        for i in prof["items"]:
+            if i["category"]:
+                k = (i["category"], i["impl"], i["module"])
+                want[k] = want.get(k, 0) + i["samples"]
+        shares = sorted([v / prof["samples"] for v in want.values()] +
+                        ([1 - prof["crypto_samples"] / prof["samples"]]
+                         if prof["crypto_samples"] < prof["samples"] else []))
+        got = sorted(s for s, _ in charts[pid])
+        check(len(got) == len(shares) and all(abs(a - b) <= 1e-5 for a, b in zip(got, shares)),
+              f"{tag}: pid {pid}'s CPU-share bars are its profile's ({got} against {shares})")
+        full = max(w for _, w in charts[pid]) / max(s for s, _ in charts[pid])
+        check(all(abs(w - max(1, full * s)) <= 0.11 + full * 1e-6 for s, w in charts[pid]),
+              f"{tag}: pid {pid}'s CPU-share bars are as long as their shares")
+    verdicts = [a["data-verdict"] for t, a in els if t == "p" and "hooks-check" in a.get("class", "")]
+    want_v = [p["hooks_check"]["verdict"] for p in profs.values() if p.get("hooks_check")]
+    check(sorted(verdicts) == sorted(want_v), f"{tag}: the hooks/profile sentences carry the JSON's "
+          f"verdicts ({verdicts} against {want_v})")
+    print(f"ok: {tag}: CPU-share charts of {len(charts)} process(es) match the JSON profile")
 
 
 def check_print(page, work):
@@ -205,6 +251,7 @@ def test():
     pts = {(int(a["data-path"]), int(a["data-size"])) for t, a in els if a.get("class") == "pt"}
     check((cbc[0], 16) in pts and (cbc[0], 8192) in pts,
           "the chart has the aes-128-cbc points at 16 B and 8 KiB")
+    check_profile(els, doc, "speed 16 B + 8 KiB")
     shot = os.environ.get("CT_SCREENSHOT") or os.path.join(work, "shot.png")
     browser.browse("file://" + page, f"--screenshot={shot}", "--window-size=1280,800",
                 "--hide-scrollbars")

@@ -6,7 +6,8 @@ and a numeric ts, durations are non-negative, processes and threads are named (p
 throughput counters (ph C) for the workers' aes-128-cbc path; a per-call trace of evp_threads
 has one complete event (ph X) per operation with its bytes; the failed afalg engine of
 `openssl speed -engine afalg` shows as process-scoped instants (ph i, s p), and so does the
-silent-fallback finding (cat finding) at the first failure it rests on."""
+silent-fallback finding (cat finding) at the first failure it rests on; each profiled worker
+has a "CPU profile: crypto %" counter with a value per time bin of its profile."""
 import json
 import os
 import re
@@ -82,6 +83,21 @@ def test():
         c = [e for e in ev if e["ph"] == "C" and e["pid"] == w and "aes-128-cbc" in e["name"]]
         check(any(v > 0 for e in c for v in e["args"].values()),
               f"worker {w} has aes-128-cbc throughput counters ({len(c)} samples)")
+
+    # the CPU profile over time: a "CPU profile: crypto %" counter per profiled worker, mostly
+    # AES (openssl speed's loop), when the launcher could take a profile
+    profiled = {q["pid"]: q["profile"] for q in doc["processes"]
+                if q.get("profile") and q["profile"].get("timeline")}
+    why = ctlib.profile_refused(doc)
+    if why:
+        print(f"skip the profile tracks: this machine takes no CPU profile: {why}")
+    for w in workers if not why else []:
+        check(w in profiled, f"worker {w} has a CPU profile with a timeline")
+        c = [e["args"]["%"] for e in ev if e["ph"] == "C" and e["pid"] == w and
+             e["name"] == "CPU profile: crypto %"]
+        check(len(c) >= profiled[w]["timeline"]["bins"] and max(c) > 50 and all(0 <= v <= 100 for v in c),
+              f"worker {w} has its CPU-profile crypto % counter ({len(c)} values, "
+              f"{profiled[w]['timeline']['bins']} bins)")
 
     calls = ctlib.tmpdir("pf-calls")
     p = ctlib.run_traced([ctlib.example("evp_threads")], calls, extra=["--mode", "calls"])

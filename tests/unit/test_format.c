@@ -528,6 +528,57 @@ static void test_module_flags(void **state)
 	tg_free(&g);
 }
 
+/* PROFILE_TIME (the profile by time bin) round-trips its entries; one whose count runs past its
+ * payload is corrupt, not read past. */
+static void test_profile_time(void **state)
+{
+	(void)state;
+	uint8_t rec[512];
+	struct tg g;
+	tg_init(&g);
+	struct ct_profile_time t = { .bin_us = 20000,
+				     .start_mono_ns = 123456789012ull,
+				     .module = ct_str_from("/usr/lib/x86_64-linux-gnu/libcrypto.so.3") };
+	const uint32_t bins[3] = { 0, 7, 4000000000u };
+	const uint64_t offs[3] = { 0xe00b0, 0xe00c4, 0x1ffffffffull };
+	const uint32_t cnts[3] = { 1, 250, 3 };
+	size_t n = ct_encode_profile_time(rec, sizeof(rec), &t, bins, offs, cnts, 3);
+	assert_true(n > 0);
+	tg_raw(&g, rec, n);
+	struct ct_reader r;
+	struct ct_record *out = calloc(1, sizeof(*out));
+	assert_int_equal(ct_reader_init(&r, g.buf, g.len), CT_READ_OK);
+	assert_int_equal(ct_reader_next(&r, out), CT_READ_OK);
+	assert_int_equal(out->type, CT_REC_PROFILE_TIME);
+	const struct ct_profile_time *d = &out->u.profile_time;
+	assert_int_equal(d->bin_us, 20000);
+	assert_true(d->start_mono_ns == 123456789012ull);
+	assert_true(str_is(d->module, "/usr/lib/x86_64-linux-gnu/libcrypto.so.3"));
+	assert_int_equal(d->count, 3);
+	for (uint32_t i = 0; i < 3; i++) {
+		uint32_t bin, cnt;
+		uint64_t off;
+		ct_profile_time_at(d, i, &bin, &off, &cnt);
+		assert_int_equal(bin, bins[i]);
+		assert_true(off == offs[i]);
+		assert_int_equal(cnt, cnts[i]);
+	}
+	assert_int_equal(ct_reader_next(&r, out), CT_READ_EOF);
+	tg_free(&g);
+	/* the count says 4 entries, the payload holds 3 */
+	tg_init(&g);
+	n = ct_encode_profile_time(rec, sizeof(rec), &t, bins, offs, cnts, 3);
+	uint8_t payload[512];
+	memcpy(payload, rec + 8, n - 12);
+	size_t count_at = 4 + 8 + 4 + t.module.len;
+	ct_put_le32(payload + count_at, 4);
+	tg_raw(&g, rec, frame(rec, CT_REC_PROFILE_TIME, payload, (uint32_t)(n - 12)));
+	assert_int_equal(ct_reader_init(&r, g.buf, g.len), CT_READ_OK);
+	assert_int_equal(ct_reader_next(&r, out), CT_READ_CORRUPT);
+	free(out);
+	tg_free(&g);
+}
+
 static void test_malformed_payloads(void **state)
 {
 	(void)state;
@@ -663,6 +714,7 @@ int main(void)
 		cmocka_unit_test(test_forward_compatibility),
 		cmocka_unit_test(test_module_flags),
 		cmocka_unit_test(test_profile_stacks),
+		cmocka_unit_test(test_profile_time),
 		cmocka_unit_test(test_malformed_payloads),
 		cmocka_unit_test(test_newest_snapshot_in_truncated_file),
 		cmocka_unit_test(test_buckets),
