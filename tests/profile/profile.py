@@ -408,14 +408,12 @@ def gnutls_cases(client):
     check(top >= 20, f"{client}-sw: software AES named in GnuTLS or nettle ({by_impl})")
     share = top / prof["samples"]
     print(f"{client}-sw: software AES {top} samples, {100 * share:.1f} % of the process's CPU")
-    if client == "gnutls-cli" and share < 0.05:
-        # gnutls-cli writes what it receives a byte at a time to an unbuffered stdout: that is
-        # most of its CPU, and software AES stays near the finding's 5 % (4.9 % measured): the
-        # finding follows its rule either way (report/findings/profile_aes.c)
-        check(not [f for f in doc["findings"] if f["kind"] == "software-aes"],
-              f"{client}-sw: software AES at {100 * share:.1f} % of the CPU, under the 5 % of "
-              "software-aes: no finding")
-        return
+    # gnutls-cli writes what it receives a byte at a time to an unbuffered stdout: that is most
+    # of its CPU, and its software AES stays under 5 % of it (4.4-4.9 % measured): the finding is
+    # then information, a warning from 5 % (report/findings/profile_aes.c)
+    f = ctlib.finding(doc, "software-aes")
+    want = "warning" if share >= 0.05 else "info"
+    check(f["severity"] == want, f"{client}-sw: software-aes at {100 * share:.1f} % is {want} ({f['severity']})")
     f = ctlib.finding(doc, "software-aes")
     check(("libnettle" in f["message"] or "libgnutls" in f["message"]) and
           "GNUTLS_CPUID_OVERRIDE" in f["fix"],
