@@ -407,9 +407,9 @@ void rp_eval_nothing_intercepted(struct rp_model *m)
 		CAT(fix, ".");
 	} else if (v.embedded && v.owner.kind == RP_OWNER_SYSTEM) {
 		CAT(fix,
-		    "Nothing to change here: the program (%s) does its crypto in %s, linked "
-		    "into it, which cryptrace cannot see (it hooks OpenSSL's shared libcrypto, "
-		    "/dev/crypto and AF_ALG only).",
+		    "Nothing to change here: the program (%s) does its crypto in code linked into "
+		    "it (it carries %s), which cryptrace's hooks cannot see (they hook OpenSSL's "
+		    "shared libcrypto, /dev/crypto and AF_ALG only; the CPU profile names that code).",
 		    v.owner.desc, v.carrier_libs);
 	} else if (v.embedded) {
 		CAT(fix,

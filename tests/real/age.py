@@ -28,14 +28,23 @@ def events(doc, call):
 def test():
     tmp = ctlib.tmpdir("real-age")
 
-    def age():
+    def encrypt(tag, mib, env=None):
+        """age -e of mib MiB under cryptrace, with a fresh key: (p, doc, key, src, enc), or None
+        without age"""
         if not ctlib.need_program("age") or not ctlib.need_program("age-keygen"):
-            return False
-        key = os.path.join(tmp, "age.key")
+            return None
+        key = os.path.join(tmp, f"{tag}.key")
         check(ctlib.run(["age-keygen", "-o", key]).returncode == 0, "age-keygen")
-        src, enc = os.path.join(tmp, "plain.bin"), os.path.join(tmp, "plain.age")
-        daemons.random_file(src, 4 * ctlib.MIB)
-        p, doc, _ = ctlib.traced("age", ["age", "-e", "-i", key, "-o", enc, src])
+        src, enc = os.path.join(tmp, f"{tag}.bin"), os.path.join(tmp, f"{tag}.age")
+        daemons.random_file(src, mib * ctlib.MIB)
+        p, doc, _ = ctlib.traced(tag, ["age", "-e", "-i", key, "-o", enc, src], env=env)
+        return p, doc, key, src, enc
+
+    def age():
+        ran = encrypt("age", 4)
+        if not ran:
+            return False
+        p, doc, key, src, enc = ran
         check(p.returncode == 0, f"age -e exited 0 ({p.stderr.decode(errors='replace')[-200:]})")
         dec = ctlib.run(["age", "-d", "-i", key, enc])
         with open(src, "rb") as f:
@@ -83,15 +92,11 @@ def test():
         check(nbytes == 1 << 20, f"and its 1 MiB of AES-128-CTR is there ({nbytes})")
 
     def profile():
-        if not ctlib.need_program("age") or not ctlib.need_program("age-keygen"):
-            return False
-        key = os.path.join(tmp, "profile.key")
-        check(ctlib.run(["age-keygen", "-o", key]).returncode == 0, "age-keygen")
-        src, enc = os.path.join(tmp, "big.bin"), os.path.join(tmp, "big.age")
-        daemons.random_file(src, 64 * ctlib.MIB)
         # 64 MiB of ChaCha20-Poly1305 (AVX2) is ~50 ms of CPU: sampled at 10 kHz for ~500 samples
-        env = dict(os.environ, CRYPTRACE_PROFILE_HZ="10000")
-        p, doc, _ = ctlib.traced("age-profile", ["age", "-e", "-i", key, "-o", enc, src], env=env)
+        ran = encrypt("age-profile", 64, dict(os.environ, CRYPTRACE_PROFILE_HZ="10000"))
+        if not ran:
+            return False
+        p, doc = ran[0], ran[1]
         check(p.returncode == 0, f"age -e of 64 MiB exited 0 ({p.stderr.decode(errors='replace')[-200:]})")
         why = ctlib.profile_refused(doc)
         if why:
