@@ -241,6 +241,11 @@ static void profile_track(struct pf *x, const char *name, const struct rp_profil
 	for (size_t i = 0; i < n; i++) {
 		const struct rp_profile_bin *b = &bins[i];
 		double s = rp_time_s(x->t0, x->p, b->start_mono_ns), e = s + b->dur_ns / 1e9;
+		/* sampling starts at the exec, the trace at the preload's constructor (some ms later
+		 * under a sanitizer): a bin that began before the process's trace is drawn from it */
+		double start = rp_time_s(x->t0, x->p, x->p->hdr.start_mono_ns);
+		if (s < start && e > start)
+			s = start;
 		if (!b->samples || !rp_view_time_ok(x->v, s, e)) /* no samples: a damaged record */
 			continue;
 		uint64_t part = cat < 0 ? b->crypto : b->cat[cat];
