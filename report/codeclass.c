@@ -88,6 +88,25 @@ void rp_code_consts_find(const struct rp_codefile *f, struct rp_code_consts *k)
 	find_const(f, p256_ord, sizeof(p256_ord), k->p256_ord);
 	find_const(f, mask44, sizeof(mask44), k->poly1305);
 	find_const(f, iotas, sizeof(iotas), k->keccak);
+	/* CRC's carry-less multiply looks like GHASH's; its folding constants (64-bit, little-endian)
+	 * tell it apart: CRC32's reflected polynomial (and Chromium's crc_fold variant of it), its
+	 * first fold constant, CRC32C's polynomial, CRC64's (ECMA, reflected and not: xz),
+	 * coreutils cksum's 0xE8A45605, and OpenPGP's CRC24 as libgcrypt folds it (0x864cfb << 8) */
+	static const uint64_t crc_consts[] = { 0x1DB710641ull, 0x1DB710640ull,
+					       0x154442BD4ull, 0x105EC76F1ull,
+					       0x92D8AF2BAF0E1E85ull, 0x42F0E1EBA9EA3693ull,
+					       0xE8A45605ull, 0x1864CFB00ull };
+	unsigned ncrc = 0;
+	memset(k->crc, 0, sizeof(k->crc));
+	for (size_t i = 0; i < sizeof(crc_consts) / sizeof(crc_consts[0]); i++) {
+		uint8_t sig[8];
+		uint64_t at[RP_CONST_SITES];
+		for (unsigned b = 0; b < 8; b++)
+			sig[b] = (uint8_t)(crc_consts[i] >> (8 * b));
+		find_const(f, sig, sizeof(sig), at);
+		for (unsigned j = 0; j < RP_CONST_SITES && at[j] && ncrc < RP_CONST_SITES; j++)
+			k->crc[ncrc++] = at[j];
+	}
 	k->any = k->aes_sbox[0] || k->aes_te[0] || k->aes_te_asm[0] || k->vpaes[0] || k->k256[0] ||
 		 k->k512[0] || k->chacha[0] || k->k160[0] || k->p256[0] || k->p256_ord[0] || k->poly1305[0] ||
 		 k->keccak[0];
@@ -97,7 +116,7 @@ void rp_code_consts_find(const struct rp_codefile *f, struct rp_code_consts *k)
 struct code_class {
 	unsigned aes_legacy, aes_vex128, aes_vex256, aes_evex512, clmul, vclmul, sha256ni, sha1ni, pshufb;
 	unsigned ref_tables, ref_vpaes, ref_k256, ref_k512, ref_chacha, ref_k160, ref_p256, ref_poly1305,
-		ref_keccak;
+		ref_keccak, ref_crc;
 	/* SIMD additions (PADDD/PADDQ) by encoding: legacy SSE, VEX 128-bit, VEX 256-bit, EVEX
 	 * 512-bit */
 	unsigned add_sse, add_vex128, add_vex256, add_evex512;
@@ -258,6 +277,8 @@ static void scan(const struct rp_code_consts *k, const uint8_t *p, size_t n, uin
 		c->ref_k160 += refs(target, k->k160, 160);
 		c->ref_poly1305 += refs(target + 0x1c0, k->poly1305, 0x240);
 		c->ref_keccak += refs(target, k->keccak, 24 * 8);
+		/* a 16-byte load whose either half is the constant */
+		c->ref_crc += refs(target + 8, k->crc, 16);
 		c->ref_p256 += refs(target, k->p256, 32) || refs(target, k->p256_ord, 48);
 	}
 }
@@ -300,6 +321,8 @@ static bool classify(const struct code_class *c, bool crypto_file, char *cat, si
 		return named(cat, ccap, impl, icap, "AES", "vpaes (SSSE3, no AES-NI)");
 	if (c->ref_tables >= 2)
 		return named(cat, ccap, impl, icap, "AES", "tables (no AES-NI)");
+	if (c->clmul + c->vclmul >= 2 && c->ref_crc) /* a CRC (xz, zlib-like, cksum): no crypto */
+		return false;
 	if (c->clmul + c->vclmul >= 2)
 		return named(cat, ccap, impl, icap, "GHASH", c->vclmul >= 2 ? "VPCLMULQDQ" : "PCLMULQDQ");
 	if (c->sha256ni >= 2 || c->ref_k256)

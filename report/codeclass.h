@@ -21,6 +21,8 @@ struct rp_code_consts {
 		vpaes[RP_CONST_SITES], k256[RP_CONST_SITES], k512[RP_CONST_SITES], chacha[RP_CONST_SITES],
 		k160[RP_CONST_SITES], p256[RP_CONST_SITES], p256_ord[RP_CONST_SITES],
 		poly1305[RP_CONST_SITES], keccak[RP_CONST_SITES];
+	/* CRC folding's constants (not crypto: they tell a CRC's carry-less multiply from GHASH's) */
+	uint64_t crc[RP_CONST_SITES];
 	bool any; /* one of them is in the file: a crypto library, or a program with its own */
 };
 

@@ -695,7 +695,8 @@ def same_in_any_order(path):
 
 def installed(*names):
     for n in names:
-        for d in ("/usr/bin", "/usr/sbin", "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu"):
+        for d in ("/usr/bin", "/usr/sbin", "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+                  "/usr/lib/python3/dist-packages"):
             hits = sorted(glob.glob(os.path.join(d, n)))
             if hits:
                 return hits[0]
@@ -721,7 +722,7 @@ def where_rules_fire():
     lib = installed("libcrypto.so.3")
     if lib:
         cats = {r[1] for r in same_in_any_order(lib)}
-        for c in ("bignum", "ECC P-256", "Curve25519", "X25519", "Poly1305", "ChaCha20"):
+        for c in ("bignum", "ECC P-256", "Curve25519", "X25519", "Poly1305", "ChaCha20", "GHASH"):
             check(c in cats, f"libcrypto: {c} code is named ({sorted(cats)})")
         check("sntrup761" not in cats and "ML-KEM" not in cats,
               "libcrypto: no sntrup761, no ML-KEM (3.0 has none; 3.5's: the libcrypto suite)")
@@ -729,14 +730,20 @@ def where_rules_fire():
     # elsewhere: none of those
     for name, banned in (("libc.so.6", None), ("libstdc++.so.6", None), ("libperl.so.5*", None),
                          ("bash", None), ("libgnutls.so.30", PUBLIC_KEY),
-                         ("libgcrypt.so.20", PUBLIC_KEY - {"bignum"}), ("python3", PUBLIC_KEY)):
+                         ("libgcrypt.so.20", PUBLIC_KEY - {"bignum"}), ("python3", PUBLIC_KEY),
+                         # CRC by carry-less multiply is no GHASH (xz's CRC64, libdeflate's and
+                         # borg's CRC32, cksum's; libgcrypt's CRC32 and OpenPGP CRC24: its GHASH
+                         # functions are checked in libcrypto's way above, by the gcm case)
+                         ("liblzma.so.5", {"GHASH"}), ("libdeflate.so.0", {"GHASH"}), ("cksum", {"GHASH"}),
+                         ("borg/algorithms/checksums.cpython-3*.so", {"GHASH"})):
         path = installed(name)
         if not path:
             print(f"skip {name}: not installed")
             continue
         rows = codescan(os.path.realpath(path))
         bad = [r for r in rows if banned is None or r[1] in banned]
-        check(not bad, f"{name}: no {'crypto' if banned is None else 'public-key'} category "
+        what = "crypto" if banned is None else "GHASH" if banned == {"GHASH"} else "public-key"
+        check(not bad, f"{name}: no {what} category "
               f"({[(hex(r[0]), r[1], r[2]) for r in bad[:5]]})")
 
 
