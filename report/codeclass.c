@@ -92,10 +92,9 @@ void rp_code_consts_find(const struct rp_codefile *f, struct rp_code_consts *k)
 	 * tell it apart: CRC32's reflected polynomial (and Chromium's crc_fold variant of it), its
 	 * first fold constant, CRC32C's polynomial, CRC64's (ECMA, reflected and not: xz),
 	 * coreutils cksum's 0xE8A45605, and OpenPGP's CRC24 as libgcrypt folds it (0x864cfb << 8) */
-	static const uint64_t crc_consts[] = { 0x1DB710641ull, 0x1DB710640ull,
-					       0x154442BD4ull, 0x105EC76F1ull,
-					       0x92D8AF2BAF0E1E85ull, 0x42F0E1EBA9EA3693ull,
-					       0xE8A45605ull, 0x1864CFB00ull };
+	static const uint64_t crc_consts[] = { 0x1DB710641ull, 0x1DB710640ull,        0x154442BD4ull,
+					       0x105EC76F1ull, 0x92D8AF2BAF0E1E85ull, 0x42F0E1EBA9EA3693ull,
+					       0xE8A45605ull,  0x1864CFB00ull };
 	unsigned ncrc = 0;
 	memset(k->crc, 0, sizeof(k->crc));
 	for (size_t i = 0; i < sizeof(crc_consts) / sizeof(crc_consts[0]); i++) {
