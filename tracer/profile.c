@@ -89,10 +89,18 @@ struct image { /* a process between two execs */
 	bool current;            /* the pid's live image */
 };
 
-struct count {
+/* Samples by (image, file, offset, time bin): the profile's counts (bin 0) and its timeline are
+ * two tables of these, open-addressed, at most half full. */
+struct tally {
 	uint32_t image, file;
 	uint64_t off;
+	uint32_t bin;
 	uint64_t n; /* 0: free slot */
+};
+
+struct tallies {
+	struct tally *t;
+	size_t cap, used;
 };
 
 /* A file's unwind tables, opened at its first frame. */
@@ -123,18 +131,10 @@ struct stack {
 /* entries per PROFILE_TIME record: 16 bytes each, with the module's path, under CT_MAX_PAYLOAD */
 #define TL_RECORD_ENTRIES 64512u
 
-struct tl_count {
-	uint32_t image, file;
-	uint64_t off;
-	uint32_t bin;
-	uint32_t n; /* 0: free slot */
-};
-
 struct timeline {
 	uint64_t start_ns; /* CLOCK_MONOTONIC of bin 0: the first sample's */
 	uint64_t bin_ns;
-	struct tl_count *c;
-	size_t cap, used;
+	struct tallies c;
 	uint64_t left_out; /* samples past the widest bins' room */
 };
 
@@ -154,8 +154,7 @@ struct ct_profiler {
 	size_t nframes, frames_cap;
 	struct image *images;
 	size_t nimages, images_cap;
-	struct count *counts;
-	size_t counts_cap, ncounts;
+	struct tallies counts; /* bin 0: the whole run */
 	struct timeline tl;
 	uint64_t lost;
 	pthread_t thread;
@@ -284,40 +283,55 @@ static uint64_t hash_key(uint32_t image, uint32_t file, uint64_t off)
 	return h ^ (h >> 29);
 }
 
-static bool counts_grow(struct ct_profiler *p)
+static size_t tally_slot(const struct tally *t, size_t cap, uint32_t image, uint32_t file, uint64_t off,
+			 uint32_t bin)
 {
-	size_t cap = p->counts_cap ? 2 * p->counts_cap : 4096;
-	struct count *c = calloc(cap, sizeof(*c));
-	if (!c)
+	size_t j = (hash_key(image, file, off) ^ bin * 0x9e3779b97f4a7c15ull) & (cap - 1);
+	while (t[j].n && !(t[j].image == image && t[j].file == file && t[j].off == off && t[j].bin == bin))
+		j = (j + 1) & (cap - 1);
+	return j;
+}
+
+/* Rebuilds the table at cap slots with bins 2^shift times wider (merging what falls together). */
+static bool tallies_rebuild(struct tallies *ts, size_t cap, unsigned shift)
+{
+	struct tally *t = calloc(cap, sizeof(*t));
+	if (!t)
 		return false;
-	for (size_t i = 0; i < p->counts_cap; i++) {
-		struct count *o = &p->counts[i];
-		if (!o->n)
+	size_t used = 0;
+	for (size_t i = 0; i < ts->cap; i++) {
+		struct tally o = ts->t[i];
+		if (!o.n)
 			continue;
-		size_t j = hash_key(o->image, o->file, o->off) & (cap - 1);
-		while (c[j].n)
-			j = (j + 1) & (cap - 1);
-		c[j] = *o;
+		o.bin >>= shift;
+		size_t j = tally_slot(t, cap, o.image, o.file, o.off, o.bin);
+		if (!t[j].n) {
+			t[j] = o;
+			used++;
+		} else {
+			t[j].n += o.n;
+		}
 	}
-	free(p->counts);
-	p->counts = c;
-	p->counts_cap = cap;
+	free(ts->t);
+	*ts = (struct tallies){ t, cap, used };
 	return true;
 }
 
-static void count_sample(struct ct_profiler *p, uint32_t image, uint32_t file, uint64_t off)
+/* One more sample for the key; false when the table would need more than max_cap slots (or
+ * memory ran out): the sample is not counted. */
+static bool tallies_add(struct tallies *ts, uint32_t image, uint32_t file, uint64_t off, uint32_t bin,
+			size_t max_cap)
 {
-	if (p->ncounts * 2 >= p->counts_cap && !counts_grow(p))
-		return;
-	size_t j = hash_key(image, file, off) & (p->counts_cap - 1);
-	while (p->counts[j].n &&
-	       !(p->counts[j].image == image && p->counts[j].file == file && p->counts[j].off == off))
-		j = (j + 1) & (p->counts_cap - 1);
-	if (!p->counts[j].n) {
-		p->counts[j] = (struct count){ image, file, off, 0 };
-		p->ncounts++;
+	if (ts->used * 2 >= ts->cap &&
+	    ((ts->cap && 2 * ts->cap > max_cap) || !tallies_rebuild(ts, ts->cap ? 2 * ts->cap : 4096, 0)))
+		return false;
+	size_t j = tally_slot(ts->t, ts->cap, image, file, off, bin);
+	if (!ts->t[j].n) {
+		ts->t[j] = (struct tally){ .image = image, .file = file, .off = off, .bin = bin };
+		ts->used++;
 	}
-	p->counts[j].n++;
+	ts->t[j].n++;
+	return true;
 }
 
 /* ---- the call stacks --------------------------------------------------------------------- */
@@ -524,63 +538,20 @@ static bool sample_stack(const struct ct_profiler *p, const uint8_t *r, size_t l
 
 /* ---- the timeline ------------------------------------------------------------------------ */
 
-static size_t tl_slot(const struct tl_count *c, size_t cap, uint32_t image, uint32_t file, uint64_t off,
-		      uint32_t bin)
-{
-	size_t j = (hash_key(image, file, off) ^ bin * 0x9e3779b97f4a7c15ull) & (cap - 1);
-	while (c[j].n && !(c[j].image == image && c[j].file == file && c[j].off == off && c[j].bin == bin))
-		j = (j + 1) & (cap - 1);
-	return j;
-}
-
-/* Rebuilds the table at cap slots with bins `shift` times wider (merging what falls together). */
-static bool tl_rebuild(struct timeline *t, size_t cap, unsigned shift)
-{
-	struct tl_count *c = calloc(cap, sizeof(*c));
-	if (!c)
-		return false;
-	size_t used = 0;
-	for (size_t i = 0; i < t->cap; i++) {
-		struct tl_count o = t->c[i];
-		if (!o.n)
-			continue;
-		o.bin >>= shift;
-		size_t j = tl_slot(c, cap, o.image, o.file, o.off, o.bin);
-		if (!c[j].n) {
-			c[j] = o;
-			used++;
-		} else
-			c[j].n += o.n;
-	}
-	free(t->c);
-	t->c = c;
-	t->cap = cap;
-	t->used = used;
-	t->bin_ns <<= shift;
-	return true;
-}
-
 static void tl_add(struct timeline *t, uint32_t image, uint32_t file, uint64_t off, uint64_t ns)
 {
 	if (!t->bin_ns) {
 		t->start_ns = ns;
 		t->bin_ns = TL_BIN_NS;
 	}
-	while (t->used + 1 >= TL_MAX_ENTRIES && t->bin_ns < TL_BIN_MAX_NS)
-		if (!tl_rebuild(t, t->cap, 1))
+	while (t->c.used + 1 >= TL_MAX_ENTRIES && t->bin_ns < TL_BIN_MAX_NS) {
+		if (!tallies_rebuild(&t->c, t->c.cap, 1))
 			break;
-	if (t->used * 2 >= t->cap &&
-	    (t->cap >= 2 * TL_MAX_ENTRIES || !tl_rebuild(t, t->cap ? 2 * t->cap : 4096, 0))) {
-		t->left_out++;
-		return;
+		t->bin_ns <<= 1;
 	}
 	uint32_t bin = (uint32_t)((ns > t->start_ns ? ns - t->start_ns : 0) / t->bin_ns);
-	size_t j = tl_slot(t->c, t->cap, image, file, off, bin);
-	if (!t->c[j].n) {
-		t->c[j] = (struct tl_count){ image, file, off, bin, 0 };
-		t->used++;
-	}
-	t->c[j].n++;
+	if (!tallies_add(&t->c, image, file, off, bin, 2 * TL_MAX_ENTRIES))
+		t->left_out++;
 }
 
 /* One image's timeline of one file into fd, in records of at most `room` entries. */
@@ -595,13 +566,14 @@ static bool tl_write(const struct ct_profiler *p, const struct timeline *t, uint
 				       .module = ct_str_from(p->files[file]) };
 	bool ok = true;
 	uint32_t k = 0;
-	for (size_t i = 0; ok && i <= t->cap; i++) {
-		if (i < t->cap && t->c[i].n && t->c[i].image == image && t->c[i].file == file) {
-			bins[k] = t->c[i].bin;
-			offs[k] = t->c[i].off;
-			cnts[k++] = t->c[i].n;
+	for (size_t i = 0; ok && i <= t->c.cap; i++) {
+		const struct tally *c = i < t->c.cap ? &t->c.t[i] : NULL;
+		if (c && c->n && c->image == image && c->file == file) {
+			bins[k] = c->bin;
+			offs[k] = c->off;
+			cnts[k++] = c->n > UINT32_MAX ? UINT32_MAX : (uint32_t)c->n;
 		}
-		if (k && (k == room || i == t->cap)) {
+		if (k && (k == room || i == t->c.cap)) {
 			size_t n = ct_encode_profile_time(buf, cap, &rec, bins, offs, cnts, k);
 			ok = n && ct_write_all(fd, buf, n);
 			k = 0;
@@ -641,7 +613,7 @@ static void on_sample(struct ct_profiler *p, const uint8_t *r, size_t len)
 	}
 	im->samples++;
 	uint64_t off = ip - m->start + m->pgoff;
-	count_sample(p, (uint32_t)(im - p->images), m->file, off);
+	tallies_add(&p->counts, (uint32_t)(im - p->images), m->file, off, 0, SIZE_MAX);
 	tl_add(&p->tl, (uint32_t)(im - p->images), m->file, off, t);
 	struct ct_unwind_frame frames[MAX_FRAMES];
 	struct ct_unwind_regs regs;
@@ -809,8 +781,8 @@ static void profiler_free(struct ct_profiler *p)
 	for (size_t i = 0; i < p->nimages; i++)
 		free(p->images[i].maps);
 	free(p->images);
-	free(p->counts);
-	free(p->tl.c);
+	free(p->counts.t);
+	free(p->tl.c.t);
 	free(p);
 }
 
@@ -1155,8 +1127,8 @@ static bool write_image(struct ct_profiler *p, uint32_t image, int fd, uint8_t *
 	for (uint32_t f = 0; ok && f < p->nfiles; f++) {
 		uint32_t k = 0;
 		uint64_t total = 0;
-		for (size_t i = 0; i < p->counts_cap && k < MAX_ENTRIES_PER_MODULE; i++) {
-			const struct count *c = &p->counts[i];
+		for (size_t i = 0; i < p->counts.cap && k < MAX_ENTRIES_PER_MODULE; i++) {
+			const struct tally *c = &p->counts.t[i];
 			if (c->n && c->image == image && c->file == f) {
 				offs[k] = c->off;
 				cnts[k++] = c->n > UINT32_MAX ? UINT32_MAX : (uint32_t)c->n;
