@@ -133,10 +133,9 @@ uint64_t ct_lat_bucket_low(unsigned b)
 const char *ct_api_name(unsigned api)
 {
 	static const char *const names[] = {
-		[CT_API_EVP] = "evp",
-		[CT_API_AES] = "aes",
-		[CT_API_CRYPTODEV] = "cryptodev",
-		[CT_API_AFALG] = "afalg",
+		[CT_API_EVP] = "evp",     [CT_API_AES] = "aes",       [CT_API_CRYPTODEV] = "cryptodev",
+		[CT_API_AFALG] = "afalg", [CT_API_GCRYPT] = "gcrypt", [CT_API_GNUTLS] = "gnutls",
+		[CT_API_TLS] = "tls",     [CT_API_KTLS] = "ktls",
 	};
 	return api < sizeof(names) / sizeof(names[0]) && names[api] ? names[api] : "unknown";
 }
@@ -162,6 +161,11 @@ const char *ct_entry_name(unsigned entry)
 		[CT_ENTRY_AFALG_AIO] = "io_submit",
 		[CT_ENTRY_EVP_MULTIBLOCK] = "EVP ctrl multi-block",
 		[CT_ENTRY_EVP_AEAD] = "EVP_AEAD seal/open",
+		[CT_ENTRY_GCRYPT] = "gcry_cipher_*",
+		[CT_ENTRY_GNUTLS_CIPHER] = "gnutls_cipher_*",
+		[CT_ENTRY_GNUTLS_AEAD] = "gnutls_aead_cipher_*",
+		[CT_ENTRY_TLS_RECORD] = "gnutls_record_*",
+		[CT_ENTRY_KTLS_SOCKET] = "kTLS socket I/O",
 	};
 	return entry < sizeof(names) / sizeof(names[0]) && names[entry] ? names[entry] : "unknown";
 }
@@ -342,6 +346,7 @@ size_t ct_encode_path(uint8_t *buf, size_t cap, const struct ct_path_def *p)
 	w_str(&w, p->cipher);
 	w_str(&w, p->requested);
 	w_str(&w, p->callsite);
+	w_str(&w, p->proto);
 	return w_end(&w, CT_REC_PATH);
 }
 
@@ -735,6 +740,7 @@ static void dec_path(struct rcur *c, struct ct_path_def *p)
 	p->cipher = r_str(c);
 	p->requested = r_str(c);
 	p->callsite = r_str(c);
+	p->proto = r_str(c);
 }
 
 static void r_spans(struct rcur *c, struct ct_size_bucket *sb)

@@ -60,6 +60,11 @@ enum ct_api {
 	CT_API_AES = 2,       /* OpenSSL low-level AES_* API */
 	CT_API_CRYPTODEV = 3, /* /dev/crypto ioctls */
 	CT_API_AFALG = 4,     /* AF_ALG sockets */
+	CT_API_GCRYPT = 5,    /* libgcrypt's cipher API (gcry_cipher_*) */
+	CT_API_GNUTLS = 6,    /* GnuTLS's cipher and AEAD API (gnutls_cipher_*, gnutls_aead_cipher_*) */
+	CT_API_TLS = 7,       /* a TLS library's records (gnutls_record_*): the bytes the program sent and
+			       * received through a session, cipher and protocol in the path */
+	CT_API_KTLS = 8,      /* a socket whose TLS records the kernel encrypts (TCP_ULP "tls") */
 };
 
 enum ct_dir { CT_DIR_UNKNOWN = 0, CT_DIR_ENCRYPT = 1, CT_DIR_DECRYPT = 2 };
@@ -79,6 +84,13 @@ enum ct_entry {
 				      * aes-cbc-hmac-sha ciphers, writes of 64 KiB or more) */
 	CT_ENTRY_EVP_AEAD = 9,       /* BoringSSL's EVP_AEAD_CTX_seal/open (and _scatter/_gather): one
 				      * call per message, nonce, AAD, data and tag together */
+	CT_ENTRY_GCRYPT = 10,        /* gcry_cipher_encrypt/decrypt */
+	CT_ENTRY_GNUTLS_CIPHER = 11, /* gnutls_cipher_encrypt / decrypt (and 2, 3) */
+	CT_ENTRY_GNUTLS_AEAD = 12,   /* gnutls_aead_cipher_encrypt / decrypt (and v2):
+				      * one call per message */
+	CT_ENTRY_TLS_RECORD = 13,    /* gnutls_record_send / recv and their variants */
+	CT_ENTRY_KTLS_SOCKET = 14,   /* send/sendmsg/sendfile/splice/write, recv/recvmsg/read on a kTLS
+				      * socket */
 	CT_ENTRIES
 };
 
@@ -171,6 +183,9 @@ enum ct_end_reason { CT_END_EXIT = 1, CT_END_EXEC = 2, CT_END_SIGNAL = 3 };
 #define CT_PATH_HW_DRIVER (1u << 2)  /* kernel driver is hardware offload */
 #define CT_PATH_CPU_DRIVER (1u << 3) /* kernel driver uses CPU instructions (aesni, ce...) */
 #define CT_PATH_SW_DRIVER (1u << 4)  /* kernel driver is generic software */
+/* The path's calls wait for a peer (TLS records, kTLS sockets): their wall time includes the
+ * network and the other side, so it is not the cipher's cost; their CPU time is. */
+#define CT_PATH_IO_WAIT (1u << 5)
 
 /* A string inside a decoded record: points into the record buffer, not NUL-terminated. */
 struct ct_str {
@@ -211,6 +226,8 @@ struct ct_path_def {
 	struct ct_str cipher;    /* OpenSSL lower-case name: "aes-128-cbc" (kernel paths map to it too) */
 	struct ct_str requested; /* what the program asked for, when it differs: "engine:afalg", "cbc(aes)" */
 	struct ct_str callsite; /* first context-init call site, "module!symbol+0xoff" frames joined by '\n' */
+	struct ct_str proto;    /* the protocol the path's bytes travel in: "TLS1.3" (TLS and kTLS paths);
+				 * empty for a bare cipher */
 };
 
 /*

@@ -145,6 +145,7 @@ struct ct_path_key {
 	const char *impl; /* copied by the registry */
 	const char *cipher;
 	const char *requested; /* may be NULL */
+	const char *proto;     /* may be NULL: "TLS1.3" for TLS and kTLS paths */
 };
 
 /* Finds or creates the path for key; returns its id (< ct_path_capacity()), or CT_NO_PATH when

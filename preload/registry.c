@@ -16,13 +16,14 @@
 #define IMPL_MAX 64
 #define CIPHER_MAX 48
 #define REQ_MAX 64
+#define PROTO_MAX 16
 #define CALLSITE_ARENA (1u << 20)
 #define VARIANT_DIRS 3
 #define VARIANT_ENTRIES CT_ENTRIES /* a variant per entry (enum ct_entry) */
 
 struct path_slot {
 	struct ct_path_key key; /* strings point at the arrays below */
-	char impl[IMPL_MAX], cipher[CIPHER_MAX], requested[REQ_MAX];
+	char impl[IMPL_MAX], cipher[CIPHER_MAX], requested[REQ_MAX], proto[PROTO_MAX];
 	const char *callsite;
 	uint32_t hash;
 };
@@ -91,6 +92,7 @@ static uint32_t key_hash(const struct ct_path_key *k)
 	h = (h ^ k->flags) * 16777619u;
 	h = hash_str(h, k->impl);
 	h = hash_str(h, k->cipher);
+	h = hash_str(h, k->proto);
 	return hash_str(h, k->requested);
 }
 
@@ -103,7 +105,8 @@ static bool key_eq(const struct ct_path_key *a, const struct ct_path_key *b)
 {
 	return a->api == b->api && a->dir == b->dir && a->entry == b->entry && a->route == b->route &&
 	       a->key_bits == b->key_bits && a->flags == b->flags && str_eq(a->impl, b->impl) &&
-	       str_eq(a->cipher, b->cipher) && str_eq(a->requested, b->requested);
+	       str_eq(a->cipher, b->cipher) && str_eq(a->requested, b->requested) &&
+	       str_eq(a->proto, b->proto);
 }
 
 static void copy_str(char *dst, size_t cap, const char *src)
@@ -148,10 +151,12 @@ static uint32_t intern_locked(const struct ct_path_key *key)
 	copy_str(s->impl, sizeof(s->impl), key->impl);
 	copy_str(s->cipher, sizeof(s->cipher), key->cipher);
 	copy_str(s->requested, sizeof(s->requested), key->requested);
+	copy_str(s->proto, sizeof(s->proto), key->proto);
 	s->key = *key;
 	s->key.impl = s->impl;
 	s->key.cipher = s->cipher;
 	s->key.requested = key->requested ? s->requested : NULL;
+	s->key.proto = key->proto ? s->proto : NULL;
 	s->hash = h;
 	s->callsite = NULL;
 	path_entry[n] = key->entry;
@@ -232,6 +237,7 @@ bool ct_path_def_get(uint32_t id, struct ct_path_def *def)
 		.cipher = ct_str_from(s->cipher),
 		.requested = ct_str_from(s->key.requested ? s->requested : NULL),
 		.callsite = ct_str_from(__atomic_load_n(&s->callsite, __ATOMIC_ACQUIRE)),
+		.proto = ct_str_from(s->key.proto ? s->proto : NULL),
 	};
 	return true;
 }

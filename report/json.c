@@ -280,6 +280,7 @@ static void json_path(struct jw *w, const struct rp_model *m, const struct rp_pa
 	j_cstr(w, "entry", ct_entry_name(p->def.entry));
 	j_cstr(w, "route", ct_route_name(p->def.route));
 	j_str(w, "requested", p->def.requested);
+	j_str(w, "proto", p->def.proto);
 	j_u64(w, "flags", p->def.flags);
 	json_path_figures(w, p);
 	j_bool(w, "wall_exact", d->wall_exact);

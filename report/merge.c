@@ -287,7 +287,8 @@ bool rp_same_path_any_entry(const struct ct_path_def *a, const struct ct_path_de
 	 * preload classifies them on it), never a variant of an EVP_CIPHER path of the same cipher */
 	bool aead_a = a->entry == CT_ENTRY_EVP_AEAD, aead_b = b->entry == CT_ENTRY_EVP_AEAD;
 	return a->api == b->api && a->dir == b->dir && a->key_bits == b->key_bits && a->route == b->route &&
-	       aead_a == aead_b && rp_str_eq(a->impl, b->impl) && rp_str_eq(a->cipher, b->cipher);
+	       aead_a == aead_b && rp_str_eq(a->impl, b->impl) && rp_str_eq(a->cipher, b->cipher) &&
+	       rp_str_eq(a->proto, b->proto);
 }
 
 bool rp_same_path(const struct rp_path *a, const struct rp_path *b)

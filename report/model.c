@@ -96,7 +96,8 @@ struct rp_path *rp_proc_path(struct rp_proc *p, uint32_t path_id)
 	struct rp_path *path = &p->paths[p->npaths++];
 	memset(path, 0, sizeof(*path));
 	path->def.path_id = path_id;
-	path->def.impl = path->def.cipher = path->def.requested = path->def.callsite = ct_str_from(NULL);
+	path->def.impl = path->def.cipher = path->def.requested = path->def.callsite = path->def.proto =
+		ct_str_from(NULL);
 	path->st.path_id = path_id;
 	return path;
 }

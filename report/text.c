@@ -139,6 +139,18 @@ static void print_processes(const struct rp_model *m, FILE *out)
 	fputc('\n', out);
 }
 
+/* A path's cipher as the tables show it: with the protocol its bytes travel in, when there is one
+ * ("aes-256-gcm TLS1.3"). */
+static const char *cipher_label(char *buf, size_t cap, const struct rp_path *p)
+{
+	if (p->def.proto.len)
+		snprintf(buf, cap, "%.*s %.*s", (int)p->def.cipher.len, p->def.cipher.p,
+			 (int)p->def.proto.len, p->def.proto.p);
+	else
+		snprintf(buf, cap, "%.*s", (int)p->def.cipher.len, p->def.cipher.p);
+	return buf;
+}
+
 static void print_paths(const struct rp_model *m, FILE *out)
 {
 	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32];
@@ -150,10 +162,12 @@ static void print_paths(const struct rp_model *m, FILE *out)
 		const struct rp_path *p = &m->paths[i];
 		int e = (int)strlen(ct_entry_name(p->def.entry));
 		entry_w = e > entry_w ? e : entry_w;
-		cipher_w = (int)p->def.cipher.len > cipher_w ? (int)p->def.cipher.len : cipher_w;
+		char cb[96];
+		int c = (int)strlen(cipher_label(cb, sizeof(cb), p));
+		cipher_w = c > cipher_w ? c : cipher_w;
 		impl_w = (int)p->def.impl.len > impl_w ? (int)p->def.impl.len : impl_w;
 	}
-	cipher_w = cipher_w > 20 ? 20 : cipher_w;
+	cipher_w = cipher_w > 27 ? 27 : cipher_w;
 	/* fixed: "  " #(2) API(9) DIR(3) CALLS(10) BYTES(9) ERR(4) PROC(4) and 9 separators */
 	int room = WIDTH - (2 + 2 + 9 + 3 + 10 + 9 + 4 + 4 + 9) - entry_w - cipher_w;
 	impl_w = impl_w > room ? room : impl_w;
@@ -162,9 +176,10 @@ static void print_paths(const struct rp_model *m, FILE *out)
 	for (size_t i = 0; i < m->npaths; i++) {
 		const struct rp_path *p = &m->paths[i];
 		int il = (int)p->def.impl.len > impl_w ? impl_w : (int)p->def.impl.len;
-		int cl = (int)p->def.cipher.len > cipher_w ? cipher_w : (int)p->def.cipher.len;
+		char cb[96];
+		const char *cipher = cipher_label(cb, sizeof(cb), p);
 		fprintf(out, "  %-2zu %-9s %-*.*s %-*.*s %-3.3s %-*s %10llu %9s %4llu %4zu\n", i + 1,
-			ct_api_name(p->def.api), impl_w, il, p->def.impl.p, cipher_w, cl, p->def.cipher.p,
+			ct_api_name(p->def.api), impl_w, il, p->def.impl.p, cipher_w, cipher_w, cipher,
 			ct_dir_name(p->def.dir), entry_w, ct_entry_name(p->def.entry),
 			(unsigned long long)p->st.calls, rp_fmt_bytes(b1, sizeof(b1), (double)p->st.bytes),
 			(unsigned long long)p->st.errors, p->pids.n);

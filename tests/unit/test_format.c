@@ -46,6 +46,7 @@ static void build_all_types(struct tg *g)
 		.cipher = ct_str_from("aes-256-cbc"),
 		.requested = ct_str_from("engine:afalg"),
 		.callsite = ct_str_from("libcrypto.so.3!EVP_DecryptUpdate+0x40\nprog!main+0x12"),
+		.proto = ct_str_from("TLS1.3"),
 	};
 	tg_path(g, &p);
 	struct ct_path_stats *s = calloc(1, sizeof(*s));
@@ -156,6 +157,7 @@ static void test_round_trip_every_type(void **state)
 	assert_true(str_is(rec->u.path.impl, "kernel:cbc-aes-generic"));
 	assert_true(str_is(rec->u.path.requested, "engine:afalg"));
 	assert_true(str_is(rec->u.path.callsite, "libcrypto.so.3!EVP_DecryptUpdate+0x40\nprog!main+0x12"));
+	assert_true(str_is(rec->u.path.proto, "TLS1.3"));
 
 	assert_int_equal(ct_reader_next(&r, rec), CT_READ_OK);
 	assert_int_equal(rec->type, CT_REC_STATS);
@@ -689,6 +691,10 @@ static void test_names(void **state)
 	assert_string_equal(ct_api_name(CT_API_AES), "aes");
 	assert_string_equal(ct_api_name(CT_API_CRYPTODEV), "cryptodev");
 	assert_string_equal(ct_api_name(CT_API_AFALG), "afalg");
+	assert_string_equal(ct_api_name(CT_API_GCRYPT), "gcrypt");
+	assert_string_equal(ct_api_name(CT_API_GNUTLS), "gnutls");
+	assert_string_equal(ct_api_name(CT_API_TLS), "tls");
+	assert_string_equal(ct_api_name(CT_API_KTLS), "ktls");
 	assert_string_equal(ct_api_name(99), "unknown");
 	assert_string_equal(ct_dir_name(CT_DIR_DECRYPT), "decrypt");
 	assert_string_equal(ct_route_name(CT_ROUTE_NONE), "");
