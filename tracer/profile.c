@@ -38,6 +38,7 @@
 #include "codefile.h"
 #include "elfimage.h"
 #include "profile.h"
+#include "tallies.h"
 #include "trace_format.h"
 #include "tracer.h"
 #include "unwind.h"
@@ -89,20 +90,6 @@ struct image { /* a process between two execs */
 	bool current;            /* the pid's live image */
 };
 
-/* Samples by (image, file, offset, time bin): the profile's counts (bin 0) and its timeline are
- * two tables of these, open-addressed, at most half full. */
-struct tally {
-	uint32_t image, file;
-	uint64_t off;
-	uint32_t bin;
-	uint64_t n; /* 0: free slot */
-};
-
-struct tallies {
-	struct tally *t;
-	size_t cap, used;
-};
-
 /* A file's unwind tables, opened at its first frame. */
 struct file_cfi {
 	bool tried, ok;
@@ -118,25 +105,8 @@ struct stack {
 	size_t first; /* its frames in stack_frames */
 };
 
-/* ---- the timeline: the same samples by time bin (PROFILE_TIME records) ------------------- */
-
-/* Bins start at TL_BIN_NS; when the table holds TL_MAX_ENTRIES (image, file, offset, bin) counts
- * the bins are widened two-fold and merged, up to TL_BIN_MAX_NS, past which samples are left out
- * of the timeline (still counted in the profile): a few MiB whatever the run's length. 10 ms
- * shows a TLS handshake apart from the transfer; 128 Ki entries hold a minute of 2 CPUs busy at
- * 1 kHz with every sample at its own offset, hours of a hot loop. */
-#define TL_BIN_NS 10000000ull
-#define TL_BIN_MAX_NS 60000000000ull
-#define TL_MAX_ENTRIES (1u << 17)
 /* entries per PROFILE_TIME record: 16 bytes each, with the module's path, under CT_MAX_PAYLOAD */
 #define TL_RECORD_ENTRIES 64512u
-
-struct timeline {
-	uint64_t start_ns; /* CLOCK_MONOTONIC of bin 0: the first sample's */
-	uint64_t bin_ns;
-	struct tallies c;
-	uint64_t left_out; /* samples past the widest bins' room */
-};
 
 struct ct_profiler {
 	struct ring rings[MAX_CPUS];
@@ -275,65 +245,6 @@ static const struct map *find_map(const struct image *im, uint64_t ip)
 	return NULL;
 }
 
-/* ---- the counts -------------------------------------------------------------------------- */
-
-static uint64_t hash_key(uint32_t image, uint32_t file, uint64_t off)
-{
-	uint64_t h = off * 0x9e3779b97f4a7c15ull ^ ((uint64_t)image << 32 | file) * 0xbf58476d1ce4e5b9ull;
-	return h ^ (h >> 29);
-}
-
-static size_t tally_slot(const struct tally *t, size_t cap, uint32_t image, uint32_t file, uint64_t off,
-			 uint32_t bin)
-{
-	size_t j = (hash_key(image, file, off) ^ bin * 0x9e3779b97f4a7c15ull) & (cap - 1);
-	while (t[j].n && !(t[j].image == image && t[j].file == file && t[j].off == off && t[j].bin == bin))
-		j = (j + 1) & (cap - 1);
-	return j;
-}
-
-/* Rebuilds the table at cap slots with bins 2^shift times wider (merging what falls together). */
-static bool tallies_rebuild(struct tallies *ts, size_t cap, unsigned shift)
-{
-	struct tally *t = calloc(cap, sizeof(*t));
-	if (!t)
-		return false;
-	size_t used = 0;
-	for (size_t i = 0; i < ts->cap; i++) {
-		struct tally o = ts->t[i];
-		if (!o.n)
-			continue;
-		o.bin >>= shift;
-		size_t j = tally_slot(t, cap, o.image, o.file, o.off, o.bin);
-		if (!t[j].n) {
-			t[j] = o;
-			used++;
-		} else {
-			t[j].n += o.n;
-		}
-	}
-	free(ts->t);
-	*ts = (struct tallies){ t, cap, used };
-	return true;
-}
-
-/* One more sample for the key; false when the table would need more than max_cap slots (or
- * memory ran out): the sample is not counted. */
-static bool tallies_add(struct tallies *ts, uint32_t image, uint32_t file, uint64_t off, uint32_t bin,
-			size_t max_cap)
-{
-	if (ts->used * 2 >= ts->cap &&
-	    ((ts->cap && 2 * ts->cap > max_cap) || !tallies_rebuild(ts, ts->cap ? 2 * ts->cap : 4096, 0)))
-		return false;
-	size_t j = tally_slot(ts->t, ts->cap, image, file, off, bin);
-	if (!ts->t[j].n) {
-		ts->t[j] = (struct tally){ .image = image, .file = file, .off = off, .bin = bin };
-		ts->used++;
-	}
-	ts->t[j].n++;
-	return true;
-}
-
 /* ---- the call stacks --------------------------------------------------------------------- */
 
 /* .eh_frame by its section header, for a file without .eh_frame_hdr (a static executable: GCC
@@ -427,7 +338,7 @@ static uint64_t hash_stack(uint32_t image, const struct ct_unwind_frame *f, unsi
 {
 	uint64_t h = image * 0x9e3779b97f4a7c15ull + n;
 	for (unsigned i = 0; i < n; i++)
-		h = (h ^ hash_key(image, f[i].file, f[i].off)) * 0xbf58476d1ce4e5b9ull;
+		h = (h ^ ct_tally_hash(image, f[i].file, f[i].off)) * 0xbf58476d1ce4e5b9ull;
 	return h ^ (h >> 31);
 }
 
@@ -538,22 +449,6 @@ static bool sample_stack(const struct ct_profiler *p, const uint8_t *r, size_t l
 
 /* ---- the timeline ------------------------------------------------------------------------ */
 
-static void tl_add(struct timeline *t, uint32_t image, uint32_t file, uint64_t off, uint64_t ns)
-{
-	if (!t->bin_ns) {
-		t->start_ns = ns;
-		t->bin_ns = TL_BIN_NS;
-	}
-	while (t->c.used + 1 >= TL_MAX_ENTRIES && t->bin_ns < TL_BIN_MAX_NS) {
-		if (!tallies_rebuild(&t->c, t->c.cap, 1))
-			break;
-		t->bin_ns <<= 1;
-	}
-	uint32_t bin = (uint32_t)((ns > t->start_ns ? ns - t->start_ns : 0) / t->bin_ns);
-	if (!tallies_add(&t->c, image, file, off, bin, 2 * TL_MAX_ENTRIES))
-		t->left_out++;
-}
-
 /* One image's timeline of one file into fd, in records of at most `room` entries. */
 static bool tl_write(const struct ct_profiler *p, const struct timeline *t, uint32_t image, uint32_t file,
 		     int fd, uint8_t *buf, size_t cap, uint64_t *offs, uint32_t *cnts, size_t room)
@@ -613,8 +508,8 @@ static void on_sample(struct ct_profiler *p, const uint8_t *r, size_t len)
 	}
 	im->samples++;
 	uint64_t off = ip - m->start + m->pgoff;
-	tallies_add(&p->counts, (uint32_t)(im - p->images), m->file, off, 0, SIZE_MAX);
-	tl_add(&p->tl, (uint32_t)(im - p->images), m->file, off, t);
+	ct_tallies_add(&p->counts, (uint32_t)(im - p->images), m->file, off, 0, SIZE_MAX);
+	ct_timeline_add(&p->tl, (uint32_t)(im - p->images), m->file, off, t);
 	struct ct_unwind_frame frames[MAX_FRAMES];
 	struct ct_unwind_regs regs;
 	const uint8_t *stack;
