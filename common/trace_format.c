@@ -596,6 +596,7 @@ size_t ct_encode_profile_time(uint8_t *buf, size_t cap, const struct ct_profile_
 		w_u64(&w, offsets[i]);
 		w_u32(&w, samples[i]);
 	}
+	w_u64(&w, t->left_out);
 	return w_end(&w, CT_REC_PROFILE_TIME);
 }
 
@@ -925,6 +926,7 @@ static void dec_profile_time(struct rcur *c, struct ct_profile_time *t)
 		return;
 	}
 	c->off += (size_t)t->count * CT_PROFILE_TIME_ENTRY_WIRE;
+	t->left_out = r_u64(c);
 }
 
 static void dec_proc(struct rcur *c, struct ct_proc *p)

@@ -333,6 +333,8 @@ struct ct_profile_time {
 	struct ct_str module;   /* the file's path, as in its PROFILE record */
 	uint32_t count;         /* (u32 bin, u64 file offset, u32 samples) follow: ct_profile_time_at */
 	const uint8_t *entries;
+	uint64_t left_out; /* after the entries: samples of the run that the timeline had no room for
+			    * (all images, the same in every record; they are in the PROFILE counts) */
 };
 #define CT_PROFILE_TIME_ENTRY_WIRE 16
 

@@ -365,6 +365,10 @@ static void json_profile(struct jw *w, const struct rp_profile *pr)
 		j_u64(w, "bin_us", bins[0].dur_ns / 1000u);
 		j_u64(w, "samples", ts);
 		j_u64(w, "crypto_samples", tc);
+		uint64_t left_out = 0;
+		for (size_t i = 0; i < pr->ntimes; i++)
+			left_out = pr->times[i].left_out > left_out ? pr->times[i].left_out : left_out;
+		j_u64(w, "left_out_samples", left_out);
 		j_close(w, '}');
 	} else {
 		j_num(w, "timeline", 0, false);

@@ -458,7 +458,8 @@ static bool tl_write(const struct ct_profiler *p, const struct timeline *t, uint
 		return false;
 	struct ct_profile_time rec = { .bin_us = (uint32_t)(t->bin_ns / 1000u),
 				       .start_mono_ns = t->start_ns,
-				       .module = ct_str_from(p->files[file]) };
+				       .module = ct_str_from(p->files[file]),
+				       .left_out = t->left_out };
 	bool ok = true;
 	uint32_t k = 0;
 	for (size_t i = 0; ok && i <= t->c.cap; i++) {

@@ -540,7 +540,8 @@ static void test_profile_time(void **state)
 	tg_init(&g);
 	struct ct_profile_time t = { .bin_us = 20000,
 				     .start_mono_ns = 123456789012ull,
-				     .module = ct_str_from("/usr/lib/x86_64-linux-gnu/libcrypto.so.3") };
+				     .module = ct_str_from("/usr/lib/x86_64-linux-gnu/libcrypto.so.3"),
+				     .left_out = 4242 };
 	const uint32_t bins[3] = { 0, 7, 4000000000u };
 	const uint64_t offs[3] = { 0xe00b0, 0xe00c4, 0x1ffffffffull };
 	const uint32_t cnts[3] = { 1, 250, 3 };
@@ -565,7 +566,18 @@ static void test_profile_time(void **state)
 		assert_true(off == offs[i]);
 		assert_int_equal(cnt, cnts[i]);
 	}
+	assert_int_equal(d->left_out, 4242);
 	assert_int_equal(ct_reader_next(&r, out), CT_READ_EOF);
+	tg_free(&g);
+	/* a record from before left_out was written (its payload ends with the entries) reads as 0 */
+	tg_init(&g);
+	uint8_t old[512];
+	memcpy(old, rec + 8, n - 12 - 8);
+	tg_raw(&g, rec, frame(rec, CT_REC_PROFILE_TIME, old, (uint32_t)(n - 12 - 8)));
+	assert_int_equal(ct_reader_init(&r, g.buf, g.len), CT_READ_OK);
+	assert_int_equal(ct_reader_next(&r, out), CT_READ_OK);
+	assert_int_equal(out->u.profile_time.count, 3);
+	assert_int_equal(out->u.profile_time.left_out, 0);
 	tg_free(&g);
 	/* the count says 4 entries, the payload holds 3 */
 	tg_init(&g);

@@ -141,8 +141,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_counts_grow_exact),    cmocka_unit_test(test_counts_cap),
 		cmocka_unit_test(test_timeline_widens),      cmocka_unit_test(test_timeline_distinct_offsets),
-		cmocka_unit_test(test_timeline_merges_bins),
-		cmocka_unit_test(test_timeline_left_out),
+		cmocka_unit_test(test_timeline_merges_bins), cmocka_unit_test(test_timeline_left_out),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
