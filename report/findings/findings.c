@@ -44,7 +44,7 @@ void rp_finding_cat(char *buf, size_t cap, const char *fmt, ...)
 
 bool rp_path_in_process(const struct rp_path *p)
 {
-	return p->def.api == CT_API_EVP || p->def.api == CT_API_AES;
+	return p->def.api == CT_API_EVP || p->def.api == CT_API_AES || p->def.api == CT_API_GCRYPT;
 }
 
 bool rp_path_reached_kernel(const struct rp_path *p)

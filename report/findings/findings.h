@@ -28,7 +28,8 @@ void rp_finding_cat(char *buf, size_t cap, const char *fmt, ...) __attribute__((
 
 /* ---- findings.c: where a path's work ran, what a failed event means, the CPU's AES bound */
 
-/* Work the program asked of libcrypto: EVP or the low-level AES_* API. */
+/* Work the program asked of a library in its own process: libcrypto's EVP or low-level AES_*
+ * API, or libgcrypt's cipher API. */
 bool rp_path_in_process(const struct rp_path *p);
 /* Work that went through a kernel interface into the kernel: /dev/crypto or AF_ALG requests
  * that a route served in-process (emulation, route:aesni) never reached it. */
