@@ -20,6 +20,11 @@
  *       aes-128-xts, aes-256-cfb. Prints one JSON object: iterations, bytes, the batches and the
  *       mean of those no preemption stretched (robust_batch_ns), as examples/selftimed does.
  *
+ *   gcrypt_bench failures
+ *       Two calls libgcrypt refuses, as a program's mistakes: 100 bytes of AES-256-CBC (not
+ *       whole blocks), then a 15-byte key (Invalid key length); prints
+ *       libgcrypt's words for each and exits 0 when both were refused.
+ *
  * Keys and IVs are fixed test values (tests/gcrypt registers them with the secrets scan).
  */
 #include <gcrypt.h>
@@ -279,6 +284,20 @@ static int tight(const struct cipher *c, size_t size, int decrypt, int reiv, dou
 	return failed ? 1 : 0;
 }
 
+static int failures(void)
+{
+	const struct cipher *c = cipher_by_name("aes-256-cbc");
+	gcry_cipher_hd_t h = open_keyed(c);
+	unsigned char key[64], buf[100] = { 0 };
+	test_key(key, sizeof(key));
+	gcry_error_t bad_len = gcry_cipher_encrypt(h, buf, sizeof(buf), NULL, 0);
+	gcry_error_t bad_key = gcry_cipher_setkey(h, key, 15);
+	printf("setkey(15 bytes): %s\nencrypt(100 bytes): %s\n", gcry_strerror(bad_key),
+	       gcry_strerror(bad_len));
+	gcry_cipher_close(h);
+	return bad_key && bad_len ? 0 : 1;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
@@ -309,6 +328,8 @@ int main(int argc, char **argv)
 	gcry_control(GCRYCTL_INITIALIZATION_FINISHED, 0);
 	if (optind < argc && !strcmp(argv[optind], "benchmark") && optind + 1 == argc)
 		return benchmark();
+	if (optind < argc && !strcmp(argv[optind], "failures") && optind + 1 == argc)
+		return failures();
 	if (optind + 3 == argc && !strcmp(argv[optind], "tight")) {
 		const struct cipher *c = cipher_by_name(argv[optind + 1]);
 		char *end;

@@ -68,7 +68,7 @@ bool rp_event_failed(const struct ct_event *e)
 bool rp_offload_call_failed(const struct ct_event *e)
 {
 	return e->kind == CT_EV_CALL_FAILED && !rp_str_starts(e->call, "EVP_") &&
-	       !rp_str_starts(e->call, "AES_");
+	       !rp_str_starts(e->call, "AES_") && !rp_str_starts(e->call, "gcry_");
 }
 
 /* The launcher measures the bound before the program starts (header); a bare LD_PRELOAD run may
