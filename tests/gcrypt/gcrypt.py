@@ -57,6 +57,9 @@ def phases(paths):
 
 def check_bench(doc, rows, hwf, tag):
     print(ctlib.describe_paths(doc))
+    undirected = [p["cipher"] for p in gcrypt_paths(doc) if p["dir"] not in ("encrypt", "decrypt")]
+    check(not undirected, f"{tag}: a handle's set-ups before its first data call are folded into the "
+          f"path that did the work, not a path of their own ({undirected})")
     for r in rows:
         name = f"{tag}: {r['cipher']} {r['dir']}"
         ps = [p for p in gcrypt_paths(doc, r["cipher"]) if p["dir"] == r["dir"]]

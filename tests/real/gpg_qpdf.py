@@ -9,7 +9,8 @@ For qpdf the report must name the library that did the work (GnuTLS), say cryptr
 hook it, and keep it at info with nothing to change: a distribution's program doing its own
 crypto is not a defect. No warning, no error; the outputs decrypt.
 With the CPU profile at 4 kHz, gpg --symmetric --cipher-algo AES256 on 32 MiB (not compressed):
-the profile names libgcrypt's AES code, AES-NI or VAES on a CPU with AES; and with intel-aesni
+the profile names libgcrypt's AES code, AES-NI or VAES on a CPU with AES, and agrees with the
+hooked calls' time (the report's hooks_check); and with intel-aesni
 in /etc/gcrypt/hwf.deny (libgcrypt's only switch for its hardware features, written in a private
 mount namespace over an overlay of /etc, so that nothing else on the machine sees it): its
 software AES (vpaes, SSSE3), and software-aes names libgcrypt and hwf.deny's fix."""
@@ -76,6 +77,10 @@ def gcrypt_aes(doc, tag):
     aes = [i for i in prof["items"] if i["category"] == "AES" and i["module"].startswith("libgcrypt.so.20")]
     print(f"{tag}: {prof['samples']} samples; AES in libgcrypt: "
           f"{[(i['impl'], i['function'], i['samples']) for i in aes]}")
+    # the hooked gcry_cipher_* calls' CPU against the profile's libgcrypt cipher code
+    hc = prof.get("hooks_check")
+    check(hc and hc["agree"] and hc["hooked_module"] == "libgcrypt",
+          f"{tag}: the hooks and the profile agree on libgcrypt's cipher calls ({hc})")
     return prof, aes
 
 
