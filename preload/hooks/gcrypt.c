@@ -248,7 +248,7 @@ static struct ct_counters *call_begin(struct ct_thread *t, gcry_cipher_hd_t h, u
 static gcry_error_t call_end(struct ct_thread *t, struct ct_counters *c, uint32_t id, struct ct_timed *tm,
 			     const char *call, gcry_error_t r, const char *what)
 {
-	if (c)
+	if (c && tm->what)
 		ct_timed_end(t, tm);
 	if (CT_UNLIKELY(r)) {
 		if (c)
@@ -269,46 +269,158 @@ static gcry_error_t call_end(struct ct_thread *t, struct ct_counters *c, uint32_
 
 typedef gcry_error_t (*crypt_fn)(gcry_cipher_hd_t, void *, size_t, const void *, size_t);
 
-/* encrypt and decrypt: in place (in NULL) works on outsize bytes, else on inlen. */
-static gcry_error_t crypt_hook(crypt_fn real, const char *call, uint8_t dir, gcry_cipher_hd_t h, void *out,
-			       size_t outsize, const void *in, size_t inlen)
+/* The fast path's cache key of a data request (internal.h's ct_hot_enter): its bytes and its
+ * direction, in bits no EVP key sets (evp_data.c's use up to bit 42), so that neither family's
+ * cached request ever matches the other's. */
+#define HOT_KEY_ENCRYPT (1ull << 43)
+#define HOT_KEY_DECRYPT (1ull << 44)
+
+static inline uint64_t hot_key(uint8_t dir, uint64_t bytes)
+{
+	return bytes | (dir == CT_DIR_ENCRYPT ? HOT_KEY_ENCRYPT : HOT_KEY_DECRYPT);
+}
+
+/* One data call: the real function and the call's arguments. */
+struct crypt_call {
+	crypt_fn real;
+	const char *name;
+	uint8_t dir;
+	gcry_cipher_hd_t h;
+	void *out;
+	size_t outsize;
+	const void *in;
+	size_t inlen;
+	uint64_t bytes; /* in place (in NULL): outsize bytes, else inlen */
+};
+
+static gcry_error_t crypt_run(const struct crypt_call *k)
+{
+	return k->real(k->h, k->out, k->outsize, k->in, k->inlen);
+}
+
+/* A failed data call: counted on its path, an event with its call site. */
+static __attribute__((noinline)) gcry_error_t crypt_failed(struct ct_thread *t, struct ct_counters *c,
+							   uint32_t id, const struct crypt_call *k,
+							   gcry_error_t r)
+{
+	char what[64];
+	struct ct_timed none = { .what = 0 };
+	snprintf(what, sizeof(what), "len=%llu outsize=%llu", (unsigned long long)k->bytes,
+		 (unsigned long long)k->outsize);
+	return call_end(t, c, id, &none, k->name, r, what);
+}
+
+/* A call counted in cell ci of c that is due to be timed (a probe, or a span's end). */
+static __attribute__((noinline)) gcry_error_t
+crypt_timed(struct ct_thread *t, struct ct_counters *c, uint32_t id, unsigned ci, const struct crypt_call *k)
+{
+	struct ct_timed tm;
+	ct_timed_begin(t, &tm, c, id, ci, k->bytes);
+	gcry_error_t r = crypt_run(k);
+	ct_timed_end(t, &tm);
+	if (CT_UNLIKELY(r))
+		return crypt_failed(t, c, id, k, r);
+	ct_leave_fast(t, CT_FAM_GCRYPT);
+	return r;
+}
+
+/* Everything the fast path does not take: another handle, length or direction, the first call,
+ * a nested call (passed through), a thread without state yet. Counts the call, caches the handle
+ * and the request for the next call. */
+static __attribute__((noinline)) gcry_error_t crypt_slow(const struct crypt_call *k)
 {
 	struct ct_thread *t = ct_thread_fast();
 	if (!t || !ct_enter_fast(t, CT_FAM_GCRYPT))
-		return real(h, out, outsize, in, inlen);
-	uint64_t bytes = in ? inlen : outsize;
-	struct ct_timed tm;
-	uint32_t id;
-	struct ct_counters *c = call_begin(t, h, dir, ct_cell_of_size(bytes), bytes, &id, &tm);
-	gcry_error_t r = real(h, out, outsize, in, inlen);
-	if (CT_LIKELY(!r)) { /* the usual end, without call_end's arguments */
-		if (c)
-			ct_timed_end(t, &tm);
+		return crypt_run(k);
+	uint32_t gen = atomic_load_explicit(&ct_ctxmap_gen, memory_order_relaxed);
+	uint32_t id = handle_path(t, k->h, k->dir);
+	if (CT_UNLIKELY(id == CT_NO_PATH)) { /* a handle never seen opened: passed through uncounted */
+		atomic_fetch_add_explicit(&ct_g.hooked_calls_slow, 1, memory_order_relaxed);
+		gcry_error_t r = crypt_run(k);
 		ct_leave_fast(t, CT_FAM_GCRYPT);
 		return r;
 	}
-	char what[64];
-	snprintf(what, sizeof(what), "len=%llu outsize=%llu", (unsigned long long)bytes,
-		 (unsigned long long)outsize);
-	return call_end(t, c, id, &tm, call, r, what);
+	uint32_t g = ct_guard_all(t);
+	struct ct_counters *c = ct_counters_of(t, id);
+	/* handle_path may have moved the handle to this direction: cache under the newest generation */
+	if (c && ct_ctxmap_get(k->h) == id)
+		gen = atomic_load_explicit(&ct_ctxmap_gen, memory_order_relaxed);
+	ct_guard_restore(t, g);
+	if (CT_UNLIKELY(!c)) {
+		gcry_error_t r = crypt_run(k);
+		ct_leave_fast(t, CT_FAM_GCRYPT);
+		return r;
+	}
+	const unsigned ci = ct_cell_of_size(k->bytes);
+	ct_hot_cache_ctx(t, k->h, CT_ENTRY_GCRYPT, c, id, gen);
+	bool timed = ct_tick(t, c, ci, k->bytes);
+	if (k->bytes < ct_sample_all_bytes)
+		ct_hot_cache_len(t, hot_key(k->dir, k->bytes), k->bytes, ci);
+	if (CT_UNLIKELY(timed))
+		return crypt_timed(t, c, id, ci, k);
+	gcry_error_t r = crypt_run(k);
+	if (CT_UNLIKELY(r))
+		return crypt_failed(t, c, id, k, r);
+	ct_leave_fast(t, CT_FAM_GCRYPT);
+	return r;
+}
+
+/* The fast path's way out: to the slow path, or to a sample on the cached cell. */
+static __attribute__((noinline)) gcry_error_t crypt_other(enum ct_hot how, const struct crypt_call *k)
+{
+	struct ct_thread *t = ct_tls_thread;
+	if (how == CT_HOT_SAMPLED)
+		return crypt_timed(t, t->hot_c, t->hot_path, t->hot_ci, k);
+	return crypt_slow(k);
+}
+
+/* encrypt and decrypt: the handle and request this thread used last are counted in their cached
+ * cell and run (ct_hot_enter, as EVP's data calls); everything else takes crypt_other. */
+static inline __attribute__((always_inline)) gcry_error_t crypt_hook(const struct crypt_call *k)
+{
+	struct ct_thread *t = ct_tls_thread;
+	enum ct_hot how = ct_hot_enter(t, CT_FAM_GCRYPT, k->h, hot_key(k->dir, k->bytes));
+	if (CT_UNLIKELY(how != CT_HOT_RUN))
+		return crypt_other(how, k);
+	gcry_error_t r = crypt_run(k);
+	if (CT_UNLIKELY(r))
+		return crypt_failed(t, t->hot_c, t->hot_path, k, r);
+	ct_leave_fast(t, CT_FAM_GCRYPT);
+	return r;
 }
 
 CT_EXPORT gcry_error_t gcry_cipher_encrypt(gcry_cipher_hd_t h, void *out, size_t outsize, const void *in,
 					   size_t inlen)
 {
-	crypt_fn real = CT_REAL(gcry_cipher_encrypt);
-	if (CT_UNLIKELY(!real))
+	struct crypt_call k = { CT_REAL(gcry_cipher_encrypt),
+				"gcry_cipher_encrypt",
+				CT_DIR_ENCRYPT,
+				h,
+				out,
+				outsize,
+				in,
+				inlen,
+				in ? inlen : outsize };
+	if (CT_UNLIKELY(!k.real))
 		NO_REAL();
-	return crypt_hook(real, "gcry_cipher_encrypt", CT_DIR_ENCRYPT, h, out, outsize, in, inlen);
+	return crypt_hook(&k);
 }
 
 CT_EXPORT gcry_error_t gcry_cipher_decrypt(gcry_cipher_hd_t h, void *out, size_t outsize, const void *in,
 					   size_t inlen)
 {
-	crypt_fn real = CT_REAL(gcry_cipher_decrypt);
-	if (CT_UNLIKELY(!real))
+	struct crypt_call k = { CT_REAL(gcry_cipher_decrypt),
+				"gcry_cipher_decrypt",
+				CT_DIR_DECRYPT,
+				h,
+				out,
+				outsize,
+				in,
+				inlen,
+				in ? inlen : outsize };
+	if (CT_UNLIKELY(!k.real))
 		NO_REAL();
-	return crypt_hook(real, "gcry_cipher_decrypt", CT_DIR_DECRYPT, h, out, outsize, in, inlen);
+	return crypt_hook(&k);
 }
 
 /* A phase call (set-key, IV, counter, AAD, tag, final) on the handle's current path. */
