@@ -36,6 +36,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "batches.h"
+
 static uint64_t now_ns(clockid_t clk)
 {
 	struct timespec ts;
@@ -215,12 +217,6 @@ static int benchmark(void)
 
 /* ---- tight ----------------------------------------------------------------------------------- */
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 static int tight(const struct cipher *c, size_t size, int decrypt, int reiv, double seconds)
 {
 	gcry_cipher_hd_t h = open_keyed(c);
@@ -230,57 +226,38 @@ static int tight(const struct cipher *c, size_t size, int decrypt, int reiv, dou
 	if (!buf ||
 	    (c->mode == GCRY_CIPHER_MODE_CTR ? gcry_cipher_setctr(h, iv, 16) : gcry_cipher_setiv(h, iv, 16)))
 		return 1;
-	int batch = 16, sized = 0;
-	size_t cap = 1 << 16, nb = 0;
-	uint64_t *per_batch = malloc(cap * sizeof(*per_batch));
+	struct batches bt;
+	batches_init(&bt);
 	uint64_t calls = 0, bytes = 0, ivs = 0, wall = 0, failed = 0;
 	const uint64_t run0 = now_ns(CLOCK_MONOTONIC), deadline = run0 + (uint64_t)(seconds * 1e9);
-	while (now_ns(CLOCK_MONOTONIC) < deadline && per_batch) {
+	while (now_ns(CLOCK_MONOTONIC) < deadline && bt.ns) {
 		uint64_t w0 = now_ns(CLOCK_MONOTONIC);
-		for (int i = 0; i < batch; i++) {
+		for (int i = 0; i < bt.size; i++) {
 			if (reiv)
 				failed += gcry_cipher_setiv(h, iv, 16) != 0;
 			failed += (decrypt ? gcry_cipher_decrypt(h, buf, size, NULL, 0)
 					   : gcry_cipher_encrypt(h, buf, size, NULL, 0)) != 0;
 		}
 		uint64_t w1 = now_ns(CLOCK_MONOTONIC);
-		calls += (uint64_t)batch;
-		ivs += reiv ? (uint64_t)batch : 0;
-		bytes += (uint64_t)batch * size;
+		calls += (uint64_t)bt.size;
+		ivs += reiv ? (uint64_t)bt.size : 0;
+		bytes += (uint64_t)bt.size * size;
 		wall += w1 - w0;
-		if (nb == cap) {
-			cap *= 2;
-			per_batch = realloc(per_batch, cap * sizeof(*per_batch));
-		}
-		if (per_batch)
-			per_batch[nb++] = w1 - w0;
-		if (sized < 2) { /* two warm-up batches of 16; the second sizes the others to ~1 ms */
-			uint64_t each = (w1 - w0) / 16 ? (w1 - w0) / 16 : 1;
-			if (++sized == 2)
-				batch = 1000000 / each > 4096 ? 4096
-					: 1000000 / each < 1  ? 1
-							      : (int)(1000000 / each);
-			nb = 0;
-		}
+		batches_add(&bt, w1 - w0);
 	}
-	if (!per_batch || !nb)
+	uint64_t median, robust;
+	if (!batches_summary(&bt, &median, &robust))
 		return 1;
-	qsort(per_batch, nb, sizeof(*per_batch), cmp_u64);
-	/* the batches' mean without those a preemption stretched (over twice the median) */
-	uint64_t kept = 0, kept_ns = 0;
-	for (size_t i = 0; i < nb && per_batch[i] <= 2 * per_batch[nb / 2]; i++, kept++)
-		kept_ns += per_batch[i];
 	printf("{\"mode\": \"tight\", \"cipher\": \"%s\", \"size\": %zu, \"decrypt\": %s, \"iterations\": %llu, "
 	       "\"bytes\": %llu, \"iv_setups\": %llu, \"batches\": %zu, \"batch_iterations\": %d, "
 	       "\"crypto_wall_ns\": %llu, \"median_batch_ns\": %llu, \"robust_batch_ns\": %llu, "
 	       "\"failed\": %llu}\n",
 	       c->name, size, decrypt ? "true" : "false", (unsigned long long)calls,
-	       (unsigned long long)bytes, (unsigned long long)ivs, nb, batch, (unsigned long long)wall,
-	       (unsigned long long)per_batch[nb / 2], (unsigned long long)(kept_ns / kept),
-	       (unsigned long long)failed);
+	       (unsigned long long)bytes, (unsigned long long)ivs, bt.n, bt.size, (unsigned long long)wall,
+	       (unsigned long long)median, (unsigned long long)robust, (unsigned long long)failed);
 	gcry_cipher_close(h);
 	free(buf);
-	free(per_batch);
+	free(bt.ns);
 	return failed ? 1 : 0;
 }
 

@@ -461,6 +461,22 @@ static gcry_error_t phase_end(struct phase_state *s, const struct phase_call *pc
 	return call_end(s->t, s->c, s->id, &s->tm, pc->name, r, what);
 }
 
+/* The phase calls that take a buffer and its length (an IV, a counter, AAD, a tag): counted on
+ * the handle's current path, timed when due, a failure an event with the length. gettag's buffer
+ * is written, the others' read: the same calling convention. */
+typedef gcry_error_t (*buf_fn)(gcry_cipher_hd_t, const void *, size_t);
+
+static gcry_error_t phase_hook(buf_fn real, const struct phase_call *pc, gcry_cipher_hd_t h, const void *buf,
+			       size_t len)
+{
+	if (CT_UNLIKELY(!real))
+		NO_REAL();
+	struct phase_state s;
+	phase_begin(&s, h, pc);
+	gcry_error_t r = real(h, buf, len);
+	return phase_end(&s, pc, len, r);
+}
+
 /* A key of another size than the handle's path says (a cipher of variable key length): the
  * handle moves to the paths of that size. Guards raised. */
 static void rekey_size(gcry_cipher_hd_t h, uint32_t id, size_t keylen)
@@ -497,62 +513,32 @@ CT_EXPORT gcry_error_t gcry_cipher_setkey(gcry_cipher_hd_t h, const void *key, s
 
 CT_EXPORT gcry_error_t gcry_cipher_setiv(gcry_cipher_hd_t h, const void *iv, size_t ivlen)
 {
-	gcry_error_t (*real)(gcry_cipher_hd_t, const void *, size_t) = CT_REAL(gcry_cipher_setiv);
-	if (CT_UNLIKELY(!real))
-		NO_REAL();
 	const struct phase_call pc = { "gcry_cipher_setiv", CT_PHASE_MSG, 0 };
-	struct phase_state s;
-	phase_begin(&s, h, &pc);
-	gcry_error_t r = real(h, iv, ivlen);
-	return phase_end(&s, &pc, ivlen, r);
+	return phase_hook((buf_fn)CT_REAL(gcry_cipher_setiv), &pc, h, iv, ivlen);
 }
 
 CT_EXPORT gpg_error_t gcry_cipher_setctr(gcry_cipher_hd_t h, const void *ctr, size_t ctrlen)
 {
-	gpg_error_t (*real)(gcry_cipher_hd_t, const void *, size_t) = CT_REAL(gcry_cipher_setctr);
-	if (CT_UNLIKELY(!real))
-		NO_REAL();
 	const struct phase_call pc = { "gcry_cipher_setctr", CT_PHASE_MSG, 0 };
-	struct phase_state s;
-	phase_begin(&s, h, &pc);
-	gpg_error_t r = real(h, ctr, ctrlen);
-	return phase_end(&s, &pc, ctrlen, r);
+	return phase_hook((buf_fn)CT_REAL(gcry_cipher_setctr), &pc, h, ctr, ctrlen);
 }
 
 CT_EXPORT gcry_error_t gcry_cipher_authenticate(gcry_cipher_hd_t h, const void *abuf, size_t abuflen)
 {
-	gcry_error_t (*real)(gcry_cipher_hd_t, const void *, size_t) = CT_REAL(gcry_cipher_authenticate);
-	if (CT_UNLIKELY(!real))
-		NO_REAL();
 	const struct phase_call pc = { "gcry_cipher_authenticate", CT_PHASE_AAD, abuflen };
-	struct phase_state s;
-	phase_begin(&s, h, &pc);
-	gcry_error_t r = real(h, abuf, abuflen);
-	return phase_end(&s, &pc, abuflen, r);
+	return phase_hook((buf_fn)CT_REAL(gcry_cipher_authenticate), &pc, h, abuf, abuflen);
 }
 
 CT_EXPORT gcry_error_t gcry_cipher_gettag(gcry_cipher_hd_t h, void *outtag, size_t taglen)
 {
-	gcry_error_t (*real)(gcry_cipher_hd_t, void *, size_t) = CT_REAL(gcry_cipher_gettag);
-	if (CT_UNLIKELY(!real))
-		NO_REAL();
 	const struct phase_call pc = { "gcry_cipher_gettag", CT_PHASE_TAG, 0 };
-	struct phase_state s;
-	phase_begin(&s, h, &pc);
-	gcry_error_t r = real(h, outtag, taglen);
-	return phase_end(&s, &pc, taglen, r);
+	return phase_hook((buf_fn)CT_REAL(gcry_cipher_gettag), &pc, h, outtag, taglen);
 }
 
 CT_EXPORT gcry_error_t gcry_cipher_checktag(gcry_cipher_hd_t h, const void *intag, size_t taglen)
 {
-	gcry_error_t (*real)(gcry_cipher_hd_t, const void *, size_t) = CT_REAL(gcry_cipher_checktag);
-	if (CT_UNLIKELY(!real))
-		NO_REAL();
 	const struct phase_call pc = { "gcry_cipher_checktag", CT_PHASE_TAG, 0 };
-	struct phase_state s;
-	phase_begin(&s, h, &pc);
-	gcry_error_t r = real(h, intag, taglen);
-	return phase_end(&s, &pc, taglen, r);
+	return phase_hook((buf_fn)CT_REAL(gcry_cipher_checktag), &pc, h, intag, taglen);
 }
 
 /* gcry_cipher_final (GCRYCTL_FINALIZE: the next data call ends the message), the CCM lengths
