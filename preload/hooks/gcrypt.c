@@ -25,7 +25,8 @@ extern struct ct_ctxmap ct_global_ctxmap;
  * after (a path's key decides its peers), so a data call reads them without a lock. */
 struct peers {
 	_Atomic uint32_t setup, enc, dec;
-	int algo, mode; /* for a set-key that changes the key size */
+	_Atomic int algo, mode; /* for a set-key that changes the key size (the same values from any
+				 * thread that classifies the path) */
 };
 static struct peers peers[CT_PATH_CAPACITY];
 
@@ -100,8 +101,8 @@ static uint32_t classify(int algo, int mode, unsigned key_bits)
 	uint32_t ids[3] = { setup, enc, dec };
 	for (unsigned i = 0; i < 3; i++) {
 		struct peers *p = &peers[ids[i]];
-		p->algo = algo;
-		p->mode = mode;
+		atomic_store_explicit(&p->algo, algo, memory_order_relaxed);
+		atomic_store_explicit(&p->mode, mode, memory_order_relaxed);
 		atomic_store_explicit(&p->setup, setup + 1, memory_order_release);
 		atomic_store_explicit(&p->enc, enc + 1, memory_order_release);
 		atomic_store_explicit(&p->dec, dec + 1, memory_order_release);
@@ -485,7 +486,8 @@ static void rekey_size(gcry_cipher_hd_t h, uint32_t id, size_t keylen)
 	unsigned bits = ct_gcrypt_key_bits(0, keylen);
 	if (id >= CT_PATH_CAPACITY || !ct_path_def_get(id, &def) || def.key_bits == bits || !bits)
 		return;
-	uint32_t setup = classify(peers[id].algo, peers[id].mode, bits);
+	uint32_t setup = classify(atomic_load_explicit(&peers[id].algo, memory_order_relaxed),
+				  atomic_load_explicit(&peers[id].mode, memory_order_relaxed), bits);
 	if (setup == CT_NO_PATH)
 		return;
 	uint32_t to = def.dir == CT_DIR_ENCRYPT   ? atomic_load(&peers[setup].enc) - 1
