@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * gcrypt.c - libgcrypt's cipher API (gcry_cipher_open, setkey, setiv, setctr, encrypt, decrypt,
- * authenticate, gettag, checktag, ctl, close): what gpg, cryptsetup's LUKS code and systemd
- * encrypt with. A handle is classified at open (api gcrypt, its cipher in OpenSSL's words, the
- * libgcrypt code that serves it: gcrypt_impl.c) on a set-up path whose direction is not known
- * yet; its first encrypt or decrypt moves it to that direction's path (entry CT_ENTRY_GCRYPT),
- * where its data calls are counted and timed as EVP's are (ct_tick, ct_timed_begin/end: probes
- * and spans), and its later set-ups too; the report folds the set-up path's phases into the path
- * that did the work. The preload never links libgcrypt: the real functions and the library's
- * own accessors (its hardware-feature list, its error strings) are found at run time.
+ * authenticate, gettag, checktag, ctl, close): what gpg encrypts with (cryptsetup, though linked
+ * to libgcrypt, does its AES in the kernel: AF_ALG, the kernel hooks). A handle is classified at
+ * open (api gcrypt, its cipher in OpenSSL's words, the libgcrypt code that serves it:
+ * gcrypt_impl.c) on a set-up path whose direction is not known yet; its first encrypt or decrypt
+ * moves it to that direction's path (entry CT_ENTRY_GCRYPT), where its data calls are counted and
+ * timed as EVP's are (the same fast path, internal.h's ct_hot_enter, then ct_tick and
+ * ct_timed_begin/end: probes and spans), and its later set-ups too; the report folds the set-up
+ * path's phases into the path that did the work. The preload never links libgcrypt: the real
+ * functions and the library's own accessors (its hardware-feature list, its error strings) are
+ * found at run time.
  */
 #include <gcrypt.h>
 #include <sched.h>
