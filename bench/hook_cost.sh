@@ -5,26 +5,30 @@
 # alternating round by round, in the default mode and with no small call timed ("untimed").
 # Prints ns/call medians and native/traced throughput ratios (median, min..max). With -o OLD_LIB
 # (another build's libcryptrace.so, e.g. from before a refactoring) it is run in the same rounds
-# too, so that before and after are measured side by side on the same noisy machine.
+# too, so that before and after are measured side by side on the same noisy machine. With -p
+# gcrypt_cost it measures the libgcrypt hooks instead (bench/gcrypt_cost: gcry_cipher_encrypt of
+# LEN bytes on one AES-128-CBC handle, the same arguments and output).
 #
-# usage: bench/hook_cost.sh [-r ROUNDS] [-b BUILD_DIR] [-n LEN] [-o OLD_LIB]
+# usage: bench/hook_cost.sh [-r ROUNDS] [-b BUILD_DIR] [-n LEN] [-o OLD_LIB] [-p PROGRAM]
 set -eu
 rounds=9
 build=
 len=16
 old=
-while getopts r:b:n:o: opt; do
+name=hook_cost
+while getopts r:b:n:o:p: opt; do
 	case $opt in
 	r) rounds=$OPTARG ;;
 	b) build=$OPTARG ;;
 	n) len=$OPTARG ;;
 	o) old=$OPTARG ;;
-	*) echo "usage: $0 [-r ROUNDS] [-b BUILD_DIR] [-n LEN] [-o OLD_LIB]" >&2; exit 2 ;;
+	p) name=$OPTARG ;;
+	*) echo "usage: $0 [-r ROUNDS] [-b BUILD_DIR] [-n LEN] [-o OLD_LIB] [-p PROGRAM]" >&2; exit 2 ;;
 	esac
 done
 here=$(cd "$(dirname "$0")" && pwd)
 build=${build:-$here/../build}
-prog=$build/bench/hook_cost
+prog=$build/bench/$name
 lib=$build/preload/libcryptrace.so
 [ -x "$prog" ] && [ -f "$lib" ] || { echo "hook_cost.sh: build first ($prog, $lib)" >&2; exit 77; }
 [ -z "$old" ] || [ -f "$old" ] || { echo "hook_cost.sh: -o $old: no such library" >&2; exit 2; }
@@ -46,7 +50,9 @@ while [ "$i" -lt "$rounds" ]; do
 	i=$((i + 1))
 done
 median() { sort -g "$1" | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
-echo "hook cost: EVP_EncryptUpdate $len B on one aes-128-cbc ctx, best of 9 x $calls calls per run, $rounds alternating runs"
+what="EVP_EncryptUpdate $len B on one aes-128-cbc ctx"
+[ "$name" = hook_cost ] || what="$name: $len B calls on one aes-128-cbc handle"
+echo "hook cost: $what, best of 9 x $calls calls per run, $rounds alternating runs"
 printf '%-11s %10s %8s %s\n' mode ns/call ratio min..max
 printf '%-11s %10s\n' native "$(median "$out/native")"
 modes="stats untimed"

@@ -37,17 +37,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "batches.h"
+
 static uint64_t now_ns(clockid_t clk)
 {
 	struct timespec ts;
 	clock_gettime(clk, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
 }
 
 static void usage(void)
@@ -149,15 +145,14 @@ int main(int argc, char **argv)
 		}
 		EVP_CIPHER_CTX_free(seal);
 	}
-	int batch = 16, sized = 0;
-	size_t cap = 1 << 16, nb = 0;
-	uint64_t *per_batch = malloc(cap * sizeof(*per_batch));
+	struct batches bt;
+	batches_init(&bt);
 	uint64_t calls = 0, bytes = 0, wall = 0, cpu = 0, keys = 0, messages = 0;
 	const uint64_t run_cpu0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 	const uint64_t run0 = now_ns(CLOCK_MONOTONIC), deadline = run0 + (uint64_t)(seconds * 1e9);
-	while (now_ns(CLOCK_MONOTONIC) < deadline && per_batch) {
+	while (now_ns(CLOCK_MONOTONIC) < deadline && bt.ns) {
 		uint64_t w0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
-		for (int i = 0; i < batch; i++) {
+		for (int i = 0; i < bt.size; i++) {
 			switch (mode) {
 			case TIGHT:
 				EVP_CipherUpdate(ctx, buf, &outl, buf, (int)size);
@@ -190,37 +185,18 @@ int main(int argc, char **argv)
 			}
 		}
 		uint64_t w1 = now_ns(CLOCK_MONOTONIC), c1 = now_ns(CLOCK_THREAD_CPUTIME_ID);
-		calls += (uint64_t)batch;
-		bytes += (uint64_t)batch * (uint64_t)size;
+		calls += (uint64_t)bt.size;
+		bytes += (uint64_t)bt.size * (uint64_t)size;
 		wall += w1 - w0;
 		cpu += c1 - c0;
-		if (nb == cap) {
-			cap *= 2;
-			per_batch = realloc(per_batch, cap * sizeof(*per_batch));
-		}
-		if (per_batch)
-			per_batch[nb++] = w1 - w0;
-		if (sized < 2) { /* two warm-up batches of 16; the second sizes the others to ~1 ms */
-			uint64_t each = (w1 - w0) / 16 ? (w1 - w0) / 16 : 1;
-			if (++sized == 2)
-				batch = 1000000 / each > 4096 ? 4096
-					: 1000000 / each < 1  ? 1
-							      : (int)(1000000 / each);
-			nb = 0; /* warm-up batches are not in the median */
-		}
+		batches_add(&bt, w1 - w0);
 		if (share < 100)
 			other_work((w1 - w0) * (uint64_t)(100 - share) / (uint64_t)share);
 	}
 	uint64_t run = now_ns(CLOCK_MONOTONIC) - run0, run_cpu = now_ns(CLOCK_THREAD_CPUTIME_ID) - run_cpu0;
-	if (!per_batch || !nb)
+	uint64_t median, robust;
+	if (!batches_summary(&bt, &median, &robust))
 		return 1;
-	qsort(per_batch, nb, sizeof(*per_batch), cmp_u64);
-	/* the batches' mean without those a preemption stretched (over twice the median): a busy
-	 * machine's other threads slow every batch a little (that is the calls' cost there) and a
-	 * few by a whole time slice (that is not) */
-	uint64_t kept = 0, kept_ns = 0;
-	for (size_t i = 0; i < nb && per_batch[i] <= 2 * per_batch[nb / 2]; i++, kept++)
-		kept_ns += per_batch[i];
 	printf("{\"mode\": \"%s\", \"cipher\": \"%s\", \"size\": %ld, \"decrypt\": %s, \"share_pct\": %d, "
 	       "\"iterations\": %llu, \"bytes\": %llu, \"messages\": %llu, \"key_setups\": %llu, "
 	       "\"batches\": %zu, \"batch_iterations\": %d, \"crypto_wall_ns\": %llu, \"crypto_cpu_ns\": %llu, "
@@ -228,11 +204,11 @@ int main(int argc, char **argv)
 	       "\"run_cpu_ns\": %llu, \"bad_tags\": %llu}\n",
 	       argv[optind], argv[optind + 1], size, decrypt ? "true" : "false", share,
 	       (unsigned long long)calls, (unsigned long long)bytes, (unsigned long long)messages,
-	       (unsigned long long)keys, nb, batch, (unsigned long long)wall, (unsigned long long)cpu,
-	       (unsigned long long)per_batch[nb / 2], (unsigned long long)(kept_ns / kept),
-	       (unsigned long long)run, (unsigned long long)run_cpu, bad_tags);
+	       (unsigned long long)keys, bt.n, bt.size, (unsigned long long)wall, (unsigned long long)cpu,
+	       (unsigned long long)median, (unsigned long long)robust, (unsigned long long)run,
+	       (unsigned long long)run_cpu, bad_tags);
 	EVP_CIPHER_CTX_free(ctx);
 	free(buf);
-	free(per_batch);
+	free(bt.ns);
 	return 0;
 }

@@ -383,6 +383,59 @@ static inline uint32_t ct_hot_load32(const _Atomic uint32_t *p)
 }
 #endif
 
+/* ---- the one-entry context cache's fast path (EVP's data calls, libgcrypt's) ---------------- */
+
+enum ct_hot { CT_HOT_RUN, CT_HOT_SAMPLED, CT_HOT_NO };
+
+/*
+ * This thread's state exists (no state yet is ct_thread_none, whose guard bits are all set), no
+ * call of family fam is in progress, ctx is the one this thread used last and the request has
+ * the key of the last one (a family's keys never equal another's: evp_data.c, gcrypt.c): the
+ * call is counted in the cached cell (before it runs) and CT_HOT_RUN says it runs with nothing
+ * else to do, CT_HOT_SAMPLED that its countdown ran out (a timed call); both leave fam's guard
+ * raised. CT_HOT_NO: the family's slow path.
+ */
+static inline __attribute__((always_inline)) enum ct_hot ct_hot_enter(struct ct_thread *t, enum ct_family fam,
+								      const void *ctx, uint64_t key)
+{
+	if (CT_UNLIKELY(t->guard & (1u << fam)))
+		return CT_HOT_NO;
+	t->guard |= 1u << fam;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (CT_UNLIKELY(ctx != t->hot_ctx || t->hot_gen != ct_hot_load32(&ct_ctxmap_gen) ||
+			key != t->hot_len)) {
+		t->guard &= ~(1u << fam);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		return CT_HOT_NO;
+	}
+	struct ct_size_bucket *sb = t->hot_sb;
+	CT_HOT_ADD(sb->calls, 1);
+	CT_HOT_ADD(sb->bytes, t->hot_bytes);
+	return CT_UNLIKELY(--t->countdown == 0) ? CT_HOT_SAMPLED : CT_HOT_RUN;
+}
+
+/* Caches ctx (its counters c and path, for entry) as this thread's last context, valid while the
+ * ctxmap's generation is gen; no request length cached yet. */
+static inline void ct_hot_cache_ctx(struct ct_thread *t, const void *ctx, uint8_t entry,
+				    struct ct_counters *c, uint32_t path, uint32_t gen)
+{
+	t->hot_ctx = ctx;
+	t->hot_c = c;
+	t->hot_path = path;
+	t->hot_entry = entry;
+	t->hot_gen = gen;
+	t->hot_len = CT_HOT_NO_LEN;
+}
+
+/* Caches the request just counted on the cached context: key, its bytes and its cell ci. */
+static inline void ct_hot_cache_len(struct ct_thread *t, uint64_t key, uint64_t bytes, unsigned ci)
+{
+	t->hot_len = key;
+	t->hot_bytes = bytes;
+	t->hot_ci = (uint8_t)ci;
+	t->hot_sb = &t->hot_c->cell[ci];
+}
+
 #include "timing.h"
 
 #pragma GCC visibility pop

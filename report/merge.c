@@ -200,6 +200,18 @@ static uint64_t plus(uint64_t a, uint64_t b)
 	return a + b;
 }
 
+/* Whether set-up path base's set-ups belong to path v. A libgcrypt handle is set up before it
+ * has a direction (its first encrypt or decrypt gives it one), and libgcrypt's code may differ by
+ * direction (VAES decrypts CBC, AES-NI encrypts it): its set-up path folds into the path of the
+ * same cipher and key size whichever direction and code did the work. */
+static bool setup_of(const struct ct_path_def *base, const struct ct_path_def *v)
+{
+	if (base->api == CT_API_GCRYPT && base->dir == CT_DIR_UNKNOWN)
+		return v->api == base->api && v->key_bits == base->key_bits &&
+		       rp_str_eq(v->cipher, base->cipher);
+	return rp_same_path_any_entry(v, base);
+}
+
 /*
  * A context's set-up (an init naming a cipher: a key schedule, the provider's context) is counted
  * on the path of the init, whose entry is not known yet: the first data call attaches the ctx to
@@ -216,8 +228,7 @@ static void fold_setups(struct rp_proc *p)
 		for (size_t j = 0; j < p->npaths; j++) {
 			struct rp_path *v = &p->paths[j];
 			if (v != base && v->has_stats && v->st.calls && v->def.entry != CT_ENTRY_UNKNOWN &&
-			    rp_same_path_any_entry(&v->def, &base->def) &&
-			    (!to || v->st.bytes > to->st.bytes))
+			    setup_of(&base->def, &v->def) && (!to || v->st.bytes > to->st.bytes))
 				to = v;
 		}
 		if (!to)

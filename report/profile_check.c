@@ -68,11 +68,12 @@ static bool same_file(struct ct_str a, struct ct_str b)
 }
 
 /* A module a hooked call runs code in: the hooked libcrypto, OpenSSL's provider and engine
- * modules, and the preload (its hook, or a route's own AES). */
-static bool hooked_module(const struct rp_profile_item *it, struct ct_str lib)
+ * modules, the preload (its hook, or a route's own AES), and libgcrypt when its cipher calls were
+ * hooked (gcrypt). */
+static bool hooked_module(const struct rp_profile_item *it, struct ct_str lib, bool gcrypt)
 {
 	if (!strncmp(it->module, "libcryptrace", 12) || rp_str_find(it->path, "/ossl-modules/").p ||
-	    rp_str_find(it->path, "/engines-").p)
+	    rp_str_find(it->path, "/engines-").p || (gcrypt && !strncmp(it->module, "libgcrypt", 9)))
 		return true;
 	if (!strncmp(it->module, "libcrypto", 9))
 		return !lib.len || same_file(it->path, lib);
@@ -99,12 +100,15 @@ void rp_profile_hooks_check(const struct rp_model *m, struct rp_proc *p)
 	memset(c, 0, sizeof(*c));
 	if (!pr->has || !pr->samples || !pr->period_us || selection_cuts(m))
 		return;
-	bool any = false;
+	bool any = false, gcrypt = false;
 	for (size_t k = 0; k < p->npaths; k++) {
 		const struct rp_path *pp = &p->paths[k];
-		if ((pp->def.api != CT_API_EVP && pp->def.api != CT_API_AES) || !rp_path_selected(m, pp))
+		if ((pp->def.api != CT_API_EVP && pp->def.api != CT_API_AES &&
+		     pp->def.api != CT_API_GCRYPT) ||
+		    !rp_path_selected(m, pp))
 			continue;
 		any = true;
+		gcrypt |= pp->def.api == CT_API_GCRYPT;
 		/* in-process code runs on the CPU while timed: WALL is its CPU when none was sampled */
 		if (pp->d.cpu_known)
 			c->hooks_s += pp->d.user_ns / 1e9;
@@ -117,13 +121,13 @@ void rp_profile_hooks_check(const struct rp_model *m, struct rp_proc *p)
 	snprintf(c->hooked_module, sizeof(c->hooked_module), "%.*s", (int)rp_str_basename(lib).len,
 		 rp_str_basename(lib).p);
 	if (!lib.len)
-		snprintf(c->hooked_module, sizeof(c->hooked_module), "libcrypto");
+		snprintf(c->hooked_module, sizeof(c->hooked_module), gcrypt ? "libgcrypt" : "libcrypto");
 	double period_s = pr->period_us / 1e6;
 	uint64_t cipher = 0, hooked = 0, outside = 0;
 	uint64_t out_best = 0;
 	for (size_t k = 0; k < pr->nitems; k++) {
 		const struct rp_profile_item *it = &pr->items[k];
-		bool in = hooked_module(it, lib), ciph = cipher_category(it->category);
+		bool in = hooked_module(it, lib, gcrypt), ciph = cipher_category(it->category);
 		cipher += ciph ? it->samples : 0;
 		hooked += in ? it->samples : 0;
 		if (!ciph || in)

@@ -9,6 +9,7 @@ packages=(
 	build-essential meson ninja-build pkg-config # the build (g++: a C++ test program; libstdc++: the demangler)
 	libssl-dev openssl        # OpenSSL headers (build time only for the preload) and the CLI traced by tests
 	libcmocka-dev             # unit tests
+	libgcrypt20-dev           # gcrypt.h for the preload's libgcrypt hooks (build time only: never linked) and examples/gcrypt_bench
 	python3 file              # integration test scripts; ELF checks in tests
 	strace                    # the vm suite counts the afalg engine's syscalls independently
 	clang libclang-rt-14-dev  # the reliability suite's libFuzzer target over the trace reader

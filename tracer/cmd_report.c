@@ -280,10 +280,10 @@ int command_report(int argc, char **argv)
 			m.filter.cipher_glob = optarg;
 			break;
 		case OPT_API:
-			if (strcmp(optarg, "evp") && strcmp(optarg, "aes") && strcmp(optarg, "cryptodev") &&
-			    strcmp(optarg, "afalg")) {
+			if (strcmp(optarg, "evp") && strcmp(optarg, "aes") && strcmp(optarg, "gcrypt") &&
+			    strcmp(optarg, "cryptodev") && strcmp(optarg, "afalg")) {
 				fprintf(stderr,
-					"cryptrace report: --api must be evp, aes, cryptodev or "
+					"cryptrace report: --api must be evp, aes, gcrypt, cryptodev or "
 					"afalg, not '%s'\n",
 					optarg);
 				return 2;

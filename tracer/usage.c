@@ -165,7 +165,7 @@ void ct_usage_report(FILE *out)
 	      "  -o FILE           write the report to FILE instead of stdout\n"
 	      "  --pid N           only the process with this pid\n"
 	      "  --cipher GLOB     only paths whose cipher matches, e.g. 'aes-*-cbc'\n"
-	      "  --api NAME        only paths of this API: evp, aes, cryptodev, afalg\n"
+	      "  --api NAME        only paths of this API: evp, aes, gcrypt, cryptodev, afalg\n"
 	      "  --min-size N      only requests of at least N bytes (by size bucket)\n"
 	      "  --max-size N      only requests of at most N bytes (by size bucket)\n"
 	      "  --html FILE       a self-contained HTML report with charts (docs/reports.md)\n"

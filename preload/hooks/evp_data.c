@@ -165,12 +165,7 @@ static void hot_remember_ctx(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, uin
 	/* data_path may have re-mapped ctx (bumping the generation): cache under the newest one */
 	if (ct_ctxmap_get(ctx) == path)
 		gen = atomic_load_explicit(&ct_ctxmap_gen, memory_order_relaxed);
-	t->hot_ctx = ctx;
-	t->hot_c = c;
-	t->hot_path = path;
-	t->hot_entry = entry;
-	t->hot_gen = gen;
-	t->hot_len = CT_HOT_NO_LEN;
+	ct_hot_cache_ctx(t, ctx, entry, c, path, gen);
 }
 
 /* Remember the request just counted, when the fast path may count the next one with that key on
@@ -180,10 +175,7 @@ static void hot_remember_len(struct ct_thread *t, uint64_t key, uint8_t entry, u
 {
 	uint64_t entry_bits = entry == CT_ENTRY_EVP_CIPHER ? HOT_KEY_CIPHER : 0;
 	if (CT_LIKELY(key == (bytes | entry_bits) && bytes < ct_sample_all_bytes)) {
-		t->hot_len = key;
-		t->hot_bytes = bytes;
-		t->hot_ci = (uint8_t)ci;
-		t->hot_sb = &t->hot_c->cell[ci];
+		ct_hot_cache_len(t, key, bytes, ci);
 	} else {
 		t->hot_len = CT_HOT_NO_LEN;
 	}
@@ -291,32 +283,11 @@ static __attribute__((noinline)) int data_slow(struct data_fn *f, const struct d
 
 /* ---- the fast path ------------------------------------------------------------------------- */
 
-enum fast { FAST_RUN, FAST_SAMPLED, FAST_NO };
-
-/*
- * This thread's state exists (no state yet is ct_thread_none, whose guard bits are all set), no EVP
- * call is in progress, ctx is the one this thread used last and the request has the key of the
- * last one: the call is counted in the cached cell (before it runs) and FAST_RUN says it runs with
- * nothing else to do, FAST_SAMPLED that its countdown ran out (data_timed); both leave the EVP
- * guard raised. FAST_NO: the slow path.
- */
-static inline __attribute__((always_inline)) enum fast data_fast(struct ct_thread *t,
-								 const EVP_CIPHER_CTX *ctx, uint64_t key)
+/* The fast path: internal.h's ct_hot_enter for the EVP family (a handful of instructions). */
+static inline __attribute__((always_inline)) enum ct_hot data_fast(struct ct_thread *t,
+								   const EVP_CIPHER_CTX *ctx, uint64_t key)
 {
-	if (CT_UNLIKELY(t->guard & (1u << CT_FAM_EVP)))
-		return FAST_NO;
-	t->guard |= 1u << CT_FAM_EVP;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (CT_UNLIKELY(ctx != t->hot_ctx || t->hot_gen != ct_hot_load32(&ct_ctxmap_gen) ||
-			key != t->hot_len)) {
-		t->guard &= ~(1u << CT_FAM_EVP);
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		return FAST_NO;
-	}
-	struct ct_size_bucket *sb = t->hot_sb;
-	CT_HOT_ADD(sb->calls, 1);
-	CT_HOT_ADD(sb->bytes, t->hot_bytes);
-	return CT_UNLIKELY(--t->countdown == 0) ? FAST_SAMPLED : FAST_RUN;
+	return ct_hot_enter(t, CT_FAM_EVP, ctx, key);
 }
 
 /* A fast call's sample: the cached cell's counters and path. */
@@ -343,20 +314,20 @@ static inline __attribute__((always_inline)) int data_fast_leave(struct ct_threa
 
 /* The fast path's way out to the slow path or to a sample: out of line and with the caller's own
  * arguments, so that the exported hook needs no stack frame (tail calls). */
-static __attribute__((noinline)) int update_other(struct data_fn *f, enum fast how, EVP_CIPHER_CTX *ctx,
+static __attribute__((noinline)) int update_other(struct data_fn *f, enum ct_hot how, EVP_CIPHER_CTX *ctx,
 						  unsigned char *out, int *outl, const unsigned char *in,
 						  int inl)
 {
 	struct data_call c = update_call(ctx, out, outl, in, inl);
-	return how == FAST_SAMPLED ? data_fast_sampled(ct_tls_thread, f, &c) : data_slow(f, &c);
+	return how == CT_HOT_SAMPLED ? data_fast_sampled(ct_tls_thread, f, &c) : data_slow(f, &c);
 }
 
-static __attribute__((noinline)) int cipher_other(enum fast how, EVP_CIPHER_CTX *ctx, unsigned char *out,
+static __attribute__((noinline)) int cipher_other(enum ct_hot how, EVP_CIPHER_CTX *ctx, unsigned char *out,
 						  const unsigned char *in, unsigned int inl)
 {
 	struct data_call c = cipher_call(ctx, out, in, inl);
-	return how == FAST_SAMPLED ? data_fast_sampled(ct_tls_thread, &fn_cipher, &c)
-				   : data_slow(&fn_cipher, &c);
+	return how == CT_HOT_SAMPLED ? data_fast_sampled(ct_tls_thread, &fn_cipher, &c)
+				     : data_slow(&fn_cipher, &c);
 }
 
 static inline __attribute__((always_inline)) int update_hook(struct data_fn *f, EVP_CIPHER_CTX *ctx,
@@ -364,8 +335,8 @@ static inline __attribute__((always_inline)) int update_hook(struct data_fn *f, 
 							     const unsigned char *in, int inl)
 {
 	struct ct_thread *t = ct_tls_thread;
-	enum fast how = data_fast(t, ctx, update_key(out, inl));
-	if (CT_UNLIKELY(how != FAST_RUN))
+	enum ct_hot how = data_fast(t, ctx, update_key(out, inl));
+	if (CT_UNLIKELY(how != CT_HOT_RUN))
 		return update_other(f, how, ctx, out, outl, in, inl);
 	int r = FAST_REAL(*f, update_fn)(ctx, out, outl, in, inl);
 	return data_fast_leave(t, r, r == 1);
@@ -396,8 +367,8 @@ CT_EXPORT int EVP_Cipher(EVP_CIPHER_CTX *ctx, unsigned char *out, const unsigned
 {
 	CT_PASS_FOREIGN(EVP_Cipher, ctx, out, in, inl);
 	struct ct_thread *t = ct_tls_thread;
-	enum fast how = data_fast(t, ctx, cipher_key(out, in, inl));
-	if (CT_UNLIKELY(how != FAST_RUN))
+	enum ct_hot how = data_fast(t, ctx, cipher_key(out, in, inl));
+	if (CT_UNLIKELY(how != CT_HOT_RUN))
 		return cipher_other(how, ctx, out, in, inl);
 	int r = FAST_REAL(fn_cipher, cipher_fn)(ctx, out, in, inl);
 	return data_fast_leave(t, r, r > 0 || (r == 0 && !in));

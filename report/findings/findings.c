@@ -44,7 +44,7 @@ void rp_finding_cat(char *buf, size_t cap, const char *fmt, ...)
 
 bool rp_path_in_process(const struct rp_path *p)
 {
-	return p->def.api == CT_API_EVP || p->def.api == CT_API_AES;
+	return p->def.api == CT_API_EVP || p->def.api == CT_API_AES || p->def.api == CT_API_GCRYPT;
 }
 
 bool rp_path_reached_kernel(const struct rp_path *p)
@@ -68,7 +68,7 @@ bool rp_event_failed(const struct ct_event *e)
 bool rp_offload_call_failed(const struct ct_event *e)
 {
 	return e->kind == CT_EV_CALL_FAILED && !rp_str_starts(e->call, "EVP_") &&
-	       !rp_str_starts(e->call, "AES_");
+	       !rp_str_starts(e->call, "AES_") && !rp_str_starts(e->call, "gcry_");
 }
 
 /* The launcher measures the bound before the program starts (header); a bare LD_PRELOAD run may

@@ -28,7 +28,8 @@ void rp_finding_cat(char *buf, size_t cap, const char *fmt, ...) __attribute__((
 
 /* ---- findings.c: where a path's work ran, what a failed event means, the CPU's AES bound */
 
-/* Work the program asked of libcrypto: EVP or the low-level AES_* API. */
+/* Work the program asked of a library in its own process: libcrypto's EVP or low-level AES_*
+ * API, or libgcrypt's cipher API. */
 bool rp_path_in_process(const struct rp_path *p);
 /* Work that went through a kernel interface into the kernel: /dev/crypto or AF_ALG requests
  * that a route served in-process (emulation, route:aesni) never reached it. */
@@ -41,7 +42,7 @@ bool rp_path_own_software(const struct rp_path *p);
 bool rp_event_failed(const struct ct_event *e);
 /* A failed hooked call that says an offload did not work: a kernel interface call (socket, bind,
  * open, ioctl, io_submit...), not a library-level failure such as EVP_DecryptFinal on bad
- * padding or AES_set_encrypt_key on a bad key size. */
+ * padding, AES_set_encrypt_key on a bad key size, or a gcry_cipher_* call libgcrypt refused. */
 bool rp_offload_call_failed(const struct ct_event *e);
 /* The AES-NI bound of a process in cycles/byte (0: none), and in *from where it came from. */
 double rp_aesni_bound(const struct rp_proc *p, const char **from);

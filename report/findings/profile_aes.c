@@ -26,10 +26,16 @@ static bool software_impl(const char *impl)
 	return !strncmp(impl, "tables", 6) || !strncmp(impl, "vpaes", 5);
 }
 
-/* The module the hooks trace in this process: its libcrypto (a software AES there is
- * software_aes.c's to say). */
+/* A module the hooks trace in this process: its libcrypto, or libgcrypt when its cipher calls
+ * were traced (a software AES there is software_aes.c's to say, from the paths). */
 static bool hooked_module(const struct rp_proc *p, const char *module)
 {
+	if (!strncmp(module, "libgcrypt", 9)) {
+		for (size_t k = 0; k < p->npaths; k++)
+			if (p->paths[k].def.api == CT_API_GCRYPT && p->paths[k].st.calls)
+				return true;
+		return false;
+	}
 	return !strncmp(module, "libcrypto.so", 12) && p->proc.crypto_libs.len &&
 	       rp_str_find(p->proc.crypto_libs, module).p != NULL;
 }

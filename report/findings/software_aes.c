@@ -2,9 +2,10 @@
 /*
  * software_aes.c - the `software-aes` finding: the CPU has AES instructions, but an in-process AES
  * path ran at software speed (cycles/byte against the AES-NI bound measured when the trace was
- * taken), or OPENSSL_ia32cap hides AES-NI from libcrypto. One finding per cause (the mask, the
- * low-level API, a set OPENSSL_ia32cap, a libcrypto built without assembly), listing every
- * process affected. docs/report.md gives the limits and the measurements behind them.
+ * taken), or OPENSSL_ia32cap hides AES-NI from libcrypto, or libgcrypt runs its own software AES
+ * (its hardware-feature list, which the path's implementation names, lacks AES-NI). One finding
+ * per cause (the mask, the low-level API, a set OPENSSL_ia32cap, a libcrypto built without
+ * assembly, libgcrypt's disabled AES-NI), listing every process affected. docs/report.md gives the limits and the measurements behind them.
  */
 #include "findings.h"
 
@@ -139,15 +140,26 @@ static bool is_aes_inprocess(const struct rp_model *m, const struct rp_path *p)
 	       (rp_str_starts(p->def.cipher, "aes") || rp_str_starts(p->def.cipher, "id-aes"));
 }
 
-/* A mask in OPENSSL_ia32cap slows libcrypto's own AES, not work a route moved off it. */
+/* A mask in OPENSSL_ia32cap slows libcrypto's own AES, not work a route moved off it nor
+ * libgcrypt's. */
 static bool masked_applies(bool masked, const struct rp_path *p)
 {
-	return masked && !(p->def.flags & CT_PATH_ROUTED) && p->def.route != CT_ROUTE_AESNI;
+	return masked && p->def.api != CT_API_GCRYPT && !(p->def.flags & CT_PATH_ROUTED) &&
+	       p->def.route != CT_ROUTE_AESNI;
+}
+
+/* libgcrypt named its AES code from its own hardware-feature list (preload/hooks/gcrypt_impl.c):
+ * SSSE3's vector permutes or the generic tables are software AES, a fact on a CPU with AES
+ * instructions (libgcrypt picks AES-NI whenever its list has it), whatever the timing. */
+static bool gcrypt_software(const struct rp_path *p)
+{
+	return p->def.api == CT_API_GCRYPT &&
+	       (rp_str_is(p->def.impl, "gcrypt:ssse3") || rp_str_is(p->def.impl, "gcrypt:generic"));
 }
 
 /* One process's verdict: its AES paths that ran at software speed (or, under a mask, every
  * AES path), the one with the most bytes, and the cause. */
-enum sw_cause { SW_MASK, SW_LOWLEVEL, SW_SET_CAP, SW_BUILD };
+enum sw_cause { SW_MASK, SW_LOWLEVEL, SW_SET_CAP, SW_BUILD, SW_GCRYPT };
 
 struct sw_proc {
 	const struct rp_proc *pr;
@@ -165,7 +177,7 @@ static bool sw_path_slow(const struct sw_proc *x, const struct rp_model *m, cons
 		return false;
 	double cpb = large_request_cpb(p);
 	double lim = x->calibrated ? path_limit(p, x->base_limit) : x->base_limit;
-	return (cpb > lim && slow_is_the_rule(p, lim)) || masked_applies(x->masked, p);
+	return (cpb > lim && slow_is_the_rule(p, lim)) || masked_applies(x->masked, p) || gcrypt_software(p);
 }
 
 static bool sw_judge(const struct rp_model *m, const struct rp_proc *pr, struct sw_proc *x)
@@ -194,10 +206,11 @@ static bool sw_judge(const struct rp_model *m, const struct rp_proc *pr, struct 
 	if (!x->main)
 		return false;
 	x->limit = x->calibrated ? path_limit(x->main, x->base_limit) : x->base_limit;
-	x->cause = x->masked                        ? SW_MASK
-		   : x->main->def.api == CT_API_AES ? SW_LOWLEVEL
-		   : pr->hdr.ia32cap.len            ? SW_SET_CAP
-						    : SW_BUILD;
+	x->cause = x->main->def.api == CT_API_GCRYPT ? SW_GCRYPT
+		   : x->masked                       ? SW_MASK
+		   : x->main->def.api == CT_API_AES  ? SW_LOWLEVEL
+		   : pr->hdr.ia32cap.len             ? SW_SET_CAP
+						     : SW_BUILD;
 	return true;
 }
 
@@ -258,6 +271,11 @@ void rp_eval_software_aes(struct rp_model *m)
 			    "AES-NI stays under in every mode (CBC encryption, the slowest, runs near "
 			    "2): that is software AES speed.",
 			    S(p->def.cipher), ct_dir_name(p->def.dir), S(p->def.impl), main_cpb, limit);
+		else if (x->cause == SW_GCRYPT)
+			CAT(message,
+			    "This CPU has AES instructions, but libgcrypt does not use them: %.*s %s "
+			    "ran in %.*s, libgcrypt's software AES.",
+			    S(p->def.cipher), ct_dir_name(p->def.dir), S(p->def.impl));
 		else
 			CAT(message,
 			    "This CPU has AES instructions, but OPENSSL_ia32cap hides them from "
@@ -324,6 +342,11 @@ void rp_eval_software_aes(struct rp_model *m)
 			    S(pr->hdr.ia32cap));
 		else if (x->cause == SW_LOWLEVEL)
 			CAT(message, "the low-level AES_* API, which may not use AES-NI.");
+		else if (x->cause == SW_GCRYPT)
+			CAT(message,
+			    "libgcrypt's list of the hardware features it uses lacks intel-aesni: "
+			    "/etc/gcrypt/hwf.deny denies it, or the program disabled it "
+			    "(GCRYCTL_DISABLE_HWF).");
 		else if (x->cause == SW_SET_CAP)
 			CAT(message,
 			    "OPENSSL_ia32cap=%.*s is set; or a libcrypto built without AES "
@@ -336,6 +359,9 @@ void rp_eval_software_aes(struct rp_model *m)
 		CAT(evidence, "cpu_flags has aes; ");
 		if (members > 1)
 			CAT(evidence, "pid %u: ", pr->hdr.pid);
+		if (x->cause == SW_GCRYPT)
+			CAT(evidence, "path %.*s %s api gcrypt impl %.*s (%llu calls); ", S(p->def.cipher),
+			    ct_dir_name(p->def.dir), S(p->def.impl), (unsigned long long)p->st.calls);
 		if (main_cpb >= 0)
 			CAT(evidence, "%.2f cycles/byte at >= 8 KiB (limit %.2f); ", main_cpb, limit);
 		else
@@ -345,12 +371,19 @@ void rp_eval_software_aes(struct rp_model *m)
 		else
 			CAT(evidence, "AES-NI bound: %s, so the fixed limit of %.0f cycles/byte; ",
 			    x->bound_from, SOFTWARE_AES_FIXED_CPB);
-		if (pr->hdr.ia32cap.len)
+		if (x->cause == SW_GCRYPT)
+			CAT(evidence, "libgcrypt's hardware features (hwflist) without intel-aesni");
+		else if (pr->hdr.ia32cap.len)
 			CAT(evidence, "OPENSSL_ia32cap=%.*s", S(pr->hdr.ia32cap));
 		else
 			CAT(evidence, "OPENSSL_ia32cap unset");
 		if (x->cause == SW_MASK)
 			CAT(fix, "Unset OPENSSL_ia32cap (or drop ~0x200000000000000 from its mask).");
+		else if (x->cause == SW_GCRYPT)
+			CAT(fix,
+			    "Remove the intel-aesni line from /etc/gcrypt/hwf.deny (libgcrypt's list of "
+			    "hardware features not to use), or, in your own code, the "
+			    "GCRYCTL_DISABLE_HWF call that names intel-aesni.");
 		else
 			CAT(fix,
 			    "Use a libcrypto built with assembly (the distribution's), through EVP; "

@@ -1,24 +1,25 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Two packaged programs that do AES without OpenSSL, under cryptrace:
-  gpg --symmetric --cipher-algo AES256 (libgcrypt; gpg starts gpg-agent, stopped afterwards
-      with gpgconf --kill so that its trace ends too),
+  gpg --symmetric --cipher-algo AES256 (libgcrypt, whose cipher calls are hooked: one
+      aes-256-cfb gcrypt path with the OpenPGP stream's exact bytes; gpg starts gpg-agent,
+      stopped afterwards with gpgconf --kill so that its trace ends too),
   qpdf --encrypt ... 256 (AES-256 through GnuTLS, qpdf's crypto provider on Debian).
-The report must name the library that did the work (libgcrypt, GnuTLS), say cryptrace does not
+For qpdf the report must name the library that did the work (GnuTLS), say cryptrace does not
 hook it, and keep it at info with nothing to change: a distribution's program doing its own
 crypto is not a defect. No warning, no error; the outputs decrypt.
 With the CPU profile at 4 kHz, gpg --symmetric --cipher-algo AES256 on 32 MiB (not compressed):
-the profile names libgcrypt's AES code, AES-NI or VAES on a CPU with AES; and with intel-aesni
+the profile names libgcrypt's AES code, AES-NI or VAES on a CPU with AES, and agrees with the
+hooked calls' time (the report's hooks_check); and with intel-aesni
 in /etc/gcrypt/hwf.deny (libgcrypt's only switch for its hardware features, written in a private
 mount namespace over an overlay of /etc, so that nothing else on the machine sees it): its
 software AES (vpaes, SSSE3), and software-aes names libgcrypt and hwf.deny's fix."""
 import os
-import shutil
-import subprocess
 import time
 
 import ctlib
 from ctlib import check, daemons
+from ctlib.gcrypt import gpg_overhead, hwf_deny_wrap
 
 
 def named(doc, tag, lib, pkg):
@@ -76,33 +77,11 @@ def gcrypt_aes(doc, tag):
     aes = [i for i in prof["items"] if i["category"] == "AES" and i["module"].startswith("libgcrypt.so.20")]
     print(f"{tag}: {prof['samples']} samples; AES in libgcrypt: "
           f"{[(i['impl'], i['function'], i['samples']) for i in aes]}")
+    # the hooked gcry_cipher_* calls' CPU against the profile's libgcrypt cipher code
+    hc = prof.get("hooks_check")
+    check(hc and hc["agree"] and hc["hooked_module"] == "libgcrypt",
+          f"{tag}: the hooks and the profile agree on libgcrypt's cipher calls ({hc})")
     return prof, aes
-
-
-def hwf_deny_wrap(tmp):
-    """The command that runs the launcher with intel-aesni in /etc/gcrypt/hwf.deny for it alone
-    (an overlay of /etc in a private mount namespace), or None, printing why it cannot here."""
-    if os.geteuid() != 0 or not shutil.which("unshare"):
-        print("skip the hwf.deny half: it needs root and unshare (a private mount namespace)")
-        return None
-    upper, work = os.path.join(tmp, "etc-upper"), os.path.join(tmp, "etc-work")
-    os.makedirs(os.path.join(upper, "gcrypt"))
-    os.mkdir(work)
-    with open(os.path.join(upper, "gcrypt", "hwf.deny"), "w") as f:
-        f.write("intel-aesni\n")
-    script = ("mount --make-rprivate / && mount -t overlay overlay -o "
-              f"lowerdir=/etc,upperdir={upper},workdir={work} /etc && exec \"$@\"")
-    wrap = ["unshare", "-m", "sh", "-c", script, "sh"]
-    probe = subprocess.run(wrap + ["cat", "/etc/gcrypt/hwf.deny"], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE)
-    if probe.returncode != 0 or probe.stdout != b"intel-aesni\n":
-        print(f"skip the hwf.deny half: no private overlay of /etc here "
-              f"({probe.stderr.decode(errors='replace').strip()[-200:]})")
-        return None
-    check(not os.path.exists("/etc/gcrypt/hwf.deny") or
-          "intel-aesni" not in open("/etc/gcrypt/hwf.deny").read(),
-          "the machine's own /etc/gcrypt/hwf.deny does not deny intel-aesni")
-    return wrap
 
 
 def test():
@@ -125,14 +104,22 @@ def test():
     def gpg():
         if not need_gpg():
             return False
-        doc, enc, env = gpg_symmetric(tmp, "gpg", src, pw)
+        # not compressed: the bytes encrypted are then the file's and OpenPGP's own
+        doc, enc, env = gpg_symmetric(tmp, "gpg", src, pw, ["--compress-algo", "none"])
         dec = ctlib.run(["gpg", "--batch", "--pinentry-mode", "loopback", "--passphrase-file", pw,
                          "-d", enc], env=env)
         ctlib.run(["gpgconf", "--kill", "gpg-agent"], env=env)
         with open(src, "rb") as f:
             check(dec.returncode == 0 and dec.stdout == f.read(), "gpg -d gives the plaintext back")
-        check(not doc["paths"], "gpg: no cipher path (libgcrypt is not hooked)")
-        named(doc, "gpg", "libgcrypt", "gpg")
+        # libgcrypt's cipher calls are hooked: one AES-256-CFB path with the OpenPGP stream's
+        # bytes (tests/gcrypt/gcrypt.py derives the overhead), and nothing to say about it
+        paths = [x for x in doc["paths"] if x["api"] == "gcrypt"]
+        want = os.path.getsize(src) + gpg_overhead(os.path.basename(src))
+        check(len(paths) == 1 and paths[0]["cipher"] == "aes-256-cfb" and paths[0]["dir"] == "encrypt"
+              and paths[0]["bytes"] == want, f"gpg: one aes-256-cfb encrypt gcrypt path of {want} bytes\n"
+              f"{ctlib.describe_paths(doc)}")
+        check("nothing-intercepted" not in ctlib.kinds(doc), "gpg: no nothing-intercepted")
+        ctlib.check_clean(doc, "gpg")
 
     def qpdf():
         if not ctlib.need_program("qpdf"):

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * batches.h - how the self-timing examples (selftimed.c, gcrypt_bench.c) time their calls: in
+ * batches of about a millisecond between clock reads, after two warm-up batches of 16 (counted,
+ * not kept; the second sizes the others), summed up by the median batch and the mean of the
+ * batches no preemption stretched (over twice the median): a busy machine's other threads slow
+ * every batch a little (that is the calls' cost there) and a few by a whole time slice (that is
+ * not). The tests compare the report's times with that mean.
+ */
+#ifndef CT_EXAMPLES_BATCHES_H
+#define CT_EXAMPLES_BATCHES_H
+
+#include <stdint.h>
+#include <stdlib.h>
+
+struct batches {
+	uint64_t *ns; /* the kept batches' times; NULL when out of memory */
+	size_t n, cap;
+	int size;  /* iterations in the next batch */
+	int sized; /* warm-up batches done (2: sized) */
+};
+
+static inline void batches_init(struct batches *b)
+{
+	b->cap = 1 << 16;
+	b->n = 0;
+	b->size = 16;
+	b->sized = 0;
+	b->ns = malloc(b->cap * sizeof(*b->ns));
+}
+
+static int batches_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* A batch of b->size iterations took ns (count its iterations before: b->size may change). */
+static inline void batches_add(struct batches *b, uint64_t ns)
+{
+	if (b->n == b->cap) {
+		b->cap *= 2;
+		uint64_t *more = realloc(b->ns, b->cap * sizeof(*b->ns));
+		if (!more)
+			free(b->ns);
+		b->ns = more;
+	}
+	if (b->ns)
+		b->ns[b->n++] = ns;
+	if (b->sized < 2) { /* two warm-up batches of 16; the second sizes the others to ~1 ms */
+		uint64_t each = ns / 16 ? ns / 16 : 1;
+		if (++b->sized == 2)
+			b->size = 1000000 / each > 4096 ? 4096
+				  : 1000000 / each < 1  ? 1
+							: (int)(1000000 / each);
+		b->n = 0; /* warm-up batches are not kept */
+	}
+}
+
+/* The median batch and the robust mean; false when no batch was kept. Sorts the batches. */
+static inline int batches_summary(struct batches *b, uint64_t *median, uint64_t *robust)
+{
+	if (!b->ns || !b->n)
+		return 0;
+	qsort(b->ns, b->n, sizeof(*b->ns), batches_cmp);
+	uint64_t kept = 0, kept_ns = 0;
+	for (size_t i = 0; i < b->n && b->ns[i] <= 2 * b->ns[b->n / 2]; i++, kept++)
+		kept_ns += b->ns[i];
+	*median = b->ns[b->n / 2];
+	*robust = kept_ns / kept;
+	return 1;
+}
+
+#endif
