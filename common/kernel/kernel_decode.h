@@ -139,7 +139,7 @@ enum ct_tls_opt {
 #define CT_TLS_GET_RECORD_TYPE 2 /* cmsg type on recvmsg */
 #define CT_TLS_RECORD_APPLICATION_DATA 23
 
-const char *ct_ktls_opt_name(int optname);      /* "TLS_TX"...; NULL if unknown */
+const char *ct_ktls_opt_name(int optname);        /* "TLS_TX"...; NULL if unknown */
 const char *ct_ktls_proto_name(uint16_t version); /* 0x0304 -> "TLS1.3"; NULL if unknown */
 
 /* struct tls_crypto_info's header, and what it names. Only its first 4 bytes are read. */

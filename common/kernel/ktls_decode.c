@@ -76,7 +76,8 @@ size_t ct_ktls_fmt_ulp(char *buf, size_t cap, const void *optval, size_t optlen)
 	size_t n = 0;
 
 	/* The ULP name is a short public string ("tls"): copy its printable prefix only. */
-	for (const char *s = optval; s && n < optlen && n < sizeof(name) - 1 && s[n] > 0x20 && s[n] < 0x7f; n++)
+	for (const char *s = optval; s && n < optlen && n < sizeof(name) - 1 && s[n] > 0x20 && s[n] < 0x7f;
+	     n++)
 		name[n] = s[n];
 	name[n] = 0;
 	ct_kbuf_add(&b, "level=SOL_TCP optname=TCP_ULP ulp=%s", optval ? (n ? name : "\"\"") : "NULL");

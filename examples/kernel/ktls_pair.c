@@ -48,9 +48,10 @@ struct opts {
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: ktls_pair [--tls12|--tls13] [--cipher aes-128-gcm|aes-256-gcm|aes-128-ccm|"
-			"chacha20-poly1305] [--bytes N] [--via send|write|sendmsg|writev|sendfile|splice] "
-			"[--rx [--rx-via recv|read|recvmsg|readv]] [--alert] [--keep-going] [--bad-len]\n");
+	fprintf(stderr,
+		"usage: ktls_pair [--tls12|--tls13] [--cipher aes-128-gcm|aes-256-gcm|aes-128-ccm|"
+		"chacha20-poly1305] [--bytes N] [--via send|write|sendmsg|writev|sendfile|splice] "
+		"[--rx [--rx-via recv|read|recvmsg|readv]] [--alert] [--keep-going] [--bad-len]\n");
 	exit(64);
 }
 
@@ -92,8 +93,8 @@ static int set_up(int fd, const struct opts *o, int opt, const char *who)
 			return -1;
 	}
 	if (setsockopt(fd, SOL_TLS, opt, info, (socklen_t)(len + (o->bad_len ? 1 : 0))) < 0) {
-		fprintf(stderr, "ktls_pair: %s: setsockopt(SOL_TLS, %s): %s\n", who, opt == TLS_TX ? "TLS_TX" : "TLS_RX",
-			strerror(errno));
+		fprintf(stderr, "ktls_pair: %s: setsockopt(SOL_TLS, %s): %s\n", who,
+			opt == TLS_TX ? "TLS_TX" : "TLS_RX", strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -170,7 +171,9 @@ static int send_alert(int fd)
 	} u;
 	memset(&u, 0, sizeof(u));
 	struct iovec iov = { alert, sizeof(alert) };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
+	struct msghdr m = {
+		.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf)
+	};
 	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
 	c->cmsg_level = SOL_TLS;
 	c->cmsg_type = TLS_SET_RECORD_TYPE;
@@ -193,7 +196,10 @@ static ssize_t recv_some(int fd, unsigned char *buf, size_t n, const char *via)
 			struct cmsghdr align;
 		} u;
 		struct iovec iov = { buf, n };
-		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
+		struct msghdr m = { .msg_iov = &iov,
+				    .msg_iovlen = 1,
+				    .msg_control = u.buf,
+				    .msg_controllen = sizeof(u.buf) };
 		return recvmsg(fd, &m, 0);
 	}
 	return recv(fd, buf, n, 0);
@@ -201,7 +207,9 @@ static ssize_t recv_some(int fd, unsigned char *buf, size_t n, const char *via)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { .tls13 = 1, .cipher = "aes-256-gcm", .bytes = 100000, .via = "send", .rx_via = "recv" };
+	struct opts o = {
+		.tls13 = 1, .cipher = "aes-256-gcm", .bytes = 100000, .via = "send", .rx_via = "recv"
+	};
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--tls12"))
@@ -280,8 +288,8 @@ int main(int argc, char **argv)
 		printf("sent %zu bytes with kTLS %s %s, received and decrypted %zu bytes\n", o.bytes,
 		       o.tls13 ? "TLS1.3" : "TLS1.2", o.cipher, n);
 	} else {
-		printf("sent %zu bytes with kTLS %s %s, %zu bytes on the wire\n", o.bytes, o.tls13 ? "TLS1.3" : "TLS1.2",
-		       o.cipher, n);
+		printf("sent %zu bytes with kTLS %s %s, %zu bytes on the wire\n", o.bytes,
+		       o.tls13 ? "TLS1.3" : "TLS1.2", o.cipher, n);
 	}
 	free(data);
 	free(got);

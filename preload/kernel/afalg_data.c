@@ -266,7 +266,8 @@ CT_EXPORT ssize_t sendto(int fd, const void *buf, size_t len, int flags, const s
 	struct ct_kfd_state *st = ct_kfd_get(fd);
 
 	if (IS_KTLS(st))
-		return CT_KTLS_CALL(st, CT_DIR_ENCRYPT, "sendto", CT_REAL(sendto)(fd, buf, len, flags, to, tolen), NULL);
+		return CT_KTLS_CALL(st, CT_DIR_ENCRYPT, "sendto",
+				    CT_REAL(sendto)(fd, buf, len, flags, to, tolen), NULL);
 	st = alg_op(st);
 	struct ct_thread *t = st ? send_begin(st) : NULL;
 
@@ -410,7 +411,8 @@ CT_EXPORT ssize_t readv(int fd, const struct iovec *iov, int n)
 
 CT_EXPORT ssize_t recv(int fd, void *buf, size_t len, int flags)
 {
-	return READ_HOOK("recv", CT_REAL(recv)(fd, buf, len, flags), emul_recv_buf(st_, buf, len, fd, flags), NULL);
+	return READ_HOOK("recv", CT_REAL(recv)(fd, buf, len, flags), emul_recv_buf(st_, buf, len, fd, flags),
+			 NULL);
 }
 
 CT_EXPORT ssize_t recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *from,

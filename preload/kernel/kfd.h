@@ -53,12 +53,12 @@ struct ct_alg_state {
 
 /* kTLS socket state (ktls.c): what each direction's SOL_TLS set-up named. */
 struct ct_ktls_state {
-	char impl[2][24];                /* [0] TX, [1] RX: "kernel:tls-sw", "kernel:tls-device" */
-	char cipher[2][24];              /* "aes-256-gcm" */
-	char proto[2][8];                /* "TLS1.3" */
+	char impl[2][24];   /* [0] TX, [1] RX: "kernel:tls-sw", "kernel:tls-device" */
+	char cipher[2][24]; /* "aes-256-gcm" */
+	char proto[2][8];   /* "TLS1.3" */
 	uint16_t key_bits[2];
-	_Atomic uint32_t paths[2][2];    /* [dir][0 data, 1 control records]: path id + 1 */
-	uint64_t setup_ns;               /* TCP_ULP + SOL_TLS calls, charged to the first path */
+	_Atomic uint32_t paths[2][2]; /* [dir][0 data, 1 control records]: path id + 1 */
+	uint64_t setup_ns;            /* TCP_ULP + SOL_TLS calls, charged to the first path */
 };
 
 struct ct_kfd_state {

@@ -137,7 +137,8 @@ static void crypto_info_done(int fd, struct ct_kfd_state *st, int optname, int r
 			int d_ = optname == CT_TLS_TX ? 0 : 1;
 			ct_ktls_decode_info(optval, optlen, &ki);
 			snprintf(k->impl[d_], sizeof(k->impl[d_]), "%s", impl);
-			snprintf(k->cipher[d_], sizeof(k->cipher[d_]), "%s", ki.cipher ? ki.cipher : "unknown");
+			snprintf(k->cipher[d_], sizeof(k->cipher[d_]), "%s",
+				 ki.cipher ? ki.cipher : "unknown");
 			snprintf(k->proto[d_], sizeof(k->proto[d_]), "%s", ki.proto ? ki.proto : "TLS?");
 			k->key_bits[d_] = ki.key_bits;
 			k->setup_ns += ns;
@@ -252,8 +253,9 @@ void ct_ktls_end(struct ct_ktls_call *c, struct ct_kfd_state *st, enum ct_dir di
 		ct_op_end(c->t, &c->timer, path, r > 0 ? (uint64_t)r : 0, r >= 0);
 	if (r < 0) {
 		const char *tn = control ? ct_ktls_record_type_name(type) : "application_data";
-		ct_event(CT_EV_CALL_FAILED, call, e, r, path, true, "ktls dir=%s cipher=%s proto=%s record=%s",
-			 ct_dir_name(dir), st->ktls.cipher[d], st->ktls.proto[d], tn ? tn : "?");
+		ct_event(CT_EV_CALL_FAILED, call, e, r, path, true,
+			 "ktls dir=%s cipher=%s proto=%s record=%s", ct_dir_name(dir), st->ktls.cipher[d],
+			 st->ktls.proto[d], tn ? tn : "?");
 	}
 	ct_leave(c->t, CT_FAM_KERNEL);
 	ct_errno_restore(e);
@@ -285,6 +287,6 @@ CT_EXPORT ssize_t sendfile64(int out_fd, int in_fd, off64_t *offset, size_t coun
 	}
 	if (CT_LIKELY(!st) || st->kind != CT_KFD_KTLS)
 		return CT_REAL(sendfile64)(out_fd, in_fd, offset, count);
-	return CT_KTLS_CALL(st, CT_DIR_ENCRYPT, "sendfile",
-			    CT_REAL(sendfile64)(out_fd, in_fd, offset, count), NULL);
+	return CT_KTLS_CALL(st, CT_DIR_ENCRYPT, "sendfile", CT_REAL(sendfile64)(out_fd, in_fd, offset, count),
+			    NULL);
 }

@@ -91,8 +91,9 @@ static void test_decode_reads_header_only(void **state)
 	assert_string_equal(ki.cipher, "aes-256-gcm");
 	assert_int_equal(ki.key_bits, 256);
 	ct_ktls_fmt_sockopt(b, sizeof(b), TLS_TX, info, sizeof(struct tls12_crypto_info_aes_gcm_256));
-	assert_string_equal(b, "level=SOL_TLS optname=TLS_TX version=TLS1.3 cipher=AES_GCM_256 (aes-256-gcm) "
-			       "optlen=56");
+	assert_string_equal(b,
+			    "level=SOL_TLS optname=TLS_TX version=TLS1.3 cipher=AES_GCM_256 (aes-256-gcm) "
+			    "optlen=56");
 	munmap(map, (size_t)sysconf(_SC_PAGESIZE) * 2);
 }
 
@@ -101,18 +102,21 @@ static void test_format(void **state)
 	(void)state;
 	char b[200];
 	struct tls12_crypto_info_aes_gcm_128 g = { .info = { .version = TLS_1_2_VERSION,
-							    .cipher_type = TLS_CIPHER_AES_GCM_128 } };
+							     .cipher_type = TLS_CIPHER_AES_GCM_128 } };
 	memset(g.key, 0xAB, sizeof(g.key));
 	ct_ktls_fmt_sockopt(b, sizeof(b), TLS_RX, &g, sizeof(g));
-	assert_string_equal(b, "level=SOL_TLS optname=TLS_RX version=TLS1.2 cipher=AES_GCM_128 (aes-128-gcm) "
-			       "optlen=40");
+	assert_string_equal(b,
+			    "level=SOL_TLS optname=TLS_RX version=TLS1.2 cipher=AES_GCM_128 (aes-128-gcm) "
+			    "optlen=40");
 	/* a wrong length (what the kernel answers EINVAL to) is said */
 	ct_ktls_fmt_sockopt(b, sizeof(b), TLS_TX, &g, 56);
-	assert_string_equal(b, "level=SOL_TLS optname=TLS_TX version=TLS1.2 cipher=AES_GCM_128 (aes-128-gcm) "
-			       "optlen=56 (expected 40)");
+	assert_string_equal(b,
+			    "level=SOL_TLS optname=TLS_TX version=TLS1.2 cipher=AES_GCM_128 (aes-128-gcm) "
+			    "optlen=56 (expected 40)");
 	struct tls_crypto_info odd = { .version = 0x0302, .cipher_type = 99 };
 	ct_ktls_fmt_sockopt(b, sizeof(b), TLS_TX, &odd, sizeof(odd));
-	assert_string_equal(b, "level=SOL_TLS optname=TLS_TX version=0x0302 cipher_type=99 (unknown) optlen=4");
+	assert_string_equal(b,
+			    "level=SOL_TLS optname=TLS_TX version=0x0302 cipher_type=99 (unknown) optlen=4");
 	ct_ktls_fmt_sockopt(b, sizeof(b), TLS_TX, &odd, 2);
 	assert_string_equal(b, "level=SOL_TLS optname=TLS_TX crypto_info=short");
 	ct_ktls_fmt_sockopt(b, sizeof(b), TLS_TX, NULL, 40);
@@ -177,10 +181,8 @@ static void test_record_type(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_constants),
-		cmocka_unit_test(test_decode_reads_header_only),
-		cmocka_unit_test(test_format),
-		cmocka_unit_test(test_ulp),
+		cmocka_unit_test(test_constants),   cmocka_unit_test(test_decode_reads_header_only),
+		cmocka_unit_test(test_format),      cmocka_unit_test(test_ulp),
 		cmocka_unit_test(test_record_type),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
