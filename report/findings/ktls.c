@@ -147,13 +147,14 @@ static void refused(struct rp_model *m, const struct rp_proc *p, const struct ct
 			calls += pp->st.calls, bytes += pp->st.bytes;
 	}
 	bool fell = calls > 0;
-	struct rp_finding *f = rp_finding_add(m, fell ? "silent-fallback" : "ktls-refused", RP_WARNING, p->hdr.pid);
+	struct rp_finding *f =
+		rp_finding_add(m, fell ? "silent-fallback" : "ktls-refused", RP_WARNING, p->hdr.pid);
 	if (!f)
 		return;
 	char eb[32], b[32];
 	bool ulp = rp_str_starts(why->detail, ULP_PREFIX);
-	CAT(message, "%s asked the kernel to encrypt its TLS records (kTLS) and was refused: ",
-	    rp_proc_role_label(p));
+	CAT(message,
+	    "%s asked the kernel to encrypt its TLS records (kTLS) and was refused: ", rp_proc_role_label(p));
 	unsigned n = 0;
 	for (size_t k = 0; k < p->nevents; k++) {
 		const struct ct_event *e = &p->events[k].ev;
@@ -170,8 +171,9 @@ static void refused(struct rp_model *m, const struct rp_proc *p, const struct ct
 	}
 	CAT(message, ".");
 	if (ulp && why->err == ENOENT)
-		CAT(message, " ENOENT from TCP_ULP means the kernel has no \"tls\" upper-layer protocol: "
-			     "the tls module is not loaded.");
+		CAT(message,
+		    " ENOENT from TCP_ULP means the kernel has no \"tls\" upper-layer protocol: "
+		    "the tls module is not loaded.");
 	if (fell) {
 		CAT(message, " Its records were %s in user space instead:",
 		    dirs == (1u << CT_DIR_ENCRYPT)   ? "encrypted"
@@ -182,8 +184,8 @@ static void refused(struct rp_model *m, const struct rp_proc *p, const struct ct
 			if (!fallback_path(m, pp, cipher, dirs))
 				continue;
 			rp_fmt_bytes(b, sizeof(b), (double)pp->st.bytes);
-			CAT(message, " %.*s %s in %.*s (%llu calls, %s);", S(pp->def.cipher), ct_dir_name(pp->def.dir),
-			    S(pp->def.impl), (unsigned long long)pp->st.calls, b);
+			CAT(message, " %.*s %s in %.*s (%llu calls, %s);", S(pp->def.cipher),
+			    ct_dir_name(pp->def.dir), S(pp->def.impl), (unsigned long long)pp->st.calls, b);
 		}
 		size_t len = strlen(f->message);
 		if (len && f->message[len - 1] == ';')
@@ -192,8 +194,9 @@ static void refused(struct rp_model *m, const struct rp_proc *p, const struct ct
 		CAT(evidence, "; %llu user-space record calls, %llu bytes", (unsigned long long)calls,
 		    (unsigned long long)bytes);
 	} else {
-		CAT(message, " No user-space record encryption was seen in this process after it (it "
-			     "stopped, sent nothing, or its TLS library is not one cryptrace traces).");
+		CAT(message,
+		    " No user-space record encryption was seen in this process after it (it "
+		    "stopped, sent nothing, or its TLS library is not one cryptrace traces).");
 	}
 	CAT(evidence, "; pid %u %.*s", p->hdr.pid, S(p->hdr.exe));
 	CAT(fix, "%s", ktls_fix(ulp, why->err));
@@ -224,9 +227,10 @@ static void tx_only(struct rp_model *m, const struct rp_proc *p)
 	    "fault.",
 	    rp_proc_role_label(p), rp_fmt_bytes(b, sizeof(b), (double)bytes));
 	CAT(evidence, "setsockopt(SOL_TLS, TLS_TX) succeeded; no setsockopt(SOL_TLS, TLS_RX) was made");
-	CAT(fix, "Nothing to fix. For kTLS on received records too: a TLS library that asks for TLS_RX "
-		 "with this protocol version (OpenSSL 3.2 or later for TLS 1.3), on Linux 4.17 or later "
-		 "(5.1 for TLS 1.3).");
+	CAT(fix,
+	    "Nothing to fix. For kTLS on received records too: a TLS library that asks for TLS_RX "
+	    "with this protocol version (OpenSSL 3.2 or later for TLS 1.3), on Linux 4.17 or later "
+	    "(5.1 for TLS 1.3).");
 }
 
 void rp_eval_ktls(struct rp_model *m)
