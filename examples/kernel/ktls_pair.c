@@ -200,7 +200,13 @@ static ssize_t recv_some(int fd, unsigned char *buf, size_t n, const char *via)
 				    .msg_iovlen = 1,
 				    .msg_control = u.buf,
 				    .msg_controllen = sizeof(u.buf) };
-		return recvmsg(fd, &m, 0);
+		ssize_t r = recvmsg(fd, &m, 0);
+		struct cmsghdr *c = r > 0 ? CMSG_FIRSTHDR(&m) : NULL;
+		/* a record that is not application data (the alert) says so in a cmsg: not data */
+		if (c && c->cmsg_level == SOL_TLS && c->cmsg_type == TLS_GET_RECORD_TYPE &&
+		    *CMSG_DATA(c) != 23)
+			return errno = EIO, -1;
+		return r;
 	}
 	return recv(fd, buf, n, 0);
 }
@@ -277,8 +283,6 @@ int main(int argc, char **argv)
 			break;
 		}
 		n += (size_t)r;
-		if (o.rx && o.alert && n == o.bytes && strcmp(o.rx_via, "recvmsg"))
-			break;
 	}
 	if (o.rx) {
 		if (n != o.bytes || memcmp(got, data, o.bytes)) {

@@ -9,7 +9,7 @@
  * encrypt path, RX calls on the decrypt path, api ktls, entry ktls-socket, flag IO_WAIT (a
  * socket call waits for the peer and the network too). Records sent or received with a
  * TLS_SET/GET_RECORD_TYPE control message (alerts, post-handshake messages) go to a path of
- * their own, so that the data path's bytes are the application's.
+ * their own (protocol "TLS1.3 control"), so that the data path's bytes are the application's.
  *
  * Software kTLS (TLS_SW) and a NIC's TLS offload (TLS_HW, "device") are told apart by the
  * kernel's own counters in /proc/net/tls_stat, read around the set-up call.
@@ -25,7 +25,7 @@
 #include "ktls.h"
 
 #define DETAIL_MAX 200
-#define CONTROL_REQUESTED "control records (TLS_SET_RECORD_TYPE)"
+#define CONTROL_REQUESTED "control records (TLS record-type cmsg)"
 
 ssize_t sendfile64(int out_fd, int in_fd, off64_t *offset, size_t count);
 
@@ -96,22 +96,25 @@ static struct ct_kfd_state *ktls_state(int fd, struct ct_kfd_state *st)
 }
 
 static void ulp_done(int fd, struct ct_kfd_state *st, int r, int e, uint64_t ns, const void *optval,
-		     socklen_t optlen)
+		     socklen_t optlen, uintptr_t site)
 {
 	if (r == 0) {
 		st = ktls_state(fd, st);
 		if (st)
 			st->ktls.setup_ns += ns;
-		return;
 	}
 	struct ct_thread *t = ct_thread_get();
 	if (t && ct_enter(t, CT_FAM_KERNEL)) {
 		char d[DETAIL_MAX];
-		if (e == EFAULT)
+		if (r < 0 && e == EFAULT)
 			snprintf(d, sizeof(d), "level=SOL_TCP optname=TCP_ULP ulp=unreadable");
 		else
 			ct_ktls_fmt_ulp(d, sizeof(d), optval, optlen);
-		ct_event(CT_EV_CALL_FAILED, "setsockopt", e, r, CT_NO_PATH, true, "%s", d);
+		/* success: the program asked for kTLS (counted per call site, the stack taken once) */
+		if (r == 0)
+			ct_event_at_site(CT_EV_SESSION, "setsockopt", CT_NO_PATH, site, "%s", d);
+		else
+			ct_event(CT_EV_CALL_FAILED, "setsockopt", e, r, CT_NO_PATH, true, "%s", d);
 		ct_leave(t, CT_FAM_KERNEL);
 	}
 }
@@ -179,7 +182,7 @@ int ct_ktls_setsockopt(int fd, struct ct_kfd_state *st, int level, int optname, 
 	uint64_t ns = ct_now_ns() - t0;
 	int e = ct_errno_save();
 	if (ulp) {
-		ulp_done(fd, st, r, e, ns, optval, optlen);
+		ulp_done(fd, st, r, e, ns, optval, optlen, site);
 	} else {
 		if (keys && r == 0)
 			after = tls_stat(optname);
@@ -200,6 +203,10 @@ static uint32_t ktls_path(struct ct_thread *t, struct ct_kfd_state *st, enum ct_
 
 	if (CT_LIKELY(id))
 		return id - 1;
+	/* control records are told apart by their protocol, which the report's paths are keyed on:
+	 * "TLS1.3 control" */
+	char proto[16];
+	snprintf(proto, sizeof(proto), "%s control", k->proto[d]);
 	struct ct_path_key key = {
 		.api = CT_API_KTLS,
 		.dir = (uint8_t)dir,
@@ -208,7 +215,7 @@ static uint32_t ktls_path(struct ct_thread *t, struct ct_kfd_state *st, enum ct_
 		.flags = CT_PATH_IO_WAIT,
 		.impl = k->impl[d],
 		.cipher = k->cipher[d],
-		.proto = k->proto[d],
+		.proto = control ? proto : k->proto[d],
 		.requested = control ? CONTROL_REQUESTED : NULL,
 	};
 	id = ct_kernel_path_intern(t, &key);

@@ -9,7 +9,7 @@
  *    stopped, sent nothing, or its TLS library is not one cryptrace traces): still the reader's
  *    kernel to fix.
  *  - `ktls-tx-only` (info): kTLS encrypts what the process sends, but it never asked for TLS_RX,
- *    so what it receives is decrypted in user space: how OpenSSL 3.0 runs TLS 1.3; not a fault.
+ *    so what it receives is decrypted in user space (OpenSSL 3.0 with TLS 1.3); not a fault.
  * A kTLS set-up that worked, in both directions, gets nothing.
  */
 #include "findings.h"
@@ -36,10 +36,27 @@ static bool is_setup(const struct ct_event *e, const char *opt)
 	return rp_str_is(e->call, "setsockopt") && rp_str_starts(e->detail, want);
 }
 
-static bool setup_failed(const struct ct_event *e)
+/* A successful SOL_TLS set-up in p (TLS_TX or TLS_RX). */
+static bool any_setup_ok(const struct rp_proc *p)
 {
-	return e->kind == CT_EV_CALL_FAILED && rp_str_is(e->call, "setsockopt") &&
-	       (rp_str_starts(e->detail, ULP_PREFIX) || is_setup(e, "TLS_TX") || is_setup(e, "TLS_RX"));
+	for (size_t k = 0; k < p->nevents; k++) {
+		const struct ct_event *e = &p->events[k].ev;
+		if (e->kind == CT_EV_SESSION && (is_setup(e, "TLS_TX") || is_setup(e, "TLS_RX")))
+			return true;
+	}
+	return false;
+}
+
+/* A refused set-up call of p. OpenSSL attaches the ULP once per direction: on TLS 1.2 the second
+ * TCP_ULP gets EEXIST (it is there already) and RX is set up all the same, so EEXIST is not a
+ * refusal where kTLS did get set up. */
+static bool setup_failed(const struct rp_proc *p, const struct ct_event *e)
+{
+	if (e->kind != CT_EV_CALL_FAILED || !rp_str_is(e->call, "setsockopt"))
+		return false;
+	if (rp_str_starts(e->detail, ULP_PREFIX))
+		return !(e->err == EEXIST && any_setup_ok(p));
+	return is_setup(e, "TLS_TX") || is_setup(e, "TLS_RX");
 }
 
 /* A cipher TLS records are sealed with (AEAD: every TLS 1.3 suite, the TLS 1.2 ones kTLS takes). */
@@ -66,7 +83,7 @@ static unsigned refused_dirs(const struct rp_proc *p)
 	unsigned dirs = 0;
 	for (size_t k = 0; k < p->nevents; k++) {
 		const struct ct_event *e = &p->events[k].ev;
-		if (!setup_failed(e))
+		if (!setup_failed(p, e))
 			continue;
 		if (is_setup(e, "TLS_TX"))
 			dirs |= 1u << CT_DIR_ENCRYPT;
@@ -96,6 +113,11 @@ static const char *ktls_fix(bool ulp, int err)
 		       "now, and `echo tls > /etc/modules-load.d/tls.conf` at every boot; a kernel "
 		       "built without CONFIG_TLS needs one built with it. In a container, load it on "
 		       "the host. Or, if user-space TLS is fast enough, stop asking for kTLS.";
+	if (!ulp && err == ENOENT)
+		return "The kernel has kTLS but no implementation of this cipher loaded (its crypto "
+		       "API could not allocate it): load the module that provides it (`modprobe ccm` "
+		       "for AES-CCM, `modprobe chacha20poly1305` for ChaCha20-Poly1305, `modprobe gcm` "
+		       "for AES-GCM), or offer a cipher this kernel has first.";
 	if (err == EINVAL || err == ENOPROTOOPT || err == EOPNOTSUPP)
 		return "This kernel's kTLS does not take this TLS version or cipher (TLS 1.3 needs "
 		       "Linux 5.1, AES-CCM 5.2, ChaCha20-Poly1305 5.11, SM4 5.16, ARIA 6.1; AES-GCM "
@@ -123,7 +145,7 @@ static const struct ct_event *first_refusal(const struct rp_proc *p)
 	const struct ct_event *first = NULL;
 	for (size_t k = 0; k < p->nevents; k++) {
 		const struct ct_event *e = &p->events[k].ev;
-		if (!setup_failed(e))
+		if (!setup_failed(p, e))
 			continue;
 		if (rp_str_starts(e->detail, ULP_PREFIX))
 			return e;
@@ -139,7 +161,7 @@ static void refused(struct rp_model *m, const struct rp_proc *p, const struct ct
 	uint64_t calls = 0, bytes = 0;
 	unsigned dirs = refused_dirs(p);
 	for (size_t k = 0; k < p->nevents; k++)
-		if (setup_failed(&p->events[k].ev) && named_cipher(&p->events[k].ev).len)
+		if (setup_failed(p, &p->events[k].ev) && named_cipher(&p->events[k].ev).len)
 			cipher = named_cipher(&p->events[k].ev);
 	for (size_t k = 0; k < p->npaths; k++) {
 		const struct rp_path *pp = &p->paths[k];
@@ -158,7 +180,7 @@ static void refused(struct rp_model *m, const struct rp_proc *p, const struct ct
 	unsigned n = 0;
 	for (size_t k = 0; k < p->nevents; k++) {
 		const struct ct_event *e = &p->events[k].ev;
-		if (!setup_failed(e))
+		if (!setup_failed(p, e))
 			continue;
 		CAT(message, "%s%.*s [%.*s] failed with %s (%s)", n++ ? "; " : "", S(e->call), S(e->detail),
 		    rp_errno_name(e->err, eb, sizeof(eb)), e->err ? strerror(e->err) : "no errno");
@@ -223,7 +245,7 @@ static void tx_only(struct rp_model *m, const struct rp_proc *p)
 	CAT(message,
 	    "%s: the kernel encrypts the TLS records this process sends (kTLS TX, %s), but it "
 	    "never asked for kTLS RX: the records it receives are decrypted in user space by its TLS "
-	    "library. That is how OpenSSL 3.0 runs TLS 1.3 (it asks for TLS_RX on TLS 1.2 only); not a "
+	    "library (OpenSSL 3.0, for one, asks for TLS_RX on TLS 1.2 connections only). Not a "
 	    "fault.",
 	    rp_proc_role_label(p), rp_fmt_bytes(b, sizeof(b), (double)bytes));
 	CAT(evidence, "setsockopt(SOL_TLS, TLS_TX) succeeded; no setsockopt(SOL_TLS, TLS_RX) was made");
