@@ -29,14 +29,14 @@ one() { "$@" | sed -n 's/^ns_per_pair //p'; }
 i=0
 while [ "$i" -lt "$rounds" ]; do
 	for via in send write; do
-		one "$prog" "$via" 200000 9 "$len" >>"$out/native-$via"
-		one env LD_PRELOAD="$lib" CRYPTRACE_OUT="$out/t" "$prog" "$via" 200000 9 "$len" >>"$out/traced-$via"
+		one "$prog" "$via" 100000 5 "$len" >>"$out/native-$via"
+		one env LD_PRELOAD="$lib" CRYPTRACE_OUT="$out/t" "$prog" "$via" 100000 5 "$len" >>"$out/traced-$via"
 	done
 	rm -rf "$out/t"
 	i=$((i + 1))
 done
 median() { sort -g "$1" | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
-echo "socket hook cost: $len B on a UNIX socketpair, best of 9 x 200000 pairs per run, $rounds alternating runs"
+echo "socket hook cost: $len B on a UNIX socketpair, best of 5 x 100000 pairs per run, $rounds alternating runs"
 printf '%-13s %10s %10s %8s %s\n' calls native traced ratio min..max
 for via in send write; do
 	paste "$out/native-$via" "$out/traced-$via" | awk '{print $1 / $2}' >"$out/$via.ratio"

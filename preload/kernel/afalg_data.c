@@ -228,7 +228,7 @@ CT_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 	struct ct_kfd_state *st = ct_kfd_get(fd);
 
 	if (IS_KTLS(st))
-		return CT_KTLS_CALL(st, CT_DIR_ENCRYPT, "sendmsg", CT_REAL(sendmsg)(fd, msg, flags), msg);
+		return CT_KTLS_CALL(st, CT_DIR_ENCRYPT, "sendmsg", CT_REAL(sendmsg)(fd, msg, flags), msg, 0);
 	st = alg_op(st);
 	struct ct_thread *t = st ? send_begin(st) : NULL;
 
@@ -247,7 +247,7 @@ CT_EXPORT ssize_t send(int fd, const void *buf, size_t len, int flags)
 	struct ct_kfd_state *st = ct_kfd_get(fd);
 
 	if (IS_KTLS(st))
-		return CT_KTLS_CALL(st, CT_DIR_ENCRYPT, "send", CT_REAL(send)(fd, buf, len, flags), NULL);
+		return CT_KTLS_CALL(st, CT_DIR_ENCRYPT, "send", CT_REAL(send)(fd, buf, len, flags), NULL, 0);
 	st = alg_op(st);
 	struct ct_thread *t = st ? send_begin(st) : NULL;
 
@@ -267,7 +267,7 @@ CT_EXPORT ssize_t sendto(int fd, const void *buf, size_t len, int flags, const s
 
 	if (IS_KTLS(st))
 		return CT_KTLS_CALL(st, CT_DIR_ENCRYPT, "sendto",
-				    CT_REAL(sendto)(fd, buf, len, flags, to, tolen), NULL);
+				    CT_REAL(sendto)(fd, buf, len, flags, to, tolen), NULL, 0);
 	st = alg_op(st);
 	struct ct_thread *t = st ? send_begin(st) : NULL;
 
@@ -287,7 +287,7 @@ CT_EXPORT ssize_t write(int fd, const void *buf, size_t len)
 	struct ct_kfd_state *st = ct_kfd_get(fd);
 
 	if (IS_KTLS(st))
-		return CT_KTLS_CALL(st, CT_DIR_ENCRYPT, "write", CT_REAL(write)(fd, buf, len), NULL);
+		return CT_KTLS_CALL(st, CT_DIR_ENCRYPT, "write", CT_REAL(write)(fd, buf, len), NULL, 0);
 	st = alg_op(st);
 	struct ct_thread *t = st ? send_begin(st) : NULL;
 
@@ -305,7 +305,7 @@ CT_EXPORT ssize_t writev(int fd, const struct iovec *iov, int n)
 	struct ct_kfd_state *st = ct_kfd_get(fd);
 
 	if (IS_KTLS(st))
-		return CT_KTLS_CALL(st, CT_DIR_ENCRYPT, "writev", CT_REAL(writev)(fd, iov, n), NULL);
+		return CT_KTLS_CALL(st, CT_DIR_ENCRYPT, "writev", CT_REAL(writev)(fd, iov, n), NULL, 0);
 	st = alg_op(st);
 	struct ct_thread *t = st ? send_begin(st) : NULL;
 
@@ -354,14 +354,14 @@ static void read_end(struct ct_kfd_state *st, const char *call, ssize_t r, int e
 	ct_leave(t, CT_FAM_KERNEL);
 }
 
-#define READ_HOOK(call, realcall, emulcall, msg)                                                             \
+#define READ_HOOK(call, realcall, emulcall, msg, flags)                                                      \
 	({                                                                                                   \
 		struct ct_kfd_state *st_ = ct_kfd_get(fd);                                                   \
 		ssize_t r_;                                                                                  \
 		if (CT_LIKELY(!st_)) {                                                                       \
 			r_ = realcall;                                                                       \
 		} else if (st_->kind == CT_KFD_KTLS) {                                                       \
-			r_ = CT_KTLS_CALL(st_, CT_DIR_DECRYPT, call, realcall, msg);                         \
+			r_ = CT_KTLS_CALL(st_, CT_DIR_DECRYPT, call, realcall, msg, flags);                  \
 		} else if (st_->kind != CT_KFD_ALG_OP) {                                                     \
 			r_ = realcall;                                                                       \
 		} else {                                                                                     \
@@ -375,7 +375,7 @@ static void read_end(struct ct_kfd_state *st, const char *call, ssize_t r, int e
 
 CT_EXPORT ssize_t read(int fd, void *buf, size_t len)
 {
-	return READ_HOOK("read", CT_REAL(read)(fd, buf, len), emul_recv_buf(st_, buf, len, fd, 0), NULL);
+	return READ_HOOK("read", CT_REAL(read)(fd, buf, len), emul_recv_buf(st_, buf, len, fd, 0), NULL, 0);
 }
 
 /* _FORTIFY_SOURCE builds read through these when the buffer size is known. */
@@ -387,44 +387,45 @@ ssize_t __recvfrom_chk(int fd, void *buf, size_t len, size_t buflen, int flags, 
 CT_EXPORT ssize_t __read_chk(int fd, void *buf, size_t len, size_t buflen)
 {
 	return READ_HOOK("read", CT_REAL(__read_chk)(fd, buf, len, buflen),
-			 emul_recv_buf(st_, buf, len < buflen ? len : buflen, fd, 0), NULL);
+			 emul_recv_buf(st_, buf, len < buflen ? len : buflen, fd, 0), NULL, 0);
 }
 
 CT_EXPORT ssize_t __recv_chk(int fd, void *buf, size_t len, size_t buflen, int flags)
 {
 	return READ_HOOK("recv", CT_REAL(__recv_chk)(fd, buf, len, buflen, flags),
-			 emul_recv_buf(st_, buf, len < buflen ? len : buflen, fd, flags), NULL);
+			 emul_recv_buf(st_, buf, len < buflen ? len : buflen, fd, flags), NULL, flags);
 }
 
 CT_EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t len, size_t buflen, int flags,
 				 struct sockaddr *from, socklen_t *fromlen)
 {
 	return READ_HOOK("recvfrom", CT_REAL(__recvfrom_chk)(fd, buf, len, buflen, flags, from, fromlen),
-			 emul_recv_buf(st_, buf, len < buflen ? len : buflen, fd, flags), NULL);
+			 emul_recv_buf(st_, buf, len < buflen ? len : buflen, fd, flags), NULL, flags);
 }
 
 CT_EXPORT ssize_t readv(int fd, const struct iovec *iov, int n)
 {
 	return READ_HOOK("readv", CT_REAL(readv)(fd, iov, n),
-			 ct_emul_alg_recv(st_, iov, n > 0 ? (size_t)n : 0, fd, 0), NULL);
+			 ct_emul_alg_recv(st_, iov, n > 0 ? (size_t)n : 0, fd, 0), NULL, 0);
 }
 
 CT_EXPORT ssize_t recv(int fd, void *buf, size_t len, int flags)
 {
 	return READ_HOOK("recv", CT_REAL(recv)(fd, buf, len, flags), emul_recv_buf(st_, buf, len, fd, flags),
-			 NULL);
+			 NULL, flags);
 }
 
 CT_EXPORT ssize_t recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *from,
 			   socklen_t *fromlen)
 {
 	return READ_HOOK("recvfrom", CT_REAL(recvfrom)(fd, buf, len, flags, from, fromlen),
-			 emul_recv_buf(st_, buf, len, fd, flags), NULL);
+			 emul_recv_buf(st_, buf, len, fd, flags), NULL, flags);
 }
 
 CT_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 {
-	return READ_HOOK("recvmsg", CT_REAL(recvmsg)(fd, msg, flags), emul_recvmsg(st_, msg, fd, flags), msg);
+	return READ_HOOK("recvmsg", CT_REAL(recvmsg)(fd, msg, flags), emul_recvmsg(st_, msg, fd, flags), msg,
+			 flags);
 }
 
 /* ---- splice / vmsplice --------------------------------------------------------------------- */
@@ -447,10 +448,10 @@ CT_EXPORT ssize_t splice(int fd_in, off_t *off_in, int fd_out, off_t *off_out, s
 	/* a file or pipe spliced into a kTLS socket is sent (encrypted); out of one, received */
 	if (IS_KTLS(out))
 		return CT_KTLS_CALL(out, CT_DIR_ENCRYPT, "splice",
-				    CT_REAL(splice)(fd_in, off_in, fd_out, off_out, len, flags), NULL);
+				    CT_REAL(splice)(fd_in, off_in, fd_out, off_out, len, flags), NULL, 0);
 	if (IS_KTLS(in))
 		return CT_KTLS_CALL(in, CT_DIR_DECRYPT, "splice",
-				    CT_REAL(splice)(fd_in, off_in, fd_out, off_out, len, flags), NULL);
+				    CT_REAL(splice)(fd_in, off_in, fd_out, off_out, len, flags), NULL, 0);
 	out = alg_op(out);
 	in = alg_op(in);
 	if (!out && !in)

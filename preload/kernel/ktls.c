@@ -239,7 +239,7 @@ void ct_ktls_begin(struct ct_ktls_call *c)
 }
 
 void ct_ktls_end(struct ct_ktls_call *c, struct ct_kfd_state *st, enum ct_dir dir, const char *call,
-		 ssize_t r, const struct msghdr *msg)
+		 ssize_t r, const struct msghdr *msg, int flags)
 {
 	if (!c->t)
 		return;
@@ -247,7 +247,8 @@ void ct_ktls_end(struct ct_ktls_call *c, struct ct_kfd_state *st, enum ct_dir di
 	int d = dir == CT_DIR_ENCRYPT ? 0 : 1;
 	/* Only a set-up direction carries TLS records: before TLS_TX/RX (the handshake's own
 	 * records, sent by the library) the socket is plain TCP in that direction. */
-	if (!st->ktls.impl[d][0] || (r < 0 && (e == EAGAIN || e == EWOULDBLOCK || e == EINTR))) {
+	if (!st->ktls.impl[d][0] || (flags & MSG_PEEK) ||
+	    (r < 0 && (e == EAGAIN || e == EWOULDBLOCK || e == EINTR))) {
 		ct_leave(c->t, CT_FAM_KERNEL);
 		ct_errno_restore(e);
 		return;
@@ -281,7 +282,7 @@ CT_EXPORT ssize_t sendfile(int out_fd, int in_fd, off_t *offset, size_t count)
 	if (CT_LIKELY(!st) || st->kind != CT_KFD_KTLS)
 		return CT_REAL(sendfile)(out_fd, in_fd, offset, count);
 	return CT_KTLS_CALL(st, CT_DIR_ENCRYPT, "sendfile", CT_REAL(sendfile)(out_fd, in_fd, offset, count),
-			    NULL);
+			    NULL, 0);
 }
 
 CT_EXPORT ssize_t sendfile64(int out_fd, int in_fd, off64_t *offset, size_t count)
@@ -295,5 +296,5 @@ CT_EXPORT ssize_t sendfile64(int out_fd, int in_fd, off64_t *offset, size_t coun
 	if (CT_LIKELY(!st) || st->kind != CT_KFD_KTLS)
 		return CT_REAL(sendfile64)(out_fd, in_fd, offset, count);
 	return CT_KTLS_CALL(st, CT_DIR_ENCRYPT, "sendfile", CT_REAL(sendfile64)(out_fd, in_fd, offset, count),
-			    NULL);
+			    NULL, 0);
 }

@@ -25,22 +25,24 @@ int ct_ktls_setsockopt(int fd, struct ct_kfd_state *st, int level, int optname, 
 		       socklen_t optlen);
 
 /* One data call on a kTLS socket: begin before the real call, end after it with its result
- * (msg: the sendmsg/recvmsg header whose TLS record-type cmsg marks a control record, or NULL). */
+ * (msg: the sendmsg/recvmsg header whose TLS record-type cmsg marks a control record, or NULL;
+ * flags: the call's MSG_* flags, 0 when it has none: a MSG_PEEK read consumed nothing and is not
+ * counted). */
 struct ct_ktls_call {
 	struct ct_thread *t; /* NULL: not recorded (no thread state, or a nested call) */
 	struct ct_op_timer timer;
 };
 void ct_ktls_begin(struct ct_ktls_call *c);
 void ct_ktls_end(struct ct_ktls_call *c, struct ct_kfd_state *st, enum ct_dir dir, const char *call,
-		 ssize_t r, const struct msghdr *msg);
+		 ssize_t r, const struct msghdr *msg, int flags);
 
 /* The real call realcall on kTLS socket st, counted for dir; keeps its result and errno. */
-#define CT_KTLS_CALL(st, dir, call, realcall, msg)                                                           \
+#define CT_KTLS_CALL(st, dir, call, realcall, msg, flags)                                                    \
 	({                                                                                                   \
 		struct ct_ktls_call c_;                                                                      \
 		ct_ktls_begin(&c_);                                                                          \
 		ssize_t r_ = (realcall);                                                                     \
-		ct_ktls_end(&c_, (st), (dir), (call), r_, (msg));                                            \
+		ct_ktls_end(&c_, (st), (dir), (call), r_, (msg), (flags));                                   \
 		r_;                                                                                          \
 	})
 
