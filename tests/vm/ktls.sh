@@ -8,7 +8,8 @@
 #     paths (impl kernel:tls-sw from /proc/net/tls_stat, cipher, TLS1.2/TLS1.3, encrypt = TX,
 #     decrypt = RX, flag IO_WAIT) carry exactly the bytes it sent and received, the alert on the
 #     "control" path; set-up timed; CPU in sys; no finding but ktls-tx-only where RX was not set
-#     up; AES-128-CCM, whose kernel module the guest lacks, is refused (TLS_TX ENOENT) and said.
+#     up; AES-128-CCM, whose kernel module the guest lacks, is refused (TLS_TX ENOENT), and a
+#     crypto_info of the wrong length (EINVAL), both decoded and said (ktls-refused).
 #   - openssl s_server -WWW serving a 1 MiB file to openssl s_client, both asking for kTLS
 #     (OPENSSL_CONF with `Options = KTLS`): TLS 1.3 (kTLS TX only: OpenSSL 3.0) and TLS 1.2 with
 #     s_server -sendfile (TX and RX): the server's kTLS encrypt path carries the file and the HTTP
@@ -70,6 +71,7 @@ guest --tls --timeout 200 --files "${files[@]}" --out "$scratch/out" -- "
 	run_pair writev --rx --cipher aes-128-gcm --via writev --rx-via readv --bytes 65536
 	run_pair write --rx --tls12 --cipher aes-256-gcm --via write --rx-via read --bytes 1000
 	run_pair ccm --cipher aes-128-ccm
+	run_pair badlen --bad-len
 	ossl tls13 4433 --
 	ossl tls12 4434 -sendfile -- -tls1_2
 	openssl s_server -WWW -naccept 1 -accept 127.0.0.1:4435 -cert cert.pem -key key.pem >\$OUT/bare-server.out 2>&1 &

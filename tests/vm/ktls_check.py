@@ -105,6 +105,17 @@ def test():
     f = [f for f in d["findings"] if f["kind"] == "ktls-refused"]
     check(f and "modprobe ccm" in f[0]["fix"], f"ccm: ktls-refused, the fix loads ccm: {f}")
 
+    # A crypto_info one byte too long: EINVAL, the length said.
+    check(status(g, "badlen-bare-status") == 2 and status(g, "badlen-traced-status") == 2,
+          "ktls_pair --bad-len exits 2 (refused) bare and traced")
+    d = doc(out, "badlen")
+    ev = [e for e in d["events"] if e["call"] == "setsockopt" and e["kind"] == "call-failed"]
+    check(len(ev) == 1 and ev[0]["errno_name"] == "EINVAL" and ev[0]["detail"] ==
+          "level=SOL_TLS optname=TLS_TX version=TLS1.3 cipher=AES_GCM_256 (aes-256-gcm) optlen=57 "
+          "(expected 56)", f"badlen: TLS_TX refused with EINVAL, the wrong length said: {ev}")
+    f = [f for f in d["findings"] if f["kind"] == "ktls-refused"]
+    check(f and "newer kernel" in f[0]["fix"], f"badlen: ktls-refused with the EINVAL fix: {f}")
+
     # openssl s_server -> s_client, kTLS on.
     bare_got = open(os.path.join(out, "bare-got"), "rb").read()
     for name, server_rx in (("tls13", False), ("tls12", True)):
