@@ -116,7 +116,7 @@ static void cpu_sample_add(struct ct_counters *c, uint32_t path_id, bool syscall
 	uint8_t api = ct_path_api(path_id);
 	/* kernel-interface work runs in the kernel (sys time), unless the route serves it
 	 * in-process (emulation: user time); syscalls made inside any op are sys time too */
-	bool kernel_api = (api == CT_API_CRYPTODEV || api == CT_API_AFALG) &&
+	bool kernel_api = (api == CT_API_CRYPTODEV || api == CT_API_AFALG || api == CT_API_KTLS) &&
 			  ct_path_route(path_id) != CT_ROUTE_AESNI;
 	CT_ADD(c->cpu_samples, 1);
 	CT_ADD(c->cpu_sample_wall_ns, wall_ns);

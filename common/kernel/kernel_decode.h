@@ -121,6 +121,47 @@ size_t ct_alg_fmt_cmsgs(char *buf, size_t cap, const struct ct_alg_cmsgs *c);
  * "rfc4106(gcm(aes))" + 20 -> "aes-128-gcm". Returns false (buf "") when there is none. */
 bool ct_alg_openssl_cipher(const char *kname, uint32_t keylen, char *buf, size_t cap);
 
+/* ---- kTLS ---------------------------------------------------------------------------------- */
+
+#ifndef SOL_TCP
+#define SOL_TCP 6
+#endif
+#define CT_TCP_ULP 31  /* linux/tcp.h */
+#define CT_SOL_TLS 282 /* linux/socket.h */
+/* SOL_TLS options (linux/tls.h); the unit test checks them against the header. */
+enum ct_tls_opt {
+	CT_TLS_TX = 1,
+	CT_TLS_RX = 2,
+	CT_TLS_TX_ZEROCOPY_RO = 3,
+	CT_TLS_RX_EXPECT_NO_PAD = 4,
+};
+#define CT_TLS_SET_RECORD_TYPE 1 /* cmsg type on sendmsg: a record that is not application data */
+#define CT_TLS_GET_RECORD_TYPE 2 /* cmsg type on recvmsg */
+#define CT_TLS_RECORD_APPLICATION_DATA 23
+
+const char *ct_ktls_opt_name(int optname);        /* "TLS_TX"...; NULL if unknown */
+const char *ct_ktls_proto_name(uint16_t version); /* 0x0304 -> "TLS1.3"; NULL if unknown */
+
+/* struct tls_crypto_info's header, and what it names. Only its first 4 bytes are read. */
+struct ct_ktls_info {
+	uint16_t version, cipher_type;
+	const char *proto;   /* "TLS1.2", "TLS1.3"; NULL for another version */
+	const char *kname;   /* "AES_GCM_256" (TLS_CIPHER_ without its prefix); NULL if unknown */
+	const char *cipher;  /* OpenSSL's name: "aes-256-gcm"; NULL if unknown */
+	uint16_t key_bits;   /* 0 if unknown */
+	uint16_t struct_len; /* the optlen the kernel takes for this cipher; 0 if unknown */
+};
+/* Decodes optval/optlen; false when optval is NULL or shorter than the header. */
+bool ct_ktls_decode_info(const void *optval, size_t optlen, struct ct_ktls_info *out);
+/* "level=SOL_TCP optname=TCP_ULP ulp=tls" */
+size_t ct_ktls_fmt_ulp(char *buf, size_t cap, const void *optval, size_t optlen);
+/* "level=SOL_TLS optname=TLS_TX version=TLS1.3 cipher=AES_GCM_256 (aes-256-gcm) optlen=56" */
+size_t ct_ktls_fmt_sockopt(char *buf, size_t cap, int optname, const void *optval, size_t optlen);
+/* The TLS record type of a sendmsg's TLS_SET_RECORD_TYPE (or a recvmsg's TLS_GET_RECORD_TYPE)
+ * control message; false when there is none (application data). Bounds-checked. */
+bool ct_ktls_record_type(const struct msghdr *msg, uint8_t *type);
+const char *ct_ktls_record_type_name(uint8_t type); /* 21 -> "alert"; NULL if unknown */
+
 /* ---- errno --------------------------------------------------------------------------------- */
 
 /* "EINVAL", or the number in decimal written into buf. */

@@ -28,6 +28,7 @@
 #include "signals.h"
 #include "kernel/kernel_decode.h"
 #include "khooks.h"
+#include "ktls.h"
 
 ssize_t vmsplice(int fd, const struct iovec *iov, size_t n, unsigned int flags);
 ssize_t splice(int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len, unsigned int flags);
@@ -180,11 +181,13 @@ static size_t iov_total(const struct iovec *iov, size_t n)
 	return sum;
 }
 
-#define OP_STATE(fd)                                                                                         \
-	({                                                                                                   \
-		struct ct_kfd_state *s_ = ct_kfd_get(fd);                                                    \
-		s_ && s_->kind == CT_KFD_ALG_OP ? s_ : NULL;                                                 \
-	})
+/* A tracked fd is an AF_ALG op socket (served here) or a kTLS socket (counted by ktls.c); every
+ * other fd is NULL in the table and passes through. */
+static inline struct ct_kfd_state *alg_op(struct ct_kfd_state *s)
+{
+	return s && s->kind == CT_KFD_ALG_OP ? s : NULL;
+}
+#define IS_KTLS(s) (CT_UNLIKELY((s) != NULL) && (s)->kind == CT_KFD_KTLS)
 
 /* The socket's answer: the emulation's when it serves this op socket, else the kernel's. */
 #define ALG_CALL(st, emulcall, realcall) ((st) && (st)->emul ? (emulcall) : (realcall))
@@ -222,7 +225,11 @@ static ssize_t emul_recvmsg(struct ct_kfd_state *st, struct msghdr *msg, int fd,
 
 CT_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
-	struct ct_kfd_state *st = OP_STATE(fd);
+	struct ct_kfd_state *st = ct_kfd_get(fd);
+
+	if (IS_KTLS(st))
+		return CT_KTLS_CALL(st, CT_DIR_ENCRYPT, "sendmsg", CT_REAL(sendmsg)(fd, msg, flags), msg, 0);
+	st = alg_op(st);
 	struct ct_thread *t = st ? send_begin(st) : NULL;
 
 	if (CT_LIKELY(!t))
@@ -237,7 +244,11 @@ CT_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 
 CT_EXPORT ssize_t send(int fd, const void *buf, size_t len, int flags)
 {
-	struct ct_kfd_state *st = OP_STATE(fd);
+	struct ct_kfd_state *st = ct_kfd_get(fd);
+
+	if (IS_KTLS(st))
+		return CT_KTLS_CALL(st, CT_DIR_ENCRYPT, "send", CT_REAL(send)(fd, buf, len, flags), NULL, 0);
+	st = alg_op(st);
 	struct ct_thread *t = st ? send_begin(st) : NULL;
 
 	if (CT_LIKELY(!t))
@@ -252,7 +263,12 @@ CT_EXPORT ssize_t send(int fd, const void *buf, size_t len, int flags)
 CT_EXPORT ssize_t sendto(int fd, const void *buf, size_t len, int flags, const struct sockaddr *to,
 			 socklen_t tolen)
 {
-	struct ct_kfd_state *st = OP_STATE(fd);
+	struct ct_kfd_state *st = ct_kfd_get(fd);
+
+	if (IS_KTLS(st))
+		return CT_KTLS_CALL(st, CT_DIR_ENCRYPT, "sendto",
+				    CT_REAL(sendto)(fd, buf, len, flags, to, tolen), NULL, 0);
+	st = alg_op(st);
 	struct ct_thread *t = st ? send_begin(st) : NULL;
 
 	if (CT_LIKELY(!t))
@@ -268,7 +284,11 @@ CT_EXPORT ssize_t sendto(int fd, const void *buf, size_t len, int flags, const s
 
 CT_EXPORT ssize_t write(int fd, const void *buf, size_t len)
 {
-	struct ct_kfd_state *st = OP_STATE(fd);
+	struct ct_kfd_state *st = ct_kfd_get(fd);
+
+	if (IS_KTLS(st))
+		return CT_KTLS_CALL(st, CT_DIR_ENCRYPT, "write", CT_REAL(write)(fd, buf, len), NULL, 0);
+	st = alg_op(st);
 	struct ct_thread *t = st ? send_begin(st) : NULL;
 
 	if (CT_LIKELY(!t))
@@ -282,7 +302,11 @@ CT_EXPORT ssize_t write(int fd, const void *buf, size_t len)
 
 CT_EXPORT ssize_t writev(int fd, const struct iovec *iov, int n)
 {
-	struct ct_kfd_state *st = OP_STATE(fd);
+	struct ct_kfd_state *st = ct_kfd_get(fd);
+
+	if (IS_KTLS(st))
+		return CT_KTLS_CALL(st, CT_DIR_ENCRYPT, "writev", CT_REAL(writev)(fd, iov, n), NULL, 0);
+	st = alg_op(st);
 	struct ct_thread *t = st ? send_begin(st) : NULL;
 
 	if (CT_LIKELY(!t))
@@ -330,11 +354,15 @@ static void read_end(struct ct_kfd_state *st, const char *call, ssize_t r, int e
 	ct_leave(t, CT_FAM_KERNEL);
 }
 
-#define READ_HOOK(call, realcall, emulcall)                                                                  \
+#define READ_HOOK(call, realcall, emulcall, msg, flags)                                                      \
 	({                                                                                                   \
-		struct ct_kfd_state *st_ = OP_STATE(fd);                                                     \
+		struct ct_kfd_state *st_ = ct_kfd_get(fd);                                                   \
 		ssize_t r_;                                                                                  \
 		if (CT_LIKELY(!st_)) {                                                                       \
+			r_ = realcall;                                                                       \
+		} else if (st_->kind == CT_KFD_KTLS) {                                                       \
+			r_ = CT_KTLS_CALL(st_, CT_DIR_DECRYPT, call, realcall, msg, flags);                  \
+		} else if (st_->kind != CT_KFD_ALG_OP) {                                                     \
 			r_ = realcall;                                                                       \
 		} else {                                                                                     \
 			r_ = st_->emul ? (emulcall) : (realcall);                                            \
@@ -347,7 +375,7 @@ static void read_end(struct ct_kfd_state *st, const char *call, ssize_t r, int e
 
 CT_EXPORT ssize_t read(int fd, void *buf, size_t len)
 {
-	return READ_HOOK("read", CT_REAL(read)(fd, buf, len), emul_recv_buf(st_, buf, len, fd, 0));
+	return READ_HOOK("read", CT_REAL(read)(fd, buf, len), emul_recv_buf(st_, buf, len, fd, 0), NULL, 0);
 }
 
 /* _FORTIFY_SOURCE builds read through these when the buffer size is known. */
@@ -359,43 +387,45 @@ ssize_t __recvfrom_chk(int fd, void *buf, size_t len, size_t buflen, int flags, 
 CT_EXPORT ssize_t __read_chk(int fd, void *buf, size_t len, size_t buflen)
 {
 	return READ_HOOK("read", CT_REAL(__read_chk)(fd, buf, len, buflen),
-			 emul_recv_buf(st_, buf, len < buflen ? len : buflen, fd, 0));
+			 emul_recv_buf(st_, buf, len < buflen ? len : buflen, fd, 0), NULL, 0);
 }
 
 CT_EXPORT ssize_t __recv_chk(int fd, void *buf, size_t len, size_t buflen, int flags)
 {
 	return READ_HOOK("recv", CT_REAL(__recv_chk)(fd, buf, len, buflen, flags),
-			 emul_recv_buf(st_, buf, len < buflen ? len : buflen, fd, flags));
+			 emul_recv_buf(st_, buf, len < buflen ? len : buflen, fd, flags), NULL, flags);
 }
 
 CT_EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t len, size_t buflen, int flags,
 				 struct sockaddr *from, socklen_t *fromlen)
 {
 	return READ_HOOK("recvfrom", CT_REAL(__recvfrom_chk)(fd, buf, len, buflen, flags, from, fromlen),
-			 emul_recv_buf(st_, buf, len < buflen ? len : buflen, fd, flags));
+			 emul_recv_buf(st_, buf, len < buflen ? len : buflen, fd, flags), NULL, flags);
 }
 
 CT_EXPORT ssize_t readv(int fd, const struct iovec *iov, int n)
 {
 	return READ_HOOK("readv", CT_REAL(readv)(fd, iov, n),
-			 ct_emul_alg_recv(st_, iov, n > 0 ? (size_t)n : 0, fd, 0));
+			 ct_emul_alg_recv(st_, iov, n > 0 ? (size_t)n : 0, fd, 0), NULL, 0);
 }
 
 CT_EXPORT ssize_t recv(int fd, void *buf, size_t len, int flags)
 {
-	return READ_HOOK("recv", CT_REAL(recv)(fd, buf, len, flags), emul_recv_buf(st_, buf, len, fd, flags));
+	return READ_HOOK("recv", CT_REAL(recv)(fd, buf, len, flags), emul_recv_buf(st_, buf, len, fd, flags),
+			 NULL, flags);
 }
 
 CT_EXPORT ssize_t recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *from,
 			   socklen_t *fromlen)
 {
 	return READ_HOOK("recvfrom", CT_REAL(recvfrom)(fd, buf, len, flags, from, fromlen),
-			 emul_recv_buf(st_, buf, len, fd, flags));
+			 emul_recv_buf(st_, buf, len, fd, flags), NULL, flags);
 }
 
 CT_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 {
-	return READ_HOOK("recvmsg", CT_REAL(recvmsg)(fd, msg, flags), emul_recvmsg(st_, msg, fd, flags));
+	return READ_HOOK("recvmsg", CT_REAL(recvmsg)(fd, msg, flags), emul_recvmsg(st_, msg, fd, flags), msg,
+			 flags);
 }
 
 /* ---- splice / vmsplice --------------------------------------------------------------------- */
@@ -411,9 +441,20 @@ CT_EXPORT ssize_t vmsplice(int fd, const struct iovec *iov, size_t n, unsigned i
 
 CT_EXPORT ssize_t splice(int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len, unsigned int flags)
 {
-	struct ct_kfd_state *out = OP_STATE(fd_out), *in = OP_STATE(fd_in);
+	struct ct_kfd_state *out = ct_kfd_get(fd_out), *in = ct_kfd_get(fd_in);
 
 	if (CT_LIKELY(!out && !in))
+		return CT_REAL(splice)(fd_in, off_in, fd_out, off_out, len, flags);
+	/* a file or pipe spliced into a kTLS socket is sent (encrypted); out of one, received */
+	if (IS_KTLS(out))
+		return CT_KTLS_CALL(out, CT_DIR_ENCRYPT, "splice",
+				    CT_REAL(splice)(fd_in, off_in, fd_out, off_out, len, flags), NULL, 0);
+	if (IS_KTLS(in))
+		return CT_KTLS_CALL(in, CT_DIR_DECRYPT, "splice",
+				    CT_REAL(splice)(fd_in, off_in, fd_out, off_out, len, flags), NULL, 0);
+	out = alg_op(out);
+	in = alg_op(in);
+	if (!out && !in)
 		return CT_REAL(splice)(fd_in, off_in, fd_out, off_out, len, flags);
 	struct ct_thread *t = out ? send_begin(out) : NULL;
 	ssize_t r;
@@ -486,7 +527,7 @@ static void aio_submitted(long r, int e, long nr, struct iocb **iocbpp)
 	long n = r >= 0 ? r : 1;
 	for (long i = 0; i < n && i < nr; i++) {
 		struct iocb *cb = iocbpp[i];
-		struct ct_kfd_state *st = cb ? OP_STATE((int)cb->aio_fildes) : NULL;
+		struct ct_kfd_state *st = cb ? alg_op(ct_kfd_get((int)cb->aio_fildes)) : NULL;
 		if (!st)
 			continue;
 		struct ct_alg_state *a = &st->alg;
@@ -517,7 +558,7 @@ static void aio_completed(long r, struct io_event *events)
 	bool counted = false;
 	for (long i = 0; i < r; i++) {
 		int fd = aio_take((uintptr_t)events[i].obj);
-		struct ct_kfd_state *st = fd >= 0 ? OP_STATE(fd) : NULL;
+		struct ct_kfd_state *st = fd >= 0 ? alg_op(ct_kfd_get(fd)) : NULL;
 		if (!st)
 			continue;
 		struct ct_alg_state *a = &st->alg;

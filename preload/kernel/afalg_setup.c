@@ -16,6 +16,7 @@
 #include "kdriver.h"
 #include "kernel/kernel_decode.h"
 #include "khooks.h"
+#include "ktls.h"
 
 #define DETAIL_MAX 320
 
@@ -150,6 +151,8 @@ CT_EXPORT int setsockopt(int fd, int level, int optname, const void *optval, soc
 {
 	struct ct_kfd_state *st = ct_kfd_get(fd);
 
+	if (CT_UNLIKELY(ct_ktls_sockopt(level, optname)))
+		return ct_ktls_setsockopt(fd, st, level, optname, optval, optlen);
 	if (CT_LIKELY(!st) || level != SOL_ALG)
 		return CT_REAL(setsockopt)(fd, level, optname, optval, optlen);
 	uint64_t t0 = ct_now_ns();

@@ -20,6 +20,7 @@ enum ct_kfd_kind {
 	CT_KFD_CDEV_CLONE = 2, /* an fd returned by CRIOGET */
 	CT_KFD_ALG_TFM = 3,    /* socket(AF_ALG): bind + setsockopt happen here */
 	CT_KFD_ALG_OP = 4,     /* accept() on a tfm socket: the data path */
+	CT_KFD_KTLS = 5,       /* a TCP socket with the kernel's TLS layer (TCP_ULP "tls"), ktls.c */
 };
 
 #define CT_KFD_ENTRIES 3 /* sendmsg, splice, aio */
@@ -50,10 +51,21 @@ struct ct_alg_state {
 	struct ct_alg_state *tfm;
 };
 
+/* kTLS socket state (ktls.c): what each direction's SOL_TLS set-up named. */
+struct ct_ktls_state {
+	char impl[2][24];   /* [0] TX, [1] RX: "kernel:tls-sw", "kernel:tls-device" */
+	char cipher[2][24]; /* "aes-256-gcm" */
+	char proto[2][8];   /* "TLS1.3" */
+	uint16_t key_bits[2];
+	_Atomic uint32_t paths[2][2]; /* [dir][0 data, 1 control records]: path id + 1 */
+	uint64_t setup_ns;            /* TCP_ULP + SOL_TLS calls, charged to the first path */
+};
+
 struct ct_kfd_state {
 	_Atomic uint32_t refs;
 	uint8_t kind; /* enum ct_kfd_kind */
 	struct ct_alg_state alg;
+	struct ct_ktls_state ktls;
 	uint64_t cdev_last_len;
 	struct ct_kfd_state *next_free;
 	struct ct_kfd_state *tfm_ref; /* op sockets: the referenced tfm state */

@@ -68,7 +68,7 @@ bool rp_event_failed(const struct ct_event *e)
 bool rp_offload_call_failed(const struct ct_event *e)
 {
 	return e->kind == CT_EV_CALL_FAILED && !rp_str_starts(e->call, "EVP_") &&
-	       !rp_str_starts(e->call, "AES_") && !rp_str_starts(e->call, "gcry_");
+	       !rp_str_starts(e->call, "AES_") && !rp_str_starts(e->call, "gcry_") && !rp_ktls_event(e);
 }
 
 /* The launcher measures the bound before the program starts (header); a bare LD_PRELOAD run may
@@ -95,13 +95,21 @@ double rp_aesni_bound(const struct rp_proc *p, const char **from)
 typedef void (*rp_evaluator)(struct rp_model *m);
 
 static const rp_evaluator evaluators[] = {
-	rp_eval_unfinished_trace,       rp_eval_nothing_intercepted,
-	rp_eval_multiple_libcrypto,     rp_eval_engine_failed,
-	rp_eval_provider_absent,        rp_eval_silent_fallback,
-	rp_eval_session_failed,         rp_eval_kernel_refused,
-	rp_eval_software_aes,           rp_eval_profile_aes,
-	rp_eval_lowlevel_api,           rp_eval_kernel_software_driver,
-	rp_eval_small_requests_offload, rp_eval_user_time_misleads,
+	rp_eval_unfinished_trace,
+	rp_eval_nothing_intercepted,
+	rp_eval_multiple_libcrypto,
+	rp_eval_engine_failed,
+	rp_eval_provider_absent,
+	rp_eval_silent_fallback,
+	rp_eval_ktls,
+	rp_eval_session_failed,
+	rp_eval_kernel_refused,
+	rp_eval_software_aes,
+	rp_eval_profile_aes,
+	rp_eval_lowlevel_api,
+	rp_eval_kernel_software_driver,
+	rp_eval_small_requests_offload,
+	rp_eval_user_time_misleads,
 };
 
 void rp_findings_evaluate(struct rp_model *m)

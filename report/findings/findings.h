@@ -62,6 +62,11 @@ struct ct_str rp_requested_module(const struct ct_event *e);
 /* A request for an offload engine or provider that failed (engine-failed's subject). */
 bool rp_offload_module_failed(const struct ct_event *e);
 
+/* ---- ktls.c */
+/* A kTLS set-up event (setsockopt TCP_ULP "tls" or SOL_TLS, failed or not) or a failed data call
+ * on a kTLS socket: ktls.c's findings read them, the AF_ALG and cryptodev findings leave them. */
+bool rp_ktls_event(const struct ct_event *e);
+
 /* ---- kernel_refused.c */
 /* The failed socket(AF_ALG) or open(/dev/crypto) of p that no failed offload engine explains,
  * or NULL. */
@@ -74,6 +79,7 @@ void rp_eval_multiple_libcrypto(struct rp_model *m);     /* multiple_libcrypto.c
 void rp_eval_engine_failed(struct rp_model *m);          /* offload_failed.c */
 void rp_eval_provider_absent(struct rp_model *m);        /* offload_failed.c */
 void rp_eval_silent_fallback(struct rp_model *m);        /* silent_fallback.c */
+void rp_eval_ktls(struct rp_model *m);                   /* ktls.c */
 void rp_eval_session_failed(struct rp_model *m);         /* offload_failed.c */
 void rp_eval_kernel_refused(struct rp_model *m);         /* kernel_refused.c */
 void rp_eval_software_aes(struct rp_model *m);           /* software_aes.c */

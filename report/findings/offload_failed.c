@@ -293,7 +293,7 @@ static bool session_failure(const struct ct_event *e)
 {
 	if (e->kind == CT_EV_SESSION)
 		return rp_event_failed(e);
-	if (e->kind != CT_EV_CALL_FAILED)
+	if (e->kind != CT_EV_CALL_FAILED || rp_ktls_event(e))
 		return false;
 	return rp_str_starts(e->call, "ioctl(CIOCGSESSION") || rp_str_starts(e->call, "bind") ||
 	       rp_str_starts(e->call, "setsockopt") || rp_str_starts(e->call, "accept");

@@ -37,7 +37,7 @@ die() { echo "build-guest: $*" >&2; exit 1; }
 #   crypto_user                           NETLINK_CRYPTO: libkcapi (kcapi-enc) asks it about ciphers
 #   fuse, cuse                            /dev/cuse for the cryptodev CUSE server (issue [cuse])
 wanted_modules=(cryptd crypto_simd aesni-intel ghash-clmulni-intel af_alg algif_skcipher algif_aead
-	algif_hash algif_rng crypto_user ecb ctr xts gcm ghash-generic seqiv fuse cuse)
+	algif_hash algif_rng crypto_user ecb ctr xts gcm ghash-generic seqiv fuse cuse tls)
 
 resolve_package() {
 	if [[ -n ${CT_VM_KERNEL_PKG:-} ]]; then

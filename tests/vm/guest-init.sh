@@ -24,10 +24,12 @@ chmod 1777 /tmp
 dmesg -n 1
 
 aesni=1
+tls=0
 timeout_s=240
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	ct.aesni=*) aesni=${arg#ct.aesni=} ;;
+	ct.tls=*) tls=${arg#ct.tls=} ;;
 	ct.timeout=*) timeout_s=${arg#ct.timeout=} ;;
 	esac
 done
@@ -46,6 +48,12 @@ if [ "$aesni" = 0 ]; then
 		[ -n "$rel" ] && rm -f "$mdir/$rel"
 	done
 fi
+# kTLS (tests/vm/ktls.sh): the tls module only when asked for (ct.tls=1); otherwise deleted, so
+# that setsockopt(TCP_ULP, "tls") fails with ENOENT as on a machine without it.
+if [ "$tls" != 1 ]; then
+	rel=$(sed -n "s/^tls //p" /ct/load-order)
+	[ -n "$rel" ] && rm -f "$mdir/$rel"
+fi
 while read -r name rel; do
 	[ -f "$mdir/$rel" ] || continue
 	insmod "$mdir/$rel" 2>/tmp/insmod.err || log "insmod $name failed: $(cat /tmp/insmod.err)"
@@ -58,7 +66,7 @@ ip link set lo up 2>/dev/null
 data=/dev/ttyS1
 stty -F $data raw -echo 2>/dev/null
 
-export OUT=/out CT_VM_AESNI=$aesni
+export OUT=/out CT_VM_AESNI=$aesni CT_VM_TLS=$tls
 cd /tmp || exit 1
 log "running the test script (aesni=$aesni, timeout ${timeout_s}s)"
 timeout -s KILL "$timeout_s" /bin/sh /ct/script.sh >/tmp/ct.stdout 2>/tmp/ct.stderr </dev/null

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # run-in-guest.sh: run one shell script inside a throw-away qemu (TCG) guest with a real kernel.
 #
-# Usage: tests/vm/run-in-guest.sh [--aesni|--no-aesni] [--files PATH...] [--out DIR]
+# Usage: tests/vm/run-in-guest.sh [--aesni|--no-aesni] [--tls] [--files PATH...] [--out DIR]
 #                                 [--timeout SECONDS] [--smp N] [--cache DIR] [--work DIR]
 #                                 [--keep] -- 'guest shell script'
 #
@@ -26,6 +26,7 @@ qemu=${QEMU:-qemu-system-x86_64}
 cache=${CT_VM_CACHE:-$here/cache}
 work=${CT_VM_WORK:-${TMPDIR:-/tmp}/cryptrace-vm-$(id -u)}
 aesni=1
+tls=0
 timeout_s=240
 smp=1
 out_dir=
@@ -42,6 +43,7 @@ while (($#)); do
 	case $1 in
 	--aesni) aesni=1 ;;
 	--no-aesni) aesni=0 ;;
+	--tls) tls=1 ;;
 	--out) out_dir=$2; shift ;;
 	--timeout) timeout_s=$2; shift ;;
 	--smp) smp=$2; shift ;;
@@ -218,7 +220,7 @@ timeout --kill-after=10 "$host_timeout" "$qemu" \
 	-accel tcg -machine pc -cpu "$cpu" -m 1024 -smp "$smp" \
 	-nodefaults -no-user-config -display none -no-reboot \
 	-kernel "$kdir/vmlinuz" -initrd "$run/initrd.cpio" \
-	-append "console=ttyS0 quiet loglevel=3 panic=-1 rdinit=/init ct.aesni=$aesni ct.timeout=$timeout_s ${CT_VM_APPEND:-}" \
+	-append "console=ttyS0 quiet loglevel=3 panic=-1 rdinit=/init ct.aesni=$aesni ct.tls=$tls ct.timeout=$timeout_s ${CT_VM_APPEND:-}" \
 	-serial "file:$run/console.log" -serial "file:$run/data.log" \
 	>"$run/qemu.log" 2>&1
 qemu_rc=$?
