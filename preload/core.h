@@ -38,6 +38,7 @@ enum ct_family {
 	CT_FAM_ENGINE = 2,
 	CT_FAM_KERNEL = 3, /* cryptodev + AF_ALG + fd bookkeeping */
 	CT_FAM_PROC = 4,   /* fork/exec/dlopen */
+	CT_FAM_GNUTLS = 5, /* GnuTLS's cipher, AEAD and record calls */
 	CT_FAM_COUNT
 };
 

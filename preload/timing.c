@@ -19,6 +19,7 @@
  * otherwise.
  */
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "internal.h"
@@ -636,6 +637,62 @@ void ct_op_end(struct ct_thread *t, struct ct_op_timer *op, uint32_t path_id, ui
 	account_call(t, c, path_id, true, ns, now - op->t0, op->cpu0_ns, op->syscalls_before);
 	if (ct_per_call)
 		ring_push(t, op->t0, ns, path_id, bytes);
+	if (CT_UNLIKELY(now >= atomic_load_explicit(&ct_g.next_flush, memory_order_relaxed)))
+		ct_flush_due(now);
+}
+
+/* ---- calls that wait for a peer ----------------------------------------------------------------- */
+
+static bool thread_rusage_us(uint64_t *user_us, uint64_t *sys_us)
+{
+#ifdef RUSAGE_THREAD
+	struct rusage ru;
+	if (getrusage(RUSAGE_THREAD, &ru))
+		return false;
+	*user_us = (uint64_t)ru.ru_utime.tv_sec * 1000000u + (uint64_t)ru.ru_utime.tv_usec;
+	*sys_us = (uint64_t)ru.ru_stime.tv_sec * 1000000u + (uint64_t)ru.ru_stime.tv_usec;
+	return true;
+#else
+	(void)user_us;
+	(void)sys_us;
+	return false;
+#endif
+}
+
+void ct_io_call_begin(struct ct_thread *t, struct ct_io_call *io)
+{
+	/* a TLS call of the program's own (not inside a cipher call) ends a span */
+	if (CT_UNLIKELY(t->span.t0))
+		ct_span_interrupt(t);
+	io->cpu_ok = thread_rusage_us(&io->user0_us, &io->sys0_us);
+	io->t0 = ct_clock_now();
+}
+
+void ct_io_call_end(struct ct_thread *t, const struct ct_io_call *io, uint32_t path_id, uint64_t bytes)
+{
+	uint64_t now = ct_clock_now();
+	uint64_t user1 = 0, sys1 = 0;
+	bool cpu_ok = io->cpu_ok && thread_rusage_us(&user1, &sys1);
+	struct ct_counters *c = ct_counters_of(t, path_id);
+	if (CT_UNLIKELY(!c || !bytes))
+		return;
+	unsigned ci = ct_cell_of_size(bytes);
+	struct ct_size_bucket *cell = &c->cell[ci];
+	CT_ADD(cell->calls, 1);
+	CT_ADD(cell->bytes, bytes);
+	c->cell_mask |= 1ull << ci;
+	uint64_t ns = delta_ns(now - io->t0);
+	CT_ADD(cell->timed_calls, 1);
+	CT_ADD(cell->timed_ns, ns);
+	CT_ADD(c->lat[ct_lat_bucket(ns)], 1);
+	if (cpu_ok && user1 >= io->user0_us && sys1 >= io->sys0_us) {
+		CT_ADD(c->cpu_samples, 1);
+		CT_ADD(c->cpu_sample_wall_ns, ns);
+		CT_ADD(c->cpu_sample_user_ns, (user1 - io->user0_us) * 1000u);
+		CT_ADD(c->cpu_sample_sys_ns, (sys1 - io->sys0_us) * 1000u);
+	}
+	if (ct_per_call)
+		ring_push(t, io->t0, ns, path_id, bytes);
 	if (CT_UNLIKELY(now >= atomic_load_explicit(&ct_g.next_flush, memory_order_relaxed)))
 		ct_flush_due(now);
 }

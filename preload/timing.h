@@ -132,4 +132,20 @@ void ct_span_interrupt(struct ct_thread *t);
 void ct_probe_once(struct ct_thread *t, uint32_t path_id, unsigned ci, uint64_t bytes, uint64_t t0,
 		   uint64_t t1);
 
+/*
+ * A call that waits for a peer (a TLS record sent or received: CT_PATH_IO_WAIT paths): every one
+ * timed, wall and CPU, the CPU read with user and system time apart (getrusage(RUSAGE_THREAD)):
+ * such a call makes syscalls of its own, so the split of its CPU is the thread's, not "all system"
+ * as for a cipher call that happened to make one (cpu_sample_add). Its wall time includes the
+ * wait; its CPU time is what the report prices it by.
+ */
+struct ct_io_call {
+	uint64_t t0;                /* clock at entry */
+	uint64_t user0_us, sys0_us; /* thread CPU at entry, 0/0 when it could not be read */
+	bool cpu_ok;
+};
+void ct_io_call_begin(struct ct_thread *t, struct ct_io_call *io);
+/* Counts the call (bytes > 0; a call that moved nothing is not counted) on path_id. */
+void ct_io_call_end(struct ct_thread *t, const struct ct_io_call *io, uint32_t path_id, uint64_t bytes);
+
 #endif
