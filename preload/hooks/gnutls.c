@@ -26,8 +26,8 @@ extern struct ct_ctxmap ct_global_ctxmap;
 
 /* The path of a handle just set up for alg with a key of key_size bytes, mapped to handle (guards
  * raised by the caller); ra is where the program called. */
-static uint32_t handle_classify(const char *call, const void *handle, int alg, unsigned key_size, uint8_t entry,
-				const void *ra)
+static uint32_t handle_classify(const char *call, const void *handle, int alg, unsigned key_size,
+				uint8_t entry, const void *ra)
 {
 	char name[48];
 	ct_gnutls_cipher_name(alg, name, sizeof(name));
@@ -93,8 +93,8 @@ CT_EXPORT int gnutls_cipher_init(gnutls_cipher_hd_t *handle, gnutls_cipher_algor
 	struct ct_thread *t = init_begin(&t0);
 	int r = real(handle, cipher, key, iv);
 	if (t)
-		init_end(t, "gnutls_cipher_init", r >= 0 && handle ? *handle : NULL, cipher, key ? key->size : 0,
-			 CT_ENTRY_GNUTLS_CIPHER, r, t0, RA());
+		init_end(t, "gnutls_cipher_init", r >= 0 && handle ? *handle : NULL, cipher,
+			 key ? key->size : 0, CT_ENTRY_GNUTLS_CIPHER, r, t0, RA());
 	return r;
 }
 
@@ -146,18 +146,18 @@ CT_EXPORT void gnutls_aead_cipher_deinit(gnutls_aead_cipher_hd_t handle)
 
 /* Every counted call's arguments, whichever of the signatures below it has (the rest zero). */
 enum op {
-	OP_ENCRYPT,   /* (h, text, len) in place */
-	OP_DECRYPT,   /* (h, text, len) in place */
-	OP_ENCRYPT2,  /* (h, in, inlen, out, outlen) */
-	OP_DECRYPT2,  /* the same */
-	OP_ENCRYPT3,  /* (h, in, inlen, out, *outlen, flags) */
-	OP_DECRYPT3,  /* the same */
-	OP_SET_IV,    /* (h, iv, len), void */
-	OP_ADD_AUTH,  /* (h, text, len) */
-	OP_TAG,       /* (h, tag, len) */
-	OP_AEAD_ENC,  /* (h, nonce, nlen, auth, alen, tag_size, in, inlen, out, *outlen) */
-	OP_AEAD_DEC,  /* the same */
-	OP_AEAD_ENCV, /* (h, nonce, nlen, auth_iov, n, tag_size, iov, n, out, *outlen) */
+	OP_ENCRYPT,    /* (h, text, len) in place */
+	OP_DECRYPT,    /* (h, text, len) in place */
+	OP_ENCRYPT2,   /* (h, in, inlen, out, outlen) */
+	OP_DECRYPT2,   /* the same */
+	OP_ENCRYPT3,   /* (h, in, inlen, out, *outlen, flags) */
+	OP_DECRYPT3,   /* the same */
+	OP_SET_IV,     /* (h, iv, len), void */
+	OP_ADD_AUTH,   /* (h, text, len) */
+	OP_TAG,        /* (h, tag, len) */
+	OP_AEAD_ENC,   /* (h, nonce, nlen, auth, alen, tag_size, in, inlen, out, *outlen) */
+	OP_AEAD_DEC,   /* the same */
+	OP_AEAD_ENCV,  /* (h, nonce, nlen, auth_iov, n, tag_size, iov, n, out, *outlen) */
 	OP_AEAD_ENCV2, /* (h, nonce, nlen, auth_iov, n, iov, n, tag, *tag_size) */
 	OP_AEAD_DECV2, /* (h, nonce, nlen, auth_iov, n, iov, n, tag, tag_size) */
 };
@@ -187,7 +187,7 @@ static int run(void *real, const struct gcall *c)
 	case OP_ENCRYPT2:
 	case OP_DECRYPT2:
 		return ((int (*)(gnutls_cipher_hd_t, cv, size_t, void *, size_t))real)(c->h, c->in, c->inlen,
-											 c->out, c->outlen);
+										       c->out, c->outlen);
 	case OP_ENCRYPT3:
 	case OP_DECRYPT3:
 		return ((int (*)(gnutls_cipher_hd_t, cv, size_t, void *, size_t *, unsigned))real)(
@@ -198,13 +198,13 @@ static int run(void *real, const struct gcall *c)
 	case OP_AEAD_ENC:
 	case OP_AEAD_DEC:
 		return ((int (*)(gnutls_aead_cipher_hd_t, cv, size_t, cv, size_t, size_t, cv, size_t, void *,
-				 size_t *))real)(c->h, c->nonce, c->nonce_len, c->auth, c->auth_len, c->tag_size,
-						 c->in, c->inlen, c->out, c->outlenp);
+				 size_t *))real)(c->h, c->nonce, c->nonce_len, c->auth, c->auth_len,
+						 c->tag_size, c->in, c->inlen, c->out, c->outlenp);
 	case OP_AEAD_ENCV:
 		return ((int (*)(gnutls_aead_cipher_hd_t, cv, size_t, const giovec_t *, int, size_t,
-				 const giovec_t *, int, void *, size_t *))real)(
-			c->h, c->nonce, c->nonce_len, c->auth_iov, c->auth_iovcnt, c->tag_size, c->iov, c->iovcnt,
-			c->out, c->outlenp);
+				 const giovec_t *, int, void *,
+				 size_t *))real)(c->h, c->nonce, c->nonce_len, c->auth_iov, c->auth_iovcnt,
+						 c->tag_size, c->iov, c->iovcnt, c->out, c->outlenp);
 	case OP_AEAD_ENCV2:
 		return ((int (*)(gnutls_aead_cipher_hd_t, cv, size_t, const giovec_t *, int, const giovec_t *,
 				 int, void *, size_t *))real)(c->h, c->nonce, c->nonce_len, c->auth_iov,
@@ -278,7 +278,8 @@ static void call_shape(const struct gcall *c, uint8_t *dir, uint8_t *entry, unsi
 static uint32_t handle_path(struct ct_thread *t, const void *h, uint8_t dir, uint8_t entry)
 {
 	uint32_t id = ct_ctxmap_lookup_inline(&ct_global_ctxmap, h);
-	if (id == CT_NO_PATH || dir == CT_DIR_UNKNOWN || (ct_path_dir(id) == dir && ct_path_entry(id) == entry))
+	if (id == CT_NO_PATH || dir == CT_DIR_UNKNOWN ||
+	    (ct_path_dir(id) == dir && ct_path_entry(id) == entry))
 		return id;
 	uint32_t guard = ct_guard_all(t);
 	id = ct_path_variant(id, dir, entry);
@@ -335,39 +336,57 @@ CT_EXPORT int gnutls_cipher_encrypt(const gnutls_cipher_hd_t handle, void *text,
 
 CT_EXPORT int gnutls_cipher_decrypt(const gnutls_cipher_hd_t handle, void *ciphertext, size_t ciphertextlen)
 {
-	struct gcall c = { "gnutls_cipher_decrypt", OP_DECRYPT, handle, .out = ciphertext, .inlen = ciphertextlen };
+	struct gcall c = { "gnutls_cipher_decrypt", OP_DECRYPT, handle, .out = ciphertext,
+			   .inlen = ciphertextlen };
 	return counted((void *)CT_REAL(gnutls_cipher_decrypt), &c);
 }
 
-CT_EXPORT int gnutls_cipher_encrypt2(gnutls_cipher_hd_t handle, const void *text, size_t textlen, void *ciphertext,
-				     size_t ciphertextlen)
+CT_EXPORT int gnutls_cipher_encrypt2(gnutls_cipher_hd_t handle, const void *text, size_t textlen,
+				     void *ciphertext, size_t ciphertextlen)
 {
-	struct gcall c = { "gnutls_cipher_encrypt2", OP_ENCRYPT2, handle, .in = text, .inlen = textlen,
-			   .out = ciphertext, .outlen = ciphertextlen };
+	struct gcall c = { "gnutls_cipher_encrypt2",
+			   OP_ENCRYPT2,
+			   handle,
+			   .in = text,
+			   .inlen = textlen,
+			   .out = ciphertext,
+			   .outlen = ciphertextlen };
 	return counted((void *)CT_REAL(gnutls_cipher_encrypt2), &c);
 }
 
 CT_EXPORT int gnutls_cipher_decrypt2(gnutls_cipher_hd_t handle, const void *ciphertext, size_t ciphertextlen,
 				     void *text, size_t textlen)
 {
-	struct gcall c = { "gnutls_cipher_decrypt2", OP_DECRYPT2, handle, .in = ciphertext, .inlen = ciphertextlen,
-			   .out = text, .outlen = textlen };
+	struct gcall c = { "gnutls_cipher_decrypt2", OP_DECRYPT2, handle,           .in = ciphertext,
+			   .inlen = ciphertextlen,   .out = text, .outlen = textlen };
 	return counted((void *)CT_REAL(gnutls_cipher_decrypt2), &c);
 }
 
-CT_EXPORT int gnutls_cipher_encrypt3(gnutls_cipher_hd_t handle, const void *ptext, size_t ptext_len, void *ctext,
-				     size_t *ctext_len, unsigned flags)
+CT_EXPORT int gnutls_cipher_encrypt3(gnutls_cipher_hd_t handle, const void *ptext, size_t ptext_len,
+				     void *ctext, size_t *ctext_len, unsigned flags)
 {
-	struct gcall c = { "gnutls_cipher_encrypt3", OP_ENCRYPT3, handle,         .in = ptext,
-			   .inlen = ptext_len,       .out = ctext,   .outlenp = ctext_len, .flags = flags };
+	struct gcall c = { "gnutls_cipher_encrypt3",
+			   OP_ENCRYPT3,
+			   handle,
+			   .in = ptext,
+			   .inlen = ptext_len,
+			   .out = ctext,
+			   .outlenp = ctext_len,
+			   .flags = flags };
 	return counted((void *)CT_REAL(gnutls_cipher_encrypt3), &c);
 }
 
-CT_EXPORT int gnutls_cipher_decrypt3(gnutls_cipher_hd_t handle, const void *ctext, size_t ctext_len, void *ptext,
-				     size_t *ptext_len, unsigned flags)
+CT_EXPORT int gnutls_cipher_decrypt3(gnutls_cipher_hd_t handle, const void *ctext, size_t ctext_len,
+				     void *ptext, size_t *ptext_len, unsigned flags)
 {
-	struct gcall c = { "gnutls_cipher_decrypt3", OP_DECRYPT3, handle,         .in = ctext,
-			   .inlen = ctext_len,       .out = ptext,   .outlenp = ptext_len, .flags = flags };
+	struct gcall c = { "gnutls_cipher_decrypt3",
+			   OP_DECRYPT3,
+			   handle,
+			   .in = ctext,
+			   .inlen = ctext_len,
+			   .out = ptext,
+			   .outlenp = ptext_len,
+			   .flags = flags };
 	return counted((void *)CT_REAL(gnutls_cipher_decrypt3), &c);
 }
 
@@ -381,7 +400,8 @@ CT_EXPORT void gnutls_cipher_set_iv(gnutls_cipher_hd_t handle, void *iv, size_t 
 
 CT_EXPORT int gnutls_cipher_add_auth(gnutls_cipher_hd_t handle, const void *text, size_t text_size)
 {
-	struct gcall c = { "gnutls_cipher_add_auth", OP_ADD_AUTH, handle, .out = (void *)text, .inlen = text_size };
+	struct gcall c = { "gnutls_cipher_add_auth", OP_ADD_AUTH, handle, .out = (void *)text,
+			   .inlen = text_size };
 	return counted((void *)CT_REAL(gnutls_cipher_add_auth), &c);
 }
 
@@ -395,8 +415,8 @@ CT_EXPORT int gnutls_cipher_tag(gnutls_cipher_hd_t handle, void *tag, size_t tag
  * its tag, as GnuTLS takes it) ------------------------------------------------------------------ */
 
 CT_EXPORT int gnutls_aead_cipher_encrypt(gnutls_aead_cipher_hd_t handle, const void *nonce, size_t nonce_len,
-					 const void *auth, size_t auth_len, size_t tag_size, const void *ptext,
-					 size_t ptext_len, void *ctext, size_t *ctext_len)
+					 const void *auth, size_t auth_len, size_t tag_size,
+					 const void *ptext, size_t ptext_len, void *ctext, size_t *ctext_len)
 {
 	struct gcall c = { "gnutls_aead_cipher_encrypt",
 			   OP_AEAD_ENC,
@@ -414,8 +434,8 @@ CT_EXPORT int gnutls_aead_cipher_encrypt(gnutls_aead_cipher_hd_t handle, const v
 }
 
 CT_EXPORT int gnutls_aead_cipher_decrypt(gnutls_aead_cipher_hd_t handle, const void *nonce, size_t nonce_len,
-					 const void *auth, size_t auth_len, size_t tag_size, const void *ctext,
-					 size_t ctext_len, void *ptext, size_t *ptext_len)
+					 const void *auth, size_t auth_len, size_t tag_size,
+					 const void *ctext, size_t ctext_len, void *ptext, size_t *ptext_len)
 {
 	struct gcall c = { "gnutls_aead_cipher_decrypt",
 			   OP_AEAD_DEC,
@@ -451,9 +471,9 @@ CT_EXPORT int gnutls_aead_cipher_encryptv(gnutls_aead_cipher_hd_t handle, const 
 	return counted((void *)CT_REAL(gnutls_aead_cipher_encryptv), &c);
 }
 
-CT_EXPORT int gnutls_aead_cipher_encryptv2(gnutls_aead_cipher_hd_t handle, const void *nonce, size_t nonce_len,
-					   const giovec_t *auth_iov, int auth_iovcnt, const giovec_t *iov,
-					   int iovcnt, void *tag, size_t *tag_size)
+CT_EXPORT int gnutls_aead_cipher_encryptv2(gnutls_aead_cipher_hd_t handle, const void *nonce,
+					   size_t nonce_len, const giovec_t *auth_iov, int auth_iovcnt,
+					   const giovec_t *iov, int iovcnt, void *tag, size_t *tag_size)
 {
 	struct gcall c = { "gnutls_aead_cipher_encryptv2",
 			   OP_AEAD_ENCV2,
@@ -469,9 +489,9 @@ CT_EXPORT int gnutls_aead_cipher_encryptv2(gnutls_aead_cipher_hd_t handle, const
 	return counted((void *)CT_REAL(gnutls_aead_cipher_encryptv2), &c);
 }
 
-CT_EXPORT int gnutls_aead_cipher_decryptv2(gnutls_aead_cipher_hd_t handle, const void *nonce, size_t nonce_len,
-					   const giovec_t *auth_iov, int auth_iovcnt, const giovec_t *iov,
-					   int iovcnt, void *tag, size_t tag_size)
+CT_EXPORT int gnutls_aead_cipher_decryptv2(gnutls_aead_cipher_hd_t handle, const void *nonce,
+					   size_t nonce_len, const giovec_t *auth_iov, int auth_iovcnt,
+					   const giovec_t *iov, int iovcnt, void *tag, size_t tag_size)
 {
 	struct gcall c = { "gnutls_aead_cipher_decryptv2",
 			   OP_AEAD_DECV2,

@@ -85,7 +85,8 @@ static void read_state(void)
 	if (caps & GNUTLS_CAP_EMPTY_SET)
 		have = 0;
 	else if (caps)
-		have &= ((caps & GNUTLS_CAP_AES_NI) ? ECX_AES : 0) | ((caps & GNUTLS_CAP_SSSE3) ? ECX_SSSE3 : 0);
+		have &= ((caps & GNUTLS_CAP_AES_NI) ? ECX_AES : 0) |
+			((caps & GNUTLS_CAP_SSSE3) ? ECX_SSSE3 : 0);
 	st.gnutls_aesni = vendor_ok && (have & ECX_AES);
 	st.gnutls_ssse3 = vendor_ok && (have & ECX_SSSE3);
 #if defined(__x86_64__)
@@ -95,8 +96,9 @@ static void read_state(void)
 #endif
 	st.overrides[0] = 0;
 	if (g || n)
-		snprintf(st.overrides, sizeof(st.overrides), "%s%.48s%s%s%.48s", g ? "GNUTLS_CPUID_OVERRIDE=" : "",
-			 g ? g : "", g && n ? " " : "", n ? "NETTLE_FAT_OVERRIDE=" : "", n ? n : "");
+		snprintf(st.overrides, sizeof(st.overrides), "%s%.48s%s%s%.48s",
+			 g ? "GNUTLS_CPUID_OVERRIDE=" : "", g ? g : "", g && n ? " " : "",
+			 n ? "NETTLE_FAT_OVERRIDE=" : "", n ? n : "");
 	atomic_store_explicit(&st.state, 1, memory_order_release);
 }
 

@@ -32,7 +32,8 @@ static uint32_t record_path(gnutls_session_t session, uint8_t dir)
 	uint64_t key = ((uint64_t)alg << 12 | (uint64_t)proto << 2 | dir) + 1;
 	unsigned h = (unsigned)(key * 0x9e3779b1u) % SESSION_PATHS;
 	for (unsigned i = 0; i < SESSION_PATHS; i++) {
-		uint64_t v = atomic_load_explicit(&session_paths[(h + i) % SESSION_PATHS], memory_order_acquire);
+		uint64_t v =
+			atomic_load_explicit(&session_paths[(h + i) % SESSION_PATHS], memory_order_acquire);
 		if (!v)
 			break;
 		if (v >> 32 == key)
@@ -65,7 +66,8 @@ static uint32_t record_path(gnutls_session_t session, uint8_t dir)
 	}
 	for (unsigned i = 0; i < SESSION_PATHS; i++) {
 		uint64_t expected = 0;
-		if (atomic_compare_exchange_strong(&session_paths[(h + i) % SESSION_PATHS], &expected, key << 32 | id) ||
+		if (atomic_compare_exchange_strong(&session_paths[(h + i) % SESSION_PATHS], &expected,
+						   key << 32 | id) ||
 		    expected >> 32 == key)
 			break;
 	}
@@ -100,7 +102,7 @@ static void record_end(struct ct_thread *t, struct ct_io_call *io, const char *c
 	ct_leave_fast(t, CT_FAM_GNUTLS);
 }
 
-#define RECORD_HOOK(call, dir, ...)                                                               \
+#define RECORD_HOOK(call, dir, ...)                                                                          \
 	do {                                                                                                 \
 		__typeof__(&call) real = CT_REAL(call);                                                      \
 		if (CT_UNLIKELY(!real)) {                                                                    \
@@ -120,8 +122,8 @@ CT_EXPORT ssize_t gnutls_record_send(gnutls_session_t session, const void *data,
 	RECORD_HOOK(gnutls_record_send, CT_DIR_ENCRYPT, session, data, data_size);
 }
 
-CT_EXPORT ssize_t gnutls_record_send2(gnutls_session_t session, const void *data, size_t data_size, size_t pad,
-				      unsigned flags)
+CT_EXPORT ssize_t gnutls_record_send2(gnutls_session_t session, const void *data, size_t data_size,
+				      size_t pad, unsigned flags)
 {
 	RECORD_HOOK(gnutls_record_send2, CT_DIR_ENCRYPT, session, data, data_size, pad, flags);
 }
@@ -161,7 +163,8 @@ CT_EXPORT ssize_t gnutls_record_recv_packet(gnutls_session_t session, gnutls_pac
 	ssize_t r = real(session, packet);
 	if (t) {
 		uint64_t bytes = r > 0 ? (uint64_t)r : 0;
-		void (*packet_get)(gnutls_packet_t, gnutls_datum_t *, unsigned char *) = CT_REAL(gnutls_packet_get);
+		void (*packet_get)(gnutls_packet_t, gnutls_datum_t *, unsigned char *) =
+			CT_REAL(gnutls_packet_get);
 		if (r > 0 && packet && *packet && packet_get) {
 			int e = errno;
 			gnutls_datum_t d = { NULL, 0 };
