@@ -4,15 +4,16 @@
   gpg --symmetric --cipher-algo AES256 (libgcrypt; gpg starts gpg-agent, stopped afterwards
       with gpgconf --kill so that its trace ends too),
   qpdf --encrypt ... 256 (AES-256 through GnuTLS, qpdf's crypto provider on Debian).
-The report must name the library that did the work (libgcrypt, GnuTLS), say cryptrace does not
+For gpg the report must name the library that did the work (libgcrypt), say cryptrace does not
 hook it, and keep it at info with nothing to change: a distribution's program doing its own
-crypto is not a defect. No warning, no error; the outputs decrypt.
+crypto is not a defect. qpdf's GnuTLS cipher calls are hooked: its paths (api gnutls). No warning, no error; the outputs decrypt.
 With the CPU profile at 4 kHz, gpg --symmetric --cipher-algo AES256 on 32 MiB (not compressed):
 the profile names libgcrypt's AES code, AES-NI or VAES on a CPU with AES; and with intel-aesni
 in /etc/gcrypt/hwf.deny (libgcrypt's only switch for its hardware features, written in a private
 mount namespace over an overlay of /etc, so that nothing else on the machine sees it): its
 software AES (vpaes, SSSE3), and software-aes names libgcrypt and hwf.deny's fix."""
 import os
+import platform
 import shutil
 import subprocess
 import time
@@ -163,7 +164,18 @@ def test():
         check(chk.returncode == 0 and b"R = 6" in chk.stdout,
               f"qpdf --check reads the AES-256 (R=6) file back ({chk.stdout[-200:]!r})")
         ctlib.check_complete(doc, "qpdf")
-        named(doc, "qpdf", "GnuTLS", "qpdf")
+        # GnuTLS's cipher API is hooked: the file's AES-256-CBC and R=6's password hash (AES-128-CBC
+        # rounds) are paths of api gnutls, named by the code GnuTLS ran
+        check("nothing-intercepted" not in ctlib.kinds(doc), "qpdf: its GnuTLS calls are intercepted")
+        for cipher, bits in (("aes-256-cbc", 256), ("aes-128-cbc", 128)):
+            got = ctlib.paths(doc, api="gnutls", cipher=cipher, dir="encrypt")
+            check(len(got) == 1 and got[0]["key_bits"] == bits and got[0]["calls"] > 0 and
+                  got[0]["bytes"] % 16 == 0, f"qpdf: one gnutls {cipher} encrypt path, "
+                  f"{bits}-bit, whole blocks ({ctlib.describe_paths(doc)})")
+            want = "gnutls:aesni" if ctlib.cpu_has_aes() and platform.machine() == "x86_64" else None
+            check(want is None or got[0]["impl"] == want,
+                  f"qpdf: {cipher} runs in {want} ({got[0]['impl']})")
+        ctlib.check_clean(doc, "qpdf")
 
     def gpg_profile():
         if not need_gpg():
