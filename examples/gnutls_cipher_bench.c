@@ -137,7 +137,8 @@ static int aead_enc(void *s, size_t i)
 	struct run *r = s;
 	size_t outl = r->size + TAG_LEN;
 	r->iv[0] = (unsigned char)i;
-	int e = gnutls_aead_cipher_encrypt(r->a, r->iv, 12, r->aad, AAD_LEN, TAG_LEN, r->in, r->size, r->out, &outl);
+	int e = gnutls_aead_cipher_encrypt(r->a, r->iv, 12, r->aad, AAD_LEN, TAG_LEN, r->in, r->size, r->out,
+					   &outl);
 	return e < 0 ? die("aead encrypt", e) : e;
 }
 
@@ -166,7 +167,8 @@ int main(int argc, char **argv)
 			return 2;
 	}
 	if (argc - optind != 2) {
-		fprintf(stderr, "usage: gnutls_cipher_bench [-n ITERATIONS] [-t TIMEFILE] cbc|gcm|aead|aeadv SIZE\n");
+		fprintf(stderr,
+			"usage: gnutls_cipher_bench [-n ITERATIONS] [-t TIMEFILE] cbc|gcm|aead|aeadv SIZE\n");
 		return 2;
 	}
 	const char *mode = argv[optind];
@@ -193,14 +195,14 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "cbc") || !strcmp(mode, "gcm")) {
 		int cbc = !strcmp(mode, "cbc");
 		gnutls_datum_t k = { key, cbc ? 16 : 32 }, iv = { r.iv, cbc ? 16 : 12 };
-		if ((e = gnutls_cipher_init(&r.h, cbc ? GNUTLS_CIPHER_AES_128_CBC : GNUTLS_CIPHER_AES_256_GCM, &k,
-					    &iv)) < 0)
+		if ((e = gnutls_cipher_init(&r.h, cbc ? GNUTLS_CIPHER_AES_128_CBC : GNUTLS_CIPHER_AES_256_GCM,
+					    &k, &iv)) < 0)
 			die("cipher_init", e);
 		ns = timed_loop(cbc ? cbc_enc : gcm_enc, &r, n);
 		digest(r.out, r.size);
 		gnutls_cipher_deinit(r.h);
-		if ((e = gnutls_cipher_init(&r.h, cbc ? GNUTLS_CIPHER_AES_128_CBC : GNUTLS_CIPHER_AES_256_GCM, &k,
-					    &iv)) < 0)
+		if ((e = gnutls_cipher_init(&r.h, cbc ? GNUTLS_CIPHER_AES_128_CBC : GNUTLS_CIPHER_AES_256_GCM,
+					    &k, &iv)) < 0)
 			die("cipher_init", e);
 		for (size_t i = 0; i < n; i++) {
 			if (cbc && (e = gnutls_cipher_decrypt2(r.h, r.out, r.size, r.in, r.size)) < 0)
@@ -223,24 +225,24 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < n; i++) {
 			if (v) { /* decryptv2 works in place: on a copy of the last sealed message (in r.in) */
 				giovec_t auth = { r.aad, AAD_LEN };
-				giovec_t iov[2] = { { r.out, r.size / 2 }, { r.out + r.size / 2, r.size - r.size / 2 } };
+				giovec_t iov[2] = { { r.out, r.size / 2 },
+						    { r.out + r.size / 2, r.size - r.size / 2 } };
 				memcpy(r.out, r.in, r.size);
-				if ((e = gnutls_aead_cipher_decryptv2(r.a, r.iv, 12, &auth, 1, iov, 2, r.tags, TAG_LEN)) <
-				    0)
+				if ((e = gnutls_aead_cipher_decryptv2(r.a, r.iv, 12, &auth, 1, iov, 2, r.tags,
+								      TAG_LEN)) < 0)
 					die("decryptv2", e);
 			} else {
 				size_t ptl = r.size;
-				if ((e = gnutls_aead_cipher_decrypt(r.a, r.iv, 12, r.aad, AAD_LEN, TAG_LEN, r.out,
-								    r.size + TAG_LEN, r.in,
-								    &ptl)) < 0)
+				if ((e = gnutls_aead_cipher_decrypt(r.a, r.iv, 12, r.aad, AAD_LEN, TAG_LEN,
+								    r.out, r.size + TAG_LEN, r.in, &ptl)) < 0)
 					die("aead decrypt", e);
 			}
 		}
 		if (!v) { /* a damaged tag: the call fails, as it must */
 			size_t ptl = r.size;
 			r.out[r.size] ^= 1;
-			e = gnutls_aead_cipher_decrypt(r.a, r.iv, 12, r.aad, AAD_LEN, TAG_LEN, r.out, r.size + TAG_LEN,
-						       r.in, &ptl);
+			e = gnutls_aead_cipher_decrypt(r.a, r.iv, 12, r.aad, AAD_LEN, TAG_LEN, r.out,
+						       r.size + TAG_LEN, r.in, &ptl);
 			extra_failed = e == GNUTLS_E_DECRYPTION_FAILED;
 		}
 		digest(r.in, r.size);
