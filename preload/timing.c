@@ -618,27 +618,41 @@ void ct_op_begin(struct ct_thread *t, struct ct_op_timer *op, uint64_t bytes)
 	}
 }
 
+/* A whole timed operation (a kernel request, a TLS record call): counted in its size's cell with
+ * its time. */
+static void op_count(struct ct_counters *c, uint64_t bytes, uint64_t ns)
+{
+	unsigned ci = ct_cell_of_size(bytes);
+	struct ct_size_bucket *cell = &c->cell[ci];
+	CT_ADD(cell->calls, 1);
+	CT_ADD(cell->bytes, bytes);
+	c->cell_mask |= 1ull << ci;
+	CT_ADD(cell->timed_calls, 1);
+	CT_ADD(cell->timed_ns, ns);
+}
+
+/* ... and its entry in the per-call timeline, and a snapshot when one is due. */
+static void op_done(struct ct_thread *t, uint32_t path_id, uint64_t t0, uint64_t now, uint64_t ns,
+		    uint64_t bytes)
+{
+	if (ct_per_call)
+		ring_push(t, t0, ns, path_id, bytes);
+	if (CT_UNLIKELY(now >= atomic_load_explicit(&ct_g.next_flush, memory_order_relaxed)))
+		ct_flush_due(now);
+}
+
 void ct_op_end(struct ct_thread *t, struct ct_op_timer *op, uint32_t path_id, uint64_t bytes, bool ok)
 {
 	uint64_t now = ct_clock_now();
 	struct ct_counters *c = ct_counters_of(t, path_id);
 	if (CT_UNLIKELY(!c))
 		return;
-	unsigned ci = ct_cell_of_size(bytes);
-	struct ct_size_bucket *cell = &c->cell[ci];
-	CT_ADD(cell->calls, 1);
-	CT_ADD(cell->bytes, bytes);
-	c->cell_mask |= 1ull << ci;
 	if (CT_UNLIKELY(!ok))
 		CT_ADD(c->errors, 1);
 	uint64_t ns = delta_ns(now - op->t0);
-	CT_ADD(cell->timed_calls, 1);
-	CT_ADD(cell->timed_ns, ns);
+	op_count(c, bytes, ns);
 	account_call(t, c, path_id, true, ns, now - op->t0, op->cpu0_ns, op->syscalls_before);
-	if (ct_per_call)
-		ring_push(t, op->t0, ns, path_id, bytes);
-	if (CT_UNLIKELY(now >= atomic_load_explicit(&ct_g.next_flush, memory_order_relaxed)))
-		ct_flush_due(now);
+	op_done(t, path_id, op->t0, now, ns, bytes);
 }
 
 /* ---- calls that wait for a peer ----------------------------------------------------------------- */
@@ -676,14 +690,8 @@ void ct_io_call_end(struct ct_thread *t, const struct ct_io_call *io, uint32_t p
 	struct ct_counters *c = ct_counters_of(t, path_id);
 	if (CT_UNLIKELY(!c || !bytes))
 		return;
-	unsigned ci = ct_cell_of_size(bytes);
-	struct ct_size_bucket *cell = &c->cell[ci];
-	CT_ADD(cell->calls, 1);
-	CT_ADD(cell->bytes, bytes);
-	c->cell_mask |= 1ull << ci;
 	uint64_t ns = delta_ns(now - io->t0);
-	CT_ADD(cell->timed_calls, 1);
-	CT_ADD(cell->timed_ns, ns);
+	op_count(c, bytes, ns);
 	CT_ADD(c->lat[ct_lat_bucket(ns)], 1);
 	if (cpu_ok && user1 >= io->user0_us && sys1 >= io->sys0_us) {
 		CT_ADD(c->cpu_samples, 1);
@@ -691,8 +699,5 @@ void ct_io_call_end(struct ct_thread *t, const struct ct_io_call *io, uint32_t p
 		CT_ADD(c->cpu_sample_user_ns, (user1 - io->user0_us) * 1000u);
 		CT_ADD(c->cpu_sample_sys_ns, (sys1 - io->sys0_us) * 1000u);
 	}
-	if (ct_per_call)
-		ring_push(t, io->t0, ns, path_id, bytes);
-	if (CT_UNLIKELY(now >= atomic_load_explicit(&ct_g.next_flush, memory_order_relaxed)))
-		ct_flush_due(now);
+	op_done(t, path_id, io->t0, now, ns, bytes);
 }

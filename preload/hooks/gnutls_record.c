@@ -56,14 +56,9 @@ static uint32_t record_path(gnutls_session_t session, uint8_t dir)
 		.requested = ct_gnutls_overrides(),
 		.proto = pn ? pn : "unknown",
 	};
-	uint32_t id = ct_path_intern(&k);
+	uint32_t id = ct_gnutls_intern(&k);
 	if (id == CT_NO_PATH)
 		return id;
-	if (!ct_path_has_callsite(id)) {
-		char site[1024];
-		ct_callsite(site, sizeof(site), 0);
-		ct_path_set_callsite(id, site);
-	}
 	for (unsigned i = 0; i < SESSION_PATHS; i++) {
 		uint64_t expected = 0;
 		if (atomic_compare_exchange_strong(&session_paths[(h + i) % SESSION_PATHS], &expected,
