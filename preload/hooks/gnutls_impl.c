@@ -10,6 +10,7 @@
  * their variable once at start, as here. The names say which: gnutls:aesni, gnutls:ssse3,
  * nettle:aesni, nettle:generic (nettle's table AES); "nettle" for a cipher other than AES.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,8 +33,8 @@
 #define GNUTLS_CAP_AES_NI (1u << 1)
 #define GNUTLS_CAP_SSSE3 (1u << 2)
 
+static pthread_once_t st_once = PTHREAD_ONCE_INIT;
 static struct {
-	_Atomic int state; /* 0 not read, 1 read */
 	bool gnutls_aesni, gnutls_ssse3, nettle_aesni;
 	char overrides[160];
 } st;
@@ -72,10 +73,8 @@ static bool list_has(const char *list, const char *word)
 	return false;
 }
 
-static void read_state(void)
+static void read_state_once(void)
 {
-	if (atomic_load_explicit(&st.state, memory_order_acquire))
-		return;
 	uint32_t ecx = 0;
 	bool vendor_ok = cpu_leaf1(&ecx);
 	const char *g = getenv("GNUTLS_CPUID_OVERRIDE"), *n = getenv("NETTLE_FAT_OVERRIDE");
@@ -99,7 +98,11 @@ static void read_state(void)
 		snprintf(st.overrides, sizeof(st.overrides), "%s%.48s%s%s%.48s",
 			 g ? "GNUTLS_CPUID_OVERRIDE=" : "", g ? g : "", g && n ? " " : "",
 			 n ? "NETTLE_FAT_OVERRIDE=" : "", n ? n : "");
-	atomic_store_explicit(&st.state, 1, memory_order_release);
+}
+
+static void read_state(void)
+{
+	pthread_once(&st_once, read_state_once);
 }
 
 static bool mode_is(const char *cipher, const char *mode)
