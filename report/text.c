@@ -618,10 +618,16 @@ static void print_creator_line(FILE *out, const char *first, const struct rp_pat
 	if (setups)
 		snprintf(count, sizeof(count), "%llu ", (unsigned long long)setups);
 	bool frame = strcmp(c->created_by, c->module) != 0;
-	snprintf(line, sizeof(line), "%s%.*s %s context%s created by %s%s%s%s%s%s", count,
-		 (int)p->def.cipher.len, p->def.cipher.p, ct_dir_name(p->def.dir), setups == 1 ? "" : "s",
-		 c->module, purpose[0] ? " for " : "", purpose, frame ? " (" : "", frame ? c->created_by : "",
-		 frame ? ")" : "");
+	if (p->def.api == CT_API_TLS) /* a TLS library's records: no context, a session's bytes */
+		snprintf(line, sizeof(line), "%.*s %.*s records %s by %s%s%s%s", (int)p->def.cipher.len,
+			 p->def.cipher.p, (int)p->def.proto.len, p->def.proto.p,
+			 p->def.dir == CT_DIR_DECRYPT ? "received" : "sent", c->module, frame ? " (" : "",
+			 frame ? c->created_by : "", frame ? ")" : "");
+	else
+		snprintf(line, sizeof(line), "%s%.*s %s context%s created by %s%s%s%s%s%s", count,
+			 (int)p->def.cipher.len, p->def.cipher.p, ct_dir_name(p->def.dir),
+			 setups == 1 ? "" : "s", c->module, purpose[0] ? " for " : "", purpose,
+			 frame ? " (" : "", frame ? c->created_by : "", frame ? ")" : "");
 	print_wrapped(out, "      ", first, line);
 	if (c->via[0])
 		fprintf(out, "      through %s\n", c->via);
