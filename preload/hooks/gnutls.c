@@ -268,19 +268,42 @@ static void call_shape(const struct gcall *c, uint8_t *dir, uint8_t *entry, unsi
 	*ci = ct_cell_of_size(*bytes);
 }
 
+/* This thread's last handle, the path it maps to and that path's direction and entry, valid while
+ * the context map's generation is the one seen (any map change bumps it): a loop of calls on one
+ * handle skips the map and the path's variant. */
+static __thread struct {
+	const void *h;
+	uint32_t gen, path;
+	uint8_t dir, entry;
+} hot __attribute__((tls_model("initial-exec")));
+
 /* The handle's path for a call of dir and entry: a data call moves the handle to its direction's
  * variant (so that the next message's IV and AAD count there); a phase counts where it is. */
 static uint32_t handle_path(struct ct_thread *t, const void *h, uint8_t dir, uint8_t entry)
 {
+	uint32_t gen = atomic_load_explicit(&ct_ctxmap_gen, memory_order_acquire);
+	if (hot.h == h && hot.gen == gen && (dir == CT_DIR_UNKNOWN || (hot.dir == dir && hot.entry == entry)))
+		return hot.path;
 	uint32_t id = ct_ctxmap_lookup_inline(&ct_global_ctxmap, h);
-	if (id == CT_NO_PATH || dir == CT_DIR_UNKNOWN ||
-	    (ct_path_dir(id) == dir && ct_path_entry(id) == entry))
+	if (id == CT_NO_PATH)
 		return id;
-	uint32_t guard = ct_guard_all(t);
-	id = ct_path_variant(id, dir, entry);
-	if (id != CT_NO_PATH)
-		ct_ctxmap_set(h, id);
-	ct_guard_restore(t, guard);
+	if (dir != CT_DIR_UNKNOWN && (ct_path_dir(id) != dir || ct_path_entry(id) != entry)) {
+		uint32_t guard = ct_guard_all(t);
+		id = ct_path_variant(id, dir, entry);
+		if (id != CT_NO_PATH)
+			ct_ctxmap_set(h, id);
+		ct_guard_restore(t, guard);
+		if (id == CT_NO_PATH)
+			return id;
+		gen = atomic_load_explicit(&ct_ctxmap_gen, memory_order_acquire);
+	}
+	/* cached under the generation read before the lookup (or after our own set): a map change
+	 * in between leaves the entry stale at once, never wrong */
+	hot.h = h;
+	hot.gen = gen;
+	hot.path = id;
+	hot.dir = ct_path_dir(id);
+	hot.entry = ct_path_entry(id);
 	return id;
 }
 
