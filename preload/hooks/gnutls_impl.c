@@ -7,7 +7,8 @@
  * AES-NI, bit 2 SSSE3, each kept only if the CPU has it). Everything else goes to nettle, whose
  * Debian build is "fat": it runs AES-NI when CPUID says so, unless NETTLE_FAT_OVERRIDE, a comma
  * list of features ("aesni", "pclmul", "vendor:intel"...), replaces what CPUID said. Both read
- * their variable once at start, as here. The names say which: gnutls:aesni, gnutls:ssse3,
+ * their variable once at start, as here (with secure_getenv, as GnuTLS does: a setuid program
+ * ignores them, and is not traced anyway). The names say which: gnutls:aesni, gnutls:ssse3,
  * nettle:aesni, nettle:generic (nettle's table AES); "nettle" for a cipher other than AES.
  */
 #include <pthread.h>
@@ -77,7 +78,7 @@ static void read_state_once(void)
 {
 	uint32_t ecx = 0;
 	bool vendor_ok = cpu_leaf1(&ecx);
-	const char *g = getenv("GNUTLS_CPUID_OVERRIDE"), *n = getenv("NETTLE_FAT_OVERRIDE");
+	const char *g = secure_getenv("GNUTLS_CPUID_OVERRIDE"), *n = secure_getenv("NETTLE_FAT_OVERRIDE");
 	/* GnuTLS reads its override with strtol(p, NULL, 0): 0 (or no number) means "the CPU's" */
 	unsigned caps = g ? (unsigned)strtol(g, NULL, 0) : 0;
 	uint32_t have = ecx;
