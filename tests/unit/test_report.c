@@ -390,12 +390,21 @@ static void test_nothing_intercepted_line(void **state)
 		strstr(out, "no crypto calls were seen in 1 process(es): libcrypto was never loaded"));
 	free(out);
 	free(err);
-	write_idle_process("gnutls.ctrace", 501, 0, "/usr/lib/libgnutls.so.30");
-	const char *args2[] = { tpath("gnutls.ctrace") };
+	write_idle_process("gcrypt.ctrace", 501, 0, "/usr/lib/libgcrypt.so.20");
+	const char *args2[] = { tpath("gcrypt.ctrace") };
 	assert_int_equal(run_report(&out, &err, 1, args2), 0);
 	assert_non_null(strstr(out,
-			       "it used GnuTLS (/usr/lib/libgnutls.so.30), which cryptrace does "
+			       "it used libgcrypt (/usr/lib/libgcrypt.so.20), which cryptrace does "
 			       "not hook"));
+	free(out);
+	free(err);
+	/* GnuTLS is hooked: loaded without a path, it made no call the hooks count */
+	write_idle_process("gnutls.ctrace", 502, 0, "/usr/lib/libgnutls.so.30");
+	const char *args_gnutls[] = { tpath("gnutls.ctrace") };
+	assert_int_equal(run_report(&out, &err, 1, args_gnutls), 0);
+	assert_non_null(strstr(out,
+			       "it loaded GnuTLS (/usr/lib/libgnutls.so.30) but made no cipher or TLS "
+			       "record call through it"));
 	free(out);
 	free(err);
 	write_idle_process("idle.ctrace", 502, CT_PROC_HAS_LIBCRYPTO, "/usr/lib/libcrypto.so.3");
