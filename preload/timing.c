@@ -678,26 +678,36 @@ void ct_io_call_begin(struct ct_thread *t, struct ct_io_call *io)
 	/* a TLS call of the program's own (not inside a cipher call) ends a span */
 	if (CT_UNLIKELY(t->span.t0))
 		ct_span_interrupt(t);
-	io->cpu_ok = thread_rusage_us(&io->user0_us, &io->sys0_us);
+	io->ru_ok = thread_rusage_us(&io->user0_us, &io->sys0_us);
+	io->cpu0_ns = thread_cpu_ns();
 	io->t0 = ct_clock_now();
 }
 
 void ct_io_call_end(struct ct_thread *t, const struct ct_io_call *io, uint32_t path_id, uint64_t bytes)
 {
 	uint64_t now = ct_clock_now();
-	uint64_t user1 = 0, sys1 = 0;
-	bool cpu_ok = io->cpu_ok && thread_rusage_us(&user1, &sys1);
+	uint64_t cpu1 = io->cpu0_ns ? thread_cpu_ns() : 0, user1 = 0, sys1 = 0;
+	bool ru_ok = io->ru_ok && thread_rusage_us(&user1, &sys1) && user1 >= io->user0_us &&
+		     sys1 >= io->sys0_us;
 	struct ct_counters *c = ct_counters_of(t, path_id);
 	if (CT_UNLIKELY(!c || !bytes))
 		return;
 	uint64_t ns = delta_ns(now - io->t0);
 	op_count(c, bytes, ns);
 	CT_ADD(c->lat[ct_lat_bucket(ns)], 1);
-	if (cpu_ok && user1 >= io->user0_us && sys1 >= io->sys0_us) {
+	if (io->cpu0_ns && cpu1 >= io->cpu0_ns) {
+		/* the split: this call's, else the path's so far, else all user (nothing known) */
+		double cpu = (double)(cpu1 - io->cpu0_ns);
+		double du = ru_ok ? (double)(user1 - io->user0_us) : 0;
+		double ds = ru_ok ? (double)(sys1 - io->sys0_us) : 0;
+		double u0 = (double)c->cpu_sample_user_ns, s0 = (double)c->cpu_sample_sys_ns;
+		double user_share = du + ds > 0 ? du / (du + ds) : u0 + s0 > 0 ? u0 / (u0 + s0) : 1;
+		uint64_t user = (uint64_t)(cpu * user_share);
 		CT_ADD(c->cpu_samples, 1);
-		CT_ADD(c->cpu_sample_wall_ns, ns);
-		CT_ADD(c->cpu_sample_user_ns, (user1 - io->user0_us) * 1000u);
-		CT_ADD(c->cpu_sample_sys_ns, (sys1 - io->sys0_us) * 1000u);
+		/* the CPU reads enclose the clock reads: the sample's wall is the raw interval */
+		CT_ADD(c->cpu_sample_wall_ns, ct_clock_to_ns(now - io->t0));
+		CT_ADD(c->cpu_sample_user_ns, user);
+		CT_ADD(c->cpu_sample_sys_ns, (uint64_t)cpu - user);
 	}
 	op_done(t, path_id, io->t0, now, ns, bytes);
 }
