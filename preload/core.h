@@ -39,6 +39,7 @@ enum ct_family {
 	CT_FAM_KERNEL = 3, /* cryptodev + AF_ALG + fd bookkeeping */
 	CT_FAM_PROC = 4,   /* fork/exec/dlopen */
 	CT_FAM_GCRYPT = 5, /* libgcrypt's gcry_cipher_* (hooks/gcrypt.c) */
+	CT_FAM_GNUTLS = 6, /* GnuTLS's cipher, AEAD and record calls */
 	CT_FAM_COUNT
 };
 

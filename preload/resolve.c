@@ -5,7 +5,8 @@
  * to RTLD_NEXT, so we then look for a mapped libcrypto with dl_iterate_phdr and ask it directly,
  * with RTLD_NOLOAD so that we never load a library the program did not. With two libcryptos
  * mapped (OpenSSL's, and BoringSSL's in a plugin), a function only one of them has (BoringSSL's
- * EVP_AEAD_*) is found in whichever has it.
+ * EVP_AEAD_*) is found in whichever has it. GnuTLS's functions (gnutls_*) are looked for the
+ * same way in a mapped libgnutls: a plugin may bring it in RTLD_LOCAL too.
  */
 #include <dlfcn.h>
 #include <link.h>
@@ -15,10 +16,11 @@
 
 struct find_lib {
 	char path[512];
-	unsigned skip; /* mapped libcryptos to pass over before the one wanted */
+	unsigned skip;      /* mapped libraries to pass over before the one wanted */
+	const char *prefix; /* the file name's start: "libcrypto.so" unless set */
 };
 
-static int find_libcrypto_cb(struct dl_phdr_info *info, size_t size, void *arg)
+static int find_lib_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
 	struct find_lib *f = arg;
@@ -27,7 +29,8 @@ static int find_libcrypto_cb(struct dl_phdr_info *info, size_t size, void *arg)
 		return 0;
 	const char *base = strrchr(name, '/');
 	base = base ? base + 1 : name;
-	if (strncmp(base, "libcrypto.so", 12) != 0)
+	const char *prefix = f->prefix ? f->prefix : "libcrypto.so";
+	if (strncmp(base, prefix, strlen(prefix)) != 0)
 		return 0;
 	size_t n = strlen(name);
 	if (n >= sizeof(f->path))
@@ -44,7 +47,7 @@ static int find_libcrypto_cb(struct dl_phdr_info *info, size_t size, void *arg)
 void *ct_libcrypto_handle(void)
 {
 	struct find_lib f = { .path = "" };
-	if (!dl_iterate_phdr(find_libcrypto_cb, &f))
+	if (!dl_iterate_phdr(find_lib_cb, &f))
 		return NULL;
 	return dlopen(f.path, RTLD_NOLOAD | RTLD_LAZY);
 }
@@ -52,7 +55,7 @@ void *ct_libcrypto_handle(void)
 bool ct_libcrypto_mapped(void)
 {
 	struct find_lib f = { .path = "" };
-	return dl_iterate_phdr(find_libcrypto_cb, &f) != 0;
+	return dl_iterate_phdr(find_lib_cb, &f) != 0;
 }
 
 /* The most mapped libcryptos asked for a name RTLD_NEXT did not find. */
@@ -62,9 +65,10 @@ void *ct_resolve(const char *name)
 {
 	int saved = errno;
 	void *p = dlsym(RTLD_NEXT, name);
+	const char *prefix = strncmp(name, "gnutls_", 7) ? "libcrypto.so" : "libgnutls.so";
 	for (unsigned i = 0; !p && i < RESOLVE_MAX_LIBCRYPTOS; i++) {
-		struct find_lib f = { .path = "", .skip = i };
-		if (!dl_iterate_phdr(find_libcrypto_cb, &f))
+		struct find_lib f = { .path = "", .skip = i, .prefix = prefix };
+		if (!dl_iterate_phdr(find_lib_cb, &f))
 			break;
 		void *h = dlopen(f.path, RTLD_NOLOAD | RTLD_LAZY);
 		if (h) {

@@ -19,6 +19,7 @@
  * otherwise.
  */
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "internal.h"
@@ -617,25 +618,96 @@ void ct_op_begin(struct ct_thread *t, struct ct_op_timer *op, uint64_t bytes)
 	}
 }
 
+/* A whole timed operation (a kernel request, a TLS record call): counted in its size's cell with
+ * its time. */
+static void op_count(struct ct_counters *c, uint64_t bytes, uint64_t ns)
+{
+	unsigned ci = ct_cell_of_size(bytes);
+	struct ct_size_bucket *cell = &c->cell[ci];
+	CT_ADD(cell->calls, 1);
+	CT_ADD(cell->bytes, bytes);
+	c->cell_mask |= 1ull << ci;
+	CT_ADD(cell->timed_calls, 1);
+	CT_ADD(cell->timed_ns, ns);
+}
+
+/* ... and its entry in the per-call timeline, and a snapshot when one is due. */
+static void op_done(struct ct_thread *t, uint32_t path_id, uint64_t t0, uint64_t now, uint64_t ns,
+		    uint64_t bytes)
+{
+	if (ct_per_call)
+		ring_push(t, t0, ns, path_id, bytes);
+	if (CT_UNLIKELY(now >= atomic_load_explicit(&ct_g.next_flush, memory_order_relaxed)))
+		ct_flush_due(now);
+}
+
 void ct_op_end(struct ct_thread *t, struct ct_op_timer *op, uint32_t path_id, uint64_t bytes, bool ok)
 {
 	uint64_t now = ct_clock_now();
 	struct ct_counters *c = ct_counters_of(t, path_id);
 	if (CT_UNLIKELY(!c))
 		return;
-	unsigned ci = ct_cell_of_size(bytes);
-	struct ct_size_bucket *cell = &c->cell[ci];
-	CT_ADD(cell->calls, 1);
-	CT_ADD(cell->bytes, bytes);
-	c->cell_mask |= 1ull << ci;
 	if (CT_UNLIKELY(!ok))
 		CT_ADD(c->errors, 1);
 	uint64_t ns = delta_ns(now - op->t0);
-	CT_ADD(cell->timed_calls, 1);
-	CT_ADD(cell->timed_ns, ns);
+	op_count(c, bytes, ns);
 	account_call(t, c, path_id, true, ns, now - op->t0, op->cpu0_ns, op->syscalls_before);
-	if (ct_per_call)
-		ring_push(t, op->t0, ns, path_id, bytes);
-	if (CT_UNLIKELY(now >= atomic_load_explicit(&ct_g.next_flush, memory_order_relaxed)))
-		ct_flush_due(now);
+	op_done(t, path_id, op->t0, now, ns, bytes);
+}
+
+/* ---- calls that wait for a peer ----------------------------------------------------------------- */
+
+static bool thread_rusage_us(uint64_t *user_us, uint64_t *sys_us)
+{
+#ifdef RUSAGE_THREAD
+	struct rusage ru;
+	if (getrusage(RUSAGE_THREAD, &ru))
+		return false;
+	*user_us = (uint64_t)ru.ru_utime.tv_sec * 1000000u + (uint64_t)ru.ru_utime.tv_usec;
+	*sys_us = (uint64_t)ru.ru_stime.tv_sec * 1000000u + (uint64_t)ru.ru_stime.tv_usec;
+	return true;
+#else
+	(void)user_us;
+	(void)sys_us;
+	return false;
+#endif
+}
+
+void ct_io_call_begin(struct ct_thread *t, struct ct_io_call *io)
+{
+	/* a TLS call of the program's own (not inside a cipher call) ends a span */
+	if (CT_UNLIKELY(t->span.t0))
+		ct_span_interrupt(t);
+	io->ru_ok = thread_rusage_us(&io->user0_us, &io->sys0_us);
+	io->cpu0_ns = thread_cpu_ns();
+	io->t0 = ct_clock_now();
+}
+
+void ct_io_call_end(struct ct_thread *t, const struct ct_io_call *io, uint32_t path_id, uint64_t bytes)
+{
+	uint64_t now = ct_clock_now();
+	uint64_t cpu1 = io->cpu0_ns ? thread_cpu_ns() : 0, user1 = 0, sys1 = 0;
+	bool ru_ok = io->ru_ok && thread_rusage_us(&user1, &sys1) && user1 >= io->user0_us &&
+		     sys1 >= io->sys0_us;
+	struct ct_counters *c = ct_counters_of(t, path_id);
+	if (CT_UNLIKELY(!c || !bytes))
+		return;
+	uint64_t ns = delta_ns(now - io->t0);
+	op_count(c, bytes, ns);
+	CT_ADD(c->lat[ct_lat_bucket(ns)], 1);
+	if (io->cpu0_ns && cpu1 >= io->cpu0_ns) {
+		/* the split: this call's, else the path's so far, else all user (nothing known) */
+		double cpu = (double)(cpu1 - io->cpu0_ns);
+		double du = ru_ok ? (double)(user1 - io->user0_us) : 0;
+		double ds = ru_ok ? (double)(sys1 - io->sys0_us) : 0;
+		double u0 = (double)c->cpu_sample_user_ns, s0 = (double)c->cpu_sample_sys_ns;
+		double user_share = du + ds > 0 ? du / (du + ds) : u0 + s0 > 0 ? u0 / (u0 + s0) : 1;
+		uint64_t user = (uint64_t)(cpu * user_share);
+		CT_ADD(c->cpu_samples, 1);
+		/* the CPU reads enclose the clock reads: the sample's wall is the raw interval */
+		CT_ADD(c->cpu_sample_wall_ns, ct_clock_to_ns(now - io->t0));
+		CT_ADD(c->cpu_sample_user_ns, user);
+		CT_ADD(c->cpu_sample_sys_ns, (uint64_t)cpu - user);
+	}
+	op_done(t, path_id, io->t0, now, ns, bytes);
 }

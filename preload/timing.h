@@ -132,4 +132,24 @@ void ct_span_interrupt(struct ct_thread *t);
 void ct_probe_once(struct ct_thread *t, uint32_t path_id, unsigned ci, uint64_t bytes, uint64_t t0,
 		   uint64_t t1);
 
+/*
+ * A call that waits for a peer (a TLS record sent or received: CT_PATH_IO_WAIT paths): every one
+ * timed, wall and CPU. Its CPU is the thread's CPU clock across it (exact, the running slice
+ * included), split between user and system as getrusage(RUSAGE_THREAD) split it across the call
+ * (the kernel's tick-sampled split; getrusage's own total lags the running slice, so it gives the
+ * ratio only; a call across which it did not move takes the path's split so far): such a call
+ * makes syscalls of its own, so its CPU is not "all system" as for a cipher call that happened
+ * to make one (cpu_sample_add). Its wall time includes the wait; its CPU time is what the report
+ * prices it by.
+ */
+struct ct_io_call {
+	uint64_t t0;                /* clock at entry */
+	uint64_t cpu0_ns;           /* thread CPU clock at entry, 0 when it could not be read */
+	uint64_t user0_us, sys0_us; /* getrusage's split at entry */
+	bool ru_ok;
+};
+void ct_io_call_begin(struct ct_thread *t, struct ct_io_call *io);
+/* Counts the call (bytes > 0; a call that moved nothing is not counted) on path_id. */
+void ct_io_call_end(struct ct_thread *t, const struct ct_io_call *io, uint32_t path_id, uint64_t bytes);
+
 #endif

@@ -2,12 +2,23 @@
 /*
  * figures.c - a process's lifetime, its CPU time and the share of both its cipher calls took
  * (struct rp_proc_figures), over its selected paths: what the reports of daemons and servers
- * show per process (docs/tracing-daemons.md). Inside a --since/--until window, the part of its
+ * show per process (docs/tracing-daemons.md); a path that waits for a peer (TLS records) counts its
+ * CPU time there, not the wait. Inside a --since/--until window, the part of its
  * life between the window's two snapshots (window.c).
  */
 #include "model.h"
 
 #include <string.h>
+
+double rp_path_cost_ns(const struct rp_path *p, bool *known)
+{
+	if (rp_path_io_wait(p)) {
+		*known = p->d.cpu_known;
+		return p->d.cpu_known ? p->d.user_ns + p->d.sys_ns : 0;
+	}
+	*known = p->d.wall_known;
+	return p->d.wall_ns;
+}
 
 void rp_proc_figures(const struct rp_model *m, struct rp_proc *p)
 {
@@ -35,9 +46,11 @@ void rp_proc_figures(const struct rp_model *m, struct rp_proc *p)
 			continue;
 		f->crypto_calls += pp->st.calls;
 		f->crypto_bytes += pp->st.bytes;
-		if (pp->d.wall_known) {
+		bool known;
+		double cost = rp_path_cost_ns(pp, &known);
+		if (known) { /* the waiting of a TLS record call is not cipher work */
 			f->crypto_wall_known = true;
-			f->crypto_wall_ns += pp->d.wall_ns;
+			f->crypto_wall_ns += cost;
 		}
 		if (pp->d.cpu_known) {
 			f->crypto_cpu_known = true;

@@ -248,7 +248,15 @@ static void section_latency(const struct rp_model *m, FILE *f)
 
 static void section_shares(const struct rp_model *m, FILE *f)
 {
-	fputs("<section id=\"shares\"><h2>Share of wall time in cipher calls</h2>\n<h3>By path</h3>\n", f);
+	fputs("<section id=\"shares\"><h2>Share of wall time in cipher calls</h2>\n", f);
+	for (size_t i = 0; i < m->npaths; i++)
+		if (rp_path_io_wait(&m->paths[i])) {
+			fputs("<p>TLS record paths wait for their peer: they count their CPU time here, not "
+			      "their wall time.</p>\n",
+			      f);
+			break;
+		}
+	fputs("<h3>By path</h3>\n", f);
 	size_t n = m->npaths;
 	struct rp_bar *bars = calloc(n + m->nprocs + 1, sizeof(*bars));
 	if (!bars) {
@@ -258,12 +266,14 @@ static void section_shares(const struct rp_model *m, FILE *f)
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct rp_path *p = &m->paths[i];
-		if (!p->d.wall_known)
+		bool known; /* a TLS record path's waiting is not time spent on crypto */
+		double cost = rp_path_cost_ns(p, &known);
+		if (!known)
 			continue;
 		char label[512];
 		rp_path_label(p, label, sizeof(label));
 		snprintf(bars[k].label, sizeof(bars[k].label), "#%zu %.120s", i + 1, label);
-		bars[k].value = p->d.wall_ns;
+		bars[k].value = cost;
 		bars[k++].color = rp_svg_color(i);
 	}
 	rp_svg_bars(bars, k, f);
@@ -274,9 +284,12 @@ static void section_shares(const struct rp_model *m, FILE *f)
 		if (!rp_proc_selected(m, p))
 			continue;
 		double wall = 0;
-		for (size_t j = 0; j < p->npaths; j++)
-			if (rp_path_selected(m, &p->paths[j]) && p->paths[j].d.wall_known)
-				wall += p->paths[j].d.wall_ns;
+		for (size_t j = 0; j < p->npaths; j++) {
+			bool known;
+			double cost = rp_path_cost_ns(&p->paths[j], &known);
+			if (rp_path_selected(m, &p->paths[j]) && known)
+				wall += cost;
+		}
 		if (wall <= 0)
 			continue;
 		struct ct_str exe = rp_str_part(p->hdr.argv, '\0', 0);

@@ -282,12 +282,17 @@ static void json_path(struct jw *w, const struct rp_model *m, const struct rp_pa
 	j_str(w, "requested", p->def.requested);
 	j_str(w, "proto", p->def.proto);
 	j_u64(w, "flags", p->def.flags);
+	/* its calls wait for a peer: wall_ns includes the wait, cost_ns is its CPU time */
+	j_bool(w, "io_wait", rp_path_io_wait(p));
+	bool cost_known;
+	double cost = rp_path_cost_ns(p, &cost_known);
+	j_num(w, "cost_ns", cost, cost_known);
 	json_path_figures(w, p);
 	j_bool(w, "wall_exact", d->wall_exact);
 	j_num(w, "pause_ns", d->pause_ns, d->wall_known);
 	j_num(w, "cycles_per_byte", d->cycles_per_byte, d->cycles_per_byte >= 0);
 	j_num(w, "throughput_wall_bps", (double)p->st.bytes * 1e9 / d->wall_ns,
-	      d->wall_known && d->wall_ns > 0);
+	      d->wall_known && d->wall_ns > 0 && !rp_path_io_wait(p));
 	j_num(w, "throughput_cpu_bps", (double)p->st.bytes * 1e9 / (d->user_ns + d->sys_ns),
 	      d->cpu_known && d->user_ns + d->sys_ns > 0);
 	j_u64(w, "syscalls", p->st.syscalls);

@@ -163,8 +163,10 @@ void rp_derive(struct rp_path *p)
 		d->user_ns = d->wall_ns * user * scale / wall;
 		d->sys_ns = d->wall_ns * sys * scale / wall;
 	}
-	if (p->tsc_hz && s->bytes && d->wall_known)
-		d->cycles_per_byte = d->wall_ns * (double)p->tsc_hz / 1e9 / (double)s->bytes;
+	bool cost_known;
+	double cost = rp_path_cost_ns(p, &cost_known);
+	if (p->tsc_hz && s->bytes && cost_known)
+		d->cycles_per_byte = cost * (double)p->tsc_hz / 1e9 / (double)s->bytes;
 	uint64_t lat_total = 0;
 	for (unsigned b = 0; b < CT_LAT_BUCKETS; b++)
 		lat_total += s->lat[b];

@@ -296,6 +296,14 @@ void rp_derive(struct rp_path *p);
 uint64_t rp_messages(const struct ct_path_stats *s);
 /* An AEAD cipher (GCM, CCM, OCB, SIV, ChaCha20-Poly1305): its paths have a cost per message. */
 bool rp_cipher_is_aead(struct ct_str cipher);
+/* A path whose calls wait for a peer (CT_PATH_IO_WAIT: TLS records): its wall time includes the
+ * network and the other side, so what its calls cost is their CPU time (user + sys). */
+static inline bool rp_path_io_wait(const struct rp_path *p)
+{
+	return (p->def.flags & CT_PATH_IO_WAIT) != 0;
+}
+/* What a path's calls cost: their wall time, an io-wait path's CPU time; *known whether it is. */
+double rp_path_cost_ns(const struct rp_path *p, bool *known);
 void rp_model_merge(struct rp_model *m);
 bool rp_path_selected(const struct rp_model *m, const struct rp_path *p);
 /* Data calls whose time was measured directly (probes, and calls inside accepted spans). */

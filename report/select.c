@@ -180,7 +180,8 @@ bool rp_view_apply(struct rp_model *m, const struct rp_view *v, char *msg, size_
 
 double rp_path_wall_bps(const struct rp_path *p)
 {
-	if (!p->d.wall_known || p->d.wall_ns <= 0)
+	/* a path that waits for a peer has no wall-clock rate: its wall time is mostly the wait */
+	if (!p->d.wall_known || p->d.wall_ns <= 0 || rp_path_io_wait(p))
 		return -1;
 	return (double)p->st.bytes * 1e9 / p->d.wall_ns;
 }

@@ -185,6 +185,7 @@ static void print_paths(const struct rp_model *m, FILE *out)
 			(unsigned long long)p->st.errors, p->pids.n);
 	}
 	fputc('\n', out);
+	bool any_wait = false;
 	fprintf(out, "Cost per path\n");
 	fprintf(out, "  %-2s %9s %9s %9s %10s %9s %7s %8s %8s  %s\n", "#", "WALL", "USER", "SYS", "MB/s WALL",
 		"MB/s CPU", "CYC/B", "P50", "P99", "TIMED CALLS");
@@ -192,7 +193,7 @@ static void print_paths(const struct rp_model *m, FILE *out)
 		const struct rp_path *p = &m->paths[i];
 		const struct rp_derived *d = &p->d;
 		char mbw[24] = "-", mbc[24] = "-", cpb[24] = "-", timed[40];
-		if (d->wall_known && d->wall_ns > 0)
+		if (d->wall_known && d->wall_ns > 0 && !rp_path_io_wait(p))
 			snprintf(mbw, sizeof(mbw), "%.1f", (double)p->st.bytes * 1e3 / d->wall_ns);
 		if (d->cpu_known && d->user_ns + d->sys_ns > 0)
 			snprintf(mbc, sizeof(mbc), "%.1f",
@@ -205,13 +206,21 @@ static void print_paths(const struct rp_model *m, FILE *out)
 			snprintf(timed, sizeof(timed), "%s of %s",
 				 rp_fmt_count(b6, sizeof(b6), rp_measured_calls(&p->st)),
 				 rp_fmt_count(b7, sizeof(b7), (double)p->st.calls));
-		fprintf(out, "  %-2zu %9s %9s %9s %10s %9s %7s %8s %8s  %s\n", i + 1,
-			d->wall_known ? rp_fmt_ns(b1, sizeof(b1), d->wall_ns) : "-",
+		char wall[40] = "-";
+		if (d->wall_known)
+			snprintf(wall, sizeof(wall), "%s%s", rp_path_io_wait(p) ? "+" : "",
+				 rp_fmt_ns(b1, sizeof(b1), d->wall_ns));
+		any_wait |= rp_path_io_wait(p);
+		fprintf(out, "  %-2zu %9s %9s %9s %10s %9s %7s %8s %8s  %s\n", i + 1, wall,
 			d->cpu_known ? rp_fmt_ns(b2, sizeof(b2), d->user_ns) : "-",
 			d->cpu_known ? rp_fmt_ns(b3, sizeof(b3), d->sys_ns) : "-", mbw, mbc, cpb,
 			d->lat_known ? rp_fmt_ns(b4, sizeof(b4), (double)d->p50_ns) : "-",
 			d->lat_known ? rp_fmt_ns(b5, sizeof(b5), (double)d->p99_ns) : "-", timed);
 	}
+	if (any_wait)
+		fprintf(out,
+			"  + these calls wait for a peer (TLS records): their WALL includes the network\n"
+			"    and the other side, so their MB/s and CYC/B are from CPU time (USER+SYS)\n");
 	print_pauses(m, out);
 	fputc('\n', out);
 }
@@ -309,7 +318,7 @@ static void print_speed(const struct rp_model *m, FILE *out)
 				char cell[64], wall[24] = "-", cpu[24] = "-";
 				cell[0] = 0;
 				if (sb->calls) {
-					if (p->d.wall_known && w > 0)
+					if (p->d.wall_known && w > 0 && !rp_path_io_wait(p))
 						snprintf(wall, sizeof(wall), "%.2fk",
 							 (double)sb->bytes / 1e3 / (w / 1e9));
 					if (cpu_share > 0 && w > 0)
@@ -588,9 +597,10 @@ static void print_crypto_share(const struct rp_model *m, FILE *out)
 			if (!rp_path_selected(m, pp) || !pp->st.calls)
 				continue;
 			double cpu = pp->d.user_ns + pp->d.sys_ns;
+			bool cost_known;
 			fprintf(out, "    %6s wall %6s CPU  %9s  %.*s %.*s %s\n",
-				fmt_share(b1, sizeof(b1), pp->d.wall_ns, pp->d.wall_known, f->wall_ns,
-					  f->wall_known),
+				fmt_share(b1, sizeof(b1), rp_path_cost_ns(pp, &cost_known), cost_known,
+					  f->wall_ns, f->wall_known),
 				fmt_share(b2, sizeof(b2), cpu, pp->d.cpu_known, f->cpu_ns, f->cpu_known),
 				rp_fmt_bytes(b3, sizeof(b3), (double)pp->st.bytes), (int)pp->def.impl.len,
 				pp->def.impl.p, (int)pp->def.cipher.len, pp->def.cipher.p,
@@ -608,10 +618,16 @@ static void print_creator_line(FILE *out, const char *first, const struct rp_pat
 	if (setups)
 		snprintf(count, sizeof(count), "%llu ", (unsigned long long)setups);
 	bool frame = strcmp(c->created_by, c->module) != 0;
-	snprintf(line, sizeof(line), "%s%.*s %s context%s created by %s%s%s%s%s%s", count,
-		 (int)p->def.cipher.len, p->def.cipher.p, ct_dir_name(p->def.dir), setups == 1 ? "" : "s",
-		 c->module, purpose[0] ? " for " : "", purpose, frame ? " (" : "", frame ? c->created_by : "",
-		 frame ? ")" : "");
+	if (p->def.api == CT_API_TLS) /* a TLS library's records: no context, a session's bytes */
+		snprintf(line, sizeof(line), "%.*s %.*s records %s by %s%s%s%s", (int)p->def.cipher.len,
+			 p->def.cipher.p, (int)p->def.proto.len, p->def.proto.p,
+			 p->def.dir == CT_DIR_DECRYPT ? "received" : "sent", c->module, frame ? " (" : "",
+			 frame ? c->created_by : "", frame ? ")" : "");
+	else
+		snprintf(line, sizeof(line), "%s%.*s %s context%s created by %s%s%s%s%s%s", count,
+			 (int)p->def.cipher.len, p->def.cipher.p, ct_dir_name(p->def.dir),
+			 setups == 1 ? "" : "s", c->module, purpose[0] ? " for " : "", purpose,
+			 frame ? " (" : "", frame ? c->created_by : "", frame ? ")" : "");
 	print_wrapped(out, "      ", first, line);
 	if (c->via[0])
 		fprintf(out, "      through %s\n", c->via);
@@ -884,8 +900,10 @@ static void render_summary(const struct rp_model *m, FILE *out)
 		const struct rp_path *p = &m->paths[i];
 		const struct rp_derived *d = &p->d;
 		char mbw[24] = "-";
-		if (d->wall_known && d->wall_ns > 0)
-			snprintf(mbw, sizeof(mbw), "%.1f", (double)p->st.bytes * 1e3 / d->wall_ns);
+		bool cost_known;
+		double cost = rp_path_cost_ns(p, &cost_known); /* a TLS record's wait is not its cost */
+		if (cost_known && cost > 0)
+			snprintf(mbw, sizeof(mbw), "%.1f", (double)p->st.bytes * 1e3 / cost);
 		fprintf(out, "%12llu %9s %9s %9s %9s %8s  %s %.*s %.*s %s\n", (unsigned long long)p->st.calls,
 			rp_fmt_bytes(b1, sizeof(b1), (double)p->st.bytes),
 			d->wall_known ? rp_fmt_ns(b2, sizeof(b2), d->wall_ns) : "-",

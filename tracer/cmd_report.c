@@ -281,10 +281,12 @@ int command_report(int argc, char **argv)
 			break;
 		case OPT_API:
 			if (strcmp(optarg, "evp") && strcmp(optarg, "aes") && strcmp(optarg, "gcrypt") &&
-			    strcmp(optarg, "cryptodev") && strcmp(optarg, "afalg")) {
+			    strcmp(optarg, "gnutls") && strcmp(optarg, "tls") &&
+			    strcmp(optarg, "cryptodev") && strcmp(optarg, "afalg") &&
+			    strcmp(optarg, "ktls")) {
 				fprintf(stderr,
-					"cryptrace report: --api must be evp, aes, gcrypt, cryptodev or "
-					"afalg, not '%s'\n",
+					"cryptrace report: --api must be evp, aes, gcrypt, gnutls, tls, "
+					"cryptodev, afalg or ktls, not '%s'\n",
 					optarg);
 				return 2;
 			}

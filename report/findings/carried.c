@@ -17,8 +17,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* Crypto libraries the hooks do not see, most specific first: the TLS library a program links
- * does its ciphers itself or hands them to the crypto library listed after it. */
+/* Crypto libraries other than libcrypto, most specific first: the TLS library a program links
+ * does its ciphers itself or hands them to the crypto library listed after it. GnuTLS and
+ * libgcrypt are hooked (nothing_intercepted.c says so of a process that loaded them without a
+ * path); the others the hooks do not see. */
 static const struct rp_unhooked {
 	const char *prefix, *name, *how;
 } unhooked[] = {

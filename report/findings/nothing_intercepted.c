@@ -86,6 +86,24 @@ static struct proc_rank *ranked_procs(const struct rp_model *m, size_t *n)
 	return r;
 }
 
+/* A library of carried.c's list whose calls the preload hooks all the same (GnuTLS: its cipher
+ * API and its TLS records, preload/hooks/gnutls*.c; libgcrypt: its cipher API, hooks/gcrypt.c):
+ * loaded without a path, it did no such work, which is no reason to change anything. What the
+ * hooks see of it, or NULL when they see nothing. */
+static const char *lib_hooked_calls(const char *name)
+{
+	if (name && !strcmp(name, "GnuTLS"))
+		return "cipher or TLS record call";
+	if (name && !strcmp(name, "libgcrypt"))
+		return "cipher call";
+	return NULL;
+}
+
+static bool lib_hooked(const char *name)
+{
+	return lib_hooked_calls(name) != NULL;
+}
+
 static void nothing_reason(const struct rp_model *m, char *buf, size_t cap, bool with_exe)
 {
 	size_t never = 0, other = 0, idle = 0, nofacts = 0, secure = 0, statics = 0, refused = 0;
@@ -155,6 +173,9 @@ static void nothing_reason(const struct rp_model *m, char *buf, size_t cap, bool
 			continue;
 		if (reasons[i].why)
 			rp_finding_cat(buf, cap, "%s", reasons[i].why);
+		else if (lib && lib_hooked(lib->lib_name))
+			rp_finding_cat(buf, cap, "it loaded %s (%.*s) but made no %s through it",
+				       lib->lib_name, S(lib->lib), lib_hooked_calls(lib->lib_name));
 		else if (lib)
 			rp_finding_cat(buf, cap, "it used %s (%.*s), which cryptrace does not hook",
 				       lib->lib_name, S(lib->lib));
@@ -389,7 +410,7 @@ void rp_eval_nothing_intercepted(struct rp_model *m)
 	 * A distribution's package or a pip wheel doing its own crypto is information: nothing is
 	 * wrong with it, and the fix is another build of that package, if the trace is wanted. */
 	bool readers = v.owner.kind == RP_OWNER_LOCAL || v.owner.kind == RP_OWNER_UNKNOWN;
-	if ((v.embedded || v.other) && readers)
+	if ((v.embedded || (v.other && !lib_hooked(v.lib_name))) && readers)
 		f->severity = RP_WARNING;
 	if (refused) {
 		CAT(fix,
@@ -416,6 +437,13 @@ void rp_eval_nothing_intercepted(struct rp_model *m)
 		    "Build the program against the shared libcrypto (libcrypto.so, not libcrypto.a "
 		    "or a static binary) to trace it; cryptrace hooks OpenSSL's shared libcrypto, "
 		    "/dev/crypto and AF_ALG only.");
+	} else if (v.other && lib_hooked(v.lib_name)) {
+		CAT(fix,
+		    "Nothing to change here: cryptrace hooks %s's %s, and this run made no such call "
+		    "(no %s).",
+		    v.lib_name,
+		    strcmp(v.lib_name, "GnuTLS") ? "cipher API" : "cipher API and its TLS records",
+		    strcmp(v.lib_name, "GnuTLS") ? "cipher" : "TLS connection, no cipher");
 	} else if (v.other && !readers) {
 		CAT(fix,
 		    "Nothing to change here: the program (%s) uses %s for its crypto, which "

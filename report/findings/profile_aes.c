@@ -26,10 +26,23 @@ static bool software_impl(const char *impl)
 	return !strncmp(impl, "tables", 6) || !strncmp(impl, "vpaes", 5);
 }
 
-/* A module the hooks trace in this process: its libcrypto, or libgcrypt when its cipher calls
- * were traced (a software AES there is software_aes.c's to say, from the paths). */
+/* GnuTLS's paths in this process (its cipher API or its TLS records): then its AES, in libgnutls
+ * or in nettle under it, is software_aes.c's to say, named from GnuTLS's own state. */
+static bool has_gnutls_paths(const struct rp_proc *p)
+{
+	for (size_t k = 0; k < p->npaths; k++)
+		if (p->paths[k].def.api == CT_API_GNUTLS || p->paths[k].def.api == CT_API_TLS)
+			return true;
+	return false;
+}
+
+/* A module the hooks trace in this process (a software AES there is software_aes.c's to say, from
+ * the paths): its libcrypto, libgcrypt when its cipher calls were traced, and GnuTLS with nettle
+ * when GnuTLS's calls were. */
 static bool hooked_module(const struct rp_proc *p, const char *module)
 {
+	if ((!strncmp(module, "libgnutls", 9) || !strncmp(module, "libnettle", 9)) && has_gnutls_paths(p))
+		return true;
 	if (!strncmp(module, "libgcrypt", 9)) {
 		for (size_t k = 0; k < p->npaths; k++)
 			if (p->paths[k].def.api == CT_API_GCRYPT && p->paths[k].st.calls)

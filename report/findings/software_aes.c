@@ -2,10 +2,12 @@
 /*
  * software_aes.c - the `software-aes` finding: the CPU has AES instructions, but an in-process AES
  * path ran at software speed (cycles/byte against the AES-NI bound measured when the trace was
- * taken), or OPENSSL_ia32cap hides AES-NI from libcrypto, or libgcrypt runs its own software AES
- * (its hardware-feature list, which the path's implementation names, lacks AES-NI). One finding
- * per cause (the mask, the low-level API, a set OPENSSL_ia32cap, a libcrypto built without
- * assembly, libgcrypt's disabled AES-NI), listing every process affected. docs/report.md gives the limits and the measurements behind them.
+ * taken), or OPENSSL_ia32cap hides AES-NI from libcrypto, or libgcrypt or GnuTLS runs its own
+ * software AES (libgcrypt's hardware-feature list lacks AES-NI; GnuTLS's CPU overrides leave it
+ * out). One finding per cause (the mask, the low-level API, a set OPENSSL_ia32cap, a libcrypto
+ * built without assembly, libgcrypt's disabled AES-NI, GnuTLS running its AES in software),
+ * listing every process affected. docs/report.md gives the limits and the measurements behind
+ * them.
  */
 #include "findings.h"
 
@@ -140,12 +142,22 @@ static bool is_aes_inprocess(const struct rp_model *m, const struct rp_path *p)
 	       (rp_str_starts(p->def.cipher, "aes") || rp_str_starts(p->def.cipher, "id-aes"));
 }
 
-/* A mask in OPENSSL_ia32cap slows libcrypto's own AES, not work a route moved off it nor
- * libgcrypt's. */
+/* GnuTLS's AES in software, read from the state GnuTLS chose its code from (the path's impl,
+ * preload/hooks/gnutls_impl.c: SSSE3 vector-permute AES or nettle's table AES while the CPU has
+ * AES-NI): a fact, like a mask, not a speed; a TLS record's time waits for the peer anyway. */
+static bool gnutls_software(const struct rp_model *m, const struct rp_path *p)
+{
+	return (p->def.api == CT_API_GNUTLS || p->def.api == CT_API_TLS) && p->st.calls &&
+	       rp_path_selected(m, p) && rp_str_starts(p->def.cipher, "aes") &&
+	       (rp_str_starts(p->def.impl, "gnutls:ssse3") || rp_str_starts(p->def.impl, "nettle:generic"));
+}
+
+/* A mask in OPENSSL_ia32cap slows libcrypto's own AES (EVP, AES_*), not work a route moved off it
+ * nor libgcrypt's or GnuTLS's. */
 static bool masked_applies(bool masked, const struct rp_path *p)
 {
-	return masked && p->def.api != CT_API_GCRYPT && !(p->def.flags & CT_PATH_ROUTED) &&
-	       p->def.route != CT_ROUTE_AESNI;
+	return masked && (p->def.api == CT_API_EVP || p->def.api == CT_API_AES) &&
+	       !(p->def.flags & CT_PATH_ROUTED) && p->def.route != CT_ROUTE_AESNI;
 }
 
 /* libgcrypt named its AES code from its own hardware-feature list (preload/hooks/gcrypt_impl.c):
@@ -159,7 +171,7 @@ static bool gcrypt_software(const struct rp_path *p)
 
 /* One process's verdict: its AES paths that ran at software speed (or, under a mask, every
  * AES path), the one with the most bytes, and the cause. */
-enum sw_cause { SW_MASK, SW_LOWLEVEL, SW_SET_CAP, SW_BUILD, SW_GCRYPT };
+enum sw_cause { SW_MASK, SW_LOWLEVEL, SW_SET_CAP, SW_BUILD, SW_GCRYPT, SW_GNUTLS };
 
 struct sw_proc {
 	const struct rp_proc *pr;
@@ -173,6 +185,8 @@ struct sw_proc {
 
 static bool sw_path_slow(const struct sw_proc *x, const struct rp_model *m, const struct rp_path *p)
 {
+	if (gnutls_software(m, p))
+		return true;
 	if (!is_aes_inprocess(m, p))
 		return false;
 	double cpb = large_request_cpb(p);
@@ -206,11 +220,12 @@ static bool sw_judge(const struct rp_model *m, const struct rp_proc *pr, struct 
 	if (!x->main)
 		return false;
 	x->limit = x->calibrated ? path_limit(x->main, x->base_limit) : x->base_limit;
-	x->cause = x->main->def.api == CT_API_GCRYPT ? SW_GCRYPT
-		   : x->masked                       ? SW_MASK
-		   : x->main->def.api == CT_API_AES  ? SW_LOWLEVEL
-		   : pr->hdr.ia32cap.len             ? SW_SET_CAP
-						     : SW_BUILD;
+	x->cause = gnutls_software(m, x->main)         ? SW_GNUTLS
+		   : x->main->def.api == CT_API_GCRYPT ? SW_GCRYPT
+		   : x->masked                         ? SW_MASK
+		   : x->main->def.api == CT_API_AES    ? SW_LOWLEVEL
+		   : pr->hdr.ia32cap.len               ? SW_SET_CAP
+						       : SW_BUILD;
 	return true;
 }
 
@@ -218,7 +233,8 @@ static bool sw_judge(const struct rp_model *m, const struct rp_proc *pr, struct 
 static bool sw_same_cause(const struct sw_proc *a, const struct sw_proc *b)
 {
 	return a->cause == b->cause &&
-	       (a->cause != SW_MASK || rp_str_eq(a->pr->hdr.ia32cap, b->pr->hdr.ia32cap));
+	       (a->cause != SW_MASK || rp_str_eq(a->pr->hdr.ia32cap, b->pr->hdr.ia32cap)) &&
+	       (a->cause != SW_GNUTLS || rp_str_eq(a->main->def.requested, b->main->def.requested));
 }
 
 /* One finding per cause, not one per process (a masked database server's nine processes would
@@ -256,7 +272,14 @@ void rp_eval_software_aes(struct rp_model *m)
 			rp_finding_add(m, "software-aes", RP_WARNING, members == 1 ? pr->hdr.pid : 0);
 		if (!f)
 			break;
-		if (main_cpb > limit && bound > 0)
+		if (x->cause == SW_GNUTLS)
+			CAT(message, "This CPU has AES instructions, but GnuTLS runs %.*s %s in %.*s: %s.",
+			    S(p->def.cipher), ct_dir_name(p->def.dir), S(p->def.impl),
+			    rp_str_starts(p->def.impl, "gnutls:ssse3")
+				    ? "its SSSE3 vector-permute AES, software AES without the AES "
+				      "instructions"
+				    : "nettle's table AES, software AES without the AES instructions");
+		else if (main_cpb > limit && bound > 0)
 			CAT(message,
 			    "This CPU has AES instructions, but %.*s %s in %.*s ran at %.1f cycles "
 			    "per byte on requests of 8 KiB and more, %.1fx the %.2f cycles/byte "
@@ -335,7 +358,14 @@ void rp_eval_software_aes(struct rp_model *m)
 				f->message[len - 1] = '.';
 		}
 		CAT(message, " Likely cause: ");
-		if (x->cause == SW_MASK)
+		if (x->cause == SW_GNUTLS && p->def.requested.len)
+			CAT(message,
+			    "the environment sets %.*s: GnuTLS and nettle read it at their start and "
+			    "leave AES-NI out.",
+			    S(p->def.requested));
+		else if (x->cause == SW_GNUTLS)
+			CAT(message, "a GnuTLS or nettle built without its x86 AES code.");
+		else if (x->cause == SW_MASK)
 			CAT(message,
 			    "the environment sets OPENSSL_ia32cap=%.*s, which masks AES-NI (bit 57) "
 			    "out of libcrypto's CPU capabilities.",
@@ -359,25 +389,45 @@ void rp_eval_software_aes(struct rp_model *m)
 		CAT(evidence, "cpu_flags has aes; ");
 		if (members > 1)
 			CAT(evidence, "pid %u: ", pr->hdr.pid);
-		if (x->cause == SW_GCRYPT)
+		if (x->cause == SW_GNUTLS)
+			CAT(evidence, "path %s %.*s %.*s%s%.*s %s: %llu calls, %llu bytes; %.*s%s",
+			    ct_api_name(p->def.api), S(p->def.impl), S(p->def.cipher),
+			    p->def.proto.len ? " " : "", S(p->def.proto), ct_dir_name(p->def.dir),
+			    (unsigned long long)p->st.calls, (unsigned long long)p->st.bytes,
+			    S(p->def.requested),
+			    p->def.requested.len ? ""
+						 : "GNUTLS_CPUID_OVERRIDE and NETTLE_FAT_OVERRIDE unset");
+		else if (x->cause == SW_GCRYPT)
 			CAT(evidence, "path %.*s %s api gcrypt impl %.*s (%llu calls); ", S(p->def.cipher),
 			    ct_dir_name(p->def.dir), S(p->def.impl), (unsigned long long)p->st.calls);
-		if (main_cpb >= 0)
+		if (x->cause == SW_GNUTLS)
+			; /* a fact of GnuTLS's state, not a speed */
+		else if (main_cpb >= 0)
 			CAT(evidence, "%.2f cycles/byte at >= 8 KiB (limit %.2f); ", main_cpb, limit);
 		else
 			CAT(evidence, "cycles/byte unknown (no timed requests of 8 KiB or more); ");
-		if (bound > 0)
+		if (x->cause == SW_GNUTLS)
+			;
+		else if (bound > 0)
 			CAT(evidence, "AES-NI bound %.2f cycles/byte, %s; ", bound, x->bound_from);
 		else
 			CAT(evidence, "AES-NI bound: %s, so the fixed limit of %.0f cycles/byte; ",
 			    x->bound_from, SOFTWARE_AES_FIXED_CPB);
-		if (x->cause == SW_GCRYPT)
+		if (x->cause == SW_GNUTLS)
+			;
+		else if (x->cause == SW_GCRYPT)
 			CAT(evidence, "libgcrypt's hardware features (hwflist) without intel-aesni");
 		else if (pr->hdr.ia32cap.len)
 			CAT(evidence, "OPENSSL_ia32cap=%.*s", S(pr->hdr.ia32cap));
 		else
 			CAT(evidence, "OPENSSL_ia32cap unset");
-		if (x->cause == SW_MASK)
+		if (x->cause == SW_GNUTLS)
+			CAT(fix,
+			    "Unset GNUTLS_CPUID_OVERRIDE and NETTLE_FAT_OVERRIDE in the program's "
+			    "environment (a systemd unit's Environment= line, a shell profile), or "
+			    "correct them to keep AES-NI: GNUTLS_CPUID_OVERRIDE with bit 0x2 (AES-NI) set "
+			    "and bit 0x1 clear, NETTLE_FAT_OVERRIDE listing aesni.");
+		else if (x->cause == SW_MASK)
 			CAT(fix, "Unset OPENSSL_ia32cap (or drop ~0x200000000000000 from its mask).");
 		else if (x->cause == SW_GCRYPT)
 			CAT(fix,

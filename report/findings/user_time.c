@@ -19,6 +19,9 @@
 static double user_misleads_factor(const struct rp_path *p)
 {
 	const struct rp_derived *d = &p->d;
+	/* a TLS record's wall time waits for the peer: that it exceeds user time says nothing */
+	if (rp_path_io_wait(p))
+		return 0;
 	if (!d->cpu_known || p->st.calls < USER_MISLEADS_MIN_CALLS ||
 	    p->st.cpu_samples < USER_MISLEADS_MIN_SAMPLES || d->wall_ns <= 0)
 		return 0;

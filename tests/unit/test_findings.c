@@ -296,7 +296,9 @@ static void test_nothing_intercepted(void **state)
 	assert_non_null(f);
 	assert_int_equal(f->severity, RP_INFO);
 	assert_non_null(strstr(f->message, "libcrypto was never loaded"));
-	/* wget maps nettle before GnuTLS, and GnuTLS ran the AES: the TLS library is named */
+	/* wget maps nettle before GnuTLS: the TLS library is named. GnuTLS is hooked (its cipher
+	 * API and its records): loaded without a path, it did no such work, nothing to change
+	 * wherever the program comes from */
 	p->proc.crypto_libs = ct_str_from(
 		"/lib/x86_64-linux-gnu/libnettle.so.8\n"
 		"/lib/x86_64-linux-gnu/libgnutls.so.30");
@@ -305,9 +307,27 @@ static void test_nothing_intercepted(void **state)
 	if (!f) /* unreachable; tells gcc's -Wstringop-overread that f is not NULL below */
 		return;
 	assert_non_null(strstr(f->message,
-			       "it used GnuTLS (/lib/x86_64-linux-gnu/libgnutls.so.30), "
-			       "which cryptrace does not hook"));
+			       "it loaded GnuTLS (/lib/x86_64-linux-gnu/libgnutls.so.30) but made no "
+			       "cipher or TLS record call through it"));
 	assert_null(strstr(f->message, "nettle.so"));
+	assert_int_equal(f->severity, RP_INFO);
+	assert_non_null(strstr(f->fix, "Nothing to change here"));
+	p->hdr.exe = ct_str_from("/home/dev/build/tlsclient");
+	f = find(&m, "nothing-intercepted");
+	assert_non_null(f);
+	assert_int_equal(f->severity, RP_INFO);
+	/* a TLS library the hooks do not see, before the crypto library beneath it */
+	p->hdr.exe = ct_str_from("/usr/bin/openssl");
+	p->proc.crypto_libs = ct_str_from(
+		"/lib/x86_64-linux-gnu/libmbedcrypto.so.7\n"
+		"/lib/x86_64-linux-gnu/libmbedtls.so.14");
+	f = find(&m, "nothing-intercepted");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_non_null(strstr(f->message,
+			       "it used Mbed TLS (/lib/x86_64-linux-gnu/libmbedtls.so.14), "
+			       "which cryptrace does not hook"));
 	/* a packaged program (/usr/bin) doing its own crypto is information, with nothing to change */
 	assert_int_equal(f->severity, RP_INFO);
 	assert_non_null(strstr(f->fix, "Nothing to change here"));

@@ -312,7 +312,7 @@ static void test_foreign_and_usage(void **state)
 	assert_int_equal(run_report(&out, &err, 0, NULL), 2);
 	free(out);
 	free(err);
-	const char *bad_api[] = { "--api", "gnutls", "x" };
+	const char *bad_api[] = { "--api", "nss", "x" };
 	assert_int_equal(run_report(&out, &err, 3, bad_api), 2);
 	assert_non_null(strstr(err, "--api"));
 	free(out);
@@ -390,12 +390,30 @@ static void test_nothing_intercepted_line(void **state)
 		strstr(out, "no crypto calls were seen in 1 process(es): libcrypto was never loaded"));
 	free(out);
 	free(err);
-	write_idle_process("gnutls.ctrace", 501, 0, "/usr/lib/libgnutls.so.30");
-	const char *args2[] = { tpath("gnutls.ctrace") };
+	write_idle_process("sodium.ctrace", 501, 0, "/usr/lib/libsodium.so.23");
+	const char *args2[] = { tpath("sodium.ctrace") };
 	assert_int_equal(run_report(&out, &err, 1, args2), 0);
 	assert_non_null(strstr(out,
-			       "it used GnuTLS (/usr/lib/libgnutls.so.30), which cryptrace does "
+			       "it used libsodium (/usr/lib/libsodium.so.23), which cryptrace does "
 			       "not hook"));
+	free(out);
+	free(err);
+	/* libgcrypt is hooked: loaded without a path, it made no cipher call */
+	write_idle_process("gcrypt.ctrace", 503, 0, "/usr/lib/libgcrypt.so.20");
+	const char *args_gcrypt[] = { tpath("gcrypt.ctrace") };
+	assert_int_equal(run_report(&out, &err, 1, args_gcrypt), 0);
+	assert_non_null(strstr(out,
+			       "it loaded libgcrypt (/usr/lib/libgcrypt.so.20) but made no cipher call "
+			       "through it"));
+	free(out);
+	free(err);
+	/* GnuTLS is hooked: loaded without a path, it made no call the hooks count */
+	write_idle_process("gnutls.ctrace", 502, 0, "/usr/lib/libgnutls.so.30");
+	const char *args_gnutls[] = { tpath("gnutls.ctrace") };
+	assert_int_equal(run_report(&out, &err, 1, args_gnutls), 0);
+	assert_non_null(strstr(out,
+			       "it loaded GnuTLS (/usr/lib/libgnutls.so.30) but made no cipher or TLS "
+			       "record call through it"));
 	free(out);
 	free(err);
 	write_idle_process("idle.ctrace", 502, CT_PROC_HAS_LIBCRYPTO, "/usr/lib/libcrypto.so.3");
