@@ -194,10 +194,14 @@ double rp_path_cpu_bps(const struct rp_path *p)
 	return (double)p->st.bytes * 1e9 / cpu;
 }
 
+/* A path whose calls wait for a peer (TLS records, kTLS) has no rate by size: a bucket's wall is
+ * mostly waiting, and its CPU, priced as its wall x the path's CPU share, would spread the CPU by
+ * waiting time (a record call that returns plaintext already decrypted waits and decrypts
+ * nothing). Its rates are the whole path's, from CPU time (figures.c). */
 double rp_bucket_wall_bps(const struct rp_path *p, unsigned b)
 {
 	double w = p->d.bucket_wall_ns[b];
-	if (!p->d.wall_known || w <= 0 || !p->st.size[b].bytes)
+	if (!p->d.wall_known || w <= 0 || !p->st.size[b].bytes || rp_path_io_wait(p))
 		return -1;
 	return (double)p->st.size[b].bytes * 1e9 / w;
 }
@@ -206,7 +210,7 @@ double rp_bucket_cpu_bps(const struct rp_path *p, unsigned b)
 {
 	double w = p->d.bucket_wall_ns[b];
 	double share = p->d.cpu_known && p->d.wall_ns > 0 ? (p->d.user_ns + p->d.sys_ns) / p->d.wall_ns : 0;
-	if (!p->d.wall_known || w <= 0 || share <= 0 || !p->st.size[b].bytes)
+	if (!p->d.wall_known || w <= 0 || share <= 0 || !p->st.size[b].bytes || rp_path_io_wait(p))
 		return -1;
 	return (double)p->st.size[b].bytes * 1e9 / (w * share);
 }

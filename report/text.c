@@ -5,6 +5,7 @@
  */
 #include "model.h"
 #include "redact.h"
+#include "views.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -279,19 +280,29 @@ static void print_phases(const struct rp_model *m, FILE *out)
 }
 
 /* Like `openssl speed`: rows are paths, columns the request sizes seen, cells in 1000s of bytes
- * per second, wall / CPU. Columns are printed in groups that fit the width. */
+ * per second, wall / CPU. Columns are printed in groups that fit the width. Paths whose calls
+ * wait for a peer have no rate by size (rp_bucket_cpu_bps says why): they are left out, and a
+ * line says so. */
 static void print_speed(const struct rp_model *m, FILE *out)
 {
 	unsigned cols[CT_SIZE_BUCKETS], ncols = 0;
+	size_t io_wait = 0;
+	for (size_t i = 0; i < m->npaths; i++)
+		io_wait += rp_path_io_wait(&m->paths[i]);
 	for (unsigned b = 0; b < CT_SIZE_BUCKETS; b++) {
 		bool any = false;
 		for (size_t i = 0; i < m->npaths && !any; i++)
-			any = m->paths[i].st.size[b].calls > 0;
+			any = m->paths[i].st.size[b].calls > 0 && !rp_path_io_wait(&m->paths[i]);
 		if (any)
 			cols[ncols++] = b;
 	}
-	if (!ncols)
+	if (!ncols) {
+		if (io_wait)
+			fprintf(out,
+				"Throughput by request size: none for TLS record and kTLS paths (a call's\n"
+				"time there is mostly waiting for the peer; their rate is from CPU time, above)\n\n");
 		return;
+	}
 	fprintf(out,
 		"Throughput by request size (1000s of bytes per second: wall / cpu; columns are\n"
 		"size buckets [N, 2N) named by N, like `openssl speed -bytes N`)\n");
@@ -307,24 +318,22 @@ static void print_speed(const struct rp_model *m, FILE *out)
 		fputc('\n', out);
 		for (size_t i = 0; i < m->npaths; i++) {
 			const struct rp_path *p = &m->paths[i];
+			if (rp_path_io_wait(p))
+				continue;
 			char line[256];
 			size_t len = (size_t)snprintf(line, sizeof(line), "  %-2zu", i + 1);
-			double cpu_share = p->d.cpu_known && p->d.wall_ns > 0
-						   ? (p->d.user_ns + p->d.sys_ns) / p->d.wall_ns
-						   : -1;
 			for (unsigned c = c0; c < c1 && len < sizeof(line); c++) {
 				const struct ct_size_bucket *sb = &p->st.size[cols[c]];
-				double w = p->d.bucket_wall_ns[cols[c]];
-				char cell[64], wall[24] = "-", cpu[24] = "-";
+				double w = rp_bucket_wall_bps(p, cols[c]),
+				       cpu = rp_bucket_cpu_bps(p, cols[c]);
+				char cell[64], ws[24] = "-", cs[24] = "-";
 				cell[0] = 0;
 				if (sb->calls) {
-					if (p->d.wall_known && w > 0 && !rp_path_io_wait(p))
-						snprintf(wall, sizeof(wall), "%.2fk",
-							 (double)sb->bytes / 1e3 / (w / 1e9));
-					if (cpu_share > 0 && w > 0)
-						snprintf(cpu, sizeof(cpu), "%.2fk",
-							 (double)sb->bytes / 1e3 / (w * cpu_share / 1e9));
-					snprintf(cell, sizeof(cell), "%s / %s", wall, cpu);
+					if (w > 0)
+						snprintf(ws, sizeof(ws), "%.2fk", w / 1e3);
+					if (cpu > 0)
+						snprintf(cs, sizeof(cs), "%.2fk", cpu / 1e3);
+					snprintf(cell, sizeof(cell), "%s / %s", ws, cs);
 				}
 				len += (size_t)snprintf(line + len, sizeof(line) - len, " %*s", cellw, cell);
 			}
@@ -335,6 +344,13 @@ static void print_speed(const struct rp_model *m, FILE *out)
 			fprintf(out, "%s\n", line);
 		}
 	}
+	for (size_t i = 0; i < m->npaths; i++)
+		if (rp_path_io_wait(&m->paths[i])) {
+			fprintf(out,
+				"  (TLS record and kTLS paths: no rate by size; a call's time there is mostly\n"
+				"  waiting for the peer, and its size is what the program read or wrote)\n");
+			break;
+		}
 	fputc('\n', out);
 }
 
