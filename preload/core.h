@@ -156,6 +156,9 @@ struct ct_path_key {
  * the next flush. The first caller's call site may be attached with ct_path_set_callsite. */
 uint32_t ct_path_intern(const struct ct_path_key *key);
 void ct_path_set_callsite(uint32_t path_id, const char *callsite);
+/* ct_path_intern, and the first time the path has no call site, this call's stack as its call
+ * site (the preload's own frames skipped). Guards raised by the caller. */
+uint32_t ct_path_intern_here(const struct ct_path_key *key);
 
 /* Context -> path map (lock-free, open addressing, keyed by pointer): EVP_CIPHER_CTX*, cryptodev
  * session ids (as pointers: (void *)(uintptr_t)((fd << 32) | ses)), AF_ALG op fds, AES_KEY*. */

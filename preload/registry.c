@@ -200,6 +200,17 @@ uint32_t ct_path_variant(uint32_t id, uint8_t dir, uint8_t entry)
 	return nid == CT_NO_PATH ? id : nid;
 }
 
+uint32_t ct_path_intern_here(const struct ct_path_key *key)
+{
+	uint32_t id = ct_path_intern(key);
+	if (id != CT_NO_PATH && !ct_path_has_callsite(id)) {
+		char site[1024];
+		ct_callsite(site, sizeof(site), 0);
+		ct_path_set_callsite(id, site);
+	}
+	return id;
+}
+
 void ct_path_set_callsite(uint32_t path_id, const char *callsite)
 {
 	if (!callsite || path_id >= ct_path_count())

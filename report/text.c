@@ -613,10 +613,10 @@ static void print_crypto_share(const struct rp_model *m, FILE *out)
 			if (!rp_path_selected(m, pp) || !pp->st.calls)
 				continue;
 			double cpu = pp->d.user_ns + pp->d.sys_ns;
-			bool cost_known;
+			bool cost_known; /* set by rp_path_cost_ns: called before, not beside, its use */
+			double cost = rp_path_cost_ns(pp, &cost_known);
 			fprintf(out, "    %6s wall %6s CPU  %9s  %.*s %.*s %s\n",
-				fmt_share(b1, sizeof(b1), rp_path_cost_ns(pp, &cost_known), cost_known,
-					  f->wall_ns, f->wall_known),
+				fmt_share(b1, sizeof(b1), cost, cost_known, f->wall_ns, f->wall_known),
 				fmt_share(b2, sizeof(b2), cpu, pp->d.cpu_known, f->cpu_ns, f->cpu_known),
 				rp_fmt_bytes(b3, sizeof(b3), (double)pp->st.bytes), (int)pp->def.impl.len,
 				pp->def.impl.p, (int)pp->def.cipher.len, pp->def.cipher.p,

@@ -88,12 +88,7 @@ static uint32_t aead_classify(struct ct_thread *t, const char *call, const EVP_A
 		.impl = impl ? impl : "builtin",
 		.cipher = cipher,
 	};
-	uint32_t id = ct_path_intern(&k);
-	if (id != CT_NO_PATH && !ct_path_has_callsite(id)) {
-		char site[1024];
-		ct_callsite(site, sizeof(site), 0);
-		ct_path_set_callsite(id, site);
-	}
+	uint32_t id = ct_path_intern_here(&k);
 	ct_ctxmap_set(ctx, id);
 	if (id != CT_NO_PATH)
 		ct_event_at_site(CT_EV_CONTEXT, call, id, (uintptr_t)ra, NULL);

@@ -85,14 +85,9 @@ static uint32_t aes_path(enum aes_fn fn, const AES_KEY *key, uint8_t dir)
 		.impl = "lowlevel",
 		.cipher = cipher,
 	};
-	uint32_t id = ct_path_intern(&k);
+	uint32_t id = ct_path_intern_here(&k);
 	if (id == CT_NO_PATH)
 		return id;
-	if (!ct_path_has_callsite(id)) {
-		char site[1024];
-		ct_callsite(site, sizeof(site), 0);
-		ct_path_set_callsite(id, site);
-	}
 	atomic_store_explicit(&path_cache[fn][b][dir], id + 1, memory_order_relaxed);
 	return id;
 }
@@ -218,15 +213,9 @@ static uint32_t routed_path(struct ct_thread *t, enum aes_fn fn, const AES_KEY *
 		.impl = CT_ROUTE_IMPL_AESNI,
 		.cipher = cipher,
 	};
-	uint32_t id = ct_path_intern(&k);
-	if (id != CT_NO_PATH) {
-		if (!ct_path_has_callsite(id)) {
-			char site[1024];
-			ct_callsite(site, sizeof(site), 0);
-			ct_path_set_callsite(id, site);
-		}
+	uint32_t id = ct_path_intern_here(&k);
+	if (id != CT_NO_PATH)
 		atomic_store_explicit(&routed_cache[fn][b][dir], id + 1, memory_order_relaxed);
-	}
 	ct_guard_restore(t, g);
 	return id;
 }

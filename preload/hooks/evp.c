@@ -131,13 +131,7 @@ static uint32_t classify_uncached(const struct evp_accessors *acc, const EVP_CIP
 	ct_evp_classify(&f, &cls);
 	if (e && acc->engine_finish)
 		acc->engine_finish(e); /* ENGINE_get_cipher_engine took a reference */
-	uint32_t id = ct_path_intern(&cls.key);
-	if (id != CT_NO_PATH && !ct_path_has_callsite(id)) {
-		char site[1024];
-		ct_callsite(site, sizeof(site), 0);
-		ct_path_set_callsite(id, site);
-	}
-	return id;
+	return ct_path_intern_here(&cls.key);
 }
 
 static uint8_t dir_of(const struct evp_accessors *acc, EVP_CIPHER_CTX *ctx, int enc)

@@ -80,12 +80,7 @@ static uint32_t intern_one(int algo, int mode, const char *cipher, unsigned key_
 		.impl = ct_gcrypt_impl(gcrypt_hwflist(), algo, mode, dir == CT_DIR_DECRYPT),
 		.cipher = cipher,
 	};
-	uint32_t id = ct_path_intern(&k);
-	if (id != CT_NO_PATH && !ct_path_has_callsite(id)) {
-		char site[1024];
-		ct_callsite(site, sizeof(site), 0);
-		ct_path_set_callsite(id, site);
-	}
+	uint32_t id = ct_path_intern_here(&k);
 	return id;
 }
 

@@ -40,7 +40,7 @@ static uint32_t handle_classify(const char *call, const void *handle, int alg, u
 		.cipher = name,
 		.requested = ct_gnutls_overrides(),
 	};
-	uint32_t id = ct_gnutls_intern(&k);
+	uint32_t id = ct_path_intern_here(&k);
 	ct_ctxmap_set(handle, id);
 	if (id != CT_NO_PATH)
 		ct_event_at_site(CT_EV_CONTEXT, call, id, (uintptr_t)ra, NULL);

@@ -143,17 +143,6 @@ const char *ct_gnutls_cipher_name(int alg, char *buf, size_t cap)
 	return buf;
 }
 
-uint32_t ct_gnutls_intern(const struct ct_path_key *key)
-{
-	uint32_t id = ct_path_intern(key);
-	if (id != CT_NO_PATH && !ct_path_has_callsite(id)) {
-		char site[1024];
-		ct_callsite(site, sizeof(site), 0);
-		ct_path_set_callsite(id, site);
-	}
-	return id;
-}
-
 void ct_gnutls_failed(const char *call, int r, uint32_t path_id)
 {
 	const char *(*err_name)(int) = CT_REAL(gnutls_strerror_name);

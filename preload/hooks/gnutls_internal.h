@@ -26,10 +26,6 @@ const char *ct_gnutls_impl(const char *cipher);
  * NETTLE_FAT_OVERRIDE=vendor:intel"); NULL when neither is set. */
 const char *ct_gnutls_overrides(void);
 
-/* The path of key (interned), with this call's stack as its call site the first time; CT_NO_PATH
- * when the registry is full. Call with guards raised. */
-uint32_t ct_gnutls_intern(const struct ct_path_key *key);
-
 /* A GnuTLS call that returned the error r (< 0): an event with its call site, the error decoded
  * by gnutls_strerror_name ("GNUTLS_E_DECRYPTION_FAILED (-24)"). Call with guards raised. */
 void ct_gnutls_failed(const char *call, int r, uint32_t path_id);

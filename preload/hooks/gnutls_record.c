@@ -56,7 +56,7 @@ static uint32_t record_path(gnutls_session_t session, uint8_t dir)
 		.requested = ct_gnutls_overrides(),
 		.proto = pn ? pn : "unknown",
 	};
-	uint32_t id = ct_gnutls_intern(&k);
+	uint32_t id = ct_path_intern_here(&k);
 	if (id == CT_NO_PATH)
 		return id;
 	for (unsigned i = 0; i < SESSION_PATHS; i++) {
