@@ -46,6 +46,11 @@ CAUGHT = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.S
 def cores_on():
     soft, hard = resource.getrlimit(resource.RLIMIT_CORE)
     resource.setrlimit(resource.RLIMIT_CORE, (hard, hard))
+    # the default action of every signal under test, whatever the test was started from: a shell
+    # starts a background job with SIGINT and SIGQUIT ignored, and an ignored signal stays ignored
+    # across exec (Python resets SIGINT for its children; SIGQUIT it leaves as it found it)
+    for sig in CAUGHT:
+        signal.signal(sig, signal.SIG_DFL)
 
 
 def start(args, out, cwd=None):
