@@ -37,26 +37,17 @@ import statistics
 
 import ctlib
 from ctlib import check
+from ctlib.truth import TRUTH_BOUND, TRUTH_ROUNDS, judge_truth
 
-BOUND = 0.10  # the bound the report states ("within 10 %")
-ROUNDS = 5
+BOUND, ROUNDS = TRUTH_BOUND, TRUTH_ROUNDS  # ctlib.truth: the bound the report states
 SECONDS = os.environ.get("CT_TRUTH_SECONDS", "0.3")
 results = []
 
 
 def judge(name, measure):
-    """measure() -> (ratio, detail); passes when |ratio - 1| <= BOUND, first round or by the
-    median of up to ROUNDS."""
-    ratios = []
-    for _ in range(ROUNDS):
-        r, detail = measure()
-        ratios.append(r)
-        med = statistics.median(ratios)
-        if abs(med - 1) <= BOUND:
-            break
+    """measure() -> (ratio, detail); the shared rule (ctlib.truth), its median kept for the table."""
+    med, ratios = judge_truth(name, measure)
     results.append((name, med, ratios))
-    check(abs(med - 1) <= BOUND, f"{name}: report/truth {med:.3f} (rounds {[round(x, 3) for x in ratios]}; "
-          f"{detail})")
 
 
 def selftimed(args):
