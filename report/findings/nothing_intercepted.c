@@ -86,22 +86,27 @@ static struct proc_rank *ranked_procs(const struct rp_model *m, size_t *n)
 	return r;
 }
 
-/* A library of carried.c's list whose calls the preload hooks all the same (GnuTLS: its cipher
+/* The libraries of carried.c's list whose calls the preload hooks all the same (GnuTLS: its cipher
  * API and its TLS records, preload/hooks/gnutls*.c; libgcrypt: its cipher API, hooks/gcrypt.c):
- * loaded without a path, it did no such work, which is no reason to change anything. What the
- * hooks see of it, or NULL when they see nothing. */
-static const char *lib_hooked_calls(const char *name)
-{
-	if (name && !strcmp(name, "GnuTLS"))
-		return "cipher or TLS record call";
-	if (name && !strcmp(name, "libgcrypt"))
-		return "cipher call";
-	return NULL;
-}
+ * loaded without a path, it did no such work, which is no reason to change anything. */
+static const struct hooked_lib {
+	const char *name;
+	const char *calls; /* what the hooks count of it: "it made no %s through it" */
+	const char *api;   /* "cryptrace hooks LIB's %s" */
+	const char *none;  /* "this run made no such call (no %s)" */
+} hooked_libs[] = {
+	{ "GnuTLS", "cipher or TLS record call", "cipher API and its TLS records",
+	  "TLS connection, no cipher" },
+	{ "libgcrypt", "cipher call", "cipher API", "cipher" },
+};
 
-static bool lib_hooked(const char *name)
+/* name's entry in hooked_libs, or NULL: a library the hooks do not see. */
+static const struct hooked_lib *lib_hooked(const char *name)
 {
-	return lib_hooked_calls(name) != NULL;
+	for (size_t i = 0; name && i < sizeof(hooked_libs) / sizeof(hooked_libs[0]); i++)
+		if (!strcmp(name, hooked_libs[i].name))
+			return &hooked_libs[i];
+	return NULL;
 }
 
 static void nothing_reason(const struct rp_model *m, char *buf, size_t cap, bool with_exe)
@@ -175,7 +180,7 @@ static void nothing_reason(const struct rp_model *m, char *buf, size_t cap, bool
 			rp_finding_cat(buf, cap, "%s", reasons[i].why);
 		else if (lib && lib_hooked(lib->lib_name))
 			rp_finding_cat(buf, cap, "it loaded %s (%.*s) but made no %s through it",
-				       lib->lib_name, S(lib->lib), lib_hooked_calls(lib->lib_name));
+				       lib->lib_name, S(lib->lib), lib_hooked(lib->lib_name)->calls);
 		else if (lib)
 			rp_finding_cat(buf, cap, "it used %s (%.*s), which cryptrace does not hook",
 				       lib->lib_name, S(lib->lib));
@@ -438,12 +443,10 @@ void rp_eval_nothing_intercepted(struct rp_model *m)
 		    "or a static binary) to trace it; cryptrace hooks OpenSSL's shared libcrypto, "
 		    "/dev/crypto and AF_ALG only.");
 	} else if (v.other && lib_hooked(v.lib_name)) {
+		const struct hooked_lib *h = lib_hooked(v.lib_name);
 		CAT(fix,
-		    "Nothing to change here: cryptrace hooks %s's %s, and this run made no such call "
-		    "(no %s).",
-		    v.lib_name,
-		    strcmp(v.lib_name, "GnuTLS") ? "cipher API" : "cipher API and its TLS records",
-		    strcmp(v.lib_name, "GnuTLS") ? "cipher" : "TLS connection, no cipher");
+		    "Nothing to change here: cryptrace hooks %s's %s, and this run made no such call (no %s).",
+		    v.lib_name, h->api, h->none);
 	} else if (v.other && !readers) {
 		CAT(fix,
 		    "Nothing to change here: the program (%s) uses %s for its crypto, which "
