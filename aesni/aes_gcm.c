@@ -34,7 +34,7 @@ int ct_aes_gcm_init(struct ct_aes_gcm *g, const uint8_t *key, unsigned bits)
 	if (ct_aes_set_key(&g->key, key, bits) != 0)
 		return -1;
 	ct_aes_encrypt_block(&g->key, zero_block, h);
-	ct_ghash_init_xmm(g->hpow, h);
+	ct_ghash_init_base(g->hpow, h);
 	explicit_bzero(h, sizeof(h));
 	return 0;
 }

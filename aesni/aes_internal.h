@@ -50,8 +50,15 @@ struct ct_aes_kernels {
 		      size_t nblocks);
 };
 
+/* Which kernel tables this build has: x86 has the AES-NI and VAES ones (aes_xmm.c, aes_vaes.c);
+ * elsewhere none yet, and the backend reports CT_AESNI_NONE (callers use native code). */
+#if defined(__x86_64__) || defined(__i386__)
+#define CT_AES_HAVE_X86_KERNELS 1
 extern const struct ct_aes_kernels ct_aes_kernels_xmm;
 extern const struct ct_aes_kernels ct_aes_kernels_vaes;
+#else
+#define CT_AES_HAVE_X86_KERNELS 0
+#endif
 
 /* The table of the level in use (NULL when AES-NI is unavailable). Every mode call asks, so
  * the answer is one load: dispatch.c publishes it once the level is known (and on a new cap). */
@@ -69,7 +76,12 @@ static inline const struct ct_aes_kernels *ct_aes_active_kernels(void)
 static inline const struct ct_aes_kernels *ct_aes_kernels_for(size_t nblocks)
 {
 	const struct ct_aes_kernels *kt = ct_aes_active_kernels();
+#if CT_AES_HAVE_X86_KERNELS
 	return nblocks < CT_AES_WIDE_MIN_BLOCKS && kt == &ct_aes_kernels_vaes ? &ct_aes_kernels_xmm : kt;
+#else
+	(void)nblocks;
+	return kt;
+#endif
 }
 
 /* aes_xmm.c: key expansion and GHASH key powers (AES-NI and PCLMULQDQ are enough for both). */
@@ -85,6 +97,32 @@ void ct_aes_xmm_ofb(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *i
 /* XTS of a one-block data unit, tweak included (both levels: one block cannot use the width). */
 void ct_aes_xmm_xts_one(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak_key,
 			const uint8_t iv[16], const uint8_t *in, uint8_t *out, bool encrypt);
+
+/* The base level of this architecture: key expansion, GHASH key powers, single blocks and the
+ * one-block XTS unit, called directly (no indirect call) by the mode layer. Every wider table of
+ * the same architecture uses the same key and H-power layout. Where this build has no kernels the
+ * mode layer is unreachable (ct_aes_set_key refuses every key) and these are never called. */
+#if CT_AES_HAVE_X86_KERNELS
+#define ct_aes_base_kernels ct_aes_kernels_xmm
+#define ct_aes_expand_key_base ct_aes_expand_key_xmm
+#define ct_ghash_init_base ct_ghash_init_xmm
+#define ct_aes_xts_one_base ct_aes_xmm_xts_one
+#else
+#define ct_aes_base_kernels (*ct_aes_active_kernels())
+static inline void ct_aes_expand_key_base(struct ct_aes_key *k, const uint8_t *key, unsigned bits)
+{
+	(void)k, (void)key, (void)bits;
+}
+static inline void ct_ghash_init_base(uint8_t hpow[CT_GHASH_POWERS][16], const uint8_t h[16])
+{
+	(void)hpow, (void)h;
+}
+static inline void ct_aes_xts_one_base(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak_key,
+				       const uint8_t iv[16], const uint8_t *in, uint8_t *out, bool encrypt)
+{
+	(void)data_key, (void)tweak_key, (void)iv, (void)in, (void)out, (void)encrypt;
+}
+#endif
 
 #pragma GCC visibility pop
 

@@ -14,7 +14,7 @@ int ct_aes_set_key(struct ct_aes_key *k, const uint8_t *key, unsigned bits)
 		return -1;
 	if (!ct_aesni_available())
 		return -1;
-	ct_aes_expand_key_xmm(k, key, bits);
+	ct_aes_expand_key_base(k, key, bits);
 	return 0;
 }
 
@@ -25,12 +25,12 @@ void ct_aes_key_wipe(struct ct_aes_key *k)
 
 void ct_aes_encrypt_block(const struct ct_aes_key *k, const uint8_t in[16], uint8_t out[16])
 {
-	ct_aes_kernels_xmm.ecb_enc(k, in, out, 1); /* what both tables do for one block */
+	ct_aes_base_kernels.ecb_enc(k, in, out, 1); /* what both tables do for one block */
 }
 
 void ct_aes_decrypt_block(const struct ct_aes_key *k, const uint8_t in[16], uint8_t out[16])
 {
-	ct_aes_kernels_xmm.ecb_dec(k, in, out, 1);
+	ct_aes_base_kernels.ecb_dec(k, in, out, 1);
 }
 
 void ct_aes_ecb_encrypt(const struct ct_aes_key *k, const uint8_t *in, uint8_t *out, size_t len)
@@ -196,10 +196,10 @@ int ct_aes_xts(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak
 	if (len < 16)
 		return -1;
 	if (len == 16) {
-		ct_aes_xmm_xts_one(data_key, tweak_key, iv, in, out, encrypt);
+		ct_aes_xts_one_base(data_key, tweak_key, iv, in, out, encrypt);
 		return 0;
 	}
-	ct_aes_kernels_xmm.ecb_enc(tweak_key, iv, s.t, 1);
+	ct_aes_base_kernels.ecb_enc(tweak_key, iv, s.t, 1);
 
 	const size_t tail = len & 15;
 	/* With stealing, the last whole block is handled together with the tail. */

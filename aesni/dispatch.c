@@ -15,6 +15,9 @@ static int api_cap = CT_AESNI_VAES;
 
 static enum ct_aesni_level cpu_level(void)
 {
+#if !CT_AES_HAVE_X86_KERNELS
+	return CT_AESNI_NONE;
+#else
 	const uint32_t f = ct_cpu_features();
 	const uint32_t wide = CT_CPU_VAES | CT_CPU_VPCLMULQDQ | CT_CPU_AVX2;
 
@@ -25,6 +28,7 @@ static enum ct_aesni_level cpu_level(void)
 	if ((f & wide) == wide)
 		return CT_AESNI_VAES;
 	return CT_AESNI_XMM;
+#endif
 }
 
 static enum ct_aesni_level env_cap(void)
@@ -95,6 +99,9 @@ const struct ct_aes_kernels *ct_aes_active_table;
 
 static const struct ct_aes_kernels *table_of_level(void)
 {
+#if !CT_AES_HAVE_X86_KERNELS
+	return NULL;
+#else
 	switch (ct_aesni_level()) {
 	case CT_AESNI_VAES:
 		return &ct_aes_kernels_vaes;
@@ -105,6 +112,7 @@ static const struct ct_aes_kernels *table_of_level(void)
 		 * contexts that exist keep working on AES-NI; only new keys are refused. */
 		return cpu_level() != CT_AESNI_NONE ? &ct_aes_kernels_xmm : NULL;
 	}
+#endif
 }
 
 /* The first call, and every call while no table can serve (NULL is not published: a later cap
