@@ -518,21 +518,20 @@ static void proc_times(struct ct_proc *p)
 {
 	char stat[1024];
 	size_t len = 0;
+	unsigned long long ut = 0, st = 0;
 	ct_read_small_file("/proc/self/stat", stat, sizeof(stat), &len);
 	const char *s = strrchr(stat, ')');
-	if (s) {
-		unsigned long long ut = 0, st = 0;
-		/* after "pid (comm)": state ppid pgrp session tty tpgid flags minflt cminflt majflt
-		 * cmajflt utime stime */
-		if (sscanf(s + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) == 2) {
-			long hz = sysconf(_SC_CLK_TCK);
-			if (hz <= 0)
-				hz = 100;
-			p->utime_ns = ut * (1000000000ull / (unsigned long long)hz);
-			p->stime_ns = st * (1000000000ull / (unsigned long long)hz);
-		}
+	/* after "pid (comm)": state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt
+	 * utime stime. Both 0 is not an answer: qemu-user's emulated /proc/self/stat says 0. */
+	if (s && sscanf(s + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) == 2 &&
+	    ut + st) {
+		long hz = sysconf(_SC_CLK_TCK);
+		if (hz <= 0)
+			hz = 100;
+		p->utime_ns = ut * (1000000000ull / (unsigned long long)hz);
+		p->stime_ns = st * (1000000000ull / (unsigned long long)hz);
 	} else {
-		struct timespec ts; /* sandboxed: at least the total, as user time */
+		struct timespec ts; /* sandboxed, or no split: at least the total, as user time */
 		if (!clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts))
 			p->utime_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	}

@@ -25,6 +25,8 @@ packages=(
 	android-boringssl         # its bssl-tool: BoringSSL's own speed command, traced by that suite
 	golang-go                 # the profile suite builds examples/go_aes (Go's AES-GCM named from its pclntab): ~15 s to install, 0.4 s to build
 	gnutls-bin                # the profile suite: gnutls-cli, GnuTLS's AES named by its instructions
+	gcc-aarch64-linux-gnu gcc-i686-linux-gnu gcc-mipsel-linux-gnu # the port suite: Debian's cross compilers
+	qemu-user-static          # the port suite: the cross builds' tests and the targets' own openssl under qemu-user
 	libgnutls28-dev           # the GnuTLS hooks' prototypes (headers only: GnuTLS is found at run time) and examples/gnutls_cipher_bench
 )
 
