@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # findings-afalg.sh: the [findings] diagnoses that need a kernel with AF_ALG, in one guest boot
-# (aesni-intel loaded):
+# (the CPU's AES drivers loaded: aesni-intel, or aes-ce in the arm64 guest):
 #  - `openssl speed -engine afalg -evp` as people run it, timed on user CPU (no -elapsed): the
 #    work happens in the kernel, so the report must say user time misleads (user-time-misleads);
 #  - 16-byte AF_ALG requests from afalg_bench, where each request's syscalls cost more than the
@@ -9,10 +9,10 @@
 source "$(dirname "$0")/lib.sh"
 
 bench=$build_root/examples/kernel/afalg_bench
-need_built "$cryptrace" "$preload" "$bench"
+need_built "$cryptrace" "$preload" "$bench" "$host_cryptrace"
 command -v python3 >/dev/null || fail "python3 is needed to read the JSON report"
 
-guest --aesni --files "$cryptrace" "$preload" "$bench" --out "$scratch/out" -- "
+guest "--$cpu_mode" --files "$cryptrace" "$preload" "$bench" --out "$scratch/out" -- "
 	'$cryptrace' run -q -o \$OUT/speed -- openssl speed -seconds 1 -bytes 16 -engine afalg -evp aes-128-cbc \\
 		>\$OUT/speed.out 2>&1
 	echo speed-status=\$?
@@ -23,8 +23,8 @@ guest --aesni --files "$cryptrace" "$preload" "$bench" --out "$scratch/out" -- "
 
 grep -qx 'speed-status=0' "$scratch/guest.out" || { cat "$scratch/out/speed.out"; fail "openssl speed failed in the guest"; }
 grep -qx 'bench-status=0' "$scratch/guest.out" || { cat "$scratch/out/bench.out"; fail "afalg_bench failed in the guest"; }
-"$cryptrace" report --json "$scratch/out/speed" >"$scratch/speed.json" || fail "report of the speed run failed"
-"$cryptrace" report --json "$scratch/out/small" >"$scratch/small.json" || fail "report of the bench run failed"
+"$host_cryptrace" report --json "$scratch/out/speed" >"$scratch/speed.json" || fail "report of the speed run failed"
+"$host_cryptrace" report --json "$scratch/out/small" >"$scratch/small.json" || fail "report of the bench run failed"
 
 python3 - "$scratch/speed.json" "$scratch/small.json" <<'PY' || fail "a finding is missing"
 import json, sys

@@ -213,13 +213,16 @@ if [[ $arch == amd64 ]]; then
 	openssl_bin=$(command -v openssl)
 	libdir=$(dirname "$(readlink -f "$(ldd /usr/bin/openssl | sed -n 's/.*libcrypto.so.3 => \([^ ]*\).*/\1/p')")")
 	gcc_s=$libdir/libgcc_s.so.1
-	kcapi_dir=$(dirname "$(command -v kcapi-enc || echo /usr/bin/kcapi-enc)")
+	tool_dir=$(dirname "$(command -v kcapi-enc || echo /usr/bin/kcapi-enc)")
+	tools=(kcapi-enc kcapi-dgst kcapi-rng)
 	ssl_cnf=/etc/ssl/openssl.cnf
 else
 	openssl_bin=$sysroot/usr/bin/openssl
 	libdir=$sysroot/usr/lib/$triplet
 	gcc_s=$kdir/root/lib/$triplet/libgcc_s.so.1
-	kcapi_dir=$kdir/root/usr/bin
+	tool_dir=$kdir/root/usr/bin
+	# The host's strace cannot trace arm64 programs: the guest has the target's own.
+	tools=(kcapi-enc kcapi-dgst kcapi-rng strace)
 	ssl_cnf=$sysroot/etc/ssl/openssl.cnf
 	[[ -x $openssl_bin ]] || die "$openssl_bin is missing: not a sysroot from tests/port/sysroot.sh"
 fi
@@ -229,8 +232,8 @@ base_list=$run/base.list
 	for f in "$libdir"/engines-3/*.so "$libdir"/ossl-modules/*.so; do
 		[[ -e $f ]] && emit_file "$f"
 	done
-	for t in kcapi-enc kcapi-dgst kcapi-rng; do
-		[[ -x $kcapi_dir/$t ]] && emit_file "$kcapi_dir/$t"
+	for t in "${tools[@]}"; do
+		[[ -x $tool_dir/$t ]] && emit_file "$tool_dir/$t"
 	done
 	# glibc dlopens libgcc_s for pthread_cancel and thread exit unwinding; ldd cannot see that.
 	[[ -e $gcc_s ]] && emit_file "$gcc_s"
@@ -312,13 +315,19 @@ arm64)
 	console=ttyAMA0 data=ct.data
 	;;
 esac
+# Without them, the kernel itself refuses them too: its crypto self-tests request_module() drivers
+# by alias (arm64's aes-ce-blk for cbc(aes)) before /init could delete the files.
+blacklist=
+if ((cpu_aes == 0)); then
+	blacklist="module_blacklist=$(paste -sd, "$kdir/cpu-drivers")"
+fi
 host_timeout=$((timeout_s + 90))
 set +e
 timeout --kill-after=10 "$host_timeout" "$qemu" \
 	-accel tcg "${machine[@]}" -m 1024 -smp "$smp" \
 	-nodefaults -no-user-config -display none -no-reboot \
 	-kernel "$kdir/vmlinuz" -initrd "$run/initrd.cpio" \
-	-append "console=$console quiet loglevel=3 panic=-1 rdinit=/init ct.data=$data ct.cpu_aes=$cpu_aes ct.tls=$tls ct.timeout=$timeout_s ${CT_VM_APPEND:-}" \
+	-append "console=$console quiet loglevel=3 panic=-1 rdinit=/init ct.data=$data ct.cpu_aes=$cpu_aes ct.tls=$tls ct.timeout=$timeout_s $blacklist ${CT_VM_APPEND:-}" \
 	>"$run/qemu.log" 2>&1
 qemu_rc=$?
 set -e
