@@ -61,8 +61,7 @@ note "the guest kernel serves cbc(aes) with $driver"
 
 # openssl speed prints its "Doing ..." lines on stderr and the table on stdout.
 cat "$scratch/out/speed.out" "$scratch/out/speed.err" >"$scratch/speed.all"
-python3 - "$scratch/report.json" "$scratch/speed.all" "$mode" "$driver" "$cpu_driver_re" <<'PY' ||
-	fail "the report does not match"
+python3 - "$scratch/report.json" "$scratch/speed.all" "$mode" "$driver" "$cpu_driver_re" <<'PY' || fail "the report does not match"
 import json, re, sys
 
 report_path, speed_path, mode, driver, cpu_driver_re = sys.argv[1:6]
