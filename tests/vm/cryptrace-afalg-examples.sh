@@ -25,13 +25,7 @@ aead=$build_root/examples/kernel/afalg_aead
 calls=$build_root/tests/kernel/afalg_calls
 need_built "$cryptrace" "$preload" "$bench" "$aead" "$calls" "$host_cryptrace"
 command -v python3 >/dev/null || fail "python3 is needed to read the JSON report"
-# strace: the independent count of kcapi-enc's syscalls. The host's goes into the amd64 guest
-# (tests/setup-deps.sh installs it); the arm64 guest has the target's own (build-guest.sh).
-strace_files=()
-if [[ $vm_arch == amd64 ]]; then
-	strace_bin=$(command -v strace) || fail "strace is not installed on the host (tests/setup-deps.sh)"
-	strace_files=("$strace_bin")
-fi
+need_strace	# the independent count of kcapi-enc's syscalls
 
 count=16		# afalg_bench --count: 16 sessions with one request + 16 requests in one session
 sizes=16,4096,65536

@@ -92,6 +92,18 @@ guest_mode() {
 	esac
 }
 
+# need_strace: sets strace_files, the --files that give the guest an strace (an independent count
+# of a program's system calls). The amd64 guest gets the host's (tests/setup-deps.sh installs it;
+# missing, the test fails); the arm64 guest has the target's own (build-guest.sh), and needs none.
+need_strace() {
+	strace_files=()
+	if [[ $vm_arch == amd64 ]]; then
+		local s
+		s=$(command -v strace) || fail "strace is not installed on the host (tests/setup-deps.sh; apt-get install strace)"
+		strace_files=("$s")
+	fi
+}
+
 # ctlib_python ARGS...: python3 with the Python suites' helper library (tests/lib/ctlib) on its
 # path, for the checks that read back what a guest wrote.
 ctlib_python() {
