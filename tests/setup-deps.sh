@@ -17,6 +17,9 @@ packages=(
 	openssh-server openssh-client curl # real programs traced by tests
 	chromium                  # the reports suite renders the HTML report headless (skips without it)
 	qemu-system-x86 busybox-static kcapi-tools libfuse3-dev # the vm suite: a real kernel with AF_ALG
+	# the vm-arm64 suite: an aarch64 guest (ARM CE drivers) running the arm64 cross build; qemu-user
+	# lists the arm64 files' libraries with the target's own dynamic loader
+	qemu-system-arm qemu-user-static gcc-aarch64-linux-gnu
 	# the real suite: packaged programs nobody here wrote, each traced for a second or two
 	stunnel4 borgbackup openvpn qpdf wget gpg cryptsetup-bin age python3-cryptography
 	# the libcrypto suite: BoringSSL's libcrypto.so.0 and headers (under .../android), which a
