@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* cpu.c - CPUID feature detection, model string and TSC frequency (see cpu.h). */
+/* cpu.c - CPUID (x86) or HWCAP (ARM) feature detection, model string and TSC frequency (see cpu.h). */
 #include "cpu.h"
 
 #include <stdio.h>
@@ -130,26 +130,42 @@ int ct_cpu_has_rdtscp(void)
 	return 0;
 }
 
+#if defined(__aarch64__) || defined(__arm__)
+#include <sys/auxv.h>
+
+/* The kernel's word for what EL0 may use (arch/arm64/include/uapi/asm/hwcap.h, and for 32-bit
+ * ARM the second word, arch/arm/include/uapi/asm/hwcap.h): the same bits OpenSSL's armcap reads.
+ * /proc/cpuinfo says the same in words, but not under qemu-user nor in a chroot without /proc. */
+#ifdef __aarch64__
+#define CT_HWCAP_WORD AT_HWCAP
+#define CT_HWCAP_AES (1ul << 3)
+#define CT_HWCAP_PMULL (1ul << 4)
+#define CT_HWCAP_SHA2 (1ul << 6)
+#else
+#define CT_HWCAP_WORD AT_HWCAP2
+#define CT_HWCAP_AES (1ul << 0)
+#define CT_HWCAP_PMULL (1ul << 1)
+#define CT_HWCAP_SHA2 (1ul << 3)
+#endif
+
 static uint32_t detect_features(void)
 {
+	const unsigned long hw = getauxval(CT_HWCAP_WORD);
 	uint32_t f = 0;
-	FILE *fp = fopen("/proc/cpuinfo", "re");
-	char line[1024];
-	while (fp && fgets(line, sizeof line, fp)) {
-		if (strncmp(line, "Features", 8) != 0)
-			continue;
-		if (strstr(line, " aes"))
-			f |= CT_CPU_ARM_AES;
-		if (strstr(line, " pmull"))
-			f |= CT_CPU_ARM_PMULL;
-		if (strstr(line, " sha2"))
-			f |= CT_CPU_SHA;
-		break;
-	}
-	if (fp)
-		fclose(fp);
+	if (hw & CT_HWCAP_AES)
+		f |= CT_CPU_ARM_AES;
+	if (hw & CT_HWCAP_PMULL)
+		f |= CT_CPU_ARM_PMULL;
+	if (hw & CT_HWCAP_SHA2)
+		f |= CT_CPU_SHA;
 	return f;
 }
+#else
+static uint32_t detect_features(void)
+{
+	return 0; /* no AES instructions this code knows of */
+}
+#endif
 
 void ct_cpu_model(char *buf, size_t cap)
 {
