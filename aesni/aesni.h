@@ -55,6 +55,27 @@ enum ct_aesni_level ct_aesni_base_level(void);
 /* "none", "aesni", "vaes", "armv8-ce". */
 const char *ct_aesni_level_name(enum ct_aesni_level level);
 
+/* What this build's traces and events call the backend: the route target a user writes ("aesni"
+ * on x86, where it is also "cpu"; "cpu" elsewhere), the path impl of the work it serves, the
+ * driver name an emulated kernel interface reports, and the instructions it needs, in the CPU
+ * maker's words. x86 keeps the names its traces always had. */
+#if defined(__x86_64__) || defined(__i386__)
+#define CT_AESNI_TARGET "aesni"
+#define CT_AESNI_IMPL "route:aesni"
+#define CT_AESNI_DRIVER "cryptrace-aesni"
+#define CT_AESNI_NEEDS "AES-NI"
+#elif defined(__aarch64__)
+#define CT_AESNI_TARGET "cpu"
+#define CT_AESNI_IMPL "route:armv8-ce"
+#define CT_AESNI_DRIVER "cryptrace-armv8-ce"
+#define CT_AESNI_NEEDS "ARMv8 AES + PMULL"
+#else
+#define CT_AESNI_TARGET "cpu"
+#define CT_AESNI_IMPL "route:cpu"
+#define CT_AESNI_DRIVER "cryptrace-cpu"
+#define CT_AESNI_NEEDS "AES instructions cryptrace has code for"
+#endif
+
 /* Expands a 128/192/256-bit key. Returns 0, or -1 for another size or when !ct_aesni_available(). */
 int ct_aes_set_key(struct ct_aes_key *k, const uint8_t *key, unsigned bits);
 /* Wipes the schedule (explicit_bzero, not optimised away). */
