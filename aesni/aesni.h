@@ -64,16 +64,19 @@ const char *ct_aesni_level_name(enum ct_aesni_level level);
 #define CT_AESNI_IMPL "route:aesni"
 #define CT_AESNI_DRIVER "cryptrace-aesni"
 #define CT_AESNI_NEEDS "AES-NI"
+#define CT_AESNI_INSNS "AES-NI"
 #elif defined(__aarch64__)
 #define CT_AESNI_TARGET "cpu"
 #define CT_AESNI_IMPL "route:armv8-ce"
 #define CT_AESNI_DRIVER "cryptrace-armv8-ce"
 #define CT_AESNI_NEEDS "ARMv8 AES + PMULL"
+#define CT_AESNI_INSNS "ARMv8 CE"
 #else
 #define CT_AESNI_TARGET "cpu"
 #define CT_AESNI_IMPL "route:cpu"
 #define CT_AESNI_DRIVER "cryptrace-cpu"
 #define CT_AESNI_NEEDS "AES instructions cryptrace has code for"
+#define CT_AESNI_INSNS "AES instructions"
 #endif
 
 /* Expands a 128/192/256-bit key. Returns 0, or -1 for another size or when !ct_aesni_available(). */
@@ -153,5 +156,14 @@ uint32_t ct_aesni_cpb_milli(void);
  * traced thread's stack) and with `trials` best-of trials of 4 x 8 KiB (the launcher uses 64). */
 #define CT_AESNI_CALIB_BYTES 8192
 double ct_aesni_cpb_measure(uint8_t buf[CT_AESNI_CALIB_BYTES], unsigned trials);
+
+/* The doctor's clock, for comparing a libcrypto with the bound on any CPU: the TSC where there
+ * is one (unit "cycles"), else CLOCK_MONOTONIC_RAW (unit "ns": aarch64's generic timer ticks
+ * at a board's fixed rate, not the CPU's, so nanoseconds say the same more plainly). */
+uint64_t ct_aesni_clock(void);
+const char *ct_aesni_clock_unit(void);
+/* The bound in that clock's unit per byte (ct_aesni_cpb_bound where the clock is the TSC);
+ * measured once and cached; 0 without the CPU's AES instructions. */
+double ct_aesni_per_byte_bound(void);
 
 #endif
