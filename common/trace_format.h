@@ -207,7 +207,7 @@ struct ct_header {
 	struct ct_str exe, argv;  /* argv: arguments separated by NUL bytes */
 	struct ct_str cpu_model, kernel, hostname;
 	struct ct_str libcrypto;  /* OpenSSL_version(OPENSSL_VERSION) if loaded at start, else "" */
-	struct ct_str ia32cap;    /* the OPENSSL_ia32cap environment value, "" if unset */
+	struct ct_str ia32cap;    /* OPENSSL_ia32cap's value ("" if unset); OPENSSL_armcap's on ARM */
 	struct ct_str route_spec; /* the CRYPTRACE_ROUTE in force, "" if none */
 	struct ct_str timing;     /* human description of the timing method */
 	uint32_t argv_redacted;   /* values in argv replaced by "<redacted>" (common/redact.h) */
