@@ -609,6 +609,25 @@ static void test_file_owner(void **state)
 /* cryptsetup benchmark: socket(AF_ALG) refused, no engine involved, the program fails. Said as
  * kernel-refused (why, what to do), and nothing-intercepted no longer says "Nothing to fix";
  * inside a failed afalg engine, engine-failed says it instead. */
+/* From an ARM CPU the fix routes to target cpu: "aesni" is refused there (route_spec.c). */
+static void test_kernel_refused_arm(void **state)
+{
+	(void)state;
+	MODEL(m);
+	struct rp_proc *p = mk_proc(&m, 5);
+	p->hdr.cpu_flags = CT_CPU_ARM_AES | CT_CPU_ARM_PMULL;
+	mk_event(p, 1, CT_EV_CALL_FAILED, "socket", EAFNOSUPPORT, -1,
+		 "family=AF_ALG type=SOCK_SEQPACKET protocol=0");
+	const struct rp_finding *f = find(&m, "kernel-refused");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_non_null(strstr(f->fix, "--route 'aes-*=cpu'"));
+	assert_null(strstr(f->fix, "aesni"));
+	assert_null(strstr(f->fix, "AES-NI"));
+	rp_model_free(&m);
+}
+
 static void test_kernel_refused(void **state)
 {
 	(void)state;
@@ -1435,6 +1454,7 @@ int main(void)
 		cmocka_unit_test(test_nothing_intercepted_mapped),
 		cmocka_unit_test(test_file_owner),
 		cmocka_unit_test(test_kernel_refused),
+		cmocka_unit_test(test_kernel_refused_arm),
 		cmocka_unit_test(test_engine_failed),
 		cmocka_unit_test(test_engine_devcrypto),
 		cmocka_unit_test(test_engine_failed_reason),
