@@ -12,6 +12,7 @@
 #include <arm_neon.h>
 
 #include "aes_internal.h"
+#include "key_schedule.h"
 
 /* Expands to m(0) .. m(n-1): every block of a batch in its own register (see aes_xmm.c). */
 #define X8(m) m(0) m(1) m(2) m(3) m(4) m(5) m(6) m(7)
@@ -24,7 +25,7 @@
 #define ST(p, i, v) vst1q_u8((uint8_t *)(p) + 16 * (i), (v))
 #define RK(rk, r) vld1q_u8((rk)[r])
 
-/* ---- key expansion (FIPS-197 section 5.2), SubWord done by AESE ---- */
+/* ---- key expansion (key_schedule.h), SubWord done by AESE ---- */
 
 /* With the word in all four columns, ShiftRows is the identity, so AESE with a zero round key is
  * exactly SubBytes: a constant-time S-box for the schedule, for every key size. */
@@ -36,31 +37,14 @@ CI uint32_t sub_word(uint32_t w)
 
 CT_TARGET_CE void ct_aes_expand_key_ce(struct ct_aes_key *k, const uint8_t *key, unsigned bits)
 {
-	const unsigned nk = bits / 32, rounds = nk + 6, total = 4 * (rounds + 1);
-	uint32_t w[4 * (CT_AES_MAX_ROUNDS + 1)];
-	uint32_t rcon = 1;
-
-	memcpy(w, key, 4 * nk); /* little-endian words: byte 0 of the word is its low byte */
-	for (unsigned i = nk; i < total; i++) {
-		uint32_t t = w[i - 1];
-		if (i % nk == 0) {
-			t = sub_word((t >> 8) | (t << 24)) ^ rcon; /* RotWord, SubWord, Rcon */
-			rcon = (rcon << 1) ^ ((rcon >> 7) * 0x11b);
-		} else if (nk > 6 && i % nk == 4) {
-			t = sub_word(t);
-		}
-		w[i] = w[i - nk] ^ t;
-	}
-	memcpy(k->enc, w, 16 * (rounds + 1));
-	explicit_bzero(w, sizeof(w));
+	ct_aes_schedule(k, key, bits, sub_word);
+	const unsigned rounds = k->rounds;
 
 	/* Equivalent inverse cipher: reversed order, InvMixColumns on the inner round keys. */
 	ST(k->dec[0], 0, LD(k->enc[rounds], 0));
 	for (unsigned r = 1; r < rounds; r++)
 		ST(k->dec[r], 0, vaesimcq_u8(LD(k->enc[rounds - r], 0)));
 	ST(k->dec[rounds], 0, LD(k->enc[0], 0));
-	k->rounds = rounds;
-	k->bits = bits;
 }
 
 /* Runs the rounds of 'cipher' (ENC/DEC) over the blocks b0.. named by XN, keys rk: AESE+AESMC
