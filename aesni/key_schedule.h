@@ -14,8 +14,8 @@
 #include "aesni.h"
 
 /* Writes the encryption round keys of a bits-long key into k->enc, and k->rounds, k->bits. */
-static inline __attribute__((always_inline)) void ct_aes_schedule(struct ct_aes_key *k, const uint8_t *key,
-								  unsigned bits, uint32_t (*sub_word)(uint32_t))
+static inline __attribute__((always_inline)) void
+ct_aes_schedule(struct ct_aes_key *k, const uint8_t *key, unsigned bits, uint32_t (*sub_word)(uint32_t))
 {
 	const unsigned nk = bits / 32, rounds = nk + 6, total = 4 * (rounds + 1);
 	uint32_t w[4 * (CT_AES_MAX_ROUNDS + 1)];
