@@ -119,7 +119,7 @@ enum ct_phase {
 enum ct_route_target {
 	CT_ROUTE_NONE = 0,
 	CT_ROUTE_NATIVE = 1,
-	CT_ROUTE_AESNI = 2,
+	CT_ROUTE_AESNI = 2, /* the CPU's AES instructions (AES-NI, ARMv8 CE): target "cpu" */
 	CT_ROUTE_AFALG = 3,
 	CT_ROUTE_CRYPTODEV = 4,
 };
@@ -207,7 +207,7 @@ struct ct_header {
 	struct ct_str exe, argv;  /* argv: arguments separated by NUL bytes */
 	struct ct_str cpu_model, kernel, hostname;
 	struct ct_str libcrypto;  /* OpenSSL_version(OPENSSL_VERSION) if loaded at start, else "" */
-	struct ct_str ia32cap;    /* the OPENSSL_ia32cap environment value, "" if unset */
+	struct ct_str ia32cap;    /* OPENSSL_ia32cap's value ("" if unset); OPENSSL_armcap's on ARM */
 	struct ct_str route_spec; /* the CRYPTRACE_ROUTE in force, "" if none */
 	struct ct_str timing;     /* human description of the timing method */
 	uint32_t argv_redacted;   /* values in argv replaced by "<redacted>" (common/redact.h) */
@@ -507,10 +507,12 @@ static inline unsigned ct_lat_bucket(uint64_t ns)
 /* The lower bound of latency bucket b. */
 uint64_t ct_lat_bucket_low(unsigned b);
 
-const char *ct_api_name(unsigned api);         /* "evp", "aes", "cryptodev", "afalg", "unknown" */
-const char *ct_dir_name(unsigned dir);         /* "encrypt", "decrypt", "unknown" */
-const char *ct_entry_name(unsigned entry);     /* "EVP_*Update", "EVP_Cipher", "AES_*", ... */
-const char *ct_route_name(unsigned route);     /* "", "native", "aesni", "afalg", "cryptodev" */
+const char *ct_api_name(unsigned api);     /* "evp", "aes", "cryptodev", "afalg", "unknown" */
+const char *ct_dir_name(unsigned dir);     /* "encrypt", "decrypt", "unknown" */
+const char *ct_entry_name(unsigned entry); /* "EVP_*Update", "EVP_Cipher", "AES_*", ... */
+/* "", "native", "aesni", "afalg", "cryptodev": the trace's stable names (JSON "route"), whatever
+ * the CPU; "aesni" is the CPU's AES instructions there (the path's impl names which ones). */
+const char *ct_route_name(unsigned route);
 const char *ct_phase_name(unsigned phase);     /* "key", "message", "aad", "final", "tag", "init" */
 const char *ct_event_kind_name(unsigned kind); /* stable kebab-case names: "call-failed", ... */
 

@@ -119,13 +119,14 @@ CT_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t addrlen)
 		if (r < 0) {
 			ct_event(CT_EV_CALL_FAILED, "bind", e, r, CT_NO_PATH, true, "%s", detail);
 		} else if (st->emul) {
-			snprintf(st->alg.impl, sizeof(st->alg.impl), "%s", "route:aesni");
+			snprintf(st->alg.impl, sizeof(st->alg.impl), "%s", CT_AESNI_IMPL);
 			st->alg.drv_flags = CT_PATH_ROUTED;
 			st->alg.route = CT_ROUTE_AESNI;
 			ct_event_at_site(CT_EV_SESSION, "bind", CT_NO_PATH, site,
-					 "%s driver=cryptrace-aesni class=cpu", detail);
+					 "%s driver=" CT_AESNI_DRIVER " class=cpu", detail);
 			ct_event(CT_EV_ROUTE, "bind", 0, r, CT_NO_PATH, false,
-				 "api=afalg name=%s route=aesni served=in-process", st->alg.name);
+				 "api=afalg name=%s route=" CT_AESNI_TARGET " served=in-process",
+				 st->alg.name);
 		} else {
 			struct ct_kdrv d;
 			bool found = ct_kdriver_resolve(st->alg.type, st->alg.name, &d);

@@ -65,10 +65,10 @@ static int cdev_opened(const char *call, int fd, int e, int flags)
 		if (st && ct_emul_cdev_attach(st, true)) {
 			if (t && ct_enter(t, CT_FAM_KERNEL)) {
 				char en[16];
-				ct_event(
-					CT_EV_ROUTE, call, 0, nfd, CT_NO_PATH, true,
-					"path=%s route=aesni kernel=%s: emulated in-process (fd on /dev/null)",
-					CT_CDEV_PATH, ct_errno_name(e, en, sizeof(en)));
+				ct_event(CT_EV_ROUTE, call, 0, nfd, CT_NO_PATH, true,
+					 "path=%s route=" CT_AESNI_TARGET
+					 " kernel=%s: emulated in-process (fd on /dev/null)",
+					 CT_CDEV_PATH, ct_errno_name(e, en, sizeof(en)));
 				ct_leave(t, CT_FAM_KERNEL);
 			}
 			return nfd;
@@ -293,11 +293,12 @@ static void on_gsession(int fd, struct ct_kfd_state *st, int r, int e, struct ct
 	if (ct_emul_cdev_ours(st, s->ses)) {
 		ses->route = CT_ROUTE_AESNI;
 		ses->drv_flags = CT_PATH_ROUTED;
-		snprintf(ses->impl, sizeof(ses->impl), "%s", "route:aesni");
+		snprintf(ses->impl, sizeof(ses->impl), "%s", CT_AESNI_IMPL);
 		ct_event_at_site(CT_EV_SESSION, "ioctl(CIOCGSESSION)", CT_NO_PATH, site,
-				 "%s driver=cryptrace-aesni kernel_driver_only=0", detail);
+				 "%s driver=" CT_AESNI_DRIVER " kernel_driver_only=0", detail);
 		ct_event(CT_EV_ROUTE, "ioctl(CIOCGSESSION)", 0, r, CT_NO_PATH, false,
-			 "api=cryptodev cipher=%s route=aesni served=in-process", ses->cipher_name);
+			 "api=cryptodev cipher=%s route=" CT_AESNI_TARGET " served=in-process",
+			 ses->cipher_name);
 		return;
 	}
 	/* Ask the kernel which driver it bound, as the program may never do. */

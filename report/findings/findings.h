@@ -89,4 +89,14 @@ void rp_eval_kernel_software_driver(struct rp_model *m); /* kernel_offload.c */
 void rp_eval_small_requests_offload(struct rp_model *m); /* kernel_offload.c */
 void rp_eval_user_time_misleads(struct rp_model *m);     /* user_time.c */
 
+/* The traced CPU has ARM's AES instructions (its first shown header says so): fixes name the
+ * route target cpu and the ARMv8 Crypto Extensions, not aesni and AES-NI. */
+static inline bool rp_model_on_arm(const struct rp_model *m)
+{
+	for (size_t i = 0; i < m->nprocs; i++)
+		if (m->procs[i].has_hdr && rp_proc_shown(m, &m->procs[i]))
+			return (m->procs[i].hdr.cpu_flags & CT_CPU_ARM_AES) != 0;
+	return false;
+}
+
 #endif

@@ -79,10 +79,14 @@ void rp_eval_kernel_software_driver(struct rp_model *m)
 		    i + 1, S(p->def.impl), sw ? "sw-driver" : "cpu-driver", (unsigned long long)p->st.calls,
 		    (unsigned long long)p->st.bytes, (unsigned long long)p->st.syscalls,
 		    (double)p->st.syscalls / (double)p->st.calls);
+		const bool arm = rp_model_on_arm(m);
 		CAT(fix,
-		    "Do the work in-process through EVP (the default provider uses AES-NI), or load "
+		    "Do the work in-process through EVP (the default provider uses %s), or load "
 		    "a hardware driver for this algorithm if the machine has one%s.",
-		    sw ? " (for AES-NI in the kernel: modprobe aesni_intel)" : "");
+		    arm ? "the ARMv8 Crypto Extensions" : "AES-NI",
+		    !sw   ? ""
+		    : arm ? " (for the ARMv8 Crypto Extensions in the kernel: modprobe aes_ce_blk)"
+			  : " (for AES-NI in the kernel: modprobe aesni_intel)");
 	}
 }
 

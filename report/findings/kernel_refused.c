@@ -70,6 +70,7 @@ static const char *why(int iface, int err)
 
 void rp_eval_kernel_refused(struct rp_model *m)
 {
+	const bool arm = rp_model_on_arm(m);
 	for (int iface = 0; iface < IF_COUNT; iface++) {
 		/* one finding per errno of this interface */
 		int errs[8];
@@ -157,14 +158,16 @@ void rp_eval_kernel_refused(struct rp_model *m)
 				       "Load the kernel's AF_ALG modules (modprobe af_alg "
 				       "algif_skcipher; `cryptrace doctor` checks AF_ALG and its "
 				       "drivers), allow the AF_ALG family in the sandbox, or let "
-				       "cryptrace serve AF_ALG in-process with AES-NI: `cryptrace run "
-				       "--route 'aes-*=aesni' -- CMD` (docs/emulation.md).");
+				       "cryptrace serve AF_ALG in-process with %s: `cryptrace run "
+				       "--route 'aes-*=%s' -- CMD` (docs/emulation.md).",
+				       arm ? "the CPU's AES instructions" : "AES-NI", arm ? "cpu" : "aesni");
 			else
 				RP_CAT(f, fix,
 				       "Load cryptodev-linux (modprobe cryptodev) if this machine "
 				       "has hardware it drives, or let cryptrace serve /dev/crypto "
-				       "in-process with AES-NI: `cryptrace run --route 'aes-*=aesni' -- "
-				       "CMD` (docs/emulation.md).");
+				       "in-process with %s: `cryptrace run --route 'aes-*=%s' -- "
+				       "CMD` (docs/emulation.md).",
+				       arm ? "the CPU's AES instructions" : "AES-NI", arm ? "cpu" : "aesni");
 		}
 	}
 }
