@@ -42,7 +42,7 @@ bool ct_lowlevel_enabled(void)
 
 static unsigned slot_hash(const AES_KEY *key)
 {
-	uintptr_t p = (uintptr_t)key;
+	uint64_t p = (uintptr_t)key; /* 64 bits on 32-bit targets too: the >> 40 below */
 	p ^= p >> 17;
 	p *= 0x9e3779b97f4a7c15ull;
 	return (unsigned)(p >> 40) & (SLOTS - 1);
