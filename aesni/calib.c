@@ -2,12 +2,13 @@
 /*
  * calib.c - ct_aesni_cpb_bound(): what AES costs on this CPU when done well, measured rather
  * than assumed, so the reporter can call a path "software speed" by comparison. Our own
- * AES-128-CTR at 8 KiB, best of several short trials (the bound, not the average), in TSC ticks.
+ * AES-128-CTR at 8 KiB, best of several short trials (the bound, not the average), in ticks of
+ * the counter ticks.h names (TSC cycles on x86).
  */
 #include <string.h>
 
 #include "aes_internal.h"
-#include "cpu.h"
+#include "ticks.h"
 
 #define CALIB_BYTES CT_AESNI_CALIB_BYTES
 #define CALIB_TRIALS 64
@@ -25,16 +26,16 @@ double ct_aesni_cpb_measure(uint8_t buf[CT_AESNI_CALIB_BYTES], unsigned trials)
 	unsigned num = 0;
 	uint64_t best = UINT64_MAX;
 
-	if (!trials || ct_aes_set_key(&k, key, 128) != 0 || ct_rdtsc() == 0)
+	if (!trials || ct_aes_set_key(&k, key, 128) != 0 || ct_ticks() == 0)
 		return 0.0;
 	memset(buf, 0x5a, CALIB_BYTES);
 	for (int i = 0; i < 8; i++) /* warm caches, branch predictors and the AVX units */
 		ct_aes_ctr128(&k, ctr, ecount, &num, buf, buf, CALIB_BYTES);
 	for (unsigned t = 0; t < trials; t++) {
-		const uint64_t t0 = ct_rdtsc();
+		const uint64_t t0 = ct_ticks();
 		for (int r = 0; r < CALIB_REPS; r++)
 			ct_aes_ctr128(&k, ctr, ecount, &num, buf, buf, CALIB_BYTES);
-		const uint64_t dt = ct_rdtsc() - t0;
+		const uint64_t dt = ct_ticks() - t0;
 		if (dt < best)
 			best = dt;
 	}
