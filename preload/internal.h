@@ -383,12 +383,26 @@ static inline __attribute__((always_inline)) void ct_add64(uint64_t *field, uint
 	__atomic_store_n(&w[CT_WORD_HI], w[CT_WORD_HI] + carry, __ATOMIC_RELAXED);
 	atomic_fetch_add_explicit(&ct_carry_ended, 1, memory_order_release);
 }
-/* A counter of another thread's shard (the flusher), inside ct_stats_sum's carry check. */
+/* A counter of another thread's shard (the flusher), between ct_carry_read_begin and
+ * ct_carry_read_again. */
 static inline uint64_t ct_counter_load(const uint64_t *field)
 {
 	const uint32_t *w = (const uint32_t *)field;
 	uint32_t lo = __atomic_load_n(&w[CT_WORD_LO], __ATOMIC_ACQUIRE);
 	return (uint64_t)__atomic_load_n(&w[CT_WORD_HI], __ATOMIC_ACQUIRE) << 32 | lo;
+}
+/* Before reading counters that other threads write: false while some carry is in flight (then
+ * wait and begin again); *begun is for ct_carry_read_again. */
+static inline bool ct_carry_read_begin(uint32_t *begun)
+{
+	uint32_t ended = atomic_load_explicit(&ct_carry_ended, memory_order_acquire);
+	*begun = atomic_load_explicit(&ct_carry_begun, memory_order_acquire);
+	return *begun == ended;
+}
+/* After reading them: true when a carry began meanwhile (what was read may be torn: read again). */
+static inline bool ct_carry_read_again(uint32_t begun)
+{
+	return atomic_load_explicit(&ct_carry_begun, memory_order_acquire) != begun;
 }
 #define CT_ADD(field, v) ct_add64(&(field), (v))
 #else

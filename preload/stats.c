@@ -53,21 +53,11 @@ void ct_phase_teardown(struct ct_thread *t, uint32_t path_id, uint64_t ns)
 #ifdef CT_SPLIT_COUNTERS
 _Atomic uint32_t ct_carry_begun, ct_carry_ended;
 
-/* Tries to read a shard with no carry in flight: a writer between the two words is on another
- * thread and done within instructions (or preempted: yield to it). Past CARRY_TRIES the shard is
- * read anyway: the writer is stopped mid-carry below us (a fatal signal's flush on its thread),
- * and one counter of it may be 2^32 short in that snapshot. */
+/* A shard is read when no carry is in flight, and again when one began meanwhile: a writer
+ * between the two words is on another thread and done within instructions (or preempted: yield
+ * to it). Past CARRY_TRIES the shard is read anyway: the writer is stopped mid-carry below us (a
+ * fatal signal's flush on its thread), and one counter of it may be 2^32 short in that snapshot. */
 #define CARRY_TRIES 64
-static bool carry_in_flight(uint32_t *begun)
-{
-	uint32_t ended = atomic_load_explicit(&ct_carry_ended, memory_order_acquire);
-	*begun = atomic_load_explicit(&ct_carry_begun, memory_order_acquire);
-	return *begun != ended;
-}
-static bool carry_since(uint32_t begun)
-{
-	return atomic_load_explicit(&ct_carry_begun, memory_order_acquire) != begun;
-}
 #endif
 
 /* One thread's shard of a path's counters, added into s (relaxed loads of single-writer counters:
@@ -123,10 +113,10 @@ bool ct_stats_sum(uint32_t path_id, struct ct_path_stats *s)
 		const struct ct_path_stats before = *s;
 		for (unsigned tries = 0;; tries++) {
 			uint32_t begun;
-			bool busy = carry_in_flight(&begun);
-			if (!busy || tries >= CARRY_TRIES) {
+			bool quiet = ct_carry_read_begin(&begun);
+			if (quiet || tries >= CARRY_TRIES) {
 				sum_shard(base + idx, s);
-				if (!carry_since(begun) || tries >= CARRY_TRIES)
+				if (!ct_carry_read_again(begun) || tries >= CARRY_TRIES)
 					break;
 				*s = before; /* a carry began while we read: again */
 			}
