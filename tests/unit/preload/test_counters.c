@@ -53,8 +53,13 @@ static uint64_t rnd(void)
 static void test_mul_shr32(void **state)
 {
 	(void)state;
-	static const uint64_t edge[] = { 0, 1, 0xffffffffull, 0x100000000ull, 0xffffffffffffffffull,
-					 0x8000000000000000ull, 1000000000ull << 32 };
+	static const uint64_t edge[] = { 0,
+					 1,
+					 0xffffffffull,
+					 0x100000000ull,
+					 0xffffffffffffffffull,
+					 0x8000000000000000ull,
+					 1000000000ull << 32 };
 	for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++)
 		for (size_t j = 0; j < sizeof(edge) / sizeof(edge[0]); j++)
 			assert_true(ct_mul_shr32(edge[i], edge[j]) == ref_mul_shr32(edge[i], edge[j]));
