@@ -48,8 +48,8 @@ int main(void)
 						enc ? AES_ENCRYPT : AES_DECRYPT);
 				/* the last whole block, the tail's block and what follows it */
 				size_t from = len > 32 ? ((size_t)len & ~(size_t)15) - 16 : 0;
-				printf("%s %s %4d out[%zu..]=", enc ? "enc" : "dec", inplace ? "inplace" : "apart", len,
-				       from);
+				printf("%s %s %4d out[%zu..]=", enc ? "enc" : "dec",
+				       inplace ? "inplace" : "apart", len, from);
 				hex(out + from, 64);
 				printf(" iv=");
 				hex(iv, 16);
