@@ -161,10 +161,11 @@ enum ct_event_kind {
 enum ct_end_reason { CT_END_EXIT = 1, CT_END_EXEC = 2, CT_END_SIGNAL = 3 };
 
 /* CT_REC_HEADER flags */
-#define CT_HDR_PER_CALL (1u << 0)     /* per-call (timeline) mode was on */
-#define CT_HDR_ROUTES (1u << 1)       /* a route spec was active */
-#define CT_HDR_SECURE_EXEC (1u << 2)  /* setuid/setgid process: tracing disabled, header only */
-#define CT_HDR_ARGV_OMITTED (1u << 3) /* argv holds argv[0] only (--no-argv, CRYPTRACE_ARGV=0) */
+#define CT_HDR_PER_CALL (1u << 0)         /* per-call (timeline) mode was on */
+#define CT_HDR_ROUTES (1u << 1)           /* a route spec was active */
+#define CT_HDR_SECURE_EXEC (1u << 2)      /* setuid/setgid process: tracing disabled, header only */
+#define CT_HDR_ARGV_OMITTED (1u << 3)     /* argv holds argv[0] only (--no-argv, CRYPTRACE_ARGV=0) */
+#define CT_HDR_TICKS_NOT_CYCLES (1u << 4) /* tsc_hz is a timer's rate, not the CPU clock's */
 
 /* CT_REC_PROC flags */
 #define CT_PROC_INCOMPLETE (1u << 0) /* some records could not be written (disk full, EIO...) */
@@ -197,7 +198,7 @@ struct ct_header {
 	uint32_t pid, ppid;
 	uint64_t start_realtime_ns; /* CLOCK_REALTIME at process start (constructor) */
 	uint64_t start_mono_ns;     /* CLOCK_MONOTONIC at the same moment: all *_mono_ns are on it */
-	uint64_t tsc_hz;            /* measured TSC frequency; 0 when timing uses clock_gettime */
+	uint64_t tsc_hz;            /* tick counter rate (ticks.h); 0 when timing uses clock_gettime */
 	uint32_t cpu_flags;         /* enum ct_cpu_flag */
 	uint32_t flags;             /* CT_HDR_* */
 	uint32_t sample_period;     /* time 1 in N calls below sample_all_bytes (1 = every call) */

@@ -485,24 +485,43 @@ other:
 	return r;
 }
 
-/* glibc declares ioctl(int, unsigned long, ...); the third argument is always one word. */
+/* glibc declares ioctl(int, unsigned long, ...); the third argument is always one word. real is
+ * the twin the program called (ioctl, __ioctl_time64); a /dev/crypto request carries no time_t,
+ * so the tracked path's own calls are the same with either. */
+static int ioctl_hook(int (*real)(int, unsigned long, ...), int fd, unsigned long request, void *arg,
+		      uintptr_t site)
+{
+	struct ct_kfd_state *st = ct_kfd_get(fd);
+	if (CT_LIKELY(!st) || (st->kind != CT_KFD_CDEV && st->kind != CT_KFD_CDEV_CLONE)) {
+		if (!real) {
+			errno = ENOSYS;
+			return -1;
+		}
+		return real(fd, request, arg);
+	}
+	return ioctl_tracked(st, fd, request, arg, site);
+}
+
 CT_EXPORT int ioctl(int fd, unsigned long request, ...)
 {
 	va_list ap;
 	va_start(ap, request);
 	void *arg = va_arg(ap, void *);
 	va_end(ap);
-
-	struct ct_kfd_state *st = ct_kfd_get(fd);
-	if (CT_LIKELY(!st) || (st->kind != CT_KFD_CDEV && st->kind != CT_KFD_CDEV_CLONE)) {
-		if (!CT_REAL(ioctl)) {
-			errno = ENOSYS;
-			return -1;
-		}
-		return CT_REAL(ioctl)(fd, request, arg);
-	}
-	return ioctl_tracked(st, fd, request, arg, (uintptr_t)__builtin_return_address(0));
+	return ioctl_hook(CT_REAL(ioctl), fd, request, arg, (uintptr_t)__builtin_return_address(0));
 }
+
+#ifdef CT_TIME64_HOOKS
+int __ioctl_time64(int fd, unsigned long request, ...);
+CT_EXPORT int __ioctl_time64(int fd, unsigned long request, ...)
+{
+	va_list ap;
+	va_start(ap, request);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	return ioctl_hook(CT_REAL(__ioctl_time64), fd, request, arg, (uintptr_t)__builtin_return_address(0));
+}
+#endif
 
 void ct_cdev_closed(struct ct_thread *t, struct ct_kfd_state *st)
 {

@@ -21,6 +21,9 @@ MAP = os.path.join(ctlib.SRC_ROOT, 'preload', 'libcryptrace.map')
 OBJDIR = os.environ.get('CT_PRELOAD_OBJDIR', '')
 # Defined only under #if: the build either compiled it (then it must be exported) or not.
 CONDITIONAL = {'__asan_default_options': 'ASan builds only (preload/init.c)'}
+CONDITIONAL.update({n: '32-bit glibc builds only (preload/kernel/khooks.h: CT_TIME64_HOOKS)'
+                    for n in ('__ioctl_time64', '__fcntl_time64', '__setsockopt64', '__sendmsg64',
+                              '__recvmsg64')})
 
 
 def map_names(text):

@@ -1120,6 +1120,14 @@ static void test_software_aes(void **state)
 	assert_null(find(&m, "software-aes"));
 	tg_fill_stats(&a->st, 0, 1000, 8192, 24000, 1.0, 0); /* 5.9 cycles/byte */
 	assert_non_null(find(&m, "software-aes"));
+	/* the same ticks from a timer that is not the CPU clock (aarch64's CNTVCT_EL0): no cycles,
+	 * so no verdict by speed, and no CYC/B */
+	p->hdr.flags |= CT_HDR_TICKS_NOT_CYCLES;
+	assert_null(find(&m, "software-aes"));
+	for (size_t i = 0; i < m.npaths; i++)
+		assert_true(m.paths[i].tsc_hz == 0 && m.paths[i].d.cycles_per_byte < 0);
+	p->hdr.flags &= ~CT_HDR_TICKS_NOT_CYCLES;
+	assert_non_null(find(&m, "software-aes"));
 	/* no timing at all, but the mask hides AES-NI: still said */
 	p->hdr.tsc_hz = 0;
 	assert_null(find(&m, "software-aes"));
