@@ -33,6 +33,7 @@ pkgs=(
 	libgnutls30 libgnutls28-dev nettle-dev libgmp-dev libidn2-dev libp11-kit-dev libtasn1-6-dev
 	libunistring2 libidn2-0 libp11-kit0 libtasn1-6 libnettle8 libhogweed6 libgmp10 libffi8
 	zlib1g libzstd1 libbrotli1 libbrotli-dev zlib1g-dev
+	libatomic1                # mipsel: its libcrypto needs it (64-bit atomics are calls there)
 	busybox-static
 )
 stamp="$dir/.done-$(printf '%s\n' "$arch" "${pkgs[@]}" | sha256sum | cut -c1-16)"
