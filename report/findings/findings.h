@@ -99,4 +99,16 @@ static inline bool rp_model_on_arm(const struct rp_model *m)
 	return false;
 }
 
+/* The CPU's AES instructions as a reader of this trace knows them, and the route target that
+ * moves work onto them: "AES-NI" / "aesni" on x86, "ARMv8 CE" / "cpu" on ARM (where "aesni" is
+ * refused). Every finding that names them asks here. */
+static inline const char *rp_cpu_aes_name(const struct rp_model *m)
+{
+	return rp_model_on_arm(m) ? "ARMv8 CE" : "AES-NI";
+}
+static inline const char *rp_cpu_route_target(const struct rp_model *m)
+{
+	return rp_model_on_arm(m) ? "cpu" : "aesni";
+}
+
 #endif

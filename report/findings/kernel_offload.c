@@ -38,11 +38,11 @@ static double inproc_ns_per_byte(const struct rp_model *m, struct ct_str cipher,
 	const char *from;
 	double bound = h ? rp_aesni_bound(h, &from) : 0;
 	if (bound > 0 && h->hdr.tsc_hz) {
-		*how = h->hdr.aesni_cpb_milli ? "the AES-NI bound calibrated at trace time"
-					      : "the AES-NI bound measured in the traced process";
+		*how = h->hdr.aesni_cpb_milli ? "the in-process AES bound calibrated at trace time"
+					      : "the in-process AES bound measured in the traced process";
 		return bound / ((double)h->hdr.tsc_hz / 1e9);
 	}
-	*how = "a nominal in-process AES-NI cost of 0.5 ns/byte (no better figure in the trace)";
+	*how = "a nominal in-process AES cost of 0.5 ns/byte (no better figure in the trace)";
 	return INPROC_DEFAULT_NS_PER_BYTE;
 }
 
@@ -169,7 +169,8 @@ void rp_eval_small_requests_offload(struct rp_model *m)
 		    in_nspb, how, crossover, (unsigned long long)below_bytes);
 		CAT(fix,
 		    "Send requests below %s through the in-process path (e.g. CRYPTRACE_ROUTE "
-		    "'%.*s:afalg>=%llu,aesni'), or batch small requests into larger ones.",
-		    cb, S(p->def.cipher), (unsigned long long)fmin(ceil(crossover), 1e18));
+		    "'%.*s:afalg>=%llu,%s'), or batch small requests into larger ones.",
+		    cb, S(p->def.cipher), (unsigned long long)fmin(ceil(crossover), 1e18),
+		    rp_cpu_route_target(m));
 	}
 }

@@ -70,7 +70,6 @@ static const char *why(int iface, int err)
 
 void rp_eval_kernel_refused(struct rp_model *m)
 {
-	const bool arm = rp_model_on_arm(m);
 	for (int iface = 0; iface < IF_COUNT; iface++) {
 		/* one finding per errno of this interface */
 		int errs[8];
@@ -160,14 +159,14 @@ void rp_eval_kernel_refused(struct rp_model *m)
 				       "drivers), allow the AF_ALG family in the sandbox, or let "
 				       "cryptrace serve AF_ALG in-process with %s: `cryptrace run "
 				       "--route 'aes-*=%s' -- CMD` (docs/emulation.md).",
-				       arm ? "the CPU's AES instructions" : "AES-NI", arm ? "cpu" : "aesni");
+				       rp_cpu_aes_name(m), rp_cpu_route_target(m));
 			else
 				RP_CAT(f, fix,
 				       "Load cryptodev-linux (modprobe cryptodev) if this machine "
 				       "has hardware it drives, or let cryptrace serve /dev/crypto "
 				       "in-process with %s: `cryptrace run --route 'aes-*=%s' -- "
 				       "CMD` (docs/emulation.md).",
-				       arm ? "the CPU's AES instructions" : "AES-NI", arm ? "cpu" : "aesni");
+				       rp_cpu_aes_name(m), rp_cpu_route_target(m));
 		}
 	}
 }

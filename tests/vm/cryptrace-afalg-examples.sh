@@ -6,7 +6,7 @@
 #   - transparency: the same exit status and, for kcapi-enc, byte-identical output and the same
 #     error for an algorithm the kernel does not have and for a key it refuses, with and without
 #     cryptrace; afalg_calls (every AF_ALG call with its return value, errno and the bytes read
-#     back) prints the same with and without cryptrace, and with the aesni route's emulation;
+#     back) prints the same with and without cryptrace, and with the cpu route's emulation;
 #   - the examples' own checks against OpenSSL pass (they exit 1 on a mismatch);
 #   - the trace: the afalg path's impl is kernel:<driver the guest picked>, calls and bytes are
 #     exactly what the clients did (afalg_bench --count N: 2N requests per size; afalg_aead's own
@@ -51,8 +51,8 @@ run sendmsg "$BENCH" --mode sendmsg --count $COUNT --sizes $SIZES
 run splice "$BENCH" --mode splice --count $COUNT --sizes $SIZES
 run aead "$AEAD" --count $AEAD_COUNT --aad 20 --len 1000
 run calls "$CALLS"
-# ... and the emulation (aesni route) must answer every call as this kernel does.
-"$CRYPTRACE" run -q --route 'aes-*=aesni' -o $OUT/calls.emul.trace -- "$CALLS" \
+# ... and the emulation (cpu route: AES-NI or ARMv8 CE) must answer every call as this kernel does.
+"$CRYPTRACE" run -q --route 'aes-*=cpu' -o $OUT/calls.emul.trace -- "$CALLS" \
 	>$OUT/calls.emul.out 2>$OUT/calls.emul.err
 echo $? >$OUT/calls.emul.status
 printf '%s' $KEY | sed 's/../\\x&/g' | xargs -0 printf >/tmp/key
@@ -106,7 +106,7 @@ expected=$(openssl enc -aes-256-ctr -K $key -iv $iv -in "$scratch/pt" | sha256su
 diff -u "$o/calls.bare.out" "$o/calls.ct.out" >&2 ||
 	fail "afalg_calls prints something else under cryptrace (diff above)"
 diff -u "$o/calls.bare.out" "$o/calls.emul.out" >&2 ||
-	fail "afalg_calls under the aesni route's emulation differs from the kernel (diff above)"
+	fail "afalg_calls under the cpu route's emulation differs from the kernel (diff above)"
 [[ $(cat "$o/calls.emul.status") == 0 ]] || fail "afalg_calls under the emulation exited $(cat "$o/calls.emul.status")"
 for want in 'bind skcipher cbc\(no-such-cipher\) addrlen=88 +r=-1 errno=ENOENT' \
 	'setsockopt\(tfm, ALG_SET_KEY, 17 bytes\) +r=-1 errno=EINVAL' \
