@@ -74,6 +74,9 @@ char *dr_libcrypto_child(const char *path, bool full);
 /* The libcrypto the dynamic loader gives `openssl` (found in PATH, written to openssl even when
  * the loader names none); false when there is none. */
 bool dr_openssl_libcrypto(char *openssl, size_t ocap, char *lib, size_t lcap);
+/* True when the program at path is of another architecture than this doctor (an x86-64 openssl
+ * on PATH while an aarch64 doctor runs under qemu-user): arch gets its name. */
+bool dr_foreign_program(const char *path, char *arch, size_t cap);
 /* The libcrypto copies beside the one `openssl` loads (skip_real, its real path): in the usual
  * directories, every multiarch directory (/usr/lib/<triplet>) and, for the tests,
  * CRYPTRACE_DOCTOR_LIBDIRS (colon-separated, searched first). */

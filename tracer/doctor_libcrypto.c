@@ -388,8 +388,21 @@ void dr_probe_libcrypto(struct dr_report *r)
 	bool found = r->libcrypto_given
 			     ? snprintf(lib, sizeof(lib), "%s", r->libcrypto_given) < (int)sizeof(lib)
 			     : dr_openssl_libcrypto(openssl, sizeof(openssl), lib, sizeof(lib));
+	char foreign_arch[48];
+	const bool foreign = found && !r->libcrypto_given &&
+			     (dr_foreign_program(openssl, foreign_arch, sizeof(foreign_arch)) ||
+			      dr_foreign_program(lib, foreign_arch, sizeof(foreign_arch)));
 
-	if (found) {
+	if (foreign) {
+		/* Its libcrypto is one this process cannot load: the copies of our own architecture
+		 * are measured below, the foreign ones listed. */
+		dr_add(r, "libcrypto", DR_INFO, "openssl in PATH is another architecture's program",
+		       "%s loads %s, which is %s code; this doctor measures the libcrypto copies of its "
+		       "own architecture (below)",
+		       openssl, lib, foreign_arch);
+		found = false;
+		lib[0] = 0;
+	} else if (found) {
 		snprintf(r->libcrypto_path, sizeof(r->libcrypto_path), "%s", lib);
 		if (!realpath(lib, real))
 			snprintf(real, sizeof(real), "%s", lib);
@@ -411,7 +424,7 @@ void dr_probe_libcrypto(struct dr_report *r)
 			provider_checks(r, out);
 		}
 		free(out);
-	} else {
+	} else if (!foreign) {
 		dr_add(r, "libcrypto", DR_INFO, "no openssl program to ask which libcrypto it loads", "%s",
 		       openssl[0] ? "the dynamic loader did not list a libcrypto for it"
 				  : "openssl is not in PATH (install it for this check)");

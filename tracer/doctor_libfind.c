@@ -35,6 +35,17 @@ static void ldd_body(void *arg, int wfd)
 	_exit(127);
 }
 
+bool dr_foreign_program(const char *path, char *arch, size_t cap)
+{
+	struct ct_elf_id self, id;
+
+	if (!ct_elf_identify("/proc/self/exe", &self) || !ct_elf_identify(path, &id) ||
+	    ct_elf_same_arch(&self, &id))
+		return false;
+	ct_elf_arch_name(&id, arch, cap);
+	return true;
+}
+
 /* The libcrypto the dynamic loader gives `openssl`, asked from the loader itself. */
 bool dr_openssl_libcrypto(char *openssl, size_t ocap, char *lib, size_t lcap)
 {
