@@ -101,18 +101,33 @@ bool ct_init(void)
 /* exit status for END: an on_exit handler sees it. Registered once the program is running (the
  * first thread state made by a hook), so that it runs before the loader's destructors, which
  * glibc registers after our constructor ran. */
+#ifdef CT_HAVE_ON_EXIT
 static void exit_handler(int status, void *arg)
 {
 	(void)arg;
 	ct_exit_status = status;
 	ct_writer_end(CT_END_EXIT, status);
 }
+#else
+/* Without on_exit (musl) the status comes from the exit hook (the program called exit) or from
+ * main's wrapper (main returned: hooks/proc.c, __libc_start_main); an atexit handler runs at the
+ * same point of exit as on_exit's would. */
+static void exit_handler(void)
+{
+	ct_writer_end(CT_END_EXIT, ct_exit_status);
+}
+#endif
 
 void ct_register_exit_handler(void)
 {
 	static _Atomic int done;
-	if (!atomic_exchange(&done, 1))
-		on_exit(exit_handler, NULL);
+	if (atomic_exchange(&done, 1))
+		return;
+#ifdef CT_HAVE_ON_EXIT
+	on_exit(exit_handler, NULL);
+#else
+	atexit(exit_handler);
+#endif
 }
 
 __attribute__((constructor)) static void ct_constructor(void)

@@ -26,6 +26,7 @@ char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
 #define MAX_SYMBOL 2048
 
+#ifdef CT_HAVE_CXA_DEMANGLE /* the helpers below shorten what __cxa_demangle returns */
 static bool ends_with(const char *s, size_t n, const char *lit)
 {
 	size_t k = strlen(lit);
@@ -154,6 +155,7 @@ static const struct {
 	{ "typeinfo for ", false },
 	{ "typeinfo fn for ", false },
 };
+#endif
 
 bool rp_demangle_symbol(const char *sym, size_t len, char *out, size_t cap)
 {

@@ -15,7 +15,20 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "ct_config.h"
 #include "internal.h"
+
+/* glibc types the resource as an enum under _GNU_SOURCE; musl and POSIX say int */
+#ifndef CT_HAVE_RLIMIT_RESOURCE_T
+typedef int __rlimit_resource_t;
+#endif
+
+/* musl defines setrlimit64, prlimit64 and struct rlimit64 as macros for the plain names (its
+ * rlim_t is 64-bit everywhere): a program's setrlimit64 call is a setrlimit call, and the *64
+ * hooks would define the plain ones twice. */
+#if !defined(setrlimit64) && !defined(prlimit64)
+#define CT_RLIMIT64_HOOKS 1
+#endif
 
 extern char **environ;
 
@@ -30,9 +43,11 @@ static __typeof__(&fexecve) real_fexecve;
 static __typeof__(&posix_spawn) real_posix_spawn;
 static __typeof__(&posix_spawnp) real_posix_spawnp;
 static __typeof__(&setrlimit) real_setrlimit;
-static __typeof__(&setrlimit64) real_setrlimit64;
 static __typeof__(&prlimit) real_prlimit;
+#ifdef CT_RLIMIT64_HOOKS
+static __typeof__(&setrlimit64) real_setrlimit64;
 static __typeof__(&prlimit64) real_prlimit64;
+#endif
 
 #define RESOLVE(fn)                                                                                          \
 	do {                                                                                                 \
@@ -51,9 +66,11 @@ void ct_proc_hooks_resolve(void)
 	RESOLVE(posix_spawn);
 	RESOLVE(posix_spawnp);
 	RESOLVE(setrlimit);
-	RESOLVE(setrlimit64);
 	RESOLVE(prlimit);
+#ifdef CT_RLIMIT64_HOOKS
+	RESOLVE(setrlimit64);
 	RESOLVE(prlimit64);
+#endif
 }
 
 #define REAL(fn)                                                                                             \
@@ -83,6 +100,35 @@ CT_EXPORT void exit(int status)
 		real(status);
 	_exit(status); /* unreachable unless libc has no exit: never return from exit() */
 }
+
+#ifndef CT_HAVE_ON_EXIT
+/* Without on_exit (musl) no exit handler is told the status, and when main returns, libc calls
+ * exit from inside itself, past the hook above. The program's start code (crt1's _start_c) calls
+ * __libc_start_main through the PLT, though: main is wrapped here, and the value it returns
+ * recorded before libc hands it to exit. */
+typedef int (*ct_main_fn)(int, char **, char **);
+typedef int (*ct_start_main_fn)(ct_main_fn, int, char **, void (*)(void), void (*)(void), void (*)(void));
+static ct_main_fn real_main;
+
+static int main_returned(int argc, char **argv, char **envp)
+{
+	int status = real_main(argc, argv, envp);
+	ct_exit_status = status;
+	return status;
+}
+
+CT_EXPORT int __libc_start_main(ct_main_fn main_fn, int argc, char **argv, void (*init)(void),
+				void (*fini)(void), void (*ldso)(void));
+CT_EXPORT int __libc_start_main(ct_main_fn main_fn, int argc, char **argv, void (*init)(void),
+				void (*fini)(void), void (*ldso)(void))
+{
+	ct_start_main_fn real = (ct_start_main_fn)ct_resolve("__libc_start_main");
+	if (CT_UNLIKELY(!real))
+		_exit(127); /* no libc to start the program with: nothing else can run */
+	real_main = main_fn;
+	return real(main_returned, argc, argv, init, fini, ldso);
+}
+#endif
 
 /* _exit skips atexit handlers and destructors: write the last snapshot here (not in a vfork
  * child, which shares our memory and file offsets). */
@@ -239,6 +285,7 @@ CT_EXPORT int setrlimit(__rlimit_resource_t resource, const struct rlimit *rlim)
 	return real(resource, rlim);
 }
 
+#ifdef CT_RLIMIT64_HOOKS
 CT_EXPORT int setrlimit64(__rlimit_resource_t resource, const struct rlimit64 *rlim)
 {
 	__typeof__(&setrlimit64) real = REAL(setrlimit64);
@@ -251,6 +298,7 @@ CT_EXPORT int setrlimit64(__rlimit_resource_t resource, const struct rlimit64 *r
 	errno = e;
 	return real(resource, rlim);
 }
+#endif
 
 CT_EXPORT int prlimit(pid_t pid, __rlimit_resource_t resource, const struct rlimit *new_limit,
 		      struct rlimit *old_limit)
@@ -268,6 +316,7 @@ CT_EXPORT int prlimit(pid_t pid, __rlimit_resource_t resource, const struct rlim
 	return real(pid, resource, new_limit, old_limit);
 }
 
+#ifdef CT_RLIMIT64_HOOKS
 CT_EXPORT int prlimit64(pid_t pid, __rlimit_resource_t resource, const struct rlimit64 *new_limit,
 			struct rlimit64 *old_limit)
 {
@@ -283,3 +332,4 @@ CT_EXPORT int prlimit64(pid_t pid, __rlimit_resource_t resource, const struct rl
 	}
 	return real(pid, resource, new_limit, old_limit);
 }
+#endif

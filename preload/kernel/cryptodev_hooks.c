@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cdev_sessions.h"
+#include "ct_config.h"
 #include "core.h"
 #include "emul.h"
 #include "kdriver.h"
@@ -127,6 +128,9 @@ CT_EXPORT int open(const char *path, int flags, ...)
 	return OPEN_HOOK(open, "open", path, flags, mode);
 }
 
+/* musl defines the *64 names as macros for the plain ones (its off_t is 64-bit everywhere): a
+ * program's open64 call is an open call, which the hook above sees. */
+#if !defined(open64)
 CT_EXPORT int open64(const char *path, int flags, ...)
 {
 	unsigned mode = 0;
@@ -134,6 +138,7 @@ CT_EXPORT int open64(const char *path, int flags, ...)
 	OPEN_MODE(flags, mode);
 	return OPEN_HOOK(open64, "open", path, flags, mode);
 }
+#endif
 
 CT_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 {
@@ -143,6 +148,7 @@ CT_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 	return OPEN_HOOK(openat, "openat", dirfd, path, flags, mode);
 }
 
+#if !defined(openat64) /* musl: a macro for openat, as open64 is for open */
 CT_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 {
 	unsigned mode = 0;
@@ -150,6 +156,7 @@ CT_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 	OPEN_MODE(flags, mode);
 	return OPEN_HOOK(openat64, "openat", dirfd, path, flags, mode);
 }
+#endif
 
 /* _FORTIFY_SOURCE builds call these when the flags are not a compile-time constant. */
 CT_EXPORT int __open_2(const char *path, int flags)
@@ -484,8 +491,9 @@ other:
 	return r;
 }
 
-/* glibc declares ioctl(int, unsigned long, ...); the third argument is always one word. */
-CT_EXPORT int ioctl(int fd, unsigned long request, ...)
+/* glibc declares ioctl(int, unsigned long, ...), musl ioctl(int, int, ...) (CT_IOCTL_REQUEST_T,
+ * meson's test); the third argument is always one word. */
+CT_EXPORT int ioctl(int fd, CT_IOCTL_REQUEST_T request, ...)
 {
 	va_list ap;
 	va_start(ap, request);
@@ -500,7 +508,8 @@ CT_EXPORT int ioctl(int fd, unsigned long request, ...)
 		}
 		return CT_REAL(ioctl)(fd, request, arg);
 	}
-	return ioctl_tracked(st, fd, request, arg, (uintptr_t)__builtin_return_address(0));
+	/* the kernel reads the request as 32 bits: musl's int must not sign-extend into the decoders */
+	return ioctl_tracked(st, fd, (unsigned)request, arg, (uintptr_t)__builtin_return_address(0));
 }
 
 void ct_cdev_closed(struct ct_thread *t, struct ct_kfd_state *st)

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cryptodev_abi.h"
+#include "errno_name.h"
 
 int close_range(unsigned int first, unsigned int last, int flags);
 void closefrom(int lowfd);
@@ -26,7 +27,7 @@ static void show(const char *what, long r)
 {
 	int e = errno;
 
-	printf("%-40s r=%ld errno=%s\n", what, r, r < 0 ? strerrorname_np(e) : "0");
+	printf("%-40s r=%ld errno=%s\n", what, r, r < 0 ? ct_strerrorname(e) : "0");
 	fflush(stdout);
 }
 
