@@ -31,6 +31,8 @@
 #include <execinfo.h>
 #else
 #include <unwind.h>
+
+#include "dl_find_object.h"
 #endif
 
 #include "elf_note.h"
@@ -214,8 +216,13 @@ static int stack_ips(void **ips, int max)
 #ifdef CT_HAVE_BACKTRACE
 	return backtrace(ips, max);
 #else
+	static int self_ok = -1; /* our own FDEs are findable: checked once */
+	int ok = __atomic_load_n(&self_ok, __ATOMIC_RELAXED);
+	if (ok < 0)
+		__atomic_store_n(&self_ok, ok = ct_unwind_self_ok(), __ATOMIC_RELAXED);
 	struct unwind_state s = { .ips = ips, .max = max };
-	_Unwind_Backtrace(unwind_frame, &s);
+	if (ok)
+		_Unwind_Backtrace(unwind_frame, &s);
 	return s.n;
 #endif
 }

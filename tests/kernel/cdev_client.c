@@ -17,11 +17,9 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "close_range.h"
 #include "cryptodev_abi.h"
 #include "errno_name.h"
-
-int close_range(unsigned int first, unsigned int last, int flags);
-void closefrom(int lowfd);
 
 static void show(const char *what, long r)
 {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * close_range.h - close_range(2) for the test programs, on any C library: glibc (2.34+) has the
- * wrapper, musl has none, where the system call is made directly (and a preload's close_range
- * hook is not in the way: on musl no program can call it).
+ * close_range.h - close_range(2) and closefrom(3) for the test programs, on any C library: glibc
+ * (2.34+) has both, musl has neither, where the system call is made directly (and a preload's
+ * hooks are not in the way: on musl no program can call them).
  */
 #ifndef CT_TEST_CLOSE_RANGE_H
 #define CT_TEST_CLOSE_RANGE_H
@@ -12,8 +12,15 @@
 
 #include "ct_config.h"
 
-#ifndef CT_HAVE_CLOSE_RANGE
+#ifdef CT_HAVE_CLOSE_RANGE
+int close_range(unsigned int first, unsigned int last, int flags); /* glibc declares it in 2.34+ */
+#else
 #define close_range(first, last, flags) ((int)syscall(SYS_close_range, first, last, flags))
+#endif
+#ifdef CT_HAVE_CLOSEFROM
+void closefrom(int lowfd);
+#else
+#define closefrom(lowfd) ((void)close_range((unsigned)(lowfd), ~0U, 0))
 #endif
 
 #endif

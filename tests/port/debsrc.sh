@@ -6,7 +6,8 @@
 #
 #   debsrc_versions CACHE PKG     the versions the archive has, newest first (none: offline)
 #   debsrc_fetch CACHE PKG VER    CACHE/src-PKG-VER/tree unpacked; false when a file did not fetch
-#                                 (a mirror may lag behind its index: try the next version)
+#                                 (a mirror may lag behind its index: try the next version; a
+#                                 version that failed is not tried again for a day)
 
 debsrc_aptopts() {
 	local apt_dir=$1/.apt
@@ -41,14 +42,19 @@ debsrc_versions() {
 }
 
 debsrc_fetch() {
-	local aptopts src=$1/src-$2-$3
+	local aptopts src=$1/src-$2-$3 failed=$1/.apt/failed-$2-$3
 	debsrc_aptopts "$1"
+	if [ -n "$(find "$failed" -mmin -1440 2>/dev/null)" ]; then
+		echo "debsrc: $2 $3 did not fetch today: not tried again" >&2
+		return 1
+	fi
 	rm -rf "$src"
 	mkdir -p "$src"
 	echo "debsrc: fetching $2 $3 (source) into $src" >&2
 	if ! (cd "$src" && apt-get -q "${aptopts[@]}" source --download-only "$2=$3") >"$src/fetch.log" 2>&1; then
 		grep -E '^E:' "$src/fetch.log" | head -3 >&2
 		rm -rf "$src"
+		touch "$failed"
 		return 1
 	fi
 	(cd "$src" && dpkg-source -x --no-check ./*.dsc tree) >"$src/unpack.log" 2>&1 || {

@@ -7,7 +7,8 @@
 #
 # The source comes from Debian's archive only (tests/port/debsrc.sh: a private apt state, the
 # host's own mirror as deb-src). The newest version whose files all fetch is built; the prefix's
-# .done is the stamp, so a second run only prints the prefix (offline: the newest one built).
+# .done-<hash of the configuration> is the stamp, so a second run only prints the prefix
+# (offline: the newest one built).
 # Cold: well under a minute to fetch and unpack, ~10 minutes to build on 2 cores (make -j2).
 #
 # Kernel headers: musl ships none, and OpenSSL includes <linux/mman.h> (secure heap), and the afalg
@@ -15,6 +16,10 @@
 # the kernel's UAPI headers (linux/, asm/, asm-generic/) copied from linux-libc-dev, which are
 # C-library independent (Alpine's linux-headers is the same set), added with -idirafter: musl's
 # own headers always come first, and glibc's /usr/include is never on the path.
+#
+# -Wl,--eh-frame-hdr: Debian's musl-gcc replaces gcc's link spec and drops the flag gcc (and a
+# native musl gcc, Alpine's or OpenWrt's) passes by default; without PT_GNU_EH_FRAME the unwinder
+# cannot step through libcrypto's frames to the program's call site.
 set -euo pipefail
 
 [ $# -eq 1 ] || { echo "usage: $0 CACHE_DIR" >&2; exit 2; }
@@ -38,9 +43,12 @@ if [ ! -e "$kheaders/.done" ]; then
 	touch "$kheaders/.done"
 fi
 
+config=(linux-x86_64 shared no-tests -idirafter "$kheaders" -Wl,--eh-frame-hdr)
+stamp=.done-$(printf '%s\n' "${config[@]}" | sha256sum | cut -c1-12)
+
 versions=$(debsrc_versions "$cache" openssl)
 if [ -z "$versions" ]; then
-	done=$(ls -d "$cache"/openssl-*/.done 2>/dev/null | sort -V | tail -1 || true)
+	done=$(ls -d "$cache"/openssl-*/"$stamp" 2>/dev/null | sort -V | tail -1 || true)
 	[ -n "$done" ] || {
 		tail -5 "$cache/.apt/update.log" >&2
 		echo "musl-openssl: no openssl source in Debian's archive (network?) and nothing cached" >&2
@@ -52,7 +60,7 @@ if [ -z "$versions" ]; then
 fi
 version=
 for v in $versions; do
-	if [ -e "$cache/openssl-$v/.done" ]; then
+	if [ -e "$cache/openssl-$v/$stamp" ]; then
 		echo "musl-openssl: $cache/openssl-$v is ready" >&2
 		echo "$cache/openssl-$v"
 		exit 0
@@ -71,7 +79,7 @@ echo "musl-openssl: building openssl $version with musl-gcc (make -j2, ~10 minut
 (
 	cd "$src/tree"
 	# (set -e does not hold in a subshell whose status is tested: chain with &&)
-	CC=musl-gcc ./Configure linux-x86_64 shared no-tests -idirafter "$kheaders" \
+	CC=musl-gcc ./Configure "${config[@]}" \
 		--prefix="$prefix" --libdir=lib --openssldir="$prefix/ssl" -Wl,-rpath,"$prefix/lib" &&
 		make -j2 && make install_sw install_ssldirs
 ) >"$src/build.log" 2>&1 || {
@@ -80,6 +88,6 @@ echo "musl-openssl: building openssl $version with musl-gcc (make -j2, ~10 minut
 	exit 1
 }
 rm -rf "$src/tree" # ~300 MB of objects; the .dsc and tarballs stay
-touch "$prefix/.done"
+touch "$prefix/$stamp"
 echo "musl-openssl: openssl $version built for musl in $prefix" >&2
 echo "$prefix"
