@@ -101,34 +101,36 @@ CT_EXPORT void exit(int status)
 	_exit(status); /* unreachable unless libc has no exit: never return from exit() */
 }
 
-#ifndef CT_HAVE_ON_EXIT
-/* Without on_exit (musl) no exit handler is told the status, and when main returns, libc calls
- * exit from inside itself, past the hook above. The program's start code (crt1's _start_c) calls
- * __libc_start_main through the PLT, though: main is wrapped here, and the value it returns
- * recorded before libc hands it to exit. */
+/* main's start and its return. The program's start code (crt1) calls __libc_start_main through
+ * the PLT, so main is wrapped here: at its start the exit handler is registered (init.c: after
+ * the loader's own exit handler, so that ours runs first and END is written before any library's
+ * destructor), and the value it returns is recorded before libc hands it to exit from inside
+ * itself, past the exit hook above (musl has no on_exit to tell a handler the status). glibc
+ * passes a seventh argument (the stack end), musl six: seven are forwarded, the last unused there. */
 typedef int (*ct_main_fn)(int, char **, char **);
-typedef int (*ct_start_main_fn)(ct_main_fn, int, char **, void (*)(void), void (*)(void), void (*)(void));
+typedef int (*ct_start_main_fn)(ct_main_fn, int, char **, void (*)(void), void (*)(void), void (*)(void),
+				void *);
 static ct_main_fn real_main;
 
-static int main_returned(int argc, char **argv, char **envp)
+static int main_wrapper(int argc, char **argv, char **envp)
 {
+	ct_register_exit_handler();
 	int status = real_main(argc, argv, envp);
 	ct_exit_status = status;
 	return status;
 }
 
 CT_EXPORT int __libc_start_main(ct_main_fn main_fn, int argc, char **argv, void (*init)(void),
-				void (*fini)(void), void (*ldso)(void));
+				void (*fini)(void), void (*rtld_fini)(void), void *stack_end);
 CT_EXPORT int __libc_start_main(ct_main_fn main_fn, int argc, char **argv, void (*init)(void),
-				void (*fini)(void), void (*ldso)(void))
+				void (*fini)(void), void (*rtld_fini)(void), void *stack_end)
 {
 	ct_start_main_fn real = (ct_start_main_fn)ct_resolve("__libc_start_main");
 	if (CT_UNLIKELY(!real))
 		_exit(127); /* no libc to start the program with: nothing else can run */
 	real_main = main_fn;
-	return real(main_returned, argc, argv, init, fini, ldso);
+	return real(main_wrapper, argc, argv, init, fini, rtld_fini, stack_end);
 }
-#endif
 
 /* _exit skips atexit handlers and destructors: write the last snapshot here (not in a vfork
  * child, which shares our memory and file offsets). */

@@ -17,9 +17,10 @@
 # C-library independent (Alpine's linux-headers is the same set), added with -idirafter: musl's
 # own headers always come first, and glibc's /usr/include is never on the path.
 #
-# -Wl,--eh-frame-hdr: Debian's musl-gcc replaces gcc's link spec and drops the flag gcc (and a
-# native musl gcc, Alpine's or OpenWrt's) passes by default; without PT_GNU_EH_FRAME the unwinder
-# cannot step through libcrypto's frames to the program's call site.
+# -Wl,--eh-frame-hdr -Wl,--build-id: Debian's musl-gcc replaces gcc's link spec and drops the
+# flags gcc (and a native musl gcc, Alpine's or OpenWrt's) passes by default; without
+# PT_GNU_EH_FRAME the unwinder cannot step through libcrypto's frames to the program's call site,
+# and the build id is what the reporter matches a module's file (or its debug file) by.
 set -euo pipefail
 
 [ $# -eq 1 ] || { echo "usage: $0 CACHE_DIR" >&2; exit 2; }
@@ -43,7 +44,7 @@ if [ ! -e "$kheaders/.done" ]; then
 	touch "$kheaders/.done"
 fi
 
-config=(linux-x86_64 shared no-tests -idirafter "$kheaders" -Wl,--eh-frame-hdr)
+config=(linux-x86_64 shared no-tests -idirafter "$kheaders" -Wl,--eh-frame-hdr -Wl,--build-id)
 stamp=.done-$(printf '%s\n' "${config[@]}" | sha256sum | cut -c1-12)
 
 versions=$(debsrc_versions "$cache" openssl)
