@@ -26,6 +26,9 @@ packages=(
 	golang-go                 # the profile suite builds examples/go_aes (Go's AES-GCM named from its pclntab): ~15 s to install, 0.4 s to build
 	gnutls-bin                # the profile suite: gnutls-cli, GnuTLS's AES named by its instructions
 	libgnutls28-dev           # the GnuTLS hooks' prototypes (headers only: GnuTLS is found at run time) and examples/gnutls_cipher_bench
+	# the port suite's musl build (tests/port/musl-build.sh): musl-gcc and musl's loader, cmake for
+	# cmocka and dpkg-source for Debian's openssl and cmocka sources, the kernel's UAPI headers
+	musl-tools cmake dpkg-dev linux-libc-dev
 )
 
 missing=()
