@@ -15,12 +15,20 @@
 #ifdef CT_HAVE_CLOSE_RANGE
 int close_range(unsigned int first, unsigned int last, int flags); /* glibc declares it in 2.34+ */
 #else
-#define close_range(first, last, flags) ((int)syscall(SYS_close_range, first, last, flags))
+static inline int ct_close_range(unsigned int first, unsigned int last, int flags)
+{
+	return (int)syscall(SYS_close_range, first, last, flags);
+}
+#define close_range ct_close_range
 #endif
 #ifdef CT_HAVE_CLOSEFROM
 void closefrom(int lowfd);
 #else
-#define closefrom(lowfd) ((void)close_range((unsigned)(lowfd), ~0U, 0))
+static inline void ct_closefrom(int lowfd)
+{
+	close_range((unsigned int)lowfd, ~0U, 0);
+}
+#define closefrom ct_closefrom
 #endif
 
 #endif
