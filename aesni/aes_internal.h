@@ -3,7 +3,8 @@
  * aes_internal.h - the block kernels behind the modes. A kernel works on whole blocks only and
  * keeps no state of its own: the mode layer (aes_modes.c, aes_gcm.c) owns partial blocks, num
  * state and counter carries, then calls the table of the level in use (dispatch.c). One table per
- * instruction set: aes_xmm.c (AES-NI on 128-bit registers), aes_vaes.c (VAES on 256-bit ones).
+ * instruction set: aes_xmm.c (AES-NI on 128-bit registers), aes_vaes.c (VAES on 256-bit ones),
+ * aes_ce.c (the ARMv8 Crypto Extensions on aarch64).
  */
 #ifndef CT_AES_INTERNAL_H
 #define CT_AES_INTERNAL_H
@@ -22,6 +23,12 @@
  * function whose instructions the CPU has (dispatch.c checks CPUID first). */
 #define CT_TARGET_XMM __attribute__((target("aes,pclmul,ssse3,sse4.1")))
 #define CT_TARGET_YMM __attribute__((target("aes,pclmul,ssse3,sse4.1,avx,avx2,vaes,vpclmulqdq")))
+/* AESE/AESD/AESMC/AESIMC and PMULL (the "aes" extension, part of "crypto" in GCC's spelling). */
+#ifdef __clang__
+#define CT_TARGET_CE __attribute__((target("aes")))
+#else
+#define CT_TARGET_CE __attribute__((target("+crypto")))
+#endif
 
 struct ct_aes_kernels {
 	void (*ecb_enc)(const struct ct_aes_key *k, const uint8_t *in, uint8_t *out, size_t nblocks);
@@ -50,14 +57,22 @@ struct ct_aes_kernels {
 		      size_t nblocks);
 };
 
-/* Which kernel tables this build has: x86 has the AES-NI and VAES ones (aes_xmm.c, aes_vaes.c);
- * elsewhere none yet, and the backend reports CT_AESNI_NONE (callers use native code). */
+/* Which kernel tables this build has: x86 has the AES-NI and VAES ones (aes_xmm.c, aes_vaes.c),
+ * little-endian aarch64 the Crypto Extensions one (aes_ce.c; the lane order of its code assumes
+ * little-endian); elsewhere none, and the backend reports CT_AESNI_NONE (callers use native
+ * code). aesni/meson.build compiles the same files under the same conditions. */
 #if defined(__x86_64__) || defined(__i386__)
 #define CT_AES_HAVE_X86_KERNELS 1
 extern const struct ct_aes_kernels ct_aes_kernels_xmm;
 extern const struct ct_aes_kernels ct_aes_kernels_vaes;
 #else
 #define CT_AES_HAVE_X86_KERNELS 0
+#endif
+#if defined(__aarch64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define CT_AES_HAVE_CE_KERNELS 1
+extern const struct ct_aes_kernels ct_aes_kernels_ce;
+#else
+#define CT_AES_HAVE_CE_KERNELS 0
 #endif
 
 /* The table of the level in use (NULL when AES-NI is unavailable). Every mode call asks, so
@@ -98,6 +113,13 @@ void ct_aes_xmm_ofb(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *i
 void ct_aes_xmm_xts_one(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak_key,
 			const uint8_t iv[16], const uint8_t *in, uint8_t *out, bool encrypt);
 
+/* aes_ce.c: key expansion, GHASH key powers (byte-reflected, as the x86 code keeps them) and the
+ * one-block XTS unit. */
+void ct_aes_expand_key_ce(struct ct_aes_key *k, const uint8_t *key, unsigned bits);
+void ct_ghash_init_ce(uint8_t hpow[CT_GHASH_POWERS][16], const uint8_t h[16]);
+void ct_aes_ce_xts_one(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak_key,
+		       const uint8_t iv[16], const uint8_t *in, uint8_t *out, bool encrypt);
+
 /* The base level of this architecture: key expansion, GHASH key powers, single blocks and the
  * one-block XTS unit, called directly (no indirect call) by the mode layer. Every wider table of
  * the same architecture uses the same key and H-power layout. Where this build has no kernels the
@@ -107,6 +129,11 @@ void ct_aes_xmm_xts_one(const struct ct_aes_key *data_key, const struct ct_aes_k
 #define ct_aes_expand_key_base ct_aes_expand_key_xmm
 #define ct_ghash_init_base ct_ghash_init_xmm
 #define ct_aes_xts_one_base ct_aes_xmm_xts_one
+#elif CT_AES_HAVE_CE_KERNELS
+#define ct_aes_base_kernels ct_aes_kernels_ce
+#define ct_aes_expand_key_base ct_aes_expand_key_ce
+#define ct_ghash_init_base ct_ghash_init_ce
+#define ct_aes_xts_one_base ct_aes_ce_xts_one
 #else
 #define ct_aes_base_kernels (*ct_aes_active_kernels())
 static inline void ct_aes_expand_key_base(struct ct_aes_key *k, const uint8_t *key, unsigned bits)

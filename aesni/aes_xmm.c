@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "aes_internal.h"
+#include "key_schedule.h"
 
 #define CT_SIMD_TARGET CT_TARGET_XMM
 #include "simd_inline.h"
@@ -18,7 +19,7 @@
 #define X4(m) m(0) m(1) m(2) m(3)
 #define X1(m) m(0)
 
-/* ---- key expansion (FIPS-197 section 5.2), SubWord done by AESENCLAST ---- */
+/* ---- key expansion (key_schedule.h), SubWord done by AESENCLAST ---- */
 
 /* With the word in all four columns, ShiftRows is the identity, so AESENCLAST with a zero round
  * key is exactly SubBytes: a constant-time S-box for the schedule, for every key size. */
@@ -30,23 +31,8 @@ XI uint32_t sub_word(uint32_t w)
 
 CT_TARGET_XMM void ct_aes_expand_key_xmm(struct ct_aes_key *k, const uint8_t *key, unsigned bits)
 {
-	const unsigned nk = bits / 32, rounds = nk + 6, total = 4 * (rounds + 1);
-	uint32_t w[4 * (CT_AES_MAX_ROUNDS + 1)];
-	uint32_t rcon = 1;
-
-	memcpy(w, key, 4 * nk); /* little-endian words: byte 0 of the word is its low byte */
-	for (unsigned i = nk; i < total; i++) {
-		uint32_t t = w[i - 1];
-		if (i % nk == 0) {
-			t = sub_word((t >> 8) | (t << 24)) ^ rcon; /* RotWord, SubWord, Rcon */
-			rcon = (rcon << 1) ^ ((rcon >> 7) * 0x11b);
-		} else if (nk > 6 && i % nk == 4) {
-			t = sub_word(t);
-		}
-		w[i] = w[i - nk] ^ t;
-	}
-	memcpy(k->enc, w, 16 * (rounds + 1));
-	explicit_bzero(w, sizeof(w));
+	ct_aes_schedule(k, key, bits, sub_word);
+	const unsigned rounds = k->rounds;
 
 	/* Equivalent inverse cipher: reversed order, InvMixColumns on the inner round keys. */
 	const __m128i *e = (const __m128i *)k->enc;
@@ -55,8 +41,6 @@ CT_TARGET_XMM void ct_aes_expand_key_xmm(struct ct_aes_key *k, const uint8_t *ke
 	for (unsigned r = 1; r < rounds; r++)
 		d[r] = _mm_aesimc_si128(e[rounds - r]);
 	d[rounds] = e[0];
-	k->rounds = rounds;
-	k->bits = bits;
 }
 
 /* Runs the rounds of 'cipher' (ENC/DEC) over the blocks b0.. named by XN, keys rk. Fully

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * aesni.h - the in-process AES-NI / VAES backend: key schedules and the AES modes with OpenSSL's
+ * aesni.h - the in-process backend on the CPU's AES instructions (AES-NI / VAES on x86, the
+ * ARMv8 Crypto Extensions on aarch64): key schedules and the AES modes with OpenSSL's
  * EVP semantics (IV/counter/num state updated in place, arbitrary chunking), so a provider or an
  * emulated kernel interface can wrap each mode 1:1 and stay bit-exact with native OpenSSL.
  *
  * No malloc, no libcrypto, no stdio: this code lives inside libcryptrace.so. The fastest code path
- * the CPU supports is chosen at run time (CPUID), never from the build machine's flags. Every
+ * the CPU supports is chosen at run time (CPUID, HWCAP), never from the build machine's flags. Every
  * function needs ct_aesni_available(): callers fall back to native OpenSSL when it is false.
  * in == out (in-place) is allowed everywhere; other overlaps are not.
  */
@@ -29,23 +30,54 @@ struct ct_aes_key {
 	uint32_t bits;   /* 128, 192 or 256 */
 };
 
-/* Code paths, from slowest to fastest. */
+/* Code paths. Each architecture has its own: none < xmm < vaes on x86, none < armv8-ce on
+ * aarch64. A cap is read by rank across architectures (none 0; xmm and armv8-ce 1, the base
+ * level; vaes 2), so "aesni" caps aarch64 to its CE code and "armv8-ce" caps x86 to AES-NI. */
 enum ct_aesni_level {
-	CT_AESNI_NONE = 0, /* no AES-NI (or PCLMULQDQ): callers must use native OpenSSL */
-	CT_AESNI_XMM = 1,  /* AES-NI + PCLMULQDQ on 128-bit registers */
-	CT_AESNI_VAES = 2, /* VAES + VPCLMULQDQ + AVX2: two blocks per 256-bit register */
+	CT_AESNI_NONE = 0,     /* no AES instructions (or no carry-less multiply): use native OpenSSL */
+	CT_AESNI_XMM = 1,      /* x86: AES-NI + PCLMULQDQ on 128-bit registers */
+	CT_AESNI_VAES = 2,     /* x86: VAES + VPCLMULQDQ + AVX2: two blocks per 256-bit register */
+	CT_AESNI_ARMV8_CE = 3, /* aarch64: ARMv8 Crypto Extensions, AESE/AESMC and PMULL */
 };
 
-/* True when the CPU (and the level cap) allows at least the AES-NI path. */
+/* True when the CPU (and the level cap) allows at least this architecture's base level: the
+ * CPU's AES instructions are in use. */
 bool ct_aesni_available(void);
-/* The level in use: the best the CPU has, capped by CRYPTRACE_AESNI_MAX (none|xmm|vaes) or by
- * ct_aesni_set_max_level(). */
+/* The level in use: the best the CPU has, capped by CRYPTRACE_AESNI_MAX
+ * (none|aesni|xmm|armv8-ce|vaes) or by ct_aesni_set_max_level(). */
 enum ct_aesni_level ct_aesni_level(void);
 /* Caps the level (tests use it to run the AES-NI path on a VAES CPU); returns the level now in
  * use. Not meant to race with running operations of other threads. */
 enum ct_aesni_level ct_aesni_set_max_level(enum ct_aesni_level cap);
-/* "none", "aesni", "vaes". */
+/* This build's lowest level above none (xmm on x86, armv8-ce on aarch64; none where the build
+ * has no kernels), whatever the CPU has: the level a cap of rank 1 selects. */
+enum ct_aesni_level ct_aesni_base_level(void);
+/* "none", "aesni", "vaes", "armv8-ce". */
 const char *ct_aesni_level_name(enum ct_aesni_level level);
+
+/* What this build's traces and events call the backend: the route target a user writes ("aesni"
+ * on x86, where it is also "cpu"; "cpu" elsewhere), the path impl of the work it serves, the
+ * driver name an emulated kernel interface reports, and the instructions it needs, in the CPU
+ * maker's words. x86 keeps the names its traces always had. */
+#if defined(__x86_64__) || defined(__i386__)
+#define CT_AESNI_TARGET "aesni"
+#define CT_AESNI_IMPL "route:aesni"
+#define CT_AESNI_DRIVER "cryptrace-aesni"
+#define CT_AESNI_NEEDS "AES-NI"
+#define CT_AESNI_INSNS "AES-NI"
+#elif defined(__aarch64__)
+#define CT_AESNI_TARGET "cpu"
+#define CT_AESNI_IMPL "route:armv8-ce"
+#define CT_AESNI_DRIVER "cryptrace-armv8-ce"
+#define CT_AESNI_NEEDS "ARMv8 AES + PMULL"
+#define CT_AESNI_INSNS "ARMv8 CE"
+#else
+#define CT_AESNI_TARGET "cpu"
+#define CT_AESNI_IMPL "route:cpu"
+#define CT_AESNI_DRIVER "cryptrace-cpu"
+#define CT_AESNI_NEEDS "AES instructions cryptrace has code for"
+#define CT_AESNI_INSNS "AES instructions"
+#endif
 
 /* Expands a 128/192/256-bit key. Returns 0, or -1 for another size or when !ct_aesni_available(). */
 int ct_aes_set_key(struct ct_aes_key *k, const uint8_t *key, unsigned bits);
@@ -124,5 +156,14 @@ uint32_t ct_aesni_cpb_milli(void);
  * traced thread's stack) and with `trials` best-of trials of 4 x 8 KiB (the launcher uses 64). */
 #define CT_AESNI_CALIB_BYTES 8192
 double ct_aesni_cpb_measure(uint8_t buf[CT_AESNI_CALIB_BYTES], unsigned trials);
+
+/* The doctor's clock, for comparing a libcrypto with the bound on any CPU: the TSC where there
+ * is one (unit "cycles"), else CLOCK_MONOTONIC_RAW (unit "ns": aarch64's generic timer ticks
+ * at a board's fixed rate, not the CPU's, so nanoseconds say the same more plainly). */
+uint64_t ct_aesni_clock(void);
+const char *ct_aesni_clock_unit(void);
+/* The bound in that clock's unit per byte (ct_aesni_cpb_bound where the clock is the TSC);
+ * measured once and cached; 0 without the CPU's AES instructions. */
+double ct_aesni_per_byte_bound(void);
 
 #endif

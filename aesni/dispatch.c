@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * dispatch.c - picks the kernel table from CPUID once, capped by CRYPTRACE_AESNI_MAX or by
- * ct_aesni_set_max_level() (so the tests can run the AES-NI path on a VAES machine too).
+ * dispatch.c - picks the kernel table from CPUID (x86) or HWCAP (aarch64) once, capped by
+ * CRYPTRACE_AESNI_MAX or by ct_aesni_set_max_level() (so the tests can run the AES-NI path on a
+ * VAES machine too).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,12 +14,42 @@
 static int cached_level = -1; /* enum ct_aesni_level, -1 until first use */
 static int api_cap = CT_AESNI_VAES;
 
+/* A level's rank, which is how caps compare across architectures (aesni.h). */
+static int rank(enum ct_aesni_level l)
+{
+	switch (l) {
+	case CT_AESNI_XMM:
+	case CT_AESNI_ARMV8_CE:
+		return 1;
+	case CT_AESNI_VAES:
+		return 2;
+	default:
+		return 0;
+	}
+}
+
+/* This build's level of a rank (the highest it has at or below it). */
+static enum ct_aesni_level level_at_rank(int r)
+{
+#if CT_AES_HAVE_X86_KERNELS
+	return r >= 2 ? CT_AESNI_VAES : r == 1 ? CT_AESNI_XMM : CT_AESNI_NONE;
+#elif CT_AES_HAVE_CE_KERNELS
+	return r >= 1 ? CT_AESNI_ARMV8_CE : CT_AESNI_NONE;
+#else
+	(void)r;
+	return CT_AESNI_NONE;
+#endif
+}
+
+enum ct_aesni_level ct_aesni_base_level(void)
+{
+	return level_at_rank(1);
+}
+
 static enum ct_aesni_level cpu_level(void)
 {
-#if !CT_AES_HAVE_X86_KERNELS
-	return CT_AESNI_NONE;
-#else
 	const uint32_t f = ct_cpu_features();
+#if CT_AES_HAVE_X86_KERNELS
 	const uint32_t wide = CT_CPU_VAES | CT_CPU_VPCLMULQDQ | CT_CPU_AVX2;
 
 	/* GCM needs carry-less multiply too; a CPU with AES-NI but no PCLMULQDQ (only seen in odd
@@ -28,6 +59,13 @@ static enum ct_aesni_level cpu_level(void)
 	if ((f & wide) == wide)
 		return CT_AESNI_VAES;
 	return CT_AESNI_XMM;
+#elif CT_AES_HAVE_CE_KERNELS
+	/* The same rule on ARM: AES without PMULL (HWCAP_AES alone) is left to OpenSSL. */
+	const uint32_t ce = CT_CPU_ARM_AES | CT_CPU_ARM_PMULL;
+	return (f & ce) == ce ? CT_AESNI_ARMV8_CE : CT_AESNI_NONE;
+#else
+	(void)f;
+	return CT_AESNI_NONE;
 #endif
 }
 
@@ -39,21 +77,21 @@ static enum ct_aesni_level env_cap(void)
 		return CT_AESNI_VAES;
 	if (!strcmp(s, "none") || !strcmp(s, "0"))
 		return CT_AESNI_NONE;
-	if (!strcmp(s, "aesni") || !strcmp(s, "xmm") || !strcmp(s, "1"))
+	if (!strcmp(s, "aesni") || !strcmp(s, "xmm") || !strcmp(s, "armv8-ce") || !strcmp(s, "1"))
 		return CT_AESNI_XMM;
 	return CT_AESNI_VAES;
 }
 
 static enum ct_aesni_level compute_level(void)
 {
-	enum ct_aesni_level l = cpu_level();
-	const enum ct_aesni_level e = env_cap();
-	const int a = __atomic_load_n(&api_cap, __ATOMIC_RELAXED);
-	if ((int)e < (int)l)
-		l = e;
-	if (a < (int)l)
-		l = (enum ct_aesni_level)a;
-	return l;
+	int r = rank(cpu_level());
+	const int e = rank(env_cap());
+	const int a = rank((enum ct_aesni_level)__atomic_load_n(&api_cap, __ATOMIC_RELAXED));
+	if (e < r)
+		r = e;
+	if (a < r)
+		r = a;
+	return level_at_rank(r);
 }
 
 enum ct_aesni_level ct_aesni_level(void)
@@ -90,6 +128,8 @@ const char *ct_aesni_level_name(enum ct_aesni_level level)
 		return "aesni";
 	case CT_AESNI_VAES:
 		return "vaes";
+	case CT_AESNI_ARMV8_CE:
+		return "armv8-ce";
 	default:
 		return "none";
 	}
@@ -99,20 +139,26 @@ const struct ct_aes_kernels *ct_aes_active_table;
 
 static const struct ct_aes_kernels *table_of_level(void)
 {
-#if !CT_AES_HAVE_X86_KERNELS
-	return NULL;
-#else
 	switch (ct_aesni_level()) {
+#if CT_AES_HAVE_X86_KERNELS
 	case CT_AESNI_VAES:
 		return &ct_aes_kernels_vaes;
 	case CT_AESNI_XMM:
 		return &ct_aes_kernels_xmm;
+#endif
+#if CT_AES_HAVE_CE_KERNELS
+	case CT_AESNI_ARMV8_CE:
+		return &ct_aes_kernels_ce;
+#endif
 	default:
 		/* Capped to none after keys were set (a test, or a route turned off mid-run): the
-		 * contexts that exist keep working on AES-NI; only new keys are refused. */
-		return cpu_level() != CT_AESNI_NONE ? &ct_aes_kernels_xmm : NULL;
-	}
+		 * contexts that exist keep working on the base level; only new keys are refused. */
+#if CT_AES_HAVE_X86_KERNELS || CT_AES_HAVE_CE_KERNELS
+		return cpu_level() != CT_AESNI_NONE ? &ct_aes_base_kernels : NULL;
+#else
+		return NULL;
 #endif
+	}
 }
 
 /* The first call, and every call while no table can serve (NULL is not published: a later cap

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* cpu.c - CPUID feature detection, model string and TSC frequency (see cpu.h). */
+/* cpu.c - CPUID (x86) or HWCAP (ARM) feature detection, model string and TSC frequency (see cpu.h). */
 #include "cpu.h"
 
 #include <stdio.h>
@@ -130,29 +130,79 @@ int ct_cpu_has_rdtscp(void)
 	return 0;
 }
 
+#if defined(__aarch64__) || defined(__arm__)
+#include <sys/auxv.h>
+
+/* The kernel's word for what EL0 may use (arch/arm64/include/uapi/asm/hwcap.h, and for 32-bit
+ * ARM the second word, arch/arm/include/uapi/asm/hwcap.h): the same bits OpenSSL's armcap reads.
+ * /proc/cpuinfo says the same in words, but not under qemu-user nor in a chroot without /proc. */
+#ifdef __aarch64__
+#define CT_HWCAP_WORD AT_HWCAP
+#define CT_HWCAP_AES (1ul << 3)
+#define CT_HWCAP_PMULL (1ul << 4)
+#define CT_HWCAP_SHA2 (1ul << 6)
+#else
+#define CT_HWCAP_WORD AT_HWCAP2
+#define CT_HWCAP_AES (1ul << 0)
+#define CT_HWCAP_PMULL (1ul << 1)
+#define CT_HWCAP_SHA2 (1ul << 3)
+#endif
+
 static uint32_t detect_features(void)
 {
+	const unsigned long hw = getauxval(CT_HWCAP_WORD);
 	uint32_t f = 0;
-	FILE *fp = fopen("/proc/cpuinfo", "re");
-	char line[1024];
-	while (fp && fgets(line, sizeof line, fp)) {
-		if (strncmp(line, "Features", 8) != 0)
-			continue;
-		if (strstr(line, " aes"))
-			f |= CT_CPU_ARM_AES;
-		if (strstr(line, " pmull"))
-			f |= CT_CPU_ARM_PMULL;
-		if (strstr(line, " sha2"))
-			f |= CT_CPU_SHA;
-		break;
-	}
-	if (fp)
-		fclose(fp);
+	if (hw & CT_HWCAP_AES)
+		f |= CT_CPU_ARM_AES;
+	if (hw & CT_HWCAP_PMULL)
+		f |= CT_CPU_ARM_PMULL;
+	if (hw & CT_HWCAP_SHA2)
+		f |= CT_CPU_SHA;
 	return f;
 }
+#else
+static uint32_t detect_features(void)
+{
+	return 0; /* no AES instructions this code knows of */
+}
+#endif
 
+#ifdef __aarch64__
+/* MIDR_EL1's implementer and part, for the cores seen most (the kernel's cputype.h). */
+static const struct {
+	uint32_t impl_part; /* implementer << 12 | part */
+	const char *name;
+} arm_parts[] = {
+	{ 0x41d03, "ARM Cortex-A53" },  { 0x41d04, "ARM Cortex-A35" },  { 0x41d05, "ARM Cortex-A55" },
+	{ 0x41d07, "ARM Cortex-A57" },  { 0x41d08, "ARM Cortex-A72" },  { 0x41d09, "ARM Cortex-A73" },
+	{ 0x41d0a, "ARM Cortex-A75" },  { 0x41d0b, "ARM Cortex-A76" },  { 0x41d0c, "ARM Neoverse-N1" },
+	{ 0x41d0d, "ARM Cortex-A77" },  { 0x41d40, "ARM Neoverse-V1" }, { 0x41d41, "ARM Cortex-A78" },
+	{ 0x41d44, "ARM Cortex-X1" },   { 0x41d46, "ARM Cortex-A510" }, { 0x41d47, "ARM Cortex-A710" },
+	{ 0x41d49, "ARM Neoverse-N2" }, { 0x41d4f, "ARM Neoverse-V2" }, { 0x41d80, "ARM Cortex-A520" },
+	{ 0x41d81, "ARM Cortex-A720" }, { 0x46001, "Fujitsu A64FX" },   { 0x48d01, "HiSilicon TSV110" },
+	{ 0x51800, "Qualcomm Kryo" },   { 0xc0ac3, "Ampere-1" },
+};
+#endif
+
+/* aarch64: MIDR_EL1, which the kernel lets user space read when HWCAP_CPUID says so (it traps
+ * the MRS and answers); the part name from a short table, else the register itself. */
 void ct_cpu_model(char *buf, size_t cap)
 {
+#ifdef __aarch64__
+	if (getauxval(AT_HWCAP) & (1ul << 11)) { /* HWCAP_CPUID */
+		uint64_t midr;
+		__asm__ __volatile__("mrs %0, midr_el1" : "=r"(midr));
+		const unsigned impl = (unsigned)(midr >> 24) & 0xff, part = (unsigned)(midr >> 4) & 0xfff;
+		for (size_t i = 0; i < sizeof(arm_parts) / sizeof(arm_parts[0]); i++)
+			if (arm_parts[i].impl_part == (impl << 12 | part)) {
+				snprintf(buf, cap, "%s (MIDR 0x%08x)", arm_parts[i].name, (unsigned)midr);
+				return;
+			}
+		snprintf(buf, cap, "ARM implementer 0x%02x part 0x%03x (MIDR 0x%08x)", impl, part,
+			 (unsigned)midr);
+		return;
+	}
+#endif
 	snprintf(buf, cap, "%s", "unknown");
 }
 

@@ -20,6 +20,13 @@ void ct_cpu_vendor(char *buf, size_t cap);
 /* A VIA/Zhaoxin PadLock unit with its AES engine present and enabled: what OpenSSL's padlock
  * engine needs to load. */
 bool ct_cpu_padlock_ace(void);
+/* The environment variable through which OpenSSL takes a capability mask on this architecture
+ * (what the trace header's ia32cap field records; its cpu_flags say which CPU it was). */
+#if defined(__aarch64__) || defined(__arm__)
+#define CT_OPENSSL_CAP_ENV "OPENSSL_armcap"
+#else
+#define CT_OPENSSL_CAP_ENV "OPENSSL_ia32cap"
+#endif
 /* Reads the time-stamp counter (0 where there is none). */
 static inline uint64_t ct_rdtsc(void)
 {

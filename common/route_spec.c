@@ -10,9 +10,20 @@
 
 #include "route_spec.h"
 
+/* The CPU's AES instructions are one target, CT_ROUTE_AESNI: "cpu" on every architecture, and on
+ * x86 also "aesni", its name there, which the canonical form (ct_route_format) keeps. Elsewhere
+ * "aesni" would claim instructions the CPU does not have: it is refused with a line naming "cpu". */
+#if defined(__x86_64__) || defined(__i386__)
+#define CPU_TARGET_NAME "aesni"
+#define TARGETS_EXPECTED "(expected native, cpu, aesni, afalg, cryptodev)"
+#else
+#define CPU_TARGET_NAME "cpu"
+#define TARGETS_EXPECTED "(expected native, cpu, afalg, cryptodev)"
+#endif
+
 static const char *const target_names[] = {
 	[CT_ROUTE_NATIVE] = "native",
-	[CT_ROUTE_AESNI] = "aesni",
+	[CT_ROUTE_AESNI] = CPU_TARGET_NAME,
 	[CT_ROUTE_AFALG] = "afalg",
 	[CT_ROUTE_CRYPTODEV] = "cryptodev",
 };
@@ -108,15 +119,20 @@ static int parse_target(struct parser *ps, const char *s, const char *end, struc
 		t++;
 	size_t tlen = (size_t)(t - s);
 	if (tlen == 0)
-		return fail(ps, s, "missing target (expected native, aesni, afalg, cryptodev)");
+		return fail(ps, s, "missing target " TARGETS_EXPECTED);
 	r->target = CT_ROUTE_NONE;
 	for (unsigned i = 0; i < sizeof(target_names) / sizeof(target_names[0]); i++) {
 		if (target_names[i] && token_is(s, tlen, target_names[i]))
 			r->target = (uint8_t)i;
 	}
+	if (token_is(s, tlen, "cpu"))
+		r->target = CT_ROUTE_AESNI;
+	if (r->target == CT_ROUTE_NONE && token_is(s, tlen, "aesni"))
+		return fail(ps, s,
+			    "target \"aesni\" is x86's AES-NI; the AES instructions of this CPU are "
+			    "target \"cpu\"");
 	if (r->target == CT_ROUTE_NONE)
-		return fail(ps, s, "unknown target \"%.*s\" (expected native, aesni, afalg, cryptodev)",
-			    tokcap(tlen), s);
+		return fail(ps, s, "unknown target \"%.*s\" " TARGETS_EXPECTED, tokcap(tlen), s);
 	if (t == end) {
 		r->cond = CT_ROUTE_COND_NONE;
 		return 0;

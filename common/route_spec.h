@@ -8,7 +8,7 @@
  *   rule    := glob [":" dir] "=" target [cond]  |  target [cond]
  *   glob    := lower-case OpenSSL cipher name with * and ? wildcards
  *   dir     := "enc" | "dec" | "encrypt" | "decrypt"
- *   target  := "native" | "aesni" | "afalg" | "cryptodev"
+ *   target  := "native" | "cpu" | "aesni" | "afalg" | "cryptodev"   ("aesni": x86 only; = "cpu")
  *   cond    := (">=" | "<") size ;  size := digits ["k"|"K"|"m"|"M"]   (k = 1024)
  *
  * A bare target continues the previous rule's glob and dir. First matching rule wins; no match
@@ -54,7 +54,7 @@ struct ct_route_table {
 
 /* Parses spec into *out (which is always left valid: empty on error). Returns 0, or -1 with a
  * one-line message in err (may be NULL) naming the bad token and its 1-based column, e.g.
- * `bad route spec at 12: unknown target "aesnii" (expected native, aesni, afalg, cryptodev)`. */
+ * `bad route spec at 12: unknown target "aesnii" (expected native, cpu, aesni, afalg, cryptodev)`. */
 int ct_route_parse(const char *spec, struct ct_route_table *out, char *err, size_t errlen);
 
 /* Where a request goes. cipher: any case ("AES-128-CBC" matches "aes-*-cbc"); dir: enum ct_dir

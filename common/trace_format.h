@@ -119,7 +119,7 @@ enum ct_phase {
 enum ct_route_target {
 	CT_ROUTE_NONE = 0,
 	CT_ROUTE_NATIVE = 1,
-	CT_ROUTE_AESNI = 2,
+	CT_ROUTE_AESNI = 2, /* the CPU's AES instructions (AES-NI, ARMv8 CE): target "cpu" */
 	CT_ROUTE_AFALG = 3,
 	CT_ROUTE_CRYPTODEV = 4,
 };
@@ -161,10 +161,11 @@ enum ct_event_kind {
 enum ct_end_reason { CT_END_EXIT = 1, CT_END_EXEC = 2, CT_END_SIGNAL = 3 };
 
 /* CT_REC_HEADER flags */
-#define CT_HDR_PER_CALL (1u << 0)     /* per-call (timeline) mode was on */
-#define CT_HDR_ROUTES (1u << 1)       /* a route spec was active */
-#define CT_HDR_SECURE_EXEC (1u << 2)  /* setuid/setgid process: tracing disabled, header only */
-#define CT_HDR_ARGV_OMITTED (1u << 3) /* argv holds argv[0] only (--no-argv, CRYPTRACE_ARGV=0) */
+#define CT_HDR_PER_CALL (1u << 0)         /* per-call (timeline) mode was on */
+#define CT_HDR_ROUTES (1u << 1)           /* a route spec was active */
+#define CT_HDR_SECURE_EXEC (1u << 2)      /* setuid/setgid process: tracing disabled, header only */
+#define CT_HDR_ARGV_OMITTED (1u << 3)     /* argv holds argv[0] only (--no-argv, CRYPTRACE_ARGV=0) */
+#define CT_HDR_TICKS_NOT_CYCLES (1u << 4) /* tsc_hz is a timer's rate, not the CPU clock's */
 
 /* CT_REC_PROC flags */
 #define CT_PROC_INCOMPLETE (1u << 0) /* some records could not be written (disk full, EIO...) */
@@ -197,7 +198,7 @@ struct ct_header {
 	uint32_t pid, ppid;
 	uint64_t start_realtime_ns; /* CLOCK_REALTIME at process start (constructor) */
 	uint64_t start_mono_ns;     /* CLOCK_MONOTONIC at the same moment: all *_mono_ns are on it */
-	uint64_t tsc_hz;            /* measured TSC frequency; 0 when timing uses clock_gettime */
+	uint64_t tsc_hz;            /* tick counter rate (ticks.h); 0 when timing uses clock_gettime */
 	uint32_t cpu_flags;         /* enum ct_cpu_flag */
 	uint32_t flags;             /* CT_HDR_* */
 	uint32_t sample_period;     /* time 1 in N calls below sample_all_bytes (1 = every call) */
@@ -207,7 +208,7 @@ struct ct_header {
 	struct ct_str exe, argv;  /* argv: arguments separated by NUL bytes */
 	struct ct_str cpu_model, kernel, hostname;
 	struct ct_str libcrypto;  /* OpenSSL_version(OPENSSL_VERSION) if loaded at start, else "" */
-	struct ct_str ia32cap;    /* the OPENSSL_ia32cap environment value, "" if unset */
+	struct ct_str ia32cap;    /* OPENSSL_ia32cap's value ("" if unset); OPENSSL_armcap's on ARM */
 	struct ct_str route_spec; /* the CRYPTRACE_ROUTE in force, "" if none */
 	struct ct_str timing;     /* human description of the timing method */
 	uint32_t argv_redacted;   /* values in argv replaced by "<redacted>" (common/redact.h) */
@@ -507,10 +508,12 @@ static inline unsigned ct_lat_bucket(uint64_t ns)
 /* The lower bound of latency bucket b. */
 uint64_t ct_lat_bucket_low(unsigned b);
 
-const char *ct_api_name(unsigned api);         /* "evp", "aes", "cryptodev", "afalg", "unknown" */
-const char *ct_dir_name(unsigned dir);         /* "encrypt", "decrypt", "unknown" */
-const char *ct_entry_name(unsigned entry);     /* "EVP_*Update", "EVP_Cipher", "AES_*", ... */
-const char *ct_route_name(unsigned route);     /* "", "native", "aesni", "afalg", "cryptodev" */
+const char *ct_api_name(unsigned api);     /* "evp", "aes", "cryptodev", "afalg", "unknown" */
+const char *ct_dir_name(unsigned dir);     /* "encrypt", "decrypt", "unknown" */
+const char *ct_entry_name(unsigned entry); /* "EVP_*Update", "EVP_Cipher", "AES_*", ... */
+/* "", "native", "aesni", "afalg", "cryptodev": the trace's stable names (JSON "route"), whatever
+ * the CPU; "aesni" is the CPU's AES instructions there (the path's impl names which ones). */
+const char *ct_route_name(unsigned route);
 const char *ct_phase_name(unsigned phase);     /* "key", "message", "aad", "final", "tag", "init" */
 const char *ct_event_kind_name(unsigned kind); /* stable kebab-case names: "call-failed", ... */
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "aesni.h"
 #include "classify.h"
 #include "route.h"
 

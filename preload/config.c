@@ -13,6 +13,7 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
+#include "cpu.h"
 #include "internal.h"
 
 #define LOG_PREFIX "cryptrace: "
@@ -207,7 +208,7 @@ void ct_config_load(void)
 	unsigned cpb = 0;
 	parse_uint("CRYPTRACE_AESNI_CPB", 0, 1000000, &cpb);
 	aesni_cpb = cpb;
-	const char *cap = secure_getenv("OPENSSL_ia32cap");
+	const char *cap = secure_getenv(CT_OPENSSL_CAP_ENV);
 	if (cap) {
 		snprintf(ia32cap_copy, sizeof(ia32cap_copy), "%s", cap);
 		ia32cap = ia32cap_copy;

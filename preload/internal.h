@@ -17,6 +17,7 @@
 
 #include "core.h"
 #include "cpu.h"
+#include "ticks.h"
 #include "trace_format.h"
 
 /* Everything declared below lives in this library: hidden, so that the hooks reach globals and
@@ -120,12 +121,14 @@ struct ct_thread *ct_thread_list(void); /* head of the list of every shard (flus
 void ct_thread_after_fork_child(void);
 void ct_thread_internal(void); /* the preload's own thread: no shard, hooks pass through */
 
-/* ---- clocks: TSC when invariant, else CLOCK_MONOTONIC ns ---------------------------------- */
+/* ---- clocks: the tick counter when there is one (ticks.h), else CLOCK_MONOTONIC ns ----------- */
 
 struct ct_clock {
-	bool use_tsc;
-	uint64_t tsc_hz;
-	uint64_t mult; /* ns = (ticks * mult) >> 32 */
+	bool use_tsc;    /* the tick counter (ticks.h: the TSC on x86, CNTVCT_EL0 on aarch64) */
+	bool tsc_cycles; /* its ticks are CPU cycles (the TSC), not a fixed-rate timer's */
+	const char *tick_name;
+	uint64_t tsc_hz; /* its ticks per second */
+	uint64_t mult;   /* ns = (ticks * mult) >> 32 */
 	uint64_t tsc0, mono0;
 	uint64_t ms_ticks;   /* one millisecond in clock units */
 	uint64_t read_ticks; /* what one clock read adds to a measured interval (calibrated) */
@@ -142,21 +145,21 @@ static inline uint64_t ct_mono_ns_raw(void)
 }
 static inline uint64_t ct_clock_now(void)
 {
-	return CT_LIKELY(ct_clk.use_tsc) ? ct_rdtsc() : ct_mono_ns_raw();
+	return CT_LIKELY(ct_clk.use_tsc) ? ct_ticks() : ct_mono_ns_raw();
 }
-/* A read that waits for every earlier instruction to complete (RDTSCP, else LFENCE + RDTSC):
- * where the work of a call just returned really ends. clock_gettime is ordered already. */
+/* A read that waits for every earlier instruction to complete (ticks.h): where the work of a
+ * call just returned really ends. clock_gettime is ordered already. */
 static inline uint64_t ct_clock_now_ordered(void)
 {
 	if (!ct_clk.use_tsc)
 		return ct_mono_ns_raw();
-	return ct_clk.has_rdtscp ? ct_rdtscp() : ct_rdtsc_lfence();
+	return ct_ticks_ordered(ct_clk.has_rdtscp);
 }
 static inline uint64_t ct_clock_to_ns(uint64_t d)
 {
 	if (!ct_clk.use_tsc)
 		return d;
-	return (uint64_t)(((unsigned __int128)d * ct_clk.mult) >> 32);
+	return ct_mul_shr32(d, ct_clk.mult);
 }
 /* A clock value -> CLOCK_MONOTONIC ns. */
 static inline uint64_t ct_clock_to_mono(uint64_t c)
@@ -352,9 +355,65 @@ static inline void ct_quiet_end(struct ct_thread *t, struct ct_quiet q)
 	errno = q.err;
 }
 
+#if UINTPTR_MAX == 0xffffffffu && !defined(__SANITIZE_THREAD__)
+/*
+ * 32-bit targets: a 64-bit counter is two 32-bit words. i386 has no plain 64-bit load or store
+ * (GCC makes its atomic ones x87 fildll/fistpll through the stack, which cost the 16-byte hook
+ * half its speed), mipsel none at all (libatomic's locks). So the single writer adds to the low
+ * word alone, one 32-bit load and store, and only a carry into the high word (once per 2^32)
+ * takes the slow branch, bracketed by ct_carry_begun / ct_carry_ended, which the flusher's sum
+ * (ct_stats_sum) checks around its reads: a shard read while a carry was in flight is read again.
+ */
+#define CT_SPLIT_COUNTERS 1
+#define CT_WORD_LO (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? 0 : 1)
+#define CT_WORD_HI (1 - CT_WORD_LO)
+extern _Atomic uint32_t ct_carry_begun, ct_carry_ended;
+static inline __attribute__((always_inline)) void ct_add64(uint64_t *field, uint64_t v)
+{
+	uint32_t *w = (uint32_t *)field;
+	uint32_t lo = __atomic_load_n(&w[CT_WORD_LO], __ATOMIC_RELAXED), nlo = lo + (uint32_t)v;
+	/* what the high word gains, mod 2^32: 0 for a small negative v that borrows nothing */
+	uint32_t carry = (uint32_t)(v >> 32) + (nlo < lo);
+	if (CT_LIKELY(!carry)) {
+		__atomic_store_n(&w[CT_WORD_LO], nlo, __ATOMIC_RELAXED);
+		return;
+	}
+	atomic_fetch_add_explicit(&ct_carry_begun, 1, memory_order_seq_cst);
+	__atomic_store_n(&w[CT_WORD_LO], nlo, __ATOMIC_RELAXED);
+	__atomic_store_n(&w[CT_WORD_HI], w[CT_WORD_HI] + carry, __ATOMIC_RELAXED);
+	atomic_fetch_add_explicit(&ct_carry_ended, 1, memory_order_release);
+}
+/* A counter of another thread's shard (the flusher), between ct_carry_read_begin and
+ * ct_carry_read_again. */
+static inline uint64_t ct_counter_load(const uint64_t *field)
+{
+	const uint32_t *w = (const uint32_t *)field;
+	uint32_t lo = __atomic_load_n(&w[CT_WORD_LO], __ATOMIC_ACQUIRE);
+	return (uint64_t)__atomic_load_n(&w[CT_WORD_HI], __ATOMIC_ACQUIRE) << 32 | lo;
+}
+/* Before reading counters that other threads write: false while some carry is in flight (then
+ * wait and begin again); *begun is for ct_carry_read_again. */
+static inline bool ct_carry_read_begin(uint32_t *begun)
+{
+	uint32_t ended = atomic_load_explicit(&ct_carry_ended, memory_order_acquire);
+	*begun = atomic_load_explicit(&ct_carry_begun, memory_order_acquire);
+	return *begun == ended;
+}
+/* After reading them: true when a carry began meanwhile (what was read may be torn: read again). */
+static inline bool ct_carry_read_again(uint32_t begun)
+{
+	return atomic_load_explicit(&ct_carry_begun, memory_order_acquire) != begun;
+}
+#define CT_ADD(field, v) ct_add64(&(field), (v))
+#else
 /* Single-writer counter bump: a plain add, but atomic-typed so the flusher's loads are defined. */
 #define CT_ADD(field, v)                                                                                     \
 	__atomic_store_n(&(field), __atomic_load_n(&(field), __ATOMIC_RELAXED) + (v), __ATOMIC_RELAXED)
+static inline uint64_t ct_counter_load(const uint64_t *field)
+{
+	return __atomic_load_n(field, __ATOMIC_RELAXED);
+}
+#endif
 
 /*
  * The EVP fast path's counter bump, relaxed 32-bit load and real-pointer load, one instruction

@@ -49,15 +49,19 @@ static uint64_t min_read_gap(void)
 
 void ct_clock_init(void)
 {
-	uint64_t hz = ct_tsc_hz();
-	ct_clk.tsc_hz = hz;
-	if (hz) {
+	struct ct_ticks_info ti;
+	bool have = ct_ticks_probe(&ti);
+	ct_clk.tick_name = ti.name;
+	if (have) {
 		ct_clk.use_tsc = true;
+		ct_clk.tsc_cycles = ti.cycles;
+		ct_clk.tsc_hz = ti.hz;
 		ct_clk.has_rdtscp = ct_cpu_has_rdtscp() != 0;
-		ct_clk.mult = (uint64_t)(((unsigned __int128)1000000000u << 32) / hz);
-		ct_clk.tsc0 = ct_rdtsc();
+		/* 1e9 << 32 < 2^62: no 128-bit division needed */
+		ct_clk.mult = (1000000000ull << 32) / ti.hz;
+		ct_clk.tsc0 = ct_ticks();
 		ct_clk.mono0 = ct_mono_ns_raw();
-		ct_clk.ms_ticks = hz / 1000;
+		ct_clk.ms_ticks = ti.hz / 1000 ? ti.hz / 1000 : 1;
 	} else {
 		ct_clk.use_tsc = false;
 		ct_clk.ms_ticks = 1000000;

@@ -70,7 +70,7 @@ static _Atomic uint64_t fsize_coming = UINT64_MAX;
 /* Header facts, gathered once (later, a sandbox may forbid the syscalls they need). */
 static struct {
 	char exe[512], cmdline[4096], argv[6144], cpu_model[128], kernel[256], hostname[128];
-	char timing[256];
+	char timing[320];
 	size_t argv_len;
 	unsigned argv_redacted;
 	bool done;
@@ -148,18 +148,25 @@ static void gather_facts(void)
 		snprintf(facts.kernel, sizeof(facts.kernel), "%s %s %s", u.sysname, u.release, u.machine);
 	gethostname(facts.hostname, sizeof(facts.hostname) - 1);
 	const struct ct_config *c = ct_config();
+	char clock[64];
+	if (!ct_clk.use_tsc)
+		snprintf(clock, sizeof(clock), "CLOCK_MONOTONIC (ns)");
+	else
+		snprintf(clock, sizeof(clock), "%s at %.3f MHz%s", ct_clk.tick_name,
+			 (double)ct_clk.tsc_hz / 1e6,
+			 ct_clk.tsc_cycles ? "" : " (a timer, not the CPU clock)");
 	if (c->per_call)
 		snprintf(facts.timing, sizeof(facts.timing),
 			 "%s; every call timed alone and as a span to the next call (per-call mode); "
 			 "thread CPU sampled ~1/ms",
-			 ct_clk.use_tsc ? "TSC" : "CLOCK_MONOTONIC");
+			 clock);
 	else
 		snprintf(
 			facts.timing, sizeof(facts.timing),
 			"%s; samples at random intervals, probes and spans in turn: on average 1 in %u calls "
 			"under 1024 B, twice as often per doubling of size above, every call >= %u B; "
 			"thread CPU sampled ~1/ms",
-			ct_clk.use_tsc ? "TSC" : "CLOCK_MONOTONIC", c->sample_period, c->sample_all_bytes);
+			clock, c->sample_period, c->sample_all_bytes);
 }
 
 /* The version string of a mapped libcrypto, without loading one. */
@@ -263,6 +270,8 @@ static void write_header(void)
 		flags |= CT_HDR_PER_CALL;
 	if (c->argv_exe_only)
 		flags |= CT_HDR_ARGV_OMITTED;
+	if (ct_clk.use_tsc && !ct_clk.tsc_cycles)
+		flags |= CT_HDR_TICKS_NOT_CYCLES;
 	if (ct_route_active())
 		flags |= CT_HDR_ROUTES; /* a spec that parsed: its routes apply (a bad one is a warning) */
 	struct ct_header h = {
@@ -518,21 +527,20 @@ static void proc_times(struct ct_proc *p)
 {
 	char stat[1024];
 	size_t len = 0;
+	unsigned long long ut = 0, st = 0;
 	ct_read_small_file("/proc/self/stat", stat, sizeof(stat), &len);
 	const char *s = strrchr(stat, ')');
-	if (s) {
-		unsigned long long ut = 0, st = 0;
-		/* after "pid (comm)": state ppid pgrp session tty tpgid flags minflt cminflt majflt
-		 * cmajflt utime stime */
-		if (sscanf(s + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) == 2) {
-			long hz = sysconf(_SC_CLK_TCK);
-			if (hz <= 0)
-				hz = 100;
-			p->utime_ns = ut * (1000000000ull / (unsigned long long)hz);
-			p->stime_ns = st * (1000000000ull / (unsigned long long)hz);
-		}
+	/* after "pid (comm)": state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt
+	 * utime stime. Both 0 is not an answer: qemu-user's emulated /proc/self/stat says 0. */
+	if (s && sscanf(s + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) == 2 &&
+	    ut + st) {
+		long hz = sysconf(_SC_CLK_TCK);
+		if (hz <= 0)
+			hz = 100;
+		p->utime_ns = ut * (1000000000ull / (unsigned long long)hz);
+		p->stime_ns = st * (1000000000ull / (unsigned long long)hz);
 	} else {
-		struct timespec ts; /* sandboxed: at least the total, as user time */
+		struct timespec ts; /* sandboxed, or no split: at least the total, as user time */
 		if (!clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts))
 			p->utime_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	}

@@ -26,7 +26,7 @@ char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
 #define MAX_SYMBOL 2048
 
-#ifdef CT_HAVE_CXA_DEMANGLE /* the helpers below shorten what __cxa_demangle returns */
+#ifdef CT_HAVE_CXA_DEMANGLE /* up to rp_demangle_symbol: the demangler's helpers */
 static bool ends_with(const char *s, size_t n, const char *lit)
 {
 	size_t k = strlen(lit);

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -172,7 +173,10 @@ static int read_whole(const char *path, char **out, size_t *outlen, char *msg, s
 	}
 	for (;;) {
 		if (len == cap) {
-			char *nb = cap < ((size_t)1 << 40) ? realloc(buf, cap * 2) : NULL;
+			/* up to 1 TiB, or what size_t can count on a 32-bit target */
+			char *nb = cap <= SIZE_MAX / 2 && (uint64_t)cap * 2 <= ((uint64_t)1 << 40)
+					   ? realloc(buf, cap * 2)
+					   : NULL;
 			if (!nb) {
 				snprintf(msg, msgcap, "%s: out of memory", path);
 				free(buf);

@@ -429,7 +429,8 @@ void rp_model_merge(struct rp_model *m)
 		fold_setups(p);
 		for (size_t k = 0; k < p->npaths; k++) {
 			struct rp_path *pp = &p->paths[k];
-			pp->tsc_hz = p->hdr.tsc_hz;
+			/* a timer that is not the CPU clock (CNTVCT_EL0) has no cycles to show */
+			pp->tsc_hz = p->hdr.flags & CT_HDR_TICKS_NOT_CYCLES ? 0 : p->hdr.tsc_hz;
 			if (!pp->size_cut) /* once: a later merge sees the stats already cut */
 				pp->calls_all_sizes = pp->st.calls;
 			pp->size_cut = m->filter.min_size || m->filter.max_size;

@@ -46,7 +46,9 @@ struct rp_path {
 	struct ct_path_def def;
 	struct ct_path_stats st;
 	bool has_def, has_stats;
-	uint64_t tsc_hz;        /* of the process that recorded it (merged: first known) */
+	/* CPU cycles per second (the TSC's rate) of the process that recorded it (merged: first
+	 * known); 0 when its tick counter is not the CPU clock (CT_HDR_TICKS_NOT_CYCLES) */
+	uint64_t tsc_hz;
 	struct rp_u32list pids; /* merged paths: the processes that contributed */
 	struct rp_derived d;
 	/* The request-size filter recomputes calls from the kept buckets; syscalls, setup and

@@ -69,6 +69,7 @@ void dr_probe_cpu(struct dr_report *r)
 	dr_value(c, "hypervisor", true, "%s", vm ? "true" : "false");
 	if (!aes && vm)
 		dr_recommend(r,
-			     "the VM's CPU model hides AES-NI: give the guest the host's CPU model "
-			     "(qemu/libvirt: -cpu host or host-passthrough)");
+			     "the VM's CPU model hides %s: give the guest the host's CPU model "
+			     "(qemu/libvirt: -cpu host or host-passthrough)",
+			     arm ? "the AES instructions" : "AES-NI");
 }

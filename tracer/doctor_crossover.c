@@ -191,7 +191,7 @@ static void crossover_check(struct dr_report *r, const struct xo_kernel *k, cons
 
 	struct dr_check *c = dr_add(r, k->id, DR_INFO, "",
 				    "%s cbc(aes) encrypt vs cryptrace's "
-				    "in-process AES-NI, per request: %s",
+				    "in-process " CT_AESNI_INSNS ", per request: %s",
 				    what, table);
 
 	if (cross) {
@@ -200,7 +200,8 @@ static void crossover_check(struct dr_report *r, const struct xo_kernel *k, cons
 			 "requests",
 			 what, cross);
 		dr_recommend(r,
-			     "route aes-*-cbc=%s>=%zu,aesni (cryptrace run --route): %s wins "
+			     "route aes-*-cbc=%s>=%zu," CT_AESNI_TARGET
+			     " (cryptrace run --route): %s wins "
 			     "from %zu-byte requests here",
 			     k->target, cross, what, cross);
 	} else {
@@ -223,7 +224,7 @@ void dr_probe_crossover(struct dr_report *r)
 	}
 	if (!ct_aesni_available()) {
 		dr_add(r, "crossover", DR_INFO, "crossover not measured",
-		       "no in-process AES-NI to compare the kernel path with");
+		       "no in-process " CT_AESNI_INSNS " to compare the kernel path with");
 		return;
 	}
 

@@ -19,6 +19,13 @@
 #include "tracer.h"
 #include "aesni.h"
 
+/* The libcrypto capability mask this build's OpenSSL reads from the environment. */
+#if defined(__aarch64__) || defined(__arm__)
+#define CAP_VAR "OPENSSL_armcap"
+#else
+#define CAP_VAR "OPENSSL_ia32cap"
+#endif
+
 /* OPENSSL_ia32cap bits (first word: CPUID.1 EDX | ECX << 32). */
 #define IA32CAP_AESNI (1ull << 57)
 #define IA32CAP_PCLMULQDQ (1ull << 33)
@@ -42,8 +49,9 @@ static bool child_value(const char *text, const char *key, char *buf, size_t cap
 	return false;
 }
 
-/* ---- OPENSSL_ia32cap ---------------------------------------------------------------------- */
+/* ---- OPENSSL_ia32cap, OPENSSL_armcap -------------------------------------------------------- */
 
+#if !defined(__aarch64__) && !defined(__arm__)
 static void probe_ia32cap(struct dr_report *r)
 {
 	const char *v = getenv("OPENSSL_ia32cap");
@@ -78,6 +86,57 @@ static void probe_ia32cap(struct dr_report *r)
 	dr_recommend(r, "unset OPENSSL_ia32cap (it is %s here)", v);
 }
 
+#else
+/* OPENSSL_armcap (crypto/armcap.c): a number that replaces the whole capability word, no "~"
+ * form; bit 2 is ARMV8_AES, bit 5 ARMV8_PMULL (arm_arch.h). Without AES, libcrypto's ARM code
+ * runs its NEON vector-permute AES (or plain C): software speed. */
+#define ARMCAP_AES (1ull << 2)
+#define ARMCAP_PMULL (1ull << 5)
+
+static void probe_armcap(struct dr_report *r)
+{
+	const char *v = getenv("OPENSSL_armcap");
+
+	r->ia32cap = v;
+	if (!v || !*v) {
+		dr_add(r, "armcap", DR_OK, "OPENSSL_armcap is not set",
+		       "OpenSSL uses the CPU features the kernel reports (HWCAP)");
+		return;
+	}
+
+	unsigned long long word = strtoull(v, NULL, 0);
+	bool aes_off = !(word & ARMCAP_AES), pmull_off = !(word & ARMCAP_PMULL);
+	struct dr_check *c;
+
+	r->ia32cap_masks_aes = aes_off && (r->cpu_flags & CT_CPU_ARM_AES);
+	if (r->ia32cap_masks_aes)
+		c = dr_add(r, "armcap", DR_FAIL, "OPENSSL_armcap masks the ARMv8 AES instructions",
+			   "OPENSSL_armcap=%s in the environment replaces OpenSSL's capability word "
+			   "without ARMV8_AES (0x4)%s: every OpenSSL program started from here runs "
+			   "software AES",
+			   v, pmull_off ? " and ARMV8_PMULL (0x20, GCM's GHASH)" : "");
+	else
+		c = dr_add(r, "armcap", DR_WARN, "OPENSSL_armcap is set",
+			   "OPENSSL_armcap=%s in the environment replaces OpenSSL's capability word%s", v,
+			   pmull_off ? "; it leaves out ARMV8_PMULL (0x20): GCM's GHASH runs in software"
+				     : "");
+	dr_value(c, "value", false, "%s", v);
+	dr_value(c, "masks_aes", true, "%s", aes_off ? "true" : "false");
+	dr_value(c, "masks_pmull", true, "%s", pmull_off ? "true" : "false");
+	dr_recommend(r, "unset OPENSSL_armcap (it is %s here; keep at least 0x24, AES and PMULL)", v);
+}
+#endif
+
+/* The mask variable of this build's OpenSSL: x86 reads OPENSSL_ia32cap, ARM OPENSSL_armcap. */
+static void probe_cap_mask(struct dr_report *r)
+{
+#if defined(__aarch64__) || defined(__arm__)
+	probe_armcap(r);
+#else
+	probe_ia32cap(r);
+#endif
+}
+
 /* ---- checks ------------------------------------------------------------------------------- */
 
 /* Software AES: CTR (a parallel mode, so AES-NI pipelines fully) far above our AES-NI bound.
@@ -90,6 +149,9 @@ static bool software_speed(double ctr, double bound)
 {
 	if (ctr <= 0)
 		return false;
+	/* Nanoseconds (no TSC: ARM) have no fixed tie to cycles: the ratio alone decides. */
+	if (strcmp(ct_aesni_clock_unit(), "cycles") != 0)
+		return bound > 0 && ctr > 8 * bound;
 	if (bound > 0)
 		return ctr > 8 * bound && ctr > 2.0;
 	return ctr > 2.5;
@@ -125,25 +187,25 @@ static void libcrypto_check(struct dr_report *r, const char *path, const char *u
 
 	double ctr = atof(ctr_s), cbc = atof(cbc_s);
 	bool sw = software_speed(ctr, bound) || (main_lib && r->ia32cap_masks_aes);
-	char bound_s[80] = "no AES-NI bound here (no AES-NI or no TSC)";
+	char bound_s[80] = "no " CT_AESNI_INSNS " bound here (no " CT_AESNI_NEEDS " or no clock)";
 	char title[160];
 	enum dr_status st = sw ? DR_FAIL : DR_OK;
 
 	if (bound > 0)
-		snprintf(bound_s, sizeof(bound_s), "cryptrace's AES-NI CTR: %.2f", bound);
+		snprintf(bound_s, sizeof(bound_s), "cryptrace's " CT_AESNI_INSNS " CTR: %.2f", bound);
 	if (sw && !(r->cpu_flags & (CT_CPU_AES | CT_CPU_ARM_AES)))
 		st = DR_INFO; /* nothing faster exists on this CPU: a fact, nothing to change */
 	snprintf(title, sizeof(title), "%s runs AES at %s speed", main_lib ? "libcrypto" : path,
-		 sw ? "software" : "AES-NI");
+		 sw ? "software" : CT_AESNI_INSNS);
 
 	struct dr_check *c = dr_add(r, id, st, title,
 				    "%s, %s%s%s%s: EVP aes-128-ctr %.2f, aes-128-cbc encrypt %.2f "
-				    "cycles/byte at 8 KiB (%s)%s%s%s",
+				    "%s/byte at 8 KiB (%s)%s%s%s",
 				    version, path, used_by ? " (used by " : "", used_by ? used_by : "",
-				    used_by ? ")" : "", ctr, cbc, bound_s,
-				    sw && r->ia32cap_masks_aes ? "; OPENSSL_ia32cap=" : "",
+				    used_by ? ")" : "", ctr, cbc, ct_aesni_clock_unit(), bound_s,
+				    sw && r->ia32cap_masks_aes ? "; " CAP_VAR "=" : "",
 				    sw && r->ia32cap_masks_aes ? r->ia32cap : "",
-				    sw && r->ia32cap_masks_aes ? " masks AES-NI" : "");
+				    sw && r->ia32cap_masks_aes ? " masks " CT_AESNI_INSNS : "");
 
 	dr_value(c, "path", false, "%s", path);
 	dr_value(c, "version", false, "%s", version);
@@ -155,11 +217,14 @@ static void libcrypto_check(struct dr_report *r, const char *path, const char *u
 	dr_value(c, "software_aes", true, "%s", sw ? "true" : "false");
 	if (main_lib) {
 		r->aes_software = sw;
-		if (sw && !r->ia32cap_masks_aes && (r->cpu_flags & CT_CPU_AES))
-			dr_recommend(r,
-				     "%s runs AES in software on an AES-NI CPU: use a libcrypto "
-				     "built with its assembler (no-asm builds never use AES-NI)",
-				     path);
+		if (sw && !r->ia32cap_masks_aes && (r->cpu_flags & (CT_CPU_AES | CT_CPU_ARM_AES)))
+			dr_recommend(
+				r,
+				"%s runs AES in software on a CPU with " CT_AESNI_INSNS
+				": use a "
+				"libcrypto built with its assembler (no-asm builds never use " CT_AESNI_INSNS
+				")",
+				path);
 	}
 }
 
@@ -294,20 +359,20 @@ static void speed_recommendation(struct dr_report *r)
 			     "measure with `openssl speed -evp aes-128-ctr`: it times "
 			     "EVP_EncryptUpdate, the call applications make; without -evp, "
 			     "%s's speed times EVP_Cipher(), the raw one-shot call, on the same "
-			     "provider code (AES-NI speed, but not what applications call)",
+			     "provider code (" CT_AESNI_INSNS " speed, but not what applications call)",
 			     r->libcrypto_version_short);
 	else if (major > 0)
-		dr_recommend(r,
-			     "measure with `openssl speed -evp aes-128-ctr`: without -evp, "
-			     "%s's speed times the low-level AES_* functions, which do not use "
-			     "AES-NI",
-			     r->libcrypto_version_short);
+		dr_recommend(
+			r,
+			"measure with `openssl speed -evp aes-128-ctr`: without -evp, "
+			"%s's speed times the low-level AES_* functions, which do not use " CT_AESNI_INSNS,
+			r->libcrypto_version_short);
 	else
 		dr_recommend(r,
 			     "measure with `openssl speed -evp aes-128-ctr`: without -evp, "
-			     "OpenSSL 3 times EVP_Cipher() (the same provider code, AES-NI "
-			     "included) and OpenSSL 1.1 and older time the low-level AES_* "
-			     "functions, which do not use AES-NI");
+			     "OpenSSL 3 times EVP_Cipher() (the same provider code, " CT_AESNI_INSNS
+			     " included) and OpenSSL 1.1 and older time the low-level AES_* "
+			     "functions, which do not use " CT_AESNI_INSNS);
 }
 
 void dr_probe_libcrypto(struct dr_report *r)
@@ -315,9 +380,9 @@ void dr_probe_libcrypto(struct dr_report *r)
 	char openssl[PATH_MAX] = "", lib[PATH_MAX] = "", real[PATH_MAX] = "";
 	double bound = 0;
 
-	bound = ct_aesni_cpb_bound();
+	bound = ct_aesni_per_byte_bound();
 	r->afalg_ok = ct_afalg_usable(&r->afalg_errno);
-	probe_ia32cap(r);
+	probe_cap_mask(r);
 
 	/* --libcrypto PATH: that library (another release's, an application's own copy) is the one
 	 * measured, its engines and providers the ones checked; no `openssl` is asked. */

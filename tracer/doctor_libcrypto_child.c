@@ -6,7 +6,8 @@
  *
  *   version OpenSSL 3.0.19 27 Jan 2026  its OpenSSL_version()
  *   error <why>                         it could not be loaded or has no EVP API (then exits)
- *   ctr 0.3125                          TSC cycles/byte, EVP aes-128-ctr at 8 KiB; < 0: failed
+ *   ctr 0.3125                          per byte, EVP aes-128-ctr at 8 KiB; < 0: failed (the unit
+ *                                       of ct_aesni_clock: TSC cycles on x86, else ns)
  *   cbc 1.2500                          the same for aes-128-cbc encryption
  *   engines_dir <dir>                   (full only) $OPENSSL_ENGINES or OPENSSL_ENGINES_DIR, then:
  *   engine <id> ok|fail|initfail present|absent|builtin <its name, or OpenSSL's errors>
@@ -15,8 +16,8 @@
  *
  * Why a child: the launcher links no OpenSSL, two libcrypto versions must never meet in one
  * process, and a hanging engine cannot hang the doctor (the child has CHILD_TIMEOUT_S seconds).
- * The child inherits the environment, so an OPENSSL_ia32cap mask acts on it exactly as on a
- * program.
+ * The child inherits the environment, so an OPENSSL_ia32cap (OPENSSL_armcap) mask acts on it
+ * exactly as on a program.
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -27,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "aesni.h"
 #include "cpu.h"
 #include "doctor.h"
 #include "tracer.h"
@@ -56,7 +58,7 @@ struct ossl {
 	int (*prov_unload)(void *);
 };
 
-/* TSC cycles per byte of one EVP cipher, encrypting 8 KiB per call for ~50 ms; < 0 on error.
+/* ct_aesni_clock units (TSC cycles, ns elsewhere) per byte of one EVP cipher, encrypting 8 KiB per call for ~50 ms; < 0 on error.
  * The fastest of many short slices (8 calls each) counts: a slice in which the process was
  * preempted or interrupted is slower, never faster, so the minimum is the library's own speed
  * even on a loaded machine, where one 50 ms average can read several times slower than the
@@ -77,12 +79,12 @@ static double measure(const struct ossl *o, cipher_fn cipher)
 	uint64_t t0 = ct_clock_ns(CLOCK_MONOTONIC), best = UINT64_MAX;
 
 	do {
-		uint64_t c0 = ct_rdtsc();
+		uint64_t c0 = ct_aesni_clock();
 
 		for (int i = 0; i < 8; i++)
 			o->enc_update(ctx, out, &outl, in, MEASURE_BYTES);
 
-		uint64_t c1 = ct_rdtsc();
+		uint64_t c1 = ct_aesni_clock();
 
 		if (c1 > c0 && c1 - c0 < best)
 			best = c1 - c0;

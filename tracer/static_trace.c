@@ -70,7 +70,7 @@ bool ct_static_trace_write(const struct ct_static_run *r)
 		snprintf(kernel, sizeof(kernel), "%s %s %s", u.sysname, u.release, u.machine);
 	gethostname(hostname, sizeof(hostname) - 1);
 
-	const char *ia32cap = getenv("OPENSSL_ia32cap");
+	const char *ia32cap = getenv(CT_OPENSSL_CAP_ENV);
 	struct ct_header h = {
 		.pid = r->pid,
 		.ppid = (uint32_t)getpid(),

@@ -154,19 +154,22 @@ static uint8_t route_decide(enum aes_fn fn, unsigned b, uint8_t dir)
 	if (!servable(fn)) {
 		/* asked for, but not a mode the route serves: said once (this answer is cached) */
 		ct_event(CT_EV_FALLBACK, "AES_*", 0, 0, CT_NO_PATH, false,
-			 "route aesni -> native: %s %s: the low-level route serves AES_encrypt/decrypt, "
+			 "route " CT_AESNI_TARGET
+			 " -> native: %s %s: the low-level route serves AES_encrypt/decrypt, "
 			 "ECB, CBC, CFB-128 and OFB; this mode runs in libcrypto",
 			 cipher, dir_word(dir));
 		return RT_NATIVE;
 	}
 	if (!ct_aesni_available()) {
 		ct_event(CT_EV_FALLBACK, "AES_set_encrypt_key", 0, 0, CT_NO_PATH, false,
-			 "route aesni -> native: %s %s: no AES-NI on this CPU (or CRYPTRACE_AESNI_MAX=none)",
+			 "route " CT_AESNI_TARGET " -> native: %s %s: no " CT_AESNI_NEEDS
+			 " on this CPU (or CRYPTRACE_AESNI_MAX=none)",
 			 cipher, dir_word(dir));
 		return RT_NATIVE;
 	}
-	ct_event(CT_EV_ROUTE, "AES_*", 0, 1, CT_NO_PATH, false, "%s %s -> aesni (%s, low-level AES_*%s)",
-		 cipher, dir_word(dir), ct_aesni_level_name(ct_aesni_level()),
+	ct_event(CT_EV_ROUTE, "AES_*", 0, 1, CT_NO_PATH, false,
+		 "%s %s -> " CT_AESNI_TARGET " (%s, low-level AES_*%s)", cipher, dir_word(dir),
+		 ct_aesni_level_name(ct_aesni_level()),
 		 flags & CT_ROUTE_F_SIZE_DEPENDENT ? ", size condition decided per call" : "");
 	return flags & CT_ROUTE_F_SIZE_DEPENDENT ? RT_BY_SIZE : RT_AESNI;
 }
@@ -230,7 +233,8 @@ static void route_missed(struct ct_thread *t, enum aes_fn fn, const AES_KEY *key
 	char cipher[32];
 	cipher_of(fn, b, cipher, sizeof(cipher));
 	ct_event(CT_EV_FALLBACK, "AES_*", 0, 0, CT_NO_PATH, true,
-		 "route aesni -> native: %s %s: AES_KEY not set up by AES_set_%s_key under the preload, "
+		 "route " CT_AESNI_TARGET
+		 " -> native: %s %s: AES_KEY not set up by AES_set_%s_key under the preload, "
 		 "changed since, or of the other direction",
 		 cipher, dir_word(dir),
 		 fn == F_CFB128 || fn == F_OFB || dir == CT_DIR_ENCRYPT ? "encrypt" : "decrypt");

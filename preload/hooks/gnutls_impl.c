@@ -60,6 +60,7 @@ static bool cpu_leaf1(uint32_t *ecx)
 #endif
 }
 
+#if defined(__x86_64__) /* nettle's x86-64 fat build is the one named here */
 /* Whether NETTLE_FAT_OVERRIDE's comma list names word exactly. */
 static bool list_has(const char *list, const char *word)
 {
@@ -73,6 +74,7 @@ static bool list_has(const char *list, const char *word)
 	}
 	return false;
 }
+#endif
 
 static void read_state_once(void)
 {

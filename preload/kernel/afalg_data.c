@@ -223,24 +223,40 @@ static ssize_t emul_recvmsg(struct ct_kfd_state *st, struct msghdr *msg, int fd,
 	return r;
 }
 
-CT_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
+/* real: the twin the program called (sendmsg, __sendmsg64); an AF_ALG or kTLS socket's control
+ * messages carry no time_t. */
+static ssize_t sendmsg_hook(ssize_t (*real)(int, const struct msghdr *, int), int fd,
+			    const struct msghdr *msg, int flags)
 {
 	struct ct_kfd_state *st = ct_kfd_get(fd);
 
 	if (IS_KTLS(st))
-		return CT_KTLS_CALL(st, CT_DIR_ENCRYPT, "sendmsg", CT_REAL(sendmsg)(fd, msg, flags), msg, 0);
+		return CT_KTLS_CALL(st, CT_DIR_ENCRYPT, "sendmsg", real(fd, msg, flags), msg, 0);
 	st = alg_op(st);
 	struct ct_thread *t = st ? send_begin(st) : NULL;
 
 	if (CT_LIKELY(!t))
-		return ALG_CALL(st, ct_emul_alg_send(st, msg, flags), CT_REAL(sendmsg)(fd, msg, flags));
-	ssize_t r = ALG_CALL(st, ct_emul_alg_send(st, msg, flags), CT_REAL(sendmsg)(fd, msg, flags));
+		return ALG_CALL(st, ct_emul_alg_send(st, msg, flags), real(fd, msg, flags));
+	ssize_t r = ALG_CALL(st, ct_emul_alg_send(st, msg, flags), real(fd, msg, flags));
 	int e = ct_errno_save();
 	send_end(t, st, "sendmsg", r, e, msg,
 		 msg && !(r < 0 && e == EFAULT) ? iov_total(msg->msg_iov, msg->msg_iovlen) : 0);
 	ct_errno_restore(e);
 	return r;
 }
+
+CT_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+	return sendmsg_hook(CT_REAL(sendmsg), fd, msg, flags);
+}
+
+#ifdef CT_TIME64_HOOKS
+ssize_t __sendmsg64(int fd, const struct msghdr *msg, int flags);
+CT_EXPORT ssize_t __sendmsg64(int fd, const struct msghdr *msg, int flags)
+{
+	return sendmsg_hook(CT_REAL(__sendmsg64), fd, msg, flags);
+}
+#endif
 
 CT_EXPORT ssize_t send(int fd, const void *buf, size_t len, int flags)
 {
@@ -427,6 +443,15 @@ CT_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	return READ_HOOK("recvmsg", CT_REAL(recvmsg)(fd, msg, flags), emul_recvmsg(st_, msg, fd, flags), msg,
 			 flags);
 }
+
+#ifdef CT_TIME64_HOOKS
+ssize_t __recvmsg64(int fd, struct msghdr *msg, int flags);
+CT_EXPORT ssize_t __recvmsg64(int fd, struct msghdr *msg, int flags)
+{
+	return READ_HOOK("recvmsg", CT_REAL(__recvmsg64)(fd, msg, flags), emul_recvmsg(st_, msg, fd, flags),
+			 msg, flags);
+}
+#endif
 
 /* ---- splice / vmsplice --------------------------------------------------------------------- */
 

@@ -119,13 +119,14 @@ CT_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t addrlen)
 		if (r < 0) {
 			ct_event(CT_EV_CALL_FAILED, "bind", e, r, CT_NO_PATH, true, "%s", detail);
 		} else if (st->emul) {
-			snprintf(st->alg.impl, sizeof(st->alg.impl), "%s", "route:aesni");
+			snprintf(st->alg.impl, sizeof(st->alg.impl), "%s", CT_AESNI_IMPL);
 			st->alg.drv_flags = CT_PATH_ROUTED;
 			st->alg.route = CT_ROUTE_AESNI;
 			ct_event_at_site(CT_EV_SESSION, "bind", CT_NO_PATH, site,
-					 "%s driver=cryptrace-aesni class=cpu", detail);
+					 "%s driver=" CT_AESNI_DRIVER " class=cpu", detail);
 			ct_event(CT_EV_ROUTE, "bind", 0, r, CT_NO_PATH, false,
-				 "api=afalg name=%s route=aesni served=in-process", st->alg.name);
+				 "api=afalg name=%s route=" CT_AESNI_TARGET " served=in-process",
+				 st->alg.name);
 		} else {
 			struct ct_kdrv d;
 			bool found = ct_kdriver_resolve(st->alg.type, st->alg.name, &d);
@@ -147,17 +148,20 @@ CT_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t addrlen)
 	return r;
 }
 
-CT_EXPORT int setsockopt(int fd, int level, int optname, const void *optval, socklen_t optlen)
+/* real: the twin the program called (setsockopt, __setsockopt64); ALG and TLS options carry no
+ * time_t, so the tracked paths' own calls are the same with either. */
+static int setsockopt_hook(int (*real)(int, int, int, const void *, socklen_t), int fd, int level,
+			   int optname, const void *optval, socklen_t optlen)
 {
 	struct ct_kfd_state *st = ct_kfd_get(fd);
 
 	if (CT_UNLIKELY(ct_ktls_sockopt(level, optname)))
 		return ct_ktls_setsockopt(fd, st, level, optname, optval, optlen);
 	if (CT_LIKELY(!st) || level != SOL_ALG)
-		return CT_REAL(setsockopt)(fd, level, optname, optval, optlen);
+		return real(fd, level, optname, optval, optlen);
 	uint64_t t0 = ct_now_ns();
 	int r = st->emul ? ct_emul_alg_setsockopt(st, optname, optval, optlen)
-			 : CT_REAL(setsockopt)(fd, level, optname, optval, optlen);
+			 : real(fd, level, optname, optval, optlen);
 	int e = ct_errno_save();
 	struct ct_thread *t = ct_thread_get();
 
@@ -178,6 +182,19 @@ CT_EXPORT int setsockopt(int fd, int level, int optname, const void *optval, soc
 	ct_errno_restore(e);
 	return r;
 }
+
+CT_EXPORT int setsockopt(int fd, int level, int optname, const void *optval, socklen_t optlen)
+{
+	return setsockopt_hook(CT_REAL(setsockopt), fd, level, optname, optval, optlen);
+}
+
+#ifdef CT_TIME64_HOOKS
+int __setsockopt64(int fd, int level, int optname, const void *optval, socklen_t optlen);
+CT_EXPORT int __setsockopt64(int fd, int level, int optname, const void *optval, socklen_t optlen)
+{
+	return setsockopt_hook(CT_REAL(__setsockopt64), fd, level, optname, optval, optlen);
+}
+#endif
 
 /* accept on an emulated tfm: a socketpair end with the op's emulation, entered in the table. */
 static int emul_accept(struct ct_kfd_state *tfm, int flags)

@@ -66,10 +66,10 @@ static int cdev_opened(const char *call, int fd, int e, int flags)
 		if (st && ct_emul_cdev_attach(st, true)) {
 			if (t && ct_enter(t, CT_FAM_KERNEL)) {
 				char en[16];
-				ct_event(
-					CT_EV_ROUTE, call, 0, nfd, CT_NO_PATH, true,
-					"path=%s route=aesni kernel=%s: emulated in-process (fd on /dev/null)",
-					CT_CDEV_PATH, ct_errno_name(e, en, sizeof(en)));
+				ct_event(CT_EV_ROUTE, call, 0, nfd, CT_NO_PATH, true,
+					 "path=%s route=" CT_AESNI_TARGET
+					 " kernel=%s: emulated in-process (fd on /dev/null)",
+					 CT_CDEV_PATH, ct_errno_name(e, en, sizeof(en)));
 				ct_leave(t, CT_FAM_KERNEL);
 			}
 			return nfd;
@@ -300,11 +300,12 @@ static void on_gsession(int fd, struct ct_kfd_state *st, int r, int e, struct ct
 	if (ct_emul_cdev_ours(st, s->ses)) {
 		ses->route = CT_ROUTE_AESNI;
 		ses->drv_flags = CT_PATH_ROUTED;
-		snprintf(ses->impl, sizeof(ses->impl), "%s", "route:aesni");
+		snprintf(ses->impl, sizeof(ses->impl), "%s", CT_AESNI_IMPL);
 		ct_event_at_site(CT_EV_SESSION, "ioctl(CIOCGSESSION)", CT_NO_PATH, site,
-				 "%s driver=cryptrace-aesni kernel_driver_only=0", detail);
+				 "%s driver=" CT_AESNI_DRIVER " kernel_driver_only=0", detail);
 		ct_event(CT_EV_ROUTE, "ioctl(CIOCGSESSION)", 0, r, CT_NO_PATH, false,
-			 "api=cryptodev cipher=%s route=aesni served=in-process", ses->cipher_name);
+			 "api=cryptodev cipher=%s route=" CT_AESNI_TARGET " served=in-process",
+			 ses->cipher_name);
 		return;
 	}
 	/* Ask the kernel which driver it bound, as the program may never do. */
@@ -492,25 +493,44 @@ other:
 }
 
 /* glibc declares ioctl(int, unsigned long, ...), musl ioctl(int, int, ...) (CT_IOCTL_REQUEST_T,
- * meson's test); the third argument is always one word. */
+ * meson's test); the third argument is always one word. real is the twin the program called
+ * (ioctl, __ioctl_time64); a /dev/crypto request carries no time_t, so the tracked path's own
+ * calls are the same with either. */
+static int ioctl_hook(int (*real)(int, CT_IOCTL_REQUEST_T, ...), int fd, CT_IOCTL_REQUEST_T request,
+		      void *arg, uintptr_t site)
+{
+	struct ct_kfd_state *st = ct_kfd_get(fd);
+	if (CT_LIKELY(!st) || (st->kind != CT_KFD_CDEV && st->kind != CT_KFD_CDEV_CLONE)) {
+		if (!real) {
+			errno = ENOSYS;
+			return -1;
+		}
+		return real(fd, request, arg);
+	}
+	/* the kernel reads the request as 32 bits: musl's int must not sign-extend into the decoders */
+	return ioctl_tracked(st, fd, (unsigned)request, arg, site);
+}
+
 CT_EXPORT int ioctl(int fd, CT_IOCTL_REQUEST_T request, ...)
 {
 	va_list ap;
 	va_start(ap, request);
 	void *arg = va_arg(ap, void *);
 	va_end(ap);
-
-	struct ct_kfd_state *st = ct_kfd_get(fd);
-	if (CT_LIKELY(!st) || (st->kind != CT_KFD_CDEV && st->kind != CT_KFD_CDEV_CLONE)) {
-		if (!CT_REAL(ioctl)) {
-			errno = ENOSYS;
-			return -1;
-		}
-		return CT_REAL(ioctl)(fd, request, arg);
-	}
-	/* the kernel reads the request as 32 bits: musl's int must not sign-extend into the decoders */
-	return ioctl_tracked(st, fd, (unsigned)request, arg, (uintptr_t)__builtin_return_address(0));
+	return ioctl_hook(CT_REAL(ioctl), fd, request, arg, (uintptr_t)__builtin_return_address(0));
 }
+
+#ifdef CT_TIME64_HOOKS
+int __ioctl_time64(int fd, unsigned long request, ...);
+CT_EXPORT int __ioctl_time64(int fd, unsigned long request, ...)
+{
+	va_list ap;
+	va_start(ap, request);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	return ioctl_hook(CT_REAL(__ioctl_time64), fd, request, arg, (uintptr_t)__builtin_return_address(0));
+}
+#endif
 
 void ct_cdev_closed(struct ct_thread *t, struct ct_kfd_state *st)
 {

@@ -116,7 +116,7 @@ static int sessinfo(struct ct_emul_cdev *c, struct ct_cdev_session_info_op *si)
 	memset(&si->hash_info, 0, sizeof(si->hash_info));
 	snprintf(si->cipher_info.cra_name, sizeof(si->cipher_info.cra_name), "%s(aes)",
 		 ct_emul_mode_name(es->key.mode));
-	snprintf(si->cipher_info.cra_driver_name, sizeof(si->cipher_info.cra_driver_name), "cryptrace-aesni");
+	snprintf(si->cipher_info.cra_driver_name, sizeof(si->cipher_info.cra_driver_name), CT_AESNI_DRIVER);
 	si->alignmask = 0;
 	si->flags = 0; /* CPU instructions, not an offload engine */
 	return 0;

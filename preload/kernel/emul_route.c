@@ -63,7 +63,8 @@ bool ct_emul_enabled(void)
 		struct ct_thread *th = ct_thread_get();
 		if (th && ct_enter(th, CT_FAM_KERNEL)) {
 			ct_event(CT_EV_FALLBACK, "route", ENOSYS, -1, CT_NO_PATH, false,
-				 "route=aesni api=cryptodev,afalg reason=no AES-NI on this CPU: kernel "
+				 "route=" CT_AESNI_TARGET " api=cryptodev,afalg reason=no " CT_AESNI_NEEDS
+				 " on this CPU: kernel "
 				 "interfaces are left to the kernel");
 			ct_leave(th, CT_FAM_KERNEL);
 		}

@@ -190,6 +190,18 @@ CT_EXPORT int fcntl64(int fd, int cmd, ...)
 	return fcntl_common(CT_REAL(fcntl64), fd, cmd, arg);
 }
 
+#ifdef CT_TIME64_HOOKS
+int __fcntl_time64(int fd, int cmd, ...);
+CT_EXPORT int __fcntl_time64(int fd, int cmd, ...)
+{
+	va_list ap;
+	va_start(ap, cmd);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	return fcntl_common(CT_REAL(__fcntl_time64), fd, cmd, arg);
+}
+#endif
+
 CT_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
 {
 	if (!CT_REAL(close_range)) {

@@ -7,8 +7,17 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h> /* glibc's __TIMESIZE */
 
 #include "kfd.h"
+
+/* 32-bit glibc (2.34 on): a program built with _TIME_BITS=64 calls __ioctl_time64,
+ * __fcntl_time64, __setsockopt64, __sendmsg64 and __recvmsg64 instead of ioctl, fcntl,
+ * setsockopt, sendmsg and recvmsg (their time_t-carrying requests and control messages differ).
+ * Each is hooked beside its twin and passes an untracked call to its own real function. */
+#if defined(__GLIBC__) && defined(__TIMESIZE) && __TIMESIZE == 32 && __GLIBC_PREREQ(2, 34)
+#define CT_TIME64_HOOKS 1
+#endif
 
 /* The last descriptor of a tracked file was closed (close, dup2 over it, close_range...):
  * finish its life cycle (AF_ALG op fd: teardown timing; cryptodev: forget its sessions) and

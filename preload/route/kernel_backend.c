@@ -178,7 +178,7 @@ const char *ct_kroute_check(unsigned target, const char *cipher, char *driver, s
 
 static void kfallback(const char *cipher, unsigned target, bool enc, const char *when, const char *why)
 {
-	ct_event(CT_EV_FALLBACK, when, 0, 0, CT_NO_PATH, false, "route %s -> aesni: %s %s: %s",
+	ct_event(CT_EV_FALLBACK, when, 0, 0, CT_NO_PATH, false, "route %s -> " CT_AESNI_TARGET ": %s %s: %s",
 		 target_name(target), cipher, enc ? "enc" : "dec", why);
 }
 

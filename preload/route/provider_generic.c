@@ -334,7 +334,8 @@ static int hand_over_to_native(struct ct_rctx *c, const OSSL_PARAM params[])
 	if (!c->native)
 		return 0;
 	ct_event(CT_EV_FALLBACK, "EVP_CIPHER_CTX_set_params", 0, 0, CT_NO_PATH, false,
-		 "route aesni -> native: %s: libssl's TLS CBC record layer (tls-version set)", c->alg->name);
+		 "route " CT_AESNI_TARGET " -> native: %s: libssl's TLS CBC record layer (tls-version set)",
+		 c->alg->name);
 	return 1;
 }
 

@@ -255,7 +255,7 @@ static void fallback_from(const char *from, const char *to, const char *name, in
 
 static void fallback(const char *name, int dir, const char *reason)
 {
-	fallback_from("aesni", "native", name, dir, reason);
+	fallback_from(CT_AESNI_TARGET, "native", name, dir, reason);
 }
 
 /* Does some rule send (name, dir) to aesni at some request size? Then that is where work the
@@ -286,7 +286,9 @@ static const EVP_CIPHER *decide_kernel(const struct ct_route_table *t, const cha
 	else if (!ct_kroute_check)
 		why = "the kernel routes are not built in";
 	else if (!ct_aesni_available())
-		why = "no AES-NI on this CPU (or CRYPTRACE_AESNI_MAX=none): nothing to serve what the kernel cannot";
+		why = "no " CT_AESNI_NEEDS
+		      " on this CPU (or CRYPTRACE_AESNI_MAX=none): nothing to serve what the "
+		      "kernel cannot";
 	else if (!(why = ct_kroute_check(target, name, driver, sizeof(driver))) &&
 		 (idx < 0 || idx >= KERNEL_ALGS))
 		why = "cipher or mode not served by the kernel routes (aes ecb, cbc, ctr)";
@@ -309,7 +311,7 @@ static const EVP_CIPHER *decide_kernel(const struct ct_route_table *t, const cha
 		sub = fetch_ours(idx, name, &why2);
 		if (sub) {
 			*route_out = CT_ROUTE_AESNI;
-			fallback_from(tname, "aesni", name, dir, why ? why : "unknown");
+			fallback_from(tname, CT_AESNI_TARGET, name, dir, why ? why : "unknown");
 			return sub;
 		}
 	}
@@ -345,9 +347,9 @@ static const EVP_CIPHER *decide(const struct ct_route_table *t, const EVP_CIPHER
 	if (impl)
 		why = "the program named an ENGINE for this context";
 	else if (idx < 0)
-		why = "cipher or mode not served by the aesni route";
+		why = "cipher or mode not served by the " CT_AESNI_TARGET " route";
 	else if (!ct_aesni_available())
-		why = "no AES-NI on this CPU (or CRYPTRACE_AESNI_MAX=none)";
+		why = "no " CT_AESNI_NEEDS " on this CPU (or CRYPTRACE_AESNI_MAX=none)";
 	else
 		sub = fetch_ours(idx, name, &why);
 	if (!sub) {
@@ -355,7 +357,8 @@ static const EVP_CIPHER *decide(const struct ct_route_table *t, const EVP_CIPHER
 		fallback(name, dir, why ? why : "unknown");
 		return NULL;
 	}
-	ct_event(CT_EV_ROUTE, "EVP_CipherInit_ex", 0, 1, CT_NO_PATH, false, "%s %s -> aesni (%s%s)", name,
+	ct_event(CT_EV_ROUTE, "EVP_CipherInit_ex", 0, 1, CT_NO_PATH, false,
+		 "%s %s -> " CT_AESNI_TARGET " (%s%s)", name,
 		 dir == CT_DIR_ENCRYPT   ? "enc"
 		 : dir == CT_DIR_DECRYPT ? "dec"
 					 : "any",

@@ -43,7 +43,8 @@ int ct_route_is_ours(const EVP_CIPHER *cipher);
  * context (the kernel paths of the preload's AF_ALG / cryptodev hooks count what the kernel did). */
 unsigned ct_route_kernel_impl(const EVP_CIPHER *cipher, char *impl, size_t cap);
 
-/* The path impl to record for a routed context: "route:aesni". */
-#define CT_ROUTE_IMPL_AESNI "route:aesni"
+/* The path impl to record for a routed context: "route:aesni" on x86, "route:armv8-ce" on aarch64
+ * (aesni.h, which the user includes). */
+#define CT_ROUTE_IMPL_AESNI CT_AESNI_IMPL
 
 #endif

@@ -89,4 +89,26 @@ void rp_eval_kernel_software_driver(struct rp_model *m); /* kernel_offload.c */
 void rp_eval_small_requests_offload(struct rp_model *m); /* kernel_offload.c */
 void rp_eval_user_time_misleads(struct rp_model *m);     /* user_time.c */
 
+/* The traced CPU has ARM's AES instructions (its first shown header says so): fixes name the
+ * route target cpu and the ARMv8 Crypto Extensions, not aesni and AES-NI. */
+static inline bool rp_model_on_arm(const struct rp_model *m)
+{
+	for (size_t i = 0; i < m->nprocs; i++)
+		if (m->procs[i].has_hdr && rp_proc_shown(m, &m->procs[i]))
+			return (m->procs[i].hdr.cpu_flags & CT_CPU_ARM_AES) != 0;
+	return false;
+}
+
+/* The CPU's AES instructions as a reader of this trace knows them, and the route target that
+ * moves work onto them: "AES-NI" / "aesni" on x86, "ARMv8 CE" / "cpu" on ARM (where "aesni" is
+ * refused). Every finding that names them asks here. */
+static inline const char *rp_cpu_aes_name(const struct rp_model *m)
+{
+	return rp_model_on_arm(m) ? "ARMv8 CE" : "AES-NI";
+}
+static inline const char *rp_cpu_route_target(const struct rp_model *m)
+{
+	return rp_model_on_arm(m) ? "cpu" : "aesni";
+}
+
 #endif

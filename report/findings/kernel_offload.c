@@ -38,11 +38,11 @@ static double inproc_ns_per_byte(const struct rp_model *m, struct ct_str cipher,
 	const char *from;
 	double bound = h ? rp_aesni_bound(h, &from) : 0;
 	if (bound > 0 && h->hdr.tsc_hz) {
-		*how = h->hdr.aesni_cpb_milli ? "the AES-NI bound calibrated at trace time"
-					      : "the AES-NI bound measured in the traced process";
+		*how = h->hdr.aesni_cpb_milli ? "the in-process AES bound calibrated at trace time"
+					      : "the in-process AES bound measured in the traced process";
 		return bound / ((double)h->hdr.tsc_hz / 1e9);
 	}
-	*how = "a nominal in-process AES-NI cost of 0.5 ns/byte (no better figure in the trace)";
+	*how = "a nominal in-process AES cost of 0.5 ns/byte (no better figure in the trace)";
 	return INPROC_DEFAULT_NS_PER_BYTE;
 }
 
@@ -79,10 +79,14 @@ void rp_eval_kernel_software_driver(struct rp_model *m)
 		    i + 1, S(p->def.impl), sw ? "sw-driver" : "cpu-driver", (unsigned long long)p->st.calls,
 		    (unsigned long long)p->st.bytes, (unsigned long long)p->st.syscalls,
 		    (double)p->st.syscalls / (double)p->st.calls);
+		const bool arm = rp_model_on_arm(m);
 		CAT(fix,
-		    "Do the work in-process through EVP (the default provider uses AES-NI), or load "
+		    "Do the work in-process through EVP (the default provider uses %s), or load "
 		    "a hardware driver for this algorithm if the machine has one%s.",
-		    sw ? " (for AES-NI in the kernel: modprobe aesni_intel)" : "");
+		    arm ? "the ARMv8 Crypto Extensions" : "AES-NI",
+		    !sw   ? ""
+		    : arm ? " (for the ARMv8 Crypto Extensions in the kernel: modprobe aes_ce_blk)"
+			  : " (for AES-NI in the kernel: modprobe aesni_intel)");
 	}
 }
 
@@ -165,7 +169,8 @@ void rp_eval_small_requests_offload(struct rp_model *m)
 		    in_nspb, how, crossover, (unsigned long long)below_bytes);
 		CAT(fix,
 		    "Send requests below %s through the in-process path (e.g. CRYPTRACE_ROUTE "
-		    "'%.*s:afalg>=%llu,aesni'), or batch small requests into larger ones.",
-		    cb, S(p->def.cipher), (unsigned long long)fmin(ceil(crossover), 1e18));
+		    "'%.*s:afalg>=%llu,%s'), or batch small requests into larger ones.",
+		    cb, S(p->def.cipher), (unsigned long long)fmin(ceil(crossover), 1e18),
+		    rp_cpu_route_target(m));
 	}
 }

@@ -157,14 +157,16 @@ void rp_eval_kernel_refused(struct rp_model *m)
 				       "Load the kernel's AF_ALG modules (modprobe af_alg "
 				       "algif_skcipher; `cryptrace doctor` checks AF_ALG and its "
 				       "drivers), allow the AF_ALG family in the sandbox, or let "
-				       "cryptrace serve AF_ALG in-process with AES-NI: `cryptrace run "
-				       "--route 'aes-*=aesni' -- CMD` (docs/emulation.md).");
+				       "cryptrace serve AF_ALG in-process with %s: `cryptrace run "
+				       "--route 'aes-*=%s' -- CMD` (docs/emulation.md).",
+				       rp_cpu_aes_name(m), rp_cpu_route_target(m));
 			else
 				RP_CAT(f, fix,
 				       "Load cryptodev-linux (modprobe cryptodev) if this machine "
 				       "has hardware it drives, or let cryptrace serve /dev/crypto "
-				       "in-process with AES-NI: `cryptrace run --route 'aes-*=aesni' -- "
-				       "CMD` (docs/emulation.md).");
+				       "in-process with %s: `cryptrace run --route 'aes-*=%s' -- "
+				       "CMD` (docs/emulation.md).",
+				       rp_cpu_aes_name(m), rp_cpu_route_target(m));
 		}
 	}
 }

@@ -2,7 +2,7 @@
 /*
  * software_aes.c - the `software-aes` finding: the CPU has AES instructions, but an in-process AES
  * path ran at software speed (cycles/byte against the AES-NI bound measured when the trace was
- * taken), or OPENSSL_ia32cap hides AES-NI from libcrypto, or libgcrypt or GnuTLS runs its own
+ * taken), or OPENSSL_ia32cap hides AES-NI (OPENSSL_armcap the ARMv8 CE) from libcrypto, or libgcrypt or GnuTLS runs its own
  * software AES (libgcrypt's hardware-feature list lacks AES-NI; GnuTLS's CPU overrides leave it
  * out). One finding per cause (the mask, the low-level API, a set OPENSSL_ia32cap, a libcrypto
  * built without assembly, libgcrypt's disabled AES-NI, GnuTLS running its AES in software),
@@ -48,6 +48,41 @@
 
 /* OPENSSL_ia32cap bit 57 is CPUID.1:ECX.AES (bit 25 of the ECX word at bit 32). */
 #define IA32CAP_AESNI (1ull << 57)
+
+/* OPENSSL_armcap (crypto/armcap.c) replaces the whole word, no "~" form: ARMV8_AES is bit 2. */
+#define ARMCAP_AES (1ull << 2)
+
+/* The words of one trace's CPU: the header's cpu_flags say x86 or ARM, and the header's mask
+ * field holds OPENSSL_ia32cap or OPENSSL_armcap accordingly (preload/config.c). */
+struct cpu_words {
+	const char *insns;   /* "AES-NI", "the ARMv8 Crypto Extensions" */
+	const char *cap_var; /* "OPENSSL_ia32cap", "OPENSSL_armcap" */
+	const char *flag;    /* cpu_flags' name of the AES bit */
+	const char *gcrypt;  /* libgcrypt's hwf name of its AES code */
+};
+
+static struct cpu_words cpu_words(const struct rp_proc *pr)
+{
+	if (pr->hdr.cpu_flags & CT_CPU_ARM_AES)
+		return (struct cpu_words){ .insns = "the ARMv8 Crypto Extensions",
+					   .cap_var = "OPENSSL_armcap",
+					   .flag = "arm-aes",
+					   .gcrypt = "arm-aes" };
+	return (struct cpu_words){
+		.insns = "AES-NI", .cap_var = "OPENSSL_ia32cap", .flag = "aes", .gcrypt = "intel-aesni"
+	};
+}
+
+static bool armcap_disables_aes(struct ct_str cap)
+{
+	char buf[64];
+	if (!cap.len || cap.len >= sizeof(buf))
+		return false;
+	snprintf(buf, sizeof(buf), "%.*s", S(cap));
+	char *end;
+	unsigned long long v = strtoull(buf, &end, 0);
+	return end != buf && !(v & ARMCAP_AES);
+}
 
 static bool ia32cap_disables_aesni(struct ct_str cap)
 {
@@ -200,7 +235,8 @@ static bool sw_judge(const struct rp_model *m, const struct rp_proc *pr, struct 
 	x->pr = pr;
 	if (!rp_proc_shown(m, pr) || !pr->has_hdr || !(pr->hdr.cpu_flags & (CT_CPU_AES | CT_CPU_ARM_AES)))
 		return false;
-	x->masked = ia32cap_disables_aesni(pr->hdr.ia32cap);
+	x->masked = pr->hdr.cpu_flags & CT_CPU_ARM_AES ? armcap_disables_aes(pr->hdr.ia32cap)
+						       : ia32cap_disables_aesni(pr->hdr.ia32cap);
 	x->bound = rp_aesni_bound(pr, &x->bound_from);
 	x->base_limit = x->bound > 0 ? fmax(SOFTWARE_AES_FACTOR * x->bound, SOFTWARE_AES_FLOOR_CPB)
 				     : SOFTWARE_AES_FIXED_CPB;
@@ -267,6 +303,7 @@ void rp_eval_software_aes(struct rp_model *m)
 		}
 		const struct rp_proc *pr = x->pr;
 		const struct rp_path *p = x->main;
+		const struct cpu_words w = cpu_words(pr);
 		double main_cpb = x->main_cpb, bound = x->bound, limit = x->limit;
 		struct rp_finding *f =
 			rp_finding_add(m, "software-aes", RP_WARNING, members == 1 ? pr->hdr.pid : 0);
@@ -283,17 +320,18 @@ void rp_eval_software_aes(struct rp_model *m)
 			CAT(message,
 			    "This CPU has AES instructions, but %.*s %s in %.*s ran at %.1f cycles "
 			    "per byte on requests of 8 KiB and more, %.1fx the %.2f cycles/byte "
-			    "measured for AES-NI on this machine when the trace was taken: that is "
+			    "measured for %s on this machine when the trace was taken: that is "
 			    "software AES speed.",
 			    S(p->def.cipher), ct_dir_name(p->def.dir), S(p->def.impl), main_cpb,
-			    main_cpb / bound, bound);
+			    main_cpb / bound, bound, w.insns);
 		else if (main_cpb > limit)
 			CAT(message,
 			    "This CPU has AES instructions, but %.*s %s in %.*s ran at %.1f cycles "
 			    "per byte on requests of 8 KiB and more, above the %.0f cycles/byte that "
-			    "AES-NI stays under in every mode (CBC encryption, the slowest, runs near "
+			    "%s stays under in every mode (CBC encryption, the slowest, runs near "
 			    "2): that is software AES speed.",
-			    S(p->def.cipher), ct_dir_name(p->def.dir), S(p->def.impl), main_cpb, limit);
+			    S(p->def.cipher), ct_dir_name(p->def.dir), S(p->def.impl), main_cpb, limit,
+			    w.insns);
 		else if (x->cause == SW_GCRYPT)
 			CAT(message,
 			    "This CPU has AES instructions, but libgcrypt does not use them: %.*s %s "
@@ -301,9 +339,9 @@ void rp_eval_software_aes(struct rp_model *m)
 			    S(p->def.cipher), ct_dir_name(p->def.dir), S(p->def.impl));
 		else
 			CAT(message,
-			    "This CPU has AES instructions, but OPENSSL_ia32cap hides them from "
+			    "This CPU has AES instructions, but %s hides them from "
 			    "libcrypto, so %.*s %s in %.*s runs in software AES.",
-			    S(p->def.cipher), ct_dir_name(p->def.dir), S(p->def.impl));
+			    w.cap_var, S(p->def.cipher), ct_dir_name(p->def.dir), S(p->def.impl));
 		/* the other slow paths, over the whole group, once per cipher and direction */
 		struct {
 			struct ct_str cipher;
@@ -365,28 +403,34 @@ void rp_eval_software_aes(struct rp_model *m)
 			    S(p->def.requested));
 		else if (x->cause == SW_GNUTLS)
 			CAT(message, "a GnuTLS or nettle built without its x86 AES code.");
+		else if (x->cause == SW_MASK && pr->hdr.cpu_flags & CT_CPU_ARM_AES)
+			CAT(message,
+			    "the environment sets OPENSSL_armcap=%.*s, which replaces libcrypto's CPU "
+			    "capabilities without ARMV8_AES (0x4).",
+			    S(pr->hdr.ia32cap));
 		else if (x->cause == SW_MASK)
 			CAT(message,
 			    "the environment sets OPENSSL_ia32cap=%.*s, which masks AES-NI (bit 57) "
 			    "out of libcrypto's CPU capabilities.",
 			    S(pr->hdr.ia32cap));
 		else if (x->cause == SW_LOWLEVEL)
-			CAT(message, "the low-level AES_* API, which may not use AES-NI.");
+			CAT(message, "the low-level AES_* API, which may not use %s.", w.insns);
 		else if (x->cause == SW_GCRYPT)
 			CAT(message,
-			    "libgcrypt's list of the hardware features it uses lacks intel-aesni: "
+			    "libgcrypt's list of the hardware features it uses lacks %s: "
 			    "/etc/gcrypt/hwf.deny denies it, or the program disabled it "
-			    "(GCRYCTL_DISABLE_HWF).");
+			    "(GCRYCTL_DISABLE_HWF).",
+			    w.gcrypt);
 		else if (x->cause == SW_SET_CAP)
 			CAT(message,
-			    "OPENSSL_ia32cap=%.*s is set; or a libcrypto built without AES "
+			    "%s=%.*s is set; or a libcrypto built without AES "
 			    "assembly (no-asm).",
-			    S(pr->hdr.ia32cap));
+			    w.cap_var, S(pr->hdr.ia32cap));
 		else
 			CAT(message,
 			    "a libcrypto built without AES assembly (no-asm), or a CPU feature "
 			    "hidden by a hypervisor.");
-		CAT(evidence, "cpu_flags has aes; ");
+		CAT(evidence, "cpu_flags has %s; ", w.flag);
 		if (members > 1)
 			CAT(evidence, "pid %u: ", pr->hdr.pid);
 		if (x->cause == SW_GNUTLS)
@@ -409,31 +453,36 @@ void rp_eval_software_aes(struct rp_model *m)
 		if (x->cause == SW_GNUTLS)
 			;
 		else if (bound > 0)
-			CAT(evidence, "AES-NI bound %.2f cycles/byte, %s; ", bound, x->bound_from);
+			CAT(evidence, "%s bound %.2f cycles/byte, %s; ", w.insns, bound, x->bound_from);
 		else
-			CAT(evidence, "AES-NI bound: %s, so the fixed limit of %.0f cycles/byte; ",
+			CAT(evidence, "%s bound: %s, so the fixed limit of %.0f cycles/byte; ", w.insns,
 			    x->bound_from, SOFTWARE_AES_FIXED_CPB);
 		if (x->cause == SW_GNUTLS)
 			;
 		else if (x->cause == SW_GCRYPT)
-			CAT(evidence, "libgcrypt's hardware features (hwflist) without intel-aesni");
+			CAT(evidence, "libgcrypt's hardware features (hwflist) without %s", w.gcrypt);
 		else if (pr->hdr.ia32cap.len)
-			CAT(evidence, "OPENSSL_ia32cap=%.*s", S(pr->hdr.ia32cap));
+			CAT(evidence, "%s=%.*s", w.cap_var, S(pr->hdr.ia32cap));
 		else
-			CAT(evidence, "OPENSSL_ia32cap unset");
+			CAT(evidence, "%s unset", w.cap_var);
 		if (x->cause == SW_GNUTLS)
 			CAT(fix,
 			    "Unset GNUTLS_CPUID_OVERRIDE and NETTLE_FAT_OVERRIDE in the program's "
 			    "environment (a systemd unit's Environment= line, a shell profile), or "
 			    "correct them to keep AES-NI: GNUTLS_CPUID_OVERRIDE with bit 0x2 (AES-NI) set "
 			    "and bit 0x1 clear, NETTLE_FAT_OVERRIDE listing aesni.");
+		else if (x->cause == SW_MASK && pr->hdr.cpu_flags & CT_CPU_ARM_AES)
+			CAT(fix,
+			    "Unset OPENSSL_armcap (or keep ARMV8_AES 0x4 and ARMV8_PMULL 0x20 set in "
+			    "it).");
 		else if (x->cause == SW_MASK)
 			CAT(fix, "Unset OPENSSL_ia32cap (or drop ~0x200000000000000 from its mask).");
 		else if (x->cause == SW_GCRYPT)
 			CAT(fix,
-			    "Remove the intel-aesni line from /etc/gcrypt/hwf.deny (libgcrypt's list of "
+			    "Remove the %s line from /etc/gcrypt/hwf.deny (libgcrypt's list of "
 			    "hardware features not to use), or, in your own code, the "
-			    "GCRYCTL_DISABLE_HWF call that names intel-aesni.");
+			    "GCRYCTL_DISABLE_HWF call that names %s.",
+			    w.gcrypt, w.gcrypt);
 		else
 			CAT(fix,
 			    "Use a libcrypto built with assembly (the distribution's), through EVP; "

@@ -63,8 +63,8 @@ def errors():
 
 def environment():
     out = ctlib.tmpdir("launch-env")
-    other = "/lib/x86_64-linux-gnu/libm.so.6"
-    if not os.path.exists(other):
+    other = ctlib.system_library("libm.so.6")
+    if not other:
         other = ctlib.CT_LIB  # any preloadable library will do
     env = dict(os.environ, LD_PRELOAD=other)
     rel = os.path.relpath(out, os.getcwd())

@@ -24,6 +24,10 @@ command -v "$cross-gcc" >/dev/null || {
 	exit 1
 }
 
+# One build per WORK and arch at a time: the arm64 guest tests and tests/port share it, and
+# meson may start several of them at once; whoever waited finds the build up to date.
+exec 9>"$work/.lock-$arch"
+flock 9
 "$src/tests/port/sysroot.sh" "$arch" "$work/sysroot-$arch" >&2
 build=$work/build-$arch
 if [ ! -f "$build/build.ninja" ]; then

@@ -5,10 +5,10 @@
 #
 #   ARCH: arm64 | i386 | mipsel (Debian architecture names)
 #
-# Uses a private apt state under DIR/.apt (the host's apt config and dpkg database are not
-# touched, no `dpkg --add-architecture`). Fetches the target's openssl + libssl3 (what the traced
-# `openssl speed` runs), the -dev packages whose headers and .pc files the build reads, cmocka for
-# the unit tests, and busybox-static (the aarch64 guest's userland). The C library comes from
+# Uses a private apt state under DIR/.apt (tests/port/foreign-apt.sh: the host's apt config and
+# dpkg database are not touched, no `dpkg --add-architecture`). Fetches the target's openssl +
+# libssl3 (what the traced `openssl speed` runs), the -dev packages whose headers and .pc files
+# the build reads, cmocka for the unit tests, and busybox-static (the aarch64 guest's userland). The C library comes from
 # the cross toolchain (/usr/<triplet>), which is Debian's own glibc built for that target.
 #
 # Writes DIR/sysroot.ini: a meson machine file with the constant `sysroot`, read before the
@@ -33,6 +33,7 @@ pkgs=(
 	libgnutls30 libgnutls28-dev nettle-dev libgmp-dev libidn2-dev libp11-kit-dev libtasn1-6-dev
 	libunistring2 libidn2-0 libp11-kit0 libtasn1-6 libnettle8 libhogweed6 libgmp10 libffi8
 	zlib1g libzstd1 libbrotli1 libbrotli-dev zlib1g-dev
+	libatomic1                # mipsel: its libcrypto needs it (64-bit atomics are calls there)
 	busybox-static
 )
 stamp="$dir/.done-$(printf '%s\n' "$arch" "${pkgs[@]}" | sha256sum | cut -c1-16)"
@@ -41,24 +42,12 @@ if [ -e "$stamp" ]; then
 	exit 0
 fi
 
-mkdir -p "$dir/.apt/lists/partial" "$dir/.apt/cache/archives/partial" "$dir/.apt/debs"
+mkdir -p "$dir/.apt/debs"
 dir=$(cd "$dir" && pwd)
-# The host's own sources (deb822 or one-line), so a mirror the machine is set up for is used.
-cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | grep -E '^deb ' >"$dir/.apt/sources.list" || true
-aptopts=(
-	-o "APT::Architecture=$arch" -o "APT::Architectures::=$arch"
-	-o "Dir::Etc::sourcelist=$dir/.apt/sources.list"
-	-o "Dir::Etc::sourceparts=$( [ -s "$dir/.apt/sources.list" ] && echo - || echo /etc/apt/sources.list.d)"
-	-o "Dir::State::Lists=$dir/.apt/lists" -o "Dir::Cache=$dir/.apt/cache"
-	-o "Dir::State::status=/dev/null" -o "Debug::NoLocking=1"
-)
+here=$(cd "$(dirname "$0")" && pwd)
 echo "sysroot: fetching Debian's $arch packages into $dir"
-apt-get -q "${aptopts[@]}" update >"$dir/.apt/update.log" 2>&1 || {
-	tail -5 "$dir/.apt/update.log" >&2
-	echo "sysroot: apt-get update for $arch failed (network?)" >&2
-	exit 1
-}
-(cd "$dir/.apt/debs" && apt-get -q "${aptopts[@]}" download "${pkgs[@]}" >"$dir/.apt/download.log" 2>&1) || {
+(cd "$dir/.apt/debs" && "$here/foreign-apt.sh" "$arch" "$dir/.apt" apt-get download "${pkgs[@]}" \
+	>"$dir/.apt/download.log" 2>&1) || {
 	tail -5 "$dir/.apt/download.log" >&2
 	echo "sysroot: apt-get download for $arch failed" >&2
 	exit 1

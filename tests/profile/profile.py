@@ -209,8 +209,7 @@ def loop_copy():
     """The same loop, then as long again through a second libcrypto (a copy at another path,
     dlopen'd RTLD_LOCAL, called through dlsym's pointers): cipher work the hooks do not see, so
     the cross-check says the profile saw more than the hooked calls took."""
-    src = next((d for d in ("/usr/lib/x86_64-linux-gnu/libcrypto.so.3",
-                            "/lib/x86_64-linux-gnu/libcrypto.so.3") if os.path.exists(d)), None)
+    src = ctlib.system_library("libcrypto.so.3")
     if not src or os.environ.get("CT_ASAN"):
         print("skip the second-copy case: " + ("a sanitizer build" if src else "no libcrypto.so.3 to copy"))
         return
@@ -693,8 +692,7 @@ def same_in_any_order(path):
 
 def installed(*names):
     for n in names:
-        for d in ("/usr/bin", "/usr/sbin", "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
-                  "/usr/lib/python3/dist-packages"):
+        for d in ["/usr/bin", "/usr/sbin"] + ctlib.system_lib_dirs() + ["/usr/lib/python3/dist-packages"]:
             hits = sorted(glob.glob(os.path.join(d, n)))
             if hits:
                 return hits[0]

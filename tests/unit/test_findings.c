@@ -609,6 +609,25 @@ static void test_file_owner(void **state)
 /* cryptsetup benchmark: socket(AF_ALG) refused, no engine involved, the program fails. Said as
  * kernel-refused (why, what to do), and nothing-intercepted no longer says "Nothing to fix";
  * inside a failed afalg engine, engine-failed says it instead. */
+/* From an ARM CPU the fix routes to target cpu: "aesni" is refused there (route_spec.c). */
+static void test_kernel_refused_arm(void **state)
+{
+	(void)state;
+	MODEL(m);
+	struct rp_proc *p = mk_proc(&m, 5);
+	p->hdr.cpu_flags = CT_CPU_ARM_AES | CT_CPU_ARM_PMULL;
+	mk_event(p, 1, CT_EV_CALL_FAILED, "socket", EAFNOSUPPORT, -1,
+		 "family=AF_ALG type=SOCK_SEQPACKET protocol=0");
+	const struct rp_finding *f = find(&m, "kernel-refused");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_non_null(strstr(f->fix, "--route 'aes-*=cpu'"));
+	assert_null(strstr(f->fix, "aesni"));
+	assert_null(strstr(f->fix, "AES-NI"));
+	rp_model_free(&m);
+}
+
 static void test_kernel_refused(void **state)
 {
 	(void)state;
@@ -1101,12 +1120,56 @@ static void test_software_aes(void **state)
 	assert_null(find(&m, "software-aes"));
 	tg_fill_stats(&a->st, 0, 1000, 8192, 24000, 1.0, 0); /* 5.9 cycles/byte */
 	assert_non_null(find(&m, "software-aes"));
+	/* the same ticks from a timer that is not the CPU clock (aarch64's CNTVCT_EL0): no cycles,
+	 * so no verdict by speed, and no CYC/B */
+	p->hdr.flags |= CT_HDR_TICKS_NOT_CYCLES;
+	assert_null(find(&m, "software-aes"));
+	for (size_t i = 0; i < m.npaths; i++)
+		assert_true(m.paths[i].tsc_hz == 0 && m.paths[i].d.cycles_per_byte < 0);
+	p->hdr.flags &= ~CT_HDR_TICKS_NOT_CYCLES;
+	assert_non_null(find(&m, "software-aes"));
 	/* no timing at all, but the mask hides AES-NI: still said */
 	p->hdr.tsc_hz = 0;
 	assert_null(find(&m, "software-aes"));
 	p->hdr.ia32cap = ct_str_from("~0x200000000000000");
 	assert_non_null(find(&m, "software-aes"));
 	p->hdr.ia32cap = ct_str_from("~0x200000000"); /* PCLMULQDQ only */
+	assert_null(find(&m, "software-aes"));
+	rp_model_free(&m);
+}
+
+/* A trace from an ARM CPU (cpu_flags has arm-aes, no TSC): OPENSSL_armcap, which replaces the
+ * capability word, is the mask when it leaves ARMV8_AES (0x4) out; the words are ARM's. */
+static void test_software_aes_arm(void **state)
+{
+	(void)state;
+	MODEL(m);
+	struct rp_proc *p = mk_proc(&m, 1);
+	p->hdr.cpu_flags = CT_CPU_ARM_AES | CT_CPU_ARM_PMULL;
+	p->hdr.tsc_hz = 0; /* no cycle counter: the mask is the only evidence */
+	p->hdr.aesni_cpb_milli = 0;
+	struct rp_path *a = mk_path(p, 0, CT_API_EVP, "provider:default", "aes-128-ctr", 0);
+	tg_fill_stats(&a->st, 0, 1000, 8192, 49152, 1.0, 0);
+	assert_null(find(&m, "software-aes"));
+	p->hdr.ia32cap = ct_str_from("0x3d"); /* NEON, TICK, SHA1, SHA256, PMULL: AES kept */
+	assert_null(find(&m, "software-aes"));
+	p->hdr.ia32cap = ct_str_from("0x39"); /* the same without ARMV8_AES */
+	const struct rp_finding *f = find(&m, "software-aes");
+	assert_non_null(f);
+	assert_non_null(strstr(f->message, "OPENSSL_armcap hides them"));
+	assert_non_null(strstr(f->message, "OPENSSL_armcap=0x39"));
+	assert_non_null(strstr(f->message, "ARMV8_AES (0x4)"));
+	assert_non_null(strstr(f->evidence, "cpu_flags has arm-aes"));
+	assert_non_null(strstr(f->evidence, "ARMv8 Crypto Extensions bound"));
+	assert_non_null(strstr(f->fix, "Unset OPENSSL_armcap"));
+	/* no x86 wording anywhere in it */
+	assert_null(strstr(f->message, "AES-NI"));
+	assert_null(strstr(f->evidence, "AES-NI"));
+	assert_null(strstr(f->fix, "AES-NI"));
+	assert_null(strstr(f->message, "ia32cap"));
+	assert_null(strstr(f->fix, "ia32cap"));
+	/* an x86 mask's "~" form means nothing to OpenSSL's armcap: not read as a mask */
+	p->hdr.ia32cap = ct_str_from("~0x200000000000000");
 	assert_null(find(&m, "software-aes"));
 	rp_model_free(&m);
 }
@@ -1399,6 +1462,7 @@ int main(void)
 		cmocka_unit_test(test_nothing_intercepted_mapped),
 		cmocka_unit_test(test_file_owner),
 		cmocka_unit_test(test_kernel_refused),
+		cmocka_unit_test(test_kernel_refused_arm),
 		cmocka_unit_test(test_engine_failed),
 		cmocka_unit_test(test_engine_devcrypto),
 		cmocka_unit_test(test_engine_failed_reason),
@@ -1409,6 +1473,7 @@ int main(void)
 		cmocka_unit_test(test_silent_fallback_operation_time),
 		cmocka_unit_test(test_session_failed),
 		cmocka_unit_test(test_software_aes),
+		cmocka_unit_test(test_software_aes_arm),
 		cmocka_unit_test(test_software_aes_bound_source),
 		cmocka_unit_test(test_software_aes_per_cause),
 		cmocka_unit_test(test_software_aes_outlier),

@@ -1,11 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# cryptrace-afalg-examples.sh aesni|generic: the project's AF_ALG clients and kcapi-enc in the
-# guest, each run twice: bare and under `cryptrace run`. Checks:
+# cryptrace-afalg-examples.sh aesni|ce|generic: the project's AF_ALG clients and kcapi-enc in the
+# guest (amd64, or arm64 with the cross build), each run twice: bare and under `cryptrace run`.
+# Checks:
 #   - transparency: the same exit status and, for kcapi-enc, byte-identical output and the same
 #     error for an algorithm the kernel does not have and for a key it refuses, with and without
 #     cryptrace; afalg_calls (every AF_ALG call with its return value, errno and the bytes read
-#     back) prints the same with and without cryptrace, and with the aesni route's emulation;
+#     back) prints the same with and without cryptrace, and with the cpu route's emulation;
 #   - the examples' own checks against OpenSSL pass (they exit 1 on a mismatch);
 #   - the trace: the afalg path's impl is kernel:<driver the guest picked>, calls and bytes are
 #     exactly what the clients did (afalg_bench --count N: 2N requests per size; afalg_aead's own
@@ -16,16 +17,15 @@
 #     (read EBADMSG) inside afalg_aead, and afalg_calls' refusals.
 source "$(dirname "$0")/lib.sh"
 
-mode=${1:?usage: cryptrace-afalg-examples.sh aesni|generic}
+mode=${1:?usage: cryptrace-afalg-examples.sh aesni|ce|generic}
 guest_mode "$mode"
 
 bench=$build_root/examples/kernel/afalg_bench
 aead=$build_root/examples/kernel/afalg_aead
 calls=$build_root/tests/kernel/afalg_calls
-need_built "$cryptrace" "$preload" "$bench" "$aead" "$calls"
+need_built "$cryptrace" "$preload" "$bench" "$aead" "$calls" "$host_cryptrace"
 command -v python3 >/dev/null || fail "python3 is needed to read the JSON report"
-# tests/setup-deps.sh installs strace: the independent count of kcapi-enc's syscalls.
-strace_bin=$(command -v strace) || fail "strace is not installed on the host (tests/setup-deps.sh)"
+need_strace	# the independent count of kcapi-enc's syscalls
 
 count=16		# afalg_bench --count: 16 sessions with one request + 16 requests in one session
 sizes=16,4096,65536
@@ -51,8 +51,8 @@ run sendmsg "$BENCH" --mode sendmsg --count $COUNT --sizes $SIZES
 run splice "$BENCH" --mode splice --count $COUNT --sizes $SIZES
 run aead "$AEAD" --count $AEAD_COUNT --aad 20 --len 1000
 run calls "$CALLS"
-# ... and the emulation (aesni route) must answer every call as this kernel does.
-"$CRYPTRACE" run -q --route 'aes-*=aesni' -o $OUT/calls.emul.trace -- "$CALLS" \
+# ... and the emulation (cpu route: AES-NI or ARMv8 CE) must answer every call as this kernel does.
+"$CRYPTRACE" run -q --route 'aes-*=cpu' -o $OUT/calls.emul.trace -- "$CALLS" \
 	>$OUT/calls.emul.out 2>$OUT/calls.emul.err
 echo $? >$OUT/calls.emul.status
 printf '%s' $KEY | sed 's/../\\x&/g' | xargs -0 printf >/tmp/key
@@ -74,7 +74,7 @@ echo $? >$OUT/kcapi.strace.status
 cat /proc/crypto >$OUT/proc-crypto
 GUEST
 )
-guest "$guest_opt" --files "$cryptrace" "$preload" "$bench" "$aead" "$calls" "$strace_bin" \
+guest "$guest_opt" --files "$cryptrace" "$preload" "$bench" "$aead" "$calls" "${strace_files[@]}" \
 	"$scratch/pt" --out "$scratch/out" -- "
 CRYPTRACE='$cryptrace' BENCH='$bench' AEAD='$aead' CALLS='$calls' PT='$scratch/pt'
 COUNT=$count SIZES=$sizes AEAD_COUNT=$aead_count KEY=$key IV=$iv
@@ -106,7 +106,7 @@ expected=$(openssl enc -aes-256-ctr -K $key -iv $iv -in "$scratch/pt" | sha256su
 diff -u "$o/calls.bare.out" "$o/calls.ct.out" >&2 ||
 	fail "afalg_calls prints something else under cryptrace (diff above)"
 diff -u "$o/calls.bare.out" "$o/calls.emul.out" >&2 ||
-	fail "afalg_calls under the aesni route's emulation differs from the kernel (diff above)"
+	fail "afalg_calls under the cpu route's emulation differs from the kernel (diff above)"
 [[ $(cat "$o/calls.emul.status") == 0 ]] || fail "afalg_calls under the emulation exited $(cat "$o/calls.emul.status")"
 for want in 'bind skcipher cbc\(no-such-cipher\) addrlen=88 +r=-1 errno=ENOENT' \
 	'setsockopt\(tfm, ALG_SET_KEY, 17 bytes\) +r=-1 errno=EINVAL' \
@@ -124,15 +124,15 @@ gcm_driver=$(proc_crypto_pick "$o/proc-crypto" 'gcm(aes)')
 note "guest drivers: cbc(aes) $cbc_driver, ctr(aes) $ctr_driver, gcm(aes) $gcm_driver"
 
 for name in sendmsg splice aead calls kcapi kcapi-bad kcapi-key; do
-	"$cryptrace" report --json "$o/$name.trace" >"$scratch/$name.json" ||
+	"$host_cryptrace" report --json "$o/$name.trace" >"$scratch/$name.json" ||
 		fail "cryptrace report --json $name failed"
 done
 
 python3 - "$scratch" "$mode" "$cbc_driver" "$ctr_driver" "$gcm_driver" "$count" "$sizes" \
-	"$aead_count" "$pt_len" <<'PY' || fail "the traces do not match what the clients did"
+	"$aead_count" "$pt_len" "$cpu_driver_re" <<'PY' || fail "the traces do not match what the clients did"
 import json, re, sys
 
-scratch, mode, cbc, ctr, gcm, count, sizes, aead_count, pt_len = sys.argv[1:10]
+scratch, mode, cbc, ctr, gcm, count, sizes, aead_count, pt_len, cpu_driver_re = sys.argv[1:11]
 count, aead_count, pt_len = int(count), int(aead_count), int(pt_len)
 out = scratch + "/out"
 sizes = [int(s) for s in sizes.split(",")]
@@ -154,8 +154,8 @@ def check_driver(name, paths, driver, cipher):
             errors.append(f"{name}: impl {p.get('impl')!r}, expected 'kernel:{driver}'")
         if p.get("cipher") != cipher:
             errors.append(f"{name}: cipher {p.get('cipher')!r}, expected {cipher!r}")
-    want_cpu = mode == "aesni"
-    if want_cpu != ("aesni" in driver):
+    want_cpu = mode != "generic"
+    if want_cpu != bool(re.search(cpu_driver_re, driver)):
         errors.append(f"{name}: driver {driver} in the {mode} guest")
 
 for name, per_call in (("sendmsg", {2}), ("splice", {4})):

@@ -1,23 +1,24 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# cryptrace-openssl-afalg.sh aesni|generic [openssl111]: `openssl speed -elapsed -seconds 1
-# -engine afalg -evp aes-128-cbc` under `cryptrace run` in the guest: the host's openssl, or with
+# cryptrace-openssl-afalg.sh aesni|ce|generic [openssl111]: `openssl speed -elapsed -seconds 1
+# -engine afalg -evp aes-128-cbc` under `cryptrace run` in the guest: the guest's openssl (the
+# host's, or on arm64 the sysroot's with the arm64 cross build of cryptrace), or with
 # openssl111 OpenSSL 1.1.1w's own openssl and afalg engine (Debian 11's, fetched by
 # tests/libcrypto/fetch.sh into the libcrypto suite's cache; skipped when the archive cannot be
 # reached). The trace comes back to the host, and
 # `cryptrace report --json` must show the AF_ALG path served by the driver the guest kernel
-# really picked for cbc(aes): cbc-aes-aesni with aesni-intel loaded, the generic driver without
-# it. Calls and bytes must add up to what openssl printed, with 3 syscalls per request (sendmsg,
+# really picked for cbc(aes): cbc-aes-aesni with aesni-intel loaded (cbc-aes-ce with aes-ce-blk on
+# arm64), the generic driver without it. Calls and bytes must add up to what openssl printed, with 3 syscalls per request (sendmsg,
 # io_submit, io_getevents: what the afalg engine issues, as strace counts in
 # openssl-afalg-engine.sh). The reporter's kernel-software-driver finding must name the driver
 # and its class (generic software, or the same CPU instructions as in-process AES-NI).
 source "$(dirname "$0")/lib.sh"
 
-mode=${1:?usage: cryptrace-openssl-afalg.sh aesni|generic [openssl111]}
+mode=${1:?usage: cryptrace-openssl-afalg.sh aesni|ce|generic [openssl111]}
 release=${2:-host}
 guest_mode "$mode"
 
-need_built "$cryptrace" "$preload"
+need_built "$cryptrace" "$preload" "$host_cryptrace"
 command -v python3 >/dev/null || fail "python3 is needed to read the JSON report"
 
 openssl=openssl
@@ -55,15 +56,15 @@ driver=$(proc_crypto_pick "$scratch/out/proc-crypto" 'cbc(aes)')
 [[ -n $driver ]] || fail "the guest's /proc/crypto has no tested cbc(aes) driver"
 note "the guest kernel serves cbc(aes) with $driver"
 
-"$cryptrace" report --json "$scratch/out/t" >"$scratch/report.json" ||
+"$host_cryptrace" report --json "$scratch/out/t" >"$scratch/report.json" ||
 	fail "cryptrace report --json failed (exit $?)"
 
 # openssl speed prints its "Doing ..." lines on stderr and the table on stdout.
 cat "$scratch/out/speed.out" "$scratch/out/speed.err" >"$scratch/speed.all"
-python3 - "$scratch/report.json" "$scratch/speed.all" "$mode" "$driver" <<'PY' || fail "the report does not match"
+python3 - "$scratch/report.json" "$scratch/speed.all" "$mode" "$driver" "$cpu_driver_re" <<'PY' || fail "the report does not match"
 import json, re, sys
 
-report_path, speed_path, mode, driver = sys.argv[1:5]
+report_path, speed_path, mode, driver, cpu_driver_re = sys.argv[1:6]
 report = json.load(open(report_path))
 speed = open(speed_path).read()
 errors = []
@@ -92,8 +93,9 @@ for p in afalg:
         errors.append(f"afalg path impl {p.get('impl')!r}, expected {want_impl!r}")
     if p.get("cipher") != "aes-128-cbc":
         errors.append(f"afalg path cipher {p.get('cipher')!r}, expected 'aes-128-cbc'")
-if mode == "aesni" and not driver.endswith("-aesni"):
-    errors.append(f"aesni guest picked {driver}")
+cpu = mode != "generic"
+if cpu and not re.search(cpu_driver_re, driver):
+    errors.append(f"{mode} guest picked {driver}")
 if mode == "generic" and "generic" not in driver:
     errors.append(f"generic guest picked {driver}")
 
@@ -113,9 +115,9 @@ evp_calls = sum(p.get("calls", 0) for p in evp)
 if evp_calls != blocks:
     errors.append(f"evp path with impl engine:afalg has {evp_calls} calls, expected {blocks}")
 
-# The driver's class, as the reporter explains it: the generic driver is software, the aesni one
-# runs the same CPU instructions as in-process code (report/findings/kernel_offload.c).
-phrase = ("runs on the same CPU instructions" if mode == "aesni" else "is generic software code")
+# The driver's class, as the reporter explains it: the generic driver is software, the aesni (ce)
+# one runs the same CPU instructions as in-process code (report/findings/kernel_offload.c).
+phrase = ("runs on the same CPU instructions" if cpu else "is generic software code")
 ksd = [f for f in report.get("findings", []) if f.get("kind") == "kernel-software-driver"]
 for f in ksd:
     print("finding:", f.get("message", "")[:200])

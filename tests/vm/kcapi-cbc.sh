@@ -1,13 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# kcapi-cbc.sh aesni|generic: the guest boots, AF_ALG works, and the kernel driver is the expected
-# one. kcapi-enc (libkcapi over AF_ALG) encrypts a known vector with cbc(aes) in the guest; the
-# ciphertext must equal the host's `openssl enc` (and, for the first blocks, NIST SP 800-38A
-# F.2.1). The guest's /proc/crypto must pick cbc-aes-aesni with aesni-intel loaded, and only
-# generic drivers without it.
+# kcapi-cbc.sh aesni|ce|generic: the guest boots, AF_ALG works, and the kernel driver is the
+# expected one. kcapi-enc (libkcapi over AF_ALG) encrypts a known vector with cbc(aes) in the
+# guest; the ciphertext must equal the host's `openssl enc` (and, for the first blocks, NIST SP
+# 800-38A F.2.1). The guest's /proc/crypto must pick the CPU's driver (cbc-aes-aesni with
+# aesni-intel loaded; cbc-aes-ce with aes-ce-blk on arm64), and only generic drivers without it.
 source "$(dirname "$0")/lib.sh"
 
-mode=${1:?usage: kcapi-cbc.sh aesni|generic}
+mode=${1:?usage: kcapi-cbc.sh aesni|ce|generic}
 guest_mode "$mode"
 
 key=2b7e151628aed2a6abf7158809cf4f3c
@@ -49,14 +49,14 @@ note "kcapi-enc cbc(aes) over 4096 bytes == host openssl enc -aes-128-cbc"
 picked=$(proc_crypto_pick "$scratch/out/proc-crypto" 'cbc(aes)')
 drivers=$(proc_crypto_drivers "$scratch/out/proc-crypto" 'cbc(aes)' | tr '\n' ' ')
 note "cbc(aes) drivers in the guest: $drivers; the kernel picks: $picked"
-if [[ $mode == aesni ]]; then
-	grep -q '^aesni_intel ' "$scratch/out/lsmod" || fail "aesni_intel is not loaded"
-	[[ $picked == cbc-aes-aesni ]] || fail "expected cbc-aes-aesni to serve cbc(aes), got '$picked'"
+if [[ $mode == "$cpu_mode" ]]; then
+	grep -q "^$cpu_module " "$scratch/out/lsmod" || fail "$cpu_module is not loaded"
+	[[ $picked == "$cpu_cbc_driver" ]] || fail "expected $cpu_cbc_driver to serve cbc(aes), got '$picked'"
 else
-	grep -q '^aesni_intel ' "$scratch/out/lsmod" && fail "aesni_intel is loaded in the no-aesni guest"
+	grep -q "^$cpu_module " "$scratch/out/lsmod" && fail "$cpu_module is loaded in the no-$cpu_mode guest"
 	[[ -n $picked ]] || fail "no cbc(aes) driver with a passed self-test"
-	if grep '^driver' "$scratch/out/proc-crypto" | grep -qi 'aesni'; then
-		fail "an AES-NI driver is registered in the no-aesni guest"
+	if grep '^driver' "$scratch/out/proc-crypto" | sed 's/^driver *: //' | grep -Eq -e "$cpu_driver_re"; then
+		fail "a driver of the CPU's AES instructions is registered in the no-$cpu_mode guest"
 	fi
 	[[ $picked == 'cbc(aes-generic)' ]] || fail "expected cbc(aes-generic), got '$picked'"
 fi

@@ -62,6 +62,10 @@ for mode in ("sendmsg", "splice"):
             bad.append(f"{mode} {size} B: no timed bucket")
             continue
         b = b[0]
+        if r["mbps"] <= 0 or r["full_mbps"] <= 0:  # "0.00": the bench's own figure is unreadable
+            bad.append(f"{mode} {size} B: the bench printed a rate of 0.00 MB/s (a guest this slow "
+                       "cannot be compared; rerun on a less loaded host)")
+            continue
         cycles = b["calls"] - r["ops"]  # the requests of the session loop
         op_us = size / r["mbps"]                                        # MB/s = B/us
         cyc_op_us = size / r["full_mbps"] - r["init_us"] - r["deinit_us"]

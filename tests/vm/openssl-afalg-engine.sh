@@ -1,17 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# openssl-afalg-engine.sh: the host's `openssl speed -elapsed -seconds 1 -engine afalg -evp
-# aes-128-cbc` runs in the guest and really sends its work to the kernel. On this host the same
+# openssl-afalg-engine.sh: the guest's `openssl speed -elapsed -seconds 1 -engine afalg -evp
+# aes-128-cbc` (the host's; the sysroot's in the arm64 guest) runs in the guest and really sends
+# its work to the kernel. On this host the same
 # command prints 'Invalid engine "afalg"' and silently benchmarks software AES; in the guest the
 # engine must be set, and strace must count exactly one AF_ALG request (sendmsg + io_submit +
 # io_getevents) per block openssl says it processed.
 source "$(dirname "$0")/lib.sh"
 
-# tests/setup-deps.sh installs strace: without it this check cannot count, so it fails.
-strace_bin=$(command -v strace || true)
-[[ -n $strace_bin ]] || fail "strace is not installed on the host (tests/setup-deps.sh; apt-get install strace)"
+need_strace
 
-guest --aesni --files "$strace_bin" --out "$scratch/out" -- "
+guest "--$cpu_mode" --files "${strace_files[@]}" --out "$scratch/out" -- "
 	strace -f -c -o \$OUT/strace -e trace=socket,bind,accept,sendmsg,io_submit,io_getevents \\
 		openssl speed -elapsed -seconds 1 -engine afalg -evp aes-128-cbc \\
 		>\$OUT/speed.out 2>\$OUT/speed.err

@@ -9,12 +9,14 @@ import re
 import shutil
 import socket
 import subprocess
+import sysconfig
 
 from .harness import CRYPTRACE, CT_LIB, RUN_TIMEOUT, Failure, check, skip
 
 __all__ = ["MASK", "afalg_refused", "asan_runtime", "bare_env", "cpu_has_aes", "cryptrace",
            "cryptrace_ok", "free_port", "masked_env", "need_program", "openssl_libcrypto",
-           "preload_env", "run", "run_traced", "speed_count", "throwaway_cert"]
+           "preload_env", "run", "run_traced", "speed_count", "system_lib_dirs", "system_library",
+           "throwaway_cert"]
 
 # AES-NI (bit 57) and PCLMULQDQ (bit 33) masked out of libcrypto's capabilities.
 MASK = "~0x200000200000000"
@@ -99,6 +101,20 @@ def need_program(name):
     if not path:
         skip(f"{name} is not installed")
     return path
+
+
+def system_lib_dirs():
+    """This machine's library directories, its multiarch ones first (Debian's
+    /usr/lib/x86_64-linux-gnu, /usr/lib/aarch64-linux-gnu...: whatever Python was built for)."""
+    multiarch = sysconfig.get_config_var("MULTIARCH") or ""
+    dirs = [os.path.join(d, multiarch) for d in ("/usr/lib", "/lib") if multiarch]
+    return dirs + ["/usr/lib64", "/lib64", "/usr/lib", "/lib"]
+
+
+def system_library(name):
+    """The path of a system library (e.g. "libcrypto.so.3"), or None."""
+    return next((p for p in (os.path.join(d, name) for d in system_lib_dirs()) if os.path.exists(p)),
+                None)
 
 
 def openssl_libcrypto():

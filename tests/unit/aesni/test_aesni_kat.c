@@ -3,7 +3,8 @@
  * test_aesni_kat.c - known-answer vectors for the in-process AES backend, on every code path
  * this CPU has: FIPS-197 appendix B/C, SP 800-38A F.1-F.5 (ECB, CBC, CFB128, OFB, CTR at
  * 128/192/256), IEEE 1619 XTS vectors (incl. ciphertext stealing) and the GCM specification's
- * test cases 1-18 (incl. 8- and 60-byte IVs). Exits 77 without AES-NI; a level this CPU lacks is a skipped test.
+ * test cases 1-18 (incl. 8- and 60-byte IVs). Exits 77 without the CPU's AES instructions (AES-NI,
+ * ARMv8 CE); a level this CPU lacks is a skipped test.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -48,7 +49,7 @@ static enum ct_aesni_level best;
 static const char *at_level(void **state)
 {
 	const enum ct_aesni_level want = *(const enum ct_aesni_level *)*state;
-	if (want > best)
+	if (want != ct_aesni_base_level() && want > best)
 		skip();
 	assert_int_equal(ct_aesni_set_max_level(want), want);
 	return ct_aesni_level_name(want);
@@ -402,21 +403,31 @@ static void test_gcm(void **state)
 int main(void)
 {
 	if (!ct_aesni_available()) {
-		printf("SKIP: this CPU has no AES-NI + PCLMULQDQ (or CRYPTRACE_AESNI_MAX=none)\n");
+		printf("SKIP: this CPU has no AES-NI + PCLMULQDQ nor ARMv8 AES + PMULL (or "
+		       "CRYPTRACE_AESNI_MAX=none)\n");
 		return 77;
 	}
 	best = ct_aesni_level();
-	static enum ct_aesni_level xmm = CT_AESNI_XMM, vaes = CT_AESNI_VAES;
-#define AT(fn, level, label)                                                                                 \
-	{                                                                                                    \
-		.name = #fn " [" label "]", .test_func = fn, .initial_state = level                          \
-	}
-	const struct CMUnitTest tests[] = {
-		AT(test_block_modes, &xmm, "aesni"), AT(test_xts, &xmm, "aesni"), AT(test_gcm, &xmm, "aesni"),
-		AT(test_block_modes, &vaes, "vaes"), AT(test_xts, &vaes, "vaes"), AT(test_gcm, &vaes, "vaes"),
-	};
-	if (best < CT_AESNI_VAES)
+	/* Every level this build has: the base one (AES-NI, ARMv8 CE) and on x86 the VAES one. */
+	static enum ct_aesni_level levels[2];
+	static char names[6][48];
+	static void (*const fns[3])(void **) = { test_block_modes, test_xts, test_gcm };
+	static const char *const fn_names[3] = { "test_block_modes", "test_xts", "test_gcm" };
+	struct CMUnitTest tests[6];
+	size_t nlevels = 0, ntests = 0;
+	levels[nlevels++] = ct_aesni_base_level();
+	if (ct_aesni_base_level() == CT_AESNI_XMM)
+		levels[nlevels++] = CT_AESNI_VAES;
+	for (size_t l = 0; l < nlevels; l++)
+		for (size_t f = 0; f < 3; f++, ntests++) {
+			snprintf(names[ntests], sizeof(names[ntests]), "%s [%s]", fn_names[f],
+				 ct_aesni_level_name(levels[l]));
+			tests[ntests] = (struct CMUnitTest){ .name = names[ntests],
+							     .test_func = fns[f],
+							     .initial_state = &levels[l] };
+		}
+	if (nlevels > 1 && best < CT_AESNI_VAES)
 		printf("note: VAES not available (CPU or CRYPTRACE_AESNI_MAX): only the AES-NI path "
 		       "is tested\n");
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return _cmocka_run_group_tests("aesni-kat", tests, ntests, NULL, NULL);
 }

@@ -25,11 +25,13 @@ static void put16(uint8_t *img, size_t off, uint16_t v)
 
 static void test_session(void **state)
 {
-	struct ct_cdev_session_op s64 = { .cipher = CT_CRYPTO_AES_CBC,
-					  .keylen = 32,
-					  .key = (uint8_t *)(uintptr_t)0x7fff12345678ull,
-					  .mackeylen = 0,
-					  .mackey = NULL };
+	struct ct_cdev_session_op s64 = {
+		.cipher = CT_CRYPTO_AES_CBC,
+		.keylen = 32,
+		.key = (uint8_t *)(uintptr_t)0x7fff12345678ull, /* 0x12345678 on 32-bit */
+		.mackeylen = 0,
+		.mackey = NULL
+	};
 	uint8_t img[28] = { 0 };
 	struct session_req r;
 
@@ -37,7 +39,7 @@ static void test_session(void **state)
 	cdev_decode_session(&s64, false, &r);
 	assert_int_equal(r.cipher, CT_CRYPTO_AES_CBC);
 	assert_int_equal(r.keylen, 32);
-	assert_true(r.key == 0x7fff12345678ull);
+	assert_true(r.key == (uintptr_t)0x7fff12345678ull);
 	assert_true(r.mackey == 0);
 
 	/* i386: cipher 0, mac 4, keylen 8, key 12, mackeylen 16, mackey 20, ses 24. */
@@ -134,7 +136,7 @@ static void test_auth(void **state)
 
 	struct ct_cdev_crypt_auth_op a64 = { .ses = 1, .tag_len = 16 };
 	cdev_put_uptr((uint8_t *)&a64, CDEV_ABI_OFFSET(false, crypt_auth_op, tag), false, 0x7fffdeadbe00ull);
-	assert_true((uintptr_t)a64.tag == 0x7fffdeadbe00ull);
+	assert_true((uintptr_t)a64.tag == (uintptr_t)0x7fffdeadbe00ull); /* native width */
 	assert_int_equal(a64.tag_len, 16);
 	assert_int_equal(CDEV_ABI_SIZE(true, crypt_auth_op), 44);
 	assert_int_equal(CDEV_ABI_OFFSET(true, crypt_auth_op, tag_len), 32);

@@ -12,6 +12,10 @@
 
 #include "internal.h"
 
+#ifdef CT_SPLIT_COUNTERS /* CT_ADD's carry brackets on 32-bit targets (stats.c, not linked here) */
+_Atomic uint32_t ct_carry_begun, ct_carry_ended;
+#endif
+
 /* the globals ct_tick reads (config.c in the preload) */
 unsigned ct_sample_period, ct_sample_all_bytes;
 bool ct_per_call;

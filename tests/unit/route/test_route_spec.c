@@ -14,6 +14,15 @@
 
 #include "route_spec.h"
 
+/* The CPU target's canonical name and the list of targets in errors, per architecture. */
+#if defined(__x86_64__) || defined(__i386__)
+#define CPU_NAME "aesni"
+#define EXPECTED "(expected native, cpu, aesni, afalg, cryptodev)"
+#else
+#define CPU_NAME "cpu"
+#define EXPECTED "(expected native, cpu, afalg, cryptodev)"
+#endif
+
 static struct ct_route_table parse_ok(const char *spec)
 {
 	struct ct_route_table t;
@@ -39,7 +48,7 @@ static void expect_error(const char *spec, const char *message)
 static void test_full_rule(void **state)
 {
 	(void)state;
-	struct ct_route_table t = parse_ok("aes-*-cbc=afalg>=4096,aes-*=aesni");
+	struct ct_route_table t = parse_ok("aes-*-cbc=afalg>=4096,aes-*=cpu");
 	assert_int_equal(t.count, 2);
 	assert_string_equal(t.rules[0].glob, "aes-*-cbc");
 	assert_int_equal(t.rules[0].dir, CT_DIR_UNKNOWN);
@@ -55,7 +64,7 @@ static void test_targets_and_dirs(void **state)
 {
 	(void)state;
 	struct ct_route_table t =
-		parse_ok("a:enc=native,b:dec=aesni,c:encrypt=afalg,d:decrypt=cryptodev,E*=aesni");
+		parse_ok("a:enc=native,b:dec=cpu,c:encrypt=afalg,d:decrypt=cryptodev,E*=cpu");
 	assert_int_equal(t.count, 5);
 	assert_int_equal(t.rules[0].dir, CT_DIR_ENCRYPT);
 	assert_int_equal(t.rules[0].target, CT_ROUTE_NATIVE);
@@ -71,7 +80,7 @@ static void test_targets_and_dirs(void **state)
 static void test_bare_target_continues(void **state)
 {
 	(void)state;
-	struct ct_route_table t = parse_ok("aes-*-cbc:dec=afalg>=4k,aesni<16,native");
+	struct ct_route_table t = parse_ok("aes-*-cbc:dec=afalg>=4k,cpu<16,native");
 	assert_int_equal(t.count, 3);
 	for (unsigned i = 0; i < 3; i++) {
 		assert_string_equal(t.rules[i].glob, "aes-*-cbc");
@@ -89,7 +98,7 @@ static void test_sizes(void **state)
 {
 	(void)state;
 	struct ct_route_table t =
-		parse_ok("a=aesni>=0,b=aesni>=1K,c=aesni<2m,d=aesni<3M,e=aesni>=18446744073709551614");
+		parse_ok("a=cpu>=0,b=cpu>=1K,c=cpu<2m,d=cpu<3M,e=cpu>=18446744073709551614");
 	assert_int_equal(t.rules[0].size, 0);
 	assert_int_equal(t.rules[1].size, 1024);
 	assert_int_equal(t.rules[2].size, 2 * 1024 * 1024);
@@ -100,7 +109,7 @@ static void test_sizes(void **state)
 static void test_whitespace(void **state)
 {
 	(void)state;
-	struct ct_route_table t = parse_ok("  aes-*-gcm=aesni , aes-*=native  ");
+	struct ct_route_table t = parse_ok("  aes-*-gcm=cpu , aes-*=native  ");
 	assert_int_equal(t.count, 2);
 	assert_string_equal(t.rules[0].glob, "aes-*-gcm");
 }
@@ -108,15 +117,32 @@ static void test_whitespace(void **state)
 static void test_max_rules(void **state)
 {
 	(void)state;
-	char spec[CT_ROUTE_MAX_RULES * 16 + 32] = "x=aesni";
+	char spec[CT_ROUTE_MAX_RULES * 16 + 32] = "x=cpu";
 	for (int i = 1; i < CT_ROUTE_MAX_RULES; i++)
 		strcat(spec, ",native");
 	struct ct_route_table t = parse_ok(spec);
 	assert_int_equal(t.count, CT_ROUTE_MAX_RULES);
-	strcat(spec, ",aesni");
+	strcat(spec, ",afalg");
 	char msg[64];
 	snprintf(msg, sizeof(msg), "bad route spec at %zu: more than 32 rules", strlen(spec) - 4);
 	expect_error(spec, msg);
+}
+
+/* The CPU's AES instructions: "cpu" everywhere; "aesni" is the same target on x86 and refused,
+ * naming "cpu", on a CPU that has no AES-NI. */
+static void test_cpu_target(void **state)
+{
+	(void)state;
+	struct ct_route_table t = parse_ok("aes-*=cpu");
+	assert_int_equal(t.rules[0].target, CT_ROUTE_AESNI);
+#if defined(__x86_64__) || defined(__i386__)
+	t = parse_ok("aes-*=aesni");
+	assert_int_equal(t.rules[0].target, CT_ROUTE_AESNI);
+#else
+	expect_error("aes-*-gcm=native,aes-*=aesni>=1k",
+		     "bad route spec at 24: target \"aesni\" is x86's AES-NI; the AES instructions of this "
+		     "CPU are target \"cpu\"");
+#endif
 }
 
 static void test_errors(void **state)
@@ -124,49 +150,44 @@ static void test_errors(void **state)
 	(void)state;
 	expect_error("", "bad route spec at 1: empty spec (expected GLOB[:DIR]=TARGET[>=SIZE|<SIZE],...)");
 	expect_error(NULL, "bad route spec at 1: empty spec (expected GLOB[:DIR]=TARGET[>=SIZE|<SIZE],...)");
-	expect_error(
-		"aes-*-cbc=aesnii",
-		"bad route spec at 11: unknown target \"aesnii\" (expected native, aesni, afalg, cryptodev)");
-	expect_error(
-		"aes-*-cbc=afalg>=4096,aes-*=aesnii",
-		"bad route spec at 29: unknown target \"aesnii\" (expected native, aesni, afalg, cryptodev)");
-	expect_error("aes-*=aesni,,x=native",
+	expect_error("aes-*-cbc=aesnii", "bad route spec at 11: unknown target \"aesnii\" " EXPECTED);
+	expect_error("aes-*-cbc=afalg>=4096,aes-*=aesnii",
+		     "bad route spec at 29: unknown target \"aesnii\" " EXPECTED);
+	expect_error("aes-*=afalg,,x=native",
 		     "bad route spec at 13: empty rule (two commas in a row, or a comma at the end)");
-	expect_error("aes-*=aesni,",
+	expect_error("aes-*=afalg,",
 		     "bad route spec at 13: empty rule (two commas in a row, or a comma at the end)");
 	expect_error("aesni",
 		     "bad route spec at 1: \"aesni\" has no cipher glob before it (expected GLOB=TARGET)");
-	expect_error("=aesni", "bad route spec at 1: empty cipher glob before \"=\"");
-	expect_error(":enc=aesni", "bad route spec at 1: empty cipher glob before \":\"");
-	expect_error("aes/cbc=aesni", "bad route spec at 4: bad character '/' in cipher glob \"aes/cbc\"");
+	expect_error("=afalg", "bad route spec at 1: empty cipher glob before \"=\"");
+	expect_error(":enc=afalg", "bad route spec at 1: empty cipher glob before \":\"");
+	expect_error("aes/cbc=afalg", "bad route spec at 4: bad character '/' in cipher glob \"aes/cbc\"");
 	expect_error(
-		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa=aesni",
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa=afalg",
 		"bad route spec at 1: cipher glob \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...\" is longer "
 		"than 47 characters");
-	expect_error("aes-*:both=aesni",
+	expect_error("aes-*:both=afalg",
 		     "bad route spec at 7: unknown direction \"both\" (expected enc, dec, encrypt, decrypt)");
 	expect_error("aes-*:enc", "bad route spec at 10: missing \"=TARGET\" after \"aes-*:enc\"");
-	expect_error("aes-*=",
-		     "bad route spec at 7: missing target (expected native, aesni, afalg, cryptodev)");
-	expect_error("aes-*=>=4",
-		     "bad route spec at 7: missing target (expected native, aesni, afalg, cryptodev)");
-	expect_error("aes-*=aesni>4096",
+	expect_error("aes-*=", "bad route spec at 7: missing target " EXPECTED);
+	expect_error("aes-*=>=4", "bad route spec at 7: missing target " EXPECTED);
+	expect_error("aes-*=afalg>4096",
 		     "bad route spec at 12: bad size condition \">\" (expected >=SIZE or <SIZE)");
-	expect_error("aes-*=aesni<=4096",
+	expect_error("aes-*=afalg<=4096",
 		     "bad route spec at 12: bad size condition \"<=\" (expected >=SIZE or <SIZE)");
-	expect_error("aes-*=aesni>=",
+	expect_error("aes-*=afalg>=",
 		     "bad route spec at 14: bad size \"\" (expected digits with an optional k or m)");
-	expect_error("aes-*=aesni>=4x",
+	expect_error("aes-*=afalg>=4x",
 		     "bad route spec at 14: bad size \"4x\" (expected digits with an optional k or m)");
-	expect_error("aes-*=aesni>=4kb",
+	expect_error("aes-*=afalg>=4kb",
 		     "bad route spec at 14: bad size \"4kb\" (expected digits with an optional k or m)");
-	expect_error("aes-*=aesni<k",
+	expect_error("aes-*=afalg<k",
 		     "bad route spec at 13: bad size \"k\" (expected digits with an optional k or m)");
-	expect_error("aes-*=aesni>=99999999999999999999",
+	expect_error("aes-*=afalg>=99999999999999999999",
 		     "bad route spec at 14: size \"99999999999999999999\" is too large");
-	expect_error("aes-*=aesni>=18014398509481984k",
+	expect_error("aes-*=afalg>=18014398509481984k",
 		     "bad route spec at 14: size \"18014398509481984k\" is too large");
-	expect_error("aes-*=aesni,aes!ni", "bad route spec at 16: bad character '!' in target \"aes!ni\"");
+	expect_error("aes-*=afalg,aes!ni", "bad route spec at 16: bad character '!' in target \"aes!ni\"");
 	/* a truncated error buffer stays a C string and the parse still fails */
 	struct ct_route_table t;
 	char small[8];
@@ -199,7 +220,7 @@ static void test_glob(void **state)
 static void test_lookup(void **state)
 {
 	(void)state;
-	struct ct_route_table t = parse_ok("aes-*-cbc=afalg>=4096,aesni,aes-*-gcm:dec=native,aes-*=aesni");
+	struct ct_route_table t = parse_ok("aes-*-cbc=afalg>=4096,cpu,aes-*-gcm:dec=native,aes-*=cpu");
 	/* thresholds on both sides */
 	assert_int_equal(ct_route_lookup(&t, "aes-128-cbc", CT_DIR_ENCRYPT, 4095), CT_ROUTE_AESNI);
 	assert_int_equal(ct_route_lookup(&t, "aes-128-cbc", CT_DIR_ENCRYPT, 4096), CT_ROUTE_AFALG);
@@ -227,7 +248,7 @@ static void test_lookup(void **state)
 	assert_int_equal(flags, 0);
 
 	/* "<" on both sides */
-	struct ct_route_table lt = parse_ok("*=aesni<64");
+	struct ct_route_table lt = parse_ok("*=cpu<64");
 	assert_int_equal(ct_route_lookup(&lt, "aes-128-ecb", CT_DIR_ENCRYPT, 63), CT_ROUTE_AESNI);
 	assert_int_equal(ct_route_lookup(&lt, "aes-128-ecb", CT_DIR_ENCRYPT, 64), CT_ROUTE_NATIVE);
 }
@@ -235,10 +256,10 @@ static void test_lookup(void **state)
 static void test_format_roundtrip(void **state)
 {
 	(void)state;
-	struct ct_route_table t = parse_ok("aes-*-cbc:dec=afalg>=4k,aesni,AES-*=cryptodev<16");
+	struct ct_route_table t = parse_ok("aes-*-cbc:dec=afalg>=4k,cpu,AES-*=cryptodev<16");
 	char buf[256];
 	size_t n = ct_route_format(&t, buf, sizeof(buf));
-	assert_string_equal(buf, "aes-*-cbc:dec=afalg>=4096,aes-*-cbc:dec=aesni,aes-*=cryptodev<16");
+	assert_string_equal(buf, "aes-*-cbc:dec=afalg>=4096,aes-*-cbc:dec=" CPU_NAME ",aes-*=cryptodev<16");
 	assert_int_equal(n, strlen(buf));
 	struct ct_route_table again = parse_ok(buf);
 	assert_memory_equal(&again, &t, sizeof(t));
@@ -256,6 +277,7 @@ int main(void)
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_whitespace),
 		cmocka_unit_test(test_max_rules),
+		cmocka_unit_test(test_cpu_target),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_glob),
 		cmocka_unit_test(test_lookup),

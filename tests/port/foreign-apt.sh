@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# foreign-apt.sh ARCH STATE apt-get|apt-cache ARGS... - apt for another Debian architecture,
+# through a private state in STATE (lists, cache, sources), never the host's: no
+# `dpkg --add-architecture`, no change to /var/lib/apt or dpkg's database. The lists are fetched
+# when STATE has none or they are older than 6 hours (FOREIGN_APT_REFRESH=1: now), so a package
+# version resolved here can still be downloaded. Used by tests/port/sysroot.sh (the cross
+# builds' sysroot) and tests/vm/build-guest.sh (the arm64 guest's kernel and tools).
+#
+#   ARCH: a Debian architecture (arm64, i386, mipsel...)
+set -euo pipefail
+
+usage() { echo "usage: $0 ARCH STATE apt-get|apt-cache ARGS..." >&2; exit 2; }
+[ $# -ge 3 ] || usage
+arch=$1 state=$2 tool=$3
+shift 3
+case $tool in apt-get | apt-cache) ;; *) usage ;; esac
+
+mkdir -p "$state/lists/partial" "$state/cache/archives/partial"
+state=$(cd "$state" && pwd)
+# The host's own sources (one-line or deb822), so a mirror the machine is set up for is used.
+cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | grep -E '^deb ' >"$state/sources.list" || true
+opts=(
+	-o "APT::Architecture=$arch" -o "APT::Architectures::=$arch"
+	-o "Dir::Etc::sourcelist=$state/sources.list"
+	-o "Dir::Etc::sourceparts=$([ -s "$state/sources.list" ] && echo - || echo /etc/apt/sources.list.d)"
+	-o "Dir::State::Lists=$state/lists" -o "Dir::Cache=$state/cache"
+	-o "Dir::State::status=/dev/null" -o "Debug::NoLocking=1"
+)
+
+# One update at a time per state (several tests may ask at once); whoever waited finds it fresh.
+exec 9>"$state/.lock"
+flock 9
+if [ "${FOREIGN_APT_REFRESH:-0}" = 1 ] || [ ! -e "$state/updated" ] ||
+	[ -z "$(find "$state/updated" -mmin -360 2>/dev/null)" ]; then
+	echo "foreign-apt: fetching Debian's $arch package lists into $state" >&2
+	apt-get -q "${opts[@]}" update >"$state/update.log" 2>&1 || {
+		tail -5 "$state/update.log" >&2
+		echo "foreign-apt: apt-get update for $arch failed (network?)" >&2
+		exit 1
+	}
+	touch "$state/updated"
+fi
+flock -u 9
+exec "$tool" -q "${opts[@]}" "$@"
