@@ -15,5 +15,7 @@
  * it) and writes it as lower-case hex into hex (cut to cap - 1 digits). False when there is none
  * (hex is then left alone). */
 bool ct_elf_build_id(const uint8_t *p, size_t len, char *hex, size_t cap);
+/* The same in a file of either byte order (msb: big-endian), read on any host: the reporter. */
+bool ct_elf_build_id_msb(const uint8_t *p, size_t len, bool msb, char *hex, size_t cap);
 
 #endif

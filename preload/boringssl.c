@@ -17,6 +17,7 @@
 
 #include "boringssl.h"
 #include "internal.h"
+#include "linkmap.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -45,10 +46,8 @@ uint64_t ct_boringssl_cap_word(uint64_t cpuid_word, const char *env)
  * the main program is never a BoringSSL libcrypto. */
 static void *library_of(const void *addr)
 {
-	Dl_info info;
-	struct link_map *map = NULL;
-	if (!addr || !dladdr1(addr, &info, (void **)&map, RTLD_DL_LINKMAP) || !map || !map->l_name ||
-	    !map->l_name[0])
+	struct link_map *map = ct_link_map_of(addr);
+	if (!map || !map->l_name || !map->l_name[0])
 		return NULL;
 	return dlopen(map->l_name, RTLD_NOLOAD | RTLD_LAZY);
 }

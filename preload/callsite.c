@@ -8,7 +8,10 @@
  * The unwinder is glibc's backtrace() (libgcc's _Unwind_Backtrace over .eh_frame), not libunwind:
  * libunwind 1.6 probes memory with mincore() and makes a pipe2() to validate addresses while it
  * unwinds, and sshd's seccomp sandbox kills a process for either. backtrace() makes no syscall
- * once libgcc_s is loaded, which the warm-up below does at start, outside any sandbox.
+ * once libgcc_s is loaded, which the warm-up below does at start, outside any sandbox. Where the
+ * C library has no backtrace() (musl), the same unwinder is called directly: _Unwind_Backtrace,
+ * linked into this library from libgcc_eh, finds each frame's FDE through dl_iterate_phdr and
+ * .eh_frame_hdr, in memory: no syscall, nothing to load.
  *
  * dladdr names only exported symbols; a frame in a static function prints as "module+0xoff".
  * Each module a frame names is remembered with its file and GNU build id (read from its notes
@@ -23,7 +26,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ct_config.h"
+#ifdef CT_HAVE_BACKTRACE
 #include <execinfo.h>
+#else
+#include <unwind.h>
+
+#include "dl_find_object.h"
+#endif
 
 #include "elf_note.h"
 #include "internal.h"
@@ -183,6 +193,40 @@ static bool sanitizer_runtime(const char *path)
 	       !strncmp(b, "liblsan.", 8);
 }
 
+#ifndef CT_HAVE_BACKTRACE
+struct unwind_state {
+	void **ips;
+	int n, max;
+};
+
+static _Unwind_Reason_Code unwind_frame(struct _Unwind_Context *ctx, void *arg)
+{
+	struct unwind_state *s = arg;
+	uintptr_t ip = _Unwind_GetIP(ctx);
+	if (!ip || s->n >= s->max)
+		return _URC_END_OF_STACK;
+	s->ips[s->n++] = (void *)ip;
+	return _URC_NO_REASON;
+}
+#endif
+
+/* The stack's return addresses, innermost first (the first ones are ours: skipped by module). */
+static int stack_ips(void **ips, int max)
+{
+#ifdef CT_HAVE_BACKTRACE
+	return backtrace(ips, max);
+#else
+	static int self_ok = -1; /* our own FDEs are findable: checked once */
+	int ok = __atomic_load_n(&self_ok, __ATOMIC_RELAXED);
+	if (ok < 0)
+		__atomic_store_n(&self_ok, ok = ct_unwind_self_ok(), __ATOMIC_RELAXED);
+	struct unwind_state s = { .ips = ips, .max = max };
+	if (ok)
+		_Unwind_Backtrace(unwind_frame, &s);
+	return s.n;
+#endif
+}
+
 char *ct_callsite(char *buf, size_t cap, unsigned skip_frames)
 {
 	if (!buf || cap == 0)
@@ -190,7 +234,7 @@ char *ct_callsite(char *buf, size_t cap, unsigned skip_frames)
 	buf[0] = 0;
 	int saved = errno;
 	void *ips[MAX_FRAMES];
-	int n = backtrace(ips, MAX_FRAMES);
+	int n = stack_ips(ips, MAX_FRAMES);
 	const void *mine = self_base();
 	size_t used = 0;
 	unsigned kept = 0;

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "linkmap.h"
 
 __thread struct ct_caller_range ct_caller_ok[CT_CALLER_RANGES] __attribute__((tls_model("initial-exec")));
 __thread void *ct_foreign_active __attribute__((tls_model("initial-exec")));
@@ -77,9 +78,8 @@ static int range_cb(struct dl_phdr_info *info, size_t size, void *arg)
 
 static bool find_caller(const void *ra, struct caller_object *o)
 {
-	Dl_info info;
-	struct link_map *map = NULL;
-	if (!dladdr1(ra, &info, (void **)&map, RTLD_DL_LINKMAP) || !map)
+	struct link_map *map = ct_link_map_of(ra);
+	if (!map)
 		return false;
 	o->map = map;
 	o->name = map->l_name;
@@ -96,9 +96,8 @@ static void remember_ok(uintptr_t start, uintptr_t len)
 /* Our own library: a call from inside it is ours (a route, a helper), never foreign. */
 static bool is_self(const struct link_map *map)
 {
-	Dl_info info;
-	struct link_map *self = NULL;
-	return dladdr1((void *)is_self, &info, (void **)&self, RTLD_DL_LINKMAP) && self == map;
+	struct link_map *self = ct_link_map_of((void *)is_self);
+	return self && self == map;
 }
 
 /* The verdict for o (foreign_lock held): what its own scope binds name to, against ours. */

@@ -98,26 +98,48 @@ bool ct_init(void)
 	return true;
 }
 
-/* exit status for END: an on_exit handler sees it. Registered once the program is running (the
- * first thread state made by a hook), so that it runs before the loader's destructors, which
- * glibc registers after our constructor ran. */
+/* exit status for END: an on_exit handler sees it. Registered once the program is running (at
+ * main's start: hooks/proc.c, __libc_start_main; else the first thread state a hook makes after
+ * our constructor), so that it runs before the loader's destructors, whose handler libc registers
+ * after the constructors ran: registered from the constructor, ours would run after them, and
+ * our destructor would write END without the status (a program whose libcrypto is mapped at
+ * start makes its first thread state there). */
+#ifdef CT_HAVE_ON_EXIT
 static void exit_handler(int status, void *arg)
 {
 	(void)arg;
 	ct_exit_status = status;
 	ct_writer_end(CT_END_EXIT, status);
 }
+#else
+/* Without on_exit (musl) the status comes from the exit hook (the program called exit) or from
+ * main's wrapper (main returned); an atexit handler runs at the same point of exit as on_exit's
+ * would. */
+static void exit_handler(void)
+{
+	ct_writer_end(CT_END_EXIT, ct_exit_status);
+}
+#endif
+
+static bool constructing; /* ct_constructor runs: too early to register */
 
 void ct_register_exit_handler(void)
 {
 	static _Atomic int done;
-	if (!atomic_exchange(&done, 1))
-		on_exit(exit_handler, NULL);
+	if (constructing || atomic_exchange(&done, 1))
+		return;
+#ifdef CT_HAVE_ON_EXIT
+	on_exit(exit_handler, NULL);
+#else
+	atexit(exit_handler);
+#endif
 }
 
 __attribute__((constructor)) static void ct_constructor(void)
 {
+	constructing = true;
 	ct_init();
+	constructing = false;
 }
 
 __attribute__((destructor)) static void ct_destructor(void)

@@ -14,6 +14,7 @@
  */
 #include "codefile.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_ELF_BYTES (1024u << 20)
@@ -44,17 +45,22 @@ int32_t rp_le32s(const uint8_t *p)
 	return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
 }
 
+int32_t rp_codefile_s32(const struct rp_codefile *e, const uint8_t *p)
+{
+	return (int32_t)rp_elf_u32(&e->eh, p);
+}
+
 /* The PLT's bounds, and a Go pclntab's section (*go_off, *go_len; 0: none), from the section
  * names. */
 static void index_sections(struct rp_codefile *e, uint64_t *go_off, uint64_t *go_len)
 {
-	const Elf64_Ehdr *eh = e->eh;
+	const struct rp_elf *eh = &e->eh;
 	Elf64_Shdr sh, names;
 	*go_off = *go_len = 0;
-	if (!rp_image_shdr(&e->im, eh, eh->e_shstrndx, &names) ||
+	if (!rp_image_shdr(&e->im, eh, eh->h.e_shstrndx, &names) ||
 	    !rp_image_in(&e->im, names.sh_offset, names.sh_size))
 		return;
-	for (unsigned i = 0; i < eh->e_shnum; i++) {
+	for (unsigned i = 0; i < eh->h.e_shnum; i++) {
 		if (!rp_image_shdr(&e->im, eh, i, &sh) || sh.sh_name >= names.sh_size)
 			continue;
 		const char *nm = (const char *)e->im.p + names.sh_offset + sh.sh_name;
@@ -82,17 +88,16 @@ static void index_names(struct rp_codefile *e, struct ct_str build_id)
 {
 	uint64_t go_off, go_len;
 	index_sections(e, &go_off, &go_len);
-	rp_elfsyms_index(&e->syms, &e->im, e->eh);
+	rp_elfsyms_index(&e->syms, &e->im, &e->eh);
 	if (e->syms.full)
 		return;
 	char path[4096], id[80];
-	const Elf64_Ehdr *deh;
+	struct rp_elf deh;
 	if (rp_debugfile_path(build_id, path, sizeof(path)) &&
 	    rp_image_map(path, MAX_ELF_BYTES, &e->debug) == RP_IMAGE_OK) {
-		if ((deh = rp_image_elf64(&e->debug)) != NULL &&
-		    rp_image_build_id(&e->debug, deh, id, sizeof(id)) && strlen(id) == build_id.len &&
-		    !memcmp(id, build_id.p, build_id.len))
-			rp_elfsyms_index(&e->debug_syms, &e->debug, deh);
+		if (rp_image_elf(&e->debug, &deh) && rp_image_build_id(&e->debug, &deh, id, sizeof(id)) &&
+		    strlen(id) == build_id.len && !memcmp(id, build_id.p, build_id.len))
+			rp_elfsyms_index(&e->debug_syms, &e->debug, &deh);
 		if (!e->debug_syms.full) {
 			memset(&e->debug_syms, 0, sizeof(e->debug_syms));
 			rp_image_unmap(&e->debug);
@@ -117,8 +122,8 @@ static void index_eh_frame(struct rp_codefile *e)
 		const uint8_t *h = e->im.p + p->p_offset;
 		if (h[0] != 1 || h[1] != 0x1b || h[2] != 0x03 || h[3] != 0x3b)
 			return;
-		uint64_t eh_ptr = p->p_vaddr + 4 + (int64_t)rp_le32s(h + 4);
-		uint32_t count = (uint32_t)rp_le32s(h + 8);
+		uint64_t eh_ptr = p->p_vaddr + 4 + (int64_t)rp_codefile_s32(e, h + 4);
+		uint32_t count = rp_elf_u32(&e->eh, h + 8);
 		if ((uint64_t)count * 8 > p->p_filesz - 12)
 			return;
 		e->hdr_table = h + 12;
@@ -135,19 +140,21 @@ bool rp_codefile_open(struct rp_codefile *e, const char *path, struct ct_str wan
 	memset(e, 0, sizeof(*e));
 	if (rp_image_map(path, MAX_ELF_BYTES, &e->im) != RP_IMAGE_OK)
 		return false;
-	e->eh = rp_image_elf64(&e->im);
-	if (!e->eh || e->eh->e_phentsize != sizeof(Elf64_Phdr) ||
-	    !rp_image_in(&e->im, e->eh->e_phoff, (uint64_t)e->eh->e_phnum * sizeof(Elf64_Phdr))) {
+	if (!rp_image_elf(&e->im, &e->eh) ||
+	    (e->eh.h.e_phnum && !(e->ph = calloc(e->eh.h.e_phnum, sizeof(*e->ph))))) {
 		rp_image_unmap(&e->im);
 		return false;
 	}
-	e->ph = (const Elf64_Phdr *)(e->im.p + e->eh->e_phoff);
-	e->phnum = e->eh->e_phnum;
+	for (e->phnum = 0; e->phnum < e->eh.h.e_phnum; e->phnum++)
+		if (!rp_image_phdr(&e->im, &e->eh, e->phnum, &e->ph[e->phnum])) {
+			rp_codefile_close(e);
+			return false;
+		}
 	if (want_id.len) {
 		char id[80];
-		rp_image_build_id(&e->im, e->eh, id, sizeof(id));
+		rp_image_build_id(&e->im, &e->eh, id, sizeof(id));
 		if (strlen(id) != want_id.len || memcmp(id, want_id.p, want_id.len) != 0) {
-			rp_image_unmap(&e->im);
+			rp_codefile_close(e);
 			return false;
 		}
 	}
@@ -170,7 +177,7 @@ bool rp_codefile_function_at(const struct rp_codefile *e, uint64_t va, uint64_t 
 	uint32_t lo = 0, hi = e->hdr_count;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		if (e->hdr_vaddr + (int64_t)rp_le32s(e->hdr_table + 8 * (size_t)mid) <= va)
+		if (e->hdr_vaddr + (int64_t)rp_codefile_s32(e, e->hdr_table + 8 * (size_t)mid) <= va)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -178,15 +185,16 @@ bool rp_codefile_function_at(const struct rp_codefile *e, uint64_t va, uint64_t 
 	if (!lo)
 		return false;
 	const uint8_t *ent = e->hdr_table + 8 * (size_t)(lo - 1);
-	uint64_t fn = e->hdr_vaddr + (int64_t)rp_le32s(ent), fde = e->hdr_vaddr + (int64_t)rp_le32s(ent + 4);
+	uint64_t fn = e->hdr_vaddr + (int64_t)rp_codefile_s32(e, ent);
+	uint64_t fde = e->hdr_vaddr + (int64_t)rp_codefile_s32(e, ent + 4);
 	uint64_t fde_off = rp_codefile_vaddr_to_off(e, fde);
 	/* FDE: u32 length, u32 CIE pointer, pc_begin and pc_range as sdata4 (pcrel begin) */
 	if (fde_off == UINT64_MAX || !rp_image_in(&e->im, fde_off, 16))
 		return false;
 	const uint8_t *f = e->im.p + fde_off;
-	uint64_t begin = fde + 8 + (int64_t)rp_le32s(f + 8);
-	uint32_t range = (uint32_t)rp_le32s(f + 12);
-	if (rp_le32s(f) == -1 || begin != fn || va - fn >= range)
+	uint64_t begin = fde + 8 + (int64_t)rp_codefile_s32(e, f + 8);
+	uint32_t range = (uint32_t)rp_codefile_s32(e, f + 12);
+	if (rp_codefile_s32(e, f) == -1 || begin != fn || va - fn >= range)
 		return false;
 	*start = fn;
 	*end = fn + range;
@@ -200,6 +208,9 @@ bool rp_codefile_in_plt(const struct rp_codefile *e, uint64_t va)
 
 void rp_codefile_close(struct rp_codefile *e)
 {
+	free(e->ph);
+	e->ph = NULL;
+	e->phnum = 0;
 	rp_image_unmap(&e->debug);
 	rp_image_unmap(&e->im);
 }

@@ -17,8 +17,8 @@
 
 struct rp_codefile {
 	struct rp_image im;
-	const Elf64_Ehdr *eh;
-	const Elf64_Phdr *ph;
+	struct rp_elf eh;
+	Elf64_Phdr *ph; /* the program headers, decoded (allocated) */
 	unsigned phnum;
 	struct rp_elfsyms syms; /* the file's own */
 	/* without a .symtab: its debug file's (found by build id), else a Go program's pclntab */
@@ -34,7 +34,7 @@ struct rp_codefile {
 	uint64_t plt_lo, plt_hi;
 };
 
-/* Maps path and indexes it; false when it is no readable 64-bit ELF file, or (want_id not
+/* Maps path and indexes it; false when it is no readable ELF file, or (want_id not
  * empty) its build id is not want_id. On true, rp_codefile_close unmaps it. */
 bool rp_codefile_open(struct rp_codefile *e, const char *path, struct ct_str want_id);
 void rp_codefile_close(struct rp_codefile *e);
@@ -51,7 +51,10 @@ bool rp_codefile_function_at(const struct rp_codefile *e, uint64_t va, uint64_t 
 /* va lies in the PLT (calls on their way to another function). */
 bool rp_codefile_in_plt(const struct rp_codefile *e, uint64_t va);
 
-/* A little-endian signed 32-bit value. */
+/* A little-endian signed 32-bit value (x86 instructions). */
 int32_t rp_le32s(const uint8_t *p);
+
+/* A signed 32-bit value in the file's byte order (.eh_frame_hdr, .eh_frame). */
+int32_t rp_codefile_s32(const struct rp_codefile *e, const uint8_t *p);
 
 #endif

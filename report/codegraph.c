@@ -68,12 +68,11 @@ static size_t fn_after(const struct rp_code_file_class *fc, uint64_t va)
 
 static bool symbol_global(const struct rp_codefile *f, uint64_t start)
 {
-	for (size_t i = 0; i < f->syms.nsyms; i++) {
-		const Elf64_Sym *y = &f->syms.syms[i];
-		if (ELF64_ST_TYPE(y->st_info) == STT_FUNC && y->st_shndx != SHN_UNDEF &&
-		    y->st_value == start && ELF64_ST_BIND(y->st_info) != STB_LOCAL)
+	Elf64_Sym y;
+	for (size_t i = 0; rp_elfsyms_get(&f->syms, i, &y); i++)
+		if (ELF64_ST_TYPE(y.st_info) == STT_FUNC && y.st_shndx != SHN_UNDEF && y.st_value == start &&
+		    ELF64_ST_BIND(y.st_info) != STB_LOCAL)
 			return true;
-	}
 	return false;
 }
 
@@ -110,7 +109,7 @@ struct rp_code_file_class *rp_code_file_class_new(const struct rp_codefile *f, c
 /* The start of FDE i of .eh_frame_hdr's table (sorted by start). */
 static uint64_t fde_start(const struct rp_codefile *f, uint32_t i)
 {
-	return f->hdr_vaddr + (int64_t)rp_le32s(f->hdr_table + 8 * (size_t)i);
+	return f->hdr_vaddr + (int64_t)rp_codefile_s32(f, f->hdr_table + 8 * (size_t)i);
 }
 
 static bool is_fde_start(const struct rp_codefile *f, uint64_t va)
@@ -274,10 +273,11 @@ bool rp_code_file_class_at(struct rp_code_file_class *fc, size_t i, struct rp_co
 	size_t nfde = f->hdr_table ? f->hdr_count : 0;
 	if (i < nfde)
 		return rp_code_file_class_lookup(fc, fde_start(f, (uint32_t)i), out);
-	const Elf64_Sym *y = &f->syms.syms[i - nfde];
+	Elf64_Sym y;
 	memset(out, 0, sizeof(*out));
-	return ELF64_ST_TYPE(y->st_info) == STT_FUNC && y->st_shndx != SHN_UNDEF && y->st_size &&
-	       rp_code_file_class_lookup(fc, y->st_value, out) && out->start == y->st_value;
+	return rp_elfsyms_get(&f->syms, i - nfde, &y) && ELF64_ST_TYPE(y.st_info) == STT_FUNC &&
+	       y.st_shndx != SHN_UNDEF && y.st_size && rp_code_file_class_lookup(fc, y.st_value, out) &&
+	       out->start == y.st_value;
 }
 
 bool rp_code_file_class_lookup(struct rp_code_file_class *fc, uint64_t va, struct rp_code_fn *out)

@@ -15,13 +15,14 @@
 /* The default debug-file directory, as gdb's and Debian's -dbgsym packages have it. */
 #define DEBUG_DIR "/usr/lib/debug"
 
-void rp_elfsyms_index(struct rp_elfsyms *s, const struct rp_image *im, const Elf64_Ehdr *eh)
+void rp_elfsyms_index(struct rp_elfsyms *s, const struct rp_image *im, const struct rp_elf *eh)
 {
 	memset(s, 0, sizeof(*s));
 	Elf64_Shdr sh, use = { 0 }, link;
 	bool have = false;
-	for (unsigned i = 0; i < eh->e_shnum; i++) {
-		if (!rp_image_shdr(im, eh, i, &sh) || sh.sh_entsize != sizeof(Elf64_Sym))
+	size_t size = rp_elf_sym_size(eh);
+	for (unsigned i = 0; i < eh->h.e_shnum; i++) {
+		if (!rp_image_shdr(im, eh, i, &sh) || sh.sh_entsize != size)
 			continue;
 		if (sh.sh_type == SHT_SYMTAB || (sh.sh_type == SHT_DYNSYM && !have)) {
 			use = sh;
@@ -30,27 +31,35 @@ void rp_elfsyms_index(struct rp_elfsyms *s, const struct rp_image *im, const Elf
 		if (sh.sh_type == SHT_SYMTAB)
 			break;
 	}
-	if (!have || !rp_image_in(im, use.sh_offset, use.sh_size) || use.sh_offset % _Alignof(Elf64_Sym) ||
+	if (!have || !rp_image_in(im, use.sh_offset, use.sh_size) ||
 	    !rp_image_shdr(im, eh, use.sh_link, &link) || !rp_image_in(im, link.sh_offset, link.sh_size))
 		return;
-	s->syms = (const Elf64_Sym *)(const void *)(im->p + use.sh_offset);
-	s->nsyms = use.sh_size / sizeof(Elf64_Sym);
+	s->im = *im;
+	s->eh = *eh;
+	s->off = use.sh_offset;
+	s->entsize = size;
+	s->nsyms = use.sh_size / size;
 	s->strtab = (const char *)im->p + link.sh_offset;
 	s->strtab_len = link.sh_size;
 	s->full = use.sh_type == SHT_SYMTAB;
 }
 
+bool rp_elfsyms_get(const struct rp_elfsyms *s, size_t i, Elf64_Sym *y)
+{
+	return i < s->nsyms && rp_image_sym(&s->im, &s->eh, s->off + (uint64_t)i * s->entsize, y);
+}
+
 const char *rp_elfsyms_function_at(const struct rp_elfsyms *s, uint64_t va, uint64_t *start, uint64_t *end)
 {
-	for (size_t i = 0; i < s->nsyms; i++) {
-		const Elf64_Sym *y = &s->syms[i];
-		if (ELF64_ST_TYPE(y->st_info) != STT_FUNC || y->st_shndx == SHN_UNDEF || !y->st_size ||
-		    va - y->st_value >= y->st_size || y->st_name >= s->strtab_len ||
-		    !memchr(s->strtab + y->st_name, 0, s->strtab_len - y->st_name))
+	Elf64_Sym y;
+	for (size_t i = 0; rp_elfsyms_get(s, i, &y); i++) {
+		if (ELF64_ST_TYPE(y.st_info) != STT_FUNC || y.st_shndx == SHN_UNDEF || !y.st_size ||
+		    va - y.st_value >= y.st_size || y.st_name >= s->strtab_len ||
+		    !memchr(s->strtab + y.st_name, 0, s->strtab_len - y.st_name))
 			continue;
-		*start = y->st_value;
-		*end = y->st_value + y->st_size;
-		return s->strtab + y->st_name;
+		*start = y.st_value;
+		*end = y.st_value + y.st_size;
+		return s->strtab + y.st_name;
 	}
 	return NULL;
 }

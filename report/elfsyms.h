@@ -14,16 +14,21 @@
 #include "elfimage.h"
 
 struct rp_elfsyms {
-	const Elf64_Sym *syms; /* NULL: none */
-	size_t nsyms;
+	struct rp_image im; /* the mapping (a copy of its bounds: the owner unmaps it) */
+	struct rp_elf eh;   /* the file's class and byte order, to decode each entry */
+	uint64_t off;       /* the table's file offset */
+	size_t entsize, nsyms;
 	const char *strtab;
 	size_t strtab_len;
 	bool full; /* from .symtab (every function), not .dynsym (the exported ones) */
 };
 
 /* Indexes the image's .symtab, else its .dynsym (all zero when it has neither inside the
- * mapping). */
-void rp_elfsyms_index(struct rp_elfsyms *s, const struct rp_image *im, const Elf64_Ehdr *eh);
+ * mapping). The image must stay mapped while s is used. */
+void rp_elfsyms_index(struct rp_elfsyms *s, const struct rp_image *im, const struct rp_elf *eh);
+
+/* Symbol i, decoded; false past the end. */
+bool rp_elfsyms_get(const struct rp_elfsyms *s, size_t i, Elf64_Sym *y);
 
 /* The function symbol covering vaddr va: its name, *start and *end; NULL when none does. */
 const char *rp_elfsyms_function_at(const struct rp_elfsyms *s, uint64_t va, uint64_t *start, uint64_t *end);

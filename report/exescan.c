@@ -81,22 +81,17 @@ static const void *find(const struct rp_image *im, const char *s)
 	return memmem(im->p, im->len, s, strlen(s));
 }
 
-/* ---- ELF: PT_INTERP and defined symbols (64-bit little-endian; others get texts only) ----- */
+/* ---- ELF: PT_INTERP and defined symbols (either class, either byte order) ----------------- */
 
 static bool has_interp(const struct rp_image *im)
 {
-	const Elf64_Ehdr *eh = rp_image_elf64(im);
-	if (!eh) /* 32-bit: the PT_INTERP string is there whenever the header is */
-		return find(im, "/ld-linux") || find(im, "/ld-musl");
-	if (eh->e_phentsize < sizeof(Elf64_Phdr) ||
-	    !rp_image_in(im, eh->e_phoff, (uint64_t)eh->e_phnum * eh->e_phentsize))
+	struct rp_elf eh;
+	Elf64_Phdr ph;
+	if (!rp_image_elf(im, &eh))
 		return false;
-	for (unsigned i = 0; i < eh->e_phnum; i++) {
-		Elf64_Phdr ph;
-		memcpy(&ph, im->p + eh->e_phoff + (uint64_t)i * eh->e_phentsize, sizeof(ph));
+	for (unsigned i = 0; rp_image_phdr(im, &eh, i, &ph); i++)
 		if (ph.p_type == PT_INTERP)
 			return true;
-	}
 	return false;
 }
 
@@ -111,20 +106,21 @@ static bool name_matches(const char *want, const char *name, size_t max)
 /* Is sym defined (not an import) in a .symtab or .dynsym of the file? */
 static bool defines(const struct rp_image *im, const char *sym)
 {
-	const Elf64_Ehdr *eh = rp_image_elf64(im);
-	if (!eh || eh->e_shentsize < sizeof(Elf64_Shdr) ||
-	    !rp_image_in(im, eh->e_shoff, (uint64_t)eh->e_shnum * eh->e_shentsize))
+	struct rp_elf eh;
+	if (!rp_image_elf(im, &eh))
 		return false;
-	for (unsigned i = 0; i < eh->e_shnum; i++) {
+	size_t size = rp_elf_sym_size(&eh);
+	for (unsigned i = 0; i < eh.h.e_shnum; i++) {
 		Elf64_Shdr sh, str;
-		if (!rp_image_shdr(im, eh, i, &sh) ||
-		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
-		    sh.sh_entsize < sizeof(Elf64_Sym) || !rp_image_in(im, sh.sh_offset, sh.sh_size) ||
-		    !rp_image_shdr(im, eh, sh.sh_link, &str) || !rp_image_in(im, str.sh_offset, str.sh_size))
+		if (!rp_image_shdr(im, &eh, i, &sh) ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || sh.sh_entsize < size ||
+		    !rp_image_in(im, sh.sh_offset, sh.sh_size) || !rp_image_shdr(im, &eh, sh.sh_link, &str) ||
+		    !rp_image_in(im, str.sh_offset, str.sh_size))
 			continue;
-		for (uint64_t off = 0; off + sizeof(Elf64_Sym) <= sh.sh_size; off += sh.sh_entsize) {
+		for (uint64_t off = 0; off + size <= sh.sh_size; off += sh.sh_entsize) {
 			Elf64_Sym s;
-			memcpy(&s, im->p + sh.sh_offset + off, sizeof(s));
+			if (!rp_image_sym(im, &eh, sh.sh_offset + off, &s))
+				break;
 			if (s.st_shndx == SHN_UNDEF || s.st_name >= str.sh_size)
 				continue;
 			const char *name = (const char *)im->p + str.sh_offset + s.st_name;

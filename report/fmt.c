@@ -5,6 +5,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "kernel/errno_name.h"
+
 char *rp_fmt_bytes(char *buf, size_t cap, double bytes)
 {
 	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
@@ -54,7 +56,7 @@ const char *rp_errno_name(int err, char *buf, size_t cap)
 {
 	if (err == 0)
 		return "-";
-	const char *n = err > 0 ? strerrorname_np(err) : NULL;
+	const char *n = err > 0 ? ct_strerrorname(err) : NULL;
 	if (n)
 		return n;
 	snprintf(buf, cap, "errno %d", err);

@@ -15,11 +15,9 @@
 /* The dynamic symbol whose relocation targets the GOT slot at got (a vaddr). */
 static bool got_symbol(const struct rp_codefile *e, uint64_t got, char *name, size_t cap)
 {
-	const Elf64_Ehdr *eh = e->eh;
+	const struct rp_elf *eh = &e->eh;
 	Elf64_Shdr rel, sym, str;
-	if (eh->e_shentsize != sizeof(Elf64_Shdr))
-		return false;
-	for (unsigned i = 0; i < eh->e_shnum; i++) {
+	for (unsigned i = 0; i < eh->h.e_shnum; i++) {
 		if (!rp_image_shdr(&e->im, eh, i, &rel) || rel.sh_type != SHT_RELA ||
 		    rel.sh_entsize != sizeof(Elf64_Rela) ||
 		    !rp_image_in(&e->im, rel.sh_offset, rel.sh_size) ||
@@ -54,6 +52,9 @@ static const uint8_t *code_at(const struct rp_codefile *e, uint64_t va, size_t n
 bool rp_plt_callee(const struct rp_codefile *e, uint64_t ret, char *name, size_t cap)
 {
 	const uint8_t *c;
+	/* x86-64 calls, and its Elf64_Rela read in place: nothing else is decoded here */
+	if (!e->eh.is64 || e->eh.msb || e->eh.h.e_machine != EM_X86_64)
+		return false;
 	if (ret >= 6 && (c = code_at(e, ret - 6, 6)) && c[0] == 0xff && c[1] == 0x15) /* -fno-plt */
 		return got_symbol(e, ret + (uint64_t)(int64_t)rp_le32s(c + 2), name, cap);
 	if (ret < 5 || !(c = code_at(e, ret - 5, 5)) || c[0] != 0xe8)

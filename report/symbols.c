@@ -38,36 +38,31 @@ struct symbolizer {
 };
 
 /* Maps and indexes path; false when it is not a readable file of at most MAX_ELF_BYTES. A file
- * that is not a 64-bit little-endian ELF stays mapped (it is unmapped with the rest) with
- * nothing to look up. */
+ * that is no ELF file (of either class and byte order: a trace from an i386 or a mips target is
+ * reported here too) stays mapped (it is unmapped with the rest) with nothing to look up. */
 static bool elf_open(struct elf_file *f, const char *path)
 {
 	memset(f, 0, sizeof(*f));
 	snprintf(f->path, sizeof(f->path), "%s", path);
 	if (rp_image_map(path, MAX_ELF_BYTES, &f->im) != RP_IMAGE_OK)
 		return false;
-	if (f->im.file_size > MAX_ELF_BYTES || f->im.len < sizeof(Elf64_Ehdr)) {
+	if (f->im.file_size > MAX_ELF_BYTES) {
 		rp_image_unmap(&f->im);
 		return false;
 	}
 	const struct rp_image *im = &f->im;
-	const Elf64_Ehdr *eh = rp_image_elf64(im);
-	if (!eh || eh->e_shentsize != sizeof(Elf64_Shdr) ||
-	    !rp_image_in(im, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr)))
+	struct rp_elf eh;
+	Elf64_Shdr sh;
+	Elf64_Phdr ph;
+	if (!rp_image_elf(im, &eh) || (eh.h.e_shnum && !rp_image_shdr(im, &eh, eh.h.e_shnum - 1, &sh)))
 		return true;
-	if (eh->e_phentsize == sizeof(Elf64_Phdr) &&
-	    rp_image_in(im, eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr))) {
-		for (unsigned i = 0; i < eh->e_phnum; i++) {
-			Elf64_Phdr ph;
-			memcpy(&ph, im->p + eh->e_phoff + i * sizeof(ph), sizeof(ph));
-			if (ph.p_type == PT_LOAD && ph.p_offset == 0) {
-				f->load_vaddr = ph.p_vaddr;
-				break;
-			}
+	for (unsigned i = 0; rp_image_phdr(im, &eh, i, &ph); i++)
+		if (ph.p_type == PT_LOAD && ph.p_offset == 0) {
+			f->load_vaddr = ph.p_vaddr;
+			break;
 		}
-	}
-	rp_image_build_id(im, eh, f->build_id, sizeof(f->build_id));
-	rp_elfsyms_index(&f->syms, im, eh);
+	rp_image_build_id(im, &eh, f->build_id, sizeof(f->build_id));
+	rp_elfsyms_index(&f->syms, im, &eh);
 	return true;
 }
 

@@ -31,6 +31,9 @@ packages=(
 	gcc-aarch64-linux-gnu gcc-i686-linux-gnu gcc-mipsel-linux-gnu # the port suite: Debian's cross compilers
 	qemu-user-static          # the port suite: the cross builds' tests and the targets' own openssl under qemu-user
 	libgnutls28-dev           # the GnuTLS hooks' prototypes (headers only: GnuTLS is found at run time) and examples/gnutls_cipher_bench
+	# the port suite's musl build (tests/port/musl-build.sh): musl-gcc and musl's loader, cmake for
+	# cmocka and dpkg-source for Debian's openssl and cmocka sources, the kernel's UAPI headers
+	musl-tools cmake dpkg-dev linux-libc-dev
 )
 
 missing=()

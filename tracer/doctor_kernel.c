@@ -17,6 +17,7 @@
 
 #include "cryptodev_abi.h"
 #include "doctor.h"
+#include "errno_name.h"
 #include "proc_crypto.h"
 #include "trace_format.h"
 #include "tracer.h"
@@ -69,7 +70,7 @@ void dr_probe_afalg(struct dr_report *r)
 	} else {
 		c = dr_add(r, "afalg", hw[0] ? DR_WARN : DR_INFO, "AF_ALG is not available",
 			   "socket(AF_ALG, SOCK_SEQPACKET) fails with %s (%s)%s%s%s",
-			   strerrorname_np(r->afalg_errno) ?: "?", strerror(r->afalg_errno),
+			   ct_strerrorname(r->afalg_errno) ?: "?", strerror(r->afalg_errno),
 			   r->afalg_errno == EAFNOSUPPORT
 				   ? ": this kernel has no AF_ALG (or a "
 				     "sandbox refuses it); kernel crypto is out of reach from user space"
@@ -91,7 +92,7 @@ void dr_probe_afalg(struct dr_report *r)
 	}
 	dr_value(c, "hardware_aes", false, "%s", hw);
 	dr_value(c, "available", true, "%s", r->afalg_ok ? "true" : "false");
-	dr_value(c, "errno", false, "%s", r->afalg_ok ? "" : strerrorname_np(r->afalg_errno) ?: "");
+	dr_value(c, "errno", false, "%s", r->afalg_ok ? "" : ct_strerrorname(r->afalg_errno) ?: "");
 
 	/* Binding instantiates cbc(aes) & co., so /proc/crypto lists them afterwards. */
 	int bind_err[sizeof(kernel_modes) / sizeof(kernel_modes[0])] = { 0 };
@@ -138,7 +139,7 @@ void dr_probe_afalg(struct dr_report *r)
 			 "; the kernel offers no AF_ALG (socket fails with %s) and there is no "
 			 "/dev/crypto (%s), so no program can reach the kernel's AES: whether %s is "
 			 "loaded only matters to the kernel's own users (dm-crypt, IPsec)",
-			 strerrorname_np(r->afalg_errno) ?: "?", strerrorname_np(cdev_err) ?: "?", accel);
+			 ct_strerrorname(r->afalg_errno) ?: "?", ct_strerrorname(cdev_err) ?: "?", accel);
 	snprintf(c->title, sizeof(c->title), "%s %s loaded in the kernel%s", accel,
 		 accel_loaded ? "is" : "is not", moot ? " (moot: no AF_ALG here)" : "");
 	dr_value(c, "moot", true, "%s", moot ? "true" : "false");
@@ -164,7 +165,7 @@ void dr_probe_afalg(struct dr_report *r)
 					 "AF_ALG bind(%s, %s) fails "
 					 "with %s",
 					 kernel_modes[i].type, kernel_modes[i].alg,
-					 strerrorname_np(bind_err[i]) ?: "?");
+					 ct_strerrorname(bind_err[i]) ?: "?");
 			snprintf(c->title, sizeof(c->title), "%s: no kernel driver listed",
 				 kernel_modes[i].alg);
 			dr_value(c, "driver", false, "%s", "");
@@ -206,12 +207,12 @@ void dr_probe_cryptodev(struct dr_report *r)
 
 		c = dr_add(r, "cryptodev", DR_INFO,
 			   e == ENOENT ? "/dev/crypto is absent" : "/dev/crypto cannot be opened",
-			   "open(\"/dev/crypto\") fails with %s%s", strerrorname_np(e) ?: "?",
+			   "open(\"/dev/crypto\") fails with %s%s", ct_strerrorname(e) ?: "?",
 			   e == ENOENT ? ": no cryptodev-linux module; the devcrypto engine and the "
 					 "cryptodev route have nothing to talk to"
 				       : "");
 		dr_value(c, "present", true, "%s", e == ENOENT ? "false" : "true");
-		dr_value(c, "errno", false, "%s", strerrorname_np(e) ?: "");
+		dr_value(c, "errno", false, "%s", ct_strerrorname(e) ?: "");
 		return;
 	}
 	r->cryptodev_ok = true;
@@ -248,7 +249,7 @@ void dr_probe_cryptodev(struct dr_report *r)
 
 			/* this cryptodev serves other ciphers: a fact about its drivers */
 			c = dr_add(r, id, DR_INFO, "", "CIOCGSESSION(cipher=%u keylen=%u) fails with %s",
-				   sessions[i].cipher, sessions[i].keylen, strerrorname_np(e) ?: "?");
+				   sessions[i].cipher, sessions[i].keylen, ct_strerrorname(e) ?: "?");
 			snprintf(c->title, sizeof(c->title), "/dev/crypto %s: no session", sessions[i].name);
 			dr_value(c, "session", true, "false");
 			continue;

@@ -14,6 +14,7 @@
 
 #include "cpu.h"
 #include "doctor.h"
+#include "errno_name.h"
 #include "trace_format.h"
 #include "tracer.h"
 #include "aesni.h"
@@ -271,7 +272,7 @@ static void engine_checks(struct dr_report *r, const char *out)
 				snprintf(extra, sizeof(extra),
 					 "; socket(AF_ALG) fails here with %s "
 					 "(probed by the doctor)",
-					 err ? strerrorname_np(err) : "?");
+					 err ? ct_strerrorname(err) : "?");
 				snprintf(why, sizeof(why), "no AF_ALG");
 			} else if (!strcmp(id, "padlock") && !ct_cpu_padlock_ace()) {
 				ct_cpu_vendor(vendor, sizeof(vendor));
@@ -282,7 +283,7 @@ static void engine_checks(struct dr_report *r, const char *out)
 				snprintf(why, sizeof(why), "no PadLock CPU");
 			} else if (!strcmp(id, "devcrypto") && !ct_cryptodev_usable(&cdev_err)) {
 				snprintf(extra, sizeof(extra), "; open(\"/dev/crypto\") fails here with %s",
-					 strerrorname_np(cdev_err) ?: "?");
+					 ct_strerrorname(cdev_err) ?: "?");
 				snprintf(why, sizeof(why), "no /dev/crypto");
 			}
 			c = dr_add(r, id_key, why[0] ? DR_INFO : DR_WARN, "", "%s: %s%s",

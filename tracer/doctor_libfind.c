@@ -15,6 +15,12 @@
 #include <unistd.h>
 
 #include "doctor.h"
+
+/* GLOB_ONLYDIR is glibc's, and only a hint there (other names may still match); musl has none.
+ * scan_dir reads nothing from a name it cannot open as a directory. */
+#ifndef GLOB_ONLYDIR
+#define GLOB_ONLYDIR 0
+#endif
 #include "tracer.h"
 
 #define FOREIGN_LIST_CAP 600 /* the paths of the foreign copies, in one evidence line */

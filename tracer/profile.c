@@ -253,12 +253,11 @@ static bool index_eh_frame_section(struct file_cfi *c)
 {
 	const struct rp_codefile *e = &c->cf;
 	Elf64_Shdr names, sh;
-	if (e->eh->e_shentsize != sizeof(Elf64_Shdr) ||
-	    !rp_image_shdr(&e->im, e->eh, e->eh->e_shstrndx, &names) ||
+	if (!rp_image_shdr(&e->im, &e->eh, e->eh.h.e_shstrndx, &names) ||
 	    !rp_image_in(&e->im, names.sh_offset, names.sh_size))
 		return false;
-	for (unsigned i = 0; i < e->eh->e_shnum; i++) {
-		if (!rp_image_shdr(&e->im, e->eh, i, &sh) || sh.sh_type != SHT_PROGBITS ||
+	for (unsigned i = 0; i < e->eh.h.e_shnum; i++) {
+		if (!rp_image_shdr(&e->im, &e->eh, i, &sh) || sh.sh_type != SHT_PROGBITS ||
 		    sh.sh_name >= names.sh_size || names.sh_size - sh.sh_name < sizeof(".eh_frame") ||
 		    memcmp(e->im.p + names.sh_offset + sh.sh_name, ".eh_frame", sizeof(".eh_frame")) != 0 ||
 		    !rp_image_in(&e->im, sh.sh_offset, sh.sh_size))
@@ -286,6 +285,10 @@ static const struct ct_unwind_tables *tables_of(struct ct_profiler *p, uint32_t 
 	if (!rp_codefile_open(&c->cf, p->files[file], (struct ct_str){ 0 }))
 		return NULL;
 	const struct rp_codefile *e = &c->cf;
+	if (e->eh.h.e_machine != EM_X86_64 || !e->eh.is64) { /* the unwinder reads x86-64 CFI only */
+		rp_codefile_close(&c->cf);
+		return NULL;
+	}
 	if (!e->hdr_table)
 		c->ok = index_eh_frame_section(c);
 	for (unsigned i = 0; e->hdr_table && e->eh_off != UINT64_MAX && i < e->phnum && !c->ok; i++) {
@@ -944,9 +947,9 @@ static void build_id_of(const char *path, char *hex, size_t cap)
 	struct rp_image im;
 	if (rp_image_map(path, MAX_ELF_BYTES, &im) != RP_IMAGE_OK)
 		return;
-	const Elf64_Ehdr *eh = rp_image_elf64(&im);
-	if (eh)
-		rp_image_build_id(&im, eh, hex, cap);
+	struct rp_elf eh;
+	if (rp_image_elf(&im, &eh))
+		rp_image_build_id(&im, &eh, hex, cap);
 	rp_image_unmap(&im);
 }
 

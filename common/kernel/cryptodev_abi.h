@@ -14,6 +14,11 @@
 
 #include <stdint.h>
 #include <sys/ioctl.h>
+/* _IOC_TYPE and _IOC_NR are the kernel's (asm-generic/ioctl.h): glibc's <sys/ioctl.h> brings them
+ * in, musl's does not (its own _IOC macros stand alone) */
+#ifndef _IOC_TYPE
+#include <linux/ioctl.h>
+#endif
 
 #define CT_CDEV_PATH "/dev/crypto"
 

@@ -164,7 +164,6 @@ const char *ct_ktls_record_type_name(uint8_t type); /* 21 -> "alert"; NULL if un
 
 /* ---- errno --------------------------------------------------------------------------------- */
 
-/* "EINVAL", or the number in decimal written into buf. */
-const char *ct_errno_name(int err, char *buf, size_t cap);
+#include "errno_name.h"
 
 #endif

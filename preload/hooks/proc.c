@@ -15,7 +15,20 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "ct_config.h"
 #include "internal.h"
+
+/* glibc types the resource as an enum under _GNU_SOURCE; musl and POSIX say int */
+#ifndef CT_HAVE_RLIMIT_RESOURCE_T
+typedef int __rlimit_resource_t;
+#endif
+
+/* musl defines setrlimit64, prlimit64 and struct rlimit64 as macros for the plain names (its
+ * rlim_t is 64-bit everywhere): a program's setrlimit64 call is a setrlimit call, and the *64
+ * hooks would define the plain ones twice. */
+#if !defined(setrlimit64) && !defined(prlimit64)
+#define CT_RLIMIT64_HOOKS 1
+#endif
 
 extern char **environ;
 
@@ -30,9 +43,11 @@ static __typeof__(&fexecve) real_fexecve;
 static __typeof__(&posix_spawn) real_posix_spawn;
 static __typeof__(&posix_spawnp) real_posix_spawnp;
 static __typeof__(&setrlimit) real_setrlimit;
-static __typeof__(&setrlimit64) real_setrlimit64;
 static __typeof__(&prlimit) real_prlimit;
+#ifdef CT_RLIMIT64_HOOKS
+static __typeof__(&setrlimit64) real_setrlimit64;
 static __typeof__(&prlimit64) real_prlimit64;
+#endif
 
 #define RESOLVE(fn)                                                                                          \
 	do {                                                                                                 \
@@ -51,9 +66,11 @@ void ct_proc_hooks_resolve(void)
 	RESOLVE(posix_spawn);
 	RESOLVE(posix_spawnp);
 	RESOLVE(setrlimit);
-	RESOLVE(setrlimit64);
 	RESOLVE(prlimit);
+#ifdef CT_RLIMIT64_HOOKS
+	RESOLVE(setrlimit64);
 	RESOLVE(prlimit64);
+#endif
 }
 
 #define REAL(fn)                                                                                             \
@@ -82,6 +99,37 @@ CT_EXPORT void exit(int status)
 	if (real)
 		real(status);
 	_exit(status); /* unreachable unless libc has no exit: never return from exit() */
+}
+
+/* main's start and its return. The program's start code (crt1) calls __libc_start_main through
+ * the PLT, so main is wrapped here: at its start the exit handler is registered (init.c: after
+ * the loader's own exit handler, so that ours runs first and END is written before any library's
+ * destructor), and the value it returns is recorded before libc hands it to exit from inside
+ * itself, past the exit hook above (musl has no on_exit to tell a handler the status). glibc
+ * passes a seventh argument (the stack end), musl six: seven are forwarded, the last unused there. */
+typedef int (*ct_main_fn)(int, char **, char **);
+typedef int (*ct_start_main_fn)(ct_main_fn, int, char **, void (*)(void), void (*)(void), void (*)(void),
+				void *);
+static ct_main_fn real_main;
+
+static int main_wrapper(int argc, char **argv, char **envp)
+{
+	ct_register_exit_handler();
+	int status = real_main(argc, argv, envp);
+	ct_exit_status = status;
+	return status;
+}
+
+CT_EXPORT int __libc_start_main(ct_main_fn main_fn, int argc, char **argv, void (*init)(void),
+				void (*fini)(void), void (*rtld_fini)(void), void *stack_end);
+CT_EXPORT int __libc_start_main(ct_main_fn main_fn, int argc, char **argv, void (*init)(void),
+				void (*fini)(void), void (*rtld_fini)(void), void *stack_end)
+{
+	ct_start_main_fn real = (ct_start_main_fn)ct_resolve("__libc_start_main");
+	if (CT_UNLIKELY(!real))
+		_exit(127); /* no libc to start the program with: nothing else can run */
+	real_main = main_fn;
+	return real(main_wrapper, argc, argv, init, fini, rtld_fini, stack_end);
 }
 
 /* _exit skips atexit handlers and destructors: write the last snapshot here (not in a vfork
@@ -239,6 +287,7 @@ CT_EXPORT int setrlimit(__rlimit_resource_t resource, const struct rlimit *rlim)
 	return real(resource, rlim);
 }
 
+#ifdef CT_RLIMIT64_HOOKS
 CT_EXPORT int setrlimit64(__rlimit_resource_t resource, const struct rlimit64 *rlim)
 {
 	__typeof__(&setrlimit64) real = REAL(setrlimit64);
@@ -251,6 +300,7 @@ CT_EXPORT int setrlimit64(__rlimit_resource_t resource, const struct rlimit64 *r
 	errno = e;
 	return real(resource, rlim);
 }
+#endif
 
 CT_EXPORT int prlimit(pid_t pid, __rlimit_resource_t resource, const struct rlimit *new_limit,
 		      struct rlimit *old_limit)
@@ -268,6 +318,7 @@ CT_EXPORT int prlimit(pid_t pid, __rlimit_resource_t resource, const struct rlim
 	return real(pid, resource, new_limit, old_limit);
 }
 
+#ifdef CT_RLIMIT64_HOOKS
 CT_EXPORT int prlimit64(pid_t pid, __rlimit_resource_t resource, const struct rlimit64 *new_limit,
 			struct rlimit64 *old_limit)
 {
@@ -283,3 +334,4 @@ CT_EXPORT int prlimit64(pid_t pid, __rlimit_resource_t resource, const struct rl
 	}
 	return real(pid, resource, new_limit, old_limit);
 }
+#endif

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cdev_sessions.h"
+#include "ct_config.h"
 #include "core.h"
 #include "emul.h"
 #include "kdriver.h"
@@ -127,6 +128,9 @@ CT_EXPORT int open(const char *path, int flags, ...)
 	return OPEN_HOOK(open, "open", path, flags, mode);
 }
 
+/* musl defines the *64 names as macros for the plain ones (its off_t is 64-bit everywhere): a
+ * program's open64 call is an open call, which the hook above sees. */
+#if !defined(open64)
 CT_EXPORT int open64(const char *path, int flags, ...)
 {
 	unsigned mode = 0;
@@ -134,6 +138,7 @@ CT_EXPORT int open64(const char *path, int flags, ...)
 	OPEN_MODE(flags, mode);
 	return OPEN_HOOK(open64, "open", path, flags, mode);
 }
+#endif
 
 CT_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 {
@@ -143,6 +148,7 @@ CT_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 	return OPEN_HOOK(openat, "openat", dirfd, path, flags, mode);
 }
 
+#if !defined(openat64) /* musl: a macro for openat, as open64 is for open */
 CT_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 {
 	unsigned mode = 0;
@@ -150,6 +156,7 @@ CT_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 	OPEN_MODE(flags, mode);
 	return OPEN_HOOK(openat64, "openat", dirfd, path, flags, mode);
 }
+#endif
 
 /* _FORTIFY_SOURCE builds call these when the flags are not a compile-time constant. */
 CT_EXPORT int __open_2(const char *path, int flags)
@@ -485,11 +492,12 @@ other:
 	return r;
 }
 
-/* glibc declares ioctl(int, unsigned long, ...); the third argument is always one word. real is
- * the twin the program called (ioctl, __ioctl_time64); a /dev/crypto request carries no time_t,
- * so the tracked path's own calls are the same with either. */
-static int ioctl_hook(int (*real)(int, unsigned long, ...), int fd, unsigned long request, void *arg,
-		      uintptr_t site)
+/* glibc declares ioctl(int, unsigned long, ...), musl ioctl(int, int, ...) (CT_IOCTL_REQUEST_T,
+ * meson's test); the third argument is always one word. real is the twin the program called
+ * (ioctl, __ioctl_time64); a /dev/crypto request carries no time_t, so the tracked path's own
+ * calls are the same with either. */
+static int ioctl_hook(int (*real)(int, CT_IOCTL_REQUEST_T, ...), int fd, CT_IOCTL_REQUEST_T request,
+		      void *arg, uintptr_t site)
 {
 	struct ct_kfd_state *st = ct_kfd_get(fd);
 	if (CT_LIKELY(!st) || (st->kind != CT_KFD_CDEV && st->kind != CT_KFD_CDEV_CLONE)) {
@@ -499,10 +507,11 @@ static int ioctl_hook(int (*real)(int, unsigned long, ...), int fd, unsigned lon
 		}
 		return real(fd, request, arg);
 	}
-	return ioctl_tracked(st, fd, request, arg, site);
+	/* the kernel reads the request as 32 bits: musl's int must not sign-extend into the decoders */
+	return ioctl_tracked(st, fd, (unsigned)request, arg, site);
 }
 
-CT_EXPORT int ioctl(int fd, unsigned long request, ...)
+CT_EXPORT int ioctl(int fd, CT_IOCTL_REQUEST_T request, ...)
 {
 	va_list ap;
 	va_start(ap, request);

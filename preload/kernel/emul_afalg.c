@@ -278,7 +278,7 @@ ssize_t ct_emul_alg_send(struct ct_kfd_state *st, const struct msghdr *msg, int 
 		return fail(-r);
 	e->init = true;
 	size_t done = 0;
-	for (size_t i = 0; msg && i < msg->msg_iovlen; i++) {
+	for (size_t i = 0; msg && i < (size_t)msg->msg_iovlen; i++) {
 		size_t n = msg->msg_iov[i].iov_len, room = TX_MAX - e->tx_len;
 		if (n > room)
 			n = room;

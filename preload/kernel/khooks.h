@@ -15,8 +15,10 @@
  * __fcntl_time64, __setsockopt64, __sendmsg64 and __recvmsg64 instead of ioctl, fcntl,
  * setsockopt, sendmsg and recvmsg (their time_t-carrying requests and control messages differ).
  * Each is hooked beside its twin and passes an untracked call to its own real function. */
-#if defined(__GLIBC__) && defined(__TIMESIZE) && __TIMESIZE == 32 && __GLIBC_PREREQ(2, 34)
+#if defined(__GLIBC__) && defined(__TIMESIZE) /* nested: elsewhere __GLIBC_PREREQ does not parse */
+#if __TIMESIZE == 32 && __GLIBC_PREREQ(2, 34)
 #define CT_TIME64_HOOKS 1
+#endif
 #endif
 
 /* The last descriptor of a tracked file was closed (close, dup2 over it, close_range...):

@@ -285,6 +285,9 @@ CT_EXPORT ssize_t sendfile(int out_fd, int in_fd, off_t *offset, size_t count)
 			    NULL, 0);
 }
 
+/* musl defines the *64 names as macros for the plain ones (its off_t is 64-bit everywhere): a
+ * program's sendfile64 call is a sendfile call, which the hook above sees. */
+#ifndef sendfile64
 CT_EXPORT ssize_t sendfile64(int out_fd, int in_fd, off64_t *offset, size_t count)
 {
 	struct ct_kfd_state *st = ct_kfd_get(out_fd);
@@ -298,3 +301,4 @@ CT_EXPORT ssize_t sendfile64(int out_fd, int in_fd, off64_t *offset, size_t coun
 	return CT_KTLS_CALL(st, CT_DIR_ENCRYPT, "sendfile", CT_REAL(sendfile64)(out_fd, in_fd, offset, count),
 			    NULL, 0);
 }
+#endif

@@ -25,6 +25,7 @@
 
 #include <openssl/evp.h>
 
+#include "close_range.h"
 #include "cryptodev_abi.h"
 #include "fixed_data.h"
 

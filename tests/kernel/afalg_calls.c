@@ -36,7 +36,7 @@ static long show(const char *what, enum ret_kind kind, long r)
 	int e = errno;
 
 	if (r < 0)
-		printf("%-52s r=%ld errno=%s\n", what, r, strerrorname_np(e));
+		printf("%-52s r=%ld errno=%s\n", what, r, ct_strerrorname(e));
 	else if (kind == RET_FD)
 		printf("%-52s r=fd\n", what);
 	else

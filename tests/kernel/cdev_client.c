@@ -17,16 +17,15 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "close_range.h"
 #include "cryptodev_abi.h"
-
-int close_range(unsigned int first, unsigned int last, int flags);
-void closefrom(int lowfd);
+#include "errno_name.h"
 
 static void show(const char *what, long r)
 {
 	int e = errno;
 
-	printf("%-40s r=%ld errno=%s\n", what, r, r < 0 ? strerrorname_np(e) : "0");
+	printf("%-40s r=%ld errno=%s\n", what, r, r < 0 ? ct_strerrorname(e) : "0");
 	fflush(stdout);
 }
 

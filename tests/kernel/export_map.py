@@ -21,6 +21,9 @@ MAP = os.path.join(ctlib.SRC_ROOT, 'preload', 'libcryptrace.map')
 OBJDIR = os.environ.get('CT_PRELOAD_OBJDIR', '')
 # Defined only under #if: the build either compiled it (then it must be exported) or not.
 CONDITIONAL = {'__asan_default_options': 'ASan builds only (preload/init.c)'}
+# musl defines these as macros for the plain names: its builds compile only the plain hooks
+CONDITIONAL.update({n: 'not in musl builds, where it is a macro for %s' % n[:-2]
+                    for n in ('open64', 'openat64', 'sendfile64', 'setrlimit64', 'prlimit64')})
 CONDITIONAL.update({n: '32-bit glibc builds only (preload/kernel/khooks.h: CT_TIME64_HOOKS)'
                     for n in ('__ioctl_time64', '__fcntl_time64', '__setsockopt64', '__sendmsg64',
                               '__recvmsg64')})

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "cryptodev_abi.h"
+#include "ct_config.h"
 
 #define MAX_SES 256
 
@@ -70,18 +71,22 @@ int open(const char *path, int flags, ...)
 {
 	OPEN_BODY("open", path, flags);
 }
+#ifndef open64 /* musl: a macro for open */
 int open64(const char *path, int flags, ...)
 {
 	OPEN_BODY("open64", path, flags);
 }
+#endif
 int openat(int dirfd, const char *path, int flags, ...)
 {
 	OPEN_BODY("openat", dirfd, path, flags);
 }
+#ifndef openat64 /* musl: a macro for openat */
 int openat64(int dirfd, const char *path, int flags, ...)
 {
 	OPEN_BODY("openat64", dirfd, path, flags);
 }
+#endif
 
 static int fail(int e)
 {
@@ -208,7 +213,7 @@ static int fake_ioctl(int fd, unsigned long req, void *arg)
 	return r;
 }
 
-int ioctl(int fd, unsigned long req, ...)
+int ioctl(int fd, CT_IOCTL_REQUEST_T req, ...)
 {
 	va_list ap;
 	va_start(ap, req);
@@ -217,6 +222,6 @@ int ioctl(int fd, unsigned long req, ...)
 	int (*real)(int, unsigned long, ...) = next("ioctl");
 
 	if (_IOC_TYPE(req) == CT_CDEV_IOC_TYPE && is_fake_dev(fd))
-		return fake_ioctl(fd, req, arg);
+		return fake_ioctl(fd, (unsigned)req, arg); /* 32 bits, as the kernel reads it */
 	return real(fd, req, arg);
 }

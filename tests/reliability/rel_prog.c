@@ -34,8 +34,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-int close_range(unsigned int first, unsigned int last, int flags);
-void closefrom(int lowfd);
+#include "close_range.h"
 
 extern char **environ;
 

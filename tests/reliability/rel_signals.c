@@ -56,6 +56,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ct_config.h"
+
 typedef void (*handler_fn)(int);
 handler_fn bsd_signal(int sig, handler_fn h);
 handler_fn sysv_signal(int sig, handler_fn h);
@@ -159,7 +161,9 @@ static int mode_query(const char *self)
 	sigaction(SIGHUP, &sa, &sa);
 	show("alias back", SIGHUP, &sa);
 	printf("bsd_signal(INT, SIG_IGN) was %s\n", kind(bsd_signal(SIGINT, SIG_IGN)));
+#ifdef CT_HAVE_SYSV_SIGNAL /* glibc's; musl has none */
 	printf("sysv_signal(INT, SIG_DFL) was %s\n", kind(sysv_signal(SIGINT, SIG_DFL)));
+#endif
 	printf("sigset(QUIT, SIG_HOLD) was %s\n", kind(sigset(SIGQUIT, SIG_HOLD)));
 	printf("sigset(QUIT, SIG_DFL) was %s\n", kind(sigset(SIGQUIT, SIG_DFL)));
 	printf("sigset(QUIT, SIG_DFL) again was %s\n", kind(sigset(SIGQUIT, SIG_DFL)));

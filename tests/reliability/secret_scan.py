@@ -181,8 +181,10 @@ def setgid_left_alone():
         return
     libdir = os.path.dirname(ctlib.CT_LIB)
     exe = os.path.join(work, "linked")
+    # close_range.h (tests/kernel) and the build's ct_config.h, as meson compiles rel_prog.c
+    incs = ["-I" + os.path.join(HERE, "..", "kernel"), "-I" + os.environ["CT_BUILD_ROOT"]]
     p = subprocess.run([cc, "-O1", "-o", exe, os.path.join(HERE, "rel_prog.c"), ctlib.CT_LIB,
-                        f"-Wl,-rpath,{libdir}", "-lcrypto", "-pthread"],
+                        f"-Wl,-rpath,{libdir}", "-lcrypto", "-pthread"] + incs,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     check(p.returncode == 0, f"built a program linked with the preload {p.stderr[:200]!r}")
     out = ctlib.tmpdir("setgid-out")

@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "close_range.h"
+
 static int encrypt_n(EVP_CIPHER_CTX *ctx, unsigned n)
 {
 	unsigned char in[64] = { 0 }, out[64 + 16];
