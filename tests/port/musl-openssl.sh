@@ -44,7 +44,13 @@ if [ ! -e "$kheaders/.done" ]; then
 	touch "$kheaders/.done"
 fi
 
-config=(linux-x86_64 shared no-tests -idirafter "$kheaders" -Wl,--eh-frame-hdr -Wl,--build-id)
+# The algorithms nothing here uses are left out (legacy ciphers and digests, the legacy provider,
+# CMS/TS/OCSP/CT/SRP): a third less to compile, so a cold CI run builds it in minutes. AES in
+# every mode, ChaCha20 (route-diff's non-AES case), the TLS stack and the engines stay.
+config=(linux-x86_64 shared no-tests
+	no-legacy no-camellia no-aria no-seed no-sm2 no-sm3 no-sm4 no-idea no-whirlpool no-mdc2 no-rc2
+	no-rc4 no-rc5 no-bf no-cast no-md4 no-rmd160 no-srp no-ts no-cms no-ct no-ocsp no-ssl3 no-comp
+	-idirafter "$kheaders" -Wl,--eh-frame-hdr -Wl,--build-id)
 stamp=.done-$(printf '%s\n' "${config[@]}" | sha256sum | cut -c1-12)
 
 versions=$(debsrc_versions "$cache" openssl)
