@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * errno_abi.c - errno numberings: this build's own, a trace's by its header label, and the same
+ * error's number in another numbering (by name, through the generated tables).
+ */
+#include <string.h>
+
+#include "errno_abi.h"
+
+static const char *const labels[] = {
+	[CT_ERRNO_ABI_GENERIC] = "generic", [CT_ERRNO_ABI_MIPS] = "mips",     [CT_ERRNO_ABI_ALPHA] = "alpha",
+	[CT_ERRNO_ABI_SPARC] = "sparc",     [CT_ERRNO_ABI_PARISC] = "parisc", [CT_ERRNO_ABI_UNKNOWN] = "",
+};
+
+enum ct_errno_abi ct_errno_abi_own(void)
+{
+#if defined(__mips__)
+	return CT_ERRNO_ABI_MIPS;
+#elif defined(__alpha__)
+	return CT_ERRNO_ABI_ALPHA;
+#elif defined(__sparc__)
+	return CT_ERRNO_ABI_SPARC;
+#elif defined(__hppa__)
+	return CT_ERRNO_ABI_PARISC;
+#else
+	return CT_ERRNO_ABI_GENERIC;
+#endif
+}
+
+const char *ct_errno_abi_label(enum ct_errno_abi abi)
+{
+	return (unsigned)abi <= CT_ERRNO_ABI_UNKNOWN ? labels[abi] : "";
+}
+
+enum ct_errno_abi ct_errno_abi_parse(struct ct_str label)
+{
+	if (!label.len)
+		return CT_ERRNO_ABI_GENERIC;
+	for (unsigned i = 0; i < CT_ERRNO_ABI_UNKNOWN; i++)
+		if (strlen(labels[i]) == label.len && !memcmp(labels[i], label.p, label.len))
+			return (enum ct_errno_abi)i;
+	return CT_ERRNO_ABI_UNKNOWN;
+}
+
+static const struct ct_errno_entry *table(enum ct_errno_abi abi, size_t *n)
+{
+	switch (abi) {
+	case CT_ERRNO_ABI_GENERIC:
+		*n = ct_errno_generic_count;
+		return ct_errno_generic;
+	case CT_ERRNO_ABI_MIPS:
+		*n = ct_errno_mips_count;
+		return ct_errno_mips;
+	default:
+		*n = 0;
+		return NULL;
+	}
+}
+
+bool ct_errno_abi_has_table(enum ct_errno_abi abi)
+{
+	size_t n;
+	return table(abi, &n) != NULL;
+}
+
+const char *ct_errno_abi_name(enum ct_errno_abi abi, int err)
+{
+	size_t n;
+	const struct ct_errno_entry *t = table(abi, &n);
+	for (size_t i = 0; err && i < n; i++)
+		if (t[i].value == err)
+			return t[i].name;
+	return NULL;
+}
+
+int ct_errno_abi_value(enum ct_errno_abi abi, const char *name)
+{
+	size_t n;
+	const struct ct_errno_entry *t = table(abi, &n);
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(t[i].name, name))
+			return t[i].value;
+	return 0;
+}
+
+int ct_errno_to_own(enum ct_errno_abi abi, int err)
+{
+	enum ct_errno_abi own = ct_errno_abi_own();
+	if (abi == own && abi != CT_ERRNO_ABI_UNKNOWN)
+		return err;
+	const char *name = ct_errno_abi_name(abi, err);
+	return name ? ct_errno_abi_value(own, name) : 0;
+}
