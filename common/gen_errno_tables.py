@@ -5,7 +5,8 @@ trace's errno values by, from Linux's own uapi headers (never typed by hand).
 
 Linux numbers most errors the same on every architecture (asm-generic/errno*.h), but MIPS has its
 own asm/errno.h (EAFNOSUPPORT 124, not 97). Both come from one package, Debian's
-linux-libc-dev-mipsel-cross (tests/setup-deps.sh installs it):
+linux-libc-dev-mipsel-cross (gcc-mipsel-linux-gnu, which tests/setup-deps.sh installs, brings it);
+the style suite's errno-tables test checks the file is this script's output:
 
     python3 common/gen_errno_tables.py > common/errno_tables.c
 
