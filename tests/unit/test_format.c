@@ -480,7 +480,9 @@ static void test_errno_abi(void **state)
 	assert_int_equal(ct_errno_to_own(CT_ERRNO_ABI_GENERIC, 97),
 			 ct_errno_abi_value(ct_errno_abi_own(), "EAFNOSUPPORT"));
 	assert_int_equal(ct_errno_to_own(CT_ERRNO_ABI_MIPS, ENOENT), ENOENT);
-	assert_int_equal(ct_errno_to_own(CT_ERRNO_ABI_MIPS, 141), 0); /* EINIT: MIPS only */
+	/* EINIT: MIPS only, so without a counterpart unless this build is MIPS's */
+	assert_int_equal(ct_errno_to_own(CT_ERRNO_ABI_MIPS, 141),
+			 ct_errno_abi_own() == CT_ERRNO_ABI_MIPS ? 141 : 0);
 	assert_int_equal(ct_errno_to_own(CT_ERRNO_ABI_ALPHA, 2), 0);
 	/* the own table is this C library's numbering */
 	assert_int_equal(ct_errno_abi_value(ct_errno_abi_own(), "EAFNOSUPPORT"), EAFNOSUPPORT);

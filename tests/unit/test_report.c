@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "commands.h"
+#include "errno_abi.h"
 #include "model.h"
 #include "report.h"
 #include "tracegen.h"
@@ -571,12 +572,12 @@ static void test_errno_numbering(void **state)
 		free(err);
 		char cmd[1024];
 		snprintf(cmd, sizeof(cmd),
-			 "python3 -c 'import json,sys,errno; d=json.load(open(sys.argv[1]));"
+			 "python3 -c 'import json,sys; d=json.load(open(sys.argv[1]));"
 			 "e=d[\"events\"][0]; assert e[\"errno_name\"]==\"EAFNOSUPPORT\", e;"
-			 "assert e[\"errno\"]==errno.EAFNOSUPPORT, e;"
+			 "assert e[\"errno\"]==%d, e;"
 			 "assert d[\"processes\"][0][\"errno_abi\"]==\"mips\";"
 			 "assert [f for f in d[\"findings\"] if f[\"kind\"]==\"kernel-refused\"]' '%s'",
-			 tpath("mips.json"));
+			 EAFNOSUPPORT /* this build's: python's errno is the host's */, tpath("mips.json"));
 		assert_int_equal(system(cmd), 0);
 	}
 
@@ -594,14 +595,20 @@ static void test_errno_numbering(void **state)
 		free(err);
 	}
 
-	/* EINIT (141) exists only on MIPS: a warning, and a number no table names */
+	/* EINIT (141) exists only on MIPS: elsewhere a warning, and a number no table names */
 	write_refused_afalg("einit.ctrace", "mips", 141);
 	const char *eargs[] = { tpath("einit.ctrace") };
 	assert_int_equal(run_report(&out, &err, 1, eargs), 0);
 	unwrap(out);
-	assert_non_null(
-		strstr(out, "errno 141 (EINIT in the trace's \"mips\" numbering) has no counterpart"));
-	assert_non_null(strstr(out, "refused with errno -141"));
+	if (ct_errno_abi_own() == CT_ERRNO_ABI_MIPS) {
+		/* its own numbering: kept as it is, named as the C library names it */
+		assert_null(strstr(out, "no counterpart"));
+		assert_null(strstr(out, "-141"));
+	} else {
+		assert_non_null(strstr(
+			out, "errno 141 (EINIT in the trace's \"mips\" numbering) has no counterpart"));
+		assert_non_null(strstr(out, "refused with errno -141"));
+	}
 	free(out);
 	free(err);
 	/* a numbering without a table here: said, and nothing named by this machine's */
