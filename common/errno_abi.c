@@ -42,6 +42,7 @@ enum ct_errno_abi ct_errno_abi_parse(struct ct_str label)
 	return CT_ERRNO_ABI_UNKNOWN;
 }
 
+/* A numbering's own names, which follow errno-base.h's (1-34, the same everywhere). */
 static const struct ct_errno_entry *table(enum ct_errno_abi abi, size_t *n)
 {
 	switch (abi) {
@@ -57,6 +58,25 @@ static const struct ct_errno_entry *table(enum ct_errno_abi abi, size_t *n)
 	}
 }
 
+/* The first entry of a numbering with that value (name NULL) or that name (value 0). */
+static const struct ct_errno_entry *lookup(enum ct_errno_abi abi, int value, const char *name)
+{
+	size_t n;
+	const struct ct_errno_entry *own = table(abi, &n);
+	const struct {
+		const struct ct_errno_entry *t;
+		size_t n;
+	} parts[2] = {
+		{ own ? ct_errno_base : NULL, own ? ct_errno_base_count : 0 },
+		{ own, n },
+	};
+	for (unsigned k = 0; k < 2; k++)
+		for (size_t i = 0; i < parts[k].n; i++)
+			if (name ? !strcmp(parts[k].t[i].name, name) : parts[k].t[i].value == value)
+				return &parts[k].t[i];
+	return NULL;
+}
+
 bool ct_errno_abi_has_table(enum ct_errno_abi abi)
 {
 	size_t n;
@@ -65,22 +85,14 @@ bool ct_errno_abi_has_table(enum ct_errno_abi abi)
 
 const char *ct_errno_abi_name(enum ct_errno_abi abi, int err)
 {
-	size_t n;
-	const struct ct_errno_entry *t = table(abi, &n);
-	for (size_t i = 0; err && i < n; i++)
-		if (t[i].value == err)
-			return t[i].name;
-	return NULL;
+	const struct ct_errno_entry *e = err ? lookup(abi, err, NULL) : NULL;
+	return e ? e->name : NULL;
 }
 
 int ct_errno_abi_value(enum ct_errno_abi abi, const char *name)
 {
-	size_t n;
-	const struct ct_errno_entry *t = table(abi, &n);
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(t[i].name, name))
-			return t[i].value;
-	return 0;
+	const struct ct_errno_entry *e = lookup(abi, 0, name);
+	return e ? e->value : 0;
 }
 
 int ct_errno_to_own(enum ct_errno_abi abi, int err)

@@ -39,12 +39,13 @@ int ct_errno_abi_value(enum ct_errno_abi abi, const char *name);
  * counterpart (a name this numbering lacks, or a numbering without a table). */
 int ct_errno_to_own(enum ct_errno_abi abi, int err);
 
-/* errno_tables.c, generated from Linux's uapi headers by common/gen_errno_tables.py */
+/* errno_tables.c, generated from Linux's uapi headers by common/gen_errno_tables.py: errno-base.h's
+ * names (the same on every architecture), then each numbering's own */
 struct ct_errno_entry {
 	int value;
 	const char *name;
 };
-extern const struct ct_errno_entry ct_errno_generic[], ct_errno_mips[];
-extern const size_t ct_errno_generic_count, ct_errno_mips_count;
+extern const struct ct_errno_entry ct_errno_base[], ct_errno_generic[], ct_errno_mips[];
+extern const size_t ct_errno_base_count, ct_errno_generic_count, ct_errno_mips_count;
 
 #endif

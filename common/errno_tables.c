@@ -6,8 +6,10 @@
  */
 #include "errno_abi.h"
 
-/* asm-generic/errno-base.h, asm-generic/errno.h: the first name of each number is the one C libraries print */
-const struct ct_errno_entry ct_errno_generic[] = {
+/* One entry a line, as generated; the first name of a number is the one C libraries print. */
+/* clang-format off */
+/* asm-generic/errno-base.h: 1-34, the same on every architecture */
+const struct ct_errno_entry ct_errno_base[] = {
 	{ 1, "EPERM" },
 	{ 2, "ENOENT" },
 	{ 3, "ESRCH" },
@@ -42,6 +44,11 @@ const struct ct_errno_entry ct_errno_generic[] = {
 	{ 32, "EPIPE" },
 	{ 33, "EDOM" },
 	{ 34, "ERANGE" },
+};
+const size_t ct_errno_base_count = sizeof(ct_errno_base) / sizeof(ct_errno_base[0]);
+
+/* asm-generic/errno.h, after errno-base.h's */
+const struct ct_errno_entry ct_errno_generic[] = {
 	{ 35, "EDEADLK" },
 	{ 36, "ENAMETOOLONG" },
 	{ 37, "ENOLCK" },
@@ -144,42 +151,8 @@ const struct ct_errno_entry ct_errno_generic[] = {
 };
 const size_t ct_errno_generic_count = sizeof(ct_errno_generic) / sizeof(ct_errno_generic[0]);
 
-/* asm-generic/errno-base.h, MIPS's asm/errno.h: the first name of each number is the one C libraries print */
+/* MIPS's asm/errno.h, after errno-base.h's */
 const struct ct_errno_entry ct_errno_mips[] = {
-	{ 1, "EPERM" },
-	{ 2, "ENOENT" },
-	{ 3, "ESRCH" },
-	{ 4, "EINTR" },
-	{ 5, "EIO" },
-	{ 6, "ENXIO" },
-	{ 7, "E2BIG" },
-	{ 8, "ENOEXEC" },
-	{ 9, "EBADF" },
-	{ 10, "ECHILD" },
-	{ 11, "EAGAIN" },
-	{ 12, "ENOMEM" },
-	{ 13, "EACCES" },
-	{ 14, "EFAULT" },
-	{ 15, "ENOTBLK" },
-	{ 16, "EBUSY" },
-	{ 17, "EEXIST" },
-	{ 18, "EXDEV" },
-	{ 19, "ENODEV" },
-	{ 20, "ENOTDIR" },
-	{ 21, "EISDIR" },
-	{ 22, "EINVAL" },
-	{ 23, "ENFILE" },
-	{ 24, "EMFILE" },
-	{ 25, "ENOTTY" },
-	{ 26, "ETXTBSY" },
-	{ 27, "EFBIG" },
-	{ 28, "ENOSPC" },
-	{ 29, "ESPIPE" },
-	{ 30, "EROFS" },
-	{ 31, "EMLINK" },
-	{ 32, "EPIPE" },
-	{ 33, "EDOM" },
-	{ 34, "ERANGE" },
 	{ 35, "ENOMSG" },
 	{ 36, "EIDRM" },
 	{ 37, "ECHRNG" },
@@ -283,3 +256,4 @@ const struct ct_errno_entry ct_errno_mips[] = {
 	{ 1133, "EDQUOT" },
 };
 const size_t ct_errno_mips_count = sizeof(ct_errno_mips) / sizeof(ct_errno_mips[0]);
+/* clang-format on */

@@ -36,15 +36,15 @@ def parse(path, table, order):
             order.append(name)
 
 
-def numbering(inc, arch_header):
-    table, order = {}, []
-    parse(os.path.join(inc, "asm-generic/errno-base.h"), table, order)
+def numbering(inc, arch_header, base):
+    """The names an architecture's header adds to errno-base.h's (its aliases may name those)."""
+    table, order = dict(base[0]), []
     parse(os.path.join(inc, arch_header), table, order)
     return table, order
 
 
 def emit(var, table, order, source):
-    print(f"/* {source}: the first name of each number is the one C libraries print */")
+    print(f"/* {source} */")
     print(f"const struct ct_errno_entry {var}[] = {{")
     for name in order:
         print(f'\t{{ {table[name]}, "{name}" }},')
@@ -54,9 +54,11 @@ def emit(var, table, order, source):
 
 def main():
     inc = sys.argv[1] if len(sys.argv) > 1 else "/usr/mipsel-linux-gnu/include"
-    generic = numbering(inc, "asm-generic/errno.h")
-    mips = numbering(inc, "asm/errno.h")
-    if len(generic[0]) < 100 or mips[0].get("EAFNOSUPPORT") != 124:
+    base = {}, []
+    parse(os.path.join(inc, "asm-generic/errno-base.h"), *base)
+    generic = numbering(inc, "asm-generic/errno.h", base)
+    mips = numbering(inc, "asm/errno.h", base)
+    if len(generic[1]) < 60 or mips[0].get("EAFNOSUPPORT") != 124:
         sys.exit(f"gen_errno_tables: {inc} does not hold MIPS's asm/errno.h and asm-generic's")
     print("/* SPDX-License-Identifier: MIT */")
     print("/*")
@@ -66,9 +68,14 @@ def main():
     print(" */")
     print('#include "errno_abi.h"')
     print()
-    emit("ct_errno_generic", *generic, "asm-generic/errno-base.h, asm-generic/errno.h")
+    print("/* One entry a line, as generated; the first name of a number is the one C libraries print. */")
+    print("/* clang-format off */")
+    emit("ct_errno_base", *base, "asm-generic/errno-base.h: 1-34, the same on every architecture")
     print()
-    emit("ct_errno_mips", *mips, "asm-generic/errno-base.h, MIPS's asm/errno.h")
+    emit("ct_errno_generic", *generic, "asm-generic/errno.h, after errno-base.h's")
+    print()
+    emit("ct_errno_mips", *mips, "MIPS's asm/errno.h, after errno-base.h's")
+    print("/* clang-format on */")
 
 
 if __name__ == "__main__":
