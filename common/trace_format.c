@@ -329,6 +329,7 @@ size_t ct_encode_header(uint8_t *buf, size_t cap, const struct ct_header *h)
 	w_str(&w, h->route_spec);
 	w_str(&w, h->timing);
 	w_u32(&w, h->argv_redacted);
+	w_str(&w, h->errno_abi);
 	return w_end(&w, CT_REC_HEADER);
 }
 
@@ -726,6 +727,7 @@ static void dec_header(struct rcur *c, struct ct_header *h)
 	h->route_spec = r_str(c);
 	h->timing = r_str(c);
 	h->argv_redacted = r_u32(c);
+	h->errno_abi = r_str(c);
 }
 
 static void dec_path(struct rcur *c, struct ct_path_def *p)

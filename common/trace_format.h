@@ -212,6 +212,8 @@ struct ct_header {
 	struct ct_str route_spec; /* the CRYPTRACE_ROUTE in force, "" if none */
 	struct ct_str timing;     /* human description of the timing method */
 	uint32_t argv_redacted;   /* values in argv replaced by "<redacted>" (common/redact.h) */
+	struct ct_str errno_abi;  /* the numbering of every errno in the trace: "generic", "mips"
+				   * (errno_abi.h); "" in traces written before it: generic */
 };
 
 struct ct_path_def {

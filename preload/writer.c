@@ -23,6 +23,7 @@
 
 #include "internal.h"
 #include "calib.h"
+#include "errno_abi.h"
 #include "mapped.h"
 #include "redact.h"
 #include "flusher.h"
@@ -296,6 +297,7 @@ static void write_header(void)
 		.route_spec = ct_str_from(c->route_spec),
 		.timing = ct_str_from(facts.timing),
 		.argv_redacted = facts.argv_redacted,
+		.errno_abi = ct_str_from(ct_errno_abi_label(ct_errno_abi_own())),
 	};
 	EMIT(ct_encode_preamble(FREE_BUF));
 	EMIT(ct_encode_header(FREE_BUF, &h));

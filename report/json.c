@@ -443,6 +443,9 @@ static void json_proc(struct jw *w, const struct rp_model *m, const struct rp_pr
 	j_str(w, "kernel", h->kernel);
 	j_str(w, "hostname", h->hostname);
 	j_str(w, "ia32cap", h->ia32cap);
+	/* how the process numbered errno; the events' errno values are renumbered as the reporter's
+	 * (load.c), so that errno and errno_name agree on this machine */
+	j_str(w, "errno_abi", h->errno_abi.len ? h->errno_abi : ct_str_from("generic"));
 	j_str(w, "route_spec", h->route_spec);
 	j_str(w, "timing", h->timing);
 	j_u64(w, "tsc_hz", h->tsc_hz);

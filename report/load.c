@@ -3,6 +3,7 @@
  * load.c - reads trace files into the model: validates, decodes every record, and keeps the
  * newest snapshot per id. A damaged file keeps everything read before the damage.
  */
+#include "errno_abi.h"
 #include "model.h"
 #include "redact.h"
 
@@ -94,6 +95,39 @@ static void redact_argv(struct rp_proc *p)
 	p->hdr.argv_redacted += count;
 }
 
+/* The events' errno values as this reporter numbers them, so that every name, strerror and
+ * comparison with <errno.h>'s constants (kernel-refused's EAFNOSUPPORT) means what the traced
+ * program got: a trace written on MIPS records EAFNOSUPPORT as 124, which is EMEDIUMTYPE here. */
+static void errnos_to_own(struct rp_model *m, struct rp_proc *p)
+{
+	enum ct_errno_abi abi = ct_errno_abi_parse(p->hdr.errno_abi);
+	if (abi == ct_errno_abi_own())
+		return;
+	bool warned = false;
+	for (size_t i = 0; i < p->nevents; i++) {
+		int err = p->events[i].ev.err;
+		int own = err ? ct_errno_to_own(abi, err) : 0;
+		if (err && !own && !warned) {
+			const char *name = ct_errno_abi_name(abi, err);
+			if (ct_errno_abi_has_table(abi))
+				rp_model_warn(m,
+					      "%s: errno %d (%s in the trace's \"%.*s\" numbering) has no "
+					      "counterpart in this reporter's: its events show errno %d",
+					      p->file, err, name ? name : "no name",
+					      (int)p->hdr.errno_abi.len, p->hdr.errno_abi.p, -err);
+			else
+				rp_model_warn(
+					m,
+					"%s: its errno values are in the \"%.*s\" numbering, which this "
+					"reporter has no table for: its events show them negated and unnamed",
+					p->file, (int)p->hdr.errno_abi.len, p->hdr.errno_abi.p);
+			warned = true;
+		}
+		/* a negative value names nothing and still says the call failed */
+		p->events[i].ev.err = own ? own : -err;
+	}
+}
+
 /* Takes ownership of buf (malloc'd). */
 static int load_owned(struct rp_model *m, const char *name, void *buf, size_t len, char *msg, size_t msgcap)
 {
@@ -126,6 +160,7 @@ static int load_owned(struct rp_model *m, const char *name, void *buf, size_t le
 		free(rec);
 	}
 	redact_argv(p);
+	errnos_to_own(m, p);
 	p->read_status = st;
 	if (st == CT_READ_EOF) {
 		msg[0] = 0;

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cpu.h"
+#include "errno_abi.h"
 #include "exescan.h"
 #include "redact.h"
 #include "trace_format.h"
@@ -90,6 +91,7 @@ bool ct_static_trace_write(const struct ct_static_run *r)
 		.timing = ct_str_from("not traced: a statically linked program (this file was written "
 				      "by the launcher)"),
 		.argv_redacted = redacted,
+		.errno_abi = ct_str_from(ct_errno_abi_label(ct_errno_abi_own())),
 	};
 
 	struct rp_exe_scan scan;

@@ -28,6 +28,7 @@ config_dir=$build
 [ -f "$config_dir/ct_config.h" ] || config_dir=$(dirname "$(find "$root" -maxdepth 2 -name ct_config.h | head -1)")
 srcs=("$here/fuzz_trace.c" "$root"/common/trace_format.c "$root"/common/timing_model.c "$root"/common/cpu.c \
 	"$root"/common/route_spec.c "$root"/common/elf_note.c "$root"/common/redact.c \
+	"$root"/common/errno_abi.c "$root"/common/errno_tables.c \
 	"$root"/common/kernel/*.c)
 for f in "$root"/report/*.c "$root"/report/findings/*.c; do
 	srcs+=("$f")

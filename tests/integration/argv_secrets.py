@@ -100,8 +100,12 @@ def with_argv(data, argv):
     (exe_len,) = struct.unpack_from("<I", payload, p)
     p += 4 + exe_len
     (argv_len,) = struct.unpack_from("<I", payload, p)
-    # and without the last field (argv_redacted), which such a writer did not have
-    new = payload[:p] + struct.pack("<I", len(argv)) + argv + payload[p + 4 + argv_len:-4]
+    # and without the fields from argv_redacted on (after argv's 7 strings, cpu_model to timing),
+    # which such a writer did not have
+    end = p + 4 + argv_len
+    for _ in range(7):
+        end += 4 + struct.unpack_from("<I", payload, end)[0]
+    new = payload[:p] + struct.pack("<I", len(argv)) + argv + payload[p + 4 + argv_len:end]
     rec = struct.pack("<HHI", HEADER, 0, len(new)) + new
     return data[:off] + rec + struct.pack("<I", crc32c(rec)) + data[off + 12 + length:]
 

@@ -30,6 +30,7 @@ import sys
 
 import ctlib
 from ctlib import check
+from errno_mips import check_refused_afalg
 from ctlib.truth import judge_truth
 
 ARCHES = {
@@ -185,6 +186,9 @@ def test():
         check("AES-NI" not in text and "ia32cap" not in text,
               "arm64 doctor: no AES-NI or OPENSSL_ia32cap wording")
         check("ARMv8 CE" in text, "arm64 doctor: libcrypto measured against the ARMv8 CE bound")
+
+    if arch == "mipsel":
+        check_refused_afalg(build, sysroot)  # MIPS's errno numbers named right by the host
 
     if arch == "i386":
         # 32-bit glibc's _TIME_BITS=64 entry points, and the route's AES_cbc_encrypt on a partial

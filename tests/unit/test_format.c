@@ -4,6 +4,7 @@
  * (truncated at every offset, single-bit flips, foreign files) and never crashes the reader,
  * payloads grow forward-compatibly, and the bucket functions hold their edges.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "errno_abi.h"
 #include "trace_format.h"
 #include "tracegen.h"
 
@@ -33,6 +35,7 @@ static void build_all_types(struct tg *g)
 	h.ia32cap = ct_str_from("~0x200000200000000");
 	h.flags = CT_HDR_PER_CALL;
 	h.argv_redacted = 3;
+	h.errno_abi = ct_str_from("mips");
 	tg_header(g, &h);
 	struct ct_path_def p = {
 		.path_id = 7,
@@ -144,6 +147,7 @@ static void test_round_trip_every_type(void **state)
 	assert_true(str_is(h->ia32cap, "~0x200000200000000"));
 	assert_true(str_is(h->timing, "every call timed with the TSC"));
 	assert_int_equal(h->argv_redacted, 3);
+	assert_true(str_is(h->errno_abi, "mips"));
 
 	assert_int_equal(ct_reader_next(&r, rec), CT_READ_OK);
 	assert_int_equal(rec->type, CT_REC_PATH);
@@ -425,6 +429,65 @@ static void test_forward_compatibility(void **state)
 	assert_int_equal(ct_reader_next(&r, out), CT_READ_EOF);
 	free(out);
 	tg_free(&g);
+}
+
+/* The header's errno numbering (added at its end): a header from before it reads as "", which is
+ * the generic numbering, and the numberings name a number as Linux's headers do. */
+static void test_errno_abi(void **state)
+{
+	(void)state;
+	uint8_t rec[1024], payload[1024];
+	struct tg g;
+	tg_init(&g);
+	struct ct_header h = tg_default_header(9, "x", 1);
+	h.errno_abi = ct_str_from("mips");
+	size_t n = ct_encode_header(rec, sizeof(rec), &h);
+	/* the same header as a writer from before the field wrote it: without its last string */
+	uint32_t plen = (uint32_t)(n - 12 - 4 - strlen("mips"));
+	memcpy(payload, rec + 8, plen);
+	tg_raw(&g, rec, frame(rec, CT_REC_HEADER, payload, plen));
+	struct ct_reader r;
+	struct ct_record *out = calloc(1, sizeof(*out));
+	assert_int_equal(ct_reader_init(&r, g.buf, g.len), CT_READ_OK);
+	assert_int_equal(ct_reader_next(&r, out), CT_READ_OK);
+	assert_int_equal(out->u.header.pid, 9);
+	assert_int_equal(out->u.header.errno_abi.len, 0);
+	assert_int_equal(ct_errno_abi_parse(out->u.header.errno_abi), CT_ERRNO_ABI_GENERIC);
+	assert_int_equal(ct_reader_next(&r, out), CT_READ_EOF);
+	free(out);
+	tg_free(&g);
+
+	assert_int_equal(ct_errno_abi_parse(ct_str_from("mips")), CT_ERRNO_ABI_MIPS);
+	assert_int_equal(ct_errno_abi_parse(ct_str_from("generic")), CT_ERRNO_ABI_GENERIC);
+	assert_int_equal(ct_errno_abi_parse(ct_str_from("alpha")), CT_ERRNO_ABI_ALPHA);
+	assert_int_equal(ct_errno_abi_parse(ct_str_from("vax")), CT_ERRNO_ABI_UNKNOWN);
+	assert_string_equal(ct_errno_abi_label(CT_ERRNO_ABI_MIPS), "mips");
+	/* 124: EAFNOSUPPORT on MIPS, EMEDIUMTYPE everywhere else */
+	assert_string_equal(ct_errno_abi_name(CT_ERRNO_ABI_MIPS, 124), "EAFNOSUPPORT");
+	assert_string_equal(ct_errno_abi_name(CT_ERRNO_ABI_GENERIC, 124), "EMEDIUMTYPE");
+	assert_string_equal(ct_errno_abi_name(CT_ERRNO_ABI_GENERIC, 97), "EAFNOSUPPORT");
+	assert_string_equal(ct_errno_abi_name(CT_ERRNO_ABI_MIPS, 1133), "EDQUOT");
+	/* an alias's number is named by its first name, as glibc's strerrorname_np does */
+	assert_string_equal(ct_errno_abi_name(CT_ERRNO_ABI_GENERIC, 11), "EAGAIN");
+	assert_string_equal(ct_errno_abi_name(CT_ERRNO_ABI_GENERIC, 35), "EDEADLK");
+	assert_int_equal(ct_errno_abi_value(CT_ERRNO_ABI_MIPS, "EWOULDBLOCK"), 11);
+	assert_null(ct_errno_abi_name(CT_ERRNO_ABI_GENERIC, 0));
+	assert_null(ct_errno_abi_name(CT_ERRNO_ABI_ALPHA, 1));
+	assert_false(ct_errno_abi_has_table(CT_ERRNO_ABI_SPARC));
+	/* into this build's own numbering: <errno.h>'s constants */
+	assert_int_equal(ct_errno_to_own(CT_ERRNO_ABI_MIPS, 124), EAFNOSUPPORT);
+	assert_int_equal(ct_errno_to_own(CT_ERRNO_ABI_MIPS, 1133), EDQUOT);
+	assert_int_equal(ct_errno_to_own(CT_ERRNO_ABI_GENERIC, 97),
+			 ct_errno_abi_value(ct_errno_abi_own(), "EAFNOSUPPORT"));
+	assert_int_equal(ct_errno_to_own(CT_ERRNO_ABI_MIPS, ENOENT), ENOENT);
+	/* EINIT: MIPS only, so without a counterpart unless this build is MIPS's */
+	assert_int_equal(ct_errno_to_own(CT_ERRNO_ABI_MIPS, 141),
+			 ct_errno_abi_own() == CT_ERRNO_ABI_MIPS ? 141 : 0);
+	assert_int_equal(ct_errno_to_own(CT_ERRNO_ABI_ALPHA, 2), 0);
+	/* the own table is this C library's numbering */
+	assert_int_equal(ct_errno_abi_value(ct_errno_abi_own(), "EAFNOSUPPORT"), EAFNOSUPPORT);
+	assert_int_equal(ct_errno_abi_value(ct_errno_abi_own(), "ECANCELED"), ECANCELED);
+	assert_int_equal(ct_errno_abi_value(ct_errno_abi_own(), "ELOOP"), ELOOP);
 }
 
 /* PROFILE_STACKS: stacks of frames (module index, offset) round-trip, a leaf-only record carries
@@ -730,6 +793,7 @@ int main(void)
 		cmocka_unit_test(test_bit_flips_never_crash),
 		cmocka_unit_test(test_foreign_and_version),
 		cmocka_unit_test(test_forward_compatibility),
+		cmocka_unit_test(test_errno_abi),
 		cmocka_unit_test(test_module_flags),
 		cmocka_unit_test(test_profile_stacks),
 		cmocka_unit_test(test_profile_time),

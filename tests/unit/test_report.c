@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "commands.h"
+#include "errno_abi.h"
 #include "model.h"
 #include "report.h"
 #include "tracegen.h"
@@ -514,6 +515,112 @@ static void test_json_parses_and_escapes(void **state)
 	/* and the standard tool agrees */
 	snprintf(cmd, sizeof(cmd), "python3 -m json.tool '%s' >/dev/null", tpath("odd.json"));
 	assert_int_equal(system(cmd), 0);
+}
+
+/* A trace with one refused socket(AF_ALG) whose errno is err in the numbering label. */
+static void write_refused_afalg(const char *name, const char *label, int err)
+{
+	struct tg g;
+	tg_init(&g);
+	struct ct_header h = tg_default_header(800, "kcapi-enc", 9);
+	h.errno_abi = ct_str_from(label);
+	tg_header(&g, &h);
+	struct ct_event e = { .event_id = 1,
+			      .kind = CT_EV_CALL_FAILED,
+			      .err = err,
+			      .ret = -1,
+			      .path_id = CT_NO_PATH,
+			      .count = 1,
+			      .call = ct_str_from("socket"),
+			      .detail = ct_str_from("family=AF_ALG type=SOCK_SEQPACKET protocol=0") };
+	tg_event(&g, &e);
+	assert_true(tg_write_file(&g, tpath(name)));
+	tg_free(&g);
+}
+
+/* The text report with its line wrapping undone: every run of blanks one space. */
+static void unwrap(char *s)
+{
+	char *o = s;
+	for (const char *i = s; *i; i++)
+		if (!(*i == ' ' || *i == '\n') || (o > s && o[-1] != ' '))
+			*o++ = *i == '\n' ? ' ' : *i;
+	*o = 0;
+}
+
+/* errno as the traced program's architecture numbers it: 124 is EAFNOSUPPORT in a trace written
+ * on MIPS (and kernel-refused explains it as on x86), EMEDIUMTYPE in one written elsewhere, and a
+ * MIPS-only errno is neither named with this machine's table nor left silent. */
+static void test_errno_numbering(void **state)
+{
+	(void)state;
+	char *out, *err;
+	write_refused_afalg("mips.ctrace", "mips", 124);
+	const char *args[] = { tpath("mips.ctrace") };
+	assert_int_equal(run_report(&out, &err, 1, args), 0);
+	unwrap(out);
+	assert_non_null(strstr(out, "refused with EAFNOSUPPORT"));
+	assert_non_null(strstr(out, "af_alg and algif_skcipher"));
+	assert_null(strstr(out, "EMEDIUMTYPE"));
+	assert_null(strstr(out, "warning:"));
+	free(out);
+	free(err);
+	if (system("python3 -c pass >/dev/null 2>&1") == 0) {
+		const char *jargs[] = { "--json", "-o", tpath("mips.json"), tpath("mips.ctrace") };
+		assert_int_equal(run_report(&out, &err, 4, jargs), 0);
+		free(out);
+		free(err);
+		char cmd[1024];
+		snprintf(cmd, sizeof(cmd),
+			 "python3 -c 'import json,sys; d=json.load(open(sys.argv[1]));"
+			 "e=d[\"events\"][0]; assert e[\"errno_name\"]==\"EAFNOSUPPORT\", e;"
+			 "assert e[\"errno\"]==%d, e;"
+			 "assert d[\"processes\"][0][\"errno_abi\"]==\"mips\";"
+			 "assert [f for f in d[\"findings\"] if f[\"kind\"]==\"kernel-refused\"]' '%s'",
+			 EAFNOSUPPORT /* this build's: python's errno is the host's */, tpath("mips.json"));
+		assert_int_equal(system(cmd), 0);
+	}
+
+	/* the same number from a generic (x86, ARM) trace, and from one older than the label */
+	write_refused_afalg("generic.ctrace", "generic", 124);
+	write_refused_afalg("old.ctrace", "", 124);
+	for (int i = 0; i < 2; i++) {
+		const char *gargs[] = { tpath(i ? "old.ctrace" : "generic.ctrace") };
+		assert_int_equal(run_report(&out, &err, 1, gargs), 0);
+		unwrap(out);
+		assert_non_null(strstr(out, "refused with EMEDIUMTYPE"));
+		assert_null(strstr(out, "EAFNOSUPPORT"));
+		assert_null(strstr(out, "af_alg and algif_skcipher"));
+		free(out);
+		free(err);
+	}
+
+	/* EINIT (141) exists only on MIPS: elsewhere a warning, and a number no table names */
+	write_refused_afalg("einit.ctrace", "mips", 141);
+	const char *eargs[] = { tpath("einit.ctrace") };
+	assert_int_equal(run_report(&out, &err, 1, eargs), 0);
+	unwrap(out);
+	if (ct_errno_abi_own() == CT_ERRNO_ABI_MIPS) {
+		/* its own numbering: kept as it is, named as the C library names it */
+		assert_null(strstr(out, "no counterpart"));
+		assert_null(strstr(out, "-141"));
+	} else {
+		assert_non_null(strstr(
+			out, "errno 141 (EINIT in the trace's \"mips\" numbering) has no counterpart"));
+		assert_non_null(strstr(out, "refused with errno -141"));
+	}
+	free(out);
+	free(err);
+	/* a numbering without a table here: said, and nothing named by this machine's */
+	write_refused_afalg("alpha.ctrace", "alpha", 124);
+	const char *aargs[] = { tpath("alpha.ctrace") };
+	assert_int_equal(run_report(&out, &err, 1, aargs), 0);
+	unwrap(out);
+	assert_non_null(strstr(out, "\"alpha\" numbering, which this reporter has no table for"));
+	assert_null(strstr(out, "EMEDIUMTYPE"));
+	assert_null(strstr(out, "EAFNOSUPPORT"));
+	free(out);
+	free(err);
 }
 
 /* JSON text well formed: brackets balanced and closed in order, strings closed, no raw control
@@ -1088,6 +1195,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_merge_two_processes),
+		cmocka_unit_test(test_errno_numbering),
 		cmocka_unit_test(test_newest_snapshot_wins),
 		cmocka_unit_test(test_derived_from_samples),
 		cmocka_unit_test(test_filters),

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* tracegen.c - in-memory trace builder for the unit tests (see tracegen.h). */
 #include "tracegen.h"
+#include "errno_abi.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +106,8 @@ struct ct_header tg_default_header(uint32_t pid, const char *argv, size_t argv_l
 		.ia32cap = ct_str_from(""),
 		.route_spec = ct_str_from(""),
 		.timing = ct_str_from("every call timed with the TSC"),
+		/* as this build's preload writes it: the tests' errno constants are this machine's */
+		.errno_abi = ct_str_from(ct_errno_abi_label(ct_errno_abi_own())),
 	};
 }
 
