@@ -481,7 +481,9 @@ static inline __attribute__((always_inline)) enum ct_hot ct_hot_enter(struct ct_
 	}
 	struct ct_size_bucket *sb = t->hot_sb;
 	CT_HOT_ADD(sb->calls, 1);
-	CT_HOT_ADD(sb->bytes, t->hot_bytes);
+	/* a cached request's bytes are below ct_sample_all_bytes (at most 2^30): on a 32-bit target
+	 * the add is then one word's, its carry the only way to the high word */
+	CT_HOT_ADD(sb->bytes, (uintptr_t)t->hot_bytes);
 	return CT_UNLIKELY(--t->countdown == 0) ? CT_HOT_SAMPLED : CT_HOT_RUN;
 }
 
