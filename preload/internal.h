@@ -444,6 +444,18 @@ static inline uint32_t ct_hot_load32(const _Atomic uint32_t *p)
 
 /* ---- the one-entry context cache's fast path (EVP's data calls, libgcrypt's) ---------------- */
 
+/* A request's cache key equals the cached one. On a 32-bit target, word by word: a key's high
+ * word is a constant of its family and entry there (evp_data.c, gcrypt.c), so the test is one
+ * compare with a register and one with an immediate, not a 64-bit xor-and-or. */
+static inline __attribute__((always_inline)) bool ct_hot_key_is(uint64_t key, uint64_t cached)
+{
+#if UINTPTR_MAX > UINT32_MAX
+	return key == cached;
+#else
+	return (uint32_t)key == (uint32_t)cached && (uint32_t)(key >> 32) == (uint32_t)(cached >> 32);
+#endif
+}
+
 enum ct_hot { CT_HOT_RUN, CT_HOT_SAMPLED, CT_HOT_NO };
 
 /*
@@ -462,14 +474,16 @@ static inline __attribute__((always_inline)) enum ct_hot ct_hot_enter(struct ct_
 	t->guard |= 1u << fam;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (CT_UNLIKELY(ctx != t->hot_ctx || t->hot_gen != ct_hot_load32(&ct_ctxmap_gen) ||
-			key != t->hot_len)) {
+			!ct_hot_key_is(key, t->hot_len))) {
 		t->guard &= ~(1u << fam);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		return CT_HOT_NO;
 	}
 	struct ct_size_bucket *sb = t->hot_sb;
 	CT_HOT_ADD(sb->calls, 1);
-	CT_HOT_ADD(sb->bytes, t->hot_bytes);
+	/* a cached request's bytes are below ct_sample_all_bytes (at most 2^30): on a 32-bit target
+	 * the add is then one word's, its carry the only way to the high word */
+	CT_HOT_ADD(sb->bytes, (uintptr_t)t->hot_bytes);
 	return CT_UNLIKELY(--t->countdown == 0) ? CT_HOT_SAMPLED : CT_HOT_RUN;
 }
 

@@ -60,18 +60,35 @@ static bool data_ok(const struct data_fn *f, const struct data_call *c, int r)
 
 /*
  * The fast path's cache key of a request: its length, its data entry and whether it has an output
- * buffer. An update's is its int length, sign-extended (negative lengths: bits 31-63 set);
- * EVP_Cipher's is its unsigned length with HOT_KEY_CIPHER set, or all ones without input. A call
+ * buffer. An update's is its int length, sign-extended (negative lengths: bits 31-63 set; on a
+ * 32-bit target bit 31 alone, below); EVP_Cipher's is its unsigned length with HOT_KEY_CIPHER set, or all ones without input. A call
  * without output (AAD) has HOT_KEY_NO_OUT set, and no cached key ever does: only data requests
  * are cached. So the keys of the two entries never meet, and none is CT_HOT_NO_LEN (bit 40 alone).
  */
 #define HOT_KEY_CIPHER (1ull << 41)
+#if UINTPTR_MAX > UINT32_MAX
 #define HOT_KEY_NO_OUT (1ull << 42)
 
 static inline uint64_t update_key(const void *out, int inl)
 {
 	return (uint64_t)(int64_t)inl | (out ? 0 : HOT_KEY_NO_OUT);
 }
+#else
+/*
+ * On a 32-bit target the key's high word is the entry's constant alone and its low word the
+ * length, with bit 31 set when there is no output: the fast path then compares a word to a
+ * register and a word to a constant, where sign-extending the length and placing the flag in
+ * the high word cost a dozen instructions. Still no cached key has bit 31 set (a cached length
+ * is below ct_sample_all_bytes, at most 2^30), so a negative length or a missing output never
+ * matches one.
+ */
+#define HOT_KEY_NO_OUT (1ull << 31)
+
+static inline uint64_t update_key(const void *out, int inl)
+{
+	return (uint32_t)inl | (out ? 0 : (uint32_t)HOT_KEY_NO_OUT);
+}
+#endif
 
 static inline uint64_t cipher_key(const void *out, const void *in, unsigned inl)
 {
@@ -300,10 +317,25 @@ static __attribute__((noinline)) int data_fast_sampled(struct ct_thread *t, stru
 	return data_timed(t, f, t->hot_c, t->hot_path, &c);
 }
 
+/*
+ * On i386 the fast path's way out is a call, not a tail call: a tail call writes the hook's own
+ * stack arguments, so GCC copies all five into the frame on entry, on every call, and pushes the
+ * copies for the real function; with a plain call it pushes the caller's. (x86-64 passes them in
+ * registers: its tail call costs nothing.) The empty asm makes r a value the call did not return.
+ */
+#if defined(__i386__)
+#define NO_TAIL_CALL(r) __asm__("" : "+r"(r))
+#else
+#define NO_TAIL_CALL(r) ((void)0)
+#endif
+
 static inline __attribute__((always_inline)) int data_fast_leave(struct ct_thread *t, int r, bool ok)
 {
-	if (CT_UNLIKELY(!ok))
-		return data_error_leave(t, t->hot_c, r);
+	if (CT_UNLIKELY(!ok)) {
+		r = data_error_leave(t, t->hot_c, r);
+		NO_TAIL_CALL(r);
+		return r;
+	}
 	ct_leave_fast(t, CT_FAM_EVP);
 	return r;
 }
@@ -336,8 +368,11 @@ static inline __attribute__((always_inline)) int update_hook(struct data_fn *f, 
 {
 	struct ct_thread *t = ct_tls_thread;
 	enum ct_hot how = data_fast(t, ctx, update_key(out, inl));
-	if (CT_UNLIKELY(how != CT_HOT_RUN))
-		return update_other(f, how, ctx, out, outl, in, inl);
+	if (CT_UNLIKELY(how != CT_HOT_RUN)) {
+		int r = update_other(f, how, ctx, out, outl, in, inl);
+		NO_TAIL_CALL(r);
+		return r;
+	}
 	int r = FAST_REAL(*f, update_fn)(ctx, out, outl, in, inl);
 	return data_fast_leave(t, r, r == 1);
 }
@@ -368,8 +403,11 @@ CT_EXPORT int EVP_Cipher(EVP_CIPHER_CTX *ctx, unsigned char *out, const unsigned
 	CT_PASS_FOREIGN(EVP_Cipher, ctx, out, in, inl);
 	struct ct_thread *t = ct_tls_thread;
 	enum ct_hot how = data_fast(t, ctx, cipher_key(out, in, inl));
-	if (CT_UNLIKELY(how != CT_HOT_RUN))
-		return cipher_other(how, ctx, out, in, inl);
+	if (CT_UNLIKELY(how != CT_HOT_RUN)) {
+		int r = cipher_other(how, ctx, out, in, inl);
+		NO_TAIL_CALL(r);
+		return r;
+	}
 	int r = FAST_REAL(fn_cipher, cipher_fn)(ctx, out, in, inl);
 	return data_fast_leave(t, r, r > 0 || (r == 0 && !in));
 }

@@ -88,6 +88,9 @@ int main(void)
 		update(a, 1, 1); /* the same entry through EVP_CipherUpdate */
 	for (int i = 0; i < 300; i++)
 		cipher(a, in, 16); /* another entry on the same ctx */
+	/* one length through both entries in turn: the entry is part of the cached key */
+	for (int i = 0; i < 200; i++)
+		i % 2 ? cipher(a, in, 16) : update(a, 16, 0);
 	for (int i = 0; i < 100; i++)
 		cipher(a, NULL, 0); /* no input: a "final" (a phase), counted, never cached */
 	for (int i = 0; i < 300; i++)
