@@ -187,7 +187,7 @@ static void libcrypto_check(struct dr_report *r, const char *path, const char *u
 
 	double ctr = atof(ctr_s), cbc = atof(cbc_s);
 	bool sw = software_speed(ctr, bound) || (main_lib && r->ia32cap_masks_aes);
-	char bound_s[80] = "no " CT_AESNI_INSNS " bound here (no " CT_AESNI_NEEDS " or no clock)";
+	char bound_s[160] = "no " CT_AESNI_INSNS " bound here (no " CT_AESNI_NEEDS " or no clock)";
 	char title[160];
 	enum dr_status st = sw ? DR_FAIL : DR_OK;
 
