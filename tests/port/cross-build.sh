@@ -31,8 +31,9 @@ flock 9
 "$src/tests/port/sysroot.sh" "$arch" "$work/sysroot-$arch" >&2
 build=$work/build-$arch
 if [ ! -f "$build/build.ninja" ]; then
-	meson setup --cross-file "$work/sysroot-$arch/sysroot.ini" --cross-file "$src/cross/$cross.ini" \
-		"$build" "$src" >"$work/setup-$arch.log" 2>&1 || {
+	# -Dwerror: "builds clean under -Wall -Wextra" is asserted on every target, not hoped for.
+	meson setup -Dwerror=true --cross-file "$work/sysroot-$arch/sysroot.ini" \
+		--cross-file "$src/cross/$cross.ini" "$build" "$src" >"$work/setup-$arch.log" 2>&1 || {
 		tail -20 "$work/setup-$arch.log" >&2
 		echo "cross-build: meson setup for $arch failed (log: $work/setup-$arch.log)" >&2
 		exit 1
