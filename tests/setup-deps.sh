@@ -17,9 +17,9 @@ packages=(
 	openssh-server openssh-client curl # real programs traced by tests
 	chromium                  # the reports suite renders the HTML report headless (skips without it)
 	qemu-system-x86 busybox-static kcapi-tools libfuse3-dev # the vm suite: a real kernel with AF_ALG
-	# the vm-arm64 suite: an aarch64 guest (ARM CE drivers) running the arm64 cross build; qemu-user
-	# lists the arm64 files' libraries with the target's own dynamic loader
-	qemu-system-arm qemu-user-static gcc-aarch64-linux-gnu
+	# the vm-arm64 suite: an aarch64 guest (ARM CE drivers) running the arm64 cross build (the
+	# cross compiler and qemu-user, which lists the arm64 files' libraries, are the port suite's)
+	qemu-system-arm
 	# the real suite: packaged programs nobody here wrote, each traced for a second or two
 	stunnel4 borgbackup openvpn qpdf wget gpg cryptsetup-bin age python3-cryptography
 	# the libcrypto suite: BoringSSL's libcrypto.so.0 and headers (under .../android), which a
@@ -29,7 +29,7 @@ packages=(
 	golang-go                 # the profile suite builds examples/go_aes (Go's AES-GCM named from its pclntab): ~15 s to install, 0.4 s to build
 	gnutls-bin                # the profile suite: gnutls-cli, GnuTLS's AES named by its instructions
 	gcc-aarch64-linux-gnu gcc-i686-linux-gnu gcc-mipsel-linux-gnu # the port suite: Debian's cross compilers
-	qemu-user-static          # the port suite: the cross builds' tests and the targets' own openssl under qemu-user
+	qemu-user-static          # the port suite (and vm-arm64): the cross builds' tests and the targets' own openssl under qemu-user
 	libgnutls28-dev           # the GnuTLS hooks' prototypes (headers only: GnuTLS is found at run time) and examples/gnutls_cipher_bench
 	# the port suite's musl build (tests/port/musl-build.sh): musl-gcc and musl's loader, cmake for
 	# cmocka and dpkg-source for Debian's openssl and cmocka sources, the kernel's UAPI headers
