@@ -33,8 +33,23 @@ enum ct_span_verdict ct_span_judge(struct ct_span_part *parts, unsigned n, doubl
 	return rejected ? CT_SPAN_REJECTED : CT_SPAN_ACCEPTED;
 }
 
+/* Whether the rejected spans cost per call about what the accepted ones did (within 1.25x, over
+ * at least 64 accepted calls): then they ran back to back like them, and were rejected because the
+ * probes undershoot this path (a hook whose work before its first clock read is more than the
+ * calibrated empty call's, GnuTLS's handle lookup), not because a pause or other work landed in
+ * them, which makes a span many times longer. Calls alone with other work between them are
+ * rejected far beyond it. */
+static bool like_accepted(uint64_t span_calls, uint64_t span_ns, uint64_t span_rejected,
+			  uint64_t span_rejected_ns)
+{
+	if (span_calls < 64 || !span_rejected)
+		return false;
+	return (double)span_rejected_ns / (double)span_rejected <=
+	       1.25 * (double)span_ns / (double)span_calls;
+}
+
 bool ct_cell_wall_ns(uint64_t calls, uint64_t probes, uint64_t probe_sum_ns, uint64_t span_calls,
-		     uint64_t span_ns, uint64_t span_rejected, double *wall_ns)
+		     uint64_t span_ns, uint64_t span_rejected, uint64_t span_rejected_ns, double *wall_ns)
 {
 	int64_t sum = (int64_t)probe_sum_ns;
 	double probe_mean = probes ? (sum > 0 ? (double)sum : 0) / (double)probes : 0;
@@ -43,9 +58,11 @@ bool ct_cell_wall_ns(uint64_t calls, uint64_t probes, uint64_t probe_sum_ns, uin
 		/* When most of the cell's spans were accepted, its calls run back to back and a
 		 * rejected span is one that caught a pause: its calls cost what the accepted ones
 		 * did. When most were rejected, its calls run alone: each costs its probes' mean. */
-		double rejected_each = span_calls >= span_rejected || !probes
-					       ? (double)span_ns / (double)span_calls
-					       : probe_mean;
+		double rejected_each =
+			span_calls >= span_rejected || !probes ||
+					like_accepted(span_calls, span_ns, span_rejected, span_rejected_ns)
+				? (double)span_ns / (double)span_calls
+				: probe_mean;
 		per = ((double)span_ns + (double)span_rejected * rejected_each) /
 		      (double)(span_calls + span_rejected);
 	} else if (probes) {

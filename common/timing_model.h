@@ -50,11 +50,13 @@ enum ct_span_verdict ct_span_judge(struct ct_span_part *parts, unsigned n, doubl
 /* A cell's wall-time estimate from its counters: calls x the mean cost per call, where the
  * accepted spans' calls count at their measured time, and the rejected spans' calls at the
  * accepted spans' mean when those are the majority (calls back to back, a rejected span caught a
- * pause), else at the probes' mean (calls alone); the probes' mean when there are no spans.
+ * pause) or when the rejected ones cost per call no more than 1.25x the accepted ones (back to back
+ * too, judged against probes that undershoot), else at the probes' mean (calls alone); the probes'
+ * mean when there are no spans.
  * probe_sum_ns is the probes' (two's complement) sum: a negative sum counts as 0. Returns false
  * when the cell has no timing at all. */
 bool ct_cell_wall_ns(uint64_t calls, uint64_t probes, uint64_t probe_sum_ns, uint64_t span_calls,
-		     uint64_t span_ns, uint64_t span_rejected, double *wall_ns);
+		     uint64_t span_ns, uint64_t span_rejected, uint64_t span_rejected_ns, double *wall_ns);
 
 /* The time the cell's rejected spans held beyond their calls at per_call_ns each (an interrupt,
  * a preemption, the program's own work between the calls), extrapolated from the judged calls to

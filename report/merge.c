@@ -86,7 +86,7 @@ static double cell_wall(const struct ct_size_bucket *sb, double fallback_per_cal
 {
 	double w;
 	if (ct_cell_wall_ns(sb->calls, sb->timed_calls, sb->timed_ns, sb->span_calls, sb->span_ns,
-			    sb->span_rejected, &w)) {
+			    sb->span_rejected, sb->span_rejected_ns, &w)) {
 		*known = true;
 		return w;
 	}

@@ -99,21 +99,32 @@ static void test_cell_wall(void **state)
 	(void)state;
 	double w;
 	/* no timing at all */
-	assert_false(ct_cell_wall_ns(10, 0, 0, 0, 0, 0, &w));
+	assert_false(ct_cell_wall_ns(10, 0, 0, 0, 0, 0, 0, &w));
 	/* probes only (kernel paths, old traces): calls x the probes' mean */
-	assert_true(ct_cell_wall_ns(1000, 10, 500, 0, 0, 0, &w));
+	assert_true(ct_cell_wall_ns(1000, 10, 500, 0, 0, 0, 0, &w));
 	assert_float_equal(w, 1000 * 50.0, 1e-9);
 	/* a negative probe sum reads as 0 */
-	assert_true(ct_cell_wall_ns(1000, 10, (uint64_t)-30, 0, 0, 0, &w));
+	assert_true(ct_cell_wall_ns(1000, 10, (uint64_t)-30, 0, 0, 0, 0, &w));
 	assert_float_equal(w, 0, 1e-9);
 	/* spans mostly accepted: rejected calls cost what accepted ones did (a loop with pauses) */
-	assert_true(ct_cell_wall_ns(10000, 100, 100 * 7, 900, 900 * 15, 100, &w));
+	assert_true(ct_cell_wall_ns(10000, 100, 100 * 7, 900, 900 * 15, 100, 100 * 400, &w));
 	assert_float_equal(w, 10000 * 15.0, 1e-6);
 	/* spans mostly rejected: calls run alone, rejected ones at the probes' mean */
-	assert_true(ct_cell_wall_ns(10000, 100, 100 * 70, 100, 100 * 15, 900, &w));
+	assert_true(ct_cell_wall_ns(10000, 100, 100 * 70, 100, 100 * 15, 900, 900 * 200, &w));
 	assert_float_equal(w, 10000 * (100 * 15.0 + 900 * 70.0) / 1000, 1e-6);
+	/* spans mostly rejected, but at about the accepted ones' cost per call (30.2 vs 29.7 ns):
+	 * back to back, judged against probes that undershoot (5.3 ns, GnuTLS at 16 B): at the
+	 * accepted spans' mean, not the probes' */
+	assert_true(ct_cell_wall_ns(1000000, 1937, 1937 * 5, 417, 417 * 30, 12857, 12857 * 31, &w));
+	assert_float_equal(w, 1000000 * 30.0, 1e-6);
+	/* ... but not over too few accepted calls to know their cost */
+	assert_true(ct_cell_wall_ns(1000000, 1937, 1937 * 5, 40, 40 * 30, 12857, 12857 * 31, &w));
+	assert_float_equal(w, 1000000 * (40 * 30.0 + 12857 * 5.0) / (40 + 12857), 1e-6);
+	/* rejected spans far beyond the accepted (other work between calls): the probes' mean */
+	assert_true(ct_cell_wall_ns(1000000, 1937, 1937 * 5, 417, 417 * 30, 12857, 12857 * 60, &w));
+	assert_float_equal(w, 1000000 * (417 * 30.0 + 12857 * 5.0) / (417 + 12857), 1e-6);
 	/* spans without probes (not written by the preload): at the spans' mean */
-	assert_true(ct_cell_wall_ns(100, 0, 0, 10, 200, 5, &w));
+	assert_true(ct_cell_wall_ns(100, 0, 0, 10, 200, 5, 5 * 20, &w));
 	assert_float_equal(w, 100 * 20.0, 1e-9);
 }
 
