@@ -966,6 +966,7 @@ void ct_decode_op_at(const struct ct_ops_batch *b, uint32_t i, struct ct_op *op)
 	op->dur_ns = ct_get_le32(p + 8);
 	op->path_id = ct_get_le32(p + 12);
 	op->bytes = ct_get_le32(p + 16);
+	op->weight = 1;
 }
 
 static enum ct_read_status __attribute__((format(printf, 3, 4)))

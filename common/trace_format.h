@@ -289,6 +289,8 @@ struct ct_op {
 	uint32_t dur_ns;
 	uint32_t path_id;
 	uint32_t bytes;
+	uint32_t weight; /* the operations this one stands for: 1, or K when it was kept 1 in K
+			  * (per-call mode's rate cap, --max-ops-rate) */
 };
 
 /* A PROFILE record. The launcher samples the traced processes' user-space CPU (tracer/profile.c)

@@ -9,7 +9,8 @@
 
 #include <stdlib.h>
 
-uint64_t rp_proc_scan(const struct rp_proc *p, rp_op_fn op_fn, rp_thread_fn thread_fn, void *ctx)
+uint64_t rp_proc_scan(const struct rp_proc *p, uint64_t from_mono_ns, uint64_t to_mono_ns, rp_op_fn op_fn,
+		      rp_thread_fn thread_fn, void *ctx)
 {
 	struct ct_reader r;
 	uint64_t seen = 0;
@@ -26,6 +27,8 @@ uint64_t rp_proc_scan(const struct rp_proc *p, rp_op_fn op_fn, rp_thread_fn thre
 			for (uint32_t i = 0; i < b->count; i++) {
 				struct ct_op op;
 				ct_decode_op_at(b, i, &op);
+				if (op.start_mono_ns < from_mono_ns || op.start_mono_ns >= to_mono_ns)
+					continue;
 				seen++;
 				if (op_fn)
 					op_fn(ctx, b->tid, &op);

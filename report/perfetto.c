@@ -299,9 +299,9 @@ void rp_print_perfetto(const struct rp_model *m, const struct rp_view *v, FILE *
 		ev_begin(&x, "M", p->hdr.pid, p->hdr.pid, 0);
 		fprintf(f, ",\"name\":\"process_sort_index\",\"args\":{\"sort_index\":%zu}}", i);
 		if (p->hdr.flags & CT_HDR_PER_CALL)
-			rp_proc_scan(p, on_op, on_thread, &x);
+			rp_proc_scan(p, 0, UINT64_MAX, on_op, on_thread, &x);
 		else {
-			rp_proc_scan(p, NULL, on_thread, &x);
+			rp_proc_scan(p, 0, UINT64_MAX, NULL, on_thread, &x);
 			rp_proc_snapshots(p, on_snapshot, &x);
 		}
 		profile_tracks(&x);

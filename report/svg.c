@@ -437,7 +437,7 @@ bool rp_svg_timeline(const struct rp_model *m, const struct rp_view *v, const st
 		.m = m, .v = v, .p = p, .t0 = rp_model_t0(m), .lo = INFINITY, .hi = -INFINITY, .ncols = 720
 	};
 	t.nseries = m->npaths < 10 ? m->npaths + 1 : 11;
-	rp_proc_scan(p, tl_range, NULL, &t);
+	rp_proc_scan(p, 0, UINT64_MAX, tl_range, NULL, &t);
 	if (!t.ops || !t.ntids) {
 		free(t.tids);
 		return false;
@@ -453,9 +453,9 @@ bool rp_svg_timeline(const struct rp_model *m, const struct rp_view *v, const st
 		return false;
 	}
 	struct tnames tn = { .tid = t.tids, .name = calloc(t.ntids, sizeof(struct ct_str)), .n = t.ntids };
-	rp_proc_scan(p, tl_fill, NULL, &t);
+	rp_proc_scan(p, 0, UINT64_MAX, tl_fill, NULL, &t);
 	if (tn.name)
-		rp_proc_scan(p, NULL, tl_thread, &tn);
+		rp_proc_scan(p, 0, UINT64_MAX, NULL, tl_thread, &tn);
 	const double L = 150, R = 20, T = 8, laneh = 22, W = 960;
 	double H = T + laneh * (double)t.ntids + 40;
 	double colw_px = (W - L - R) / (double)t.ncols, colw_s = (t.hi - t.lo) / (double)t.ncols;

@@ -63,8 +63,10 @@ void rp_window_apply(struct rp_model *m, const struct rp_view *v);
  * model keeps for each process (so the model does not hold millions of ops). */
 typedef void (*rp_op_fn)(void *ctx, uint32_t tid, const struct ct_op *op);
 typedef void (*rp_thread_fn)(void *ctx, uint32_t tid, struct ct_str name);
-/* Calls op_fn for every op (NULL: none) and thread_fn for every thread record; returns ops seen. */
-uint64_t rp_proc_scan(const struct rp_proc *p, rp_op_fn op_fn, rp_thread_fn thread_fn, void *ctx);
+/* Calls op_fn for every op that started in [from_mono_ns, to_mono_ns) (op_fn NULL: none; 0 and
+ * UINT64_MAX: all) and thread_fn for every thread record; returns the ops passed to op_fn. */
+uint64_t rp_proc_scan(const struct rp_proc *p, uint64_t from_mono_ns, uint64_t to_mono_ns, rp_op_fn op_fn,
+		      rp_thread_fn thread_fn, void *ctx);
 /* Cumulative STATS snapshots with the time of the PROC record that closed their flush. */
 typedef void (*rp_snapshot_fn)(void *ctx, uint64_t mono_ns, const struct ct_path_stats *st);
 void rp_proc_snapshots(const struct rp_proc *p, rp_snapshot_fn fn, void *ctx);
