@@ -95,10 +95,32 @@ static const uint32_t crc32c_table[256] = {
 };
 /* clang-format on */
 
+#if defined(__x86_64__) && defined(__GNUC__)
+/* SSE4.2's CRC32 instruction computes this CRC (Castagnoli, reflected) 8 bytes at a time: the
+ * reporter checks every byte of a multi-GB per-call trace it reads, at ~10x the table's speed. */
+__attribute__((target("sse4.2"))) static uint32_t crc32c_sse42(uint32_t crc, const uint8_t *p, size_t len)
+{
+	uint64_t c = crc;
+	for (; len >= 8; p += 8, len -= 8) {
+		uint64_t v;
+		memcpy(&v, p, 8); /* little-endian: the byte order the CRC consumes */
+		c = __builtin_ia32_crc32di(c, v);
+	}
+	crc = (uint32_t)c;
+	while (len--)
+		crc = __builtin_ia32_crc32qi(crc, *p++);
+	return crc;
+}
+#endif
+
 uint32_t ct_crc32c(uint32_t crc, const void *data, size_t len)
 {
 	const uint8_t *p = data;
 	crc = ~crc;
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (len >= 64 && __builtin_cpu_supports("sse4.2"))
+		return ~crc32c_sse42(crc, p, len);
+#endif
 	while (len--)
 		crc = crc32c_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
 	return ~crc;
@@ -1065,7 +1087,7 @@ static int read_one(struct ct_reader *r, struct ct_record *rec)
 		r->status = CT_READ_EOF;
 		return CT_READ_EOF;
 	}
-	unsigned long long nrec = r->records + 1, at = r->off;
+	unsigned long long nrec = r->records + 1, at = r->base + r->off;
 	const uint8_t *h = r->buf + r->off;
 	if (rest < CT_RECORD_HEADER_SIZE)
 		return r_fail(r, CT_READ_TRUNCATED,
@@ -1092,7 +1114,7 @@ static int read_one(struct ct_reader *r, struct ct_record *rec)
 
 	memset(rec, 0, sizeof(*rec));
 	rec->type = type;
-	rec->offset = r->off;
+	rec->offset = r->base + r->off;
 	struct rcur c = { .p = h + CT_RECORD_HEADER_SIZE, .len = plen };
 	switch (type) {
 	case CT_REC_HEADER:
@@ -1143,6 +1165,25 @@ static int read_one(struct ct_reader *r, struct ct_record *rec)
 	r->off += body + CT_RECORD_TRAILER_SIZE;
 	r->records++;
 	return CT_READ_OK;
+}
+
+enum ct_read_status ct_decode_one(struct ct_reader *r, const uint8_t *buf, size_t len, uint64_t at,
+				  uint16_t version, struct ct_record *rec)
+{
+	*r = (struct ct_reader){
+		.buf = buf, .len = len, .base = at, .version = version, .status = CT_READ_OK
+	};
+	return ct_reader_next_one(r, rec);
+}
+
+enum ct_read_status ct_reader_next_one(struct ct_reader *r, struct ct_record *rec)
+{
+	int st = read_one(r, rec);
+	if (st < 0) { /* a record type from a newer writer: nothing to decode */
+		memset(rec, 0, sizeof(*rec));
+		return CT_READ_OK;
+	}
+	return (enum ct_read_status)st;
 }
 
 enum ct_read_status ct_reader_next(struct ct_reader *r, struct ct_record *rec)

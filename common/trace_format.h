@@ -443,7 +443,8 @@ enum ct_read_status {
 struct ct_reader {
 	const uint8_t *buf;
 	size_t len;
-	size_t off; /* offset of the next record */
+	size_t off;    /* offset of the next record */
+	uint64_t base; /* the file offset of buf[0]: 0 for a whole file, a stream's window else */
 	uint16_t version;
 	enum ct_read_status status;
 	char error[160];  /* one-line description once status is not OK/EOF */
@@ -452,7 +453,7 @@ struct ct_reader {
 
 struct ct_record {
 	uint16_t type;
-	size_t offset; /* where the record starts in the file */
+	uint64_t offset; /* where the record starts in the file */
 	union {
 		struct ct_header header;
 		struct ct_path_def path;
@@ -475,6 +476,16 @@ enum ct_read_status ct_reader_init(struct ct_reader *r, const uint8_t *buf, size
  * CT_READ_OK with *rec filled, CT_READ_EOF at a clean end, or an error status; after an error
  * every later call returns the same status. Never reads outside buf. */
 enum ct_read_status ct_reader_next(struct ct_reader *r, struct ct_record *rec);
+/* Decodes exactly one record at r->off, as ct_reader_next does, except that a record type from a
+ * newer writer (CRC good) is passed over and returned as CT_READ_OK with rec->type 0. For readers
+ * that refill r->buf between records (trace_stream.c). */
+enum ct_read_status ct_reader_next_one(struct ct_reader *r, struct ct_record *rec);
+/* Decodes the one record in [buf, buf + len) (header, payload, CRC; no preamble), which starts at
+ * byte `at` of a trace of format `version` (for its messages and rec->offset). Returns what
+ * ct_reader_next would: CT_READ_OK, or an error status with r->error set (r is scratch, and says
+ * why). rec points into buf. */
+enum ct_read_status ct_decode_one(struct ct_reader *r, const uint8_t *buf, size_t len, uint64_t at,
+				  uint16_t version, struct ct_record *rec);
 /* The i-th op of a decoded batch. */
 void ct_decode_op_at(const struct ct_ops_batch *b, uint32_t i, struct ct_op *op);
 

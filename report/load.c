@@ -128,125 +128,262 @@ static void errnos_to_own(struct rp_model *m, struct rp_proc *p)
 	}
 }
 
-/* Takes ownership of buf (malloc'd). */
-static int load_owned(struct rp_model *m, const char *name, void *buf, size_t len, char *msg, size_t msgcap)
+/* ---- records kept: a decoded record's strings point into the stream's window, which moves on.
+ * What the model keeps is re-decoded from a copy the process owns; the records that recur
+ * (STATS, PROC, EVENT snapshots every flush) keep no copy unless their strings changed. */
+
+static bool same_str(struct ct_str a, struct ct_str b)
 {
-	struct ct_reader r;
-	enum ct_read_status st = ct_reader_init(&r, buf, len);
-	if (st == CT_READ_NOT_TRACE || st == CT_READ_VERSION) {
-		snprintf(msg, msgcap, "%s: %s", name, r.error);
-		free(buf);
-		return 2;
+	return a.len == b.len && (!a.len || memcmp(a.p, b.p, a.len) == 0);
+}
+
+/* rec, decoded again from a copy of its bytes the process owns (false: out of memory). */
+static bool stabilize(struct rp_proc *p, const struct ct_stream *s, const struct ct_record *rec,
+		      struct ct_record *out)
+{
+	size_t len;
+	const uint8_t *raw = ct_stream_raw(s, rec, &len);
+	char *copy = raw ? malloc(len) : NULL;
+	if (!copy)
+		return false;
+	memcpy(copy, raw, len);
+	if (!rp_proc_own(p, copy)) {
+		free(copy);
+		return false;
 	}
-	struct rp_proc *p = rp_model_add_proc(m);
-	char *fname = strdup(name);
-	if (!p || !fname) {
-		snprintf(msg, msgcap, "%s: out of memory", name);
-		free(fname);
-		free(buf);
-		return 2;
-	}
-	p->file = fname;
-	p->map = buf;
-	p->map_len = len;
-	if (st == CT_READ_OK) {
-		struct ct_record *rec = malloc(sizeof(*rec)); /* ~4 KiB: keep it off small stacks */
-		if (!rec) {
-			snprintf(msg, msgcap, "%s: out of memory", name);
-			return 2;
-		}
-		while ((st = ct_reader_next(&r, rec)) == CT_READ_OK)
+	struct ct_reader one;
+	return ct_decode_one(&one, (const uint8_t *)copy, len, rec->offset, s->r.version, out) ==
+		       CT_READ_OK &&
+	       out->type == rec->type;
+}
+
+static const struct rp_event *event_of(const struct rp_proc *p, uint32_t event_id)
+{
+	for (size_t i = 0; i < p->nevents; i++)
+		if (p->events[i].ev.event_id == event_id)
+			return &p->events[i];
+	return NULL;
+}
+
+static void apply_streamed(struct rp_proc *p, const struct ct_stream *s, struct ct_record *rec,
+			   struct ct_record *scratch)
+{
+	switch (rec->type) {
+	case CT_REC_STATS: /* no strings */
+	case CT_REC_OPS:   /* counts only */
+	case CT_REC_THREAD:
+		apply_record(p, rec);
+		return;
+	case CT_REC_EVENT: {
+		/* an event's strings are its identity: a later snapshot of it only counts on */
+		const struct rp_event *old = event_of(p, rec->u.event.event_id);
+		if (old && same_str(old->ev.call, rec->u.event.call) &&
+		    same_str(old->ev.detail, rec->u.event.detail) &&
+		    same_str(old->ev.callsite, rec->u.event.callsite)) {
+			rec->u.event.call = old->ev.call;
+			rec->u.event.detail = old->ev.detail;
+			rec->u.event.callsite = old->ev.callsite;
 			apply_record(p, rec);
-		free(rec);
+			return;
+		}
+		break;
 	}
+	case CT_REC_PROC:
+		if (p->has_proc && same_str(p->proc.crypto_libs, rec->u.proc.crypto_libs) &&
+		    same_str(p->proc.libcrypto, rec->u.proc.libcrypto)) {
+			rec->u.proc.crypto_libs = p->proc.crypto_libs;
+			rec->u.proc.libcrypto = p->proc.libcrypto;
+			apply_record(p, rec);
+			return;
+		}
+		break;
+	default:
+		break;
+	}
+	if (stabilize(p, s, rec, scratch))
+		apply_record(p, scratch);
+}
+
+/* What the first records of a trace say about its process. */
+struct hdr_id {
+	bool ok;
+	uint32_t pid;
+	uint64_t start_realtime_ns, start_mono_ns;
+};
+
+/* Reads one trace (a file, or the buffer p->map) on into p: every record up to the end or the
+ * damage, OPS batches counted. Returns the stream's final status; *good_end where its
+ * whole records end; err gets the message of a damaged or unreadable one. */
+static enum ct_read_status stream_into(struct rp_proc *p, int fd, const char *name, uint64_t *good_end,
+				       char *err, size_t errcap)
+{
+	struct ct_stream s;
+	struct ct_record *rec = malloc(2 * sizeof(*rec)); /* ~4 KiB each: off small stacks */
+	enum ct_read_status st = !rec      ? CT_READ_TRUNCATED
+				 : fd >= 0 ? ct_stream_open_fd(&s, fd, UINT64_MAX)
+					   : ct_stream_open_mem(&s, p->map, p->map_len);
+	if (!rec)
+		snprintf(err, errcap, "%s: out of memory", name);
+	else if (st != CT_READ_OK)
+		snprintf(err, errcap, "%s", s.r.error);
+	/* every byte read and its CRC checked once, here (the damage stops the process's records
+	 * where it is); later passes (records.c) pass over the batches they do not need */
+	while (st == CT_READ_OK && (st = ct_stream_next(&s, rec, false)) == CT_READ_OK)
+		apply_streamed(p, &s, rec, rec + 1);
+	if (rec) {
+		*good_end = s.good_end;
+		if (st != CT_READ_EOF)
+			snprintf(err, errcap, "%s", s.r.error);
+		ct_stream_close(&s);
+	}
+	free(rec);
+	return st;
+}
+
+/* The status and message of a process's load, once its last file is read. */
+static int finish_proc(struct rp_model *m, struct rp_proc *p, enum ct_read_status st, const char *error,
+		       const char *name, char *msg, size_t msgcap)
+{
 	redact_argv(p);
 	errnos_to_own(m, p);
+	/* no room for paths the process did not define: a path is ~5 KiB, and a spool holds
+	 * thousands of one-path processes */
+	if (p->npaths && p->npaths < p->cap_paths) {
+		struct rp_path *fit = realloc(p->paths, p->npaths * sizeof(*p->paths));
+		if (fit) {
+			p->paths = fit;
+			p->cap_paths = p->npaths;
+		}
+	}
 	p->read_status = st;
 	if (st == CT_READ_EOF) {
 		msg[0] = 0;
 		return 0;
 	}
-	snprintf(p->damage, sizeof(p->damage), "%s", r.error);
-	snprintf(msg, msgcap, "%s: %s", name, r.error);
+	snprintf(p->damage, sizeof(p->damage), "%s", error);
+	snprintf(msg, msgcap, "%s: %s", name, error);
 	return 1;
+}
+
+static bool add_part(struct rp_proc *p, const char *file, uint64_t end)
+{
+	char *f = strdup(file);
+	if (!f || !rp_grow((void **)&p->parts, &p->cap_parts, p->nparts, sizeof(*p->parts))) {
+		free(f);
+		return false;
+	}
+	p->parts[p->nparts++] = (struct rp_trace_part){ .file = f, .end = end };
+	return true;
+}
+
+/* Opens a trace file to read: a regular file, not followed through a symbolic link it is not. */
+static int open_trace(const char *path, char *msg, size_t msgcap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat sb;
+	if (fd < 0) {
+		snprintf(msg, msgcap, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		snprintf(msg, msgcap, "%s: not a regular file", path);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The preamble's verdict and the first HEADER's identity, reading no further than that. */
+static enum ct_read_status peek_id(int fd, struct hdr_id *id, char *error, size_t errcap)
+{
+	struct ct_stream s;
+	struct ct_record *rec = malloc(sizeof(*rec));
+	memset(id, 0, sizeof(*id));
+	enum ct_read_status st = rec ? ct_stream_open_fd(&s, fd, UINT64_MAX) : CT_READ_TRUNCATED;
+	if (st != CT_READ_OK) {
+		snprintf(error, errcap, "%s", rec ? s.r.error : "out of memory");
+		if (rec)
+			ct_stream_close(&s);
+		free(rec);
+		return st;
+	}
+	for (int i = 0; i < 64 && ct_stream_next(&s, rec, true) == CT_READ_OK; i++)
+		if (rec->type == CT_REC_HEADER) {
+			id->ok = true;
+			id->pid = rec->u.header.pid;
+			id->start_realtime_ns = rec->u.header.start_realtime_ns;
+			id->start_mono_ns = rec->u.header.start_mono_ns;
+			break;
+		}
+	ct_stream_close(&s);
+	free(rec);
+	return CT_READ_OK;
+}
+
+/* A new process for the trace `name`, or NULL with msg set (2). */
+static struct rp_proc *new_proc(struct rp_model *m, const char *name, char *msg, size_t msgcap)
+{
+	struct rp_proc *p = rp_model_add_proc(m);
+	char *fname = strdup(name);
+	if (!p || !fname) {
+		snprintf(msg, msgcap, "%s: out of memory", name);
+		free(fname);
+		return NULL;
+	}
+	p->file = fname;
+	return p;
 }
 
 int rp_load_buffer(struct rp_model *m, const char *name, const void *buf, size_t len, char *msg,
 		   size_t msgcap)
 {
+	struct ct_reader pre;
+	enum ct_read_status st = ct_reader_init(&pre, buf, len);
+	if (st == CT_READ_NOT_TRACE || st == CT_READ_VERSION) {
+		snprintf(msg, msgcap, "%s: %s", name, pre.error);
+		return 2;
+	}
 	void *copy = malloc(len ? len : 1);
-	if (!copy) {
-		snprintf(msg, msgcap, "%s: out of memory", name);
+	struct rp_proc *p = copy ? new_proc(m, name, msg, msgcap) : NULL;
+	if (!p) {
+		free(copy);
+		if (!copy)
+			snprintf(msg, msgcap, "%s: out of memory", name);
 		return 2;
 	}
 	if (len)
 		memcpy(copy, buf, len);
-	return load_owned(m, name, copy, len, msg, msgcap);
-}
-
-/* Reads a whole regular file into a malloc'd buffer. Returns 0, or 2 with msg set. */
-static int read_whole(const char *path, char **out, size_t *outlen, char *msg, size_t msgcap)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(msg, msgcap, "%s: %s", path, strerror(errno));
-		return 2;
-	}
-	struct stat sb;
-	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-		snprintf(msg, msgcap, "%s: not a regular file", path);
-		close(fd);
-		return 2;
-	}
-	/* Read rather than mmap: a trace still being written (or cut) must not SIGBUS us. */
-	size_t cap = (size_t)sb.st_size + 1, len = 0;
-	char *buf = malloc(cap);
-	if (!buf) {
-		snprintf(msg, msgcap, "%s: out of memory", path);
-		close(fd);
-		return 2;
-	}
-	for (;;) {
-		if (len == cap) {
-			/* up to 1 TiB, or what size_t can count on a 32-bit target */
-			char *nb = cap <= SIZE_MAX / 2 && (uint64_t)cap * 2 <= ((uint64_t)1 << 40)
-					   ? realloc(buf, cap * 2)
-					   : NULL;
-			if (!nb) {
-				snprintf(msg, msgcap, "%s: out of memory", path);
-				free(buf);
-				close(fd);
-				return 2;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		ssize_t n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			snprintf(msg, msgcap, "%s: %s", path, strerror(errno));
-			free(buf);
-			close(fd);
-			return 2;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	*out = buf;
-	*outlen = len;
-	return 0;
+	p->map = copy;
+	p->map_len = len;
+	char error[160] = "";
+	uint64_t good_end = 0;
+	st = stream_into(p, -1, name, &good_end, error, sizeof(error));
+	return finish_proc(m, p, st, error, name, msg, msgcap);
 }
 
 int rp_load_file(struct rp_model *m, const char *path, char *msg, size_t msgcap)
 {
-	char *buf;
-	size_t len;
-	if (read_whole(path, &buf, &len, msg, msgcap))
+	int fd = open_trace(path, msg, msgcap);
+	if (fd < 0)
 		return 2;
-	return load_owned(m, path, buf, len, msg, msgcap);
+	struct hdr_id id;
+	char error[160] = "";
+	enum ct_read_status st = peek_id(fd, &id, error, sizeof(error));
+	if (st == CT_READ_NOT_TRACE || st == CT_READ_VERSION) {
+		snprintf(msg, msgcap, "%s: %s", path, error);
+		close(fd);
+		return 2;
+	}
+	struct rp_proc *p = new_proc(m, path, msg, msgcap);
+	if (!p) {
+		close(fd);
+		return 2;
+	}
+	uint64_t good_end = 0;
+	st = stream_into(p, fd, path, &good_end, error, sizeof(error));
+	close(fd);
+	add_part(p, path, good_end);
+	return finish_proc(m, p, st, error, path, msg, msgcap);
 }
 
 /* ---- continuations: the writer starts "X.<pid>.ctrace.N" when the program closed its trace fd
@@ -293,45 +430,6 @@ static int cmp_trace_name(const void *a, const void *b)
 	return x->part < y->part ? -1 : x->part > y->part;
 }
 
-struct hdr_id {
-	bool ok;
-	uint32_t pid;
-	uint64_t start_realtime_ns, start_mono_ns;
-	size_t first_record; /* offset of the first record (after the preamble) */
-	size_t good_end;     /* end of the last whole record */
-	enum ct_read_status st;
-	char error[160];
-};
-
-static void scan_ids(const char *buf, size_t len, struct hdr_id *id)
-{
-	struct ct_reader r;
-	memset(id, 0, sizeof(*id));
-	id->st = ct_reader_init(&r, (const uint8_t *)buf, len);
-	if (id->st != CT_READ_OK) {
-		snprintf(id->error, sizeof(id->error), "%s", r.error);
-		return;
-	}
-	id->first_record = r.off;
-	struct ct_record *rec = malloc(sizeof(*rec));
-	if (!rec)
-		return;
-	size_t before = r.off;
-	while ((id->st = ct_reader_next(&r, rec)) == CT_READ_OK) {
-		if (rec->type == CT_REC_HEADER && !id->ok) {
-			id->ok = true;
-			id->pid = rec->u.header.pid;
-			id->start_realtime_ns = rec->u.header.start_realtime_ns;
-			id->start_mono_ns = rec->u.header.start_mono_ns;
-		}
-		before = r.off;
-	}
-	id->good_end = before;
-	if (id->st != CT_READ_EOF)
-		snprintf(id->error, sizeof(id->error), "%s", r.error);
-	free(rec);
-}
-
 static void report_rc(struct rp_model *m, FILE *err, int rc, const char *msg, int *worst)
 {
 	if (rc)
@@ -342,63 +440,79 @@ static void report_rc(struct rp_model *m, FILE *err, int rc, const char *msg, in
 		*worst = rc;
 }
 
+/* finish_proc for a process whose damage (if any) is already in p->damage */
+static void finish_group_proc(struct rp_model *m, struct rp_proc *p, enum ct_read_status st, FILE *err,
+			      int *worst)
+{
+	char damage[sizeof(p->damage)], msg[512];
+	snprintf(damage, sizeof(damage), "%s", p->damage);
+	int rc = finish_proc(m, p, st, damage, p->file, msg, sizeof(msg));
+	report_rc(m, err, rc, msg, worst);
+}
+
+static bool same_process(const struct rp_proc *p, const struct hdr_id *id)
+{
+	return p->has_hdr && id->ok && id->pid == p->hdr.pid &&
+	       id->start_realtime_ns == p->hdr.start_realtime_ns && id->start_mono_ns == p->hdr.start_mono_ns;
+}
+
 /* Loads the files of one base name (sorted by part): continuations of the same process (same
- * pid and start time in the header) are appended to the first file's records; a file that is
- * not one (a reused pid, an exec'd image) is a process of its own. */
+ * pid and start time in the header) are read on into the first file's process, a damaged file's
+ * records up to the damage; a file that is not one (a reused pid, an exec'd image) is a process
+ * of its own. One file is open at a time. */
 static int load_group(struct rp_model *m, struct trace_name *g, size_t n, FILE *err)
 {
-	char msg[512];
+	char msg[512], error[160] = "";
 	int worst = 0;
-	char *acc = NULL;
-	size_t acc_len = 0;
-	const char *acc_name = NULL;
-	struct hdr_id acc_id = { 0 };
-	for (size_t i = 0; i <= n; i++) {
-		char *buf = NULL;
-		size_t len = 0;
-		struct hdr_id id = { 0 };
-		if (i < n) {
-			int rc = read_whole(g[i].full, &buf, &len, msg, sizeof(msg));
-			if (rc) {
-				report_rc(m, err, rc, msg, &worst);
+	struct rp_proc *cur = NULL;
+	size_t cur_index = 0; /* cur may move as the model grows: found again by index */
+	const char *cur_name = NULL, *last_file = NULL;
+	enum ct_read_status cur_st = CT_READ_EOF;
+	for (size_t i = 0; i < n; i++) {
+		int fd = open_trace(g[i].full, msg, sizeof(msg));
+		if (fd < 0) {
+			report_rc(m, err, 2, msg, &worst);
+			continue;
+		}
+		struct hdr_id id;
+		enum ct_read_status st = peek_id(fd, &id, error, sizeof(error));
+		cur = cur_name ? &m->procs[cur_index] : NULL;
+		if (cur && st == CT_READ_OK && same_process(cur, &id)) {
+			if (cur_st != CT_READ_EOF) {
+				snprintf(msg, sizeof(msg), "%s: %s (continued in %s)", last_file,
+					 cur->damage[0] ? cur->damage : error, g[i].full);
+				report_rc(m, err, 1, msg, &worst);
+			}
+		} else {
+			if (cur)
+				finish_group_proc(m, cur, cur_st, err, &worst);
+			cur = NULL;
+			cur_name = NULL;
+			if (st == CT_READ_NOT_TRACE || st == CT_READ_VERSION) {
+				snprintf(msg, sizeof(msg), "%s: %s", g[i].full, error);
+				report_rc(m, err, 2, msg, &worst);
+				close(fd);
 				continue;
 			}
-			scan_ids(buf, len, &id);
-			bool continues = acc && id.ok && acc_id.ok && id.pid == acc_id.pid &&
-					 id.start_realtime_ns == acc_id.start_realtime_ns &&
-					 id.start_mono_ns == acc_id.start_mono_ns;
-			if (continues) {
-				if (acc_id.st != CT_READ_EOF) {
-					snprintf(msg, sizeof(msg), "%s: %s (continued in %s)", acc_name,
-						 acc_id.error, g[i].full);
-					report_rc(m, err, 1, msg, &worst);
-				}
-				size_t keep = acc_id.good_end, add = len - id.first_record;
-				char *nb = realloc(acc, keep + add + 1);
-				if (!nb) {
-					free(buf);
-					continue;
-				}
-				memcpy(nb + keep, buf + id.first_record, add);
-				free(buf);
-				acc = nb;
-				acc_len = keep + add;
-				/* the stream now ends where this file ends */
-				acc_id.st = id.st;
-				acc_id.good_end = keep + (id.good_end - id.first_record);
-				snprintf(acc_id.error, sizeof(acc_id.error), "%s", id.error);
+			cur = new_proc(m, g[i].full, msg, sizeof(msg));
+			if (!cur) {
+				report_rc(m, err, 2, msg, &worst);
+				close(fd);
 				continue;
 			}
+			cur_index = (size_t)(cur - m->procs);
+			cur_name = cur->file;
 		}
-		if (acc) {
-			int rc = load_owned(m, acc_name, acc, acc_len, msg, sizeof(msg));
-			report_rc(m, err, rc, msg, &worst);
-		}
-		acc = buf;
-		acc_len = len;
-		acc_id = id;
-		acc_name = i < n ? g[i].full : NULL;
+		uint64_t good_end = 0;
+		error[0] = 0;
+		cur_st = stream_into(cur, fd, g[i].full, &good_end, error, sizeof(error));
+		close(fd);
+		add_part(cur, g[i].full, good_end);
+		snprintf(cur->damage, sizeof(cur->damage), "%s", cur_st == CT_READ_EOF ? "" : error);
+		last_file = g[i].full;
 	}
+	if (cur_name)
+		finish_group_proc(m, &m->procs[cur_index], cur_st, err, &worst);
 	return worst;
 }
 
@@ -446,15 +560,14 @@ static bool already_loaded(const struct rp_model *m, const char *path)
 		if (!p->file || strlen(p->file) != base_len || strncmp(p->file, path, base_len) ||
 		    !p->has_hdr)
 			continue;
-		char *buf, msg[256];
-		size_t len;
+		char msg[256], error[160];
 		struct hdr_id id;
-		if (read_whole(path, &buf, &len, msg, sizeof(msg)))
+		int fd = open_trace(path, msg, sizeof(msg));
+		if (fd < 0)
 			return false;
-		scan_ids(buf, len, &id);
-		free(buf);
-		if (id.ok && id.pid == p->hdr.pid && id.start_realtime_ns == p->hdr.start_realtime_ns &&
-		    id.start_mono_ns == p->hdr.start_mono_ns)
+		bool same = peek_id(fd, &id, error, sizeof(error)) == CT_READ_OK && same_process(p, &id);
+		close(fd);
+		if (same)
 			return true;
 	}
 	return false;

@@ -59,6 +59,9 @@ void rp_model_free(struct rp_model *m)
 			free(p->owned[k]);
 		free(p->owned);
 		free(p->map);
+		for (size_t k = 0; k < p->nparts; k++)
+			free(p->parts[k].file);
+		free(p->parts);
 		free((void *)p->file);
 	}
 	for (size_t i = 0; i < m->npaths; i++)

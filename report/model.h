@@ -4,7 +4,9 @@
  * path, event and process fact), and the merged view across processes with the derived figures
  * (wall, user, sys, cycles/byte, percentiles). Loading, merging, deriving, findings and the
  * printers each live in their own file; the unit tests build models by hand through this API.
- * Strings are ct_str slices into the loaded file (kept mapped) or into the caller's memory.
+ * Strings are ct_str slices into copies of the records that hold them (owned by their rp_proc);
+ * the model never holds a trace file: timelines and snapshots are read again from the files
+ * (ops.c, window.c, through records.c), so memory follows paths, processes and call sites.
  */
 #ifndef CT_REPORT_MODEL_H
 #define CT_REPORT_MODEL_H
@@ -15,6 +17,7 @@
 #include <stdio.h>
 
 #include "trace_format.h"
+#include "trace_stream.h"
 
 struct rp_u32list {
 	uint32_t *v;
@@ -155,8 +158,16 @@ struct rp_proc {
 	size_t npaths, cap_paths;
 	struct rp_event *events;
 	size_t nevents, cap_events;
-	void *map; /* the file's bytes, owned */
+	void *map; /* a trace loaded from memory (rp_load_buffer): its bytes, owned; NULL for files */
 	size_t map_len;
+	/* the files of this process's record stream, in order (a process whose writer reopened its
+	 * trace continues in X.ctrace.N): read again by records.c; `end` is where each file's whole
+	 * records ended when it was loaded (a damaged file's tail is not read again) */
+	struct rp_trace_part {
+		char *file;
+		uint64_t end;
+	} * parts;
+	size_t nparts, cap_parts;
 	struct ct_module *modules; /* MODULE records: files and build ids of call-site modules */
 	size_t nmodules, cap_modules;
 	char **owned; /* strings made after loading (symbols.c's renamed call
@@ -289,6 +300,20 @@ int rp_load_path(struct rp_model *m, const char *path, FILE *err);
 /* Loads a trace already in memory (tests); buf is copied. */
 int rp_load_buffer(struct rp_model *m, const char *name, const void *buf, size_t len, char *msg,
 		   size_t msgcap);
+
+/* ---- records.c: a process's records read again, from its files in order, in bounded memory */
+struct rp_records {
+	const struct rp_proc *p;
+	size_t part; /* the file being read */
+	int fd;
+	bool open;
+	struct ct_stream s;
+};
+void rp_records_open(struct rp_records *it, const struct rp_proc *p);
+/* The next record (skip_ops: OPS payloads not read, see ct_stream_next); CT_READ_EOF at the end of
+ * the last file, or the status that ended it. */
+enum ct_read_status rp_records_next(struct rp_records *it, struct ct_record *rec, bool skip_ops);
+void rp_records_close(struct rp_records *it);
 
 /* ---- merge.c: filters, merge across processes, derived figures */
 void rp_derive(struct rp_path *p);

@@ -1,40 +1,50 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ops.c - per-call operations, thread names and the timed sequence of STATS snapshots, read again
- * from the trace bytes each rp_proc keeps (p->map), for the timeline outputs. The model itself
- * keeps only counts: a per-call trace can hold millions of operations, and only the HTML
- * timeline and the Perfetto export walk them, once each.
+ * from each process's trace files (records.c), for the timeline outputs. The model itself keeps
+ * only counts: a per-call trace can hold billions of operations, and only the HTML timeline and
+ * the Perfetto export walk them, a window of them when asked for one.
  */
 #include "views.h"
 
 #include <stdlib.h>
 
+/* The ops of one batch that started in [from, to) to op_fn. */
+static uint64_t batch_ops(const struct ct_ops_batch *b, uint64_t from, uint64_t to, rp_op_fn op_fn, void *ctx)
+{
+	uint64_t seen = 0;
+	for (uint32_t i = 0; i < b->count; i++) {
+		struct ct_op op;
+		ct_decode_op_at(b, i, &op);
+		if (op.start_mono_ns < from || op.start_mono_ns >= to)
+			continue;
+		seen++;
+		op_fn(ctx, b->tid, &op);
+	}
+	return seen;
+}
+
 uint64_t rp_proc_scan(const struct rp_proc *p, uint64_t from_mono_ns, uint64_t to_mono_ns, rp_op_fn op_fn,
 		      rp_thread_fn thread_fn, void *ctx)
 {
-	struct ct_reader r;
+	struct rp_records it;
 	uint64_t seen = 0;
-	if (!p->map || ct_reader_init(&r, p->map, p->map_len) != CT_READ_OK)
-		return 0;
-	struct ct_record *rec = malloc(sizeof(*rec));
+	struct ct_record *rec = malloc(2 * sizeof(*rec));
 	if (!rec)
 		return 0;
-	while (ct_reader_next(&r, rec) == CT_READ_OK) {
+	rp_records_open(&it, p);
+	/* batches are read unless their ops all started outside the window (a thread's ops are in
+	 * time order in its batch): a window of a long per-call trace reads little more than itself */
+	while (rp_records_next(&it, rec, true) == CT_READ_OK) {
 		if (rec->type == CT_REC_THREAD && thread_fn) {
 			thread_fn(ctx, rec->u.thread.tid, rec->u.thread.name);
-		} else if (rec->type == CT_REC_OPS) {
-			const struct ct_ops_batch *b = &rec->u.ops;
-			for (uint32_t i = 0; i < b->count; i++) {
-				struct ct_op op;
-				ct_decode_op_at(b, i, &op);
-				if (op.start_mono_ns < from_mono_ns || op.start_mono_ns >= to_mono_ns)
-					continue;
-				seen++;
-				if (op_fn)
-					op_fn(ctx, b->tid, &op);
-			}
+		} else if (rec->type == CT_REC_OPS && op_fn && rec->u.ops.count &&
+			   it.s.skipped_last_ns >= from_mono_ns && it.s.skipped_first_ns < to_mono_ns &&
+			   ct_stream_load_skipped(&it.s, rec + 1) == CT_READ_OK) {
+			seen += batch_ops(&rec[1].u.ops, from_mono_ns, to_mono_ns, op_fn, ctx);
 		}
 	}
+	rp_records_close(&it);
 	free(rec);
 	return seen;
 }
@@ -43,15 +53,14 @@ uint64_t rp_proc_scan(const struct rp_proc *p, uint64_t from_mono_ns, uint64_t t
  * dates the flush: STATS seen since the previous PROC belong to the next one. */
 void rp_proc_snapshots(const struct rp_proc *p, rp_snapshot_fn fn, void *ctx)
 {
-	struct ct_reader r;
-	if (!p->map || ct_reader_init(&r, p->map, p->map_len) != CT_READ_OK)
-		return;
+	struct rp_records it;
 	struct ct_record *rec = malloc(sizeof(*rec));
 	struct ct_path_stats *pending = NULL;
 	size_t npending = 0, cap = 0;
 	if (!rec)
 		return;
-	while (ct_reader_next(&r, rec) == CT_READ_OK) {
+	rp_records_open(&it, p);
+	while (rp_records_next(&it, rec, true) == CT_READ_OK) {
 		if (rec->type == CT_REC_STATS) {
 			if (!rp_grow((void **)&pending, &cap, npending, sizeof(*pending)))
 				break;
@@ -63,6 +72,7 @@ void rp_proc_snapshots(const struct rp_proc *p, rp_snapshot_fn fn, void *ctx)
 			npending = 0;
 		}
 	}
+	rp_records_close(&it);
 	free(pending);
 	free(rec);
 }

@@ -415,9 +415,10 @@ static int cmp_u32(const void *a, const void *b)
 }
 
 /* The names of the drawn lanes' threads (the newest THREAD record of each tid wins). */
+#define LANE_NAME_MAX 24 /* the longest name a lane's label shows */
 struct tnames {
-	const uint32_t *tid; /* the lanes' tids */
-	struct ct_str *name; /* one per lane */
+	const uint32_t *tid;             /* the lanes' tids */
+	char (*name)[LANE_NAME_MAX + 1]; /* one per lane, copied: a record's strings do not outlive it */
 	size_t n;
 };
 
@@ -426,7 +427,9 @@ static void tl_thread(void *ctx, uint32_t tid, struct ct_str name)
 	struct tnames *tn = ctx;
 	for (size_t i = 0; i < tn->n; i++)
 		if (tn->tid[i] == tid) {
-			tn->name[i] = name;
+			size_t len = name.len > LANE_NAME_MAX ? LANE_NAME_MAX : name.len;
+			memcpy(tn->name[i], name.p, len);
+			tn->name[i][len] = 0;
 			return;
 		}
 }
@@ -452,7 +455,7 @@ bool rp_svg_timeline(const struct rp_model *m, const struct rp_view *v, const st
 		free(t.tids);
 		return false;
 	}
-	struct tnames tn = { .tid = t.tids, .name = calloc(t.ntids, sizeof(struct ct_str)), .n = t.ntids };
+	struct tnames tn = { .tid = t.tids, .name = calloc(t.ntids, sizeof(*tn.name)), .n = t.ntids };
 	rp_proc_scan(p, 0, UINT64_MAX, tl_fill, NULL, &t);
 	if (tn.name)
 		rp_proc_scan(p, 0, UINT64_MAX, NULL, tl_thread, &tn);
@@ -465,10 +468,10 @@ bool rp_svg_timeline(const struct rp_model *m, const struct rp_view *v, const st
 		p->hdr.pid, (unsigned long long)t.ops, W, H);
 	for (size_t lane = 0; lane < t.ntids; lane++) {
 		double y = T + laneh * (double)lane;
-		struct ct_str nm = tn.name && tn.name[lane].p ? tn.name[lane] : (struct ct_str){ .p = "" };
+		const char *nm = tn.name ? tn.name[lane] : "";
 		fprintf(f, "<text class=\"barlab\" x=\"%.1f\" y=\"%.1f\">tid %u ", L - 6, y + 15,
 			t.tids[lane]);
-		rp_html_str(f, nm.p, nm.len > 24 ? 24 : nm.len);
+		rp_html_str(f, nm, strlen(nm));
 		fprintf(f,
 			"</text><rect class=\"lane\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n",
 			L, y + 1, W - L - R, laneh - 2);

@@ -59,12 +59,13 @@ bool rp_event_is_failure(const struct ct_event *e);
 /* ---- window.c: cuts every process's path totals to --since/--until (no-op without them) */
 void rp_window_apply(struct rp_model *m, const struct rp_view *v);
 
-/* ---- ops.c: per-call operations (CT_REC_OPS) and thread names, read again from the bytes the
- * model keeps for each process (so the model does not hold millions of ops). */
+/* ---- ops.c: per-call operations (CT_REC_OPS) and thread names, read again from each process's
+ * trace files (so the model does not hold millions of ops). */
 typedef void (*rp_op_fn)(void *ctx, uint32_t tid, const struct ct_op *op);
-typedef void (*rp_thread_fn)(void *ctx, uint32_t tid, struct ct_str name);
+typedef void (*rp_thread_fn)(void *ctx, uint32_t tid, struct ct_str name); /* name: during the call */
 /* Calls op_fn for every op that started in [from_mono_ns, to_mono_ns) (op_fn NULL: none; 0 and
- * UINT64_MAX: all) and thread_fn for every thread record; returns the ops passed to op_fn. */
+ * UINT64_MAX: all; a batch wholly outside is not read) and thread_fn for every thread record;
+ * returns the ops passed to op_fn. */
 uint64_t rp_proc_scan(const struct rp_proc *p, uint64_t from_mono_ns, uint64_t to_mono_ns, rp_op_fn op_fn,
 		      rp_thread_fn thread_fn, void *ctx);
 /* Cumulative STATS snapshots with the time of the PROC record that closed their flush. */

@@ -57,15 +57,16 @@ static long path_index(const struct rp_proc *p, uint32_t path_id)
  * PROC (or END) dates. */
 static bool scan_flushes(const struct rp_proc *p, const struct rp_window *w, uint64_t t0, struct cut *c)
 {
-	struct ct_reader r;
-	if (!p->map || ct_reader_init(&r, p->map, p->map_len) != CT_READ_OK)
-		return true; /* nothing dated: the window holds nothing of it */
+	struct rp_records it;
 	struct ct_record *rec = malloc(sizeof(*rec));
 	size_t *pending = calloc(p->npaths + 1, sizeof(*pending)); /* path indexes, at most once */
 	struct ct_path_stats *pstats = calloc(p->npaths + 1, sizeof(*pstats));
 	bool ok = rec && pending && pstats;
 	size_t npending = 0;
-	while (ok && ct_reader_next(&r, rec) == CT_READ_OK) {
+	if (ok)
+		rp_records_open(&it, p);
+	/* OPS batches, nearly all of a per-call trace, are passed over unread */
+	while (ok && rp_records_next(&it, rec, true) == CT_READ_OK) {
 		if (rec->type == CT_REC_STATS) {
 			long k = path_index(p, rec->u.stats.path_id);
 			if (k < 0)
@@ -109,6 +110,8 @@ static bool scan_flushes(const struct rp_proc *p, const struct rp_window *w, uin
 		c->last_s = t;
 		c->last_cpu = cpu;
 	}
+	if (ok)
+		rp_records_close(&it);
 	free(pstats);
 	free(pending);
 	free(rec);

@@ -24,6 +24,7 @@
 
 #include "report.h"
 #include "trace_format.h"
+#include "trace_stream.h"
 #include "tracer.h"
 
 /* What one trace file of the pid says about itself. */
@@ -38,50 +39,23 @@ struct file_state {
 	uint64_t paths; /* STATS records seen: crypto work was recorded */
 };
 
-static bool read_whole(const char *path, uint8_t **buf, size_t *len)
+static bool inspect(const char *path, struct file_state *fs)
 {
+	memset(fs, 0, sizeof(*fs));
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	struct stat st;
-
-	*buf = NULL;
-	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-	    st.st_size > (64 << 20)) {
+	struct stat sb;
+	if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size <= 0) {
 		if (fd >= 0)
 			close(fd);
 		return false;
 	}
-	*buf = malloc((size_t)st.st_size);
-	size_t got = 0;
-
-	while (*buf && got < (size_t)st.st_size) {
-		ssize_t r = read(fd, *buf + got, (size_t)st.st_size - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	close(fd);
-	*len = got;
-	return *buf && got == (size_t)st.st_size;
-}
-
-static bool inspect(const char *path, struct file_state *fs)
-{
-	uint8_t *buf;
-	size_t len;
-
-	memset(fs, 0, sizeof(*fs));
-	if (!read_whole(path, &buf, &len)) {
-		free(buf);
-		return false;
-	}
-	struct ct_reader r;
+	/* streamed, per-call batches passed over unread: a multi-GB trace costs little memory */
+	struct ct_stream s;
 	struct ct_record *rec = malloc(sizeof(*rec));
-	enum ct_read_status st = rec ? ct_reader_init(&r, buf, len) : CT_READ_CORRUPT;
+	enum ct_read_status st = rec ? ct_stream_open_fd(&s, fd, UINT64_MAX) : CT_READ_CORRUPT;
+	bool opened = rec != NULL;
 
-	while (st == CT_READ_OK && (st = ct_reader_next(&r, rec)) == CT_READ_OK) {
+	while (st == CT_READ_OK && (st = ct_stream_next(&s, rec, true)) == CT_READ_OK) {
 		switch (rec->type) {
 		case CT_REC_HEADER:
 			fs->has_header = true;
@@ -106,8 +80,10 @@ static bool inspect(const char *path, struct file_state *fs)
 		}
 	}
 	fs->clean = st == CT_READ_EOF;
+	if (opened)
+		ct_stream_close(&s);
+	close(fd);
 	free(rec);
-	free(buf);
 	return true;
 }
 

@@ -40,6 +40,7 @@
 #include "profile.h"
 #include "tallies.h"
 #include "trace_format.h"
+#include "trace_stream.h"
 #include "tracer.h"
 #include "unwind.h"
 
@@ -882,17 +883,24 @@ struct trace_file {
 		      * command is still writing to its own) */
 };
 
-/* Whether the trace file in [p, p + len) has an END record. */
-static bool has_end(const uint8_t *p, size_t len)
+/* Whether the trace on fd is pid's (its first record is its HEADER, *start_mono_ns its start) and
+ * has an END record (*closed). Streamed, per-call batches passed over unread. */
+static bool trace_of_pid(int fd, uint32_t pid, uint64_t *start_mono_ns, bool *closed)
 {
 	static struct ct_record rec;
-	struct ct_reader r;
-	bool end = false;
-	if (ct_reader_init(&r, p, len) != CT_READ_OK)
-		return false;
-	while (ct_reader_next(&r, &rec) == CT_READ_OK)
-		end |= rec.type == CT_REC_END;
-	return end;
+	struct ct_stream s;
+	bool ok = false;
+	*closed = false;
+	if (ct_stream_open_fd(&s, fd, UINT64_MAX) == CT_READ_OK &&
+	    ct_stream_next(&s, &rec, true) == CT_READ_OK && rec.type == CT_REC_HEADER &&
+	    rec.u.header.pid == pid) {
+		ok = true;
+		*start_mono_ns = rec.u.header.start_mono_ns;
+		while (ct_stream_next(&s, &rec, true) == CT_READ_OK)
+			*closed |= rec.type == CT_REC_END;
+	}
+	ct_stream_close(&s);
+	return ok;
 }
 
 /* The trace files of pid in outdir, with their start times. */
@@ -905,31 +913,17 @@ static size_t files_of(const char *outdir, uint32_t pid, struct trace_file *out,
 	snprintf(want, sizeof(want), ".%u.ctrace", pid);
 	size_t n = 0;
 	struct dirent *e;
-	static struct ct_record rec;
 	while ((e = readdir(d)) && n < cap) {
 		const char *at = strstr(e->d_name, want);
 		if (!at || (at[strlen(want)] && at[strlen(want)] != '.'))
 			continue;
 		snprintf(out[n].path, sizeof(out[n].path), "%s/%s", outdir, e->d_name);
 		int fd = open(out[n].path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-		struct stat st;
 		if (fd < 0)
 			continue;
-		void *m = fstat(fd, &st) == 0 && st.st_size > 0
-				  ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)
-				  : MAP_FAILED;
+		if (trace_of_pid(fd, pid, &out[n].start_mono_ns, &out[n].closed))
+			n++;
 		close(fd);
-		if (m == MAP_FAILED)
-			continue;
-		struct ct_reader r;
-		bool ok = ct_reader_init(&r, m, (size_t)st.st_size) == CT_READ_OK &&
-			  ct_reader_next(&r, &rec) == CT_READ_OK && rec.type == CT_REC_HEADER &&
-			  rec.u.header.pid == pid;
-		if (ok) {
-			out[n].start_mono_ns = rec.u.header.start_mono_ns;
-			out[n++].closed = has_end(m, (size_t)st.st_size);
-		}
-		munmap(m, (size_t)st.st_size);
 	}
 	closedir(d);
 	return n;

@@ -26,7 +26,7 @@ if ! echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n){(void)d;(v
 fi
 config_dir=$build
 [ -f "$config_dir/ct_config.h" ] || config_dir=$(dirname "$(find "$root" -maxdepth 2 -name ct_config.h | head -1)")
-srcs=("$here/fuzz_trace.c" "$root"/common/trace_format.c "$root"/common/timing_model.c "$root"/common/cpu.c \
+srcs=("$here/fuzz_trace.c" "$root"/common/trace_format.c "$root"/common/trace_stream.c "$root"/common/timing_model.c "$root"/common/cpu.c \
 	"$root"/common/route_spec.c "$root"/common/elf_note.c "$root"/common/redact.c \
 	"$root"/common/errno_abi.c "$root"/common/errno_tables.c \
 	"$root"/common/kernel/*.c)

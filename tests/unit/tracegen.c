@@ -139,13 +139,10 @@ void tg_fill_stats(struct ct_path_stats *s, uint32_t path_id, uint64_t calls, ui
 	}
 }
 
-void tg_simple_process(struct tg *g, uint32_t pid, const char *cipher, uint64_t calls, uint64_t size)
+struct ct_path_def tg_evp_path(uint32_t path_id, const char *cipher)
 {
-	static const char argv[] = "openssl\0speed\0-evp\0aes-128-cbc";
-	struct ct_header h = tg_default_header(pid, argv, sizeof(argv) - 1);
-	tg_header(g, &h);
-	struct ct_path_def p = {
-		.path_id = 0,
+	return (struct ct_path_def){
+		.path_id = path_id,
 		.api = CT_API_EVP,
 		.dir = CT_DIR_ENCRYPT,
 		.key_bits = 128,
@@ -154,6 +151,14 @@ void tg_simple_process(struct tg *g, uint32_t pid, const char *cipher, uint64_t 
 		.cipher = ct_str_from(cipher),
 		.callsite = ct_str_from("openssl!main+0x10"),
 	};
+}
+
+void tg_simple_process(struct tg *g, uint32_t pid, const char *cipher, uint64_t calls, uint64_t size)
+{
+	static const char argv[] = "openssl\0speed\0-evp\0aes-128-cbc";
+	struct ct_header h = tg_default_header(pid, argv, sizeof(argv) - 1);
+	tg_header(g, &h);
+	struct ct_path_def p = tg_evp_path(0, cipher);
 	tg_path(g, &p);
 	struct ct_path_stats *s = calloc(1, sizeof(*s));
 	if (!s)

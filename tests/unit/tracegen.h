@@ -40,6 +40,8 @@ void tg_fill_stats(struct ct_path_stats *s, uint32_t path_id, uint64_t calls, ui
 /* Adds a bucket of calls of one size to existing stats (every call timed). */
 void tg_add_calls(struct ct_path_stats *s, uint64_t calls, uint64_t size, uint64_t ns_per_call);
 
+/* An EVP encrypt path of `cipher` (128-bit key, provider:default), as openssl speed makes. */
+struct ct_path_def tg_evp_path(uint32_t path_id, const char *cipher);
 /* A complete process running `openssl speed`-like EVP work: header, path, stats, proc, end. */
 void tg_simple_process(struct tg *g, uint32_t pid, const char *cipher, uint64_t calls, uint64_t size);
 
