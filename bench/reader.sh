@@ -8,8 +8,9 @@
 #   report --json            the same as JSON
 #   report --since/--until   a 10 ms window in the middle (snapshots and the window's batches)
 #   report --perfetto        the timeline export
-# and, where perf works here, `perf script` on a perf.data of about 100 MB (a reader of the same
-# kind of file: a per-event record stream) as a baseline. Prints seconds, GB/s and peak RSS.
+# and, where perf works here, `perf script` and `perf report` on a perf.data of about 100 MB
+# (`perf record --call-graph dwarf`: a per-event record stream, the same kind of file) as a
+# baseline. Prints seconds, GB/s and peak RSS.
 #
 # usage: bench/reader.sh [-b BUILD_DIR] [-m MAX_BYTES] [-d WORK_DIR]
 set -eu
@@ -64,10 +65,10 @@ for size in 1000000 10000000 100000000 1000000000 5000000000; do
 done
 
 if command -v perf >/dev/null && command -v openssl >/dev/null &&
-	perf record -q -o "$work/bench-perf.data" -F 20000 -g -- openssl speed -seconds 4 -evp aes-128-ctr \
-		>/dev/null 2>&1; then
+	perf record -q -o "$work/bench-perf.data" -F 5000 --call-graph dwarf -- openssl speed -seconds 3 \
+		-evp aes-128-ctr >/dev/null 2>&1; then
 	size=$(stat -c %s "$work/bench-perf.data")
-	echo "baseline: perf.data of $(awk -v s="$size" 'BEGIN {printf "%.3f GB", s / 1e9}') (perf record -g -F 20000):"
+	echo "baseline: perf.data of $(awk -v s="$size" 'BEGIN {printf "%.3f GB", s / 1e9}') (perf record --call-graph dwarf -F 5000):"
 	measure "cat" cat "$work/bench-perf.data"
 	measure "perf script" perf script -i "$work/bench-perf.data"
 	measure "perf report --stdio" perf report --stdio -i "$work/bench-perf.data"
