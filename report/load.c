@@ -214,8 +214,8 @@ struct hdr_id {
 /* Reads one trace (a file, or the buffer p->map) on into p: every record up to the end or the
  * damage, OPS batches counted. Returns the stream's final status; *good_end where its
  * whole records end; err gets the message of a damaged or unreadable one. */
-static enum ct_read_status stream_into(struct rp_proc *p, int fd, const char *name, uint64_t *good_end,
-				       char *err, size_t errcap)
+static enum ct_read_status stream_into(struct rp_proc *p, bool skip_ops, int fd, const char *name,
+				       uint64_t *good_end, char *err, size_t errcap)
 {
 	struct ct_stream s;
 	struct ct_record *rec = malloc(2 * sizeof(*rec)); /* ~4 KiB each: off small stacks */
@@ -227,8 +227,9 @@ static enum ct_read_status stream_into(struct rp_proc *p, int fd, const char *na
 	else if (st != CT_READ_OK)
 		snprintf(err, errcap, "%s", s.r.error);
 	/* every byte read and its CRC checked once, here (the damage stops the process's records
-	 * where it is); later passes (records.c) pass over the batches they do not need */
-	while (st == CT_READ_OK && (st = ct_stream_next(&s, rec, false)) == CT_READ_OK)
+	 * where it is), unless only a window is asked for; later passes (records.c) pass over the
+	 * batches they do not need */
+	while (st == CT_READ_OK && (st = ct_stream_next(&s, rec, skip_ops)) == CT_READ_OK)
 		apply_streamed(p, &s, rec, rec + 1);
 	if (rec) {
 		*good_end = s.good_end;
@@ -357,7 +358,7 @@ int rp_load_buffer(struct rp_model *m, const char *name, const void *buf, size_t
 	p->map_len = len;
 	char error[160] = "";
 	uint64_t good_end = 0;
-	st = stream_into(p, -1, name, &good_end, error, sizeof(error));
+	st = stream_into(p, m->load_skips_ops, -1, name, &good_end, error, sizeof(error));
 	return finish_proc(m, p, st, error, name, msg, msgcap);
 }
 
@@ -380,7 +381,7 @@ int rp_load_file(struct rp_model *m, const char *path, char *msg, size_t msgcap)
 		return 2;
 	}
 	uint64_t good_end = 0;
-	st = stream_into(p, fd, path, &good_end, error, sizeof(error));
+	st = stream_into(p, m->load_skips_ops, fd, path, &good_end, error, sizeof(error));
 	close(fd);
 	add_part(p, path, good_end);
 	return finish_proc(m, p, st, error, path, msg, msgcap);
@@ -505,7 +506,7 @@ static int load_group(struct rp_model *m, struct trace_name *g, size_t n, FILE *
 		}
 		uint64_t good_end = 0;
 		error[0] = 0;
-		cur_st = stream_into(cur, fd, g[i].full, &good_end, error, sizeof(error));
+		cur_st = stream_into(cur, m->load_skips_ops, fd, g[i].full, &good_end, error, sizeof(error));
 		close(fd);
 		add_part(cur, g[i].full, good_end);
 		snprintf(cur->damage, sizeof(cur->damage), "%s", cur_st == CT_READ_EOF ? "" : error);

@@ -223,6 +223,10 @@ struct rp_mangled {
 struct rp_model {
 	struct rp_proc *procs;
 	size_t nprocs, cap_procs;
+	/* set before loading when only a time window is reported: the load passes over per-call
+	 * batches unread (their CRC unchecked), and the window's own are checked when a timeline
+	 * reads them (docs/reports.md "Large traces") */
+	bool load_skips_ops;
 	struct rp_path *paths; /* merged across processes */
 	size_t npaths, cap_paths;
 	struct rp_event *events; /* merged across processes */

@@ -15,6 +15,7 @@ int rp_load_inputs(struct rp_model *m, const char *const *paths, int n, const st
 {
 	int worst = 0;
 
+	m->load_skips_ops = v->has_since || v->has_until;
 	for (int i = 0; i < n; i++) {
 		int rc = rp_load_path(m, paths[i], err);
 
