@@ -204,35 +204,39 @@ static void fill_tail(FILE *f, const void *arg)
 	fputs("}}", f);
 }
 
-/* Orders a process's tracks: the main thread's first, then by tid, then by path. */
-static const struct pf_tracks *sort_tracks;
-static uint32_t sort_pid;
+/* A process's tracks in the order they are shown: the main thread's first, then by tid, then by
+ * path. */
+struct track_key {
+	bool other; /* not the main thread */
+	uint32_t tid, path_id;
+	size_t index;
+};
+
 static int track_cmp(const void *a, const void *b)
 {
-	const struct pf_track *ta = &sort_tracks->t[*(const size_t *)a],
-			      *tb = &sort_tracks->t[*(const size_t *)b];
-	bool ma = ta->tid == sort_pid, mb = tb->tid == sort_pid;
-	if (ma != mb)
-		return ma ? -1 : 1;
-	if (ta->tid != tb->tid)
-		return ta->tid < tb->tid ? -1 : 1;
-	return ta->path_id < tb->path_id ? -1 : ta->path_id > tb->path_id;
+	const struct track_key *ka = a, *kb = b;
+	if (ka->other != kb->other)
+		return ka->other ? 1 : -1;
+	if (ka->tid != kb->tid)
+		return ka->tid < kb->tid ? -1 : 1;
+	return ka->path_id < kb->path_id ? -1 : ka->path_id > kb->path_id;
 }
 
 /* After the first pass: each track's output tid, constant JSON and largest slice. */
 static bool prepare_tracks(struct pf *x, uint32_t *next_tid)
 {
 	struct pf_tracks *ts = x->cur;
-	size_t *order = malloc((ts->n ? ts->n : 1) * sizeof(*order));
+	struct track_key *order = malloc((ts->n ? ts->n : 1) * sizeof(*order));
 	if (!order)
 		return false;
 	for (size_t i = 0; i < ts->n; i++)
-		order[i] = i;
-	sort_tracks = ts;
-	sort_pid = x->p->hdr.pid;
+		order[i] = (struct track_key){ .other = ts->t[i].tid != x->p->hdr.pid,
+					       .tid = ts->t[i].tid,
+					       .path_id = ts->t[i].path_id,
+					       .index = i };
 	qsort(order, ts->n, sizeof(*order), track_cmp);
 	for (size_t i = 0; i < ts->n; i++) {
-		struct pf_track *t = &ts->t[order[i]];
+		struct pf_track *t = &ts->t[order[i].index];
 		const struct rp_path *pp = rp_view_proc_path(x->m, x->p, t->path_id);
 		t->out_tid = (*next_tid)++;
 		t->head = json_text(fill_head, pp);
