@@ -79,6 +79,8 @@ def test():
     ops = sum(q.get("per_call_ops", 0) for q in doc["processes"])
     xs = [e for e in ev if e["ph"] == "X"]
     check(len(xs) == ops > 0, f"one complete event per operation ({len(xs)} == {ops})")
+    bad = perfetto.misnested(ev)
+    check(not bad, f"no two operations of a track overlap ({len(bad)} do: {bad[:1]})")
     check(sum(e["args"]["bytes"] for e in xs) == sum(p["bytes"] for p in doc["paths"]),
           "the operations' bytes add up to the report's bytes")
     tids = {e["tid"] for e in xs}
