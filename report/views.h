@@ -23,6 +23,9 @@ struct rp_view {
 	bool has_since, has_until;
 	double since_s, until_s; /* --since/--until: seconds from the first process start */
 	bool allow_empty;        /* --diff: a --path glob may match nothing on one side */
+	bool has_resolution;     /* --resolution DUR (else auto: perfetto.c chooses) */
+	uint64_t resolution_ns;  /* --perfetto: consecutive operations of a thread and path
+				  * starting within it of a slice's first are one slice */
 };
 
 /* ---- select.c */
@@ -71,6 +74,11 @@ uint64_t rp_proc_scan(const struct rp_proc *p, uint64_t from_mono_ns, uint64_t t
 /* Cumulative STATS snapshots with the time of the PROC record that closed their flush. */
 typedef void (*rp_snapshot_fn)(void *ctx, uint64_t mono_ns, const struct ct_path_stats *st);
 void rp_proc_snapshots(const struct rp_proc *p, rp_snapshot_fn fn, void *ctx);
+
+/* ---- perfetto_slices.c: --resolution DUR, DUR a number with ns, us, ms or s, or "auto" */
+bool rp_parse_resolution(const char *s, bool *is_auto, uint64_t *ns);
+/* "5us", "0ns": the largest unit that divides ns */
+void rp_format_resolution(uint64_t ns, char *buf, size_t cap);
 
 /* ---- escape.c: strings from traced programs, made safe for each output */
 void rp_html_str(FILE *f, const char *s, size_t len); /* text and attribute values */

@@ -167,6 +167,7 @@ int command_report(int argc, char **argv)
 		OPT_PATH,
 		OPT_SINCE,
 		OPT_UNTIL,
+		OPT_RESOLUTION,
 		OPT_NO_SYMBOLS
 	};
 	static const struct option opts[] = {
@@ -186,6 +187,7 @@ int command_report(int argc, char **argv)
 		{ "path", required_argument, NULL, OPT_PATH },
 		{ "since", required_argument, NULL, OPT_SINCE },
 		{ "until", required_argument, NULL, OPT_UNTIL },
+		{ "resolution", required_argument, NULL, OPT_RESOLUTION },
 		{ "no-symbols", no_argument, NULL, OPT_NO_SYMBOLS },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
@@ -250,6 +252,19 @@ int command_report(int argc, char **argv)
 			else
 				view.has_until = true;
 			break;
+		case OPT_RESOLUTION: {
+			bool is_auto;
+
+			if (!rp_parse_resolution(optarg, &is_auto, &view.resolution_ns)) {
+				fprintf(stderr,
+					"cryptrace report: --resolution needs a duration with ns, us, ms "
+					"or s (like 10us), or auto, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			view.has_resolution = !is_auto;
+			break;
+		}
 		case OPT_FOLDED:
 			folded = true;
 			break;

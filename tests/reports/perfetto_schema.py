@@ -8,41 +8,16 @@ has one complete event (ph X) per operation with its bytes; the failed afalg eng
 `openssl speed -engine afalg` shows as process-scoped instants (ph i, s p), and so does the
 silent-fallback finding (cat finding) at the first failure it rests on; each profiled worker
 has a "CPU profile: crypto %" counter with a value per time bin of its profile."""
-import json
 import os
 import re
 import socket
 
 import ctlib
-from ctlib import check
-
-PHASES = {"M", "X", "C", "i"}
+from ctlib import check, perfetto
 
 
 def load(path, tag):
-    with open(path, encoding="utf-8") as f:
-        try:
-            doc = json.load(f)
-        except ValueError as e:
-            raise ctlib.Failure(f"{tag}: the Perfetto file is not JSON: {e}")
-    check(isinstance(doc, dict) and isinstance(doc.get("traceEvents"), list),
-          f"{tag}: an object with a traceEvents array")
-    check(doc.get("displayTimeUnit") in ("ns", "ms"), f"{tag}: displayTimeUnit is set")
-    for i, e in enumerate(doc["traceEvents"]):
-        bad = [k for k in ("ph", "pid", "tid", "ts") if k not in e]
-        if bad or e["ph"] not in PHASES or not isinstance(e["ts"], (int, float)) or \
-                not isinstance(e["pid"], int) or not isinstance(e["tid"], int):
-            raise ctlib.Failure(f"{tag}: event {i} lacks {bad} or has a bad type: {e}")
-        if e["ph"] == "X" and not (isinstance(e.get("dur"), (int, float)) and e["dur"] >= 0):
-            raise ctlib.Failure(f"{tag}: complete event {i} has no non-negative dur: {e}")
-        if e["ph"] in ("X", "C", "i") and not e.get("name"):
-            raise ctlib.Failure(f"{tag}: event {i} has no name: {e}")
-        if e["ph"] == "i" and e.get("s") != "p":
-            raise ctlib.Failure(f"{tag}: instant {i} is not process-scoped: {e}")
-        if e["ph"] == "C" and not all(isinstance(v, (int, float)) for v in e.get("args", {}).values()):
-            raise ctlib.Failure(f"{tag}: counter {i} has non-numeric values: {e}")
-    print(f"ok: {tag}: {len(doc['traceEvents'])} events, each with ph/pid/tid/ts, durations >= 0")
-    return doc["traceEvents"]
+    return perfetto.load(path, tag)["traceEvents"]
 
 
 def afalg_works():
@@ -51,11 +26,6 @@ def afalg_works():
         return True
     except OSError:
         return False
-
-
-def names(events, what):
-    return {e["pid"] if what == "process_name" else e["tid"]: e["args"]["name"]
-            for e in events if e["ph"] == "M" and e.get("name") == what}
 
 
 def test():
@@ -69,7 +39,7 @@ def test():
     out = os.path.join(work, "multi.json")
     ctlib.cryptrace_ok("report", "--perfetto", out, multi)
     ev = load(out, "speed -multi 2")
-    procs = names(ev, "process_name")
+    procs = perfetto.names(ev, "process_name")
     print("processes:", procs)
     doc = ctlib.report_ok([multi])
     check(len(procs) == len(doc["processes"]) >= 3,
@@ -109,11 +79,13 @@ def test():
     ops = sum(q.get("per_call_ops", 0) for q in doc["processes"])
     xs = [e for e in ev if e["ph"] == "X"]
     check(len(xs) == ops > 0, f"one complete event per operation ({len(xs)} == {ops})")
+    bad = perfetto.misnested(ev)
+    check(not bad, f"no two operations of a track overlap ({len(bad)} do: {bad[:1]})")
     check(sum(e["args"]["bytes"] for e in xs) == sum(p["bytes"] for p in doc["paths"]),
           "the operations' bytes add up to the report's bytes")
     tids = {e["tid"] for e in xs}
     check(len(tids) >= 2, f"operations on several threads ({len(tids)})")
-    named = names(ev, "thread_name")
+    named = perfetto.names(ev, "thread_name")
     check(tids <= set(named), f"every thread with operations is named ({sorted(tids - set(named))} unnamed)")
     # --since/--until select operations by time
     ts = sorted(e["ts"] for e in xs)

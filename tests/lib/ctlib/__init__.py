@@ -16,6 +16,7 @@ and, imported by the tests that need them:
   daemons     sshd, openssl s_server and curl on loopback under the launcher (e2e, real)
   tlsecho     TLS echo servers and burst clients, bare or preloaded (reliability)
   browser     headless Chromium and the HTML report's DOM (reports)
+  perfetto    Perfetto files: the trace-event schema and the viewers' nesting rule (reports, scale)
 The names of the first three are available from ctlib itself."""
 from . import harness, programs, reports
 from .harness import *  # noqa: F401,F403
