@@ -29,25 +29,26 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=${build:-$here/../build}
 ct=$build/tracer/cryptrace
 gen=$build/tests/scale/gentrace
-[ -x "$ct" ] && [ -x "$gen" ] || { echo "reader.sh: build first ($ct, $gen)" >&2; exit 77; }
+peak=$build/tests/scale/peak_rss
+[ -x "$ct" ] && [ -x "$gen" ] && [ -x "$peak" ] || { echo "reader.sh: build first ($ct, $gen, $peak)" >&2; exit 77; }
 work=${work:-$(mktemp -d)}
 trap 'rm -rf "$work"/bench-*' EXIT
 
 echo "CPU: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), $(nproc) cores"
 echo "work: $work ($(df -h "$work" | awk 'NR==2 {print $4}') free)"
 
-# measure LABEL CMD...: one line: seconds, GB/s over $size, peak RSS (GNU time's %M)
+# measure LABEL CMD...: one line: seconds, GB/s over $size, peak RSS (tests/scale/peak_rss)
 measure() {
 	label=$1
 	shift
-	/usr/bin/time -o "$work/bench-time" -f '%e %M' "$@" >/dev/null 2>&1 || true
-	out=$(tail -1 "$work/bench-time")
-	awk -v l="$label" -v s="$size" -v o="$out" 'BEGIN {
-		split(o, f, " "); t = f[1] + 0; if (t < 0.005) t = 0.005
-		printf "  %-26s %8.2f s %8.2f GB/s %8.0f MB RSS\n", l, t, s / t / 1e9, f[2] / 1024 }'
+	t0=$(date +%s.%N)
+	"$peak" "$work/bench-rss" "$@" >/dev/null 2>&1 || true
+	t1=$(date +%s.%N)
+	awk -v l="$label" -v s="$size" -v t0="$t0" -v t1="$t1" -v o="$(cat "$work/bench-rss")" 'BEGIN {
+		split(o, f, " "); t = t1 - t0; if (t < 0.001) t = 0.001
+		printf "  %-26s %8.3f s %8.2f GB/s %8.0f MB RSS\n", l, t, s / t / 1e9, f[2] / 1024 }'
 }
 
-[ -x /usr/bin/time ] || { echo "reader.sh: GNU time (/usr/bin/time) is needed" >&2; exit 77; }
 for size in 1000000 10000000 100000000 1000000000 5000000000; do
 	[ "$size" -le "$max" ] || break
 	f=$work/bench-$size.4000.ctrace
