@@ -220,6 +220,7 @@ struct ct_header {
 	uint32_t max_ops_rate;
 	uint32_t ops_window_ms;
 };
+#define CT_MAX_OPS_RATE_LIMIT 1000000000u /* the largest cap accepted (ops/s); 0 is "no cap" */
 
 struct ct_path_def {
 	uint32_t path_id;
