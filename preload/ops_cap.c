@@ -29,10 +29,11 @@ static uint64_t budget, half; /* B and B/2 of a window, at least 1 each */
 static uint64_t checkpoint;   /* the sample's fill is checked every this many kept ops */
 
 static struct {
-	_Atomic uint64_t end;        /* clock value at which the current window ends; 0: none yet */
-	_Atomic uint64_t kept;       /* ops kept (or drawn past B) in the current window */
-	_Atomic uint32_t shift;      /* log2 K of the current window's sample */
-	_Atomic uint32_t max_shift;  /* the largest shift a kept op carried (PROC) */
+	_Atomic uint64_t end;       /* clock value at which the current window ends; 0: none yet */
+	_Atomic uint32_t kept;      /* ops kept (or drawn past B) in the current window: 32 bits,
+				      * one plain atomic add on 32-bit targets too */
+	_Atomic uint32_t shift;     /* log2 K of the current window's sample */
+	_Atomic uint32_t max_shift; /* the largest shift a kept op carried (PROC) */
 } win;
 
 void ct_ops_cap_configure(uint32_t rate)
@@ -71,7 +72,7 @@ static uint64_t window_turn(uint64_t start, uint64_t end)
 	if (!atomic_compare_exchange_strong_explicit(&win.end, &end, next_end, memory_order_relaxed,
 						     memory_order_relaxed))
 		return end; /* another thread turned it */
-	uint64_t kept = atomic_exchange_explicit(&win.kept, 0, memory_order_relaxed);
+	uint64_t kept = atomic_exchange_explicit(&win.kept, 0u, memory_order_relaxed);
 	uint32_t shift = atomic_load_explicit(&win.shift, memory_order_relaxed);
 	/* the previous window's ops, estimated from what it kept: its burst, and each kept sample
 	 * standing for K (the last K it used: an over- rather than an underestimate when it doubled) */
@@ -113,7 +114,7 @@ bool ct_ops_cap_keep(struct ct_thread *t, uint64_t start, uint32_t *weight)
 		if (shift && ct_rng_next(t) >> (32 - shift))
 			return left_out(t);
 	}
-	uint64_t kept = atomic_fetch_add_explicit(&win.kept, 1, memory_order_relaxed) + 1;
+	uint64_t kept = (uint64_t)atomic_fetch_add_explicit(&win.kept, 1u, memory_order_relaxed) + 1;
 	if (CT_UNLIKELY(kept > budget))
 		return left_out(t);
 	if (kept > half && (kept - half) % checkpoint == 0)
