@@ -72,7 +72,8 @@ static void check_accounts(const struct tally *y)
 	double off = fabs((double)y->weights - (double)y->offered);
 	if (off > 6 * sqrt(y->var))
 		fail_msg("weights %llu vs %llu offered: off by %.0f > 6 sigma = %.0f",
-			 (unsigned long long)y->weights, (unsigned long long)y->offered, off, 6 * sqrt(y->var));
+			 (unsigned long long)y->weights, (unsigned long long)y->offered, off,
+			 6 * sqrt(y->var));
 }
 
 /* 10,000 ops within 10 ms (under B/2), twice with a second between: every one kept, weight 1. */
