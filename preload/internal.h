@@ -225,6 +225,7 @@ void ct_ops_cap_configure(uint32_t rate); /* config.c, once at start */
  * (the ops it stands for); one not kept is counted in t->ops_sampled_out. */
 bool ct_ops_cap_keep(struct ct_thread *t, uint64_t start, uint32_t *weight);
 uint32_t ct_ops_cap_max_weight(void); /* the largest weight given so far (1: none sampled) */
+uint64_t ct_ops_cap_burst(void);      /* B/2: the ops of a window always kept */
 void ct_ops_cap_after_fork_child(void);
 
 /* ---- registry (registry.c) ----------------------------------------------------------------- */

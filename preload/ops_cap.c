@@ -128,6 +128,11 @@ bool ct_ops_cap_keep(struct ct_thread *t, uint64_t start, uint32_t *weight)
 	return true;
 }
 
+uint64_t ct_ops_cap_burst(void)
+{
+	return half;
+}
+
 uint32_t ct_ops_cap_max_weight(void)
 {
 	return 1u << atomic_load_explicit(&win.max_shift, memory_order_relaxed);

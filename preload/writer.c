@@ -161,8 +161,7 @@ static void gather_facts(void)
 			 "%s; every call timed alone and as a span to the next call (per-call mode); "
 			 "thread CPU sampled ~1/ms; timeline capped at %u ops/s: per %u ms, the first "
 			 "%u ops kept, then 1 in K (weight K), counts exact",
-			 clock, c->max_ops_rate, CT_OPS_WINDOW_MS,
-			 (unsigned)(((uint64_t)c->max_ops_rate * CT_OPS_WINDOW_MS + 999) / 1000 + 1) / 2);
+			 clock, c->max_ops_rate, CT_OPS_WINDOW_MS, (unsigned)ct_ops_cap_burst());
 	else if (c->per_call)
 		snprintf(facts.timing, sizeof(facts.timing),
 			 "%s; every call timed alone and as a span to the next call (per-call mode); "
