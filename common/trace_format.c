@@ -352,6 +352,8 @@ size_t ct_encode_header(uint8_t *buf, size_t cap, const struct ct_header *h)
 	w_str(&w, h->timing);
 	w_u32(&w, h->argv_redacted);
 	w_str(&w, h->errno_abi);
+	w_u32(&w, h->max_ops_rate);
+	w_u32(&w, h->ops_window_ms);
 	return w_end(&w, CT_REC_HEADER);
 }
 
@@ -502,10 +504,21 @@ size_t ct_encode_event(uint8_t *buf, size_t cap, const struct ct_event *e)
 	return w_end(&w, CT_REC_EVENT);
 }
 
+/* log2 of an op's weight (a power of two; 0 reads as 1, as in ops built before weights) */
+static uint8_t op_weight_log2(const struct ct_op *op)
+{
+	return op->weight > 1 ? (uint8_t)(31 - __builtin_clz(op->weight)) : 0;
+}
+
 size_t ct_encode_ops(uint8_t *buf, size_t cap, const struct ct_ops_batch *b, const struct ct_op *ops,
 		     uint32_t n)
 {
-	if ((uint64_t)n * CT_OP_WIRE_SIZE + 16 > CT_MAX_PAYLOAD)
+	/* the weights follow the ops only when one differs from 1: an uncapped timeline costs what
+	 * it did, and the first 16 + 20 x n bytes never move (readers pread an op by its offset) */
+	bool weighted = false;
+	for (uint32_t i = 0; i < n && !weighted; i++)
+		weighted = op_weight_log2(&ops[i]) != 0;
+	if ((uint64_t)n * (CT_OP_WIRE_SIZE + weighted) + 16 > CT_MAX_PAYLOAD)
 		return 0;
 	struct wbuf w = w_begin(buf, cap);
 	w_u32(&w, b->tid);
@@ -517,6 +530,8 @@ size_t ct_encode_ops(uint8_t *buf, size_t cap, const struct ct_ops_batch *b, con
 		w_u32(&w, ops[i].path_id);
 		w_u32(&w, ops[i].bytes);
 	}
+	for (uint32_t i = 0; weighted && i < n; i++)
+		w_u8(&w, op_weight_log2(&ops[i]));
 	return w_end(&w, CT_REC_OPS);
 }
 
@@ -648,6 +663,8 @@ size_t ct_encode_proc(uint8_t *buf, size_t cap, const struct ct_proc *p)
 	w_str(&w, p->crypto_libs);
 	w_str(&w, p->libcrypto);
 	w_u32(&w, p->aesni_cpb_milli);
+	w_u64(&w, p->ops_sampled_out);
+	w_u32(&w, p->ops_max_weight);
 	return w_end(&w, CT_REC_PROC);
 }
 
@@ -750,6 +767,8 @@ static void dec_header(struct rcur *c, struct ct_header *h)
 	h->timing = r_str(c);
 	h->argv_redacted = r_u32(c);
 	h->errno_abi = r_str(c);
+	h->max_ops_rate = r_u32(c); /* added at the end: 0 (no cap) from older writers */
+	h->ops_window_ms = r_u32(c);
 }
 
 static void dec_path(struct rcur *c, struct ct_path_def *p)
@@ -881,6 +900,17 @@ static void dec_ops(struct rcur *c, struct ct_ops_batch *b)
 		return;
 	}
 	c->off += (size_t)b->count * CT_OP_WIRE_SIZE;
+	/* the weights (added at the end): absent, or one byte per op; a part of them is malformed */
+	b->weights_log2 = NULL;
+	if (c->off < c->len && b->count) {
+		if (b->count > c->len - c->off) {
+			c->bad = true;
+			b->count = 0;
+			return;
+		}
+		b->weights_log2 = c->p + c->off;
+		c->off += b->count;
+	}
 }
 
 static void dec_thread(struct rcur *c, struct ct_thread_info *t)
@@ -968,6 +998,8 @@ static void dec_proc(struct rcur *c, struct ct_proc *p)
 	p->crypto_libs = r_str(c);
 	p->libcrypto = r_str(c);
 	p->aesni_cpb_milli = r_u32(c); /* added at the end: 0 from older writers */
+	p->ops_sampled_out = r_u64(c); /* added later still */
+	p->ops_max_weight = r_u32(c);
 }
 
 static void dec_end(struct rcur *c, struct ct_end *e)
@@ -988,7 +1020,8 @@ void ct_decode_op_at(const struct ct_ops_batch *b, uint32_t i, struct ct_op *op)
 	op->dur_ns = ct_get_le32(p + 8);
 	op->path_id = ct_get_le32(p + 12);
 	op->bytes = ct_get_le32(p + 16);
-	op->weight = 1;
+	uint8_t lg = b->weights_log2 ? b->weights_log2[i] : 0;
+	op->weight = 1u << (lg > CT_OP_WEIGHT_LOG2_MAX ? CT_OP_WEIGHT_LOG2_MAX : lg);
 }
 
 static enum ct_read_status __attribute__((format(printf, 3, 4)))

@@ -214,7 +214,13 @@ struct ct_header {
 	uint32_t argv_redacted;   /* values in argv replaced by "<redacted>" (common/redact.h) */
 	struct ct_str errno_abi;  /* the numbering of every errno in the trace: "generic", "mips"
 				   * (errno_abi.h); "" in traces written before it: generic */
+	/* per-call mode's cap on the timeline (docs/reports.md, "Per-call timeline"): at most
+	 * max_ops_rate ops/s per process kept, counted in windows of ops_window_ms; 0: no cap (and
+	 * in traces written before the cap) */
+	uint32_t max_ops_rate;
+	uint32_t ops_window_ms;
 };
+#define CT_MAX_OPS_RATE_LIMIT 1000000000u /* the largest cap accepted (ops/s); 0 is "no cap" */
 
 struct ct_path_def {
 	uint32_t path_id;
@@ -349,8 +355,12 @@ struct ct_ops_batch {
 	uint64_t dropped; /* ops this thread dropped so far because its buffer was full */
 	/* count ops follow; decode them one by one with ct_decode_op_at() */
 	const uint8_t *ops_data;
+	/* after them, count u8: log2 of each op's weight; NULL when the record has none (every
+	 * weight 1: the writer leaves it out then, and older writers never wrote it) */
+	const uint8_t *weights_log2;
 };
 #define CT_OP_WIRE_SIZE 20
+#define CT_OP_WEIGHT_LOG2_MAX 31 /* a weight is a u32 power of two */
 
 struct ct_thread_info {
 	uint32_t tid;
@@ -383,6 +393,9 @@ struct ct_proc {
 	struct ct_str libcrypto;  /* OpenSSL_version() once known */
 	uint32_t aesni_cpb_milli; /* AES-NI bound measured inside this process (cycles/byte x1000)
 					* when the header has none (a bare LD_PRELOAD); 0 = not measured */
+	uint64_t ops_sampled_out; /* per-call ops the rate cap did not keep (all threads; the ring
+				   * full is dropped_ops) */
+	uint32_t ops_max_weight;  /* the largest weight a kept op was given (0 or 1: none sampled) */
 };
 
 struct ct_end {
@@ -486,7 +499,7 @@ enum ct_read_status ct_reader_next_one(struct ct_reader *r, struct ct_record *re
  * why). rec points into buf. */
 enum ct_read_status ct_decode_one(struct ct_reader *r, const uint8_t *buf, size_t len, uint64_t at,
 				  uint16_t version, struct ct_record *rec);
-/* The i-th op of a decoded batch. */
+/* The i-th op of a decoded batch; its weight is 1 when the batch has no weights. */
 void ct_decode_op_at(const struct ct_ops_batch *b, uint32_t i, struct ct_op *op);
 
 /* ---- shared helpers */

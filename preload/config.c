@@ -22,6 +22,9 @@ static struct ct_config cfg = {
 	.sample_period = 256,
 	.sample_all_bytes = 128 * 1024,
 	.flush_ms = 1000,
+	/* ~5 MB/s of trace at 21 bytes per kept op: a timeline a person can still load, from a
+	 * program that makes millions of calls a second (docs/reports.md, "Per-call timeline") */
+	.max_ops_rate = 250000,
 };
 static uint32_t aesni_cpb;
 static const char *ia32cap;
@@ -205,6 +208,7 @@ void ct_config_load(void)
 	parse_uint("CRYPTRACE_SAMPLE", 1, 1u << 30, &cfg.sample_period);
 	parse_uint("CRYPTRACE_SAMPLE_ALL_BYTES", 0, 1u << 30, &cfg.sample_all_bytes);
 	parse_uint("CRYPTRACE_FLUSH_MS", 10, 3600000, &cfg.flush_ms);
+	parse_uint("CRYPTRACE_MAX_OPS_RATE", 0, CT_MAX_OPS_RATE_LIMIT, &cfg.max_ops_rate);
 	unsigned cpb = 0;
 	parse_uint("CRYPTRACE_AESNI_CPB", 0, 1000000, &cpb);
 	aesni_cpb = cpb;
@@ -229,6 +233,9 @@ void ct_config_load(void)
 	if (cfg.per_call)
 		cfg.sample_period = 1; /* per-call mode times every call */
 	ct_per_call = cfg.per_call;
+	if (!cfg.per_call)
+		cfg.max_ops_rate = 0; /* no timeline to cap */
+	ct_ops_cap_configure(cfg.max_ops_rate);
 	ct_sample_period = cfg.sample_period;
 	/* sample_all_bytes 0 means "time every call" as well */
 	ct_sample_all_bytes = cfg.per_call ? 0 : cfg.sample_all_bytes;

@@ -234,7 +234,8 @@ struct ct_config {
 	bool per_call;          /* CRYPTRACE_MODE=calls */
 	unsigned sample_period; /* CRYPTRACE_SAMPLE (default 256) */
 	unsigned sample_all_bytes;
-	unsigned flush_ms; /* CRYPTRACE_FLUSH_MS (default 1000) */
+	unsigned flush_ms;     /* CRYPTRACE_FLUSH_MS (default 1000) */
+	unsigned max_ops_rate; /* CRYPTRACE_MAX_OPS_RATE: per-call timeline's ops/s (default 250000; 0 all) */
 	unsigned log_level; /* CRYPTRACE_LOG: 0 silent (default), 1 warnings, 2 debug -> CRYPTRACE_LOG_FILE or stderr */
 	const char *out_dir;    /* CRYPTRACE_OUT */
 	const char *route_spec; /* CRYPTRACE_ROUTE */

@@ -91,7 +91,8 @@ struct ct_thread {
 	struct ct_op *ops;
 	_Atomic uint64_t ops_head, ops_tail;
 	_Atomic uint64_t ops_dropped;
-	uint32_t tid_written;        /* tid of the last CT_REC_THREAD written for this shard */
+	_Atomic uint64_t ops_sampled_out; /* ops the rate cap did not keep (ops_cap.c) */
+	uint32_t tid_written;             /* tid of the last CT_REC_THREAD written for this shard */
 	_Atomic bool in_use;         /* atomic: set and cleared at thread start/exit, read by the flusher */
 	struct ct_thread *next;      /* global list of every shard ever made */
 	struct ct_thread *next_free; /* free list */
@@ -215,6 +216,17 @@ const char *const *ct_config_env(void);
 const char *ct_config_ia32cap(void);
 const char *ct_config_warning(void); /* "" when the configuration was fine */
 uint32_t ct_config_aesni_cpb(void);
+
+/* ---- per-call mode's rate cap on the timeline (ops_cap.c) ---------------------------------- */
+#define CT_OPS_WINDOW_MS 100u             /* the cap counts per window of this length, per process */
+extern uint32_t ct_max_ops_rate;          /* ops/s kept at most; 0: every op (no cap) */
+void ct_ops_cap_configure(uint32_t rate); /* config.c, once at start */
+/* Whether the op that started at clock value `start` joins the timeline, and with what weight
+ * (the ops it stands for); one not kept is counted in t->ops_sampled_out. */
+bool ct_ops_cap_keep(struct ct_thread *t, uint64_t start, uint32_t *weight);
+uint32_t ct_ops_cap_max_weight(void); /* the largest weight given so far (1: none sampled) */
+uint64_t ct_ops_cap_burst(void);      /* B/2: the ops of a window always kept */
+void ct_ops_cap_after_fork_child(void);
 
 /* ---- registry (registry.c) ----------------------------------------------------------------- */
 uint32_t ct_path_count(void);

@@ -161,6 +161,7 @@ void ct_thread_after_fork_child(void)
 		atomic_store(&t->ops_head, 0);
 		atomic_store(&t->ops_tail, 0);
 		atomic_store(&t->ops_dropped, 0);
+		atomic_store(&t->ops_sampled_out, 0);
 		t->tid_written = 0;
 		t->span.t0 = 0; /* counters start again from zero: a span across the fork means nothing */
 		if (t != self) {
@@ -169,6 +170,7 @@ void ct_thread_after_fork_child(void)
 			free_threads = t;
 		}
 	}
+	ct_ops_cap_after_fork_child();
 	if (self)
 		self->tid = (uint32_t)syscall(SYS_gettid);
 }

@@ -322,10 +322,14 @@ static double probe_mean_ns(const struct ct_size_bucket *cell)
 	return n && sum > 0 ? (double)sum / (double)n : 0;
 }
 
-/* Per-call mode: one operation into this thread's ring (single producer; the flusher consumes). */
+/* Per-call mode: one operation into this thread's ring (single producer; the flusher consumes),
+ * when the rate cap keeps it (ops_cap.c). */
 static void ring_push(struct ct_thread *t, uint64_t start, uint64_t ns, uint32_t path_id, uint64_t bytes)
 {
 	if (!t->ops)
+		return;
+	uint32_t weight = 1;
+	if (ct_max_ops_rate && !ct_ops_cap_keep(t, start, &weight))
 		return;
 	uint64_t head = atomic_load_explicit(&t->ops_head, memory_order_relaxed);
 	uint64_t tail = atomic_load_explicit(&t->ops_tail, memory_order_acquire);
@@ -340,6 +344,7 @@ static void ring_push(struct ct_thread *t, uint64_t start, uint64_t ns, uint32_t
 	o->dur_ns = ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
 	o->path_id = path_id;
 	o->bytes = bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes;
+	o->weight = weight;
 	atomic_store_explicit(&t->ops_head, head + 1, memory_order_release);
 	/* half full: write it out now rather than drop at the next second's flush */
 	if (CT_UNLIKELY(head + 1 - tail == CT_OPS_RING / 2))

@@ -36,6 +36,18 @@ static inline uint32_t ct_sample_period_for(uint64_t bytes)
 	return p ? p : 1;
 }
 
+/* The thread's next pseudo-random word (xorshift32): the sampling intervals, and which ops per-call
+ * mode's rate cap keeps (ops_cap.c). */
+static inline uint32_t ct_rng_next(struct ct_thread *t)
+{
+	uint32_t x = t->rng ? t->rng : 0x9e3779b9u;
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	t->rng = x;
+	return x;
+}
+
 /* The next sampling interval for calls of `bytes`: uniform in [1, 2 * period - 1], mean =
  * period. A fixed interval would alias with periodic call patterns (TLS: AAD, data, AAD,
  * data... on two paths) and never time some of them. xorshift32 per thread; only samples pay. */
@@ -44,12 +56,7 @@ static inline uint32_t ct_sample_next(struct ct_thread *t, uint64_t bytes)
 	const uint32_t p = ct_sample_period_for(bytes);
 	if (p <= 1)
 		return 1;
-	uint32_t x = t->rng ? t->rng : 0x9e3779b9u;
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	t->rng = x;
-	return 1 + x % (2 * p - 1);
+	return 1 + ct_rng_next(t) % (2 * p - 1);
 }
 
 /* Whether a call of `bytes` is due to be sampled, no span being open. Always from

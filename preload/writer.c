@@ -156,7 +156,13 @@ static void gather_facts(void)
 		snprintf(clock, sizeof(clock), "%s at %.3f MHz%s", ct_clk.tick_name,
 			 (double)ct_clk.tsc_hz / 1e6,
 			 ct_clk.tsc_cycles ? "" : " (a timer, not the CPU clock)");
-	if (c->per_call)
+	if (c->per_call && c->max_ops_rate)
+		snprintf(facts.timing, sizeof(facts.timing),
+			 "%s; every call timed alone and as a span to the next call (per-call mode); "
+			 "thread CPU sampled ~1/ms; timeline capped at %u ops/s: per %u ms, the first "
+			 "%u ops kept, then 1 in K (weight K), counts exact",
+			 clock, c->max_ops_rate, CT_OPS_WINDOW_MS, (unsigned)ct_ops_cap_burst());
+	else if (c->per_call)
 		snprintf(facts.timing, sizeof(facts.timing),
 			 "%s; every call timed alone and as a span to the next call (per-call mode); "
 			 "thread CPU sampled ~1/ms",
@@ -298,6 +304,8 @@ static void write_header(void)
 		.timing = ct_str_from(facts.timing),
 		.argv_redacted = facts.argv_redacted,
 		.errno_abi = ct_str_from(ct_errno_abi_label(ct_errno_abi_own())),
+		.max_ops_rate = ct_max_ops_rate,
+		.ops_window_ms = ct_max_ops_rate ? CT_OPS_WINDOW_MS : 0,
 	};
 	EMIT(ct_encode_preamble(FREE_BUF));
 	EMIT(ct_encode_header(FREE_BUF, &h));
@@ -597,15 +605,19 @@ static void flush_proc(bool final)
 	for (uint32_t id = 0, n = ct_path_count(); id < n; id++)
 		if (ct_stats_sum(id, &s))
 			hooked += s.calls;
-	uint64_t dropped_ops = 0;
-	for (struct ct_thread *t = ct_thread_list(); t; t = t->next)
+	uint64_t dropped_ops = 0, sampled_out = 0;
+	for (struct ct_thread *t = ct_thread_list(); t; t = t->next) {
 		dropped_ops += atomic_load_explicit(&t->ops_dropped, memory_order_relaxed);
+		sampled_out += atomic_load_explicit(&t->ops_sampled_out, memory_order_relaxed);
+	}
 	struct ct_proc p = {
 		.mono_ns = ct_now_ns(),
 		.flags = proc_flags | (final ? CT_PROC_FINAL : 0) | (ver[0] ? CT_PROC_HAS_LIBCRYPTO : 0) |
 			 proc_outlook_flags(),
 		.threads_seen = atomic_load(&ct_g.threads_seen),
 		.dropped_ops = dropped_ops,
+		.ops_sampled_out = sampled_out,
+		.ops_max_weight = ct_max_ops_rate ? ct_ops_cap_max_weight() : 0,
 		.dropped_events = atomic_load(&ct_g.dropped_events),
 		.write_errors = atomic_load(&write_errors),
 		.hooked_calls = hooked,

@@ -484,6 +484,11 @@ static void json_proc(struct jw *w, const struct rp_model *m, const struct rp_pr
 	j_close(w, ']');
 	json_profile(w, &p->prof);
 	j_u64(w, "per_call_ops", p->ops);
+	/* per-call mode's rate cap (ops/s; 0 none) and the ops it left out of the timeline: each
+	 * kept op carries the weight K it was sampled with (docs/reports.md, "Per-call timeline") */
+	j_u64(w, "max_ops_rate", p->hdr.max_ops_rate);
+	j_u64(w, "per_call_sampled_out", p->proc.ops_sampled_out);
+	j_u64(w, "per_call_max_weight", p->proc.ops_max_weight);
 	j_u64(w, "dropped_ops", p->proc.dropped_ops > p->ops_dropped ? p->proc.dropped_ops : p->ops_dropped);
 	j_u64(w, "dropped_events", p->proc.dropped_events);
 	j_u64(w, "write_errors", p->proc.write_errors);

@@ -372,7 +372,7 @@ static void tl_range(void *ctx, uint32_t tid, const struct ct_op *op)
 		return;
 	t->lo = fmin(t->lo, s);
 	t->hi = fmax(t->hi, e);
-	t->ops++;
+	t->ops += op->weight ? op->weight : 1; /* a sampled op stands for `weight` ops (--max-ops-rate) */
 	for (size_t i = 0; i < t->ntids; i++)
 		if (t->tids[i] == tid)
 			return;
@@ -394,6 +394,7 @@ static void tl_fill(void *ctx, uint32_t tid, const struct ct_op *op)
 		return;
 	long series = tl_series(t, op->path_id);
 	double colw = (t->hi - t->lo) / (double)t->ncols;
+	double weight = op->weight ? op->weight : 1; /* its time counts as many times as it stands for */
 	/* spread the op's time over the columns it covers */
 	while (s < e) {
 		size_t c = (size_t)((s - t->lo) / colw);
@@ -403,7 +404,7 @@ static void tl_fill(void *ctx, uint32_t tid, const struct ct_op *op)
 		double part = fmin(e, cend) - s;
 		if (part <= 0 || c == t->ncols - 1)
 			part = e - s;
-		t->busy[(lane * t->ncols + c) * t->nseries + (size_t)series] += part;
+		t->busy[(lane * t->ncols + c) * t->nseries + (size_t)series] += part * weight;
 		s += part;
 	}
 }

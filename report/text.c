@@ -89,6 +89,38 @@ static void argv_short(const struct ct_header *h, char *buf, size_t cap)
 		strcpy(buf + cap - 4, "...");
 }
 
+/* n with a comma between groups of three digits: "29,012,345". */
+static const char *fmt_grouped(char *buf, size_t cap, uint64_t n)
+{
+	char digits[24];
+	int len = snprintf(digits, sizeof(digits), "%llu", (unsigned long long)n);
+	size_t o = 0;
+	for (int i = 0; i < len && o + 2 < cap; i++) {
+		if (i && (len - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	buf[o] = 0;
+	return buf;
+}
+
+/* Per-call mode's rate cap left operations out of this process's timeline: say how many, by
+ * what rule, and that the counts are whole (docs/reports.md, "Per-call timeline"). */
+static void print_timeline_cut(const struct rp_proc *p, FILE *out)
+{
+	if (!p->proc.ops_sampled_out)
+		return;
+	uint64_t dropped = p->proc.dropped_ops > p->ops_dropped ? p->proc.dropped_ops : p->ops_dropped;
+	char kept[32], all[32], rate[32], line[400];
+	snprintf(line, sizeof(line),
+		 "pid %u per-call timeline: %s of %s operations kept (above %s/s sampled 1 in up to %u; "
+		 "counts and times are exact: `--max-ops-rate 0` keeps all)",
+		 p->hdr.pid, fmt_grouped(kept, sizeof(kept), p->ops),
+		 fmt_grouped(all, sizeof(all), p->ops + p->proc.ops_sampled_out + dropped),
+		 fmt_grouped(rate, sizeof(rate), p->hdr.max_ops_rate), p->proc.ops_max_weight);
+	print_wrapped(out, "    ", "  ", line);
+}
+
 static void print_processes(const struct rp_model *m, FILE *out)
 {
 	fprintf(out, "Processes\n");
@@ -137,6 +169,9 @@ static void print_processes(const struct rp_model *m, FILE *out)
 	if (omitted)
 		fprintf(out, "  (%u process%s recorded without %s arguments: --no-argv)\n", omitted,
 			omitted == 1 ? "" : "es", omitted == 1 ? "its" : "their");
+	for (size_t i = 0; i < m->nprocs; i++)
+		if (rp_proc_shown(m, &m->procs[i]))
+			print_timeline_cut(&m->procs[i], out);
 	fputc('\n', out);
 }
 

@@ -7,6 +7,7 @@
  * The launcher-to-preload contract is the CRYPTRACE_* environment (docs/environment.md):
  * the preload carries it across fork and exec on its own.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -32,6 +33,7 @@ struct run_options {
 	const char *outdir; /* NULL: a fresh ./cryptrace-<timestamp> */
 	const char *route;
 	const char *mode;
+	char max_ops_rate[16]; /* --max-ops-rate as a plain number for CRYPTRACE_MAX_OPS_RATE; "" unset */
 	bool quiet;
 	bool no_argv;    /* --no-argv (or CRYPTRACE_ARGV other than 1): record argv[0] only */
 	bool no_profile; /* --no-profile: no sampling profile (tracer/profile.c) */
@@ -51,19 +53,37 @@ static bool route_spec_ok(const char *spec)
 	return true;
 }
 
+/* --max-ops-rate: a count of operations per second, plain or with a k (x1000) or M (x10^6)
+ * suffix, at most CT_MAX_OPS_RATE_LIMIT; 0 is "no cap". False when arg is none of these. */
+static bool parse_ops_rate(const char *arg, uint32_t *out)
+{
+	if (!isdigit((unsigned char)*arg))
+		return false;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(arg, &end, 10);
+	unsigned long long mult = 1;
+	if (*end == 'k' || *end == 'K')
+		mult = 1000;
+	else if (*end == 'M')
+		mult = 1000000;
+	if (mult > 1)
+		end++;
+	if (errno || *end || v > CT_MAX_OPS_RATE_LIMIT / mult)
+		return false;
+	*out = (uint32_t)(v * mult);
+	return true;
+}
+
 /* Returns -1 when parsing succeeded, else the exit status to return right away. */
 static int parse_options(int argc, char **argv, struct run_options *o)
 {
 	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "route", required_argument, NULL, 'R' },
-		{ "mode", required_argument, NULL, 'M' },
-		{ "follow", no_argument, NULL, 'f' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "no-argv", no_argument, NULL, 'A' },
-		{ "no-profile", no_argument, NULL, 'P' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+		{ "output", required_argument, NULL, 'o' }, { "route", required_argument, NULL, 'R' },
+		{ "mode", required_argument, NULL, 'M' },   { "max-ops-rate", required_argument, NULL, 'O' },
+		{ "follow", no_argument, NULL, 'f' },       { "quiet", no_argument, NULL, 'q' },
+		{ "no-argv", no_argument, NULL, 'A' },      { "no-profile", no_argument, NULL, 'P' },
+		{ "help", no_argument, NULL, 'h' },         { 0 },
 	};
 	int c;
 
@@ -90,6 +110,16 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 						      optarg);
 			o->mode = optarg;
 			break;
+		case 'O': {
+			uint32_t rate;
+			if (!parse_ops_rate(optarg, &rate))
+				return ct_usage_error("run",
+						      "--max-ops-rate must be operations per second (250000, "
+						      "250k, 2M; at most 1000M; 0: no cap), not '%s'",
+						      optarg);
+			snprintf(o->max_ops_rate, sizeof(o->max_ops_rate), "%u", rate);
+			break;
+		}
 		case 'f':
 			break; /* children are always followed */
 		case 'q':
@@ -173,6 +203,8 @@ static void run_child(void *arg, int err_pipe)
 		setenv("CRYPTRACE_MODE", ce->opts->mode, 1);
 	if (ce->opts->route)
 		setenv("CRYPTRACE_ROUTE", ce->opts->route, 1);
+	if (ce->opts->max_ops_rate[0])
+		setenv("CRYPTRACE_MAX_OPS_RATE", ce->opts->max_ops_rate, 1);
 	if (ce->opts->no_argv)
 		setenv("CRYPTRACE_ARGV", "0", 1);
 	ct_exec_or_report(ce->opts->cmd, err_pipe);

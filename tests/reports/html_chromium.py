@@ -258,9 +258,10 @@ def test():
     check(os.path.exists(shot) and png_size(shot) == (1280, 800), "a 1280x800 screenshot was taken")
     check_print(page, work)
 
-    # per-call mode: the timeline draws every operation of the trace
+    # per-call mode, every operation kept (no rate cap): the timeline draws each of them
     calls_dir = ctlib.tmpdir("html-calls")
-    p = ctlib.run_traced([ctlib.example("evp_threads")], calls_dir, extra=["--mode", "calls"])
+    p = ctlib.run_traced([ctlib.example("evp_threads")], calls_dir,
+                         extra=["--mode", "calls", "--max-ops-rate", "0"])
     check(p.returncode == 0, "evp_threads ran under cryptrace --mode calls")
     page2 = os.path.join(work, "threads.html")
     ctlib.cryptrace_ok("report", "--html", page2, calls_dir)

@@ -70,7 +70,8 @@ def test():
               f"{profiled[w]['timeline']['bins']} bins)")
 
     calls = ctlib.tmpdir("pf-calls")
-    p = ctlib.run_traced([ctlib.example("evp_threads")], calls, extra=["--mode", "calls"])
+    p = ctlib.run_traced([ctlib.example("evp_threads")], calls,
+                         extra=["--mode", "calls", "--max-ops-rate", "0"])  # every op kept
     check(p.returncode == 0, "evp_threads ran under --mode calls")
     out = os.path.join(work, "calls.json")
     ctlib.cryptrace_ok("report", "--perfetto", out, calls)

@@ -36,6 +36,8 @@ static void build_all_types(struct tg *g)
 	h.flags = CT_HDR_PER_CALL;
 	h.argv_redacted = 3;
 	h.errno_abi = ct_str_from("mips");
+	h.max_ops_rate = 250000;
+	h.ops_window_ms = 100;
 	tg_header(g, &h);
 	struct ct_path_def p = {
 		.path_id = 7,
@@ -102,6 +104,11 @@ static void build_all_types(struct tg *g)
 	};
 	struct ct_ops_batch b = { .tid = 4243, .dropped = 11 };
 	tg_ops(g, &b, ops, 3);
+	/* a batch the rate cap sampled: weights follow the ops */
+	ops[0].weight = 1;
+	ops[1].weight = 64;
+	ops[2].weight = 1u << 31;
+	tg_ops(g, &b, ops, 3);
 	struct ct_thread_info t = { .tid = 4243, .name = ct_str_from("worker-1") };
 	tg_thread(g, &t);
 	struct ct_proc pr = {
@@ -118,6 +125,8 @@ static void build_all_types(struct tg *g)
 		.crypto_libs = ct_str_from("/lib/libcrypto.so.3\n/lib/libgnutls.so.30"),
 		.libcrypto = ct_str_from("OpenSSL 3.0.19"),
 		.aesni_cpb_milli = 194,
+		.ops_sampled_out = 123456789012ull,
+		.ops_max_weight = 64,
 	};
 	tg_proc(g, &pr);
 	struct ct_end end = { .mono_ns = 1234, .reason = CT_END_SIGNAL, .status = 9 };
@@ -148,6 +157,8 @@ static void test_round_trip_every_type(void **state)
 	assert_true(str_is(h->timing, "every call timed with the TSC"));
 	assert_int_equal(h->argv_redacted, 3);
 	assert_true(str_is(h->errno_abi, "mips"));
+	assert_int_equal(h->max_ops_rate, 250000);
+	assert_int_equal(h->ops_window_ms, 100);
 
 	assert_int_equal(ct_reader_next(&r, rec), CT_READ_OK);
 	assert_int_equal(rec->type, CT_REC_PATH);
@@ -220,6 +231,24 @@ static void test_round_trip_every_type(void **state)
 	assert_int_equal(op.dur_ns, UINT32_MAX);
 	ct_decode_op_at(&rec->u.ops, 3, &op); /* out of range reads as zero */
 	assert_int_equal(op.bytes, 0);
+	/* every weight 1: no weights written, each reads as 1 */
+	assert_null(rec->u.ops.weights_log2);
+	ct_decode_op_at(&rec->u.ops, 0, &op);
+	assert_int_equal(op.weight, 1);
+
+	assert_int_equal(ct_reader_next(&r, rec), CT_READ_OK);
+	assert_int_equal(rec->type, CT_REC_OPS);
+	assert_int_equal(rec->u.ops.count, 3);
+	assert_non_null(rec->u.ops.weights_log2);
+	ct_decode_op_at(&rec->u.ops, 0, &op);
+	assert_int_equal(op.weight, 1);
+	assert_int_equal(op.start_mono_ns, 100);
+	ct_decode_op_at(&rec->u.ops, 1, &op);
+	assert_int_equal(op.weight, 64);
+	assert_int_equal(op.bytes, 32);
+	ct_decode_op_at(&rec->u.ops, 2, &op);
+	assert_int_equal(op.weight, 1u << 31);
+	assert_int_equal(op.dur_ns, UINT32_MAX);
 
 	assert_int_equal(ct_reader_next(&r, rec), CT_READ_OK);
 	assert_int_equal(rec->type, CT_REC_THREAD);
@@ -230,7 +259,9 @@ static void test_round_trip_every_type(void **state)
 	assert_int_equal(rec->u.proc.hooked_calls, 1003);
 	assert_int_equal(rec->u.proc.write_errors, 6);
 	assert_true(str_is(rec->u.proc.libcrypto, "OpenSSL 3.0.19"));
-	assert_int_equal(rec->u.proc.aesni_cpb_milli, 194); /* the last field */
+	assert_int_equal(rec->u.proc.aesni_cpb_milli, 194);
+	assert_int_equal(rec->u.proc.ops_sampled_out, 123456789012ull);
+	assert_int_equal(rec->u.proc.ops_max_weight, 64); /* the last field */
 
 	assert_int_equal(ct_reader_next(&r, rec), CT_READ_OK);
 	assert_int_equal(rec->type, CT_REC_END);
@@ -286,7 +317,7 @@ static void test_truncation_every_offset(void **state)
 	(void)state;
 	struct tg g;
 	build_all_types(&g);
-	assert_true(g.nrecords == 8);
+	assert_true(g.nrecords == 9);
 	for (size_t cut = 0; cut < g.len; cut++) {
 		/* A copy of exactly cut bytes, so tools like ASan see any read past it. */
 		uint8_t *copy = malloc(cut ? cut : 1);
@@ -426,6 +457,8 @@ static void test_forward_compatibility(void **state)
 	assert_int_equal(out->u.proc.hooked_calls, 0);
 	assert_int_equal(out->u.proc.crypto_libs.len, 0);
 	assert_int_equal(out->u.proc.aesni_cpb_milli, 0);
+	assert_int_equal(out->u.proc.ops_sampled_out, 0);
+	assert_int_equal(out->u.proc.ops_max_weight, 0);
 	assert_int_equal(ct_reader_next(&r, out), CT_READ_EOF);
 	free(out);
 	tg_free(&g);
@@ -441,9 +474,12 @@ static void test_errno_abi(void **state)
 	tg_init(&g);
 	struct ct_header h = tg_default_header(9, "x", 1);
 	h.errno_abi = ct_str_from("mips");
+	h.max_ops_rate = 1000;
+	h.ops_window_ms = 100;
 	size_t n = ct_encode_header(rec, sizeof(rec), &h);
-	/* the same header as a writer from before the field wrote it: without its last string */
-	uint32_t plen = (uint32_t)(n - 12 - 4 - strlen("mips"));
+	/* the same header as a writer from before the field wrote it: without its last string and
+	 * the rate cap's two u32 after it */
+	uint32_t plen = (uint32_t)(n - 12 - 8 - 4 - strlen("mips"));
 	memcpy(payload, rec + 8, plen);
 	tg_raw(&g, rec, frame(rec, CT_REC_HEADER, payload, plen));
 	struct ct_reader r;
@@ -453,6 +489,8 @@ static void test_errno_abi(void **state)
 	assert_int_equal(out->u.header.pid, 9);
 	assert_int_equal(out->u.header.errno_abi.len, 0);
 	assert_int_equal(ct_errno_abi_parse(out->u.header.errno_abi), CT_ERRNO_ABI_GENERIC);
+	assert_int_equal(out->u.header.max_ops_rate, 0); /* no cap in a trace from before it */
+	assert_int_equal(out->u.header.ops_window_ms, 0);
 	assert_int_equal(ct_reader_next(&r, out), CT_READ_EOF);
 	free(out);
 	tg_free(&g);
@@ -681,6 +719,13 @@ static void test_malformed_payloads(void **state)
 	memset(payload, 0, sizeof(payload));
 	ct_put_le32(payload + 4, 1000000);
 	tg_raw(&g, rec, frame(rec, CT_REC_OPS, payload, 16 + 20));
+	assert_int_equal(read_all(g.buf, g.len, &n, err, sizeof(err)), CT_READ_CORRUPT);
+	tg_free(&g);
+	/* Two ops followed by one weight byte of two: the weights cut short. */
+	tg_init(&g);
+	memset(payload, 0, sizeof(payload));
+	ct_put_le32(payload + 4, 2);
+	tg_raw(&g, rec, frame(rec, CT_REC_OPS, payload, 16 + 2 * 20 + 1));
 	assert_int_equal(read_all(g.buf, g.len, &n, err, sizeof(err)), CT_READ_CORRUPT);
 	tg_free(&g);
 	/* A length above CT_MAX_PAYLOAD is corrupt, not a truncated file to wait for. */
