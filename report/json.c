@@ -484,6 +484,7 @@ static void json_proc(struct jw *w, const struct rp_model *m, const struct rp_pr
 	j_close(w, ']');
 	json_profile(w, &p->prof);
 	j_u64(w, "per_call_ops", p->ops);
+	j_num(w, "per_call_weights", (double)p->ops_weight, !p->ops_weight_unknown);
 	/* per-call mode's rate cap (ops/s; 0 none) and the ops it left out of the timeline: each
 	 * kept op carries the weight K it was sampled with (docs/reports.md, "Per-call timeline") */
 	j_u64(w, "max_ops_rate", p->hdr.max_ops_rate);

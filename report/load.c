@@ -46,6 +46,13 @@ static void apply_record(struct rp_proc *p, const struct ct_record *rec)
 	case CT_REC_OPS:
 		p->ops_batches++;
 		p->ops += rec->u.ops.count;
+		if (!rec->u.ops.ops_data && rec->u.ops.count)
+			p->ops_weight_unknown = true; /* passed over unread */
+		else if (!rec->u.ops.weights_log2)
+			p->ops_weight += rec->u.ops.count;
+		else
+			for (uint32_t i = 0; i < rec->u.ops.count; i++)
+				p->ops_weight += (uint64_t)1 << rec->u.ops.weights_log2[i];
 		if (rec->u.ops.dropped > p->ops_dropped)
 			p->ops_dropped = rec->u.ops.dropped;
 		break;

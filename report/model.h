@@ -154,6 +154,10 @@ struct rp_proc {
 	enum ct_read_status read_status; /* CT_READ_EOF when the file read cleanly */
 	char damage[160];                /* reader's message when truncated or corrupt */
 	uint64_t ops_batches, ops, ops_dropped;
+	/* the operations the kept ones stand for (the sum of their weights: --max-ops-rate keeps
+	 * 1 in K above its rate); not known when the load passed over the batches (a window) */
+	uint64_t ops_weight;
+	bool ops_weight_unknown;
 	struct rp_path *paths;
 	size_t npaths, cap_paths;
 	struct rp_event *events;

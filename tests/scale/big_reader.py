@@ -125,8 +125,10 @@ def test():
     print(f"report --perfetto: {secs:.2f} s, {size / 1e6:.1f} MB, {rss / 1024:.0f} MB RSS, "
           f"resolution {doc['otherData'].get('resolution')}")
     os.unlink(pf)
-    rc, _, secs, rss = measured([ctlib.CRYPTRACE, "report", "--perfetto", pf, "--since", f"{since}",
-                                 "--until", f"{since + 0.01}", trace])
+    # 20 ns past an op's start, so that no op starts on either edge of the window
+    edge = since + 2e-8
+    rc, _, secs, rss = measured([ctlib.CRYPTRACE, "report", "--perfetto", pf, "--since", f"{edge:.9f}",
+                                 "--until", f"{edge + 0.01:.9f}", trace])
     win = perfetto.load(pf, "5 GB, 10 ms")
     wx = [e for e in win["traceEvents"] if e["ph"] == "X"]
     # ops every 100 ns on each of two threads: 200,000 in 10 ms, each a slice of its own

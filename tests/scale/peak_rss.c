@@ -39,6 +39,7 @@ int main(int argc, char **argv)
 		perror(argv[1]);
 		return 2;
 	}
-	fprintf(f, "%d %ld\n", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), ru.ru_maxrss);
+	fprintf(f, "%d %ld\n", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+		ru.ru_maxrss);
 	return fclose(f) ? 2 : 0;
 }

@@ -97,9 +97,10 @@ def test():
     doc = perfetto.load(out, "dense, auto")
     od = other_data(doc, "dense, auto")
     xs = slices(doc)
-    # every kept operation weighs 1 until per-call mode samples; the report's per_call_ops is
-    # then the kept ones, and the operations they stand for are counted by their weights
-    weights = sum(q.get("per_call_ops", 0) for q in rep["processes"])
+    # per-call mode's rate cap keeps 1 in K above its rate, each kept operation weighing K: the
+    # report's per_call_weights is what the kept ones stand for (their weights' sum)
+    weights = sum(q["per_call_weights"] for q in rep["processes"])
+    check(weights > kept, f"the rate cap sampled this trace: {kept} kept stand for {weights}")
     check(sum(e["args"]["kept_ops"] for e in xs) == kept,
           f"the slices hold every kept operation ({sum(e['args']['kept_ops'] for e in xs)} == {kept})")
     check(sum(e["args"]["ops"] for e in xs) == weights,
