@@ -3,8 +3,10 @@
 # trace_rate.sh - what per-call mode's rate cap (--max-ops-rate, preload/ops_cap.c) buys: trace
 # bytes per second of tracing and `openssl speed` throughput, side by side in each round:
 # untraced, stats mode (the default), calls mode capped (the default 250,000 ops/s) and calls
-# mode uncapped (--max-ops-rate 0). Rounds alternate the four (the machine is shared and noisy);
-# prints the median (min..max) of each, and ns per call from openssl's own count.
+# mode uncapped (--max-ops-rate 0), and as a baseline of the same kind, `perf record -g` (perf's
+# default 4 kHz sampling with call graphs: what a profiler's file grows by), when perf works here.
+# Rounds alternate them (the machine is shared and noisy); prints the median (min..max) of each,
+# and ns per call from openssl's own count.
 #
 # usage: bench/trace_rate.sh [-r ROUNDS] [-s SECONDS] [-n BYTES] [-b BUILD_DIR]
 set -eu
@@ -43,6 +45,7 @@ one() {
 	stats) "$ct" run -q -o "$out" -- "$@" 2>"$tmp/err" >/dev/null ;;
 	capped) "$ct" run -q -o "$out" --mode calls -- "$@" 2>"$tmp/err" >/dev/null ;;
 	uncapped) "$ct" run -q -o "$out" --mode calls --max-ops-rate 0 -- "$@" 2>"$tmp/err" >/dev/null ;;
+	perf) mkdir -p "$out" && perf record -q -g -o "$out/perf.data" -- "$@" 2>"$tmp/err" >/dev/null ;;
 	esac
 	t1=$(now)
 	size=0
@@ -58,15 +61,21 @@ one() {
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //') ($(nproc) CPUs); $(openssl version)"
 echo "openssl speed -seconds $seconds -bytes $bytes -evp aes-128-ctr: untraced, stats, calls capped" \
 	"(default 250k ops/s), calls uncapped (--max-ops-rate 0); $rounds alternating rounds"
+modes="untraced stats capped uncapped"
+if command -v perf >/dev/null && perf record -q -o "$tmp/probe.data" -- true >/dev/null 2>&1; then
+	modes="$modes perf"
+else
+	echo "(perf record does not work here: no perf baseline)"
+fi
 : >"$tmp/r"
 for i in $(seq "$rounds"); do
-	for mode in untraced stats capped uncapped; do
+	for mode in $modes; do
 		echo "$mode $(one)" >>"$tmp/r"
 	done
 done
 echo "(ns/call and MB/s from openssl's count and its own seconds; trace MB/s: per second of the run's wall time)"
 printf '%-9s %16s %22s %22s %24s\n' mode "ns/call" "openssl MB/s" "trace MB" "trace MB/s of tracing"
-for mode in untraced stats capped uncapped; do
+for mode in $modes; do
 	awk -v mode="$mode" -v bytes="$bytes" '
 		function sort(v, n,   i, j, t) {
 			for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)

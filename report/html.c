@@ -419,6 +419,15 @@ static void section_timeline(const struct rp_model *m, const struct rp_view *v, 
 				"<p class=\"note\">%llu operation(s) were dropped by the tracer (buffer "
 				"full): the timeline misses them.</p>\n",
 				(unsigned long long)p->ops_dropped);
+		if (p->proc.ops_sampled_out)
+			fprintf(f,
+				"<p class=\"note\">The timeline holds %llu of %llu operations: above %llu "
+				"operations/s per-call mode keeps a random 1 in up to %u, each drawn for the "
+				"ones it stands for (<code>--max-ops-rate</code>; the tables' counts and times "
+				"are whole).</p>\n",
+				(unsigned long long)p->ops,
+				(unsigned long long)(p->ops + p->proc.ops_sampled_out),
+				(unsigned long long)p->hdr.max_ops_rate, p->proc.ops_max_weight);
 	}
 	if (!per_call)
 		fputs("<p class=\"none\">Per-call mode was off, so there are no individual operations to "
