@@ -32,10 +32,10 @@ void rp_records_close(struct rp_records *it)
 static enum ct_read_status open_part(struct rp_records *it)
 {
 	const struct rp_proc *p = it->p;
-	if (p->map)
+	if (p->map) {
 		it->open = true;
-	if (p->map)
 		return ct_stream_open_mem(&it->s, p->map, p->map_len);
+	}
 	const struct rp_trace_part *part = &p->parts[it->part];
 	it->fd = open(part->file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (it->fd < 0)
