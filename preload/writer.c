@@ -28,6 +28,7 @@
 #include "redact.h"
 #include "flusher.h"
 #include "signals.h"
+#include "spool.h"
 #include "writer.h"
 #include "route.h"
 
@@ -241,22 +242,39 @@ static void buf_write_out(void)
 	} while (0)
 #define FREE_BUF (buf + buf_used), (BUF_SIZE - buf_used)
 
+/* The trace file, relative to dirfd: CRYPTRACE_OUT (AT_FDCWD and the directory in the name), or
+ * this user's checked directory of the always-on spool (spool.c). */
 static int create_file(void)
 {
 	const struct ct_config *c = ct_config();
-	char path[1024];
-	for (unsigned i = 0; i < 1000; i++) {
-		int n = i ? snprintf(path, sizeof(path), "%s/%s.%u.ctrace.%u", c->out_dir, ct_g.comm,
-				     ct_g.pid, i)
-			  : snprintf(path, sizeof(path), "%s/%s.%u.ctrace", c->out_dir, ct_g.comm, ct_g.pid);
-		if (n < 0 || (size_t)n >= sizeof(path))
+	int dirfd = AT_FDCWD;
+	const char *dir = c->out_dir;
+	if (c->spool_root) {
+		dirfd = ct_spool_open_dir(c->spool_root);
+		if (dirfd < 0)
 			return -1;
-		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		dir = NULL;
+	}
+	char path[1024];
+	int fd = -1;
+	for (unsigned i = 0; i < 1000 && fd < 0; i++) {
+		int n = snprintf(path, sizeof(path), "%s%s%s.%u.ctrace", dir ? dir : "", dir ? "/" : "",
+				 ct_g.comm, ct_g.pid);
+		if (i && n > 0 && (size_t)n < sizeof(path))
+			n += snprintf(path + n, sizeof(path) - (size_t)n, ".%u", i);
+		if (n < 0 || (size_t)n >= sizeof(path))
+			break;
+		fd = openat(dirfd, path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd < 0 && errno == EEXIST)
 			continue;
 		if (fd < 0) {
 			ct_log(1, "cannot create %s: %s", path, strerror(errno));
-			return -1;
+			break;
+		}
+		if (c->spool_root && !ct_spool_file_ok(fd, c->spool_root, path)) {
+			close(fd);
+			fd = -1;
+			break;
 		}
 		int hi = fcntl(fd, F_DUPFD_CLOEXEC, 1000);
 		if (hi >= 0) {
@@ -264,9 +282,10 @@ static int create_file(void)
 			fd = hi;
 		}
 		ct_log(2, "tracing to %s", path);
-		return fd;
 	}
-	return -1;
+	if (dirfd != AT_FDCWD)
+		close(dirfd);
+	return fd;
 }
 
 static void write_header(void)
