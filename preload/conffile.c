@@ -98,7 +98,8 @@ static void parse_line(char *s, struct ct_conffile *c, ct_conf_warn_fn warn, voi
 	if (!strcmp(key, "spool")) {
 		if (value[0] != '/' || strlen(value) >= sizeof(c->spool)) {
 			c->warnings++;
-			warnf(warn, arg, line, "spool must be an absolute path under 512 bytes: \"%.40s\"", value);
+			warnf(warn, arg, line, "spool must be an absolute path under 512 bytes: \"%.40s\"",
+			      value);
 		} else
 			memcpy(c->spool, value, strlen(value) + 1);
 	} else if (!strcmp(key, "include") || !strcmp(key, "exclude")) {
@@ -107,8 +108,8 @@ static void parse_line(char *s, struct ct_conffile *c, ct_conf_warn_fn warn, voi
 			c->warnings++;
 			warnf(warn, arg, line, "%s without a glob; ignored", key);
 		} else
-			add_glob(inc ? c->include : c->exclude, inc ? &c->n_include : &c->n_exclude, key, value,
-				 warn, arg, line);
+			add_glob(inc ? c->include : c->exclude, inc ? &c->n_include : &c->n_exclude, key,
+				 value, warn, arg, line);
 	} else if (!strcmp(key, "mode")) {
 		if (!strcmp(value, "stats"))
 			c->mode = 0;
@@ -121,7 +122,9 @@ static void parse_line(char *s, struct ct_conffile *c, ct_conf_warn_fn warn, voi
 	} else if (!strcmp(key, "max_file_bytes") || !strcmp(key, "max_spool_bytes") ||
 		   !strcmp(key, "max_age")) {
 		bool time = key[4] == 'a';
-		uint64_t *dst = time ? &c->max_age_s : key[4] == 'f' ? &c->max_file_bytes : &c->max_spool_bytes;
+		uint64_t *dst = time            ? &c->max_age_s
+				: key[4] == 'f' ? &c->max_file_bytes
+						: &c->max_spool_bytes;
 		if (!parse_amount(value, time, dst)) {
 			c->warnings++;
 			warnf(warn, arg, line,

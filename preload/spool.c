@@ -66,15 +66,19 @@ int ct_spool_open_dir(const char *root)
 		}
 		fd = openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	}
-	close(rootfd);
 	if (fd < 0) {
-		/* ELOOP: a symlink; ENOTDIR: a file (a hard link, say) in the directory's place */
+		/* O_NOFOLLOW|O_DIRECTORY fails with ENOTDIR on a symlink too: say which it was */
+		int err = errno;
+		struct stat lst;
+		bool link = fstatat(rootfd, name, &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode);
 		refuse(root, name,
-		       errno == ELOOP	? "is a symlink"
-		       : errno == ENOTDIR ? "is not a directory"
-					  : strerror(errno));
+		       link || err == ELOOP ? "is a symlink"
+		       : err == ENOTDIR     ? "is not a directory (a file or a hard link in its place)"
+					    : strerror(err));
+		close(rootfd);
 		return -1;
 	}
+	close(rootfd);
 	if (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != me) {
 		refuse(root, name, "is not a directory of this user's (pre-created by someone else?)");
 		close(fd);

@@ -42,16 +42,17 @@ static void parse(const char *text, size_t len, struct warns *w)
 static void every_key(void **state)
 {
 	(void)state;
-	static const char text[] = "# always-on\n"
-				   "\n"
-				   "  spool = /var/spool/cryptrace  \n"
-				   "include=/usr/bin/*\n"
-				   "include = /usr/sbin/sshd\n"
-				   "exclude\t=\t*/python3*\r\n"
-				   "mode = calls\n"
-				   "max_file_bytes = 64M\n"
-				   "max_spool_bytes = 2G\n"
-				   "max_age = 7d";
+	static const char text[] =
+		"# always-on\n"
+		"\n"
+		"  spool = /var/spool/cryptrace  \n"
+		"include=/usr/bin/*\n"
+		"include = /usr/sbin/sshd\n"
+		"exclude\t=\t*/python3*\r\n"
+		"mode = calls\n"
+		"max_file_bytes = 64M\n"
+		"max_spool_bytes = 2G\n"
+		"max_age = 7d";
 	struct warns w;
 	parse(text, sizeof(text) - 1, &w);
 	assert_int_equal(w.n, 0);
@@ -82,18 +83,19 @@ static void defaults(void **state)
 static void unknown_and_bad_values(void **state)
 {
 	(void)state;
-	static const char text[] = "spool = /s\n"
-				   "colour = blue\n"
-				   "mode = fast\n"
-				   "max_file_bytes = -1\n"
-				   "max_file_bytes = 12T\n"
-				   "max_spool_bytes = 99999999999999999999999\n"
-				   "max_spool_bytes = 17179869184G\n"
-				   "max_age = 1w\n"
-				   "spool = relative/dir\n"
-				   "just words\n"
-				   "include =\n"
-				   "max_age = 30m\n";
+	static const char text[] =
+		"spool = /s\n"
+		"colour = blue\n"
+		"mode = fast\n"
+		"max_file_bytes = -1\n"
+		"max_file_bytes = 12T\n"
+		"max_spool_bytes = 99999999999999999999999\n"
+		"max_spool_bytes = 17179869184G\n"
+		"max_age = 1w\n"
+		"spool = relative/dir\n"
+		"just words\n"
+		"include =\n"
+		"max_age = 30m\n";
 	struct warns w;
 	parse(text, sizeof(text) - 1, &w);
 	assert_int_equal(w.n, 10);
@@ -208,9 +210,14 @@ static void files(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(every_key), cmocka_unit_test(defaults),	cmocka_unit_test(unknown_and_bad_values),
-		cmocka_unit_test(nul_bytes), cmocka_unit_test(long_lines),	cmocka_unit_test(too_many_globs),
-		cmocka_unit_test(selection), cmocka_unit_test(files),
+		cmocka_unit_test(every_key),
+		cmocka_unit_test(defaults),
+		cmocka_unit_test(unknown_and_bad_values),
+		cmocka_unit_test(nul_bytes),
+		cmocka_unit_test(long_lines),
+		cmocka_unit_test(too_many_globs),
+		cmocka_unit_test(selection),
+		cmocka_unit_test(files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
