@@ -68,6 +68,12 @@ static uint64_t lost_reported, errors_reported;
 /* The program is lowering RLIMIT_FSIZE to this (ct_writer_fsize_limit): said in PROC. */
 static _Atomic uint64_t fsize_coming = UINT64_MAX;
 #define FSIZE_NEAR (1u << 20) /* a limit within this of the file's size: later snapshots may not fit */
+/* The always-on mode's per-file cap (max_file_bytes, docs/fleet.md): a hard limit like
+ * RLIMIT_FSIZE's, and per-call operations stop at 3/4 of it, so that the last quarter keeps the
+ * counters' snapshots and END: the trace stays exact in calls and bytes, its timeline ends. */
+static uint64_t file_cap = UINT64_MAX;
+static uint64_t ops_over_cap; /* ops not written for the cap: counted as dropped in PROC */
+static bool ops_cap_said;
 
 /* Header facts, gathered once (later, a sandbox may forbid the syscalls they need). */
 static struct {
@@ -198,7 +204,10 @@ static void buf_write_out(void)
 {
 	int fd = atomic_load(&trace_fd);
 	size_t off = 0;
-	if (fd >= 0 && buf_used && (writes_refused || file_size + buf_used > atomic_load(&fsize_limit))) {
+	uint64_t limit = atomic_load(&fsize_limit);
+	if (file_cap < limit)
+		limit = file_cap;
+	if (fd >= 0 && buf_used && (writes_refused || file_size + buf_used > limit)) {
 		atomic_fetch_add(&write_errors, 1);
 		proc_flags |= CT_PROC_INCOMPLETE;
 		writes_refused = true;
@@ -398,6 +407,8 @@ void ct_writer_open(void)
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
 		atomic_store(&fsize_limit, (uint64_t)rl.rlim_cur);
+	if (ct_config()->max_file_bytes)
+		file_cap = ct_config()->max_file_bytes;
 	ct_lock(&flush_lock);
 	open_locked();
 	bool have_lib = query_libcrypto_version()[0] != 0;
@@ -510,6 +521,20 @@ static void flush_threads_and_ops(void)
 				n = CT_OPS_RING - at; /* one contiguous piece of the ring per batch */
 			if (n > OPS_PER_BATCH)
 				n = OPS_PER_BATCH;
+			if (file_size + buf_used >= file_cap - file_cap / 4) {
+				ops_over_cap += n; /* the cap: counters go on, the timeline stops here */
+				tail += n;
+				atomic_store_explicit(&t->ops_tail, tail, memory_order_release);
+				if (!ops_cap_said) {
+					ops_cap_said = true;
+					ct_event(
+						CT_EV_TRACE_WARNING, "max_file_bytes", EFBIG,
+						(int64_t)file_cap, CT_NO_PATH, false,
+						"the trace file reached 3/4 of its cap: per-call operations are "
+						"no longer written, calls and bytes still counted");
+				}
+				continue;
+			}
 			struct ct_ops_batch b = {
 				.tid = tid,
 				.count = (uint32_t)n,
@@ -634,7 +659,7 @@ static void flush_proc(bool final)
 		.flags = proc_flags | (final ? CT_PROC_FINAL : 0) | (ver[0] ? CT_PROC_HAS_LIBCRYPTO : 0) |
 			 proc_outlook_flags(),
 		.threads_seen = atomic_load(&ct_g.threads_seen),
-		.dropped_ops = dropped_ops,
+		.dropped_ops = dropped_ops + ops_over_cap,
 		.ops_sampled_out = sampled_out,
 		.ops_max_weight = ct_max_ops_rate ? ct_ops_cap_max_weight() : 0,
 		.dropped_events = atomic_load(&ct_g.dropped_events),
@@ -797,6 +822,8 @@ void ct_writer_after_fork_child(void)
 	atomic_store(&trace_fd, -1);
 	write_errors = 0;
 	errors_reported = 0;
+	ops_over_cap = 0;
+	ops_cap_said = false;
 	proc_flags = libcrypto_seen ? CT_PROC_HAS_LIBCRYPTO : 0;
 	pthread_mutex_init(&flush_lock, NULL);
 	ct_lock(&flush_lock);
