@@ -72,6 +72,11 @@ static _Atomic uint64_t fsize_coming = UINT64_MAX;
  * RLIMIT_FSIZE's, and per-call operations stop at 3/4 of it, so that the last quarter keeps the
  * counters' snapshots and END: the trace stays exact in calls and bytes, its timeline ends. */
 static uint64_t file_cap = UINT64_MAX;
+/* The always-on mode creates the file at the first flush after the first cipher path: on a host
+ * where every process is preloaded, a process that does no crypto (sh, ls, cron's jobs) leaves no
+ * file and costs no file system call (docs/fleet.md). With CRYPTRACE_OUT every process leaves
+ * one, as the launcher's reports expect. One attempt: a refused spool is not retried. */
+static bool open_deferred;
 static uint64_t ops_over_cap; /* ops not written for the cap: counted as dropped in PROC */
 static bool ops_cap_said;
 
@@ -375,6 +380,19 @@ static bool open_locked(void)
 	return true;
 }
 
+/* Caller holds flush_lock. Start, and a fork child: the file now, or (always-on mode, no cipher
+ * path yet) at the first flush that has one; the header's facts are gathered now either way,
+ * while no sandbox forbids the calls. */
+static void open_or_defer(void)
+{
+	if (ct_config()->spool_root && ct_path_count() == 0) {
+		gather_facts();
+		open_deferred = true;
+		return;
+	}
+	open_locked();
+}
+
 /* The program is about to limit file sizes (RLIMIT_FSIZE): write what we have while we still can,
  * then keep every later write under the limit. */
 void ct_writer_fsize_limit(uint64_t limit)
@@ -410,7 +428,7 @@ void ct_writer_open(void)
 	if (ct_config()->max_file_bytes)
 		file_cap = ct_config()->max_file_bytes;
 	ct_lock(&flush_lock);
-	open_locked();
+	open_or_defer();
 	bool have_lib = query_libcrypto_version()[0] != 0;
 	ct_unlock(&flush_lock);
 	guard_restore(g);
@@ -710,7 +728,10 @@ static void flush_locked(bool final, bool only_if_new)
 	if (only_if_new && !anything_new())
 		return;
 	if (atomic_load(&trace_fd) < 0) {
-		if (!fd_lost || !open_locked())
+		bool deferred_due = open_deferred && ct_path_count() > 0;
+		if (deferred_due)
+			open_deferred = false;
+		if ((!fd_lost && !deferred_due) || !open_locked())
 			return;
 	}
 	flush_paths();
@@ -827,7 +848,7 @@ void ct_writer_after_fork_child(void)
 	proc_flags = libcrypto_seen ? CT_PROC_HAS_LIBCRYPTO : 0;
 	pthread_mutex_init(&flush_lock, NULL);
 	ct_lock(&flush_lock);
-	open_locked();
+	open_or_defer();
 	ct_unlock(&flush_lock);
 	atomic_store(&ct_g.next_flush, ct_clock_now() + ct_g.flush_ticks);
 	guard_restore(g);

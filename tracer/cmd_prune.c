@@ -85,7 +85,7 @@ static void list_dir(int idx)
 		f->dir = idx;
 		snprintf(f->name, sizeof(f->name), "%s", e->d_name);
 		f->size = (uint64_t)st.st_blocks * 512 > (uint64_t)st.st_size ? (uint64_t)st.st_blocks * 512
-									       : (uint64_t)st.st_size;
+									      : (uint64_t)st.st_size;
 		f->mtime = st.st_mtime;
 	}
 	closedir(d);
@@ -200,8 +200,7 @@ int command_prune(int argc, char **argv)
 	}
 	printf("%s%zu trace files, %llu bytes; the spool %s %llu bytes in %zu files\n",
 	       dry ? "would remove " : "removed ", removed, (unsigned long long)freed,
-	       dry ? "would then hold" : "now holds",
-	       (unsigned long long)total, nfiles - removed);
+	       dry ? "would then hold" : "now holds", (unsigned long long)total, nfiles - removed);
 	for (int i = 0; i < ndirs; i++)
 		close(dirs[i]);
 	free(files);

@@ -39,7 +39,8 @@ static void collect(void *arg, unsigned line, const char *what)
 static void check_conf_file(struct dr_report *r, const char *path, const struct stat *st)
 {
 	if (st->st_uid != 0 || (st->st_mode & (S_IWGRP | S_IWOTH))) {
-		dr_add(r, "fleet:config-owner", DR_FAIL, "the always-on configuration can be changed by others",
+		dr_add(r, "fleet:config-owner", DR_FAIL,
+		       "the always-on configuration can be changed by others",
 		       "%s: owner uid %u, mode %04o: whoever can write it chooses where every user's "
 		       "traces go",
 		       path, (unsigned)st->st_uid, (unsigned)(st->st_mode & 07777));
@@ -59,8 +60,8 @@ static void check_spool(struct dr_report *r, const char *spool)
 	unsigned mode = (unsigned)(st.st_mode & 07777);
 	if (!S_ISDIR(st.st_mode) || st.st_uid != 0) {
 		dr_add(r, "fleet:spool", DR_FAIL, "the spool root is not a directory of root's",
-		       "%s: %s, owner uid %u", spool, S_ISLNK(st.st_mode) ? "a symlink" : "type or owner wrong",
-		       (unsigned)st.st_uid);
+		       "%s: %s, owner uid %u", spool,
+		       S_ISLNK(st.st_mode) ? "a symlink" : "type or owner wrong", (unsigned)st.st_uid);
 		dr_recommend(r, "install -d -o root -g root -m 1733 %s", spool);
 	} else if ((mode & (S_IWGRP | S_IWOTH)) && !(mode & S_ISVTX)) {
 		dr_add(r, "fleet:spool", DR_FAIL, "the spool root is writable by all without the sticky bit",
@@ -69,8 +70,8 @@ static void check_spool(struct dr_report *r, const char *spool)
 		       spool, mode);
 		dr_recommend(r, "chmod 1733 %s", spool);
 	} else if (mode != 01733) {
-		dr_add(r, "fleet:spool", DR_WARN, "the spool root's mode is not 1733",
-		       "%s: mode %04o: %s", spool, mode,
+		dr_add(r, "fleet:spool", DR_WARN, "the spool root's mode is not 1733", "%s: mode %04o: %s",
+		       spool, mode,
 		       !(mode & S_IWOTH) ? "users other than root cannot create their directories, so their "
 					   "processes are not traced"
 					 : "users can list the spool (which users run traced programs)");
@@ -98,13 +99,14 @@ static void check_ld_so_preload(struct dr_report *r)
 		found++;
 		struct stat st;
 		if (stat(e, &st) != 0 || !S_ISREG(st.st_mode)) {
-			dr_add(r, "fleet:ld.so.preload", DR_FAIL, "/etc/ld.so.preload names a missing library",
+			dr_add(r, "fleet:ld.so.preload", DR_FAIL,
+			       "/etc/ld.so.preload names a missing library",
 			       "%s: %s: %s; the loader prints an error in every program it starts", path, e,
 			       strerror(errno ? errno : ENOENT));
 			dr_recommend(r, "fix or remove the libcryptrace line of %s", path);
 		} else
-			dr_add(r, "fleet:ld.so.preload", DR_OK, "/etc/ld.so.preload loads cryptrace", "%s: %s",
-			       path, e);
+			dr_add(r, "fleet:ld.so.preload", DR_OK, "/etc/ld.so.preload loads cryptrace",
+			       "%s: %s", path, e);
 	}
 	if (!found)
 		dr_add(r, "fleet:ld.so.preload", DR_INFO, "cryptrace is not in /etc/ld.so.preload",
@@ -125,8 +127,8 @@ void dr_probe_fleet(struct dr_report *r)
 	struct conf_warnings w = { 0 };
 	int rc = ct_conffile_load(path, &conf, collect, &w);
 	if (rc < 0) {
-		dr_add(r, "fleet:config", DR_FAIL, "the always-on configuration cannot be read", "%s: %s", path,
-		       w.text);
+		dr_add(r, "fleet:config", DR_FAIL, "the always-on configuration cannot be read", "%s: %s",
+		       path, w.text);
 		return;
 	}
 	check_conf_file(r, path, &st);
@@ -137,8 +139,8 @@ void dr_probe_fleet(struct dr_report *r)
 	} else {
 		struct dr_check *c = dr_add(r, "fleet:config", DR_OK, "always-on configuration parses",
 					    "%s: spool %s, %u include and %u exclude globs, mode %s", path,
-					    conf.spool[0] ? conf.spool : "(none)", conf.n_include, conf.n_exclude,
-					    conf.mode == 1 ? "calls" : "stats");
+					    conf.spool[0] ? conf.spool : "(none)", conf.n_include,
+					    conf.n_exclude, conf.mode == 1 ? "calls" : "stats");
 		dr_value(c, "spool", false, "%s", conf.spool);
 		dr_value(c, "max_file_bytes", true, "%llu", (unsigned long long)conf.max_file_bytes);
 		dr_value(c, "max_spool_bytes", true, "%llu", (unsigned long long)conf.max_spool_bytes);
