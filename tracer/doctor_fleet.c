@@ -7,11 +7,14 @@
  * library that exists (a missing one makes the loader complain in every program on the host).
  * CRYPTRACE_LD_SO_PRELOAD names another file in /etc/ld.so.preload's place (the tests' way).
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "doctor.h"
 #include "../preload/conffile.h"
@@ -78,6 +81,55 @@ static void check_spool(struct dr_report *r, const char *spool)
 		dr_recommend(r, "chmod 1733 %s", spool);
 	} else
 		dr_add(r, "fleet:spool", DR_OK, "spool root is root's, mode 1733", "%s", spool);
+}
+
+/* The users' directories: what the preload would refuse, so that user's processes go untraced
+ * (the refusal is logged only where CRYPTRACE_LOG sends it: here root sees it). */
+static void check_user_dirs(struct dr_report *r, const char *spool)
+{
+	int root = open(spool, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = root >= 0 ? fdopendir(root) : NULL;
+	if (!d) {
+		if (root >= 0)
+			close(root);
+		return; /* not root: the spool cannot be listed, and that is how it should be */
+	}
+	char bad[600] = "";
+	size_t used = 0;
+	unsigned nbad = 0, ndirs = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		char *end;
+		unsigned long uid = strtoul(e->d_name, &end, 10);
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' || *end)
+			continue;
+		ndirs++;
+		struct stat st;
+		if (fstatat(root, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;
+		const char *why = !S_ISDIR(st.st_mode)
+					  ? (S_ISLNK(st.st_mode) ? "a symlink" : "not a directory")
+				  : st.st_uid != (uid_t)uid            ? "owned by another uid"
+				  : (st.st_mode & (S_IRWXG | S_IRWXO)) ? "open to other users"
+								       : NULL;
+		if (!why)
+			continue;
+		nbad++;
+		if (used < sizeof(bad) - 1) {
+			int k = snprintf(bad + used, sizeof(bad) - used, "%s%s: %s (owner uid %u)",
+					 used ? "; " : "", e->d_name, why, (unsigned)st.st_uid);
+			used = k > 0 && used + (size_t)k < sizeof(bad) ? used + (size_t)k : sizeof(bad) - 1;
+		}
+	}
+	closedir(d);
+	if (nbad) {
+		dr_add(r, "fleet:spool-dirs", DR_FAIL, "users' spool directories the preload refuses",
+		       "%s: %s; these users' processes are not traced", spool, bad);
+		dr_recommend(r, "remove the refused entries of %s (each user's processes recreate theirs)",
+			     spool);
+	} else
+		dr_add(r, "fleet:spool-dirs", DR_OK, "users' spool directories are theirs, 0700",
+		       "%s: %u user directories", spool, ndirs);
 }
 
 static void check_ld_so_preload(struct dr_report *r)
@@ -152,5 +204,6 @@ void dr_probe_fleet(struct dr_report *r)
 		return;
 	}
 	check_spool(r, conf.spool);
+	check_user_dirs(r, conf.spool);
 	check_ld_so_preload(r);
 }

@@ -3,10 +3,10 @@
 """`cryptrace doctor` on the always-on set-up (tracer/doctor_fleet.c): with no configuration
 file it adds no fleet check at all (a machine that does not use the mode is not told about it);
 a good set-up (root's 0644 file, a root 1733 spool, an ld.so.preload naming the built library)
-gives three ok checks; a bad one (a file others can write with an unknown key, a 0777 spool, an
-ld.so.preload naming a missing library) fails each of them and the doctor exits 1. The file in
-/etc/ld.so.preload's place is the test's own (CRYPTRACE_LD_SO_PRELOAD): the host's is never
-touched."""
+gives four ok checks; a bad one (a file others can write with an unknown key, a 0777 spool, a
+user's directory pre-created by another, an ld.so.preload naming a missing library) fails each
+and the doctor exits 1. The file in /etc/ld.so.preload's place is the test's own
+(CRYPTRACE_LD_SO_PRELOAD): the host's is never touched."""
 import json
 import os
 
@@ -39,11 +39,15 @@ def test():
         f.write(f"{ctlib.CT_LIB}\n")
     _, fleet = doctor(conf, ldp)
     got = {k: c["status"] for k, c in fleet.items()}
-    check(got == {"fleet:config": "ok", "fleet:spool": "ok", "fleet:ld.so.preload": "ok"},
+    check(got == {"fleet:config": "ok", "fleet:spool": "ok", "fleet:spool-dirs": "ok",
+                  "fleet:ld.so.preload": "ok"},
           f"a good set-up: config, spool and ld.so.preload ok {got}")
     check(fleet["fleet:config"]["values"].get("max_file_bytes") == 16 << 20,
           "the doctor shows the parsed cap")
 
+    # a directory under uid 4242's name made by another user: 4242's processes go untraced
+    os.mkdir(os.path.join(spool, "4242"), 0o700)
+    os.chown(os.path.join(spool, "4242"), 65534, 65534)
     with open(conf, "a") as f:
         f.write("colour = blue\n")
     os.chmod(conf, 0o666)
@@ -53,7 +57,10 @@ def test():
     rc, fleet = doctor(conf, ldp)
     got = {k: c["status"] for k, c in fleet.items()}
     check(got == {"fleet:config-owner": "fail", "fleet:config": "warn", "fleet:spool": "fail",
-                  "fleet:ld.so.preload": "fail"}, f"a bad set-up: each problem named {got}")
+                  "fleet:spool-dirs": "fail", "fleet:ld.so.preload": "fail"},
+          f"a bad set-up: each problem named {got}")
+    check("4242: owned by another uid" in fleet["fleet:spool-dirs"]["evidence"],
+          "the pre-created directory is named")
     check("line 4" in fleet["fleet:config"]["evidence"], "the ignored line is named")
     check(rc == 1, f"the doctor exits 1 on a failed check ({rc})")
 
