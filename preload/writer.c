@@ -380,12 +380,16 @@ static bool open_locked(void)
 	return true;
 }
 
+static bool crypto_lib_mapped(void);
+
 /* Caller holds flush_lock. Start, and a fork child: the file now, or (always-on mode, no cipher
- * path yet) at the first flush that has one; the header's facts are gathered now either way,
- * while no sandbox forbids the calls. */
+ * path yet, no crypto library mapped) at the first flush that has a path; the header's facts are
+ * gathered now either way, while no sandbox forbids the calls. A program that maps a crypto
+ * library from the start gets its file now, as before: it may sandbox itself before its first
+ * cipher (sshd's privilege-separated child cannot open a file then). */
 static void open_or_defer(void)
 {
-	if (ct_config()->spool_root && ct_path_count() == 0) {
+	if (ct_config()->spool_root && ct_path_count() == 0 && !crypto_lib_mapped()) {
 		gather_facts();
 		open_deferred = true;
 		return;
@@ -591,6 +595,15 @@ static int crypto_libs_cb(struct dl_phdr_info *info, size_t size, void *arg)
 		break;
 	}
 	return 0;
+}
+
+/* Whether one of the crypto libraries crypto_libs_cb knows is mapped (always-on mode, at start). */
+static bool crypto_lib_mapped(void)
+{
+	struct libs_acc acc = { .dst = crypto_libs, .cap = sizeof(crypto_libs) };
+	crypto_libs[0] = 0;
+	dl_iterate_phdr(crypto_libs_cb, &acc);
+	return acc.used > 0;
 }
 
 /* utime/stime/maxrss from /proc/self/stat and status: open() fails harmlessly in a sandbox,

@@ -3,9 +3,10 @@
 """The always-on mode leaves programs that do no crypto alone (docs/fleet.md): with the preload
 loaded and a spool configured, `sh -c true`, `ls /` and `python3 -c pass` (and a python that
 only hashes) print what they print bare, exit as bare, and leave no trace file: the file is
-created at the first flush after the first cipher path. A shell running openssl enc leaves
-exactly one trace, openssl's, with its bytes; a forked child of a process with no cipher path
-(the shell's subshell) none."""
+created at the first flush after the first cipher path. `openssl version`, which maps libcrypto
+from the start, gets its file at start (a sandboxed child could not open one later). A shell
+running openssl enc leaves exactly one trace, openssl's, with its bytes; a forked child of a
+process with no cipher path (the shell's subshell) none."""
 import os
 
 import ctlib
@@ -22,6 +23,9 @@ def test():
     with open(conf, "w") as f:
         f.write(f"spool = {spool}\n")
     udir = os.path.join(spool, str(os.geteuid()))
+
+    def traces():
+        return ctlib.traces(udir) if os.path.isdir(udir) else []
     env = ctlib.preload_env(None, CRYPTRACE_CONFIG=conf)
     programs = [["sh", "-c", "true"], ["ls", "/"], ["python3", "-c", "pass"],
                 ["python3", "-c", "import hashlib; print(hashlib.sha256(b'x').hexdigest())"],
@@ -31,15 +35,21 @@ def test():
         got = ctlib.run(argv, env=env)
         check((got.returncode, got.stdout, got.stderr) == (bare.returncode, bare.stdout, bare.stderr),
               f"{' '.join(argv)}: same output and exit status as bare")
-        left = ctlib.traces(udir) if os.path.isdir(udir) else []
+        left = traces()
         check(not left, f"{' '.join(argv)}: no trace file {left}")
+    # a program that maps libcrypto from the start gets its file at start, cipher or not: a
+    # sandboxed child (sshd's) could not open one at its first cipher
+    p = ctlib.run(["openssl", "version"], env=env)
+    files = traces()
+    check(p.returncode == 0 and len(files) == 1, f"openssl version (libcrypto mapped): a trace {files}")
+    os.unlink(files[0])
     data = os.path.join(top, "input")
     with open(data, "wb") as f:
         f.write(b"bytes to encrypt\n" * 4096)
     p = ctlib.run(["sh", "-c", f"openssl enc -aes-128-cbc -K {KEY} -iv {KEY} -in {data} | wc -c"],
                   env=env, text=True)
     check(p.returncode == 0 and p.stdout.strip() == str(4096 * 17 + 16), f"openssl enc ran ({p.stdout.strip()})")
-    files = ctlib.traces(udir)
+    files = traces()
     check(len(files) == 1 and os.path.basename(files[0]).startswith("openssl."),
           f"a shell running openssl: openssl's trace only {files}")
     doc = ctlib.report_ok(files)
