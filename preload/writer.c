@@ -380,8 +380,6 @@ static bool open_locked(void)
 	return true;
 }
 
-static bool crypto_lib_mapped(void);
-
 /* Caller holds flush_lock. Start, and a fork child: the file now, or (always-on mode, no cipher
  * path yet, no crypto library mapped) at the first flush that has a path; the header's facts are
  * gathered now either way, while no sandbox forbids the calls. A program that maps a crypto
@@ -389,7 +387,7 @@ static bool crypto_lib_mapped(void);
  * cipher (sshd's privilege-separated child cannot open a file then). */
 static void open_or_defer(void)
 {
-	if (ct_config()->spool_root && ct_path_count() == 0 && !crypto_lib_mapped()) {
+	if (ct_config()->spool_root && ct_path_count() == 0 && !ct_crypto_lib_mapped()) {
 		gather_facts();
 		open_deferred = true;
 		return;
@@ -598,7 +596,7 @@ static int crypto_libs_cb(struct dl_phdr_info *info, size_t size, void *arg)
 }
 
 /* Whether one of the crypto libraries crypto_libs_cb knows is mapped (always-on mode, at start). */
-static bool crypto_lib_mapped(void)
+bool ct_crypto_lib_mapped(void)
 {
 	struct libs_acc acc = { .dst = crypto_libs, .cap = sizeof(crypto_libs) };
 	crypto_libs[0] = 0;
