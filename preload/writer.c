@@ -286,6 +286,7 @@ static int create_file(void)
 			break;
 		}
 		if (c->spool_root && !ct_spool_file_ok(fd, c->spool_root, path)) {
+			unlinkat(dirfd, path, 0); /* our name only: another link keeps its file */
 			close(fd);
 			fd = -1;
 			break;

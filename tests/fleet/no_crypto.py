@@ -6,7 +6,9 @@ only hashes) print what they print bare, exit as bare, and leave no trace file: 
 created at the first flush after the first cipher path. `openssl version`, which maps libcrypto
 from the start, gets its file at start (a sandboxed child could not open one later). A shell
 running openssl enc leaves exactly one trace, openssl's, with its bytes; a forked child of a
-process with no cipher path (the shell's subshell) none."""
+process with no cipher path (the shell's subshell) none. And the include/exclude globs: an
+excluded openssl, or one outside every include, runs as bare and leaves nothing; an included one
+leaves its trace."""
 import os
 
 import ctlib
@@ -54,6 +56,23 @@ def test():
           f"a shell running openssl: openssl's trace only {files}")
     doc = ctlib.report_ok(files)
     check(ctlib.totals(doc)[1] >= 4096 * 17, f"its bytes are all there ({ctlib.totals(doc)[1]})")
+    os.unlink(files[0])
+
+    # the configuration's selection, on the executable's real path
+    openssl = os.path.realpath(ctlib.need_program("openssl"))
+    enc = ["openssl", "enc", "-aes-128-cbc", "-K", KEY, "-iv", KEY, "-in", data]
+    bare = ctlib.run(enc, env=ctlib.bare_env())
+    for lines, traced in ((f"exclude = {openssl}", False), ("include = /nonexistent/*", False),
+                          (f"include = {os.path.dirname(openssl)}/*\nexclude = */python3*", True)):
+        with open(conf, "w") as f:
+            f.write(f"spool = {spool}\n{lines}\n")
+        got = ctlib.run(enc, env=env)
+        check((got.returncode, got.stdout) == (bare.returncode, bare.stdout),
+              f"{lines!r}: openssl's output and status unchanged")
+        files = traces()
+        check(len(files) == (1 if traced else 0), f"{lines!r}: {'one trace' if traced else 'no trace'} {files}")
+        for f in files:
+            os.unlink(f)
 
 
 if __name__ == "__main__":
