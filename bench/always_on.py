@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 """always_on.py - what the always-on mode (docs/fleet.md) costs programs that do no crypto:
 the start-up and exit of `sh -c true`, `ls /` and `python3 -c pass`, run side by side and
-alternating (bare, preloaded with no configuration, preloaded always-on into a spool) so that
-machine noise hits all three alike. Prints the median wall time per run of each and the ratios
+alternating (bare, preloaded with no configuration, preloaded always-on into a spool, and
+preloaded with CRYPTRACE_OUT as `cryptrace run` traces) so that machine noise hits all alike. Prints the median wall time per run of each and the ratios
 to bare (median of the per-round ratios, min..max), and the trace files the spool got per run.
 
 usage: bench/always_on.py [-r ROUNDS] [-l path/to/libcryptrace.so]
@@ -43,6 +43,8 @@ def main():
         spool = os.path.join(top, "spool")
         os.mkdir(spool)
         os.chmod(spool, 0o1733)
+        outdir = os.path.join(top, "out")
+        os.mkdir(outdir)
         conf = os.path.join(top, "cryptrace.conf")
         with open(conf, "w") as f:
             f.write(f"spool = {spool}\n")
@@ -51,6 +53,8 @@ def main():
             "bare": base,
             "preloaded, off": dict(base, LD_PRELOAD=lib, CRYPTRACE_CONFIG=os.path.join(top, "none")),
             "always-on": dict(base, LD_PRELOAD=lib, CRYPTRACE_CONFIG=conf),
+            # every process traced into a directory, as `cryptrace run` does: a file each
+            "CRYPTRACE_OUT": dict(base, LD_PRELOAD=lib, CRYPTRACE_OUT=outdir),
         }
         print(f"{a.rounds} rounds x {BATCH} runs per variant, alternating; {lib}")
         print(f"{'program':<20} {'variant':<16} {'median ms':>10} {'ratio':>7} {'min..max':>13} {'files/run':>9}")
@@ -64,9 +68,13 @@ def main():
             udir = os.path.join(spool, str(os.geteuid()))
             nfiles = len(os.listdir(udir)) if os.path.isdir(udir) else 0
             shutil.rmtree(udir, ignore_errors=True)
+            nout = len(os.listdir(outdir))
+            for f in os.listdir(outdir):
+                os.unlink(os.path.join(outdir, f))
             for v in variants:
                 ratios = [t / b for t, b in zip(times[v], times["bare"])]
-                files = f"{nfiles / (a.rounds * BATCH):.1f}" if v == "always-on" else "0"
+                n = {"always-on": nfiles, "CRYPTRACE_OUT": nout}.get(v, 0)
+                files = f"{n / (a.rounds * BATCH):.1f}"
                 print(f"{' '.join(argv):<20} {v:<16} {statistics.median(times[v]) * 1e3:>10.2f} "
                       f"{statistics.median(ratios):>7.3f} {min(ratios):>6.2f}..{max(ratios):<6.2f} {files:>9}")
     finally:

@@ -599,8 +599,8 @@ static int crypto_libs_cb(struct dl_phdr_info *info, size_t size, void *arg)
 /* Whether one of the crypto libraries crypto_libs_cb knows is mapped (always-on mode, at start). */
 bool ct_crypto_lib_mapped(void)
 {
-	struct libs_acc acc = { .dst = crypto_libs, .cap = sizeof(crypto_libs) };
-	crypto_libs[0] = 0;
+	char names[2048]; /* its own buffer: crypto_libs is the flush's, under flush_lock */
+	struct libs_acc acc = { .dst = names, .cap = sizeof(names) };
 	dl_iterate_phdr(crypto_libs_cb, &acc);
 	return acc.used > 0;
 }
