@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * writer.c - the trace file: "<CRYPTRACE_OUT>/<comm>.<pid>.ctrace" (".N" added on EEXIST), made
+ * writer.c - the trace file: "<CRYPTRACE_OUT>/<comm>.<pid>.ctrace" (".N" added on EEXIST), or in
+ * the always-on mode the same name in the user's spool directory (spool.c, docs/fleet.md), made
  * 0600 with O_EXCL|O_NOFOLLOW, its fd moved above 1000 so programs that dup2 over low fds leave
  * it alone. Records are encoded into one mmap'd buffer and appended with write() only: sshd's
  * seccomp sandbox kills a process for lseek/pwrite/fsync, getrusage or readlink, so everything
