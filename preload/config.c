@@ -13,6 +13,7 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
+#include "conffile.h"
 #include "cpu.h"
 #include "internal.h"
 
@@ -40,6 +41,7 @@ static const char *saved_env[MAX_ENV + 1];
 static char env_arena[ENV_ARENA];
 static size_t env_used;
 static char out_dir_copy[1024], route_copy[1024], ia32cap_copy[128];
+static struct ct_conffile conf; /* static: a 9 KB struct is too much for a constructor's stack */
 
 /* A private copy of s in the arena (NULL when it does not fit). */
 static const char *keep(const char *s)
@@ -171,8 +173,53 @@ static void save_env(void)
 	saved_env[n] = NULL;
 }
 
+static void conf_warn(void *arg, unsigned line, const char *what)
+{
+	const char *path = arg;
+	if (line)
+		snprintf(warning, sizeof(warning), "%.80s:%u: %s", path, line, what);
+	else
+		snprintf(warning, sizeof(warning), "%.80s: %s", path, what);
+	ct_log(1, "%s", warning);
+}
+
+/* The executable's path, for the include/exclude globs ("" when /proc is not there). */
+static void exe_path(char *dst, size_t cap)
+{
+	ssize_t n = readlink("/proc/self/exe", dst, cap - 1);
+	dst[n > 0 ? n : 0] = 0;
+}
+
+/* CRYPTRACE_OUT unset: the always-on mode, when the configuration file names a spool and
+ * selects this executable. The file is never read when CRYPTRACE_OUT is set: a launcher's (or a
+ * person's) explicit trace is not the host's always-on one. */
+static bool load_always_on(bool mode_from_env)
+{
+	const char *path = secure_getenv("CRYPTRACE_CONFIG");
+	if (!path || !*path)
+		path = CT_CONF_DEFAULT_PATH;
+	if (ct_conffile_load(path, &conf, conf_warn, (void *)path) <= 0 || !conf.spool[0])
+		return false;
+	if (conf.n_include || conf.n_exclude) {
+		char exe[PATH_MAX];
+		exe_path(exe, sizeof(exe));
+		if (!ct_conffile_selects(&conf, exe)) {
+			ct_log(2, "%s: not selected by %s", exe, path);
+			return false;
+		}
+	}
+	cfg.spool_root = conf.spool;
+	cfg.max_file_bytes = conf.max_file_bytes;
+	cfg.max_spool_bytes = conf.max_spool_bytes;
+	cfg.max_age_s = conf.max_age_s;
+	if (!mode_from_env && conf.mode >= 0)
+		cfg.per_call = conf.mode == 1;
+	return true;
+}
+
 void ct_config_load(void)
 {
+	bool mode_from_env;
 	open_log();
 	if (getauxval(AT_SECURE)) {
 		/* secure_getenv gives nothing here anyway; a setuid program is never traced */
@@ -181,6 +228,7 @@ void ct_config_load(void)
 	}
 	save_env();
 	const char *mode = secure_getenv("CRYPTRACE_MODE");
+	mode_from_env = mode && *mode;
 	if (mode && *mode) {
 		if (!strcmp(mode, "calls"))
 			cfg.per_call = true;
@@ -225,8 +273,10 @@ void ct_config_load(void)
 		if (realpath(cfg.out_dir, abs_dir))
 			cfg.out_dir = abs_dir;
 	}
-	if (!cfg.out_dir) {
-		ct_log(1, "CRYPTRACE_OUT is not set: nothing is traced in this process");
+	if (!cfg.out_dir && !load_always_on(mode_from_env)) {
+		ct_log(1,
+		       "CRYPTRACE_OUT is not set and no spool is configured: nothing is traced in this "
+		       "process");
 		cfg.enabled = false;
 		return;
 	}

@@ -240,6 +240,11 @@ struct ct_config {
 	const char *out_dir;    /* CRYPTRACE_OUT */
 	const char *route_spec; /* CRYPTRACE_ROUTE */
 	bool argv_exe_only;     /* CRYPTRACE_ARGV=0: record argv[0] only */
+	/* Always-on mode (CRYPTRACE_OUT unset, a spool in /etc/cryptrace.conf: docs/fleet.md) */
+	const char *spool_root;   /* traces go to <spool_root>/<euid>/ (spool.c); NULL: out_dir */
+	uint64_t max_file_bytes;  /* per trace file; 0 no cap */
+	uint64_t max_spool_bytes; /* the whole spool (pruned by `cryptrace spool prune`); 0 no cap */
+	uint64_t max_age_s;       /* traces older than this are pruned; 0 no cap */
 };
 const struct ct_config *ct_config(void);
 

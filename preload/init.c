@@ -73,7 +73,9 @@ bool ct_init(void)
 	read_comm();
 	find_self();
 	ct_callsite_init();
-	ct_clock_init();
+	/* Always-on mode (docs/fleet.md): a process with no crypto library at start (sh, ls) is not
+	 * kept 3 ms measuring the TSC; should it load one later, its header says CLOCK_MONOTONIC. */
+	ct_clock_init(!ct_config()->spool_root || ct_crypto_lib_mapped());
 	/* per-call mode keeps every operation: none may go untimed while a first thread calibrates */
 	if (ct_per_call)
 		ct_timing_calibrate_now();

@@ -136,7 +136,8 @@ struct ct_clock {
 	bool has_rdtscp;
 };
 extern struct ct_clock ct_clk;
-void ct_clock_init(void);
+/* measure_tsc false: CLOCK_MONOTONIC, without the 3 ms the TSC's frequency takes to measure */
+void ct_clock_init(bool measure_tsc);
 
 static inline uint64_t ct_mono_ns_raw(void)
 {
@@ -208,6 +209,8 @@ void ct_callsite_init(void); /* the main program's base and real name (at start)
 /* ---- resolving (resolve.c) ---------------------------------------------------------------- */
 void *ct_libcrypto_handle(void); /* dlopen(RTLD_NOLOAD) of a mapped libcrypto; dlclose it */
 bool ct_libcrypto_mapped(void);
+/* Whether a crypto library (libcrypto, GnuTLS, libgcrypt, NSS...) is mapped now (writer.c). */
+bool ct_crypto_lib_mapped(void);
 
 /* ---- config (config.c) --------------------------------------------------------------------- */
 void ct_config_load(void);

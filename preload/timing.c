@@ -47,10 +47,10 @@ static uint64_t min_read_gap(void)
 	return best == UINT64_MAX ? 0 : best;
 }
 
-void ct_clock_init(void)
+void ct_clock_init(bool measure_tsc)
 {
-	struct ct_ticks_info ti;
-	bool have = ct_ticks_probe(&ti);
+	struct ct_ticks_info ti = { .name = "none" };
+	bool have = measure_tsc && ct_ticks_probe(&ti);
 	ct_clk.tick_name = ti.name;
 	if (have) {
 		ct_clk.use_tsc = true;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * writer.c - the trace file: "<CRYPTRACE_OUT>/<comm>.<pid>.ctrace" (".N" added on EEXIST), made
+ * writer.c - the trace file: "<CRYPTRACE_OUT>/<comm>.<pid>.ctrace" (".N" added on EEXIST), or in
+ * the always-on mode the same name in the user's spool directory (spool.c, docs/fleet.md), made
  * 0600 with O_EXCL|O_NOFOLLOW, its fd moved above 1000 so programs that dup2 over low fds leave
  * it alone. Records are encoded into one mmap'd buffer and appended with write() only: sshd's
  * seccomp sandbox kills a process for lseek/pwrite/fsync, getrusage or readlink, so everything
@@ -28,6 +29,7 @@
 #include "redact.h"
 #include "flusher.h"
 #include "signals.h"
+#include "spool.h"
 #include "writer.h"
 #include "route.h"
 
@@ -67,6 +69,17 @@ static uint64_t lost_reported, errors_reported;
 /* The program is lowering RLIMIT_FSIZE to this (ct_writer_fsize_limit): said in PROC. */
 static _Atomic uint64_t fsize_coming = UINT64_MAX;
 #define FSIZE_NEAR (1u << 20) /* a limit within this of the file's size: later snapshots may not fit */
+/* The always-on mode's per-file cap (max_file_bytes, docs/fleet.md): a hard limit like
+ * RLIMIT_FSIZE's, and per-call operations stop at 3/4 of it, so that the last quarter keeps the
+ * counters' snapshots and END: the trace stays exact in calls and bytes, its timeline ends. */
+static uint64_t file_cap = UINT64_MAX;
+/* The always-on mode creates the file at the first flush after the first cipher path: on a host
+ * where every process is preloaded, a process that does no crypto (sh, ls, cron's jobs) leaves no
+ * file and costs no file system call (docs/fleet.md). With CRYPTRACE_OUT every process leaves
+ * one, as the launcher's reports expect. One attempt: a refused spool is not retried. */
+static bool open_deferred;
+static uint64_t ops_over_cap; /* ops not written for the cap: counted as dropped in PROC */
+static bool ops_cap_said;
 
 /* Header facts, gathered once (later, a sandbox may forbid the syscalls they need). */
 static struct {
@@ -197,7 +210,10 @@ static void buf_write_out(void)
 {
 	int fd = atomic_load(&trace_fd);
 	size_t off = 0;
-	if (fd >= 0 && buf_used && (writes_refused || file_size + buf_used > atomic_load(&fsize_limit))) {
+	uint64_t limit = atomic_load(&fsize_limit);
+	if (file_cap < limit)
+		limit = file_cap;
+	if (fd >= 0 && buf_used && (writes_refused || file_size + buf_used > limit)) {
 		atomic_fetch_add(&write_errors, 1);
 		proc_flags |= CT_PROC_INCOMPLETE;
 		writes_refused = true;
@@ -241,22 +257,40 @@ static void buf_write_out(void)
 	} while (0)
 #define FREE_BUF (buf + buf_used), (BUF_SIZE - buf_used)
 
+/* The trace file, relative to dirfd: CRYPTRACE_OUT (AT_FDCWD and the directory in the name), or
+ * this user's checked directory of the always-on spool (spool.c). */
 static int create_file(void)
 {
 	const struct ct_config *c = ct_config();
-	char path[1024];
-	for (unsigned i = 0; i < 1000; i++) {
-		int n = i ? snprintf(path, sizeof(path), "%s/%s.%u.ctrace.%u", c->out_dir, ct_g.comm,
-				     ct_g.pid, i)
-			  : snprintf(path, sizeof(path), "%s/%s.%u.ctrace", c->out_dir, ct_g.comm, ct_g.pid);
-		if (n < 0 || (size_t)n >= sizeof(path))
+	int dirfd = AT_FDCWD;
+	const char *dir = c->out_dir;
+	if (c->spool_root) {
+		dirfd = ct_spool_open_dir(c->spool_root);
+		if (dirfd < 0)
 			return -1;
-		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		dir = NULL;
+	}
+	char path[1024];
+	int fd = -1;
+	for (unsigned i = 0; i < 1000 && fd < 0; i++) {
+		int n = snprintf(path, sizeof(path), "%s%s%s.%u.ctrace", dir ? dir : "", dir ? "/" : "",
+				 ct_g.comm, ct_g.pid);
+		if (i && n > 0 && (size_t)n < sizeof(path))
+			n += snprintf(path + n, sizeof(path) - (size_t)n, ".%u", i);
+		if (n < 0 || (size_t)n >= sizeof(path))
+			break;
+		fd = openat(dirfd, path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd < 0 && errno == EEXIST)
 			continue;
 		if (fd < 0) {
 			ct_log(1, "cannot create %s: %s", path, strerror(errno));
-			return -1;
+			break;
+		}
+		if (c->spool_root && !ct_spool_file_ok(fd, c->spool_root, path)) {
+			unlinkat(dirfd, path, 0); /* our name only: another link keeps its file */
+			close(fd);
+			fd = -1;
+			break;
 		}
 		int hi = fcntl(fd, F_DUPFD_CLOEXEC, 1000);
 		if (hi >= 0) {
@@ -264,9 +298,10 @@ static int create_file(void)
 			fd = hi;
 		}
 		ct_log(2, "tracing to %s", path);
-		return fd;
 	}
-	return -1;
+	if (dirfd != AT_FDCWD)
+		close(dirfd);
+	return fd;
 }
 
 static void write_header(void)
@@ -347,6 +382,21 @@ static bool open_locked(void)
 	return true;
 }
 
+/* Caller holds flush_lock. Start, and a fork child: the file now, or (always-on mode, no cipher
+ * path yet, no crypto library mapped) at the first flush that has a path; the header's facts are
+ * gathered now either way, while no sandbox forbids the calls. A program that maps a crypto
+ * library from the start gets its file now, as before: it may sandbox itself before its first
+ * cipher (sshd's privilege-separated child cannot open a file then). */
+static void open_or_defer(void)
+{
+	if (ct_config()->spool_root && ct_path_count() == 0 && !ct_crypto_lib_mapped()) {
+		gather_facts();
+		open_deferred = true;
+		return;
+	}
+	open_locked();
+}
+
 /* The program is about to limit file sizes (RLIMIT_FSIZE): write what we have while we still can,
  * then keep every later write under the limit. */
 void ct_writer_fsize_limit(uint64_t limit)
@@ -379,8 +429,10 @@ void ct_writer_open(void)
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
 		atomic_store(&fsize_limit, (uint64_t)rl.rlim_cur);
+	if (ct_config()->max_file_bytes)
+		file_cap = ct_config()->max_file_bytes;
 	ct_lock(&flush_lock);
-	open_locked();
+	open_or_defer();
 	bool have_lib = query_libcrypto_version()[0] != 0;
 	ct_unlock(&flush_lock);
 	guard_restore(g);
@@ -491,6 +543,20 @@ static void flush_threads_and_ops(void)
 				n = CT_OPS_RING - at; /* one contiguous piece of the ring per batch */
 			if (n > OPS_PER_BATCH)
 				n = OPS_PER_BATCH;
+			if (file_size + buf_used >= file_cap - file_cap / 4) {
+				ops_over_cap += n; /* the cap: counters go on, the timeline stops here */
+				tail += n;
+				atomic_store_explicit(&t->ops_tail, tail, memory_order_release);
+				if (!ops_cap_said) {
+					ops_cap_said = true;
+					ct_event(
+						CT_EV_TRACE_WARNING, "max_file_bytes", EFBIG,
+						(int64_t)file_cap, CT_NO_PATH, false,
+						"the trace file reached 3/4 of its cap: per-call operations are "
+						"no longer written, calls and bytes still counted");
+				}
+				continue;
+			}
 			struct ct_ops_batch b = {
 				.tid = tid,
 				.count = (uint32_t)n,
@@ -529,6 +595,15 @@ static int crypto_libs_cb(struct dl_phdr_info *info, size_t size, void *arg)
 		break;
 	}
 	return 0;
+}
+
+/* Whether one of the crypto libraries crypto_libs_cb knows is mapped (always-on mode, at start). */
+bool ct_crypto_lib_mapped(void)
+{
+	char names[2048]; /* its own buffer: crypto_libs is the flush's, under flush_lock */
+	struct libs_acc acc = { .dst = names, .cap = sizeof(names) };
+	dl_iterate_phdr(crypto_libs_cb, &acc);
+	return acc.used > 0;
 }
 
 /* utime/stime/maxrss from /proc/self/stat and status: open() fails harmlessly in a sandbox,
@@ -615,7 +690,7 @@ static void flush_proc(bool final)
 		.flags = proc_flags | (final ? CT_PROC_FINAL : 0) | (ver[0] ? CT_PROC_HAS_LIBCRYPTO : 0) |
 			 proc_outlook_flags(),
 		.threads_seen = atomic_load(&ct_g.threads_seen),
-		.dropped_ops = dropped_ops,
+		.dropped_ops = dropped_ops + ops_over_cap,
 		.ops_sampled_out = sampled_out,
 		.ops_max_weight = ct_max_ops_rate ? ct_ops_cap_max_weight() : 0,
 		.dropped_events = atomic_load(&ct_g.dropped_events),
@@ -666,7 +741,10 @@ static void flush_locked(bool final, bool only_if_new)
 	if (only_if_new && !anything_new())
 		return;
 	if (atomic_load(&trace_fd) < 0) {
-		if (!fd_lost || !open_locked())
+		bool deferred_due = open_deferred && ct_path_count() > 0;
+		if (deferred_due)
+			open_deferred = false;
+		if ((!fd_lost && !deferred_due) || !open_locked())
 			return;
 	}
 	flush_paths();
@@ -778,10 +856,12 @@ void ct_writer_after_fork_child(void)
 	atomic_store(&trace_fd, -1);
 	write_errors = 0;
 	errors_reported = 0;
+	ops_over_cap = 0;
+	ops_cap_said = false;
 	proc_flags = libcrypto_seen ? CT_PROC_HAS_LIBCRYPTO : 0;
 	pthread_mutex_init(&flush_lock, NULL);
 	ct_lock(&flush_lock);
-	open_locked();
+	open_or_defer();
 	ct_unlock(&flush_lock);
 	atomic_store(&ct_g.next_flush, ct_clock_now() + ct_g.flush_ticks);
 	guard_restore(g);

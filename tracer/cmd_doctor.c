@@ -3,7 +3,8 @@
  * cmd_doctor.c - `cryptrace doctor`: answers "is this machine's crypto set up right?" in a few
  * seconds. Runs the probes in order, each adding checks to the checklist (doctor.h): the CPU
  * (doctor_cpu.c); libcrypto, engines and providers (doctor_libcrypto.c); AF_ALG and /dev/crypto
- * (doctor_kernel.c); the kernel against in-process AES (doctor_crossover.c). Then prints the
+ * (doctor_kernel.c); the kernel against in-process AES (doctor_crossover.c); where configured,
+ * the always-on mode's set-up (doctor_fleet.c). Then prints the
  * list (doctor_checklist.c) and fails when a check failed.
  */
 #include <errno.h>
@@ -64,6 +65,7 @@ int command_doctor(int argc, char **argv)
 	dr_probe_afalg(&r);
 	dr_probe_cryptodev(&r);
 	dr_probe_crossover(&r);
+	dr_probe_fleet(&r);
 
 	if (json)
 		dr_print_json(&r, stdout);

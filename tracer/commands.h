@@ -14,6 +14,7 @@ int command_run(int argc, char **argv);
 int command_compare(int argc, char **argv);
 /* `cryptrace doctor [--json]`: 0 no check failed, 1 some did. */
 int command_doctor(int argc, char **argv);
+int command_prune(int argc, char **argv);
 /* `cryptrace report [options] FILE|DIR...`: 0 ok, 1 some input was damaged (everything before
  * the damage is still reported, with a one-line warning on stderr), 2 usage errors,
  * unreadable or foreign input, or a write error. */

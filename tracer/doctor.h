@@ -98,5 +98,6 @@ void dr_probe_libcrypto(struct dr_report *r); /* doctor_libcrypto.c: libcryptos,
 void dr_probe_afalg(struct dr_report *r);     /* doctor_kernel.c */
 void dr_probe_cryptodev(struct dr_report *r);
 void dr_probe_crossover(struct dr_report *r); /* doctor_crossover.c */
+void dr_probe_fleet(struct dr_report *r);     /* doctor_fleet.c: the always-on mode, where configured */
 
 #endif

@@ -32,6 +32,7 @@ void ct_usage_main(FILE *out);
 void ct_usage_run(FILE *out);
 void ct_usage_compare(FILE *out);
 void ct_usage_doctor(FILE *out);
+void ct_usage_prune(FILE *out);
 void ct_usage_report(FILE *out);
 void ct_version(FILE *out);
 

@@ -46,6 +46,7 @@ void ct_usage_main(FILE *out)
 	      "  doctor [--json] [--libcrypto PATH]\n"
 	      "                             check this machine's crypto set-up (CPU, libcrypto,\n"
 	      "                             engines, providers, AF_ALG, /dev/crypto)\n"
+	      "  prune [--dry-run]          keep the always-on spool under its size and age caps\n"
 	      "  report [--json] FILE|DIR   read trace files and print per-path figures\n"
 	      "  help [COMMAND]             detailed help for a command\n"
 	      "\n"
@@ -54,6 +55,27 @@ void ct_usage_main(FILE *out)
 	      "  -V, --version              print the version\n"
 	      "\n"
 	      "See cryptrace(1).\n",
+	      out);
+}
+
+void ct_usage_prune(FILE *out)
+{
+	fputs("usage: cryptrace prune [--config FILE] [--dry-run]\n"
+	      "\n"
+	      "Keeps the always-on spool (docs/fleet.md) under the caps of its configuration\n"
+	      "(/etc/cryptrace.conf, CRYPTRACE_CONFIG or --config): removes the trace files\n"
+	      "older than max_age, then the oldest ones until the spool holds at most\n"
+	      "max_spool_bytes. Run as root from a timer; every user's directory is opened\n"
+	      "without following links and checked to be that user's, and files are removed\n"
+	      "relative to it, never through a path.\n"
+	      "\n"
+	      "options:\n"
+	      "  --config FILE        the configuration file to read\n"
+	      "  -n, --dry-run        list what would be removed, remove nothing\n"
+	      "  -h, --help           this text\n"
+	      "\n"
+	      "exit status: 0 done; 1 no spool configured or the spool cannot be read;\n"
+	      "2 usage error.\n",
 	      out);
 }
 
@@ -144,7 +166,10 @@ void ct_usage_doctor(FILE *out)
 	      "engines and providers (loaded in that child; failures with reasons), AF_ALG and\n"
 	      "the kernel driver per AES mode, /dev/crypto sessions per cipher and key size,\n"
 	      "and where a kernel path exists the request size from which it beats in-process\n"
-	      "AES. Ends with recommendations.\n"
+	      "AES. Where an always-on configuration exists (/etc/cryptrace.conf or\n"
+	      "CRYPTRACE_CONFIG), also its set-up: the file parses and only root can change it,\n"
+	      "the spool root is root's and 1733, /etc/ld.so.preload names an existing library\n"
+	      "(docs/fleet.md). Ends with recommendations.\n"
 	      "\n"
 	      "options:\n"
 	      "  --json               print JSON instead of the checklist\n"
