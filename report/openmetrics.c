@@ -228,7 +228,7 @@ static void print_health(FILE *f, bool om, const struct rp_model *m, const struc
 	fprintf(f, "cryptrace_trace_files{state=\"read\"} %zu\n", m->nprocs);
 	fprintf(f, "cryptrace_trace_files{state=\"damaged\"} %llu\n", (unsigned long long)damaged);
 	fprintf(f, "cryptrace_trace_files{state=\"unreadable\"} %llu\n",
-		(unsigned long long)(h ? h->files_unreadable : 0));
+		(unsigned long long)m->files_unreadable);
 	family(f, om, "cryptrace_trace_dropped", "gauge", NULL,
 	       "Records the traced processes dropped (per-call operations that found their ring "
 	       "full, events beyond the event table)");
@@ -236,7 +236,7 @@ static void print_health(FILE *f, bool om, const struct rp_model *m, const struc
 	fprintf(f, "cryptrace_trace_dropped{record=\"events\"} %llu\n", (unsigned long long)events);
 	family(f, om, "cryptrace_series_dropped", "gauge", NULL,
 	       "Counter series left out: more distinct label sets than the exposition's cap");
-	fprintf(f, "cryptrace_series_dropped %llu\n", (unsigned long long)(h ? h->series_dropped : 0));
+	fprintf(f, "cryptrace_series_dropped %llu\n", (unsigned long long)h->series_dropped);
 }
 
 void rp_print_openmetrics(const struct rp_model *m, const struct rp_om_counters *given, bool om,

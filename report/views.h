@@ -114,15 +114,14 @@ struct rp_om_counters {
 	uint64_t dropped; /* label sets beyond the cap (or out of memory): left out */
 };
 struct rp_om_health {
-	uint64_t files_unreadable; /* inputs that were not traces or could not be read */
-	uint64_t series_dropped;
+	uint64_t series_dropped; /* beyond the counters' own (a merged set's) */
 };
 /* Adds to the series with these labels (a new one when absent); false when it was dropped. */
 bool rp_om_add(struct rp_om_counters *c, const char *labels, uint64_t calls, uint64_t bytes, double seconds);
 /* Adds process p's selected paths. */
 void rp_om_proc_counters(const struct rp_model *m, const struct rp_proc *p, struct rp_om_counters *c);
 void rp_om_counters_free(struct rp_om_counters *c);
-/* counters NULL: those of every shown process of m; h NULL: no unreadable input. */
+/* counters NULL: those of every shown process of m; h may be NULL. */
 void rp_print_openmetrics(const struct rp_model *m, const struct rp_om_counters *counters, bool om,
 			  const struct rp_om_health *h, FILE *out);
 /* diff.c: a and b already loaded, filtered and merged. */

@@ -18,5 +18,8 @@ int command_doctor(int argc, char **argv);
  * the damage is still reported, with a one-line warning on stderr), 2 usage errors,
  * unreadable or foreign input, or a write error. */
 int command_report(int argc, char **argv);
+/* `cryptrace export --textfile-dir DIR TRACEDIR...`: 0 the .prom file was written, 2 it was not
+ * (usage, state or write error). */
+int command_export(int argc, char **argv);
 
 #endif

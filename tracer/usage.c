@@ -47,6 +47,8 @@ void ct_usage_main(FILE *out)
 	      "                             check this machine's crypto set-up (CPU, libcrypto,\n"
 	      "                             engines, providers, AF_ALG, /dev/crypto)\n"
 	      "  report [--json] FILE|DIR   read trace files and print per-path figures\n"
+	      "  export --textfile-dir DIR TRACEDIR...\n"
+	      "                             write node_exporter's textfile (Prometheus metrics)\n"
 	      "  help [COMMAND]             detailed help for a command\n"
 	      "\n"
 	      "options:\n"
@@ -207,5 +209,29 @@ void ct_usage_report(FILE *out)
 	      "  -h, --help        this help\n"
 	      "Exit status: 0 ok, 1 some input was damaged (what was read before is reported),\n"
 	      "2 usage error or unreadable input.\n",
+	      out);
+}
+
+void ct_usage_export(FILE *out)
+{
+	fputs("usage: cryptrace export --textfile-dir DIR [--state FILE] TRACEDIR...\n"
+	      "\n"
+	      "Reads the traces in TRACEDIR... and writes DIR/cryptrace.prom for node_exporter's\n"
+	      "textfile collector (--collector.textfile.directory=DIR): the metrics of\n"
+	      "`cryptrace report --prometheus`, written atomically (a temp file, then rename),\n"
+	      "with counters that never go backwards when a process exits or its trace leaves\n"
+	      "the directory. Run it every minute (contrib/systemd/). docs/metrics.md.\n"
+	      "\n"
+	      "options:\n"
+	      "  --textfile-dir DIR  where cryptrace.prom goes (required)\n"
+	      "  --state FILE      what finished and vanished traces contributed, kept between\n"
+	      "                    runs (default "
+	      "/var/lib/cryptrace/export.state"
+	      "); its\n"
+	      "                    lock is FILE.lock\n"
+	      "  -h, --help        this text\n"
+	      "\n"
+	      "Exit status: 0 the file was written (damaged or foreign traces are counted in it\n"
+	      "and named on stderr), 2 it was not: usage error, unreadable state, write error.\n",
 	      out);
 }

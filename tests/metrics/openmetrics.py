@@ -5,7 +5,7 @@ accepted by the strict OpenMetrics parser and the text-format one by `promtool c
 both carry the same samples; calls and bytes summed by impl are the JSON report's; the labels
 are api, impl, cipher, direction and executable only (no pid, no argv), a hostile executable
 path escaped; the masked openssl (OPENSSL_ia32cap) has the software-aes finding gauge and the
-clean one none; a damaged trace is counted."""
+clean one none; a damaged trace and a file that is not one are counted."""
 import json
 import os
 import shutil
@@ -88,6 +88,12 @@ def test():
     check(p.returncode == 1, f"a damaged trace: exit 1 ({p.returncode})")
     files = metrics.by_labels(metrics.parse(p.stdout, "openmetrics"), "cryptrace_trace_files")
     check(files[frozenset({("state", "damaged")})] == 1, "the damaged trace is counted")
+    with open(os.path.join(cut, "forged.1.ctrace"), "wb") as f:
+        f.write(b"not a trace at all\n")
+    p = ctlib.cryptrace("report", "--openmetrics", cut)
+    files = metrics.by_labels(metrics.parse(p.stdout, "openmetrics"), "cryptrace_trace_files")
+    check(p.returncode == 2 and files[frozenset({("state", "unreadable")})] == 1 and
+          files[frozenset({("state", "read")})] == 1, "a file that is not a trace: exit 2, counted unreadable")
 
 
 ctlib.main(test)
