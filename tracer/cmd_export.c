@@ -8,7 +8,6 @@
  * Exit status: 0 the file was written (damaged or foreign traces are counted in it and named on
  * stderr), 2 usage error, unreadable state, or the file or the state could not be written.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -30,30 +29,16 @@
 #define EXPORT_STATE_DEFAULT "/var/lib/cryptrace/export.state"
 #define EXPORT_FILE "cryptrace.prom"
 
-/* A spool directory with no trace in it yet is normal (no process did crypto since the last
- * rotation): it is skipped rather than reported as an error every minute. */
-static bool has_traces(const char *dir)
-{
-	DIR *d = opendir(dir);
-	if (!d)
-		return true; /* let the loader say why */
-	bool any = false;
-	struct dirent *de;
-	while (!any && (de = readdir(d)))
-		any = strstr(de->d_name, ".ctrace") != NULL;
-	closedir(d);
-	return any;
-}
-
-struct prom_ctx {
-	const struct rp_model *m;
-	const struct rp_om_counters *c;
+/* The exposition, made before anything is written: the state first, then the file. */
+struct prom_text {
+	char *buf;
+	size_t len;
 };
 
 static void fill_prom(FILE *f, void *ctx)
 {
-	const struct prom_ctx *p = ctx;
-	rp_print_openmetrics(p->m, p->c, false, NULL, f);
+	const struct prom_text *t = ctx;
+	fwrite(t->buf, 1, t->len, f);
 }
 
 /* Two exports at once (the timer and a hand-run one) would each retire the same traces: the
@@ -96,41 +81,40 @@ static int export_run(const char *dir, const char *state_path, char **inputs, in
 		close(lock);
 		return 2;
 	}
-	struct rp_model m;
-	rp_model_init(&m);
-	struct rp_view view = { 0 };
-	const char **paths = calloc((size_t)n, sizeof(*paths));
-	int np = 0;
-	for (int i = 0; paths && i < n; i++)
-		if (has_traces(inputs[i]))
-			paths[np++] = inputs[i];
-	/* no symbols: labels name no call site, and reading every module's symbols each minute
-	 * would cost more than the export */
-	rp_load_inputs(&m, paths, np, &view, false, stderr);
-	free(paths);
-	ct_export_state_update(st, &m);
+	struct prom_text text = { 0 };
+	FILE *mem = open_memstream(&text.buf, &text.len);
+	if (!mem) {
+		fprintf(stderr, "cryptrace export: out of memory\n");
+		ct_export_state_free(st);
+		close(lock);
+		return 2;
+	}
+	ct_export_collect(st, inputs, n, false, stderr, mem);
+	if (fclose(mem) != 0) {
+		fprintf(stderr, "cryptrace export: out of memory\n");
+		free(text.buf);
+		ct_export_state_free(st);
+		close(lock);
+		return 2;
+	}
 
 	int rc = 0;
 	if (!ct_export_state_save(st, state_path, msg, sizeof(msg))) {
 		fprintf(stderr, "cryptrace export: state: %s\n", msg);
-		rc = 2; /* not exported: the next run would count the retired traces again */
+		rc = 2; /* nor the file: its counters would rest on a state the next run has not got */
 	} else {
-		struct rp_om_counters totals = { 0 };
-		ct_export_state_totals(st, &totals);
 		size_t n_out = strlen(dir) + sizeof(EXPORT_FILE) + 2;
 		char *out = malloc(n_out);
-		struct prom_ctx ctx = { &m, &totals };
 		if (out)
 			snprintf(out, n_out, "%s/%s", dir, EXPORT_FILE);
-		if (!out || !ct_write_atomic(out, 0644, fill_prom, &ctx, msg, sizeof(msg))) {
+		if (!out || !ct_write_atomic(out, 0644, fill_prom, &text, msg, sizeof(msg))) {
 			fprintf(stderr, "cryptrace export: %s\n", out ? msg : "out of memory");
 			rc = 2;
 		}
 		free(out);
-		rp_om_counters_free(&totals);
 	}
+	free(text.buf);
 	ct_export_state_free(st);
-	rp_model_free(&m);
 	close(lock);
 	return rc;
 }

@@ -31,6 +31,11 @@ void ct_export_state_totals(const struct ct_export_state *s, struct rp_om_counte
 bool ct_export_state_save(const struct ct_export_state *s, const char *path, char *msg, size_t cap);
 void ct_export_state_free(struct ct_export_state *s);
 
+/* Loads the traces of dirs (a directory without any is skipped: nothing did crypto yet), folds
+ * them into st and prints the exposition of st's counters and the loaded traces' findings, CPU and
+ * health to out: OpenMetrics (om) or the text format 0.0.4. Load warnings go to err. */
+void ct_export_collect(struct ct_export_state *st, char *const *dirs, int n, bool om, FILE *err, FILE *out);
+
 /* Writes path atomically: fill(f, ctx) into a new temp file beside it, fsync, chmod mode, rename
  * over path. A reader sees the old file or the whole new one, never a part. */
 bool ct_write_atomic(const char *path, unsigned mode, void (*fill)(FILE *f, void *ctx), void *ctx, char *msg,
