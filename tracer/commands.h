@@ -21,5 +21,8 @@ int command_report(int argc, char **argv);
 /* `cryptrace export --textfile-dir DIR TRACEDIR...`: 0 the .prom file was written, 2 it was not
  * (usage, state or write error). */
 int command_export(int argc, char **argv);
+/* `cryptrace serve --listen ADDR:PORT TRACEDIR...`: serves /metrics until killed; 2 when it
+ * cannot listen (usage, a non-loopback address without --allow-remote, bind). */
+int command_serve(int argc, char **argv);
 
 #endif

@@ -18,6 +18,8 @@
 
 struct ct_export_state;
 
+/* An empty state (serve's, in memory); NULL when out of memory. */
+struct ct_export_state *ct_export_state_new(void);
 /* The state in path (a missing file: an empty state). NULL with msg set when it cannot be read
  * or is not a state file (the caller refuses to go on: counting again from zero would make every
  * counter go backwards). */

@@ -144,9 +144,14 @@ static bool parse_line(struct ct_export_state *s, char *line)
 	return false;
 }
 
+struct ct_export_state *ct_export_state_new(void)
+{
+	return calloc(1, sizeof(struct ct_export_state));
+}
+
 struct ct_export_state *ct_export_state_load(const char *path, char *msg, size_t cap)
 {
-	struct ct_export_state *s = calloc(1, sizeof(*s));
+	struct ct_export_state *s = ct_export_state_new();
 	if (!s) {
 		snprintf(msg, cap, "out of memory");
 		return NULL;

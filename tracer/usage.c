@@ -49,6 +49,8 @@ void ct_usage_main(FILE *out)
 	      "  report [--json] FILE|DIR   read trace files and print per-path figures\n"
 	      "  export --textfile-dir DIR TRACEDIR...\n"
 	      "                             write node_exporter's textfile (Prometheus metrics)\n"
+	      "  serve --listen ADDR:PORT TRACEDIR...\n"
+	      "                             serve the same metrics on /metrics for a scrape\n"
 	      "  help [COMMAND]             detailed help for a command\n"
 	      "\n"
 	      "options:\n"
@@ -233,5 +235,26 @@ void ct_usage_export(FILE *out)
 	      "\n"
 	      "Exit status: 0 the file was written (damaged or foreign traces are counted in it\n"
 	      "and named on stderr), 2 it was not: usage error, unreadable state, write error.\n",
+	      out);
+}
+
+void ct_usage_serve(FILE *out)
+{
+	fputs("usage: cryptrace serve --listen ADDRESS:PORT [--allow-remote] TRACEDIR...\n"
+	      "\n"
+	      "Serves GET /metrics for a direct Prometheus scrape: the metrics of the traces in\n"
+	      "TRACEDIR..., read again on every scrape (OpenMetrics when the scraper asks for\n"
+	      "it, else the text format 0.0.4). Counters never go backwards while it runs, as\n"
+	      "with export (its state is kept in memory). Read-only: GET and HEAD of /metrics\n"
+	      "only, one request at a time, its head at most 8 KiB within 10 s. docs/metrics.md.\n"
+	      "\n"
+	      "options:\n"
+	      "  --listen ADDR:PORT  where to listen: 127.0.0.1:9464, [::1]:9464; port 0 takes\n"
+	      "                    a free one (the line on stderr says which)\n"
+	      "  --allow-remote    listen on an address that is not loopback: the metrics name\n"
+	      "                    this host's programs, so it is refused without this\n"
+	      "  -h, --help        this text\n"
+	      "\n"
+	      "It runs until killed. Exit status 2 when it cannot listen.\n",
 	      out);
 }
