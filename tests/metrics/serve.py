@@ -41,7 +41,10 @@ def test():
     check(p.returncode == 0, "openssl enc ran under cryptrace")
     want = bytes_sum(metrics.parse(ctlib.cryptrace_ok("report", "--openmetrics", spool).stdout, "openmetrics"))
 
-    p = ctlib.cryptrace("serve", "--listen", "0.0.0.0:0", spool, text=True)
+    try:  # refused at once; a serve that listened would run until killed
+        p = ctlib.run([ctlib.CRYPTRACE, "serve", "--listen", "0.0.0.0:0", spool], text=True, timeout=30)
+    except subprocess.TimeoutExpired:
+        raise ctlib.Failure("serve --listen 0.0.0.0:0 without --allow-remote listened")
     check(p.returncode == 2 and "not a loopback address" in p.stderr and p.stderr.count("\n") == 1,
           "0.0.0.0 without --allow-remote: refused, one line, exit 2")
 
