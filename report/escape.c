@@ -125,6 +125,31 @@ void rp_json_str(FILE *f, const char *s, size_t len)
 	fputc('"', f);
 }
 
+/* OpenMetrics label values: backslash, quote and line feed escaped as the spec says; the other
+ * control characters (which Prometheus's parsers take but a dashboard line cannot show) as '?',
+ * bytes that are not UTF-8 (the format's encoding) as U+FFFD. */
+void rp_om_label(FILE *f, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	for (size_t i = 0; i < len;) {
+		unsigned char c = p[i];
+		if (c == '"' || c == '\\') {
+			fputc('\\', f);
+			fputc(c, f);
+		} else if (c == '\n') {
+			fputs("\\n", f);
+		} else if (c < 0x20 || c == 0x7f) {
+			fputc('?', f);
+		} else if (c >= 0x80) {
+			i += put_utf8(f, p + i, len - i, "\xef\xbf\xbd");
+			continue;
+		} else {
+			fputc(c, f);
+		}
+		i++;
+	}
+}
+
 void rp_csv_field(FILE *f, const char *s, size_t len)
 {
 	bool quote = false;

@@ -444,6 +444,8 @@ static void report_rc(struct rp_model *m, FILE *err, int rc, const char *msg, in
 		fprintf(err, "cryptrace report: %s%s\n", rc == 1 ? "warning: " : "", msg);
 	if (rc == 1)
 		rp_model_warn(m, "%s", msg);
+	if (rc == 2)
+		m->files_unreadable++;
 	if (rc > *worst)
 		*worst = rc;
 }

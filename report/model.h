@@ -243,6 +243,7 @@ struct rp_model {
 	struct rp_window window;
 	struct rp_mangled *mangled; /* demangle.c */
 	size_t nmangled, cap_mangled;
+	uint64_t files_unreadable; /* trace files that could not be opened or were not traces */
 };
 
 /* ---- model.c: building */

@@ -85,6 +85,7 @@ void rp_html_str(FILE *f, const char *s, size_t len); /* text and attribute valu
 void rp_html_cstr(FILE *f, const char *s);
 void rp_json_str(FILE *f, const char *s, size_t len);  /* with the quotes */
 void rp_csv_field(FILE *f, const char *s, size_t len); /* RFC 4180 */
+void rp_om_label(FILE *f, const char *s, size_t len);  /* OpenMetrics label value, no quotes */
 void rp_json_num(FILE *f, double v, bool known);       /* null when unknown or not finite */
 
 /* ---- outputs */
@@ -99,6 +100,30 @@ bool rp_model_has_profile(const struct rp_model *m);
 void rp_print_html(const struct rp_model *m, const struct rp_view *v, FILE *out);
 void rp_print_perfetto(const struct rp_model *m, const struct rp_view *v, FILE *out);
 void rp_print_csv(const struct rp_model *m, FILE *out);
+/* openmetrics.c: counters per (api, impl, cipher, direction, executable), findings, the CPU's AES
+ * and the reader's health, in OpenMetrics (om) or the Prometheus text format 0.0.4 that
+ * node_exporter's textfile collector reads (docs/metrics.md). */
+struct rp_om_counter {
+	char *labels; /* the label text, escaped: api="evp",impl="...",...: the series' identity */
+	uint64_t calls, bytes;
+	double seconds;
+};
+struct rp_om_counters {
+	struct rp_om_counter *v;
+	size_t n, cap;
+	uint64_t dropped; /* label sets beyond the cap (or out of memory): left out */
+};
+struct rp_om_health {
+	uint64_t series_dropped; /* beyond the counters' own (a merged set's) */
+};
+/* Adds to the series with these labels (a new one when absent); false when it was dropped. */
+bool rp_om_add(struct rp_om_counters *c, const char *labels, uint64_t calls, uint64_t bytes, double seconds);
+/* Adds process p's selected paths. */
+void rp_om_proc_counters(const struct rp_model *m, const struct rp_proc *p, struct rp_om_counters *c);
+void rp_om_counters_free(struct rp_om_counters *c);
+/* counters NULL: those of every shown process of m; h may be NULL. */
+void rp_print_openmetrics(const struct rp_model *m, const struct rp_om_counters *counters, bool om,
+			  const struct rp_om_health *h, FILE *out);
 /* diff.c: a and b already loaded, filtered and merged. */
 void rp_print_diff(const struct rp_model *a, const struct rp_model *b, const char *name_a, const char *name_b,
 		   bool json, FILE *out);

@@ -34,6 +34,9 @@ packages=(
 	# the port suite's musl build (tests/port/musl-build.sh): musl-gcc and musl's loader, cmake for
 	# cmocka and dpkg-source for Debian's openssl and cmocka sources, the kernel's UAPI headers
 	musl-tools cmake dpkg-dev linux-libc-dev
+	# the metrics suite: promtool and a real Prometheus server and node_exporter scraping
+	# cryptrace's metrics; the Prometheus project's Python parsers (strict OpenMetrics)
+	prometheus prometheus-node-exporter python3-prometheus-client
 )
 
 missing=()

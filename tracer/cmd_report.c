@@ -2,8 +2,8 @@
 /*
  * cmd_report.c - `cryptrace report`: reads the options, loads the traces through the reporter
  * (report/report.h: load, name call sites, demangle, select) and hands the model to the printer
- * asked for (report/views.h): text, JSON, folded stacks, CSV, HTML, Perfetto, or a diff of two
- * sets. The reporter itself is a library (report/); this is its command line.
+ * asked for (report/views.h): text, JSON, folded stacks, CSV, OpenMetrics, HTML, Perfetto, or a
+ * diff of two sets. The reporter itself is a library (report/); this is its command line.
  *
  * Exit status: 0 ok, 1 some input was damaged (what was read before is reported), 2 usage
  * error, unreadable input or a write error.
@@ -168,7 +168,9 @@ int command_report(int argc, char **argv)
 		OPT_SINCE,
 		OPT_UNTIL,
 		OPT_RESOLUTION,
-		OPT_NO_SYMBOLS
+		OPT_NO_SYMBOLS,
+		OPT_OPENMETRICS,
+		OPT_PROMETHEUS
 	};
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
@@ -189,6 +191,8 @@ int command_report(int argc, char **argv)
 		{ "until", required_argument, NULL, OPT_UNTIL },
 		{ "resolution", required_argument, NULL, OPT_RESOLUTION },
 		{ "no-symbols", no_argument, NULL, OPT_NO_SYMBOLS },
+		{ "openmetrics", no_argument, NULL, OPT_OPENMETRICS },
+		{ "prometheus", no_argument, NULL, OPT_PROMETHEUS },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -200,7 +204,7 @@ int command_report(int argc, char **argv)
 	/* views.h outputs: files of their own; the text/JSON report goes to stdout only when asked
 	 * for or when no other output was */
 	const char *html = NULL, *perfetto = NULL, *csv = NULL;
-	bool csv_main = false, diff = false, main_asked = false;
+	bool csv_main = false, diff = false, main_asked = false, openmetrics = false, om_dialect = true;
 	struct rp_view view = { 0 };
 	uint64_t v;
 	int c;
@@ -212,10 +216,12 @@ int command_report(int argc, char **argv)
 		switch (c) {
 		case OPT_JSON:
 			json = true;
+			openmetrics = false;
 			main_asked = true;
 			break;
 		case OPT_TEXT:
 			json = false;
+			openmetrics = false;
 			folded = false;
 			main_asked = true;
 			break;
@@ -228,6 +234,13 @@ int command_report(int argc, char **argv)
 		case OPT_CSV:
 			csv = optarg;
 			csv_main = !optarg;
+			break;
+		case OPT_OPENMETRICS:
+		case OPT_PROMETHEUS:
+			openmetrics = true;
+			om_dialect = c == OPT_OPENMETRICS;
+			json = false;
+			main_asked = true;
 			break;
 		case OPT_DIFF:
 			diff = true;
@@ -350,6 +363,11 @@ int command_report(int argc, char **argv)
 		rp_model_free(&m);
 		return 2;
 	}
+	if (diff && openmetrics) {
+		fprintf(stderr, "cryptrace report: --openmetrics and --prometheus do not apply to --diff\n");
+		rp_model_free(&m);
+		return 2;
+	}
 	if (diff) {
 		int drc = run_diff(&m, &view, symbols, argv + optind, argc - optind, json, outpath);
 
@@ -404,7 +422,9 @@ int command_report(int argc, char **argv)
 		rp_model_free(&m);
 		return 2;
 	}
-	if (csv_main && !main_asked && !folded)
+	if (openmetrics && !folded)
+		rp_print_openmetrics(&m, NULL, om_dialect, NULL, out);
+	else if (csv_main && !main_asked && !folded)
 		rp_print_csv(&m, out);
 	else if (folded)
 		rp_print_folded(&m, fold_weight, out);

@@ -19,5 +19,11 @@ int command_prune(int argc, char **argv);
  * the damage is still reported, with a one-line warning on stderr), 2 usage errors,
  * unreadable or foreign input, or a write error. */
 int command_report(int argc, char **argv);
+/* `cryptrace export --textfile-dir DIR TRACEDIR...`: 0 the .prom file was written, 2 it was not
+ * (usage, state or write error). */
+int command_export(int argc, char **argv);
+/* `cryptrace serve --listen ADDR:PORT TRACEDIR...`: serves /metrics until killed; 2 when it
+ * cannot listen (usage, a non-loopback address without --allow-remote, bind). */
+int command_serve(int argc, char **argv);
 
 #endif

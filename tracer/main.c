@@ -2,7 +2,8 @@
 /*
  * main.c - `cryptrace` entry point: the global options (--help, --version) and the table of
  * subcommands, each in a file of its own (commands.h: cmd_run.c, cmd_compare.c, cmd_doctor.c,
- * cmd_prune.c, cmd_report.c). `help` lives here because it reads the table.
+ * cmd_prune.c, cmd_report.c, cmd_export.c, cmd_serve.c). `help` lives here because it reads the
+ * table.
  */
 #include <stdio.h>
 #include <string.h>
@@ -17,9 +18,16 @@ static const struct command {
 	int (*run)(int argc, char **argv); /* argv[0] is the command's name */
 	void (*usage)(FILE *out);          /* `cryptrace help NAME`; NULL: none */
 } commands[] = {
-	{ "run", command_run, ct_usage_run },          { "compare", command_compare, ct_usage_compare },
-	{ "doctor", command_doctor, ct_usage_doctor }, { "prune", command_prune, ct_usage_prune },
-	{ "report", command_report, ct_usage_report }, { "help", command_help, NULL },
+	/* clang-format off */
+	{ "run", command_run, ct_usage_run },
+	{ "compare", command_compare, ct_usage_compare },
+	{ "doctor", command_doctor, ct_usage_doctor },
+	{ "prune", command_prune, ct_usage_prune },
+	{ "report", command_report, ct_usage_report },
+	{ "export", command_export, ct_usage_export },
+	{ "serve", command_serve, ct_usage_serve },
+	{ "help", command_help, NULL },
+	/* clang-format on */
 };
 
 static const struct command *find_command(const char *name)

@@ -34,6 +34,8 @@ void ct_usage_compare(FILE *out);
 void ct_usage_doctor(FILE *out);
 void ct_usage_prune(FILE *out);
 void ct_usage_report(FILE *out);
+void ct_usage_export(FILE *out);
+void ct_usage_serve(FILE *out);
 void ct_version(FILE *out);
 
 /* spawn.c: the launcher's children. */

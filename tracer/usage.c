@@ -48,6 +48,10 @@ void ct_usage_main(FILE *out)
 	      "                             engines, providers, AF_ALG, /dev/crypto)\n"
 	      "  prune [--dry-run]          keep the always-on spool under its size and age caps\n"
 	      "  report [--json] FILE|DIR   read trace files and print per-path figures\n"
+	      "  export --textfile-dir DIR TRACEDIR...\n"
+	      "                             write node_exporter's textfile (Prometheus metrics)\n"
+	      "  serve --listen ADDR:PORT TRACEDIR...\n"
+	      "                             serve the same metrics on /metrics for a scrape\n"
 	      "  help [COMMAND]             detailed help for a command\n"
 	      "\n"
 	      "options:\n"
@@ -210,6 +214,11 @@ void ct_usage_report(FILE *out)
 	      "                    file under 100 MB; 0ns: every operation its own slice\n"
 	      "  --csv[=FILE]      one CSV row per path and request-size bucket (to stdout, or\n"
 	      "                    to -o FILE without =FILE)\n"
+	      "  --openmetrics     Prometheus metrics in the OpenMetrics text format: counters\n"
+	      "                    per api, impl, cipher, direction and executable, findings,\n"
+	      "                    the CPU's AES, the reader's health (docs/metrics.md)\n"
+	      "  --prometheus      the same in the Prometheus text format 0.0.4 (what\n"
+	      "                    node_exporter's textfile collector and promtool read)\n"
 	      "  --diff A B        compare two traces, directories or comma-separated sets,\n"
 	      "                    path by path (text, or --json); the filters but --pid apply\n"
 	      "                    to both sides\n"
@@ -227,5 +236,50 @@ void ct_usage_report(FILE *out)
 	      "  -h, --help        this help\n"
 	      "Exit status: 0 ok, 1 some input was damaged (what was read before is reported),\n"
 	      "2 usage error or unreadable input.\n",
+	      out);
+}
+
+void ct_usage_export(FILE *out)
+{
+	fputs("usage: cryptrace export --textfile-dir DIR [--state FILE] TRACEDIR...\n"
+	      "\n"
+	      "Reads the traces in TRACEDIR... and writes DIR/cryptrace.prom for node_exporter's\n"
+	      "textfile collector (--collector.textfile.directory=DIR): the metrics of\n"
+	      "`cryptrace report --prometheus`, written atomically (a temp file, then rename),\n"
+	      "with counters that never go backwards when a process exits or its trace leaves\n"
+	      "the directory. Run it every minute (contrib/systemd/). docs/metrics.md.\n"
+	      "\n"
+	      "options:\n"
+	      "  --textfile-dir DIR  where cryptrace.prom goes (required)\n"
+	      "  --state FILE      what finished and vanished traces contributed, kept between\n"
+	      "                    runs (default "
+	      "/var/lib/cryptrace/export.state"
+	      "); its\n"
+	      "                    lock is FILE.lock\n"
+	      "  -h, --help        this text\n"
+	      "\n"
+	      "Exit status: 0 the file was written (damaged or foreign traces are counted in it\n"
+	      "and named on stderr), 2 it was not: usage error, unreadable state, write error.\n",
+	      out);
+}
+
+void ct_usage_serve(FILE *out)
+{
+	fputs("usage: cryptrace serve --listen ADDRESS:PORT [--allow-remote] TRACEDIR...\n"
+	      "\n"
+	      "Serves GET /metrics for a direct Prometheus scrape: the metrics of the traces in\n"
+	      "TRACEDIR..., read again on every scrape (OpenMetrics when the scraper asks for\n"
+	      "it, else the text format 0.0.4). Counters never go backwards while it runs, as\n"
+	      "with export (its state is kept in memory). Read-only: GET and HEAD of /metrics\n"
+	      "only, one request at a time, its head at most 8 KiB within 10 s. docs/metrics.md.\n"
+	      "\n"
+	      "options:\n"
+	      "  --listen ADDR:PORT  where to listen: 127.0.0.1:9464, [::1]:9464; port 0 takes\n"
+	      "                    a free one (the line on stderr says which)\n"
+	      "  --allow-remote    listen on an address that is not loopback: the metrics name\n"
+	      "                    this host's programs, so it is refused without this\n"
+	      "  -h, --help        this text\n"
+	      "\n"
+	      "It runs until killed. Exit status 2 when it cannot listen.\n",
 	      out);
 }
