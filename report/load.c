@@ -557,6 +557,65 @@ static bool add_name(struct trace_name **names, size_t *n, size_t *cap, char *fu
 	return true;
 }
 
+static void free_names(struct trace_name *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i].full);
+	free(names);
+}
+
+/* A spool's per-user directory is named by the uid alone (docs/fleet.md). */
+static bool is_uid_name(const char *name)
+{
+	if (!*name || strlen(name) > 10)
+		return false;
+	for (; *name; name++)
+		if (*name < '0' || *name > '9')
+			return false;
+	return true;
+}
+
+/* The trace files of directory dfd (named path; dfd is closed here). A spool root
+ * (spool_root) also lends the trace files of its per-user directories, one level down, so
+ * that `report`, `export` and `serve` take the spool itself. Nothing is followed: a symlink
+ * planted in a shared directory is not a trace of this run (the writer never writes through
+ * one), and a per-user directory is opened with O_NOFOLLOW relative to its parent. false: the
+ * directory could not be read (errno says why). */
+static bool list_dir(int dfd, const char *path, bool spool_root, struct trace_name **names, size_t *n,
+		     size_t *cap)
+{
+	DIR *d = fdopendir(dfd);
+	if (!d) {
+		int e = errno;
+		close(dfd);
+		errno = e;
+		return false;
+	}
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		struct stat fs;
+		if (fstatat(dirfd(d), de->d_name, &fs, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;
+		size_t need = strlen(path) + strlen(de->d_name) + 2;
+		char *full = malloc(need);
+		if (!full)
+			break;
+		snprintf(full, need, "%s/%s", path, de->d_name);
+		long part = trace_part(de->d_name);
+		if (S_ISREG(fs.st_mode) && part >= 0 && add_name(names, n, cap, full, part))
+			continue;
+		if (spool_root && S_ISDIR(fs.st_mode) && is_uid_name(de->d_name)) {
+			int sub =
+				openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub >= 0)
+				list_dir(sub, full, false, names, n, cap); /* unreadable: skipped */
+		}
+		free(full);
+	}
+	closedir(d);
+	return true;
+}
+
 /* "X.ctrace.N" given by name after "X.ctrace" (a shell glob does that): its records are already
  * in X.ctrace's process when its header is that process's. */
 static bool already_loaded(const struct rp_model *m, const char *path)
@@ -583,6 +642,17 @@ static bool already_loaded(const struct rp_model *m, const char *path)
 	return false;
 }
 
+bool rp_dir_has_traces(const char *dir)
+{
+	struct trace_name *names = NULL;
+	size_t n = 0, cap = 0;
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || !list_dir(dfd, dir, true, &names, &n, &cap))
+		return true; /* let the loader say why */
+	free_names(names, n);
+	return n > 0;
+}
+
 int rp_load_path(struct rp_model *m, const char *path, FILE *err)
 {
 	char msg[512];
@@ -590,31 +660,12 @@ int rp_load_path(struct rp_model *m, const char *path, FILE *err)
 	struct trace_name *names = NULL;
 	size_t n = 0, cap = 0;
 	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-		DIR *d = opendir(path);
-		if (!d) {
+		int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd < 0 || !list_dir(dfd, path, true, &names, &n, &cap)) {
 			fprintf(err, "cryptrace report: %s: %s\n", path, strerror(errno));
+			free_names(names, n);
 			return 2;
 		}
-		struct dirent *de;
-		while ((de = readdir(d))) {
-			long part = trace_part(de->d_name);
-			if (part < 0)
-				continue;
-			size_t need = strlen(path) + strlen(de->d_name) + 2;
-			char *full = malloc(need);
-			if (!full)
-				break;
-			snprintf(full, need, "%s/%s", path, de->d_name);
-			/* lstat: a symlink planted in a shared output directory is not followed (the
-			 * writer never writes through one, so it is not a trace of this run) */
-			struct stat fs;
-			if (lstat(full, &fs) != 0 || !S_ISREG(fs.st_mode) ||
-			    !add_name(&names, &n, &cap, full, part)) {
-				free(full);
-				continue;
-			}
-		}
-		closedir(d);
 		if (n == 0) {
 			fprintf(err, "cryptrace report: %s: no .ctrace files in this directory\n", path);
 			free(names);

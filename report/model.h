@@ -304,8 +304,12 @@ bool rp_grow(void **arr, size_t *cap, size_t n, size_t elem);
 /* ---- load.c: reading trace files. Returns 0 (read cleanly), 1 (damaged: what was read is kept,
  * msg says where), 2 (unreadable / not a trace / newer version: nothing kept). msg: one line. */
 int rp_load_file(struct rp_model *m, const char *path, char *msg, size_t msgcap);
-/* A FILE or a DIR of *.ctrace files; worst status of the files, messages go to err. */
+/* A FILE or a DIR of *.ctrace files (a spool root: with those of its per-user directories,
+ * named by uid, one level down); worst status of the files, messages go to err. */
 int rp_load_path(struct rp_model *m, const char *path, FILE *err);
+/* Whether DIR (or its per-user directories) holds a trace; true when it cannot be read, so that
+ * the loader says why. */
+bool rp_dir_has_traces(const char *dir);
 /* Loads a trace already in memory (tests); buf is copied. */
 int rp_load_buffer(struct rp_model *m, const char *name, const void *buf, size_t len, char *msg,
 		   size_t msgcap);

@@ -5,27 +5,11 @@
  * streaming reader, no symbol files read), folded into the export state so that counters never
  * go backwards (export_state.c), printed by report/openmetrics.c.
  */
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "export.h"
 #include "report.h"
-
-/* A spool directory with no trace in it yet is normal (no process did crypto since the last
- * rotation): it is skipped rather than reported as an error on every run. */
-static bool has_traces(const char *dir)
-{
-	DIR *d = opendir(dir);
-	if (!d)
-		return true; /* let the loader say why */
-	bool any = false;
-	struct dirent *de;
-	while (!any && (de = readdir(d)))
-		any = strstr(de->d_name, ".ctrace") != NULL;
-	closedir(d);
-	return any;
-}
 
 void ct_export_collect(struct ct_export_state *st, char *const *dirs, int n, bool om, FILE *err, FILE *out)
 {
@@ -34,8 +18,10 @@ void ct_export_collect(struct ct_export_state *st, char *const *dirs, int n, boo
 	struct rp_view view = { 0 };
 	const char **paths = calloc(n > 0 ? (size_t)n : 1, sizeof(*paths));
 	int np = 0;
+	/* a spool with no trace yet is normal (no process did crypto since the last rotation):
+	 * skipped, not an error on every run */
 	for (int i = 0; paths && i < n; i++)
-		if (has_traces(dirs[i]))
+		if (rp_dir_has_traces(dirs[i]))
 			paths[np++] = dirs[i];
 	/* no symbols: labels name no call site, and reading every module's symbol files on each
 	 * run would cost more than the export */

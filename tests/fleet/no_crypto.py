@@ -10,6 +10,7 @@ process with no cipher path (the shell's subshell) none. And the include/exclude
 excluded openssl, or one outside every include, runs as bare and leaves nothing; an included one
 leaves its trace."""
 import os
+import shutil
 
 import ctlib
 from ctlib import check
@@ -56,6 +57,16 @@ def test():
           f"a shell running openssl: openssl's trace only {files}")
     doc = ctlib.report_ok(files)
     check(ctlib.totals(doc)[1] >= 4096 * 17, f"its bytes are all there ({ctlib.totals(doc)[1]})")
+    # the spool root given to the reporter reads the per-user directories (report, export and
+    # serve take the spool itself), not a directory that is not named by a uid, nor a symlink
+    os.symlink(udir, os.path.join(spool, "4242"))
+    os.mkdir(os.path.join(spool, "old"))
+    shutil.copy(files[0], os.path.join(spool, "old"))
+    whole = ctlib.report_ok([spool])
+    check(ctlib.totals(whole) == ctlib.totals(doc) and len(whole["processes"]) == 1,
+          f"report of the spool root: the user's trace once ({ctlib.totals(whole)} == {ctlib.totals(doc)})")
+    os.unlink(os.path.join(spool, "4242"))
+    shutil.rmtree(os.path.join(spool, "old"))
     os.unlink(files[0])
 
     # the configuration's selection, on the executable's real path

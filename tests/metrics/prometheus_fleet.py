@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Two hosts scraped by a real Prometheus (issue 22's "must show"). Debian's prometheus and
-prometheus-node-exporter, started here on loopback ports: two simulated hosts, each a spool
-(`cryptrace run -o`) and a textfile directory written by `cryptrace export`, each with its own
+prometheus-node-exporter, started here on loopback ports: two simulated hosts, each an always-on
+spool (docs/fleet.md: its own cryptrace.conf, the preload loaded bare, no launcher; traces in the
+per-user directory) and a textfile directory written by `cryptrace export` of the spool root,
+each with its own
 node_exporter, scraped under its own `instance`, with contrib/prometheus/cryptrace.rules.yml
 loaded (its `for:` set to 0s so that the test need not wait five minutes). Real openssl runs on
 both, one host's under the OPENSSL_ia32cap mask. Through Prometheus's HTTP API: `sum by (impl)
 (cryptrace_cipher_bytes_total)` and the same per instance equal what `cryptrace report --json`
 says for the same traces; CryptraceSoftwareAES fires for the masked host only; a counter of the
-clean host survives its process's exit and the rotation of every trace of its spool with no
-reset (`resets()` 0) and no drop."""
+clean host survives its process's exit and the rotation of every trace of its spool by
+`cryptrace prune` (its age cap) with no reset (`resets()` 0) and no drop."""
 import json
 import os
 import re
@@ -103,8 +105,21 @@ class Host:
         self.spool = os.path.join(tmp, name, "spool")
         self.textfile = os.path.join(tmp, name, "textfile")
         self.state = os.path.join(tmp, name, "export.state")
+        self.conf = os.path.join(tmp, name, "cryptrace.conf")
         os.makedirs(self.spool)
+        os.chmod(self.spool, 0o1733)  # docs/fleet.md's set-up
         os.makedirs(self.textfile)
+        with open(self.conf, "w") as f:
+            f.write(f"spool = {self.spool}\nmax_age = 1s\n")
+        self.userdir = os.path.join(self.spool, str(os.geteuid()))
+
+    def env(self, masked=False):
+        """The always-on mode: the bare preload and this host's configuration file."""
+        env = ctlib.preload_env(None, CRYPTRACE_CONFIG=self.conf)
+        return ctlib.masked_env(env) if masked else env
+
+    def traces(self):
+        return ctlib.traces(self.userdir) if os.path.isdir(self.userdir) else []
 
     def export(self):
         p = ctlib.cryptrace("export", "--textfile-dir", self.textfile, "--state", self.state, self.spool)
@@ -138,10 +153,12 @@ def test():
     with open(src, "wb") as f:
         f.write(ctlib.plaintext(4 << 20))
     for cipher in ("aes-128-cbc", "aes-256-ctr"):
-        check(ctlib.run_traced(enc(openssl, cipher, src), clean.spool).returncode == 0,
-              f"clean: openssl enc -{cipher} under cryptrace")
-        check(ctlib.run_traced(enc(openssl, cipher, src), masked.spool, env=ctlib.masked_env()).returncode == 0,
-              f"masked: openssl enc -{cipher} under cryptrace, OPENSSL_ia32cap={ctlib.MASK}")
+        check(ctlib.run(enc(openssl, cipher, src), env=clean.env()).returncode == 0,
+              f"clean: openssl enc -{cipher}, always-on")
+        check(ctlib.run(enc(openssl, cipher, src), env=masked.env(masked=True)).returncode == 0,
+              f"masked: openssl enc -{cipher}, always-on, OPENSSL_ia32cap={ctlib.MASK}")
+    for h in (clean, masked):
+        check(len(h.traces()) == 2, f"{h.name}: two traces in the spool's per-user directory {h.traces()}")
     clean.export()
     masked.export()
 
@@ -220,16 +237,17 @@ scrape_configs:{targets}""")
                        if s[2] == "cryptrace_cipher_bytes_total" and s[3]["cipher"] == "aes-128-cbc")
 
         seen.append(scraped(exported_value()))
-        live = subprocess.Popen([ctlib.CRYPTRACE, "run", "-q", "-o", clean.spool, "--", openssl, "speed",
-                                 "-bytes", "16384", "-seconds", "3", "-evp", "aes-128-cbc"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        live = subprocess.Popen([openssl, "speed", "-bytes", "16384", "-seconds", "3", "-evp", "aes-128-cbc"],
+                                env=clean.env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         mid = wait_for("the live openssl speed's bytes exported", lambda: (lambda v: v > seen[-1] and v)(exported_value()))
         seen.append(scraped(mid))
         check(live.wait() == 0, "openssl speed exited 0")
         seen.append(scraped(exported_value()))
-        for t in ctlib.traces(clean.spool):
-            os.rename(t, os.path.join(tmp, "rotated-" + os.path.basename(t)))
-        check(not ctlib.traces(clean.spool), "every trace rotated out of the clean host's spool")
+        time.sleep(1.5)  # older than the age cap of 1 s
+        p = ctlib.cryptrace("prune", "--config", clean.conf)
+        check(p.returncode == 0, "cryptrace prune" if p.returncode == 0 else
+              f"cryptrace prune exited {p.returncode}: {p.stderr.decode()[-300:]}")
+        check(not clean.traces(), f"every trace pruned from the clean host's spool: {clean.traces()}")
         seen.append(scraped(exported_value()))
         check(seen[1] > seen[0] and seen[2] >= seen[1] and seen[3] == seen[2],
               f"the counter grew with the live process, kept its exit and the rotation: {seen}")
