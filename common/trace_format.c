@@ -7,6 +7,7 @@
 #include "trace_format.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -96,6 +97,8 @@ static const uint32_t crc32c_table[256] = {
 /* clang-format on */
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+
 /* SSE4.2's CRC32 instruction computes this CRC (Castagnoli, reflected) 8 bytes at a time: the
  * reporter checks every byte of a multi-GB per-call trace it reads, at ~10x the table's speed. */
 __attribute__((target("sse4.2"))) static uint32_t crc32c_sse42(uint32_t crc, const uint8_t *p, size_t len)
@@ -111,6 +114,22 @@ __attribute__((target("sse4.2"))) static uint32_t crc32c_sse42(uint32_t crc, con
 		crc = __builtin_ia32_crc32qi(crc, *p++);
 	return crc;
 }
+
+/* Asked of CPUID on first use, not through __builtin_cpu_supports: that links libgcc's
+ * __cpu_indicator_init as a constructor into the preload, and its dozen CPUID instructions
+ * (each a trap to the hypervisor in a VM) were most of what every process that loads the
+ * library paid at start-up for a check only the reporter needs. */
+static bool have_sse42(void)
+{
+	static int known; /* 0: not asked yet, 1: no, 2: yes */
+	int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
+	if (!k) {
+		unsigned a, b, c, d;
+		k = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_SSE4_2) ? 2 : 1;
+		__atomic_store_n(&known, k, __ATOMIC_RELAXED);
+	}
+	return k == 2;
+}
 #endif
 
 uint32_t ct_crc32c(uint32_t crc, const void *data, size_t len)
@@ -118,7 +137,7 @@ uint32_t ct_crc32c(uint32_t crc, const void *data, size_t len)
 	const uint8_t *p = data;
 	crc = ~crc;
 #if defined(__x86_64__) && defined(__GNUC__)
-	if (len >= 64 && __builtin_cpu_supports("sse4.2"))
+	if (len >= 64 && have_sse42())
 		return ~crc32c_sse42(crc, p, len);
 #endif
 	while (len--)
