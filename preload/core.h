@@ -250,5 +250,8 @@ const struct ct_config *ct_config(void);
 
 /* Internal log: only when CRYPTRACE_LOG is set; never on the host's stdio otherwise. */
 void ct_log(unsigned level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* One warning to the host's syslog socket (syslog.c), for what an always-on host's operator
+ * must see without CRYPTRACE_LOG. */
+void ct_syslog(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

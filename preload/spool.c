@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core.h"
+#include "internal.h"
 #include "spool.h"
 
 /* The root is opened for lookups only: in a 1733 root a user may create but not list. */
@@ -33,6 +34,7 @@ static void refuse(const char *root, const char *what, const char *why)
 		return;
 	refusal_logged = true;
 	ct_log(1, "spool %s, %s: %s; this process is not traced", root, what, why);
+	ct_syslog("spool %s, %s: %s; %s is not traced", root, what, why, ct_g.comm);
 }
 
 int ct_spool_open_dir(const char *root)

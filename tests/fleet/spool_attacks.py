@@ -7,11 +7,13 @@ test (a victim and an attacker, removed at the end). First the victim's trace la
 in the spool in the victim's (or root's) directory's place: a pre-created directory of its own, a
 symlink to another user's or root's directory, a hard link of a file, a spool root without the
 sticky bit (where the victim's directory could be swapped), a directory open to others. Each is
-refused and logged exactly once; openssl's output and exit status are those of a run without
+refused and logged exactly once, in CRYPTRACE_LOG's file and as one warning on the host's syslog
+socket (CRYPTRACE_SYSLOG points it at the test's receiver); openssl's output and exit status are those of a run without
 the preload; nothing is written anywhere outside the victim's own directory."""
 import os
 import pwd
 import shutil
+import socket
 import subprocess
 
 import ctlib
@@ -105,14 +107,32 @@ def run_attacks():
     rdir = os.path.join(spool, "0")
 
     def traced(user, tag):
+        """Runs openssl as user; the refusals in CRYPTRACE_LOG's file, after checking that the
+        host's log (the syslog socket, here the test's receiver through CRYPTRACE_SYSLOG) got
+        the same ones, as one warning each."""
         log = os.path.join(logs, f"{tag}.log")
-        env = ctlib.preload_env(None, CRYPTRACE_CONFIG=conf, CRYPTRACE_LOG="1",
-                                CRYPTRACE_LOG_FILE=log)
-        got = as_user(user, argv, env, top)
+        sock_path = os.path.join(logs, f"{tag}.syslog")
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as rx:
+            rx.bind(sock_path)
+            os.chmod(sock_path, 0o666)
+            env = ctlib.preload_env(None, CRYPTRACE_CONFIG=conf, CRYPTRACE_LOG="1",
+                                    CRYPTRACE_LOG_FILE=log, CRYPTRACE_SYSLOG=sock_path)
+            got = as_user(user, argv, env, top)
+            rx.setblocking(False)
+            syslog = []
+            while True:
+                try:
+                    syslog.append(rx.recv(2048).decode(errors="replace"))
+                except BlockingIOError:
+                    break
         check((got.returncode, got.stdout, got.stderr) == (want.returncode, want.stdout, want.stderr),
               f"{tag}: openssl's output, stderr and exit status are those without the preload")
         lines = open(log).read().splitlines() if os.path.exists(log) else []
-        return [ln for ln in lines if " spool " in ln]
+        refusals = [ln for ln in lines if " spool " in ln]
+        check(len(syslog) == len(refusals) and all(
+            m.startswith("<36>cryptrace[") and " spool " in m and "openssl is not traced" in m for m in syslog),
+            f"{tag}: the host's log has the refusal as one auth warning {syslog}")
+        return refusals
 
     # 0. the control: a clean spool, the victim's trace in its own 0700 directory
     refusals = traced(victim, "clean")
