@@ -37,6 +37,7 @@ packages=(
 	# the metrics suite: promtool and a real Prometheus server and node_exporter scraping
 	# cryptrace's metrics; the Prometheus project's Python parsers (strict OpenMetrics)
 	prometheus prometheus-node-exporter python3-prometheus-client
+	systemd                   # systemd-analyze verify: contrib/systemd's units (the metrics suite)
 )
 
 missing=()
