@@ -201,6 +201,10 @@ struct rp_finding {
 	char evidence[1024]; /* the numbers and events it rests on */
 	char fix[512];
 	uint32_t pid; /* 0: the whole run */
+	/* A finding over several processes: the executable they all are (what the metrics label
+	 * it with; rp_finding_note_exe), exe_mixed when they are not one. */
+	struct ct_str exe;
+	bool exe_mixed;
 };
 
 struct rp_filter {

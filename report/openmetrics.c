@@ -146,12 +146,15 @@ static void print_counters(FILE *f, bool om, const struct rp_om_counter *v, size
 	}
 }
 
-/* The executable of the process a finding names (empty: the whole run). */
+/* The executable of the process a finding names, or the one all its processes are (empty:
+ * several, or the whole run). */
 static struct ct_str finding_exe(const struct rp_model *m, const struct rp_finding *fd)
 {
 	for (size_t i = 0; fd->pid && i < m->nprocs; i++)
 		if (m->procs[i].hdr.pid == fd->pid && rp_proc_shown(m, &m->procs[i]))
 			return m->procs[i].hdr.exe;
+	if (!fd->pid && fd->exe.p && !fd->exe_mixed)
+		return fd->exe;
 	return ct_str_from("");
 }
 
@@ -159,7 +162,7 @@ static void print_findings(FILE *f, bool om, const struct rp_model *m)
 {
 	family(f, om, "cryptrace_findings", "gauge", NULL,
 	       "Findings of `cryptrace report` on the traces read, by kind, severity and the "
-	       "executable they name (empty: the whole run)");
+	       "executable they name (empty: several, or the whole run)");
 	struct rp_om_counters c = { 0 };
 	for (size_t i = 0; i < m->nfindings; i++) {
 		const struct rp_finding *fd = &m->findings[i];

@@ -29,6 +29,23 @@ struct rp_finding *rp_finding_add(struct rp_model *m, const char *kind, enum rp_
 	return f;
 }
 
+void rp_finding_note_exe(struct rp_finding *f, const struct rp_proc *p)
+{
+	if (!f || f->exe_mixed || !p->has_hdr)
+		return;
+	if (!f->exe.p)
+		f->exe = p->hdr.exe;
+	else if (!rp_str_eq(f->exe, p->hdr.exe))
+		f->exe_mixed = true;
+}
+
+void rp_finding_note_pid(const struct rp_model *m, struct rp_finding *f, uint32_t pid)
+{
+	for (size_t i = 0; i < m->nprocs; i++)
+		if (m->procs[i].hdr.pid == pid)
+			rp_finding_note_exe(f, &m->procs[i]);
+}
+
 void rp_finding_cat(char *buf, size_t cap, const char *fmt, ...)
 {
 	size_t n = strlen(buf);

@@ -18,6 +18,10 @@
 
 /* A new finding (zeroed texts), or NULL when out of memory. pid 0: the whole run. */
 struct rp_finding *rp_finding_add(struct rp_model *m, const char *kind, enum rp_severity sev, uint32_t pid);
+/* A finding over several processes: p is one of them (f->exe is what all share). */
+void rp_finding_note_exe(struct rp_finding *f, const struct rp_proc *p);
+/* The same, for a process named by its pid (an event's pids). */
+void rp_finding_note_pid(const struct rp_model *m, struct rp_finding *f, uint32_t pid);
 /* Appends to a fixed buffer, truncating quietly. */
 void rp_finding_cat(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 #define RP_CAT(f, field, ...) rp_finding_cat((f)->field, sizeof((f)->field), __VA_ARGS__)

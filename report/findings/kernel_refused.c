@@ -95,6 +95,9 @@ void rp_eval_kernel_refused(struct rp_model *m)
 			uint64_t times = 0, sw_calls = 0;
 			size_t nproc = 0;
 			char pids[200] = "";
+			struct rp_finding exes = {
+				0
+			}; /* the executables of the processes: rp_finding_note_exe */
 			for (size_t i = 0; i < m->nprocs; i++) {
 				const struct rp_proc *p = &m->procs[i];
 				if (!rp_proc_shown(m, p) || offload_module_failed(p))
@@ -114,6 +117,7 @@ void rp_eval_kernel_refused(struct rp_model *m)
 				if (!here)
 					continue;
 				nproc++;
+				rp_finding_note_exe(&exes, p);
 				rp_finding_cat(pids, sizeof(pids), "%s%u (%s)", nproc > 1 ? ", " : "",
 					       p->hdr.pid, rp_proc_role_label(p));
 				for (size_t k = 0; k < p->npaths; k++)
@@ -127,6 +131,8 @@ void rp_eval_kernel_refused(struct rp_model *m)
 				rp_finding_add(m, "kernel-refused", RP_WARNING, nproc == 1 ? first_pid : 0);
 			if (!f)
 				return;
+			f->exe = exes.exe;
+			f->exe_mixed = exes.exe_mixed;
 			char eb[32];
 			const char *en = rp_errno_name(first->err, eb, sizeof(eb));
 			RP_CAT(f, message,

@@ -309,6 +309,8 @@ void rp_eval_session_failed(struct rp_model *m)
 			rp_finding_add(m, "session-failed", RP_WARNING, e->pids.n == 1 ? e->pid : 0);
 		if (!f)
 			return;
+		for (size_t k = 0; k < e->pids.n; k++)
+			rp_finding_note_pid(m, f, e->pids.v[k]);
 		char eb[32];
 		CAT(message,
 		    "A kernel crypto session could not be set up: %.*s failed with %s (%s)%s%.*s%s, "

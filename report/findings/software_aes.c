@@ -309,6 +309,9 @@ void rp_eval_software_aes(struct rp_model *m)
 			rp_finding_add(m, "software-aes", RP_WARNING, members == 1 ? pr->hdr.pid : 0);
 		if (!f)
 			break;
+		for (size_t j = g; j < n; j++)
+			if (!done[j] && sw_same_cause(&v[g], &v[j]))
+				rp_finding_note_exe(f, v[j].pr);
 		if (x->cause == SW_GNUTLS)
 			CAT(message, "This CPU has AES instructions, but GnuTLS runs %.*s %s in %.*s: %s.",
 			    S(p->def.cipher), ct_dir_name(p->def.dir), S(p->def.impl),
