@@ -41,27 +41,6 @@ static void fill_prom(FILE *f, void *ctx)
 	fwrite(t->buf, 1, t->len, f);
 }
 
-/* Two exports at once (the timer and a hand-run one) would each retire the same traces: the
- * second waits for the first. */
-static int lock_state(const char *state)
-{
-	size_t n = strlen(state) + 8;
-	char *path = malloc(n);
-	if (!path)
-		return -1;
-	snprintf(path, n, "%s.lock", state);
-	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		fprintf(stderr, "cryptrace export: %s: %s\n", path, strerror(errno));
-	free(path);
-	if (fd >= 0 && flock(fd, LOCK_EX) != 0) {
-		fprintf(stderr, "cryptrace export: cannot lock the state: %s\n", strerror(errno));
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 static int export_run(const char *dir, const char *state_path, char **inputs, int n)
 {
 	char msg[600];
@@ -72,7 +51,7 @@ static int export_run(const char *dir, const char *state_path, char **inputs, in
 			errno ? strerror(errno) : "not a directory");
 		return 2;
 	}
-	int lock = lock_state(state_path);
+	int lock = ct_export_state_lock(state_path, EXPORT_LOCK_WAIT_S, "export");
 	if (lock < 0)
 		return 2;
 	struct ct_export_state *st = ct_export_state_load(state_path, msg, sizeof(msg));

@@ -4,8 +4,10 @@
  * direct Prometheus scrape (docs/metrics.md). Read-only (GET and HEAD of /metrics, nothing else),
  * on loopback unless --allow-remote, one connection at a time with a bounded request (the head
  * only, at most SERVE_REQUEST_MAX bytes, within SERVE_TIMEOUT_S), the traces read as untrusted
- * data on each scrape (export_collect.c). The export state lives in memory: counters never go
- * backwards while serve runs (a restart is a reset, which Prometheus's rate() expects).
+ * data on each scrape (export_collect.c). The export state lives in memory, so counters never go
+ * backwards while serve runs; with --state FILE it is also saved after each scrape and read at
+ * start, so they do not across a restart either (without it a restart is a reset, which
+ * Prometheus's rate() takes).
  * OpenMetrics when the scraper's Accept asks for it, else the text format 0.0.4.
  */
 #include <arpa/inet.h>
@@ -142,7 +144,7 @@ static bool wants_openmetrics(const char *head)
 	return false;
 }
 
-static void serve_one(int fd, struct ct_export_state *st, char **dirs, int n)
+static void serve_one(int fd, struct ct_export_state *st, const char *state_path, char **dirs, int n)
 {
 	struct timeval tv = { .tv_sec = SERVE_TIMEOUT_S };
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
@@ -176,6 +178,9 @@ static void serve_one(int fd, struct ct_export_state *st, char **dirs, int n)
 		return;
 	}
 	ct_export_collect(st, dirs, n, om, stderr, mem);
+	char msg[600];
+	if (state_path && !ct_export_state_save(st, state_path, msg, sizeof(msg)))
+		fprintf(stderr, "cryptrace serve: state: %s\n", msg); /* served anyway: kept in memory */
 	if (fclose(mem) != 0) {
 		free(body);
 		error_reply(fd, "500 Internal Server Error");
@@ -193,10 +198,11 @@ int command_serve(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, 'l' },
 		{ "allow-remote", no_argument, NULL, 'r' },
+		{ "state", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *listen_spec = NULL;
+	const char *listen_spec = NULL, *state_path = NULL;
 	bool allow_remote = false;
 	int c;
 
@@ -209,6 +215,9 @@ int command_serve(int argc, char **argv)
 			break;
 		case 'r':
 			allow_remote = true;
+			break;
+		case 's':
+			state_path = optarg;
 			break;
 		case 'h':
 			ct_usage_serve(stdout);
@@ -227,9 +236,30 @@ int command_serve(int argc, char **argv)
 		fprintf(stderr, "cryptrace serve: no trace directory given (try --help)\n");
 		return 2;
 	}
-	int lfd = listen_on(listen_spec, allow_remote);
-	if (lfd < 0)
+	int lock = -1;
+	struct ct_export_state *st = NULL;
+	char msg[600] = "out of memory";
+	if (state_path) {
+		lock = ct_export_state_lock(state_path, 0, "serve");
+		if (lock < 0)
+			return 2;
+		st = ct_export_state_load(state_path, msg, sizeof(msg));
+	} else {
+		st = ct_export_state_new();
+	}
+	if (!st) {
+		fprintf(stderr, "cryptrace serve: %s\n", msg);
+		if (lock >= 0)
+			close(lock);
 		return 2;
+	}
+	int lfd = listen_on(listen_spec, allow_remote);
+	if (lfd < 0) {
+		ct_export_state_free(st);
+		if (lock >= 0)
+			close(lock);
+		return 2;
+	}
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
 	char addr[INET6_ADDRSTRLEN] = "?";
@@ -242,12 +272,6 @@ int command_serve(int argc, char **argv)
 			inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, addr, sizeof(addr));
 			port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
 		}
-	}
-	struct ct_export_state *st = ct_export_state_new();
-	if (!st) {
-		fprintf(stderr, "cryptrace serve: out of memory\n");
-		close(lfd);
-		return 2;
 	}
 	/* the line a supervisor (or a test) waits for; port 0 asked for any free port */
 	fprintf(stderr, "cryptrace serve: listening on http://%s%s%s:%u/metrics\n",
@@ -263,10 +287,12 @@ int command_serve(int argc, char **argv)
 			fprintf(stderr, "cryptrace serve: accept: %s\n", strerror(errno));
 			break;
 		}
-		serve_one(fd, st, argv + optind, argc - optind);
+		serve_one(fd, st, state_path, argv + optind, argc - optind);
 		close(fd);
 	}
 	ct_export_state_free(st);
 	close(lfd);
+	if (lock >= 0)
+		close(lock);
 	return 2;
 }

@@ -32,6 +32,12 @@ void ct_export_state_totals(const struct ct_export_state *s, struct rp_om_counte
 /* Writes it atomically (temp file beside it + rename), 0600. */
 bool ct_export_state_save(const struct ct_export_state *s, const char *path, char *msg, size_t cap);
 void ct_export_state_free(struct ct_export_state *s);
+/* Locks the state file against another export or serve (STATE.lock, flock): each would retire
+ * the same traces. Waits up to wait_s seconds (0: not at all); -1 with one line on stderr
+ * (prefixed "cryptrace WHO: ") when it is still held or cannot be made, else the fd to close. */
+int ct_export_state_lock(const char *state, unsigned wait_s, const char *who);
+/* How long export waits for the state: a hand-run export while the timer's runs. */
+#define EXPORT_LOCK_WAIT_S 60
 
 /* Loads the traces of dirs (a directory without any is skipped: nothing did crypto yet), folds
  * them into st and prints the exposition of st's counters and the loaded traces' findings, CPU and

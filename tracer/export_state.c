@@ -24,6 +24,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -329,4 +330,36 @@ bool ct_write_atomic(const char *path, unsigned mode, void (*fill)(FILE *f, void
 	}
 	free(tmp);
 	return ok;
+}
+
+int ct_export_state_lock(const char *state, unsigned wait_s, const char *who)
+{
+	size_t n = strlen(state) + 8;
+	char *path = malloc(n);
+	if (!path) {
+		fprintf(stderr, "cryptrace %s: out of memory\n", who);
+		return -1;
+	}
+	snprintf(path, n, "%s.lock", state);
+	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		fprintf(stderr, "cryptrace %s: %s: %s\n", who, path, strerror(errno));
+		free(path);
+		return -1;
+	}
+	for (unsigned waited_ms = 0; flock(fd, LOCK_EX | LOCK_NB) != 0; waited_ms += 100) {
+		if (errno != EWOULDBLOCK || waited_ms >= wait_s * 1000u) {
+			fprintf(stderr, "cryptrace %s: %s: %s\n", who, state,
+				errno == EWOULDBLOCK
+					? "in use by another cryptrace export or serve (each needs a state "
+					  "file of its own)"
+					: strerror(errno));
+			close(fd);
+			free(path);
+			return -1;
+		}
+		usleep(100000);
+	}
+	free(path);
+	return fd;
 }

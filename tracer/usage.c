@@ -265,12 +265,13 @@ void ct_usage_export(FILE *out)
 
 void ct_usage_serve(FILE *out)
 {
-	fputs("usage: cryptrace serve --listen ADDRESS:PORT [--allow-remote] TRACEDIR...\n"
+	fputs("usage: cryptrace serve --listen ADDRESS:PORT [--allow-remote] [--state FILE] TRACEDIR...\n"
 	      "\n"
 	      "Serves GET /metrics for a direct Prometheus scrape: the metrics of the traces in\n"
 	      "TRACEDIR..., read again on every scrape (OpenMetrics when the scraper asks for\n"
 	      "it, else the text format 0.0.4). Counters never go backwards while it runs, as\n"
-	      "with export (its state is kept in memory). Read-only: GET and HEAD of /metrics\n"
+	      "with export (its state is kept in memory; with --state, across restarts too).\n"
+	      "Read-only: GET and HEAD of /metrics\n"
 	      "only, one request at a time, its head at most 8 KiB within 10 s. docs/metrics.md.\n"
 	      "\n"
 	      "options:\n"
@@ -278,8 +279,11 @@ void ct_usage_serve(FILE *out)
 	      "                    a free one (the line on stderr says which)\n"
 	      "  --allow-remote    listen on an address that is not loopback: the metrics name\n"
 	      "                    this host's programs, so it is refused without this\n"
+	      "  --state FILE      read the counters' state at start and save it after each\n"
+	      "                    scrape: no reset when serve restarts (its own file, not\n"
+	      "                    export's; a state in use is refused)\n"
 	      "  -h, --help        this text\n"
 	      "\n"
-	      "It runs until killed. Exit status 2 when it cannot listen.\n",
+	      "It runs until killed. Exit status 2 when it cannot listen or read its state.\n",
 	      out);
 }

@@ -4,7 +4,9 @@
 metrics is silent) and, when the Accept header asks for it as Prometheus does, OpenMetrics (the
 strict parser accepts it); the same counters as `report --openmetrics`; a counter kept when the
 trace is rotated away; read-only and bounded: POST 405, another path 404, a request head over
-8 KiB 431, a non-loopback address refused without --allow-remote."""
+8 KiB 431, a non-loopback address refused without --allow-remote. With --state FILE: a restart
+after the trace is rotated away keeps the counter (no reset), and a second serve on the same
+state is refused."""
 import os
 import socket
 import subprocess
@@ -48,12 +50,9 @@ def test():
     check(p.returncode == 2 and "not a loopback address" in p.stderr and p.stderr.count("\n") == 1,
           "0.0.0.0 without --allow-remote: refused, one line, exit 2")
 
-    srv = subprocess.Popen([ctlib.CRYPTRACE, "serve", "--listen", "127.0.0.1:0", spool],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    state = os.path.join(tmp, "serve.state")
+    srv, url = start_serve(spool, "--state", state)
     try:
-        line = srv.stderr.readline()
-        check(line.startswith("cryptrace serve: listening on http://127.0.0.1:"), f"serve says where: {line.strip()}")
-        url = line.split()[-1]
         port = int(url.rsplit(":", 1)[1].split("/")[0])
         status, ctype, body = get(url)
         check(status == 200 and ctype.startswith("text/plain; version=0.0.4"), f"GET /metrics: 200, {ctype}")
@@ -79,9 +78,34 @@ def test():
         check(reply.startswith(b"HTTP/1.1 431 "), f"a request head over 8 KiB: 431 ({reply[:40]!r})")
         check(get(url)[0] == 200, "and it serves on")
         check(srv.poll() is None, "serve still runs")
+        p = ctlib.run([ctlib.CRYPTRACE, "serve", "--listen", "127.0.0.1:0", "--state", state, spool],
+                      text=True, timeout=30)
+        check(p.returncode == 2 and "in use by another cryptrace export or serve" in p.stderr and
+              p.stderr.count("\n") == 1, f"a second serve on the same state: refused, one line, exit 2 ({p.stderr.strip()})")
     finally:
         srv.terminate()
         srv.wait(timeout=30)
+    # restarted with its state, the trace long gone from the spool: the counter is where it was
+    check(not ctlib.traces(spool), "the spool is empty")
+    srv, url = start_serve(spool, "--state", state)
+    try:
+        status, _, body = get(url)
+        check(status == 200 and bytes_sum(metrics.parse(body, "text")) == want,
+              "restarted with --state after the rotation: the counter is kept, no reset")
+    finally:
+        srv.terminate()
+        srv.wait(timeout=30)
+
+
+def start_serve(spool, *opts):
+    srv = subprocess.Popen([ctlib.CRYPTRACE, "serve", "--listen", "127.0.0.1:0", *opts, spool],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    line = srv.stderr.readline()
+    if not line.startswith("cryptrace serve: listening on http://127.0.0.1:"):
+        srv.kill()
+        raise ctlib.Failure(f"serve did not say where it listens: {line.strip()}")
+    print(f"ok: serve says where: {line.strip()}")
+    return srv, line.split()[-1]
 
 
 ctlib.main(test)
