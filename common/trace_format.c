@@ -1245,3 +1245,25 @@ enum ct_read_status ct_reader_next(struct ct_reader *r, struct ct_record *rec)
 		;
 	return (enum ct_read_status)st;
 }
+
+long ct_trace_name_part(const char *name)
+{
+	/* by hand, not strtoul: the preload calls it and must leave errno alone */
+	const char *dot = strstr(name, ".ctrace");
+	long part = -1;
+	while (dot) {
+		const char *rest = dot + 7;
+		if (*rest == 0 && dot > name) {
+			part = 0;
+		} else if (*rest == '.' && rest[1] >= '1' && rest[1] <= '9' && dot > name) {
+			long n = 0;
+			const char *d = rest + 1;
+			for (; *d >= '0' && *d <= '9' && n < 1000000; d++)
+				n = n * 10 + (*d - '0');
+			if (*d == 0 && n < 1000000)
+				part = n;
+		}
+		dot = strstr(dot + 1, ".ctrace");
+	}
+	return part;
+}

@@ -545,4 +545,8 @@ const char *ct_route_name(unsigned route);
 const char *ct_phase_name(unsigned phase);     /* "key", "message", "aad", "final", "tag", "init" */
 const char *ct_event_kind_name(unsigned kind); /* stable kebab-case names: "call-failed", ... */
 
+/* A trace file's name, as the writer makes them: "X.ctrace" -> 0, its continuation "X.ctrace.N"
+ * -> N (1..999999), anything else -> -1. The reporter, prune and the spool's cap go by it. */
+long ct_trace_name_part(const char *name);
+
 #endif

@@ -11,8 +11,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <dirent.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "core.h"
@@ -27,6 +30,7 @@
 #endif
 
 static bool refusal_logged;
+static bool root_is_mount; /* the spool root is its own file system: statvfs counts it whole */
 
 static void refuse(const char *root, const char *what, const char *why)
 {
@@ -57,6 +61,8 @@ int ct_spool_open_dir(const char *root)
 		close(rootfd);
 		return -1;
 	}
+	struct stat parent;
+	root_is_mount = fstatat(rootfd, "..", &parent, 0) == 0 && parent.st_dev != st.st_dev;
 	char name[24];
 	snprintf(name, sizeof(name), "%u", (unsigned)me);
 	int fd = openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -102,4 +108,63 @@ bool ct_spool_file_ok(int fd, const char *root, const char *name)
 		return false;
 	}
 	return true;
+}
+
+/* This user's trace files: their total size, and the oldest one's name (by mtime). */
+static uint64_t scan_own(int dirfd, char *oldest, size_t cap)
+{
+	uint64_t total = 0;
+	int64_t oldest_ns = INT64_MAX;
+	oldest[0] = 0;
+	int dup_fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+	DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+	if (!d) {
+		if (dup_fd >= 0)
+			close(dup_fd);
+		return 0;
+	}
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		struct stat st;
+		if (ct_trace_name_part(de->d_name) < 0 ||
+		    fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+			continue;
+		total += (uint64_t)st.st_size;
+		int64_t ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+		if (ns < oldest_ns && strlen(de->d_name) < cap) {
+			oldest_ns = ns;
+			memcpy(oldest, de->d_name, strlen(de->d_name) + 1);
+		}
+	}
+	closedir(d);
+	return total;
+}
+
+/* The spool's bytes in use: the whole file system when the spool is one of its own (every
+ * user's traces), else this user's directory (the only one a process may look into). */
+static uint64_t spool_used(int dirfd, char *oldest, size_t cap)
+{
+	uint64_t own = scan_own(dirfd, oldest, cap);
+	struct statvfs vfs;
+	if (root_is_mount && fstatvfs(dirfd, &vfs) == 0)
+		return (uint64_t)(vfs.f_blocks - vfs.f_bfree) * vfs.f_frsize;
+	return own;
+}
+
+bool ct_spool_make_room(int dirfd, const char *root, uint64_t cap, uint64_t need)
+{
+	if (!cap)
+		return true;
+	char oldest[256];
+	for (unsigned removed = 0; removed <= SPOOL_MAX_REMOVALS; removed++) {
+		uint64_t used = spool_used(dirfd, oldest, sizeof(oldest));
+		if (used + need <= cap)
+			return true;
+		if (!oldest[0] || removed == SPOOL_MAX_REMOVALS || unlinkat(dirfd, oldest, 0) != 0)
+			break;
+		ct_log(2, "spool %s: removed this user's oldest trace %s to stay under max_spool_bytes", root,
+		       oldest);
+	}
+	refuse(root, "max_spool_bytes", "full (this user's own traces removed, and still no room)");
+	return false;
 }

@@ -268,6 +268,11 @@ static int create_file(void)
 		dirfd = ct_spool_open_dir(c->spool_root);
 		if (dirfd < 0)
 			return -1;
+		/* room for a whole file: with a per-file cap no trace grows past what was reserved */
+		if (!ct_spool_make_room(dirfd, c->spool_root, c->max_spool_bytes, c->max_file_bytes)) {
+			close(dirfd);
+			return -1;
+		}
 		dir = NULL;
 	}
 	char path[1024];

@@ -405,27 +405,6 @@ struct trace_name {
 	unsigned long part; /* 0: the first file, N: ".N" */
 };
 
-/* "*.ctrace" -> 0, "*.ctrace.N" -> N, anything else -> -1 */
-static long trace_part(const char *name)
-{
-	const char *dot = strstr(name, ".ctrace");
-	long part = -1;
-	while (dot) {
-		const char *rest = dot + 7;
-		if (*rest == 0 && dot > name) {
-			part = 0;
-		} else if (*rest == '.' && rest[1] >= '0' && rest[1] <= '9' && dot > name) {
-			char *end;
-			errno = 0;
-			unsigned long n = strtoul(rest + 1, &end, 10);
-			if (*end == 0 && !errno && n > 0 && n < 1000000)
-				part = (long)n;
-		}
-		dot = strstr(dot + 1, ".ctrace");
-	}
-	return part;
-}
-
 static int cmp_trace_name(const void *a, const void *b)
 {
 	const struct trace_name *x = a, *y = b;
@@ -601,7 +580,7 @@ static bool list_dir(int dfd, const char *path, bool spool_root, struct trace_na
 		if (!full)
 			break;
 		snprintf(full, need, "%s/%s", path, de->d_name);
-		long part = trace_part(de->d_name);
+		long part = ct_trace_name_part(de->d_name);
 		if (S_ISREG(fs.st_mode) && part >= 0 && add_name(names, n, cap, full, part))
 			continue;
 		if (spool_root && S_ISDIR(fs.st_mode) && is_uid_name(de->d_name)) {
@@ -676,7 +655,7 @@ int rp_load_path(struct rp_model *m, const char *path, FILE *err)
 		return rc;
 	}
 	/* One file named "X.ctrace": its continuations X.ctrace.1, .2... beside it belong to it. */
-	long part = trace_part(path);
+	long part = ct_trace_name_part(path);
 	if (part == 0) {
 		char *full = strdup(path);
 		if (full && add_name(&names, &n, &cap, full, 0)) {

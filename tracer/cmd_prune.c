@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "trace_format.h"
 #include "tracer.h"
 #include "../preload/conffile.h"
 
@@ -41,22 +42,6 @@ static int ndirs;
 static struct spooled *files;
 static size_t nfiles, cap_files;
 
-static bool is_trace_name(const char *n)
-{
-	const char *p = strstr(n, ".ctrace");
-	if (!p)
-		return false;
-	p += 7;
-	if (!*p)
-		return true;
-	if (*p++ != '.')
-		return false;
-	for (; *p; p++)
-		if (*p < '0' || *p > '9')
-			return false;
-	return true;
-}
-
 /* Lists the trace files of the directory open as dfd (a dup is consumed by fdopendir). */
 static void list_dir(int idx)
 {
@@ -70,7 +55,7 @@ static void list_dir(int idx)
 	struct dirent *e;
 	while ((e = readdir(d))) {
 		struct stat st;
-		if (!is_trace_name(e->d_name) || strlen(e->d_name) >= sizeof(files->name) ||
+		if (ct_trace_name_part(e->d_name) < 0 || strlen(e->d_name) >= sizeof(files->name) ||
 		    fstatat(dirs[idx], e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
 			continue;
 		if (nfiles == cap_files) {
