@@ -178,7 +178,8 @@ static void print_findings(FILE *f, bool om, const struct rp_model *m)
 			rp_om_add(&c, buf, 1, 0, 0);
 		free(buf);
 	}
-	qsort(c.v, c.n, sizeof(*c.v), counter_cmp);
+	if (c.n > 1)
+		qsort(c.v, c.n, sizeof(*c.v), counter_cmp);
 	for (size_t i = 0; i < c.n; i++)
 		fprintf(f, "cryptrace_findings{%s} %llu\n", c.v[i].labels, (unsigned long long)c.v[i].calls);
 	rp_om_counters_free(&c);
