@@ -25,13 +25,20 @@ static int counter_cmp(const void *a, const void *b)
 	return strcmp(((const struct rp_om_counter *)a)->labels, ((const struct rp_om_counter *)b)->labels);
 }
 
+/* A trace is data its user may have forged: a count near 2^64 must not wrap the sum around, which
+ * would make a counter go backwards (a reset to Prometheus) for everyone's series it joins. */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
 bool rp_om_add(struct rp_om_counters *c, const char *labels, uint64_t calls, uint64_t bytes, double seconds)
 {
 	for (size_t i = 0; i < c->n; i++) {
 		struct rp_om_counter *x = &c->v[i];
 		if (strcmp(x->labels, labels) == 0) {
-			x->calls += calls;
-			x->bytes += bytes;
+			x->calls = sat_add(x->calls, calls);
+			x->bytes = sat_add(x->bytes, bytes);
 			x->seconds += seconds;
 			return true;
 		}

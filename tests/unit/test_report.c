@@ -1192,6 +1192,22 @@ static void test_frame_module(void **state)
 	assert_string_equal(c.via, "libcrypto.so.3!EVP_CipherInit_ex");
 }
 
+/* Metrics counters summed over forged traces saturate rather than wrap (a wrap is a counter
+ * going backwards, a reset to Prometheus). */
+static void test_om_counters_saturate(void **state)
+{
+	(void)state;
+	struct rp_om_counters c = { 0 };
+	assert_true(rp_om_add(&c, "cipher=\"aes-128-cbc\"", UINT64_MAX - 1, 10, 1.0));
+	assert_true(rp_om_add(&c, "cipher=\"aes-128-cbc\"", 5, UINT64_MAX, 2.0));
+	assert_true(rp_om_add(&c, "cipher=\"aes-256-ctr\"", 3, 4, 0.5));
+	assert_int_equal(c.n, 2);
+	assert_true(c.v[0].calls == UINT64_MAX && c.v[0].bytes == UINT64_MAX);
+	assert_true(c.v[0].seconds == 3.0);
+	assert_true(c.v[1].calls == 3 && c.v[1].bytes == 4);
+	rp_om_counters_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1211,6 +1227,7 @@ int main(void)
 		cmocka_unit_test(test_time_window),
 		cmocka_unit_test(test_perfetto_many_threads),
 		cmocka_unit_test(test_frame_module),
+		cmocka_unit_test(test_om_counters_saturate),
 	};
 	return cmocka_run_group_tests_name("report", tests, setup, teardown);
 }
