@@ -167,9 +167,10 @@ void ct_conffile_parse(const char *text, size_t len, struct ct_conffile *c, ct_c
 
 int ct_conffile_load(const char *path, struct ct_conffile *c, ct_conf_warn_fn warn, void *arg)
 {
-	ct_conffile_parse("", 0, c, NULL, NULL);
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
+		/* *c untouched: resetting it would fault in its pages in every process of a host that
+		 * has the library loaded and no configuration (docs/fleet.md, the start-up cost) */
 		if (errno == ENOENT)
 			return 0;
 		warnf(warn, arg, 0, "cannot read the configuration: %s", strerror(errno));

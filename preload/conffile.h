@@ -36,7 +36,8 @@ typedef void (*ct_conf_warn_fn)(void *arg, unsigned line, const char *what);
  * bad values are warned about and skipped. */
 void ct_conffile_parse(const char *text, size_t len, struct ct_conffile *c, ct_conf_warn_fn warn, void *arg);
 
-/* Reads and parses path. 1: parsed; 0: no such file (*c reset); -1: cannot read it (warned). */
+/* Reads and parses path. 1: parsed into *c (reset first); 0: no such file, -1: cannot read it
+ * (warned); *c is untouched in both. */
 int ct_conffile_load(const char *path, struct ct_conffile *c, ct_conf_warn_fn warn, void *arg);
 
 /* Whether the executable at exe is traced: no exclude glob matches it and, when include globs
