@@ -218,33 +218,73 @@ struct hdr_id {
 	uint64_t start_realtime_ns, start_mono_ns;
 };
 
-/* Reads one trace (a file, or the buffer p->map) on into p: every record up to the end or the
- * damage, OPS batches counted. Returns the stream's final status; *good_end where its
- * whole records end; err gets the message of a damaged or unreadable one. */
-static enum ct_read_status stream_into(struct rp_proc *p, bool skip_ops, int fd, const char *name,
-				       uint64_t *good_end, char *err, size_t errcap)
-{
+/* One trace being read: opened (its preamble judged) and its first record read before the
+ * caller knows which process the records go to, so that the file is read once. */
+struct trace_reader {
 	struct ct_stream s;
-	struct ct_record *rec = malloc(2 * sizeof(*rec)); /* ~4 KiB each: off small stacks */
-	enum ct_read_status st = !rec      ? CT_READ_TRUNCATED
-				 : fd >= 0 ? ct_stream_open_fd(&s, fd, UINT64_MAX)
-					   : ct_stream_open_mem(&s, p->map, p->map_len);
-	if (!rec)
-		snprintf(err, errcap, "%s: out of memory", name);
-	else if (st != CT_READ_OK)
-		snprintf(err, errcap, "%s", s.r.error);
-	/* every byte read and its CRC checked once, here (the damage stops the process's records
-	 * where it is), unless only a window is asked for; later passes (records.c) pass over the
-	 * batches they do not need */
-	while (st == CT_READ_OK && (st = ct_stream_next(&s, rec, skip_ops)) == CT_READ_OK)
-		apply_streamed(p, &s, rec, rec + 1);
-	if (rec) {
-		*good_end = s.good_end;
-		if (st != CT_READ_EOF)
-			snprintf(err, errcap, "%s", s.r.error);
-		ct_stream_close(&s);
+	struct ct_record *rec;  /* two: the record and apply_streamed's scratch (~4 KiB each) */
+	enum ct_read_status st; /* the open's status, then the first record's */
+	bool first_pending;     /* rec holds the first record, not applied yet */
+	struct hdr_id id;       /* the first record's, when it is the HEADER */
+};
+
+/* Opens a file (fd) or a buffer (map, len) and reads its first record. Returns the open's
+ * status: CT_READ_NOT_TRACE or CT_READ_VERSION: not ours to read (err says why, nothing to
+ * apply); anything else: reader_drain reads it into a process (a damaged start included). */
+static enum ct_read_status reader_open(struct trace_reader *r, int fd, const void *map, size_t len,
+				       bool skip_ops, char *err, size_t errcap)
+{
+	memset(r, 0, sizeof(*r));
+	r->rec = malloc(2 * sizeof(*r->rec));
+	if (!r->rec) {
+		snprintf(err, errcap, "out of memory");
+		return r->st = CT_READ_TRUNCATED;
 	}
-	free(rec);
+	enum ct_read_status st = fd >= 0 ? ct_stream_open_fd(&r->s, fd, UINT64_MAX)
+					 : ct_stream_open_mem(&r->s, map, len);
+	if (st != CT_READ_OK) {
+		snprintf(err, errcap, "%s", r->s.r.error);
+		return r->st = st;
+	}
+	r->st = ct_stream_next(&r->s, r->rec, skip_ops);
+	if (r->st == CT_READ_OK) {
+		r->first_pending = true;
+		if (r->rec->type == CT_REC_HEADER)
+			r->id = (struct hdr_id){ .ok = true,
+						 .pid = r->rec->u.header.pid,
+						 .start_realtime_ns = r->rec->u.header.start_realtime_ns,
+						 .start_mono_ns = r->rec->u.header.start_mono_ns };
+	}
+	return CT_READ_OK;
+}
+
+static void reader_close(struct trace_reader *r)
+{
+	if (r->rec)
+		ct_stream_close(&r->s);
+	free(r->rec);
+	r->rec = NULL;
+}
+
+/* Reads the opened trace on into p: every record up to the end or the damage, OPS batches
+ * counted, and closes it. Returns the final status; *good_end where its whole records end;
+ * err gets the message of a damaged or unreadable one. Every byte is read and its CRC checked
+ * once, here (the damage stops the process's records where it is), unless only a window is
+ * asked for; later passes (records.c) pass over the batches they do not need. */
+static enum ct_read_status reader_drain(struct rp_proc *p, struct trace_reader *r, bool skip_ops,
+					uint64_t *good_end, char *err, size_t errcap)
+{
+	enum ct_read_status st = r->st;
+	if (r->rec) {
+		if (r->first_pending)
+			apply_streamed(p, &r->s, r->rec, r->rec + 1);
+		while (st == CT_READ_OK && (st = ct_stream_next(&r->s, r->rec, skip_ops)) == CT_READ_OK)
+			apply_streamed(p, &r->s, r->rec, r->rec + 1);
+		*good_end = r->s.good_end;
+		if (st != CT_READ_EOF)
+			snprintf(err, errcap, "%s", r->s.r.error);
+	}
+	reader_close(r);
 	return st;
 }
 
@@ -301,33 +341,6 @@ static int open_trace(const char *path, char *msg, size_t msgcap)
 	return fd;
 }
 
-/* The preamble's verdict and the first HEADER's identity, reading no further than that. */
-static enum ct_read_status peek_id(int fd, struct hdr_id *id, char *error, size_t errcap)
-{
-	struct ct_stream s;
-	struct ct_record *rec = malloc(sizeof(*rec));
-	memset(id, 0, sizeof(*id));
-	enum ct_read_status st = rec ? ct_stream_open_fd(&s, fd, UINT64_MAX) : CT_READ_TRUNCATED;
-	if (st != CT_READ_OK) {
-		snprintf(error, errcap, "%s", rec ? s.r.error : "out of memory");
-		if (rec)
-			ct_stream_close(&s);
-		free(rec);
-		return st;
-	}
-	for (int i = 0; i < 64 && ct_stream_next(&s, rec, true) == CT_READ_OK; i++)
-		if (rec->type == CT_REC_HEADER) {
-			id->ok = true;
-			id->pid = rec->u.header.pid;
-			id->start_realtime_ns = rec->u.header.start_realtime_ns;
-			id->start_mono_ns = rec->u.header.start_mono_ns;
-			break;
-		}
-	ct_stream_close(&s);
-	free(rec);
-	return CT_READ_OK;
-}
-
 /* A new process for the trace `name`, or NULL with msg set (2). */
 static struct rp_proc *new_proc(struct rp_model *m, const char *name, char *msg, size_t msgcap)
 {
@@ -365,7 +378,9 @@ int rp_load_buffer(struct rp_model *m, const char *name, const void *buf, size_t
 	p->map_len = len;
 	char error[160] = "";
 	uint64_t good_end = 0;
-	st = stream_into(p, m->load_skips_ops, -1, name, &good_end, error, sizeof(error));
+	struct trace_reader r;
+	reader_open(&r, -1, p->map, p->map_len, m->load_skips_ops, error, sizeof(error));
+	st = reader_drain(p, &r, m->load_skips_ops, &good_end, error, sizeof(error));
 	return finish_proc(m, p, st, error, name, msg, msgcap);
 }
 
@@ -374,21 +389,21 @@ int rp_load_file(struct rp_model *m, const char *path, char *msg, size_t msgcap)
 	int fd = open_trace(path, msg, msgcap);
 	if (fd < 0)
 		return 2;
-	struct hdr_id id;
 	char error[160] = "";
-	enum ct_read_status st = peek_id(fd, &id, error, sizeof(error));
-	if (st == CT_READ_NOT_TRACE || st == CT_READ_VERSION) {
+	struct trace_reader r;
+	enum ct_read_status st = reader_open(&r, fd, NULL, 0, m->load_skips_ops, error, sizeof(error));
+	struct rp_proc *p = NULL;
+	if (st == CT_READ_NOT_TRACE || st == CT_READ_VERSION)
 		snprintf(msg, msgcap, "%s: %s", path, error);
-		close(fd);
-		return 2;
-	}
-	struct rp_proc *p = new_proc(m, path, msg, msgcap);
+	else
+		p = new_proc(m, path, msg, msgcap);
 	if (!p) {
+		reader_close(&r);
 		close(fd);
 		return 2;
 	}
 	uint64_t good_end = 0;
-	st = stream_into(p, m->load_skips_ops, fd, path, &good_end, error, sizeof(error));
+	st = reader_drain(p, &r, m->load_skips_ops, &good_end, error, sizeof(error));
 	close(fd);
 	add_part(p, path, good_end);
 	return finish_proc(m, p, st, error, path, msg, msgcap);
@@ -463,10 +478,12 @@ static int load_group(struct rp_model *m, struct trace_name *g, size_t n, FILE *
 			report_rc(m, err, 2, msg, &worst);
 			continue;
 		}
-		struct hdr_id id;
-		enum ct_read_status st = peek_id(fd, &id, error, sizeof(error));
+		struct trace_reader r;
+		error[0] = 0;
+		enum ct_read_status st =
+			reader_open(&r, fd, NULL, 0, m->load_skips_ops, error, sizeof(error));
 		cur = cur_name ? &m->procs[cur_index] : NULL;
-		if (cur && st == CT_READ_OK && same_process(cur, &id)) {
+		if (cur && st == CT_READ_OK && same_process(cur, &r.id)) {
 			if (cur_st != CT_READ_EOF) {
 				snprintf(msg, sizeof(msg), "%s: %s (continued in %s)", last_file,
 					 cur->damage[0] ? cur->damage : error, g[i].full);
@@ -480,12 +497,14 @@ static int load_group(struct rp_model *m, struct trace_name *g, size_t n, FILE *
 			if (st == CT_READ_NOT_TRACE || st == CT_READ_VERSION) {
 				snprintf(msg, sizeof(msg), "%s: %s", g[i].full, error);
 				report_rc(m, err, 2, msg, &worst);
+				reader_close(&r);
 				close(fd);
 				continue;
 			}
 			cur = new_proc(m, g[i].full, msg, sizeof(msg));
 			if (!cur) {
 				report_rc(m, err, 2, msg, &worst);
+				reader_close(&r);
 				close(fd);
 				continue;
 			}
@@ -494,7 +513,7 @@ static int load_group(struct rp_model *m, struct trace_name *g, size_t n, FILE *
 		}
 		uint64_t good_end = 0;
 		error[0] = 0;
-		cur_st = stream_into(cur, m->load_skips_ops, fd, g[i].full, &good_end, error, sizeof(error));
+		cur_st = reader_drain(cur, &r, m->load_skips_ops, &good_end, error, sizeof(error));
 		close(fd);
 		add_part(cur, g[i].full, good_end);
 		snprintf(cur->damage, sizeof(cur->damage), "%s", cur_st == CT_READ_EOF ? "" : error);
@@ -609,11 +628,13 @@ static bool already_loaded(const struct rp_model *m, const char *path)
 		    !p->has_hdr)
 			continue;
 		char msg[256], error[160];
-		struct hdr_id id;
 		int fd = open_trace(path, msg, sizeof(msg));
 		if (fd < 0)
 			return false;
-		bool same = peek_id(fd, &id, error, sizeof(error)) == CT_READ_OK && same_process(p, &id);
+		struct trace_reader r;
+		bool same = reader_open(&r, fd, NULL, 0, true, error, sizeof(error)) == CT_READ_OK &&
+			    same_process(p, &r.id);
+		reader_close(&r);
 		close(fd);
 		if (same)
 			return true;
