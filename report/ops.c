@@ -51,18 +51,20 @@ uint64_t rp_proc_scan(const struct rp_proc *p, uint64_t from_mono_ns, uint64_t t
 
 /* The writer flushes changed STATS, then EVENTs, THREADs, OPS, and a PROC record whose mono_ns
  * dates the flush: STATS seen since the previous PROC belong to the next one. */
-void rp_proc_snapshots(const struct rp_proc *p, rp_snapshot_fn fn, void *ctx)
+bool rp_proc_snapshots(const struct rp_proc *p, rp_snapshot_fn fn, rp_flush_fn flush_fn, void *ctx)
 {
 	struct rp_records it;
 	struct ct_record *rec = malloc(sizeof(*rec));
 	struct ct_path_stats *pending = NULL;
 	size_t npending = 0, cap = 0;
-	if (!rec)
-		return;
+	bool ok = rec != NULL;
+	if (!ok)
+		return false;
 	rp_records_open(&it, p);
+	/* OPS batches, nearly all of a per-call trace, are passed over unread */
 	while (rp_records_next(&it, rec, true) == CT_READ_OK) {
 		if (rec->type == CT_REC_STATS) {
-			if (!rp_grow((void **)&pending, &cap, npending, sizeof(*pending)))
+			if (!(ok = rp_grow((void **)&pending, &cap, npending, sizeof(*pending))))
 				break;
 			pending[npending++] = rec->u.stats;
 		} else if (rec->type == CT_REC_PROC || rec->type == CT_REC_END) {
@@ -70,9 +72,12 @@ void rp_proc_snapshots(const struct rp_proc *p, rp_snapshot_fn fn, void *ctx)
 			for (size_t i = 0; i < npending; i++)
 				fn(ctx, t, &pending[i]);
 			npending = 0;
+			if (flush_fn)
+				flush_fn(ctx, t, rec);
 		}
 	}
 	rp_records_close(&it);
 	free(pending);
 	free(rec);
+	return ok;
 }

@@ -545,7 +545,7 @@ void rp_print_perfetto(const struct rp_model *m, const struct rp_view *v, FILE *
 				rp_proc_scan(p, 0, UINT64_MAX, NULL, on_thread, &x);
 		} else {
 			rp_proc_scan(p, 0, UINT64_MAX, NULL, on_thread, &x);
-			rp_proc_snapshots(p, on_snapshot, &x);
+			rp_proc_snapshots(p, on_snapshot, NULL, &x);
 		}
 		profile_tracks(&x);
 		instants(&x);

@@ -71,9 +71,12 @@ typedef void (*rp_thread_fn)(void *ctx, uint32_t tid, struct ct_str name); /* na
  * returns the ops passed to op_fn. */
 uint64_t rp_proc_scan(const struct rp_proc *p, uint64_t from_mono_ns, uint64_t to_mono_ns, rp_op_fn op_fn,
 		      rp_thread_fn thread_fn, void *ctx);
-/* Cumulative STATS snapshots with the time of the PROC record that closed their flush. */
+/* Cumulative STATS snapshots with the time of the PROC (or END) record that closed their flush:
+ * fn for each snapshot of a flush, in the order written, then flush_fn (NULL: none) with the
+ * dating record itself. false when memory ran out (the flushes up to there were given). */
 typedef void (*rp_snapshot_fn)(void *ctx, uint64_t mono_ns, const struct ct_path_stats *st);
-void rp_proc_snapshots(const struct rp_proc *p, rp_snapshot_fn fn, void *ctx);
+typedef void (*rp_flush_fn)(void *ctx, uint64_t mono_ns, const struct ct_record *dating);
+bool rp_proc_snapshots(const struct rp_proc *p, rp_snapshot_fn fn, rp_flush_fn flush_fn, void *ctx);
 
 /* ---- perfetto_slices.c: --resolution DUR, DUR a number with ns, us, ms or s, or "auto" */
 bool rp_parse_resolution(const char *s, bool *is_auto, uint64_t *ns);

@@ -53,69 +53,62 @@ static long path_index(const struct rp_proc *p, uint32_t path_id)
 	return -1;
 }
 
-/* Reads the process's records again: STATS since the previous PROC belong to the flush the next
- * PROC (or END) dates. */
+/* scan_flushes' state: the window, the time origin and what is found */
+struct scan {
+	const struct rp_proc *p;
+	const struct rp_window *w;
+	uint64_t t0;
+	struct cut *c;
+};
+
+/* A snapshot dated t: the base when taken at or before since, the top at or before until (a
+ * flush writes a path once; the newest wins anyway). */
+static void on_snapshot(void *ctx, uint64_t mono_ns, const struct ct_path_stats *st)
+{
+	struct scan *x = ctx;
+	long k = path_index(x->p, st->path_id);
+	if (k < 0)
+		return;
+	double t = rp_time_s(x->t0, x->p, mono_ns);
+	if (x->w->has_since && t <= x->w->since_s) {
+		x->c->base[k] = *st;
+		x->c->has_base[k] = true;
+	}
+	if (!x->w->has_until || t <= x->w->until_s) {
+		x->c->top[k] = *st;
+		x->c->has_top[k] = true;
+	}
+}
+
+/* The record that dates a flush: the process's CPU time then (an END has none of its own). */
+static void on_flush(void *ctx, uint64_t mono_ns, const struct ct_record *dating)
+{
+	struct scan *x = ctx;
+	struct cut *c = x->c;
+	double t = rp_time_s(x->t0, x->p, mono_ns);
+	uint64_t cpu = dating->type == CT_REC_PROC ? dating->u.proc.utime_ns + dating->u.proc.stime_ns
+						   : c->last_cpu;
+	if (x->w->has_since && t <= x->w->since_s) {
+		c->proc_base = true;
+		c->base_s = t;
+		c->base_cpu = cpu;
+	}
+	if (x->w->has_until && t <= x->w->until_s) {
+		c->proc_top = true;
+		c->top_s = t;
+		c->top_cpu = cpu;
+	}
+	c->proc_last = true;
+	c->last_s = t;
+	c->last_cpu = cpu;
+}
+
+/* Reads the process's snapshots again (rp_proc_snapshots pairs each with the PROC record that
+ * dates its flush): the newest at or before each edge of the window. false: out of memory. */
 static bool scan_flushes(const struct rp_proc *p, const struct rp_window *w, uint64_t t0, struct cut *c)
 {
-	struct rp_records it;
-	struct ct_record *rec = malloc(sizeof(*rec));
-	size_t *pending = calloc(p->npaths + 1, sizeof(*pending)); /* path indexes, at most once */
-	struct ct_path_stats *pstats = calloc(p->npaths + 1, sizeof(*pstats));
-	bool ok = rec && pending && pstats;
-	size_t npending = 0;
-	if (ok)
-		rp_records_open(&it, p);
-	/* OPS batches, nearly all of a per-call trace, are passed over unread */
-	while (ok && rp_records_next(&it, rec, true) == CT_READ_OK) {
-		if (rec->type == CT_REC_STATS) {
-			long k = path_index(p, rec->u.stats.path_id);
-			if (k < 0)
-				continue;
-			size_t i = 0;
-			while (i < npending && pending[i] != (size_t)k)
-				i++;
-			if (i == npending)
-				pending[npending++] = (size_t)k;
-			pstats[i] = rec->u.stats; /* a flush writes a path once; keep the newest anyway */
-			continue;
-		}
-		if (rec->type != CT_REC_PROC && rec->type != CT_REC_END)
-			continue;
-		bool is_proc = rec->type == CT_REC_PROC;
-		double t = rp_time_s(t0, p, is_proc ? rec->u.proc.mono_ns : rec->u.end.mono_ns);
-		for (size_t i = 0; i < npending; i++) {
-			size_t k = pending[i];
-			if (w->has_since && t <= w->since_s) {
-				c->base[k] = pstats[i];
-				c->has_base[k] = true;
-			}
-			if (!w->has_until || t <= w->until_s) {
-				c->top[k] = pstats[i];
-				c->has_top[k] = true;
-			}
-		}
-		npending = 0;
-		uint64_t cpu = is_proc ? rec->u.proc.utime_ns + rec->u.proc.stime_ns : c->last_cpu;
-		if (w->has_since && t <= w->since_s) {
-			c->proc_base = true;
-			c->base_s = t;
-			c->base_cpu = cpu;
-		}
-		if (w->has_until && t <= w->until_s) {
-			c->proc_top = true;
-			c->top_s = t;
-			c->top_cpu = cpu;
-		}
-		c->proc_last = true;
-		c->last_s = t;
-		c->last_cpu = cpu;
-	}
-	if (ok)
-		rp_records_close(&it);
-	free(pstats);
-	free(pending);
-	free(rec);
-	return ok;
+	struct scan x = { p, w, t0, c };
+	return rp_proc_snapshots(p, on_snapshot, on_flush, &x);
 }
 
 static void cut_proc(struct rp_model *m, struct rp_proc *p, uint64_t t0)
