@@ -638,8 +638,12 @@ def public_key_speed():
                            ("x25519", "ecdhx25519", {"X25519", "Curve25519"})):
         prof, cats, _ = speed_items(tag, [alg])
         n = sum(cats.get(c, 0) for c in want)
-        check(n >= 0.5 * prof["samples"],
-              f"{tag}: {alg}'s code is named {sorted(want)}: {n} of {prof['samples']} samples")
+        # 0.55-0.65 of the samples on a quiet machine, 0.495 once under ASan with another
+        # engineer's builds running: the bound is 0.4 and the largest named share
+        biggest = max((v for c, v in cats.items() if c and c not in want), default=0)
+        check(n >= 0.4 * prof["samples"] and n > biggest,
+              f"{tag}: {alg}'s code is named {sorted(want)}, the most of any: {n} of "
+              f"{prof['samples']} samples (next {biggest})")
         check(prof["group_samples"]["public key"] >= n,
               f"{tag}: in the public-key group ({prof['group_samples']})")
         others = {c for c in cats if c and c not in PUBLIC_KEY and cats[c] >= 0.05 * prof["samples"]}
