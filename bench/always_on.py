@@ -10,8 +10,9 @@
    the median wall time per run of each, the ratios to bare (median of the per-round ratios,
    min..max), and the trace files the spool got per run.
 2. A program that does: `openssl speed -elapsed -evp aes-128-gcm` at 16 B, 1 KiB and 16 KiB,
-   bare, always-on and CRYPTRACE_OUT, alternating round by round; the throughput openssl
-   prints itself (-mr), and the ratio to bare.
+   bare, always-on, CRYPTRACE_OUT and excluded by the configuration (the library loaded, its
+   hooks passing through), alternating round by round; the throughput openssl prints itself
+   (-mr), and the ratio to bare.
 
 usage: bench/always_on.py [-r ROUNDS] [-s SPEED_ROUNDS] [-l path/to/libcryptrace.so]
 """
@@ -146,7 +147,13 @@ def main():
                 print(f"{' '.join(argv):<20} {v:<16} {statistics.median(times[v]) * 1e3:>10.2f} "
                       f"{statistics.median(ratios):>7.3f} {min(ratios):>6.2f}..{max(ratios):<6.2f} {files:>9}")
         if a.speed_rounds > 0 and shutil.which("openssl"):
-            speed(a.speed_rounds, {v: variants[v] for v in ("bare", "always-on", "CRYPTRACE_OUT")}, spool, outdir)
+            excluded = os.path.join(top, "excluded.conf")
+            with open(excluded, "w") as f:
+                f.write(f"spool = {spool}\nexclude = */openssl\n")
+            runs = {v: variants[v] for v in ("bare", "always-on", "CRYPTRACE_OUT")}
+            # a program the configuration excludes: the library loaded, every hook passing through
+            runs["excluded"] = dict(base, LD_PRELOAD=lib, CRYPTRACE_CONFIG=excluded)
+            speed(a.speed_rounds, runs, spool, outdir)
     finally:
         shutil.rmtree(top, ignore_errors=True)
     return 0

@@ -198,6 +198,13 @@ static inline bool ct_ready(void)
 {
 	return atomic_load_explicit(&ct_g.state, memory_order_relaxed) == 2;
 }
+/* Tracing is off in this process for good (not configured, excluded, setuid): a hook's way out
+ * of its fast path goes straight to the real function, so that an excluded program pays one
+ * test more than bare, not the slow path on every call. */
+static inline bool ct_process_off(void)
+{
+	return atomic_load_explicit(&ct_g.state, memory_order_relaxed) == 3;
+}
 
 /* ---- call sites (callsite.c) -------------------------------------------------------------- */
 void ct_callsite_warm_up(void); /* first unwinder use, before any sandbox: once per process */

@@ -350,6 +350,9 @@ static __attribute__((noinline)) int update_other(struct data_fn *f, enum ct_hot
 						  unsigned char *out, int *outl, const unsigned char *in,
 						  int inl)
 {
+	void *real = __atomic_load_n(&f->real, __ATOMIC_ACQUIRE); /* NULL: data_slow resolves it */
+	if (real && ct_process_off())
+		return ((update_fn)real)(ctx, out, outl, in, inl);
 	struct data_call c = update_call(ctx, out, outl, in, inl);
 	return how == CT_HOT_SAMPLED ? data_fast_sampled(ct_tls_thread, f, &c) : data_slow(f, &c);
 }
@@ -357,6 +360,9 @@ static __attribute__((noinline)) int update_other(struct data_fn *f, enum ct_hot
 static __attribute__((noinline)) int cipher_other(enum ct_hot how, EVP_CIPHER_CTX *ctx, unsigned char *out,
 						  const unsigned char *in, unsigned int inl)
 {
+	void *real = __atomic_load_n(&fn_cipher.real, __ATOMIC_ACQUIRE);
+	if (real && ct_process_off())
+		return ((cipher_fn)real)(ctx, out, in, inl);
 	struct data_call c = cipher_call(ctx, out, in, inl);
 	return how == CT_HOT_SAMPLED ? data_fast_sampled(ct_tls_thread, &fn_cipher, &c)
 				     : data_slow(&fn_cipher, &c);

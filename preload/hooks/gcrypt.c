@@ -366,6 +366,8 @@ static __attribute__((noinline)) gcry_error_t crypt_slow(const struct crypt_call
 /* The fast path's way out: to the slow path, or to a sample on the cached cell. */
 static __attribute__((noinline)) gcry_error_t crypt_other(enum ct_hot how, const struct crypt_call *k)
 {
+	if (ct_process_off())
+		return crypt_run(k);
 	struct ct_thread *t = ct_tls_thread;
 	if (how == CT_HOT_SAMPLED)
 		return crypt_timed(t, t->hot_c, t->hot_path, t->hot_ci, k);
