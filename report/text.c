@@ -145,9 +145,12 @@ static void print_processes(const struct rp_model *m, FILE *out)
 		} else if (st == RP_INCOMPLETE) {
 			snprintf(status, sizeof(status), "incomplete");
 		} else {
-			static const char *const how[] = { "", "exit", "exec", "signal" };
-			snprintf(status, sizeof(status), "complete (%s %d)",
-				 p->end.reason <= 3 ? how[p->end.reason] : "?", p->end.status);
+			static const char *const how[] = { "", "exit", "exec", "signal", "detach" };
+			if (p->end.reason == CT_END_DETACH)
+				snprintf(status, sizeof(status), "complete (detach)");
+			else
+				snprintf(status, sizeof(status), "complete (%s %d)",
+					 p->end.reason <= 4 ? how[p->end.reason] : "?", p->end.status);
 		}
 		struct ct_str l = p->proc.libcrypto.len ? p->proc.libcrypto : p->hdr.libcrypto;
 		/* "OpenSSL 3.0.19 1 Jan 2026" -> "OpenSSL 3.0.19": the name and version words only */
