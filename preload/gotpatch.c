@@ -107,11 +107,37 @@ static size_t n_slots, cap_slots;
 static void *hooks[N_NAMES];         /* our definition of each name (NULL: not built here) */
 static void *_Atomic reals[N_NAMES]; /* what the first bound slot held */
 
+/* Name -> index, by hash: a process's modules import thousands of names, and the process is
+ * stopped while they are looked at (a linear search over our names took milliseconds). */
+#define NAME_BUCKETS 1024               /* a power of two, several times N_NAMES */
+static int16_t name_slot[NAME_BUCKETS]; /* index + 1; 0 empty */
+
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	return h;
+}
+
+static void names_index(void)
+{
+	if (name_slot[name_hash(patched_names[0]) & (NAME_BUCKETS - 1)])
+		return; /* made by an earlier attach */
+	for (size_t i = 0; i < N_NAMES; i++) {
+		uint32_t b = name_hash(patched_names[i]) & (NAME_BUCKETS - 1);
+		while (name_slot[b])
+			b = (b + 1) & (NAME_BUCKETS - 1);
+		name_slot[b] = (int16_t)(i + 1);
+	}
+}
+
 static int name_index(const char *name)
 {
-	for (size_t i = 0; i < N_NAMES; i++)
-		if (!strcmp(patched_names[i], name))
-			return (int)i;
+	for (uint32_t b = name_hash(name) & (NAME_BUCKETS - 1); name_slot[b];
+	     b = (b + 1) & (NAME_BUCKETS - 1))
+		if (!strcmp(patched_names[name_slot[b] - 1], name))
+			return name_slot[b] - 1;
 	return -1;
 }
 
@@ -271,6 +297,7 @@ long ct_got_patch_all(void)
 	void *h = dlopen(self.dli_fname, RTLD_NOLOAD | RTLD_LAZY);
 	if (!h)
 		return -1;
+	names_index();
 	for (size_t i = 0; i < N_NAMES; i++)
 		hooks[i] = dlsym(h, patched_names[i]);
 	dlclose(h);

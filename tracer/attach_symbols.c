@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * attach_symbols.c - where a function of a library is in another process: the library's file
- * as the process maps it (/proc/PID/maps), read through /proc/PID/root (the process may live in
- * another mount namespace), its dynamic symbol table read by the reporter's ELF readers
+ * as the process maps it (/proc/PID/maps), read through /proc/PID/map_files (the very file
+ * mapped, even one deleted or replaced on disk since, by a package upgrade or a rebuild), else
+ * /proc/PID/root (the process may live in another mount namespace), its dynamic symbol table read by the reporter's ELF readers
  * (report/elfsyms.c), and the load bias from the mapping of the file's first page.
  */
 #include "attach.h"
@@ -18,7 +19,7 @@
 
 struct mapped_file {
 	char path[4096];
-	uint64_t first_start; /* start of the mapping of file offset 0 */
+	uint64_t first_start, first_end; /* the mapping of file offset 0 */
 	bool found;
 };
 
@@ -42,6 +43,9 @@ static bool find_mapped(pid_t pid, const char *prefix, struct mapped_file *mf)
 			continue;
 		char *path = line + name_at;
 		path[strcspn(path, "\n")] = 0;
+		size_t len = strlen(path);
+		if (len > 10 && !strcmp(path + len - 10, " (deleted)"))
+			path[len - 10] = 0;
 		const char *base = strrchr(path, '/') + 1;
 		if (strncmp(base, prefix, plen) != 0)
 			continue;
@@ -51,8 +55,10 @@ static bool find_mapped(pid_t pid, const char *prefix, struct mapped_file *mf)
 			snprintf(mf->path, sizeof(mf->path), "%s", path);
 			mf->found = true;
 		}
-		if (off == 0 && !mf->first_start)
+		if (off == 0 && !mf->first_start) {
 			mf->first_start = start;
+			mf->first_end = end;
+		}
 	}
 	fclose(f);
 	return mf->found && mf->first_start;
@@ -72,10 +78,14 @@ uint64_t ct_remote_symbol(pid_t pid, const char *prefix, const char *name, char 
 	if (path)
 		snprintf(path, cap, "%s", mf.path);
 	char file[4096 + 64];
-	snprintf(file, sizeof(file), "/proc/%d/root%s", (int)pid, mf.path);
+	snprintf(file, sizeof(file), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, mf.first_start,
+		 mf.first_end);
 	struct rp_image im;
-	if (rp_image_map(file, IMAGE_CAP, &im) != RP_IMAGE_OK)
-		return 0;
+	if (rp_image_map(file, IMAGE_CAP, &im) != RP_IMAGE_OK) {
+		snprintf(file, sizeof(file), "/proc/%d/root%s", (int)pid, mf.path);
+		if (rp_image_map(file, IMAGE_CAP, &im) != RP_IMAGE_OK)
+			return 0;
+	}
 	uint64_t addr = 0, value;
 	struct rp_elf eh;
 	struct rp_elfsyms syms;
