@@ -82,6 +82,8 @@ class Plain:
     def stop(self):
         if self.p.poll() is None:
             self.p.terminate()
+        if self.p.stdin and self.p.stdin.closed:
+            self.p.stdin = None
         try:
             out, _ = self.p.communicate(timeout=STOP_TIMEOUT)
         except subprocess.TimeoutExpired:
