@@ -65,9 +65,12 @@ static void remote_dlerror(struct ct_stopped *s, char *dst, size_t cap)
 		}
 }
 
-/* Loads the library into t and begins the trace. False with one line in why. */
-static bool attach_one(struct target *t, const char *lib, const char *config, char *why, size_t cap)
+/* Loads the library into t and begins the trace. False with one line in why, and *untouched
+ * when nothing in the process changed (it could not be stopped: a refusal). */
+static bool attach_one(struct target *t, const char *lib, const char *config, char *why, size_t cap,
+		       bool *untouched)
 {
+	*untouched = true;
 	uint64_t dlopen_fn = ct_remote_symbol(t->pid, "libc.so", "dlopen", NULL, 0);
 	if (!dlopen_fn)
 		dlopen_fn = ct_remote_symbol(t->pid, "libdl.so", "dlopen", NULL, 0);
@@ -80,6 +83,7 @@ static bool attach_one(struct target *t, const char *lib, const char *config, ch
 	struct ct_stopped s;
 	if (!ct_stop_process(t->pid, true, &s, why, cap))
 		return false;
+	*untouched = false;
 	t->threads = s.stopped;
 	uint64_t handle = 0, figures = 0;
 	uint64_t args[2] = { 0, DLOPEN_MODE };
@@ -305,9 +309,10 @@ int command_attach(int argc, char **argv)
 	int status = 0;
 	unsigned attached = 0;
 	for (unsigned i = 0; i < n; i++) {
-		if (!attach_one(&ts[i], lib, config, why, sizeof(why))) {
+		bool untouched;
+		if (!attach_one(&ts[i], lib, config, why, sizeof(why), &untouched)) {
 			fprintf(stderr, "cryptrace attach: %s\n", why);
-			status = 1;
+			status = untouched ? CT_ATTACH_REFUSED : status ? status : 1;
 			continue;
 		}
 		attached++;

@@ -87,6 +87,9 @@ def test():
     check(proc["attach_pause_ns"] > 0 and proc["attach_threads"] >= 1 and proc["attach_slots"] > 0,
           f"the trace says the attach stopped {proc['attach_threads']} thread(s) for "
           f"{proc['attach_pause_ns']} ns and redirected {proc['attach_slots']} slots")
+    text = ctlib.run([ctlib.CRYPTRACE, "report", out], text=True).stdout
+    check(f"pid {server.pid} was attached while it ran" in text,
+          "the text report says the process was attached, and for how long it stopped")
 
 
 ctlib.main(test)

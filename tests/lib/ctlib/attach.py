@@ -122,7 +122,12 @@ class Attach:
 
 def refused(argv, env=None):
     """Runs `cryptrace attach ...` that must refuse: exit 2, one line on stderr. Returns it."""
-    p = subprocess.run([CRYPTRACE, "attach"] + list(argv), stdout=subprocess.PIPE,
+    return refused_as(lambda a: a, argv, env)
+
+
+def refused_as(wrap, argv, env=None):
+    """refused(), the command line passed through wrap (another user's, say)."""
+    p = subprocess.run(wrap([CRYPTRACE, "attach"] + list(argv)), stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, text=True, env=env, timeout=STOP_TIMEOUT)
     lines = p.stderr.strip().splitlines()
     check(p.returncode == 2 and len(lines) == 1 and not p.stdout,
