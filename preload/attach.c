@@ -52,6 +52,13 @@ void ct_attach_figures_get(uint64_t *pause_ns, uint32_t *threads, uint32_t *slot
 	*slots = figures.slots;
 }
 
+/* A fork child was never stopped by the attach: its trace says nothing of the parent's pause. */
+void ct_attach_after_fork_child(void)
+{
+	figures.pause_ns = 0;
+	figures.threads = 0;
+}
+
 int64_t cryptrace_attach_begin(const char *config)
 {
 	if (!late)

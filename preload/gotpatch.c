@@ -7,14 +7,20 @@
  * GLOB_DAT of -fno-plt code and function pointers) that name a function we hook are pointed at
  * our hook, and put back at detach.
  *
+ * Our own slots are patched too: preloaded, our calls to the names we define (execv's to
+ * execve, the writer's to close) bind to our definitions, which is what the code expects (their
+ * guards pass them through); loaded RTLD_LOCAL they would bind to libc's.
+ *
  * What is not patched, and why:
- *  - our own slots, and a module's imports of a function it defines itself (libcrypto's calls
+ *  - a module's imports of a function it defines itself (libcrypto's calls
  *    to its own EVP_* through its PLT, libc's to its own read): under LD_PRELOAD those would
  *    come to us nested inside an outer call, or be libcrypto's internal work, which an attach
  *    does not claim to see;
- *  - the life-cycle hooks (exit, exec, signals, sandboxes, main's start): they carry the
- *    preload's environment to new images and manage its own signal handlers, which a process we
- *    were loaded into late does not have (an exec drops us, as it must);
+ *  - the life-cycle hooks of signals, sandboxes, exit and main's start: they manage the
+ *    preload's own signal handlers and exit handler, which a process we were loaded into late
+ *    does not have (its exit status reaches END through the on_exit handler). The exec family
+ *    and posix_spawn are patched, for the END before the image goes: in a late library they
+ *    pass the environment on untouched (proc.c), so the new image runs untraced, as it must;
  *  - modules loaded after the attach (their slots were bound to the real functions).
  *
  * The real function a hook calls (CT_REAL, ct_resolve) is the one the slot held: the first
@@ -82,6 +88,9 @@ static const char *const patched_names[] = {
 	"ENGINE_by_id", "ENGINE_init", "ENGINE_finish", "ENGINE_set_default",
 	"ENGINE_set_default_ciphers", "ENGINE_set_default_string", "OSSL_PROVIDER_load",
 	"OSSL_PROVIDER_try_load",
+	/* the process's life: a fork child's own trace, END before an exec or an _exit */
+	"fork", "_exit", "execve", "execv", "execvp", "execvpe", "execl", "execlp", "execle",
+	"fexecve", "posix_spawn", "posix_spawnp",
 	/* file size limits (a write past one kills) */
 	"setrlimit", "setrlimit64", "prlimit", "prlimit64",
 	/* kernel interfaces and fd bookkeeping */
@@ -239,8 +248,6 @@ static int patch_module(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
 	(void)arg;
-	if (in_module(info, (uintptr_t)patch_module))
-		return 0; /* ourselves */
 	const ElfW(Dyn) *dyn = NULL;
 	for (unsigned i = 0; i < info->dlpi_phnum; i++)
 		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)

@@ -200,6 +200,7 @@ bool ct_restart_attach(const char *config);
 bool ct_attach_detect_late(void); /* the constructor: loaded by dlopen, not in the search order */
 bool ct_attach_late(void);
 void ct_attach_figures_get(uint64_t *pause_ns, uint32_t *threads, uint32_t *slots);
+void ct_attach_after_fork_child(void);
 extern int ct_exit_status;
 void ct_register_exit_handler(void); /* from the exit() hook, for the END record */
 static inline bool ct_ready(void)
