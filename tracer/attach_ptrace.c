@@ -56,6 +56,21 @@ static bool seized(const struct ct_stopped *s, pid_t tid)
 	return false;
 }
 
+/* A thread that ended but lingers (a main thread that left with pthread_exit while the others
+ * run) can neither stop nor run a call: it is left alone. */
+static bool thread_is_zombie(pid_t pid, pid_t tid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	FILE *f = fopen(path, "re");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = 0;
+	const char *end = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
+	return !end || end[1] != ' ' || end[2] == 'Z' || end[2] == 'X';
+}
+
 /* Seizes the threads of /proc/PID/task not seized yet; *added says how many were. */
 static bool seize_new(struct ct_stopped *s, unsigned *added, char *why, size_t cap)
 {
@@ -71,7 +86,7 @@ static bool seize_new(struct ct_stopped *s, unsigned *added, char *why, size_t c
 	bool ok = true;
 	while (ok && (e = readdir(d))) {
 		pid_t tid = (pid_t)atoi(e->d_name);
-		if (tid <= 0 || seized(s, tid))
+		if (tid <= 0 || seized(s, tid) || thread_is_zombie(s->pid, tid))
 			continue;
 		if (s->n >= MAX_THREADS) {
 			snprintf(why, cap, "process %d has more than %u threads", (int)s->pid, MAX_THREADS);
@@ -90,6 +105,24 @@ static bool seize_new(struct ct_stopped *s, unsigned *added, char *why, size_t c
 	}
 	closedir(d);
 	return ok;
+}
+
+/* The first thread of pid that is not a zombie, or -1. */
+static pid_t first_live_thread(pid_t pid)
+{
+	char dir[64];
+	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	pid_t found = -1;
+	while (d && found < 0 && (e = readdir(d))) {
+		pid_t tid = (pid_t)atoi(e->d_name);
+		if (tid > 0 && !thread_is_zombie(pid, tid))
+			found = tid;
+	}
+	if (d)
+		closedir(d);
+	return found;
 }
 
 /* Waits for tid's next stop; its status in *status. */
@@ -140,13 +173,14 @@ bool ct_stop_process(pid_t pid, bool all_threads, struct ct_stopped *s, char *wh
 		return false;
 	}
 	if (!all_threads) {
-		/* one thread: the main one, which a detach then calls into */
-		if (ptrace(PTRACE_SEIZE, pid, NULL, NULL) != 0) {
-			snprintf(why, cap, "ptrace(PTRACE_SEIZE, %d): %s", (int)pid, strerror(errno));
+		/* one thread: the main one (another when it is gone), which a detach then calls into */
+		pid_t tid = thread_is_zombie(pid, pid) ? first_live_thread(pid) : pid;
+		if (tid <= 0 || ptrace(PTRACE_SEIZE, tid, NULL, NULL) != 0) {
+			snprintf(why, cap, "ptrace(PTRACE_SEIZE, %d): %s", (int)tid, strerror(errno));
 			release_all(s);
 			return false;
 		}
-		s->tids[s->n++] = pid;
+		s->tids[s->n++] = tid;
 	} else {
 		unsigned added = 1;
 		for (unsigned round = 0; added && round < SEIZE_ROUNDS; round++)
