@@ -227,28 +227,45 @@ static void others(struct ct_stopped *s, bool run)
 	}
 }
 
-/* Waits for the caller's next stop, polling (a blocking wait could not let the other threads go
- * after CALL_ALONE_NS); 0 when the limit passed, -1 when it went away. */
+/* Waits for the caller's next stop: the kernel tells a tracer of its tracees' stops with
+ * SIGCHLD, which is blocked and waited for with a deadline (a blocking waitpid could not let
+ * the other threads go after CALL_ALONE_NS; polling would add its interval to every call).
+ * 0 when the limit passed, -1 when it went away. */
 static int wait_call_stop(struct ct_stopped *s, int *status, uint64_t t0, bool *others_run)
 {
-	struct timespec pause = { .tv_nsec = 2000 };
+	sigset_t chld, old;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &old);
+	int ret;
 	for (;;) {
 		pid_t r = waitpid(s->caller, status, __WALL | WNOHANG);
-		if (r == s->caller)
-			return WIFSTOPPED(*status) ? 1 : -1;
-		if (r < 0 && errno != EINTR)
-			return -1;
+		if (r == s->caller) {
+			ret = WIFSTOPPED(*status) ? 1 : -1;
+			break;
+		}
+		if (r < 0 && errno != EINTR) {
+			ret = -1;
+			break;
+		}
 		uint64_t now = ct_clock_ns(CLOCK_MONOTONIC);
-		if (now - t0 > CALL_LIMIT_NS)
-			return 0;
+		if (now - t0 > CALL_LIMIT_NS) {
+			ret = 0;
+			break;
+		}
 		if (!*others_run && s->stopped > 1 && now - t0 > CALL_ALONE_NS) {
 			others(s, true);
 			*others_run = true;
 		}
-		nanosleep(&pause, NULL);
-		if (pause.tv_nsec < 1000000)
-			pause.tv_nsec *= 2;
+		/* a SIGCHLD that came before the waitpid above is still pending: no wake-up lost */
+		uint64_t step = *others_run ? CALL_LIMIT_NS - (now - t0) : CALL_ALONE_NS - (now - t0);
+		if (step > 100000000)
+			step = 100000000;
+		struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)step };
+		sigtimedwait(&chld, NULL, &ts);
 	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return ret;
 }
 
 bool ct_remote_call(struct ct_stopped *s, uint64_t fn, const uint64_t *args, const char *const *strs,
