@@ -151,13 +151,15 @@ static bool detach_one(struct target *t, char *why, size_t cap)
 	return ok;
 }
 
-/* Waits for the duration (0: none), SIGINT or SIGTERM, or until no target lives. */
+/* Waits for the duration (0: none), SIGINT, SIGTERM or SIGHUP (blocked since before the first
+ * stop), or until no target lives. */
 static void wait_attached(const struct target *ts, unsigned n, double duration_s)
 {
 	sigset_t set;
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
 	uint64_t t0 = ct_clock_ns(CLOCK_MONOTONIC);
 	uint64_t limit = duration_s > 0 ? (uint64_t)(duration_s * 1e9) : UINT64_MAX;
 	for (;;) {
@@ -306,6 +308,16 @@ int command_attach(int argc, char **argv)
 	}
 	char config[PATH_MAX + 64];
 	snprintf(config, sizeof(config), "out=%s\nmode=%s\n", absdir, o.mode ? o.mode : "stats");
+	/* From the first stop on, a Ctrl-C must not end us halfway through a call in a target
+	 * (its thread would resume in the middle of our set-up): SIGINT, SIGTERM and SIGHUP only
+	 * end the wait (wait_attached), SIGPIPE (a closed stderr) is ignored. */
+	sigset_t ends;
+	sigemptyset(&ends);
+	sigaddset(&ends, SIGINT);
+	sigaddset(&ends, SIGTERM);
+	sigaddset(&ends, SIGHUP);
+	sigprocmask(SIG_BLOCK, &ends, NULL);
+	signal(SIGPIPE, SIG_IGN);
 	int status = 0;
 	unsigned attached = 0;
 	for (unsigned i = 0; i < n; i++) {
@@ -324,12 +336,6 @@ int command_attach(int argc, char **argv)
 	if (attached) {
 		fprintf(stderr, "cryptrace attach: tracing into %s %s\n", absdir,
 			o.duration_s > 0 ? "for the duration (Ctrl-C ends it sooner)" : "until Ctrl-C");
-		/* SIGINT and SIGTERM end the wait, not us: the targets must be detached */
-		sigset_t set;
-		sigemptyset(&set);
-		sigaddset(&set, SIGINT);
-		sigaddset(&set, SIGTERM);
-		sigprocmask(SIG_BLOCK, &set, NULL);
 		wait_attached(ts, n, o.duration_s);
 	}
 	for (unsigned i = 0; i < n; i++) {
