@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 /* int64_t cryptrace_attach_begin(const char *config): config is "key=value" lines (out=DIR,
- * mode=stats|calls, flush_ms=N); returns the address of a struct ct_attach_figures for the
+ * mode=stats|calls, flush_ms=N, tsc_hz=N: the machine's TSC rate, 0 unknown); returns the address of a struct ct_attach_figures for the
  * tracer to fill once the process runs again, or a negative errno (CT_ATTACH_E*). */
 #define CT_ATTACH_BEGIN_SYM "cryptrace_attach_begin"
 /* int64_t cryptrace_attach_end(void): every patched slot put back, the trace flushed and ended;

@@ -327,6 +327,12 @@ bool ct_config_load_attach(const char *spec)
 			c.out_dir = out_dir_copy;
 		} else if (!strcmp(line, "mode") && (!strcmp(v, "calls") || !strcmp(v, "stats"))) {
 			c.per_call = !strcmp(v, "calls");
+		} else if (!strcmp(line, "tsc_hz")) {
+			unsigned long long hz = strtoull(v, &end, 10);
+			if (*end)
+				return false;
+			if (hz) /* the tracer measured it: the process is not kept 3 ms for it */
+				ct_tsc_hz_set(hz);
 		} else if (!strcmp(line, "flush_ms")) {
 			unsigned long ms = strtoul(v, &end, 10);
 			if (*end || ms < 10 || ms > 3600000)

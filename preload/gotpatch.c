@@ -49,6 +49,8 @@
 #define HAVE_GOTPATCH 0
 #endif
 
+#if HAVE_GOTPATCH
+
 /* The hooks a late library redirects imports to: every exported hook of libcryptrace.map but
  * the life-cycle ones (see above). */
 static const char *const patched_names[] = {
@@ -156,15 +158,26 @@ void *ct_got_real(const char *name)
 	return i < 0 ? NULL : atomic_load(&reals[i]);
 }
 
-/* Whether addr lies in one of the module's loaded segments. */
-static bool in_module(const struct dl_phdr_info *info, uintptr_t addr)
+/* Whether addr lies in one of the module's segments of type (PT_LOAD, PT_GNU_RELRO). */
+static bool in_segment(const struct dl_phdr_info *info, uintptr_t addr, uint32_t type)
 {
 	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type == PT_LOAD && addr - (info->dlpi_addr + ph->p_vaddr) < ph->p_memsz)
+		if (ph->p_type == type && addr - (info->dlpi_addr + ph->p_vaddr) < ph->p_memsz)
 			return true;
 	}
 	return false;
+}
+
+static bool in_module(const struct dl_phdr_info *info, uintptr_t addr)
+{
+	return in_segment(info, addr, PT_LOAD);
+}
+
+/* Read-only after relocation: a store needs the page made writable for it. */
+static bool in_relro(const struct dl_phdr_info *info, uintptr_t addr)
+{
+	return in_segment(info, addr, PT_GNU_RELRO);
 }
 
 /* Stores v in the slot at, making a read-only (RELRO) page writable for the store and
@@ -181,16 +194,6 @@ static bool store_slot(void **at, void *v, bool relro)
 	return true;
 }
 
-static bool in_relro(const struct dl_phdr_info *info, uintptr_t addr)
-{
-	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type == PT_GNU_RELRO && addr - (info->dlpi_addr + ph->p_vaddr) < ph->p_memsz)
-			return true;
-	}
-	return false;
-}
-
 /* A dynamic section's address, relocated (glibc relocates them in place, musl does not). */
 static uintptr_t dyn_ptr(const struct dl_phdr_info *info, ElfW(Addr) v)
 {
@@ -202,7 +205,6 @@ struct reloc_table {
 	size_t n;
 };
 
-#if HAVE_GOTPATCH
 static bool add_slot(const struct slot *s)
 {
 	if (n_slots == cap_slots) {
@@ -293,11 +295,9 @@ static int patch_module(struct dl_phdr_info *info, size_t size, void *arg)
 		patch_table(info, data, symtab, strtab);
 	return 0;
 }
-#endif
 
 long ct_got_patch_all(void)
 {
-#if HAVE_GOTPATCH
 	Dl_info self;
 	if (!dladdr((void *)ct_got_patch_all, &self))
 		return -1;
@@ -311,12 +311,8 @@ long ct_got_patch_all(void)
 	n_slots = 0;
 	dl_iterate_phdr(patch_module, NULL);
 	return (long)n_slots;
-#else
-	return -1;
-#endif
 }
 
-#if HAVE_GOTPATCH
 /* Slots are put back module by module, as the modules are now: a module unloaded since the
  * patch (dlclose) took its slots with it, and another may be mapped where it was. */
 struct restore_arg {
@@ -339,16 +335,31 @@ static int restore_module(struct dl_phdr_info *info, size_t size, void *arg)
 	}
 	return 0;
 }
-#endif
 
 size_t ct_got_restore_all(void)
 {
-#if HAVE_GOTPATCH
 	struct restore_arg r = { 0 };
 	dl_iterate_phdr(restore_module, &r);
 	n_slots = 0;
 	return r.restored;
-#else
-	return 0;
-#endif
 }
+
+#else /* no slot patching on this architecture yet: attach refuses to begin (-ENOTSUP) */
+
+long ct_got_patch_all(void)
+{
+	return -1;
+}
+
+size_t ct_got_restore_all(void)
+{
+	return 0;
+}
+
+void *ct_got_real(const char *name)
+{
+	(void)name;
+	return NULL;
+}
+
+#endif

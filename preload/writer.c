@@ -841,16 +841,22 @@ out:
 	ct_quiet_end(t, q);
 }
 
+/* Caller holds flush_lock: the file closed, and not reopened by the next flush. */
+static void close_locked(void)
+{
+	int fd = atomic_exchange(&trace_fd, -1);
+	if (fd >= 0)
+		close(fd);
+	fd_lost = false;
+}
+
 /* `cryptrace attach` ended (attach.c), after END: the file is closed and stays so; the fd is the
  * program's to reuse. */
 void ct_writer_close(void)
 {
 	uint32_t g = guard_all();
 	ct_lock(&flush_lock);
-	int fd = atomic_exchange(&trace_fd, -1);
-	if (fd >= 0)
-		close(fd);
-	fd_lost = false;
+	close_locked();
 	ct_unlock(&flush_lock);
 	guard_restore(g);
 }
@@ -860,9 +866,7 @@ void ct_writer_restart(void)
 {
 	uint32_t g = guard_all();
 	ct_lock(&flush_lock);
-	int fd = atomic_exchange(&trace_fd, -1);
-	if (fd >= 0)
-		close(fd);
+	close_locked();
 	atomic_store(&write_errors, 0);
 	errors_reported = 0;
 	lost_reported = 0;

@@ -90,7 +90,7 @@ bool ct_arch_call_setup(pid_t tid, const struct ct_arch_state *saved, uint64_t f
 	if (nargs > 6)
 		return false;
 	struct user_regs_struct r = saved->regs;
-	unsigned long long *slot[6] = { &r.rdi, &r.rsi, &r.rdx, &r.rcx, &r.r8, &r.r9 };
+	__typeof__(&r.rdi) slot[6] = { &r.rdi, &r.rsi, &r.rdx, &r.rcx, &r.r8, &r.r9 };
 	for (unsigned i = 0; i < nargs; i++)
 		*slot[i] = args[i];
 	/* a call pushes its return address: 0, so that the return faults with rip 0 */
@@ -100,9 +100,9 @@ bool ct_arch_call_setup(pid_t tid, const struct ct_arch_state *saved, uint64_t f
 		return false;
 	r.rsp = sp;
 	r.rip = fn;
-	r.rax = 0;          /* no vector registers used by a variadic call */
-	r.orig_rax = -1ull; /* not in a system call: nothing to restart on the way out */
-	r.eflags &= ~(unsigned long long)EFLAGS_DF;
+	r.rax = 0;                               /* no vector registers used by a variadic call */
+	r.orig_rax = (__typeof__(r.orig_rax))-1; /* not in a system call: nothing to restart on the way out */
+	r.eflags &= ~(__typeof__(r.eflags))EFLAGS_DF;
 	return ptrace(PTRACE_SETREGS, tid, NULL, &r) == 0;
 }
 

@@ -33,6 +33,9 @@
 #define CALL_ALONE_NS (2000ull * 1000000) /* then the other threads run too (see above) */
 #define CALL_LIMIT_NS (60000ull * 1000000)
 #define SLACK 64 /* bytes between the call's stack and the strings above it */
+/* A thread stops within microseconds unless it sleeps uninterruptibly (a hung NFS read): then
+ * the attach gives up rather than hold the others stopped. */
+#define STOP_LIMIT_NS (5000ull * 1000000)
 
 bool ct_remote_write(pid_t pid, uint64_t addr, const void *buf, size_t n)
 {
@@ -126,28 +129,54 @@ static pid_t first_live_thread(pid_t pid)
 }
 
 /* Waits for tid's next stop; its status in *status. */
-static bool wait_stop(pid_t tid, int *status)
+/* Waits for tid's next stop, at most limit_ns: the kernel tells a tracer of its tracees' stops
+ * with SIGCHLD, which is blocked and waited for with a deadline (no polling interval added).
+ * 1 stopped (*status), 0 the limit passed, -1 the thread is gone. */
+static int wait_stop(pid_t tid, int *status, uint64_t limit_ns)
 {
+	sigset_t chld, old;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &old);
+	uint64_t t0 = ct_clock_ns(CLOCK_MONOTONIC);
+	int ret;
 	for (;;) {
-		pid_t r = waitpid(tid, status, __WALL);
-		if (r == tid)
-			return WIFSTOPPED(*status);
-		if (r < 0 && errno != EINTR)
-			return false;
+		pid_t r = waitpid(tid, status, __WALL | WNOHANG);
+		if (r == tid) {
+			ret = WIFSTOPPED(*status) ? 1 : -1;
+			break;
+		}
+		if (r < 0 && errno != EINTR) {
+			ret = -1;
+			break;
+		}
+		uint64_t spent = ct_clock_ns(CLOCK_MONOTONIC) - t0;
+		if (spent >= limit_ns) {
+			ret = 0;
+			break;
+		}
+		/* a SIGCHLD that came before the waitpid above is still pending: no wake-up lost */
+		uint64_t step = limit_ns - spent < 100000000 ? limit_ns - spent : 100000000;
+		struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)step };
+		sigtimedwait(&chld, NULL, &ts);
 	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return ret;
 }
 
-/* Stops thread tid (seized) and waits until it is. A signal that arrives first stops it in
+/* Stops thread tid (seized) and waits until it is (1), or STOP_LIMIT_NS passed (0: a thread in
+ * an uninterruptible sleep), or it is gone (-1). A signal that arrives first stops it in
  * signal-delivery-stop: it is stopped all the same, and the signal goes on at detach. */
-static bool interrupt_one(pid_t tid, int *pending)
+static int interrupt_one(pid_t tid, int *pending)
 {
 	int st;
 	*pending = 0;
-	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) != 0 || !wait_stop(tid, &st))
-		return false;
-	if ((st >> 16) == 0 && WSTOPSIG(st) != SIGTRAP)
+	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) != 0)
+		return -1;
+	int w = wait_stop(tid, &st, STOP_LIMIT_NS);
+	if (w == 1 && (st >> 16) == 0 && WSTOPSIG(st) != SIGTRAP)
 		*pending = WSTOPSIG(st);
-	return true;
+	return w;
 }
 
 static void release_all(struct ct_stopped *s)
@@ -192,12 +221,16 @@ bool ct_stop_process(pid_t pid, bool all_threads, struct ct_stopped *s, char *wh
 	s->caller = seized(s, pid) ? pid : s->tids[0];
 	s->stop0_ns = ct_clock_ns(CLOCK_MONOTONIC);
 	for (unsigned i = 0; i < s->n; i++) {
-		if (interrupt_one(s->tids[i], &s->pending[i])) {
+		int w = interrupt_one(s->tids[i], &s->pending[i]);
+		if (w == 1) {
 			s->stopped++;
 			continue;
 		}
-		if (s->tids[i] == s->caller) {
-			snprintf(why, cap, "thread %d did not stop: %s", (int)s->caller, strerror(errno));
+		if (w == 0 || s->tids[i] == s->caller) {
+			/* (one still running is let go by the kernel when we exit, which is next) */
+			snprintf(why, cap, "thread %d of process %d did not stop within %llu s%s",
+				 (int)s->tids[i], (int)pid, STOP_LIMIT_NS / 1000000000ull,
+				 w == 0 ? " (an uninterruptible sleep?); nothing was changed" : "");
 			release_all(s);
 			return false;
 		}
@@ -227,45 +260,20 @@ static void others(struct ct_stopped *s, bool run)
 	}
 }
 
-/* Waits for the caller's next stop: the kernel tells a tracer of its tracees' stops with
- * SIGCHLD, which is blocked and waited for with a deadline (a blocking waitpid could not let
- * the other threads go after CALL_ALONE_NS; polling would add its interval to every call).
- * 0 when the limit passed, -1 when it went away. */
+/* Waits for the caller's next stop (wait_stop), letting the other threads go after
+ * CALL_ALONE_NS; 0 when CALL_LIMIT_NS passed, -1 when it went away. */
 static int wait_call_stop(struct ct_stopped *s, int *status, uint64_t t0, bool *others_run)
 {
-	sigset_t chld, old;
-	sigemptyset(&chld);
-	sigaddset(&chld, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &chld, &old);
-	int ret;
-	for (;;) {
-		pid_t r = waitpid(s->caller, status, __WALL | WNOHANG);
-		if (r == s->caller) {
-			ret = WIFSTOPPED(*status) ? 1 : -1;
-			break;
-		}
-		if (r < 0 && errno != EINTR) {
-			ret = -1;
-			break;
-		}
-		uint64_t now = ct_clock_ns(CLOCK_MONOTONIC);
-		if (now - t0 > CALL_LIMIT_NS) {
-			ret = 0;
-			break;
-		}
-		if (!*others_run && s->stopped > 1 && now - t0 > CALL_ALONE_NS) {
-			others(s, true);
-			*others_run = true;
-		}
-		/* a SIGCHLD that came before the waitpid above is still pending: no wake-up lost */
-		uint64_t step = *others_run ? CALL_LIMIT_NS - (now - t0) : CALL_ALONE_NS - (now - t0);
-		if (step > 100000000)
-			step = 100000000;
-		struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)step };
-		sigtimedwait(&chld, NULL, &ts);
+	if (!*others_run && s->stopped > 1) {
+		uint64_t spent = ct_clock_ns(CLOCK_MONOTONIC) - t0;
+		int w = wait_stop(s->caller, status, spent < CALL_ALONE_NS ? CALL_ALONE_NS - spent : 0);
+		if (w != 0)
+			return w;
+		others(s, true);
+		*others_run = true;
 	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	return ret;
+	uint64_t spent = ct_clock_ns(CLOCK_MONOTONIC) - t0;
+	return wait_stop(s->caller, status, spent < CALL_LIMIT_NS ? CALL_LIMIT_NS - spent : 0);
 }
 
 bool ct_remote_call(struct ct_stopped *s, uint64_t fn, const uint64_t *args, const char *const *strs,
