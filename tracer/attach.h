@@ -21,9 +21,10 @@
 
 /* The process may be attached: it exists, nobody traces it, Yama and our capabilities allow it,
  * it is dynamically linked with a libc, it maps libcrypto (or uses a kernel interface we hook)
- * and has no libcryptrace yet. False with one line in why (which names what to do). lib is the
- * library we would load (its architecture must be the process's). */
-bool ct_attach_check(pid_t pid, const char *lib, char *why, size_t cap);
+ * and has no libcryptrace yet, and (unless allow_seccomp) runs under no seccomp filter. False with
+ * one line in why (which names what to do). lib is the library we would load (its architecture
+ * must be the process's). */
+bool ct_attach_check(pid_t pid, const char *lib, bool allow_seccomp, char *why, size_t cap);
 
 /* ---- attach_symbols.c -------------------------------------------------------------------- */
 

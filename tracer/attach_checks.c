@@ -143,7 +143,7 @@ static int remote_attach_state(pid_t pid)
 	return (int)v;
 }
 
-bool ct_attach_check(pid_t pid, const char *lib, char *why, size_t cap)
+bool ct_attach_check(pid_t pid, const char *lib, bool allow_seccomp, char *why, size_t cap)
 {
 	char exe[64];
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
@@ -186,6 +186,16 @@ bool ct_attach_check(pid_t pid, const char *lib, char *why, size_t cap)
 		snprintf(why, cap,
 			 "process %d is statically linked (no loader, no libc mapped): there is nothing "
 			 "to load the tracer with",
+			 (int)pid);
+		return false;
+	}
+	/* the library's start opens a file, maps memory and makes a thread: a filter that forbids
+	 * one of those (OpenSSH's pre-auth sandbox forbids open and clone) kills the process */
+	if (status_field(pid, "Seccomp", 10) >= 2 && !allow_seccomp) {
+		snprintf(why, cap,
+			 "process %d runs under a seccomp filter: a system call of the tracer's start "
+			 "(open, mmap, clone) that it forbids would kill the process; --allow-seccomp "
+			 "attaches anyway",
 			 (int)pid);
 		return false;
 	}

@@ -183,14 +183,19 @@ struct attach_opts {
 	const char *outdir;
 	double duration_s;
 	const char *mode;
+	bool allow_seccomp;
 };
 
 static int parse(int argc, char **argv, struct attach_opts *o)
 {
 	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' }, { "duration", required_argument, NULL, 'd' },
-		{ "mode", required_argument, NULL, 'M' },   { "route", required_argument, NULL, 'R' },
-		{ "help", no_argument, NULL, 'h' },         { 0 },
+		{ "output", required_argument, NULL, 'o' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "mode", required_argument, NULL, 'M' },
+		{ "route", required_argument, NULL, 'R' },
+		{ "allow-seccomp", no_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
 	};
 	int c;
 	opterr = 0;
@@ -215,6 +220,9 @@ static int parse(int argc, char **argv, struct attach_opts *o)
 				return ct_usage_error("attach", "--mode '%s' is neither stats nor calls",
 						      optarg);
 			o->mode = optarg;
+			break;
+		case 'S':
+			o->allow_seccomp = true;
 			break;
 		case 'R':
 			return ct_usage_error(
@@ -291,7 +299,7 @@ int command_attach(int argc, char **argv)
 	}
 	/* every target checked before any is touched */
 	for (unsigned i = 0; i < n; i++)
-		if (!ct_attach_check(ts[i].pid, lib, why, sizeof(why))) {
+		if (!ct_attach_check(ts[i].pid, lib, o.allow_seccomp, why, sizeof(why))) {
 			fprintf(stderr, "cryptrace attach: %s\n", why);
 			free(ts);
 			return CT_ATTACH_REFUSED;

@@ -288,7 +288,8 @@ void ct_usage_serve(FILE *out)
 
 void ct_usage_attach(FILE *out)
 {
-	fputs("usage: cryptrace attach [-o DIR] [--duration S] [--mode stats|calls] PID...\n"
+	fputs("usage: cryptrace attach [-o DIR] [--duration S] [--mode stats|calls] [--allow-seccomp]\n"
+	      "                        PID...\n"
 	      "\n"
 	      "Traces processes that are already running: each is stopped for a few\n"
 	      "milliseconds while libcryptrace.so is loaded into it and its modules' imports\n"
@@ -302,13 +303,16 @@ void ct_usage_attach(FILE *out)
 	      "Refused, with one line and exit status 2, before anything changes: a process\n"
 	      "that ptrace may not attach (Yama's ptrace_scope, another user, no\n"
 	      "CAP_SYS_PTRACE), one already traced (a debugger), a statically linked one, one\n"
-	      "with no crypto library and no /dev/crypto, and one started under cryptrace.\n"
+	      "with no crypto library and no /dev/crypto, one under a seccomp filter (unless\n"
+	      "--allow-seccomp), and one started under cryptrace.\n"
 	      "x86-64 only so far.\n"
 	      "\n"
 	      "options:\n"
 	      "  -o, --output DIR     where the traces go (default: ./cryptrace-attach-<date>)\n"
 	      "  -d, --duration S     detach after S seconds (default: at Ctrl-C)\n"
 	      "  --mode stats|calls   aggregate counters (default) or per-call timeline\n"
+	      "  --allow-seccomp      attach to a process under a seccomp filter all the same (a\n"
+	      "                       filter that forbids open, mmap or clone kills it)\n"
 	      "  -h, --help           this text\n"
 	      "\n"
 	      "exit status: 0 attached and detached, 1 an attach or detach failed, 2 refused.\n"

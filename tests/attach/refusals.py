@@ -11,6 +11,8 @@ One case per test: `refusals.py CASE`.
   debugger     a process another tracer holds (PTRACE_SEIZE from this test): TracerPid
   preloaded    a process started under `cryptrace run`: read its traces in its directory
   other-user   a process of root, attached by nobody (no CAP_SYS_PTRACE)
+  seccomp      a process under a seccomp filter like OpenSSH's pre-auth sandbox (rel_signals
+               sandbox: open and clone forbidden), which the tracer's start would get killed
   yama         kernel.yama.ptrace_scope 1 and 2 for an unprivileged user (written and put back;
                3 is never written: it cannot be lowered again until a reboot); skipped where
                Yama is not in the kernel or the sysctl cannot be written"""
@@ -160,9 +162,23 @@ def case_yama():
             f.write(before)
 
 
+def case_seccomp():
+    prog = ctlib.built("CT_REL_BIN", "rel_signals")
+    p = attach.Plain([prog, "sandbox", "prctl"], "ready")
+    try:
+        with open(f"/proc/{p.pid}/status") as f:
+            mode = [ln.split()[1] for ln in f if ln.startswith("Seccomp:")]
+        check(mode == ["2"], f"seccomp: the program runs filtered (Seccomp: {mode})")
+        line = attach.refused([str(p.pid)])
+        check("seccomp filter" in line and "--allow-seccomp" in line, f"seccomp: {line!r}")
+        untouched(p, "seccomp")
+    finally:
+        p.stop()
+
+
 CASES = {"no-process": case_no_process, "usage": case_usage, "static": case_static,
          "no-crypto": case_no_crypto, "debugger": case_debugger, "preloaded": case_preloaded,
-         "other-user": case_other_user, "yama": case_yama}
+         "other-user": case_other_user, "yama": case_yama, "seccomp": case_seccomp}
 
 
 def test():
