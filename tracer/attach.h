@@ -26,6 +26,10 @@
  * must be the process's). */
 bool ct_attach_check(pid_t pid, const char *lib, bool allow_seccomp, char *why, size_t cap);
 
+/* The library's cryptrace_attach_state in pid (attach_abi.h's CT_ATTACH_STATE_*), or -1 when
+ * the library is not mapped there or does not say. */
+int ct_remote_attach_state(pid_t pid);
+
 /* ---- attach_symbols.c -------------------------------------------------------------------- */
 
 /* The run-time address of the dynamic symbol name in the first file mapped in pid whose base

@@ -132,9 +132,7 @@ static void remote_out_dir(pid_t pid, char *dst, size_t cap)
 	free(env);
 }
 
-/* The library's cryptrace_attach_state in pid (attach.h's CT_ATTACH_STATE_*), or -1 when the
- * library is not mapped there or does not say. */
-static int remote_attach_state(pid_t pid)
+int ct_remote_attach_state(pid_t pid)
 {
 	uint64_t at = ct_remote_symbol(pid, "libcryptrace.so", "cryptrace_attach_state", NULL, 0);
 	uint32_t v;
@@ -199,7 +197,7 @@ bool ct_attach_check(pid_t pid, const char *lib, bool allow_seccomp, char *why, 
 			 (int)pid);
 		return false;
 	}
-	int state = remote_attach_state(pid);
+	int state = ct_remote_attach_state(pid);
 	if (state == CT_ATTACH_STATE_ATTACHED) {
 		snprintf(why, cap, "process %d is attached by another cryptrace attach already", (int)pid);
 		return false;

@@ -179,23 +179,52 @@ static void wait_attached(const struct target *ts, unsigned n, double duration_s
 	}
 }
 
+/* `--detach PID...`: ends attaches whose `cryptrace attach` is gone (killed with SIGKILL, its
+ * terminal closed): each process must be attached (else a refusal, nothing done to any). */
+static int detach_only(struct target *ts, unsigned n)
+{
+	char why[512];
+	for (unsigned i = 0; i < n; i++)
+		if (ct_remote_attach_state(ts[i].pid) != CT_ATTACH_STATE_ATTACHED) {
+			fprintf(stderr, "cryptrace attach: process %d is not attached: nothing to detach\n",
+				(int)ts[i].pid);
+			return CT_ATTACH_REFUSED;
+		}
+	sigset_t ends;
+	sigemptyset(&ends);
+	sigaddset(&ends, SIGINT);
+	sigaddset(&ends, SIGTERM);
+	sigaddset(&ends, SIGHUP);
+	sigprocmask(SIG_BLOCK, &ends, NULL);
+	int status = 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (!detach_one(&ts[i], why, sizeof(why))) {
+			fprintf(stderr, "cryptrace attach: %s\n", why);
+			status = 1;
+			continue;
+		}
+		fprintf(stderr,
+			"cryptrace attach: detached from %d (%s): main thread stopped for %.3f ms, %ld import slots put back\n",
+			(int)ts[i].pid, ts[i].comm, (double)ts[i].pause_ns / 1e6, ts[i].slots);
+	}
+	return status;
+}
+
 struct attach_opts {
 	const char *outdir;
 	double duration_s;
 	const char *mode;
 	bool allow_seccomp;
+	bool detach; /* --detach: end an attach whose tracer is gone */
 };
 
 static int parse(int argc, char **argv, struct attach_opts *o)
 {
 	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "mode", required_argument, NULL, 'M' },
-		{ "route", required_argument, NULL, 'R' },
-		{ "allow-seccomp", no_argument, NULL, 'S' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+		{ "output", required_argument, NULL, 'o' },  { "duration", required_argument, NULL, 'd' },
+		{ "mode", required_argument, NULL, 'M' },    { "route", required_argument, NULL, 'R' },
+		{ "allow-seccomp", no_argument, NULL, 'S' }, { "detach", no_argument, NULL, 'D' },
+		{ "help", no_argument, NULL, 'h' },          { 0 },
 	};
 	int c;
 	opterr = 0;
@@ -223,6 +252,9 @@ static int parse(int argc, char **argv, struct attach_opts *o)
 			break;
 		case 'S':
 			o->allow_seccomp = true;
+			break;
+		case 'D':
+			o->detach = true;
 			break;
 		case 'R':
 			return ct_usage_error(
@@ -292,6 +324,11 @@ int command_attach(int argc, char **argv)
 		read_comm(ts[i].pid, ts[i].comm, sizeof(ts[i].comm));
 	}
 	char lib[PATH_MAX], why[PATH_MAX * 2 + 256];
+	if (o.detach) {
+		int status = detach_only(ts, n);
+		free(ts);
+		return status;
+	}
 	if (!ct_find_library(lib, sizeof(lib), why, sizeof(why))) {
 		fprintf(stderr, "cryptrace attach: %s\n", why);
 		free(ts);

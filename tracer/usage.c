@@ -290,6 +290,7 @@ void ct_usage_attach(FILE *out)
 {
 	fputs("usage: cryptrace attach [-o DIR] [--duration S] [--mode stats|calls] [--allow-seccomp]\n"
 	      "                        PID...\n"
+	      "       cryptrace attach --detach PID...\n"
 	      "\n"
 	      "Traces processes that are already running: each is stopped for a few\n"
 	      "milliseconds while libcryptrace.so is loaded into it and its modules' imports\n"
@@ -313,6 +314,7 @@ void ct_usage_attach(FILE *out)
 	      "  --mode stats|calls   aggregate counters (default) or per-call timeline\n"
 	      "  --allow-seccomp      attach to a process under a seccomp filter all the same (a\n"
 	      "                       filter that forbids open, mmap or clone kills it)\n"
+	      "  --detach             end the attach of a cryptrace attach that is gone (killed)\n"
 	      "  -h, --help           this text\n"
 	      "\n"
 	      "exit status: 0 attached and detached, 1 an attach or detach failed, 2 refused.\n"
