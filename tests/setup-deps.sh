@@ -37,6 +37,7 @@ packages=(
 	# the metrics suite: promtool and a real Prometheus server and node_exporter scraping
 	# cryptrace's metrics; the Prometheus project's Python parsers (strict OpenMetrics)
 	prometheus prometheus-node-exporter python3-prometheus-client
+	nginx-light               # the attach suite: a TLS server started without cryptrace whose workers are attached
 )
 
 missing=()

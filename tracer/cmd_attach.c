@@ -275,7 +275,9 @@ static int parse(int argc, char **argv, struct attach_opts *o)
 }
 
 /* The output directory, made for the targets: they create their trace files in it themselves,
- * so root attaching to another user's processes (all of one user) gives it to that user. */
+ * so root attaching to another user's processes gives it to that user (all of one user), or
+ * lets every user create files in it, but not list or remove others' (several users: nginx's
+ * master runs as root, its workers as www-data; mode 1733, as a mail spool). */
 static bool prepare_outdir(const char *dir, const struct target *ts, unsigned n, char *abs, char *why,
 			   size_t cap)
 {
@@ -292,8 +294,13 @@ static bool prepare_outdir(const char *dir, const struct target *ts, unsigned n,
 		snprintf(proc, sizeof(proc), "/proc/%d", (int)ts[i].pid);
 		if (stat(proc, &st) != 0)
 			continue;
-		if (uid != (uid_t)-1 && uid != st.st_uid)
-			return true; /* several users: the directory stays ours; docs/attach.md */
+		if (uid != (uid_t)-1 && uid != st.st_uid) {
+			if (geteuid() == 0 && chmod(abs, 01733) != 0) {
+				snprintf(why, cap, "%s: chmod 1733: %s", abs, strerror(errno));
+				return false;
+			}
+			return true;
+		}
 		uid = st.st_uid;
 	}
 	if (geteuid() == 0 && uid != (uid_t)-1 && uid != 0 && chown(abs, uid, (gid_t)-1) != 0) {
