@@ -12,6 +12,7 @@ TLS 1.3 (AES-256-GCM) to curl (issue 23):
   - after the detach the server keeps serving (50 more downloads, intact), writes no trace and
     holds no fd of ours."""
 import os
+import re
 
 import ctlib
 from ctlib import attach, check, daemons
@@ -68,6 +69,11 @@ def test():
         check(ok, f"{DOWNLOADS} downloads while attached, intact")
         check(rc == 0 and f"detached from {server.pid}" in err,
               f"cryptrace attach ended 0 and detached ({rc}: {err.strip()[-300:]})")
+        moved = re.search(r"(\d+) import slots redirected", err)
+        back = re.search(r"(\d+) import slots put back", err)
+        check(moved and back and int(moved.group(1)) > 0 and moved.group(1) == back.group(1),
+              f"every import slot redirected was put back ({moved and moved.group(1)}, "
+              f"{back and back.group(1)})")
         files = sorted(os.listdir(out))
         after_ok = sum(fetch(curl, port, src, os.path.join(tmp, f"p{i}.bin")) for i in range(AFTER))
         check(after_ok == AFTER, f"after the detach: {after_ok} of {AFTER} downloads intact")
