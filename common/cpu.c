@@ -242,14 +242,23 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+static uint64_t tsc_hz_cached; /* 1: no usable TSC */
+
+void ct_tsc_hz_set(uint64_t hz)
+{
+	uint64_t none = 0;
+	if (hz > 1 && tsc_invariant())
+		__atomic_compare_exchange_n(&tsc_hz_cached, &none, hz, false, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED);
+}
+
 uint64_t ct_tsc_hz(void)
 {
-	static uint64_t cached;
-	uint64_t hz = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+	uint64_t hz = __atomic_load_n(&tsc_hz_cached, __ATOMIC_RELAXED);
 	if (hz)
 		return hz == 1 ? 0 : hz;
 	if (!tsc_invariant()) {
-		__atomic_store_n(&cached, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&tsc_hz_cached, 1, __ATOMIC_RELAXED);
 		return 0;
 	}
 	/* Measure against the raw monotonic clock; take the best of three 1 ms windows so that a
@@ -265,6 +274,6 @@ uint64_t ct_tsc_hz(void)
 		if (best == 0 || est < best)
 			best = est;
 	}
-	__atomic_store_n(&cached, best ? best : 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&tsc_hz_cached, best ? best : 1, __ATOMIC_RELAXED);
 	return best;
 }

@@ -67,5 +67,9 @@ int ct_cpu_has_rdtscp(void);
 /* TSC ticks per second: from CPUID leaf 0x15 when it says, else measured against
  * CLOCK_MONOTONIC over ~2 ms; 0 when the TSC is unusable (not invariant, or absent). */
 uint64_t ct_tsc_hz(void);
+/* Takes hz as this machine's TSC rate instead of measuring it (3 ms): `cryptrace attach` measures
+ * it before it stops a process and hands it over (the invariant TSC is one clock for every
+ * process of the machine). Ignored where the TSC is not invariant or was measured already. */
+void ct_tsc_hz_set(uint64_t hz);
 
 #endif

@@ -684,6 +684,9 @@ size_t ct_encode_proc(uint8_t *buf, size_t cap, const struct ct_proc *p)
 	w_u32(&w, p->aesni_cpb_milli);
 	w_u64(&w, p->ops_sampled_out);
 	w_u32(&w, p->ops_max_weight);
+	w_u64(&w, p->attach_pause_ns);
+	w_u32(&w, p->attach_threads);
+	w_u32(&w, p->attach_slots);
 	return w_end(&w, CT_REC_PROC);
 }
 
@@ -1019,6 +1022,9 @@ static void dec_proc(struct rcur *c, struct ct_proc *p)
 	p->aesni_cpb_milli = r_u32(c); /* added at the end: 0 from older writers */
 	p->ops_sampled_out = r_u64(c); /* added later still */
 	p->ops_max_weight = r_u32(c);
+	p->attach_pause_ns = r_u64(c); /* `cryptrace attach`'s, added at the end */
+	p->attach_threads = r_u32(c);
+	p->attach_slots = r_u32(c);
 }
 
 static void dec_end(struct rcur *c, struct ct_end *e)

@@ -158,7 +158,8 @@ enum ct_event_kind {
 				     * a TLS record-layer ctrl, a per-message IV re-init... */
 };
 
-enum ct_end_reason { CT_END_EXIT = 1, CT_END_EXEC = 2, CT_END_SIGNAL = 3 };
+/* CT_END_DETACH: `cryptrace attach` ended (the process goes on, untraced: docs/attach.md) */
+enum ct_end_reason { CT_END_EXIT = 1, CT_END_EXEC = 2, CT_END_SIGNAL = 3, CT_END_DETACH = 4 };
 
 /* CT_REC_HEADER flags */
 #define CT_HDR_PER_CALL (1u << 0)         /* per-call (timeline) mode was on */
@@ -166,6 +167,7 @@ enum ct_end_reason { CT_END_EXIT = 1, CT_END_EXEC = 2, CT_END_SIGNAL = 3 };
 #define CT_HDR_SECURE_EXEC (1u << 2)      /* setuid/setgid process: tracing disabled, header only */
 #define CT_HDR_ARGV_OMITTED (1u << 3)     /* argv holds argv[0] only (--no-argv, CRYPTRACE_ARGV=0) */
 #define CT_HDR_TICKS_NOT_CYCLES (1u << 4) /* tsc_hz is a timer's rate, not the CPU clock's */
+#define CT_HDR_ATTACHED (1u << 5)         /* `cryptrace attach` loaded the library into a running process */
 
 /* CT_REC_PROC flags */
 #define CT_PROC_INCOMPLETE (1u << 0) /* some records could not be written (disk full, EIO...) */
@@ -396,6 +398,10 @@ struct ct_proc {
 	uint64_t ops_sampled_out; /* per-call ops the rate cap did not keep (all threads; the ring
 				   * full is dropped_ops) */
 	uint32_t ops_max_weight;  /* the largest weight a kept op was given (0 or 1: none sampled) */
+	uint64_t attach_pause_ns; /* `cryptrace attach`: how long the attach stopped the process
+				   * (0: not attached, or not known yet) */
+	uint32_t attach_threads;  /* the threads it stopped */
+	uint32_t attach_slots;    /* the import slots it redirected to the hooks */
 };
 
 struct ct_end {

@@ -8,6 +8,12 @@
  *   expect api=evp cipher=<name> dir=<encrypt|decrypt> calls=<n> bytes=<n>
  * Keys and IVs are fixed: the program never touches the DRBG, whose own aes-256-ctr work would
  * otherwise mix into the counts. Exit 0 on success.
+ *
+ * `evp_threads --pause-at N` (`cryptrace attach`'s test): every thread stops after its first N
+ * updates, its context initialised and in use, until a line arrives on stdin; "paused" on
+ * stdout says they all are. What is counted from then on is printed as
+ *   expect-after-pause api=evp cipher=<name> dir=<encrypt|decrypt> calls=<n> bytes=<n>
+ * (N below the halfway re-init: the contexts are first met by a data call, then re-inited).
  */
 #include <openssl/evp.h>
 #include <pthread.h>
@@ -40,11 +46,15 @@ static const struct work kinds[THREADS / 2] = {
 static const int sizes[] = { 16, 1, 100, 1024, 4096, 17, 8192, 64 };
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
 
-static unsigned long expected_bytes_per_thread(void)
+static int pause_at = -1; /* --pause-at N */
+static pthread_barrier_t paused, resume;
+
+/* The bytes of updates [from, UPDATES_PER_THREAD) of one thread. */
+static unsigned long expected_bytes_per_thread(int from)
 {
 	unsigned long sum = 0;
 
-	for (int i = 0; i < UPDATES_PER_THREAD; i++)
+	for (int i = from; i < UPDATES_PER_THREAD; i++)
 		sum += (unsigned long)sizes[i % NSIZES];
 	return sum;
 }
@@ -77,6 +87,10 @@ static void *worker(void *arg)
 		      EVP_CipherInit_ex(ctx, cipher, NULL, key, iv, w->encrypt ? 1 : 0);
 
 	for (int i = 0; ok && i < UPDATES_PER_THREAD; i++) {
+		if (i == pause_at) {
+			pthread_barrier_wait(&paused);
+			pthread_barrier_wait(&resume);
+		}
 		/* Halfway, a fresh IV without a new cipher: the context keeps its path. */
 		if (i == UPDATES_PER_THREAD / 2)
 			ok = EVP_CipherInit_ex(ctx, NULL, NULL, NULL, iv, -1);
@@ -97,16 +111,39 @@ static void *worker(void *arg)
 	return (void *)ok;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	pthread_t tids[THREADS];
 	int failed = 0;
+
+	if (argc == 3 && !strcmp(argv[1], "--pause-at")) {
+		pause_at = atoi(argv[2]);
+		if (pause_at < 0 || pause_at >= UPDATES_PER_THREAD) {
+			fprintf(stderr, "evp_threads: --pause-at takes 0..%d\n", UPDATES_PER_THREAD - 1);
+			return 2;
+		}
+		pthread_barrier_init(&paused, NULL, THREADS + 1);
+		pthread_barrier_init(&resume, NULL, THREADS + 1);
+	} else if (argc != 1) {
+		fprintf(stderr, "usage: evp_threads [--pause-at N]\n");
+		return 2;
+	}
 
 	for (int t = 0; t < THREADS; t++) {
 		if (pthread_create(&tids[t], NULL, worker, (void *)&kinds[t % (THREADS / 2)])) {
 			fprintf(stderr, "evp_threads: pthread_create failed\n");
 			return 1;
 		}
+	}
+	if (pause_at >= 0) {
+		char line[64];
+
+		pthread_barrier_wait(&paused);
+		printf("paused\n");
+		fflush(stdout);
+		if (!fgets(line, sizeof(line), stdin))
+			line[0] = 0;
+		pthread_barrier_wait(&resume);
 	}
 	for (int t = 0; t < THREADS; t++) {
 		void *ok = NULL;
@@ -120,10 +157,14 @@ int main(void)
 		return 1;
 	}
 
-	unsigned long per_thread = expected_bytes_per_thread();
+	unsigned long per_thread = expected_bytes_per_thread(0);
 
 	for (size_t k = 0; k < THREADS / 2; k++)
 		printf("expect api=evp cipher=%s dir=%s calls=%d bytes=%lu\n", kinds[k].cipher,
 		       kinds[k].encrypt ? "encrypt" : "decrypt", 2 * UPDATES_PER_THREAD, 2 * per_thread);
+	for (size_t k = 0; pause_at >= 0 && k < THREADS / 2; k++)
+		printf("expect-after-pause api=evp cipher=%s dir=%s calls=%d bytes=%lu\n", kinds[k].cipher,
+		       kinds[k].encrypt ? "encrypt" : "decrypt", 2 * (UPDATES_PER_THREAD - pause_at),
+		       2 * expected_bytes_per_thread(pause_at));
 	return 0;
 }

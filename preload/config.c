@@ -217,6 +217,21 @@ static bool load_always_on(bool mode_from_env)
 	return true;
 }
 
+/* What follows from the settings, once they are read. */
+static void config_apply(void)
+{
+	if (cfg.per_call)
+		cfg.sample_period = 1; /* per-call mode times every call */
+	ct_per_call = cfg.per_call;
+	if (!cfg.per_call)
+		cfg.max_ops_rate = 0; /* no timeline to cap */
+	ct_ops_cap_configure(cfg.max_ops_rate);
+	ct_sample_period = cfg.sample_period;
+	/* sample_all_bytes 0 means "time every call" as well */
+	ct_sample_all_bytes = cfg.per_call ? 0 : cfg.sample_all_bytes;
+	cfg.enabled = true;
+}
+
 void ct_config_load(void)
 {
 	bool mode_from_env;
@@ -280,14 +295,56 @@ void ct_config_load(void)
 		cfg.enabled = false;
 		return;
 	}
-	if (cfg.per_call)
-		cfg.sample_period = 1; /* per-call mode times every call */
-	ct_per_call = cfg.per_call;
-	if (!cfg.per_call)
-		cfg.max_ops_rate = 0; /* no timeline to cap */
-	ct_ops_cap_configure(cfg.max_ops_rate);
-	ct_sample_period = cfg.sample_period;
-	/* sample_all_bytes 0 means "time every call" as well */
-	ct_sample_all_bytes = cfg.per_call ? 0 : cfg.sample_all_bytes;
-	cfg.enabled = true;
+	config_apply();
+}
+
+/* `cryptrace attach` (attach.c): the process's environment is not ours to read, its settings
+ * come as "key=value" lines from the tracer (attach_abi.h). The same settings as the
+ * environment's, checked the same way; a bad line is refused (false), nothing half-set. */
+bool ct_config_load_attach(const char *spec)
+{
+	struct ct_config c = cfg;
+	c.per_call = false;
+	c.out_dir = NULL;
+	c.route_spec = NULL;
+	c.spool_root = NULL;
+	for (const char *p = spec; p && *p;) {
+		size_t n = strcspn(p, "\n");
+		char line[1100];
+		if (n >= sizeof(line))
+			return false;
+		memcpy(line, p, n);
+		line[n] = 0;
+		p += n + (p[n] == '\n');
+		char *eq = strchr(line, '=');
+		if (!eq)
+			return false;
+		*eq = 0;
+		const char *v = eq + 1;
+		char *end;
+		if (!strcmp(line, "out") && v[0] == '/' && strlen(v) < sizeof(out_dir_copy)) {
+			memcpy(out_dir_copy, v, strlen(v) + 1);
+			c.out_dir = out_dir_copy;
+		} else if (!strcmp(line, "mode") && (!strcmp(v, "calls") || !strcmp(v, "stats"))) {
+			c.per_call = !strcmp(v, "calls");
+		} else if (!strcmp(line, "tsc_hz")) {
+			unsigned long long hz = strtoull(v, &end, 10);
+			if (*end)
+				return false;
+			if (hz) /* the tracer measured it: the process is not kept 3 ms for it */
+				ct_tsc_hz_set(hz);
+		} else if (!strcmp(line, "flush_ms")) {
+			unsigned long ms = strtoul(v, &end, 10);
+			if (*end || ms < 10 || ms > 3600000)
+				return false;
+			c.flush_ms = (unsigned)ms;
+		} else
+			return false;
+	}
+	if (!c.out_dir)
+		return false;
+	cfg = c;
+	saved_env[0] = NULL; /* nothing to carry across exec: the new image is not ours */
+	config_apply();
+	return true;
 }

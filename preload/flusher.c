@@ -188,6 +188,12 @@ void ct_flusher_stop(void)
 		join_fully(); /* gone, not only asked: a filter with TSYNC would cover it */
 }
 
+void ct_flusher_rearm(void)
+{
+	int expect = FL_NEVER;
+	atomic_compare_exchange_strong(&state, &expect, FL_NONE);
+}
+
 bool ct_flusher_pause(void)
 {
 	pthread_mutex_lock(&lock);

@@ -14,6 +14,7 @@
 void ct_flusher_start(void);   /* lazily: at the first cipher path, and in fork children */
 bool ct_flusher_running(void); /* for the PROC record's CT_PROC_PERIODIC */
 void ct_flusher_stop(void);    /* a sandbox is coming: ask it to end, and wait */
+void ct_flusher_rearm(void);   /* after a stop: a later start may start it again (a new attach) */
 /* unshare/setns want a single-threaded process: end it for the call (true if it was running),
  * and start it again after. */
 bool ct_flusher_pause(void);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "ct_config.h"
+#include "flusher.h"
 #include "internal.h"
 #include "route.h"
 #include "signals.h"
@@ -51,19 +52,9 @@ static void find_self(void)
 		snprintf(ct_g.self_path, sizeof(ct_g.self_path), "%s", info.dli_fname);
 }
 
-bool ct_init(void)
+/* Who and when the trace starts: at process start, or at an attach. */
+static void start_facts(void)
 {
-	int expect = 0;
-	if (!atomic_compare_exchange_strong(&ct_g.state, &expect, 1))
-		return expect == 2;
-	int saved = errno;
-	ct_proc_hooks_resolve();
-	ct_config_load();
-	if (!ct_config()->enabled) {
-		atomic_store(&ct_g.state, 3);
-		errno = saved;
-		return false;
-	}
 	struct timespec rt;
 	clock_gettime(CLOCK_REALTIME, &rt);
 	ct_g.start_mono_ns = ct_now_ns();
@@ -72,6 +63,29 @@ bool ct_init(void)
 	ct_g.ppid = (uint32_t)getppid();
 	read_comm();
 	find_self();
+}
+
+/* Process start (attach_config NULL: the environment's settings), or `cryptrace attach`'s. */
+static bool init_with(const char *attach_config)
+{
+	int expect = 0;
+	if (!atomic_compare_exchange_strong(&ct_g.state, &expect, 1))
+		return expect == 2;
+	int saved = errno;
+	ct_proc_hooks_resolve();
+	if (attach_config && !ct_config_load_attach(attach_config)) {
+		atomic_store(&ct_g.state, 0); /* nothing started: a later attach may try again */
+		errno = saved;
+		return false;
+	}
+	if (!attach_config)
+		ct_config_load();
+	if (!ct_config()->enabled) {
+		atomic_store(&ct_g.state, 3);
+		errno = saved;
+		return false;
+	}
+	start_facts();
 	ct_callsite_init();
 	/* Always-on mode (docs/fleet.md): a process with no crypto library at start (sh, ls) is not
 	 * kept 3 ms measuring the TSC; should it load one later, its header says CLOCK_MONOTONIC. */
@@ -85,17 +99,56 @@ bool ct_init(void)
 	atomic_store(&ct_g.next_flush, ct_clock_now() + ct_g.flush_ticks);
 	atomic_store(&ct_g.state, 2);
 	ct_writer_open();
-	ct_signals_init(); /* after the file: the handler writes into it */
+	/* after the file: the handler writes into it. Not in a process we were loaded into late:
+	 * its signal handlers are its own, and a detach could not give them back untouched */
+	if (!attach_config)
+		ct_signals_init();
 	if (ct_config_warning()[0])
 		ct_event(CT_EV_TRACE_WARNING, "config", EINVAL, 0, CT_NO_PATH, false, "%s",
 			 ct_config_warning());
 	/* parse CRYPTRACE_ROUTE now, so that a bad spec is reported once, at start */
-	if (ct_config()->route_spec)
+	if (ct_config()->route_spec && !attach_config)
 		ct_route_init();
 	/* the unwinder's first use loads libgcc_s: do that now, while no seccomp sandbox (sshd's)
 	 * can kill us for it, in every process that may do crypto */
 	if (ct_libcrypto_mapped())
 		ct_callsite_warm_up();
+	errno = saved;
+	return true;
+}
+
+bool ct_init(void)
+{
+	return init_with(NULL);
+}
+
+bool ct_init_attach(const char *config)
+{
+	return init_with(config);
+}
+
+/* A new attach to a library an earlier one left inert (state 3): the same process (or a fork
+ * child of it, which has its own pid) starts a new trace with its counters from zero. Every
+ * other thread is stopped by the tracer, and no hook is reachable yet. */
+bool ct_restart_attach(const char *config)
+{
+	int saved = errno;
+	if (atomic_load(&ct_g.state) != 3 || !ct_config_load_attach(config)) {
+		errno = saved;
+		return false;
+	}
+	start_facts();
+	ct_g.flush_ticks = (uint64_t)ct_config()->flush_ms * ct_clk.ms_ticks;
+	atomic_store(&ct_g.hooked_calls_slow, 0);
+	atomic_store(&ct_g.dropped_events, 0);
+	ct_thread_counters_reset();
+	ct_events_reset();
+	atomic_store(&ct_g.next_flush, ct_clock_now() + ct_g.flush_ticks);
+	atomic_store(&ct_g.state, 2);
+	ct_writer_restart();
+	ct_flusher_rearm();
+	if (ct_path_count())
+		ct_flusher_start(); /* the paths exist already: no new one will start it */
 	errno = saved;
 	return true;
 }
@@ -139,6 +192,8 @@ void ct_register_exit_handler(void)
 
 __attribute__((constructor)) static void ct_constructor(void)
 {
+	if (ct_attach_detect_late())
+		return; /* `cryptrace attach` loaded us: nothing until it calls cryptrace_attach_begin */
 	constructing = true;
 	ct_init();
 	constructing = false;

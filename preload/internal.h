@@ -120,7 +120,8 @@ static inline struct ct_thread *ct_thread_self(void)
 struct ct_thread *ct_thread_slow(void);
 struct ct_thread *ct_thread_list(void); /* head of the list of every shard (flusher) */
 void ct_thread_after_fork_child(void);
-void ct_thread_internal(void); /* the preload's own thread: no shard, hooks pass through */
+void ct_thread_counters_reset(void); /* every thread's counters and ops to zero (a new attach) */
+void ct_thread_internal(void);       /* the preload's own thread: no shard, hooks pass through */
 
 /* ---- clocks: the tick counter when there is one (ticks.h), else CLOCK_MONOTONIC ns ----------- */
 
@@ -192,6 +193,14 @@ struct ct_global {
 extern struct ct_global ct_g;
 
 bool ct_init(void); /* idempotent; true when tracing is on */
+/* `cryptrace attach` (attach.c): the start with the tracer's settings, and a later attach's new
+ * start in a library that is mapped already; false on settings it refuses. */
+bool ct_init_attach(const char *config);
+bool ct_restart_attach(const char *config);
+bool ct_attach_detect_late(void); /* the constructor: loaded by dlopen, not in the search order */
+bool ct_attach_late(void);
+void ct_attach_figures_get(uint64_t *pause_ns, uint32_t *threads, uint32_t *slots);
+void ct_attach_after_fork_child(void);
 extern int ct_exit_status;
 void ct_register_exit_handler(void); /* from the exit() hook, for the END record */
 static inline bool ct_ready(void)
@@ -221,6 +230,7 @@ bool ct_crypto_lib_mapped(void);
 
 /* ---- config (config.c) --------------------------------------------------------------------- */
 void ct_config_load(void);
+bool ct_config_load_attach(const char *spec); /* attach.c: settings from `cryptrace attach` */
 /* Every CRYPTRACE_* and the LD_PRELOAD of process start, as "NAME=value" (exec re-injection). */
 const char *const *ct_config_env(void);
 const char *ct_config_ia32cap(void);
@@ -269,7 +279,9 @@ bool ct_events_pending(void); /* caller holds the events lock */
 size_t ct_events_encode(uint8_t *buf, size_t cap, bool *more);
 
 /* ---- writer (writer.c) --------------------------------------------------------------------- */
-void ct_writer_open(void); /* creates the file and writes preamble + header */
+void ct_writer_open(void);    /* creates the file and writes preamble + header */
+void ct_writer_close(void);   /* a detach: the file closed after its END, nothing reopens it */
+void ct_writer_restart(void); /* a new attach: a new file, as at start */
 /* END after a final snapshot: exit (status), exec, or a fatal signal (status = the signal).
  * Safe in a signal handler (writer.c). */
 void ct_writer_end(enum ct_end_reason reason, int status);

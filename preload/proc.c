@@ -47,6 +47,7 @@ static void atfork_child(void)
 	ct_callsite_after_fork_child();
 	ct_g.ppid = ct_g.pid;
 	ct_g.pid = (uint32_t)getpid();
+	ct_attach_after_fork_child();
 	struct timespec rt;
 	clock_gettime(CLOCK_REALTIME, &rt);
 	ct_g.start_mono_ns = ct_now_ns();
@@ -91,7 +92,9 @@ static const char *env_find(char *const envp[], const char *name, size_t n)
 
 char *const *ct_proc_fix_env(char *const envp[])
 {
-	if (!ct_ready() || !ct_g.self_path[0])
+	/* loaded late (`cryptrace attach`): the new image is not ours to trace, as a process the
+	 * attach never saw start would not be */
+	if (!ct_ready() || !ct_g.self_path[0] || ct_attach_late())
 		return envp;
 	const char *const *saved = ct_config_env();
 	const char *missing[32];

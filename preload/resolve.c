@@ -12,6 +12,7 @@
 #include <link.h>
 #include <string.h>
 
+#include "gotpatch.h"
 #include "internal.h"
 
 struct find_lib {
@@ -63,6 +64,10 @@ bool ct_libcrypto_mapped(void)
 
 void *ct_resolve(const char *name)
 {
+	/* loaded late (`cryptrace attach`): what the import slots held before we took them */
+	void *got = ct_got_real(name);
+	if (got)
+		return got;
 	int saved = errno;
 	void *p = dlsym(RTLD_NEXT, name);
 	const char *prefix = strncmp(name, "gnutls_", 7) ? "libcrypto.so" : "libgnutls.so";

@@ -149,21 +149,33 @@ struct ct_counters *ct_counters_alloc(struct ct_thread *t, uint32_t path_id)
 
 /* In a fork child only the forking thread exists: every other shard is free, and all counts
  * start from zero (the parent's trace holds them). */
+/* The thread's counters and per-call ops from zero: a fork child's, a new attach's. */
+static void zero_counters(struct ct_thread *t)
+{
+	for (unsigned i = 0; i < CT_CHUNKS; i++)
+		if (t->chunks[i])
+			memset(t->chunks[i], 0, CT_PATHS_PER_CHUNK * sizeof(struct ct_counters));
+	atomic_store(&t->ops_head, 0);
+	atomic_store(&t->ops_tail, 0);
+	atomic_store(&t->ops_dropped, 0);
+	atomic_store(&t->ops_sampled_out, 0);
+	t->tid_written = 0;
+	t->span.t0 = 0; /* counters start again from zero: a span across it means nothing */
+}
+
+void ct_thread_counters_reset(void)
+{
+	for (struct ct_thread *t = atomic_load(&all_threads); t; t = t->next)
+		zero_counters(t);
+}
+
 void ct_thread_after_fork_child(void)
 {
 	pthread_mutex_init(&threads_lock, NULL);
 	struct ct_thread *self = ct_thread_self();
 	free_threads = NULL;
 	for (struct ct_thread *t = atomic_load(&all_threads); t; t = t->next) {
-		for (unsigned i = 0; i < CT_CHUNKS; i++)
-			if (t->chunks[i])
-				memset(t->chunks[i], 0, CT_PATHS_PER_CHUNK * sizeof(struct ct_counters));
-		atomic_store(&t->ops_head, 0);
-		atomic_store(&t->ops_tail, 0);
-		atomic_store(&t->ops_dropped, 0);
-		atomic_store(&t->ops_sampled_out, 0);
-		t->tid_written = 0;
-		t->span.t0 = 0; /* counters start again from zero: a span across the fork means nothing */
+		zero_counters(t);
 		if (t != self) {
 			t->in_use = false;
 			t->next_free = free_threads;

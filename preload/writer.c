@@ -321,6 +321,8 @@ static void write_header(void)
 		flags |= CT_HDR_TICKS_NOT_CYCLES;
 	if (ct_route_active())
 		flags |= CT_HDR_ROUTES; /* a spec that parsed: its routes apply (a bad one is a warning) */
+	if (ct_attach_late())
+		flags |= CT_HDR_ATTACHED;
 	struct ct_header h = {
 		.pid = ct_g.pid,
 		.ppid = ct_g.ppid,
@@ -704,6 +706,7 @@ static void flush_proc(bool final)
 		.crypto_libs = ct_str_from(crypto_libs),
 		.libcrypto = ct_str_from(ver),
 	};
+	ct_attach_figures_get(&p.attach_pause_ns, &p.attach_threads, &p.attach_slots);
 	proc_times(&p);
 	if (!in_signal_end) /* only without the launcher's bound (calib.c) */
 		aesni_cpb_found = ct_calib_at_flush();
@@ -841,6 +844,44 @@ void ct_writer_end(enum ct_end_reason reason, int status)
 	ct_unlock(&flush_lock);
 out:
 	ct_quiet_end(t, q);
+}
+
+/* Caller holds flush_lock: the file closed, and not reopened by the next flush. */
+static void close_locked(void)
+{
+	int fd = atomic_exchange(&trace_fd, -1);
+	if (fd >= 0)
+		close(fd);
+	fd_lost = false;
+}
+
+/* `cryptrace attach` ended (attach.c), after END: the file is closed and stays so; the fd is the
+ * program's to reuse. */
+void ct_writer_close(void)
+{
+	uint32_t g = guard_all();
+	ct_lock(&flush_lock);
+	close_locked();
+	ct_unlock(&flush_lock);
+	guard_restore(g);
+}
+
+/* A new attach to the same process: a new file, everything in it written again. */
+void ct_writer_restart(void)
+{
+	uint32_t g = guard_all();
+	ct_lock(&flush_lock);
+	close_locked();
+	atomic_store(&write_errors, 0);
+	errors_reported = 0;
+	lost_reported = 0;
+	ops_over_cap = 0;
+	ops_cap_said = false;
+	proc_flags = libcrypto_seen ? CT_PROC_HAS_LIBCRYPTO : 0;
+	facts.done = false; /* the command line may have changed (setproctitle) */
+	open_locked();
+	ct_unlock(&flush_lock);
+	guard_restore(g);
 }
 
 /* exec failed after we wrote END: the process goes on, and so does its trace. */

@@ -49,6 +49,22 @@ bool rp_elfsyms_get(const struct rp_elfsyms *s, size_t i, Elf64_Sym *y)
 	return i < s->nsyms && rp_image_sym(&s->im, &s->eh, s->off + (uint64_t)i * s->entsize, y);
 }
 
+bool rp_elfsyms_lookup(const struct rp_elfsyms *s, const char *name, uint64_t *value)
+{
+	Elf64_Sym y;
+	size_t n = strlen(name) + 1;
+	for (size_t i = 0; rp_elfsyms_get(s, i, &y); i++) {
+		unsigned type = ELF64_ST_TYPE(y.st_info);
+		if ((type != STT_FUNC && type != STT_OBJECT) || y.st_shndx == SHN_UNDEF ||
+		    y.st_name >= s->strtab_len || s->strtab_len - y.st_name < n ||
+		    memcmp(s->strtab + y.st_name, name, n))
+			continue;
+		*value = y.st_value;
+		return true;
+	}
+	return false;
+}
+
 const char *rp_elfsyms_function_at(const struct rp_elfsyms *s, uint64_t va, uint64_t *start, uint64_t *end)
 {
 	Elf64_Sym y;

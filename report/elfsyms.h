@@ -30,6 +30,10 @@ void rp_elfsyms_index(struct rp_elfsyms *s, const struct rp_image *im, const str
 /* Symbol i, decoded; false past the end. */
 bool rp_elfsyms_get(const struct rp_elfsyms *s, size_t i, Elf64_Sym *y);
 
+/* The defined symbol called name (a function or an object): its address in the file's terms in
+ * *value. False when the table has none. */
+bool rp_elfsyms_lookup(const struct rp_elfsyms *s, const char *name, uint64_t *value);
+
 /* The function symbol covering vaddr va: its name, *start and *end; NULL when none does. */
 const char *rp_elfsyms_function_at(const struct rp_elfsyms *s, uint64_t va, uint64_t *start, uint64_t *end);
 

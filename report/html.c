@@ -379,6 +379,8 @@ static void section_processes(const struct rp_model *m, FILE *f)
 			fprintf(f, " (signal %d)", p->end.status);
 		else if (p->has_end && p->end.reason == CT_END_EXEC)
 			fputs(" (exec)", f);
+		else if (p->has_end && p->end.reason == CT_END_DETACH)
+			fputs(" (detach)", f);
 		fputs("</td><td>", f);
 		struct ct_str lc = p->proc.libcrypto.len ? p->proc.libcrypto : p->hdr.libcrypto;
 		if (lc.len)

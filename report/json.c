@@ -458,9 +458,9 @@ static void json_proc(struct jw *w, const struct rp_model *m, const struct rp_pr
 	if (p->read_status != CT_READ_EOF)
 		j_cstr(w, "damage", p->damage);
 	if (p->has_end) {
-		static const char *const reasons[] = { "", "exit", "exec", "signal" };
+		static const char *const reasons[] = { "", "exit", "exec", "signal", "detach" };
 		j_cstr(w, "end_reason",
-		       p->end.reason >= 1 && p->end.reason <= 3 ? reasons[p->end.reason] : "unknown");
+		       p->end.reason >= 1 && p->end.reason <= 4 ? reasons[p->end.reason] : "unknown");
 		j_i64(w, "exit_status", p->end.status);
 	} else {
 		j_num(w, "end_reason", 0, false);
@@ -490,6 +490,11 @@ static void json_proc(struct jw *w, const struct rp_model *m, const struct rp_pr
 	j_u64(w, "max_ops_rate", p->hdr.max_ops_rate);
 	j_u64(w, "per_call_sampled_out", p->proc.ops_sampled_out);
 	j_u64(w, "per_call_max_weight", p->proc.ops_max_weight);
+	/* `cryptrace attach` (docs/attach.md): whether the library came late, and the pause */
+	j_bool(w, "attached", p->hdr.flags & CT_HDR_ATTACHED);
+	j_u64(w, "attach_pause_ns", p->proc.attach_pause_ns);
+	j_u64(w, "attach_threads", p->proc.attach_threads);
+	j_u64(w, "attach_slots", p->proc.attach_slots);
 	j_u64(w, "dropped_ops", p->proc.dropped_ops > p->ops_dropped ? p->proc.dropped_ops : p->ops_dropped);
 	j_u64(w, "dropped_events", p->proc.dropped_events);
 	j_u64(w, "write_errors", p->proc.write_errors);

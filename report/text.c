@@ -121,6 +121,24 @@ static void print_timeline_cut(const struct rp_proc *p, FILE *out)
 	print_wrapped(out, "    ", "  ", line);
 }
 
+/* The process was attached while it ran (`cryptrace attach`, docs/attach.md): its figures start
+ * there, and the reader may want to know what the attach cost it. */
+static void print_attach(const struct rp_proc *p, FILE *out)
+{
+	if (!(p->hdr.flags & CT_HDR_ATTACHED))
+		return;
+	char line[300];
+	if (p->proc.attach_pause_ns)
+		snprintf(line, sizeof(line),
+			 "pid %u was attached while it ran: figures from the attach on; the attach stopped "
+			 "%u thread(s) for %.2f ms",
+			 p->hdr.pid, p->proc.attach_threads, (double)p->proc.attach_pause_ns / 1e6);
+	else
+		snprintf(line, sizeof(line), "pid %u was attached while it ran: figures from the attach on",
+			 p->hdr.pid);
+	print_wrapped(out, "    ", "  ", line);
+}
+
 static void print_processes(const struct rp_model *m, FILE *out)
 {
 	fprintf(out, "Processes\n");
@@ -145,9 +163,12 @@ static void print_processes(const struct rp_model *m, FILE *out)
 		} else if (st == RP_INCOMPLETE) {
 			snprintf(status, sizeof(status), "incomplete");
 		} else {
-			static const char *const how[] = { "", "exit", "exec", "signal" };
-			snprintf(status, sizeof(status), "complete (%s %d)",
-				 p->end.reason <= 3 ? how[p->end.reason] : "?", p->end.status);
+			static const char *const how[] = { "", "exit", "exec", "signal", "detach" };
+			if (p->end.reason == CT_END_DETACH)
+				snprintf(status, sizeof(status), "complete (detach)");
+			else
+				snprintf(status, sizeof(status), "complete (%s %d)",
+					 p->end.reason <= 4 ? how[p->end.reason] : "?", p->end.status);
 		}
 		struct ct_str l = p->proc.libcrypto.len ? p->proc.libcrypto : p->hdr.libcrypto;
 		/* "OpenSSL 3.0.19 1 Jan 2026" -> "OpenSSL 3.0.19": the name and version words only */
@@ -170,8 +191,10 @@ static void print_processes(const struct rp_model *m, FILE *out)
 		fprintf(out, "  (%u process%s recorded without %s arguments: --no-argv)\n", omitted,
 			omitted == 1 ? "" : "es", omitted == 1 ? "its" : "their");
 	for (size_t i = 0; i < m->nprocs; i++)
-		if (rp_proc_shown(m, &m->procs[i]))
+		if (rp_proc_shown(m, &m->procs[i])) {
 			print_timeline_cut(&m->procs[i], out);
+			print_attach(&m->procs[i], out);
+		}
 	fputc('\n', out);
 }
 

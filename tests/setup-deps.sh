@@ -38,6 +38,7 @@ packages=(
 	# cryptrace's metrics; the Prometheus project's Python parsers (strict OpenMetrics)
 	prometheus prometheus-node-exporter python3-prometheus-client
 	systemd                   # systemd-analyze verify: contrib/systemd's units (the metrics suite)
+	nginx-light               # the attach suite: a TLS server started without cryptrace whose workers are attached
 )
 
 missing=()

@@ -25,5 +25,8 @@ int command_export(int argc, char **argv);
 /* `cryptrace serve --listen ADDR:PORT TRACEDIR...`: serves /metrics until killed; 2 when it
  * cannot listen (usage, a non-loopback address without --allow-remote, bind). */
 int command_serve(int argc, char **argv);
+/* `cryptrace attach [options] PID...`: 0 every process was attached and detached, 1 some
+ * attach or detach failed (said on stderr), 2 a refusal (nothing changed in any process). */
+int command_attach(int argc, char **argv);
 
 #endif

@@ -26,6 +26,7 @@ static const struct command {
 	{ "report", command_report, ct_usage_report },
 	{ "export", command_export, ct_usage_export },
 	{ "serve", command_serve, ct_usage_serve },
+	{ "attach", command_attach, ct_usage_attach },
 	{ "help", command_help, NULL },
 	/* clang-format on */
 };

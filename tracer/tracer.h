@@ -36,6 +36,7 @@ void ct_usage_prune(FILE *out);
 void ct_usage_report(FILE *out);
 void ct_usage_export(FILE *out);
 void ct_usage_serve(FILE *out);
+void ct_usage_attach(FILE *out);
 void ct_version(FILE *out);
 
 /* spawn.c: the launcher's children. */

@@ -52,6 +52,8 @@ void ct_usage_main(FILE *out)
 	      "                             write node_exporter's textfile (Prometheus metrics)\n"
 	      "  serve --listen ADDR:PORT TRACEDIR...\n"
 	      "                             serve the same metrics on /metrics for a scrape\n"
+	      "  attach [-o DIR] [--duration S] PID...\n"
+	      "                             trace running processes, without restarting them\n"
 	      "  help [COMMAND]             detailed help for a command\n"
 	      "\n"
 	      "options:\n"
@@ -285,5 +287,41 @@ void ct_usage_serve(FILE *out)
 	      "  -h, --help        this text\n"
 	      "\n"
 	      "It runs until killed. Exit status 2 when it cannot listen or read its state.\n",
+	      out);
+}
+
+void ct_usage_attach(FILE *out)
+{
+	fputs("usage: cryptrace attach [-o DIR] [--duration S] [--mode stats|calls] [--allow-seccomp]\n"
+	      "                        PID...\n"
+	      "       cryptrace attach --detach PID...\n"
+	      "\n"
+	      "Traces processes that are already running: each is stopped for a few\n"
+	      "milliseconds while libcryptrace.so is loaded into it and its modules' imports\n"
+	      "of the traced functions (libssl's EVP_*, the kernel interfaces' system calls)\n"
+	      "are pointed at the hooks; then it runs on, traced, until the duration ends or\n"
+	      "Ctrl-C, when everything is put back and the trace is closed. The library\n"
+	      "stays mapped, inert; a later attach reuses it. Read the traces with\n"
+	      "`cryptrace report DIR`; the report says how long each attach stopped the\n"
+	      "process.\n"
+	      "\n"
+	      "Refused, with one line and exit status 2, before anything changes: a process\n"
+	      "that ptrace may not attach (Yama's ptrace_scope, another user, no\n"
+	      "CAP_SYS_PTRACE), one already traced (a debugger), a statically linked one, one\n"
+	      "with no crypto library and no /dev/crypto, one under a seccomp filter (unless\n"
+	      "--allow-seccomp), and one started under cryptrace.\n"
+	      "x86-64 only so far.\n"
+	      "\n"
+	      "options:\n"
+	      "  -o, --output DIR     where the traces go (default: ./cryptrace-attach-<date>)\n"
+	      "  -d, --duration S     detach after S seconds (default: at Ctrl-C)\n"
+	      "  --mode stats|calls   aggregate counters (default) or per-call timeline\n"
+	      "  --allow-seccomp      attach to a process under a seccomp filter all the same (a\n"
+	      "                       filter that forbids open, mmap or clone kills it)\n"
+	      "  --detach             end the attach of a cryptrace attach that is gone (killed)\n"
+	      "  -h, --help           this text\n"
+	      "\n"
+	      "exit status: 0 attached and detached, 1 an attach or detach failed, 2 refused.\n"
+	      "See docs/attach.md.\n",
 	      out);
 }

@@ -174,6 +174,19 @@ static uint32_t classify(struct ct_thread *t, EVP_CIPHER_CTX *ctx, const EVP_CIP
 	return id;
 }
 
+uint32_t ct_evp_classify_unseen(EVP_CIPHER_CTX *ctx)
+{
+	struct ct_thread *t = ct_thread_get();
+	if (!t)
+		return CT_NO_PATH;
+	uint32_t guard = ct_guard_all(t);
+	uint32_t id = classify(t, ctx, NULL, NULL, -1);
+	if (id != CT_NO_PATH)
+		ct_ctxmap_set(ctx, id);
+	ct_guard_restore(t, guard);
+	return id;
+}
+
 static unsigned failure_callsites; /* failures with a stack capture so far (bounded: unwinding is slow) */
 
 static void record_failure(const char *call, uint32_t path, int64_t ret)

@@ -133,6 +133,8 @@ static struct data_call cipher_call(EVP_CIPHER_CTX *ctx, unsigned char *out, con
 static uint32_t data_path(const EVP_CIPHER_CTX *ctx, uint8_t entry)
 {
 	uint32_t id = ct_ctxmap_lookup_inline(&ct_global_ctxmap, ctx);
+	if (CT_UNLIKELY(id == CT_NO_PATH) && ct_attach_late())
+		id = ct_evp_classify_unseen((EVP_CIPHER_CTX *)ctx);
 	if (CT_UNLIKELY(id == CT_NO_PATH))
 		return id;
 	if (CT_UNLIKELY(ct_path_entry(id) != entry)) {
@@ -210,6 +212,8 @@ struct ct_counters *ct_evp_ctx_counters(struct ct_thread *t, const EVP_CIPHER_CT
 		return t->hot_c;
 	}
 	*path = ct_ctxmap_get(ctx);
+	if (*path == CT_NO_PATH && ct_attach_late())
+		*path = ct_evp_classify_unseen((EVP_CIPHER_CTX *)ctx);
 	return *path == CT_NO_PATH ? NULL : ct_counters_of(t, *path);
 }
 

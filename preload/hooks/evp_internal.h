@@ -22,6 +22,11 @@ struct ct_counters *ct_evp_ctx_counters(struct ct_thread *t, const EVP_CIPHER_CT
 void ct_evp_phase_begin(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, enum ct_phase phase, uint64_t bytes,
 			struct ct_timed *tm);
 
+/* `cryptrace attach`: the path of a ctx initialised before the attach (its init never came
+ * through us), classified at its first use as its init would have been; CT_NO_PATH when it has
+ * no cipher (never initialised). */
+uint32_t ct_evp_classify_unseen(EVP_CIPHER_CTX *ctx);
+
 #pragma GCC visibility pop
 
 #endif

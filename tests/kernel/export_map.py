@@ -8,7 +8,9 @@
  2. every symbol the library exports is in the map (nothing leaks past `local: *`);
  3. every symbol the library's own objects mark for export (CT_EXPORT: global, default
     visibility) is exported: a hook written but left out of the map would be hidden by the
-    version script, and silently never run."""
+    version script, and silently never run;
+ 4. every name `cryptrace attach` redirects (preload/gotpatch.c's patched_names) is in the map:
+    a name left there after its hook went would redirect nothing."""
 import os
 import re
 import shutil
@@ -18,6 +20,7 @@ import ctlib
 from ctlib import check
 
 MAP = os.path.join(ctlib.SRC_ROOT, 'preload', 'libcryptrace.map')
+GOTPATCH = os.path.join(ctlib.SRC_ROOT, 'preload', 'gotpatch.c')
 OBJDIR = os.environ.get('CT_PRELOAD_OBJDIR', '')
 # Defined only under #if: the build either compiled it (then it must be exported) or not.
 CONDITIONAL = {'__asan_default_options': 'ASan builds only (preload/init.c)'}
@@ -77,6 +80,12 @@ def test():
         print('   (%s: not in this build, %s)' % (n, CONDITIONAL[n]))
     extra = sorted(set(exported) - listed)
     check(not extra, 'every exported symbol is in the map (unlisted: %s)' % extra)
+    table = re.search(r'patched_names\[\] = \{(.*?)\};', open(GOTPATCH).read(), re.S)
+    check(table is not None, 'gotpatch.c has its patched_names table')
+    patched = re.findall(r'"([A-Za-z_][A-Za-z0-9_]*)"', table.group(1))
+    unlisted = sorted(set(patched) - listed)
+    check(len(patched) > 100 and not unlisted,
+          '%d names attach redirects, every one in the map (not: %s)' % (len(patched), unlisted))
     hidden = sorted('%s (%s)' % (n, marked[n]) for n in set(marked) - set(exported))
     check(not hidden, 'every CT_EXPORT symbol of the objects is exported (hidden by the map: %s)'
           % hidden)

@@ -1,0 +1,365 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gotpatch.c - the hooks of a library loaded late (`cryptrace attach`, attach.c). Loaded by
+ * dlopen into a running process, our definitions are not in the symbol search order: the
+ * program's, libssl's and every other module's calls were bound at start to libcrypto and libc.
+ * So each module's import slots (GOT entries: the JUMP_SLOT relocations of its PLT and the
+ * GLOB_DAT of -fno-plt code and function pointers) that name a function we hook are pointed at
+ * our hook, and put back at detach.
+ *
+ * Our own slots are patched too: preloaded, our calls to the names we define (execv's to
+ * execve, the writer's to close) bind to our definitions, which is what the code expects (their
+ * guards pass them through); loaded RTLD_LOCAL they would bind to libc's.
+ *
+ * What is not patched, and why:
+ *  - a module's imports of a function it defines itself (libcrypto's calls
+ *    to its own EVP_* through its PLT, libc's to its own read): under LD_PRELOAD those would
+ *    come to us nested inside an outer call, or be libcrypto's internal work, which an attach
+ *    does not claim to see;
+ *  - the life-cycle hooks of signals, sandboxes, exit and main's start: they manage the
+ *    preload's own signal handlers and exit handler, which a process we were loaded into late
+ *    does not have (its exit status reaches END through the on_exit handler). The exec family
+ *    and posix_spawn are patched, for the END before the image goes: in a late library they
+ *    pass the environment on untouched (proc.c), so the new image runs untraced, as it must;
+ *  - modules loaded after the attach (their slots were bound to the real functions).
+ *
+ * The real function a hook calls (CT_REAL, ct_resolve) is the one the slot held: the first
+ * bound slot seen for that name, else the global definition (a lazy slot still points into its
+ * own PLT, which would bind the slot over our hook).
+ */
+#include <dlfcn.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "gotpatch.h"
+
+#if defined(__x86_64__)
+#define R_JUMP_SLOT R_X86_64_JUMP_SLOT
+#define R_GLOB_DAT R_X86_64_GLOB_DAT
+#define HAVE_GOTPATCH 1
+#elif defined(__aarch64__)
+#define R_JUMP_SLOT R_AARCH64_JUMP_SLOT
+#define R_GLOB_DAT R_AARCH64_GLOB_DAT
+#define HAVE_GOTPATCH 1
+#else
+#define HAVE_GOTPATCH 0
+#endif
+
+#if HAVE_GOTPATCH
+
+/* The hooks a late library redirects imports to: every exported hook of libcryptrace.map but
+ * the life-cycle ones (see above). */
+static const char *const patched_names[] = {
+	/* clang-format off */
+	/* EVP */
+	"EVP_CipherInit", "EVP_CipherInit_ex", "EVP_CipherInit_ex2", "EVP_EncryptInit",
+	"EVP_EncryptInit_ex", "EVP_EncryptInit_ex2", "EVP_DecryptInit", "EVP_DecryptInit_ex",
+	"EVP_DecryptInit_ex2", "EVP_CipherUpdate", "EVP_EncryptUpdate", "EVP_DecryptUpdate",
+	"EVP_Cipher", "EVP_CipherFinal", "EVP_CipherFinal_ex", "EVP_EncryptFinal",
+	"EVP_EncryptFinal_ex", "EVP_DecryptFinal", "EVP_DecryptFinal_ex", "EVP_CIPHER_CTX_new",
+	"EVP_CIPHER_CTX_free", "EVP_CIPHER_CTX_reset", "EVP_CIPHER_CTX_copy", "EVP_CIPHER_CTX_ctrl",
+	"EVP_CIPHER_fetch",
+	/* BoringSSL's AEAD API */
+	"EVP_AEAD_CTX_init", "EVP_AEAD_CTX_init_with_direction", "EVP_AEAD_CTX_new",
+	"EVP_AEAD_CTX_cleanup", "EVP_AEAD_CTX_free", "EVP_AEAD_CTX_seal", "EVP_AEAD_CTX_open",
+	"EVP_AEAD_CTX_seal_scatter", "EVP_AEAD_CTX_open_gather",
+	/* libgcrypt */
+	"gcry_cipher_open", "gcry_cipher_close", "gcry_cipher_setkey", "gcry_cipher_setiv",
+	"gcry_cipher_setctr", "gcry_cipher_encrypt", "gcry_cipher_decrypt",
+	"gcry_cipher_authenticate", "gcry_cipher_gettag", "gcry_cipher_checktag", "gcry_cipher_ctl",
+	/* GnuTLS */
+	"gnutls_cipher_init", "gnutls_cipher_encrypt", "gnutls_cipher_encrypt2",
+	"gnutls_cipher_encrypt3", "gnutls_cipher_decrypt", "gnutls_cipher_decrypt2",
+	"gnutls_cipher_decrypt3", "gnutls_cipher_set_iv", "gnutls_cipher_add_auth",
+	"gnutls_cipher_tag", "gnutls_cipher_deinit", "gnutls_aead_cipher_init",
+	"gnutls_aead_cipher_encrypt", "gnutls_aead_cipher_decrypt", "gnutls_aead_cipher_encryptv",
+	"gnutls_aead_cipher_encryptv2", "gnutls_aead_cipher_decryptv2", "gnutls_aead_cipher_deinit",
+	"gnutls_record_send", "gnutls_record_send2", "gnutls_record_send_range",
+	"gnutls_record_send_file", "gnutls_record_recv", "gnutls_record_recv_seq",
+	"gnutls_record_recv_packet",
+	/* low-level AES */
+	"AES_set_encrypt_key", "AES_set_decrypt_key", "AES_encrypt", "AES_decrypt",
+	"AES_ecb_encrypt", "AES_cbc_encrypt", "AES_cfb128_encrypt", "AES_cfb1_encrypt",
+	"AES_cfb8_encrypt", "AES_ofb128_encrypt", "AES_ige_encrypt", "AES_bi_ige_encrypt",
+	"AES_wrap_key", "AES_unwrap_key", "AES_ctr128_encrypt",
+	/* engines and providers */
+	"ENGINE_by_id", "ENGINE_init", "ENGINE_finish", "ENGINE_set_default",
+	"ENGINE_set_default_ciphers", "ENGINE_set_default_string", "OSSL_PROVIDER_load",
+	"OSSL_PROVIDER_try_load",
+	/* the process's life: a fork child's own trace, END before an exec or an _exit */
+	"fork", "_exit", "execve", "execv", "execvp", "execvpe", "execl", "execlp", "execle",
+	"fexecve", "posix_spawn", "posix_spawnp",
+	/* file size limits (a write past one kills) */
+	"setrlimit", "setrlimit64", "prlimit", "prlimit64",
+	/* kernel interfaces and fd bookkeeping */
+	"open", "open64", "openat", "openat64", "__open_2", "__open64_2", "__openat_2",
+	"__openat64_2", "ioctl", "socket", "bind", "setsockopt", "accept", "accept4", "send",
+	"sendto", "sendmsg", "recv", "recvfrom", "recvmsg", "read", "write", "readv", "writev",
+	"__read_chk", "__recv_chk", "__recvfrom_chk", "splice", "vmsplice", "sendfile",
+	"sendfile64", "syscall", "close", "close_range", "closefrom", "dup", "dup2", "dup3",
+	"fcntl", "fcntl64", "__ioctl_time64", "__fcntl_time64", "__setsockopt64", "__sendmsg64",
+	"__recvmsg64",
+	/* clang-format on */
+};
+#define N_NAMES (sizeof(patched_names) / sizeof(patched_names[0]))
+
+struct slot {
+	void **at;
+	void *orig, *hook;
+	uintptr_t module; /* the module's load bias, to find it again at restore */
+};
+
+static struct slot *slots;
+static size_t n_slots, cap_slots;
+static void *hooks[N_NAMES];         /* our definition of each name (NULL: not built here) */
+static void *_Atomic reals[N_NAMES]; /* what the first bound slot held */
+
+/* Name -> index, by hash: a process's modules import thousands of names, and the process is
+ * stopped while they are looked at (a linear search over our names took milliseconds). */
+#define NAME_BUCKETS 1024               /* a power of two, several times N_NAMES */
+static int16_t name_slot[NAME_BUCKETS]; /* index + 1; 0 empty */
+
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	return h;
+}
+
+static void names_index(void)
+{
+	if (name_slot[name_hash(patched_names[0]) & (NAME_BUCKETS - 1)])
+		return; /* made by an earlier attach */
+	for (size_t i = 0; i < N_NAMES; i++) {
+		uint32_t b = name_hash(patched_names[i]) & (NAME_BUCKETS - 1);
+		while (name_slot[b])
+			b = (b + 1) & (NAME_BUCKETS - 1);
+		name_slot[b] = (int16_t)(i + 1);
+	}
+}
+
+static int name_index(const char *name)
+{
+	for (uint32_t b = name_hash(name) & (NAME_BUCKETS - 1); name_slot[b];
+	     b = (b + 1) & (NAME_BUCKETS - 1))
+		if (!strcmp(patched_names[name_slot[b] - 1], name))
+			return name_slot[b] - 1;
+	return -1;
+}
+
+void *ct_got_real(const char *name)
+{
+	int i = n_slots ? name_index(name) : -1;
+	return i < 0 ? NULL : atomic_load(&reals[i]);
+}
+
+/* Whether addr lies in one of the module's segments of type (PT_LOAD, PT_GNU_RELRO). */
+static bool in_segment(const struct dl_phdr_info *info, uintptr_t addr, uint32_t type)
+{
+	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == type && addr - (info->dlpi_addr + ph->p_vaddr) < ph->p_memsz)
+			return true;
+	}
+	return false;
+}
+
+static bool in_module(const struct dl_phdr_info *info, uintptr_t addr)
+{
+	return in_segment(info, addr, PT_LOAD);
+}
+
+/* Read-only after relocation: a store needs the page made writable for it. */
+static bool in_relro(const struct dl_phdr_info *info, uintptr_t addr)
+{
+	return in_segment(info, addr, PT_GNU_RELRO);
+}
+
+/* Stores v in the slot at, making a read-only (RELRO) page writable for the store and
+ * read-only again after it. */
+static bool store_slot(void **at, void *v, bool relro)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *pg = (void *)((uintptr_t)at & ~(uintptr_t)(page - 1));
+	if (relro && mprotect(pg, (size_t)page, PROT_READ | PROT_WRITE) != 0)
+		return false;
+	__atomic_store_n(at, v, __ATOMIC_RELEASE);
+	if (relro)
+		mprotect(pg, (size_t)page, PROT_READ);
+	return true;
+}
+
+/* A dynamic section's address, relocated (glibc relocates them in place, musl does not). */
+static uintptr_t dyn_ptr(const struct dl_phdr_info *info, ElfW(Addr) v)
+{
+	return v < info->dlpi_addr ? info->dlpi_addr + v : v;
+}
+
+struct reloc_table {
+	const ElfW(Rela) * rela;
+	size_t n;
+};
+
+static bool add_slot(const struct slot *s)
+{
+	if (n_slots == cap_slots) {
+		size_t cap = cap_slots ? cap_slots * 2 : 256;
+		struct slot *p = realloc(slots, cap * sizeof(*p));
+		if (!p)
+			return false;
+		slots = p;
+		cap_slots = cap;
+	}
+	slots[n_slots++] = *s;
+	return true;
+}
+
+static void patch_table(struct dl_phdr_info *info, struct reloc_table t, const ElfW(Sym) * symtab,
+			const char *strtab)
+{
+	for (size_t r = 0; r < t.n; r++) {
+		unsigned type = (unsigned)ELF64_R_TYPE(t.rela[r].r_info);
+		if (type != R_JUMP_SLOT && type != R_GLOB_DAT)
+			continue;
+		const ElfW(Sym) *sym = &symtab[ELF64_R_SYM(t.rela[r].r_info)];
+		int i = name_index(strtab + sym->st_name);
+		if (i < 0 || !hooks[i])
+			continue;
+		void **at = (void **)(info->dlpi_addr + t.rela[r].r_offset);
+		void *cur = __atomic_load_n(at, __ATOMIC_ACQUIRE);
+		if (cur == hooks[i])
+			continue;
+		void *global = dlsym(RTLD_DEFAULT, patched_names[i]);
+		if (!global || in_module(info, (uintptr_t)global))
+			continue; /* its own definition: an internal call */
+		bool lazy = in_module(info, (uintptr_t)cur);
+		void *expected = NULL;
+		atomic_compare_exchange_strong(&reals[i], &expected, lazy ? global : cur);
+		struct slot s = { .at = at, .orig = cur, .hook = hooks[i], .module = info->dlpi_addr };
+		if (add_slot(&s) && !store_slot(at, hooks[i], in_relro(info, (uintptr_t)at)))
+			n_slots--;
+	}
+}
+
+static int patch_module(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	(void)arg;
+	const ElfW(Dyn) *dyn = NULL;
+	for (unsigned i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+			dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+	if (!dyn)
+		return 0;
+	const ElfW(Sym) *symtab = NULL;
+	const char *strtab = NULL;
+	struct reloc_table plt = { 0 }, data = { 0 };
+	bool plt_is_rela = true;
+	for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; d++) {
+		switch (d->d_tag) {
+		case DT_SYMTAB:
+			symtab = (const ElfW(Sym) *)dyn_ptr(info, d->d_un.d_ptr);
+			break;
+		case DT_STRTAB:
+			strtab = (const char *)dyn_ptr(info, d->d_un.d_ptr);
+			break;
+		case DT_JMPREL:
+			plt.rela = (const ElfW(Rela) *)dyn_ptr(info, d->d_un.d_ptr);
+			break;
+		case DT_PLTRELSZ:
+			plt.n = d->d_un.d_val / sizeof(ElfW(Rela));
+			break;
+		case DT_PLTREL:
+			plt_is_rela = d->d_un.d_val == DT_RELA;
+			break;
+		case DT_RELA:
+			data.rela = (const ElfW(Rela) *)dyn_ptr(info, d->d_un.d_ptr);
+			break;
+		case DT_RELASZ:
+			data.n = d->d_un.d_val / sizeof(ElfW(Rela));
+			break;
+		default:
+			break;
+		}
+	}
+	if (!symtab || !strtab)
+		return 0;
+	if (plt.rela && plt_is_rela)
+		patch_table(info, plt, symtab, strtab);
+	if (data.rela)
+		patch_table(info, data, symtab, strtab);
+	return 0;
+}
+
+long ct_got_patch_all(void)
+{
+	Dl_info self;
+	if (!dladdr((void *)ct_got_patch_all, &self))
+		return -1;
+	void *h = dlopen(self.dli_fname, RTLD_NOLOAD | RTLD_LAZY);
+	if (!h)
+		return -1;
+	names_index();
+	for (size_t i = 0; i < N_NAMES; i++)
+		hooks[i] = dlsym(h, patched_names[i]);
+	dlclose(h);
+	n_slots = 0;
+	dl_iterate_phdr(patch_module, NULL);
+	return (long)n_slots;
+}
+
+/* Slots are put back module by module, as the modules are now: a module unloaded since the
+ * patch (dlclose) took its slots with it, and another may be mapped where it was. */
+struct restore_arg {
+	size_t restored;
+};
+
+static int restore_module(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct restore_arg *r = arg;
+	for (size_t i = 0; i < n_slots; i++) {
+		struct slot *s = &slots[i];
+		if (!s->at || s->module != info->dlpi_addr || !in_module(info, (uintptr_t)s->at))
+			continue;
+		/* a slot someone else changed since (a lazy binding, another tool) is theirs now */
+		if (__atomic_load_n(s->at, __ATOMIC_ACQUIRE) == s->hook &&
+		    store_slot(s->at, s->orig, in_relro(info, (uintptr_t)s->at)))
+			r->restored++;
+		s->at = NULL;
+	}
+	return 0;
+}
+
+size_t ct_got_restore_all(void)
+{
+	struct restore_arg r = { 0 };
+	dl_iterate_phdr(restore_module, &r);
+	n_slots = 0;
+	return r.restored;
+}
+
+#else /* no slot patching on this architecture yet: attach refuses to begin (-ENOTSUP) */
+
+long ct_got_patch_all(void)
+{
+	return -1;
+}
+
+size_t ct_got_restore_all(void)
+{
+	return 0;
+}
+
+void *ct_got_real(const char *name)
+{
+	(void)name;
+	return NULL;
+}
+
+#endif

@@ -1,0 +1,150 @@
+# SPDX-License-Identifier: MIT
+"""ctlib.attach - `cryptrace attach` on processes started without cryptrace (suite `attach`,
+docs/attach.md): the premises (skips, saying why), programs started plainly and waited for by
+their own ready line, an attach running in the background until it is told to end, and the
+figures a test compares (TLS downloads by curl, VmRSS)."""
+import hashlib
+import os
+import platform
+import select
+import signal
+import subprocess
+import time
+
+from .harness import CRYPTRACE, Failure, check, skip
+
+START_TIMEOUT = 30
+STOP_TIMEOUT = 120
+
+
+def need_attach():
+    """Skips (77, saying why) where attach cannot run here: the sanitizer pass (an ASan-built
+    libcryptrace.so cannot be dlopen'ed into a program without the ASan runtime), another
+    architecture than x86-64, or no permission to ptrace our own children."""
+    if os.environ.get("CT_ASAN") == "1" or os.environ.get("CT_TSAN") == "1":
+        skip("sanitizer pass: a sanitizer-built libcryptrace.so cannot be loaded into a program "
+             "started without the sanitizer runtime; the normal pass runs this test")
+    if platform.machine() != "x86_64":
+        skip(f"attach is implemented for x86-64 only so far (this is {platform.machine()})")
+    try:
+        with open("/proc/sys/kernel/yama/ptrace_scope") as f:
+            scope = int(f.read())
+    except OSError:
+        scope = 0
+    if scope >= 3 or (scope >= 2 and os.geteuid() != 0):
+        skip(f"kernel.yama.ptrace_scope is {scope}: this user may not attach")
+
+
+def sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def vmrss_kb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise Failure(f"no VmRSS for {pid}")
+
+
+def _read_until(stream, ready, what, proc, timeout=START_TIMEOUT):
+    """Reads stream (a pipe) until ready shows up; returns what was read."""
+    deadline = time.monotonic() + timeout
+    buf = b""
+    while time.monotonic() < deadline:
+        r, _, _ = select.select([stream], [], [], 0.2)
+        if r:
+            chunk = os.read(stream.fileno(), 4096)
+            if not chunk:
+                break
+            buf += chunk
+            if ready.encode() in buf:
+                return buf.decode(errors="replace")
+        elif proc.poll() is not None:
+            break
+    raise Failure(f"{what}: no {ready!r} within {timeout} s: {buf.decode(errors='replace')[-600:]}")
+
+
+class Plain:
+    """A program started without cryptrace (its own session), ready once `ready` is in its
+    stdout or stderr."""
+
+    def __init__(self, argv, ready, cwd=None, stdin=None):
+        self.p = subprocess.Popen(argv, stdin=stdin, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, cwd=cwd, start_new_session=True)
+        self.pid = self.p.pid
+        self.out = _read_until(self.p.stdout, ready, argv[0], self.p)
+
+    def stop(self):
+        if self.p.poll() is None:
+            self.p.terminate()
+        if self.p.stdin and self.p.stdin.closed:
+            self.p.stdin = None
+        try:
+            out, _ = self.p.communicate(timeout=STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            out, _ = self.p.communicate()
+        self.out += (out or b"").decode(errors="replace")
+        return self.p.returncode
+
+
+class Attach:
+    """`cryptrace attach -o outdir [extra] PID...` in the background, attached once its
+    "tracing into" line is out; end() sends SIGINT and returns (exit status, stderr)."""
+
+    def __init__(self, pids, outdir, extra=()):
+        argv = [CRYPTRACE, "attach", "-o", outdir] + list(extra) + [str(p) for p in pids]
+        self.p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            self.err = _read_until(self.p.stderr, "tracing into", "cryptrace attach", self.p)
+        except Failure:
+            self.p.kill()
+            rest = self.p.communicate()[1].decode(errors="replace")
+            raise Failure(f"cryptrace attach did not attach: {rest.strip()[-600:]}")
+
+    def end(self):
+        if self.p.poll() is None:
+            self.p.send_signal(signal.SIGINT)
+        try:
+            _, rest = self.p.communicate(timeout=STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            _, rest = self.p.communicate()
+            raise Failure(f"cryptrace attach did not end within {STOP_TIMEOUT} s of SIGINT")
+        self.err += rest.decode(errors="replace")
+        return self.p.returncode, self.err
+
+
+def refused(argv, env=None):
+    """Runs `cryptrace attach ...` that must refuse: exit 2, one line on stderr. Returns it."""
+    return refused_as(lambda a: a, argv, env)
+
+
+def refused_as(wrap, argv, env=None):
+    """refused(), the command line passed through wrap (another user's, say)."""
+    p = subprocess.run(wrap([CRYPTRACE, "attach"] + list(argv)), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True, env=env, timeout=STOP_TIMEOUT)
+    lines = p.stderr.strip().splitlines()
+    check(p.returncode == 2 and len(lines) == 1 and not p.stdout,
+          f"cryptrace attach {' '.join(argv)}: exit 2 with one line "
+          f"(exit {p.returncode}: {p.stderr.strip()[:300]!r})")
+    return lines[0]
+
+
+def evp_gcm_paths(doc, pid=None):
+    """{(cipher, dir): (calls, bytes)} of a report's AES-GCM EVP paths (one process's, or all)."""
+    got = {}
+    for proc in doc["processes"]:
+        if pid is not None and proc["pid"] != pid:
+            continue
+        for p in proc.get("paths", []):
+            if p["api"] == "evp" and p["cipher"].endswith("-gcm"):
+                k = (p["cipher"], p["dir"])
+                c, b = got.get(k, (0, 0))
+                got[k] = (c + p["calls"], b + p["bytes"])
+    return got
