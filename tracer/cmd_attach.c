@@ -179,11 +179,24 @@ static void wait_attached(const struct target *ts, unsigned n, double duration_s
 	}
 }
 
+/* Detaches t and says so on stderr, or why not; false: not detached. */
+static bool detach_and_say(struct target *t)
+{
+	char why[512];
+	if (!detach_one(t, why, sizeof(why))) {
+		fprintf(stderr, "cryptrace attach: %s\n", why);
+		return false;
+	}
+	fprintf(stderr,
+		"cryptrace attach: detached from %d (%s): main thread stopped for %.3f ms, %ld import slots put back\n",
+		(int)t->pid, t->comm, (double)t->pause_ns / 1e6, t->slots);
+	return true;
+}
+
 /* `--detach PID...`: ends attaches whose `cryptrace attach` is gone (killed with SIGKILL, its
  * terminal closed): each process must be attached (else a refusal, nothing done to any). */
 static int detach_only(struct target *ts, unsigned n)
 {
-	char why[512];
 	for (unsigned i = 0; i < n; i++)
 		if (ct_remote_attach_state(ts[i].pid) != CT_ATTACH_STATE_ATTACHED) {
 			fprintf(stderr, "cryptrace attach: process %d is not attached: nothing to detach\n",
@@ -198,14 +211,8 @@ static int detach_only(struct target *ts, unsigned n)
 	sigprocmask(SIG_BLOCK, &ends, NULL);
 	int status = 0;
 	for (unsigned i = 0; i < n; i++) {
-		if (!detach_one(&ts[i], why, sizeof(why))) {
-			fprintf(stderr, "cryptrace attach: %s\n", why);
+		if (!detach_and_say(&ts[i]))
 			status = 1;
-			continue;
-		}
-		fprintf(stderr,
-			"cryptrace attach: detached from %d (%s): main thread stopped for %.3f ms, %ld import slots put back\n",
-			(int)ts[i].pid, ts[i].comm, (double)ts[i].pause_ns / 1e6, ts[i].slots);
 	}
 	return status;
 }
@@ -403,14 +410,8 @@ int command_attach(int argc, char **argv)
 				(int)ts[i].pid);
 			continue;
 		}
-		if (!detach_one(&ts[i], why, sizeof(why))) {
-			fprintf(stderr, "cryptrace attach: %s\n", why);
+		if (!detach_and_say(&ts[i]))
 			status = 1;
-			continue;
-		}
-		fprintf(stderr,
-			"cryptrace attach: detached from %d (%s): main thread stopped for %.3f ms, %ld import slots put back\n",
-			(int)ts[i].pid, ts[i].comm, (double)ts[i].pause_ns / 1e6, ts[i].slots);
 	}
 	if (attached)
 		fprintf(stderr, "cryptrace attach: read it with: cryptrace report %s\n", absdir);
