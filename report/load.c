@@ -358,28 +358,30 @@ static struct rp_proc *new_proc(struct rp_model *m, const char *name, char *msg,
 int rp_load_buffer(struct rp_model *m, const char *name, const void *buf, size_t len, char *msg,
 		   size_t msgcap)
 {
-	struct ct_reader pre;
-	enum ct_read_status st = ct_reader_init(&pre, buf, len);
-	if (st == CT_READ_NOT_TRACE || st == CT_READ_VERSION) {
-		snprintf(msg, msgcap, "%s: %s", name, pre.error);
-		return 2;
-	}
+	/* the model keeps its own copy: later passes (records.c) read it again */
 	void *copy = malloc(len ? len : 1);
-	struct rp_proc *p = copy ? new_proc(m, name, msg, msgcap) : NULL;
-	if (!p) {
-		free(copy);
-		if (!copy)
-			snprintf(msg, msgcap, "%s: out of memory", name);
+	if (!copy) {
+		snprintf(msg, msgcap, "%s: out of memory", name);
 		return 2;
 	}
 	if (len)
 		memcpy(copy, buf, len);
+	char error[160] = "";
+	struct trace_reader r;
+	enum ct_read_status st = reader_open(&r, -1, copy, len, m->load_skips_ops, error, sizeof(error));
+	struct rp_proc *p = NULL;
+	if (st == CT_READ_NOT_TRACE || st == CT_READ_VERSION)
+		snprintf(msg, msgcap, "%s: %s", name, error);
+	else
+		p = new_proc(m, name, msg, msgcap);
+	if (!p) {
+		reader_close(&r);
+		free(copy);
+		return 2;
+	}
 	p->map = copy;
 	p->map_len = len;
-	char error[160] = "";
 	uint64_t good_end = 0;
-	struct trace_reader r;
-	reader_open(&r, -1, p->map, p->map_len, m->load_skips_ops, error, sizeof(error));
 	st = reader_drain(p, &r, m->load_skips_ops, &good_end, error, sizeof(error));
 	return finish_proc(m, p, st, error, name, msg, msgcap);
 }
