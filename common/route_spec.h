@@ -24,6 +24,7 @@
 #include "trace_format.h" /* enum ct_route_target, enum ct_dir */
 
 #define CT_ROUTE_MAX_RULES 32
+#define CT_ROUTE_SPEC_MAX 1024           /* bytes of a spec the preload takes, including the NUL */
 #define CT_ROUTE_GLOB_MAX 48             /* bytes, including the terminating NUL */
 #define CT_ROUTE_SIZE_UNKNOWN UINT64_MAX /* "at init: the request size is not known yet" */
 

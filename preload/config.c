@@ -15,6 +15,7 @@
 
 #include "conffile.h"
 #include "cpu.h"
+#include "route_spec.h"
 #include "internal.h"
 
 #define LOG_PREFIX "cryptrace: "
@@ -40,7 +41,7 @@ static char warning[200]; /* the last configuration problem, for a CT_EV_TRACE_W
 static const char *saved_env[MAX_ENV + 1];
 static char env_arena[ENV_ARENA];
 static size_t env_used;
-static char out_dir_copy[1024], route_copy[1024], ia32cap_copy[128];
+static char out_dir_copy[1024], route_copy[CT_ROUTE_SPEC_MAX], ia32cap_copy[128];
 static struct ct_conffile conf; /* static: a 9 KB struct is too much for a constructor's stack */
 
 /* A private copy of s in the arena (NULL when it does not fit). */
@@ -327,6 +328,9 @@ bool ct_config_load_attach(const char *spec)
 			c.out_dir = out_dir_copy;
 		} else if (!strcmp(line, "mode") && (!strcmp(v, "calls") || !strcmp(v, "stats"))) {
 			c.per_call = !strcmp(v, "calls");
+		} else if (!strcmp(line, "route") && strlen(v) < sizeof(route_copy)) {
+			memcpy(route_copy, v, strlen(v) + 1); /* the tracer parsed it already */
+			c.route_spec = route_copy;
 		} else if (!strcmp(line, "tsc_hz")) {
 			unsigned long long hz = strtoull(v, &end, 10);
 			if (*end)

@@ -223,6 +223,10 @@ char *ct_callsite(char *buf, size_t cap, unsigned skip_frames);
  * closes are its own copies, the parent's stay open. One getpid() per call: not for hot paths. */
 bool ct_in_vfork_child(void);
 
+/* True when `cryptrace attach` loaded the library into a running process (docs/attach.md):
+ * what a hook sets up must not outlive the detach that gives the process its own calls back. */
+bool ct_attach_late(void);
+
 /* Forces a snapshot of every path, event and process fact to the trace file now (exit, exec,
  * before a risky operation). Safe to call from any hook; a flush already running on another
  * thread makes this a no-op. final marks the last snapshot (exit or exec). */

@@ -106,8 +106,11 @@ static bool init_with(const char *attach_config)
 	if (ct_config_warning()[0])
 		ct_event(CT_EV_TRACE_WARNING, "config", EINVAL, 0, CT_NO_PATH, false, "%s",
 			 ct_config_warning());
-	/* parse CRYPTRACE_ROUTE now, so that a bad spec is reported once, at start */
-	if (ct_config()->route_spec && !attach_config)
+	/* parse CRYPTRACE_ROUTE now, so that a bad spec is reported once, at start; an attach's
+	 * route (docs/attach.md) applies to what is initialised from now on */
+	if (attach_config)
+		ct_route_reload();
+	else if (ct_config()->route_spec)
 		ct_route_init();
 	/* the unwinder's first use loads libgcc_s: do that now, while no seccomp sandbox (sshd's)
 	 * can kill us for it, in every process that may do crypto */
@@ -143,6 +146,7 @@ bool ct_restart_attach(const char *config)
 	atomic_store(&ct_g.dropped_events, 0);
 	ct_thread_counters_reset();
 	ct_events_reset();
+	ct_route_reload();
 	atomic_store(&ct_g.next_flush, ct_clock_now() + ct_g.flush_ticks);
 	atomic_store(&ct_g.state, 2);
 	ct_writer_restart();

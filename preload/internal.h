@@ -198,7 +198,6 @@ bool ct_init(void); /* idempotent; true when tracing is on */
 bool ct_init_attach(const char *config);
 bool ct_restart_attach(const char *config);
 bool ct_attach_detect_late(void); /* the constructor: loaded by dlopen, not in the search order */
-bool ct_attach_late(void);
 void ct_attach_figures_get(uint64_t *pause_ns, uint32_t *threads, uint32_t *slots);
 void ct_attach_after_fork_child(void);
 extern int ct_exit_status;

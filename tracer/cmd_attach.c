@@ -24,6 +24,7 @@
 #include "attach_abi.h"
 #include "commands.h"
 #include "cpu.h"
+#include "route_spec.h"
 #include "tracer.h"
 
 #define DLOPEN_MODE 0x00002 /* RTLD_NOW, and RTLD_LOCAL (0): our names must not enter the global scope */
@@ -222,7 +223,8 @@ struct attach_opts {
 	double duration_s;
 	const char *mode;
 	bool allow_seccomp;
-	bool detach; /* --detach: end an attach whose tracer is gone */
+	bool detach;       /* --detach: end an attach whose tracer is gone */
+	const char *route; /* --route SPEC: what is initialised while attached runs there */
 };
 
 static int parse(int argc, char **argv, struct attach_opts *o)
@@ -264,11 +266,10 @@ static int parse(int argc, char **argv, struct attach_opts *o)
 			o->detach = true;
 			break;
 		case 'R':
-			return ct_usage_error(
-				"attach",
-				"--route is not available to attach yet (route '%s' with `cryptrace "
-				"run --route` from the program's start)",
-				optarg);
+			if (!ct_route_spec_ok("attach", optarg))
+				return CT_EXIT_USAGE;
+			o->route = optarg;
+			break;
 		case 'h':
 			ct_usage_attach(stdout);
 			return 0;
@@ -366,11 +367,12 @@ int command_attach(int argc, char **argv)
 		free(ts);
 		return CT_ATTACH_REFUSED;
 	}
-	char config[PATH_MAX + 64];
+	char config[PATH_MAX + CT_ROUTE_SPEC_MAX + 96];
 	/* this machine's TSC rate, measured here before any process stops (the library would
 	 * measure it in the stopped process: 3 ms more of pause) */
-	snprintf(config, sizeof(config), "out=%s\nmode=%s\ntsc_hz=%llu\n", absdir, o.mode ? o.mode : "stats",
-		 (unsigned long long)ct_tsc_hz());
+	snprintf(config, sizeof(config), "out=%s\nmode=%s\ntsc_hz=%llu\n%s%s%s", absdir,
+		 o.mode ? o.mode : "stats", (unsigned long long)ct_tsc_hz(), o.route ? "route=" : "",
+		 o.route ? o.route : "", o.route ? "\n" : "");
 	/* From the first stop on, a Ctrl-C must not end us halfway through a call in a target
 	 * (its thread would resume in the middle of our set-up): SIGINT, SIGTERM and SIGHUP only
 	 * end the wait (wait_attached), SIGPIPE (a closed stderr) is ignored. */

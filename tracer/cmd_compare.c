@@ -18,7 +18,6 @@
 #include <string.h>
 
 #include "compare.h"
-#include "route_spec.h"
 #include "commands.h"
 #include "tracer.h"
 #include "aesni.h"
@@ -58,15 +57,8 @@ static bool add_route(struct cmp_options *o, const char *arg)
 	}
 	if (!known)
 		spec = arg;
-	if (spec) {
-		struct ct_route_table table;
-		char err[200];
-
-		if (ct_route_parse(spec, &table, err, sizeof(err)) != 0) {
-			fprintf(stderr, "cryptrace compare: %s (see docs/routes.md)\n", err);
-			return false;
-		}
-	}
+	if (spec && !ct_route_spec_ok("compare", spec))
+		return false;
 	snprintf(r->name, sizeof(r->name), "%s", arg);
 	r->spec = spec ? strdup(spec) : NULL;
 	if (known)

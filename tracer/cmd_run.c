@@ -25,9 +25,9 @@
 
 #include "commands.h"
 #include "profile.h"
-#include "tracer.h"
 #include "report.h"
-#include "route_spec.h"
+#include "trace_format.h"
+#include "tracer.h"
 
 struct run_options {
 	const char *outdir; /* NULL: a fresh ./cryptrace-<timestamp> */
@@ -39,19 +39,6 @@ struct run_options {
 	bool no_profile; /* --no-profile: no sampling profile (tracer/profile.c) */
 	char **cmd;      /* NULL-terminated */
 };
-
-/* A bad route spec is refused here, before anything runs, rather than ignored by the preload. */
-static bool route_spec_ok(const char *spec)
-{
-	struct ct_route_table table;
-	char err[200];
-
-	if (ct_route_parse(spec, &table, err, sizeof(err)) != 0) {
-		fprintf(stderr, "cryptrace run: %s (see docs/routes.md)\n", err);
-		return false;
-	}
-	return true;
-}
 
 /* --max-ops-rate: a count of operations per second, plain or with a k (x1000) or M (x10^6)
  * suffix, at most CT_MAX_OPS_RATE_LIMIT; 0 is "no cap". False when arg is none of these. */
@@ -98,7 +85,8 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 			o->outdir = optarg;
 			break;
 		case 'R':
-			if (!route_spec_ok(optarg))
+			/* refused here, before anything runs, rather than ignored by the preload */
+			if (!ct_route_spec_ok("run", optarg))
 				return CT_EXIT_USAGE;
 			o->route = optarg;
 			break;

@@ -28,6 +28,9 @@ int ct_usage_error(const char *command, const char *fmt, const char *arg);
 /* The usage error for what getopt_long returned when it was none of the command's options:
  * ':' (with a leading ':' in the optstring) a missing argument, else an unknown option. */
 int ct_option_error(const char *command, int c, char **argv);
+/* A route spec (--route) the preload will take, else false with one line on stderr: "cryptrace
+ * COMMAND: bad route spec at 12: ... (see docs/routes.md)". */
+bool ct_route_spec_ok(const char *command, const char *spec);
 void ct_usage_main(FILE *out);
 void ct_usage_run(FILE *out);
 void ct_usage_compare(FILE *out);

@@ -5,8 +5,10 @@
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "ct_config.h"
+#include "route_spec.h"
 #include "tracer.h"
 
 int ct_usage_error(const char *command, const char *fmt, const char *arg)
@@ -25,6 +27,22 @@ int ct_option_error(const char *command, int c, char **argv)
 	if (c == ':')
 		return ct_usage_error(command, "option '%s' needs an argument", argv[optind - 1]);
 	return ct_usage_error(command, "unknown option '%s'", argv[optind - 1]);
+}
+
+bool ct_route_spec_ok(const char *command, const char *spec)
+{
+	struct ct_route_table table;
+	char err[200];
+	if (strlen(spec) >= CT_ROUTE_SPEC_MAX) {
+		fprintf(stderr, "cryptrace %s: the route spec is longer than %d bytes\n", command,
+			CT_ROUTE_SPEC_MAX - 1);
+		return false;
+	}
+	if (ct_route_parse(spec, &table, err, sizeof(err)) != 0) {
+		fprintf(stderr, "cryptrace %s: %s (see docs/routes.md)\n", command, err);
+		return false;
+	}
+	return true;
 }
 
 void ct_version(FILE *out)
@@ -52,7 +70,7 @@ void ct_usage_main(FILE *out)
 	      "                             write node_exporter's textfile (Prometheus metrics)\n"
 	      "  serve --listen ADDR:PORT TRACEDIR...\n"
 	      "                             serve the same metrics on /metrics for a scrape\n"
-	      "  attach [-o DIR] [--duration S] PID...\n"
+	      "  attach [-o DIR] [--duration S] [--route SPEC] PID...\n"
 	      "                             trace running processes, without restarting them\n"
 	      "  help [COMMAND]             detailed help for a command\n"
 	      "\n"
@@ -292,8 +310,8 @@ void ct_usage_serve(FILE *out)
 
 void ct_usage_attach(FILE *out)
 {
-	fputs("usage: cryptrace attach [-o DIR] [--duration S] [--mode stats|calls] [--allow-seccomp]\n"
-	      "                        PID...\n"
+	fputs("usage: cryptrace attach [-o DIR] [--duration S] [--mode stats|calls] [--route SPEC]\n"
+	      "                        [--allow-seccomp] PID...\n"
 	      "       cryptrace attach --detach PID...\n"
 	      "\n"
 	      "Traces processes that are already running: each is stopped for a few\n"
@@ -316,6 +334,9 @@ void ct_usage_attach(FILE *out)
 	      "  -o, --output DIR     where the traces go (default: ./cryptrace-attach-<date>)\n"
 	      "  -d, --duration S     detach after S seconds (default: at Ctrl-C)\n"
 	      "  --mode stats|calls   aggregate counters (default) or per-call timeline\n"
+	      "  --route SPEC         while attached, contexts set up (and AES_* keys) run where\n"
+	      "                       SPEC says (docs/routes.md); after the detach new ones run\n"
+	      "                       natively again, those still open stay correct\n"
 	      "  --allow-seccomp      attach to a process under a seccomp filter all the same (a\n"
 	      "                       filter that forbids open, mmap or clone kills it)\n"
 	      "  --detach             end the attach of a cryptrace attach that is gone (killed)\n"

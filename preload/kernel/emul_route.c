@@ -54,6 +54,12 @@ bool ct_emul_enabled(void)
 		return false;
 	if (CT_LIKELY(s))
 		return s == 1;
+	/* Attached late (docs/attach.md): an emulated descriptor or session would outlive the
+	 * detach, and the kernel would then get requests for sessions it never made. */
+	if (ct_attach_late()) {
+		atomic_store_explicit(&state, 2, memory_order_relaxed);
+		return false;
+	}
 	const struct ct_route_table *t = ct_route_active();
 	bool wanted = false;
 	for (unsigned i = 0; t && i < t->count; i++)

@@ -58,6 +58,17 @@ void ct_route_init(void)
 	pthread_once(&table_once, load_table);
 }
 
+/* `cryptrace attach` (the tracer parsed the spec): every other thread of the process is stopped
+ * and no hook is reachable yet, so the table can be replaced in place. Contexts an earlier
+ * attach routed keep their cipher: they never look at the table again. */
+void ct_route_reload(void)
+{
+	pthread_once(&table_once, load_table);
+	table_active = false;
+	memset(&table, 0, sizeof(table));
+	load_table();
+}
+
 const struct ct_route_table *ct_route_active(void)
 {
 	ct_route_init();

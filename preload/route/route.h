@@ -18,6 +18,10 @@
  * nothing is routed. Call from the constructor; every other function here calls it too. */
 void ct_route_init(void);
 
+/* `cryptrace attach`'s begin: the table from the attach's settings (none: nothing routed),
+ * replacing an earlier attach's. Only while every other thread is stopped. */
+void ct_route_reload(void);
+
 /* The active table, or NULL when no (valid) spec is set. */
 const struct ct_route_table *ct_route_active(void);
 

@@ -54,7 +54,8 @@ def case_no_process():
 def case_usage():
     for argv, words in (([], "missing PID"), (["12x"], "not a process id"),
                         (["--bogus", "1"], "unknown option"),
-                        (["--route", "aesni", "1"], "--route is not available")):
+                        (["--route", "aes-*=bogus", "1"], "bad route spec at 7"),
+                        (["--route", "aes-*=aesni," * 100 + "native", "1"], "longer than")):
         line = attach.refused(argv)
         check(words in line, f"usage {argv}: {line!r}")
 

@@ -73,9 +73,10 @@ class Plain:
     """A program started without cryptrace (its own session), ready once `ready` is in its
     stdout or stderr."""
 
-    def __init__(self, argv, ready, cwd=None, stdin=None):
+    def __init__(self, argv, ready, cwd=None, stdin=None, env=None):
         self.p = subprocess.Popen(argv, stdin=stdin, stdout=subprocess.PIPE,
-                                  stderr=subprocess.STDOUT, cwd=cwd, start_new_session=True)
+                                  stderr=subprocess.STDOUT, cwd=cwd, env=env,
+                                  start_new_session=True)
         self.pid = self.p.pid
         self.out = _read_until(self.p.stdout, ready, argv[0], self.p)
 
