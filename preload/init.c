@@ -26,13 +26,9 @@ int ct_exit_status;
 static void read_comm(void)
 {
 	char name[32] = "";
-	FILE *f = fopen("/proc/self/comm", "re");
-	if (f) {
-		if (!fgets(name, sizeof(name), f))
-			name[0] = 0;
-		fclose(f);
-	}
-	size_t n = strcspn(name, "\n");
+	size_t n; /* no stdio: it would allocate, in a process that may never do crypto */
+	ct_read_small_file("/proc/self/comm", name, sizeof(name), &n);
+	n = strcspn(name, "\n");
 	name[n] = 0;
 	if (!n)
 		snprintf(name, sizeof(name), "%s", program_invocation_short_name);
@@ -52,8 +48,9 @@ static void find_self(void)
 		snprintf(ct_g.self_path, sizeof(ct_g.self_path), "%s", info.dli_fname);
 }
 
-/* Who and when the trace starts: at process start, or at an attach. */
-static void start_facts(void)
+/* Who and when the trace starts: at process start, or at an attach. The name waits with the
+ * rest of a pending start (ct_start_complete). */
+static void start_facts(bool pending)
 {
 	struct timespec rt;
 	clock_gettime(CLOCK_REALTIME, &rt);
@@ -61,8 +58,25 @@ static void start_facts(void)
 	ct_g.start_realtime_ns = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec;
 	ct_g.pid = (uint32_t)getpid();
 	ct_g.ppid = (uint32_t)getppid();
-	read_comm();
+	if (!pending)
+		read_comm();
 	find_self();
+}
+
+/* Always-on mode (docs/fleet.md): sh, ls and every other process that maps no crypto library at
+ * start pay for loading the library and reading the configuration, nothing more. What a trace
+ * needs of the process is read at its first cipher path, which runs in the same conditions as
+ * the trace file's creation (deferred as well: writer.c), so nothing is read later that could
+ * have been read then. */
+void ct_start_complete(void)
+{
+	if (!atomic_exchange(&ct_g.start_pending, false))
+		return;
+	int saved = errno;
+	read_comm();
+	ct_callsite_init();
+	ct_signals_init();
+	errno = saved;
 }
 
 /* Process start (attach_config NULL: the environment's settings), or `cryptrace attach`'s. */
@@ -85,11 +99,15 @@ static bool init_with(const char *attach_config)
 		errno = saved;
 		return false;
 	}
-	start_facts();
-	ct_callsite_init();
 	/* Always-on mode (docs/fleet.md): a process with no crypto library at start (sh, ls) is not
-	 * kept 3 ms measuring the TSC; should it load one later, its header says CLOCK_MONOTONIC. */
-	ct_clock_init(!ct_config()->spool_root || ct_crypto_lib_mapped());
+	 * kept 3 ms measuring the TSC (should it load one later, its header says CLOCK_MONOTONIC),
+	 * and the rest of what only a trace needs waits for its first cipher path. */
+	bool pending = ct_config()->spool_root && !attach_config && !ct_crypto_lib_mapped();
+	atomic_store(&ct_g.start_pending, pending);
+	start_facts(pending);
+	if (!pending)
+		ct_callsite_init();
+	ct_clock_init(!pending);
 	/* per-call mode keeps every operation: none may go untimed while a first thread calibrates */
 	if (ct_per_call)
 		ct_timing_calibrate_now();
@@ -101,7 +119,7 @@ static bool init_with(const char *attach_config)
 	ct_writer_open();
 	/* after the file: the handler writes into it. Not in a process we were loaded into late:
 	 * its signal handlers are its own, and a detach could not give them back untouched */
-	if (!attach_config)
+	if (!attach_config && !pending)
 		ct_signals_init();
 	if (ct_config_warning()[0])
 		ct_event(CT_EV_TRACE_WARNING, "config", EINVAL, 0, CT_NO_PATH, false, "%s",
@@ -140,7 +158,7 @@ bool ct_restart_attach(const char *config)
 		errno = saved;
 		return false;
 	}
-	start_facts();
+	start_facts(false);
 	ct_g.flush_ticks = (uint64_t)ct_config()->flush_ms * ct_clk.ms_ticks;
 	atomic_store(&ct_g.hooked_calls_slow, 0);
 	atomic_store(&ct_g.dropped_events, 0);

@@ -189,10 +189,16 @@ struct ct_global {
 	char requested_engine[64];     /* last ENGINE_by_id/set_default id, for the report */
 	char self_path[512];           /* this library, from dladdr (exec re-injection) */
 	char comm[32];
+	/* always-on mode, no crypto library at start: the process facts, the call sites' program
+	 * name and the signal handlers wait for the first cipher path (ct_start_complete) */
+	_Atomic bool start_pending;
 };
 extern struct ct_global ct_g;
 
 bool ct_init(void); /* idempotent; true when tracing is on */
+/* What a start in always-on mode left for the first cipher path (ct_g.start_pending): the
+ * process name, the call sites' program name, the fatal-signal handlers. Idempotent. */
+void ct_start_complete(void);
 /* `cryptrace attach` (attach.c): the start with the tracer's settings, and a later attach's new
  * start in a library that is mapped already; false on settings it refuses. */
 bool ct_init_attach(const char *config);

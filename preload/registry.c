@@ -169,6 +169,8 @@ static uint32_t intern_locked(const struct ct_path_key *key)
 
 uint32_t ct_path_intern(const struct ct_path_key *key)
 {
+	if (CT_UNLIKELY(atomic_load_explicit(&ct_g.start_pending, memory_order_relaxed)))
+		ct_start_complete(); /* the first cipher path of an always-on process */
 	pthread_mutex_lock(&reg_lock);
 	uint32_t id = intern_locked(key);
 	pthread_mutex_unlock(&reg_lock);

@@ -134,7 +134,8 @@ static void install(int sig, const struct sigaction *dfl)
 
 bool ct_sig_managed(int sig)
 {
-	return is_caught(sig) && ct_ready() && !atomic_load_explicit(&sandboxed, memory_order_relaxed);
+	return is_caught(sig) && ct_ready() && !atomic_load_explicit(&sandboxed, memory_order_relaxed) &&
+	       !atomic_load_explicit(&ct_g.start_pending, memory_order_relaxed);
 }
 
 void ct_sig_program_view(int sig, struct sigaction *old)
@@ -161,6 +162,8 @@ void ct_sig_take(int sig)
 
 void ct_signals_init(void)
 {
+	if (atomic_load(&sandboxed))
+		return; /* a start completed late (ct_start_complete) after the program's filter */
 	ct_signal_hooks_resolve();
 	start_known = ct_seccomp_state(&start_mode, &start_filters);
 	for (size_t i = 0; i < sizeof(caught) / sizeof(caught[0]); i++) {

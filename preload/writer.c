@@ -390,14 +390,13 @@ static bool open_locked(void)
 }
 
 /* Caller holds flush_lock. Start, and a fork child: the file now, or (always-on mode, no cipher
- * path yet, no crypto library mapped) at the first flush that has a path; the header's facts are
- * gathered now either way, while no sandbox forbids the calls. A program that maps a crypto
- * library from the start gets its file now, as before: it may sandbox itself before its first
- * cipher (sshd's privilege-separated child cannot open a file then). */
+ * path yet, no crypto library mapped) at the first flush that has a path, with the header's facts
+ * (gathered by open_locked: a process that never does crypto reads none of them). A program that
+ * maps a crypto library from the start gets its file and facts now, as before: it may sandbox
+ * itself before its first cipher (sshd's privilege-separated child cannot open a file then). */
 static void open_or_defer(void)
 {
 	if (ct_config()->spool_root && ct_path_count() == 0 && !ct_crypto_lib_mapped()) {
-		gather_facts();
 		open_deferred = true;
 		return;
 	}

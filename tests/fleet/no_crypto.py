@@ -11,6 +11,8 @@ excluded openssl, or one outside every include, runs as bare and leaves nothing;
 leaves its trace."""
 import os
 import shutil
+import signal
+import subprocess
 
 import ctlib
 from ctlib import check
@@ -68,6 +70,41 @@ def test():
     os.unlink(os.path.join(spool, "4242"))
     shutil.rmtree(os.path.join(spool, "old"))
     os.unlink(files[0])
+
+    # a process that maps no crypto library at start reads nothing of itself then (its name,
+    # its call sites' program, its signal handlers: docs/fleet.md), and all of it at its first
+    # cipher path: Debian's python3 importing `cryptography` (the system libcrypto) late, one
+    # AES-GCM seal, then ended by SIGTERM's default action: the trace is named python3.*, counts
+    # the bytes and ends by the signal, and the exit is the bare run's
+    late = ("import sys, time\n"
+            "from cryptography.hazmat.primitives.ciphers.aead import AESGCM\n"
+            "AESGCM(bytes(16)).encrypt(bytes(12), bytes(100000), None)\n"
+            "print('sealed', flush=True)\n"
+            "time.sleep(60)\n")
+    if os.path.exists("/usr/bin/python3") and ctlib.run(
+            ["/usr/bin/python3", "-c", "import cryptography"], env=ctlib.bare_env()).returncode == 0:
+        def sealed_then_killed(run_env):
+            p = subprocess.Popen(["/usr/bin/python3", "-c", late], env=run_env,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            line = p.stdout.readline()
+            p.send_signal(signal.SIGTERM)  # from outside: no hook of ours sees it coming
+            out, err = p.communicate(timeout=60)
+            return p.returncode, line + out, err
+        bare = sealed_then_killed(ctlib.bare_env())
+        got = sealed_then_killed(env)
+        check(got == bare and got[0] == -signal.SIGTERM,
+              f"python3 sealing late, then SIGTERM: as bare ({got}, {bare})")
+        files = traces()
+        check(len(files) == 1 and os.path.basename(files[0]).startswith("python3."),
+              f"its trace, named by the process read at the first cipher path {files}")
+        doc = ctlib.report_ok(files)
+        proc = doc["processes"][0]
+        check(proc["end_reason"] == "signal" and ctlib.totals(doc)[1] >= 100000,
+              f"the trace ends by the signal (the handler installed at the first cipher path) and "
+              f"has the bytes ({proc['end_reason']}, {ctlib.totals(doc)})")
+        os.unlink(files[0])
+    else:
+        print("skip: the late start part: Debian's python3-cryptography is not installed here")
 
     # the configuration's selection, on the executable's real path
     openssl = os.path.realpath(ctlib.need_program("openssl"))
