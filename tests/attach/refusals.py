@@ -21,6 +21,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 
 import ctlib
 from ctlib import attach, check, skip
@@ -73,9 +74,26 @@ def case_static():
         p.stop()
 
 
+def exec_done(p, name):
+    """Waits until p's `exec name` is through (the ready line comes before it): mid-exec the
+    process maps no libc yet and would be refused as a static one."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{p.pid}/maps") as f:
+                maps = f.read()
+            if os.path.basename(os.readlink(f"/proc/{p.pid}/exe")) == name and "libc.so" in maps:
+                return
+        except OSError:
+            pass
+        time.sleep(0.01)
+    raise ctlib.Failure(f"{name} did not start")
+
+
 def case_no_crypto():
     p = attach.Plain(["sh", "-c", "echo ready; exec sleep 120"], "ready")
     try:
+        exec_done(p, "sleep")
         line = attach.refused([str(p.pid)])
         check("nothing to trace" in line and "cryptrace run" in line, f"no-crypto: {line!r}")
         untouched(p, "no-crypto")
