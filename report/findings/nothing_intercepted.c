@@ -112,8 +112,9 @@ static const struct hooked_lib *lib_hooked(const char *name)
 static void nothing_reason(const struct rp_model *m, char *buf, size_t cap, bool with_exe)
 {
 	size_t never = 0, other = 0, idle = 0, nofacts = 0, secure = 0, statics = 0, refused = 0;
-	size_t unseen = 0; /* ended without exit handlers before a snapshot (tracer/end_trace.c) */
-	size_t cut = 0;    /* killed after a snapshot that showed no cipher work (unfinished-trace) */
+	size_t unseen = 0;   /* ended without exit handlers before a snapshot (tracer/end_trace.c) */
+	size_t cut = 0;      /* killed after a snapshot that showed no cipher work (unfinished-trace) */
+	size_t attached = 0; /* `cryptrace attach`: what it did before the attach is not in the trace */
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const struct rp_proc *p = &m->procs[i];
 		if (!rp_proc_shown(m, p))
@@ -130,6 +131,8 @@ static void nothing_reason(const struct rp_model *m, char *buf, size_t cap, bool
 			nofacts++;
 		else if (!p->has_end && ((p->proc.flags & CT_PROC_HAS_LIBCRYPTO) || !p->proc.crypto_libs.len))
 			cut++; /* killed: its last snapshot is not what it did */
+		else if ((p->proc.flags & CT_PROC_HAS_LIBCRYPTO) && (p->hdr.flags & CT_HDR_ATTACHED))
+			attached++;
 		else if (p->proc.flags & CT_PROC_HAS_LIBCRYPTO)
 			idle++;
 		else if (p->proc.crypto_libs.len)
@@ -158,6 +161,9 @@ static void nothing_reason(const struct rp_model *m, char *buf, size_t cap, bool
 		{ other, NULL },
 		{ never, "libcrypto was never loaded" },
 		{ idle, "no cipher work was done: libcrypto was loaded but no cipher was used" },
+		{ attached,
+		  "no cipher call was made while cryptrace was attached (what it did before the "
+		  "attach is not in the trace; attach it while it serves)" },
 		{ cut,
 		  "it ended without an END record and its last snapshot shows none; what it did "
 		  "after that snapshot is not in the trace (unfinished-trace)" },

@@ -350,6 +350,28 @@ static void test_nothing_intercepted(void **state)
 	rp_model_free(&m);
 }
 
+/* An attached process (`cryptrace attach`) with libcrypto and no path did no cipher call while
+ * attached: the report does not claim it never did cipher work. */
+static void test_nothing_intercepted_attached(void **state)
+{
+	(void)state;
+	MODEL(m);
+	struct rp_proc *p = mk_proc(&m, 1);
+	p->proc.flags = CT_PROC_FINAL | CT_PROC_HAS_LIBCRYPTO;
+	p->proc.crypto_libs = ct_str_from("/lib/x86_64-linux-gnu/libcrypto.so.3");
+	const struct rp_finding *f = find(&m, "nothing-intercepted");
+	assert_non_null(f);
+	assert_non_null(strstr(f->message, "no cipher work was done"));
+	p->hdr.flags |= CT_HDR_ATTACHED;
+	f = find(&m, "nothing-intercepted");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_null(strstr(f->message, "no cipher work was done"));
+	assert_non_null(strstr(f->message, "no cipher call was made while cryptrace was attached"));
+	rp_model_free(&m);
+}
+
 /* A trace the launcher wrote for a statically linked program (tracer/static_trace.c): a header,
  * the static-executable event, process facts, END; nothing else. */
 static void load_static_trace(struct rp_model *m, const char *exe, const char *detail)
@@ -1457,6 +1479,7 @@ int main(void)
 		cmocka_unit_test(test_lowlevel_api_packaged),
 		cmocka_unit_test(test_user_time_misleads),
 		cmocka_unit_test(test_nothing_intercepted),
+		cmocka_unit_test(test_nothing_intercepted_attached),
 		cmocka_unit_test(test_nothing_intercepted_static),
 		cmocka_unit_test(test_nothing_intercepted_embedded),
 		cmocka_unit_test(test_nothing_intercepted_mapped),
