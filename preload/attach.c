@@ -16,6 +16,7 @@
 #include "flusher.h"
 #include "gotpatch.h"
 #include "internal.h"
+#include "signals.h"
 #include "writer.h"
 
 CT_EXPORT uint32_t cryptrace_attach_state; /* enum ct_attach_state, read by the tracer */
@@ -86,6 +87,11 @@ int64_t cryptrace_attach_begin(const char *config)
 	}
 	figures.slots = (uint32_t)n;
 	__atomic_store_n(&cryptrace_attach_state, CT_ATTACH_STATE_ATTACHED, __ATOMIC_RELEASE);
+	/* the flusher from now on, not from the first cipher path: an idle server's snapshot stays
+	 * fresh, and it patches the modules the program loads while attached */
+	ct_signals_attach_baseline();
+	ct_flusher_rearm();
+	ct_flusher_start();
 	ct_log(2, "attached: %ld import slots point at the hooks", n);
 	errno = saved;
 	return (int64_t)(uintptr_t)&figures;
@@ -96,8 +102,8 @@ int64_t cryptrace_attach_end(void)
 	if (__atomic_load_n(&cryptrace_attach_state, __ATOMIC_ACQUIRE) != CT_ATTACH_STATE_ATTACHED)
 		return -EINVAL;
 	int saved = errno;
+	ct_flusher_stop(); /* joined: it patches nothing more, its last flush is in the file */
 	size_t n = ct_got_restore_all();
-	ct_flusher_stop(); /* joined: its last flush is in the file before END */
 	ct_writer_end(CT_END_DETACH, 0);
 	ct_writer_close();
 	atomic_store(&ct_g.state, 3); /* a hook still running passes straight through */

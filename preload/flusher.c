@@ -41,6 +41,7 @@
 
 #include "internal.h"
 #include "flusher.h"
+#include "gotpatch.h"
 #include "signals.h"
 
 enum { FL_NONE, FL_STARTING, FL_RUNNING, FL_ENDED, FL_NEVER };
@@ -71,6 +72,9 @@ static bool make_cond(void)
 	return ok;
 }
 
+/* Attached (docs/attach.md): how soon a module the program loads is patched (gotpatch.c). */
+#define MODULE_POLL_NS (100ull * 1000000)
+
 /* The next deadline as a CLOCK_MONOTONIC time: now plus what is left until ct_g.next_flush (in
  * the trace's clock, TSC or ns), so that a drift between the two clocks cannot make it spin. */
 static void next_wake(struct timespec *ts)
@@ -78,6 +82,8 @@ static void next_wake(struct timespec *ts)
 	uint64_t now = ct_clock_now();
 	uint64_t due = atomic_load_explicit(&ct_g.next_flush, memory_order_relaxed);
 	uint64_t left = due > now ? ct_clock_to_ns(due - now) : 0;
+	if (ct_attach_late() && left > MODULE_POLL_NS)
+		left = MODULE_POLL_NS;
 	clock_gettime(CLOCK_MONOTONIC, ts);
 	uint64_t ns = (uint64_t)ts->tv_nsec + left % 1000000000u;
 	ts->tv_sec += (time_t)(left / 1000000000u + ns / 1000000000u);
@@ -102,7 +108,9 @@ static void *flusher_main(void *arg)
 		if (quit)
 			break;
 		pthread_mutex_unlock(&lock);
-		ct_flush_periodic();
+		ct_flush_periodic(); /* when due */
+		if (ct_attach_late())
+			ct_got_patch_new();
 		pthread_mutex_lock(&lock);
 	}
 	pthread_mutex_unlock(&lock);

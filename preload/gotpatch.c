@@ -21,7 +21,12 @@
  *    does not have (its exit status reaches END through the on_exit handler). The exec family
  *    and posix_spawn are patched, for the END before the image goes: in a late library they
  *    pass the environment on untouched (proc.c), so the new image runs untraced, as it must;
- *  - modules loaded after the attach (their slots were bound to the real functions).
+ *
+ * Modules loaded after the attach (a program's dlopen) were bound to the real functions: the
+ * flusher thread looks every 100 ms whether the loader added one (dl_iterate_phdr's load count)
+ * and patches its slots then (ct_got_patch_new); the calls it makes before that are not seen.
+ * A dlopen hook would see them all, but the loader reads the caller of dlopen (its RUNPATH,
+ * $ORIGIN, its namespace): called from a hook, the program's dlopen would search ours.
  *
  * The real function a hook calls (CT_REAL, ct_resolve) is the one the slot held: the first
  * bound slot seen for that name, else the global definition (a lazy slot still points into its
@@ -29,6 +34,8 @@
  */
 #include <dlfcn.h>
 #include <link.h>
+#include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -113,10 +120,15 @@ struct slot {
 	uintptr_t module; /* the module's load bias, to find it again at restore */
 };
 
+/* slots, n_slots, the load counts and patching: the attach's thread and the flusher's */
+static pthread_mutex_t patch_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct slot *slots;
 static size_t n_slots, cap_slots;
-static void *hooks[N_NAMES];         /* our definition of each name (NULL: not built here) */
-static void *_Atomic reals[N_NAMES]; /* what the first bound slot held */
+static bool patching;                               /* between patch_all and restore_all */
+static uintptr_t self_base;                         /* our own load bias: our slots are patched too */
+static unsigned long long loads_seen, unloads_seen; /* dl_iterate_phdr's dlpi_adds, dlpi_subs */
+static void *hooks[N_NAMES];                        /* our definition of each name (NULL: not built here) */
+static void *_Atomic reals[N_NAMES];                /* what the first bound slot held */
 
 /* Name -> index, by hash: a process's modules import thousands of names, and the process is
  * stopped while they are looked at (a linear search over our names took milliseconds). */
@@ -219,6 +231,23 @@ static bool add_slot(const struct slot *s)
 	return true;
 }
 
+/* What the module's own lookup finds for name: the global scope, else the module's dependencies
+ * (a libcrypto that python's _hashlib, or any plugin, loaded RTLD_LOCAL is in no global scope).
+ * RTLD_DEFAULT from here also searches our own scope: it may answer our hook. */
+static void *definition_for(const struct dl_phdr_info *info, const char *name, const void *hook)
+{
+	void *global = dlsym(RTLD_DEFAULT, name);
+	if (global && global != hook)
+		return global;
+	void *h = dlopen(info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : NULL,
+			 RTLD_NOLOAD | RTLD_LAZY);
+	if (!h)
+		return NULL;
+	void *def = dlsym(h, name);
+	dlclose(h);
+	return in_module(info, (uintptr_t)def) ? NULL : def;
+}
+
 static void patch_table(struct dl_phdr_info *info, struct reloc_table t, const ElfW(Sym) * symtab,
 			const char *strtab)
 {
@@ -230,16 +259,21 @@ static void patch_table(struct dl_phdr_info *info, struct reloc_table t, const E
 		int i = name_index(strtab + sym->st_name);
 		if (i < 0 || !hooks[i])
 			continue;
+		if (sym->st_shndx != SHN_UNDEF && info->dlpi_addr != self_base)
+			continue; /* its own definition: an internal call (ours go to our hooks) */
 		void **at = (void **)(info->dlpi_addr + t.rela[r].r_offset);
 		void *cur = __atomic_load_n(at, __ATOMIC_ACQUIRE);
 		if (cur == hooks[i])
 			continue;
-		void *global = dlsym(RTLD_DEFAULT, patched_names[i]);
-		if (!global || in_module(info, (uintptr_t)global))
-			continue; /* its own definition: an internal call */
-		bool lazy = in_module(info, (uintptr_t)cur);
+		/* a lazy slot still points into the module's own PLT: the real function is the one
+		 * its binding would find */
+		void *real = in_module(info, (uintptr_t)cur)
+				     ? definition_for(info, patched_names[i], hooks[i])
+				     : cur;
+		if (!real)
+			continue;
 		void *expected = NULL;
-		atomic_compare_exchange_strong(&reals[i], &expected, lazy ? global : cur);
+		atomic_compare_exchange_strong(&reals[i], &expected, real);
 		struct slot s = { .at = at, .orig = cur, .hook = hooks[i], .module = info->dlpi_addr };
 		if (add_slot(&s) && !store_slot(at, hooks[i], in_relro(info, (uintptr_t)at)))
 			n_slots--;
@@ -296,6 +330,20 @@ static int patch_module(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
+struct load_counts {
+	unsigned long long adds, subs;
+};
+
+static int read_load_counts(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct load_counts *c = arg;
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)) {
+		c->adds = info->dlpi_adds;
+		c->subs = info->dlpi_subs;
+	}
+	return 1; /* the first module says it for all */
+}
+
 long ct_got_patch_all(void)
 {
 	Dl_info self;
@@ -304,13 +352,68 @@ long ct_got_patch_all(void)
 	void *h = dlopen(self.dli_fname, RTLD_NOLOAD | RTLD_LAZY);
 	if (!h)
 		return -1;
+	struct link_map *self_map = NULL;
+	if (dlinfo(h, RTLD_DI_LINKMAP, &self_map) == 0 && self_map)
+		self_base = self_map->l_addr;
 	names_index();
 	for (size_t i = 0; i < N_NAMES; i++)
 		hooks[i] = dlsym(h, patched_names[i]);
 	dlclose(h);
+	pthread_mutex_lock(&patch_lock);
+	struct load_counts c = { 0 };
+	dl_iterate_phdr(read_load_counts, &c);
+	loads_seen = c.adds;
+	unloads_seen = c.subs;
 	n_slots = 0;
 	dl_iterate_phdr(patch_module, NULL);
-	return (long)n_slots;
+	patching = true;
+	long n = (long)n_slots;
+	pthread_mutex_unlock(&patch_lock);
+	return n;
+}
+
+/* A slot of a module gone since (dlclose) is forgotten: another module may be mapped there. */
+static int mark_live(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	bool *live = arg;
+	for (size_t i = 0; i < n_slots; i++)
+		if (slots[i].at && slots[i].module == info->dlpi_addr &&
+		    in_module(info, (uintptr_t)slots[i].at))
+			live[i] = true;
+	return 0;
+}
+
+static void forget_unloaded(void)
+{
+	bool *live = calloc(n_slots ? n_slots : 1, sizeof(*live));
+	if (!live)
+		return;
+	dl_iterate_phdr(mark_live, live);
+	for (size_t i = 0; i < n_slots; i++)
+		if (!live[i])
+			slots[i].at = NULL;
+	free(live);
+}
+
+long ct_got_patch_new(void)
+{
+	pthread_mutex_lock(&patch_lock);
+	long added = 0;
+	struct load_counts c = { 0 };
+	if (patching && dl_iterate_phdr(read_load_counts, &c) && c.adds != loads_seen) {
+		if (c.subs != unloads_seen)
+			forget_unloaded();
+		size_t before = n_slots;
+		dl_iterate_phdr(patch_module, NULL); /* slots that hold a hook already are passed */
+		added = (long)(n_slots - before);
+		loads_seen = c.adds;
+		unloads_seen = c.subs;
+	}
+	pthread_mutex_unlock(&patch_lock);
+	if (added)
+		ct_log(2, "attached: %ld import slots of a module loaded since point at the hooks", added);
+	return added;
 }
 
 /* Slots are put back module by module, as the modules are now: a module unloaded since the
@@ -339,8 +442,11 @@ static int restore_module(struct dl_phdr_info *info, size_t size, void *arg)
 size_t ct_got_restore_all(void)
 {
 	struct restore_arg r = { 0 };
+	pthread_mutex_lock(&patch_lock);
 	dl_iterate_phdr(restore_module, &r);
 	n_slots = 0;
+	patching = false;
+	pthread_mutex_unlock(&patch_lock);
 	return r.restored;
 }
 
@@ -352,6 +458,11 @@ long ct_got_patch_all(void)
 }
 
 size_t ct_got_restore_all(void)
+{
+	return 0;
+}
+
+long ct_got_patch_new(void)
 {
 	return 0;
 }

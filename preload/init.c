@@ -168,9 +168,6 @@ bool ct_restart_attach(const char *config)
 	atomic_store(&ct_g.next_flush, ct_clock_now() + ct_g.flush_ticks);
 	atomic_store(&ct_g.state, 2);
 	ct_writer_restart();
-	ct_flusher_rearm();
-	if (ct_path_count())
-		ct_flusher_start(); /* the paths exist already: no new one will start it */
 	errno = saved;
 	return true;
 }

@@ -173,6 +173,16 @@ void ct_signals_init(void)
 	}
 }
 
+/* `cryptrace attach`: the seccomp state now is what later filters are told from. A process
+ * attached under a filter (--allow-seccomp) gets no thread of ours: the filter's rules cannot be
+ * read back, and one that forbids clone would kill it. */
+void ct_signals_attach_baseline(void)
+{
+	start_known = ct_seccomp_state(&start_mode, &start_filters);
+	if (start_known && start_mode != 0)
+		atomic_store(&sandboxed, true);
+}
+
 static void step_aside(void)
 {
 	for (size_t i = 0; i < sizeof(caught) / sizeof(caught[0]); i++) {

@@ -51,7 +51,7 @@ def vmrss_kb(pid):
     raise Failure(f"no VmRSS for {pid}")
 
 
-def _read_until(stream, ready, what, proc, timeout=START_TIMEOUT):
+def read_until(stream, ready, what, proc, timeout=START_TIMEOUT):
     """Reads stream (a pipe) until ready shows up; returns what was read."""
     deadline = time.monotonic() + timeout
     buf = b""
@@ -78,7 +78,7 @@ class Plain:
                                   stderr=subprocess.STDOUT, cwd=cwd, env=env,
                                   start_new_session=True)
         self.pid = self.p.pid
-        self.out = _read_until(self.p.stdout, ready, argv[0], self.p)
+        self.out = read_until(self.p.stdout, ready, argv[0], self.p)
 
     def stop(self):
         if self.p.poll() is None:
@@ -102,7 +102,7 @@ class Attach:
         argv = [CRYPTRACE, "attach", "-o", outdir] + list(extra) + [str(p) for p in pids]
         self.p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
-            self.err = _read_until(self.p.stderr, "tracing into", "cryptrace attach", self.p)
+            self.err = read_until(self.p.stderr, "tracing into", "cryptrace attach", self.p)
         except Failure:
             self.p.kill()
             rest = self.p.communicate()[1].decode(errors="replace")
