@@ -89,7 +89,7 @@ int64_t cryptrace_attach_begin(const char *config)
 	__atomic_store_n(&cryptrace_attach_state, CT_ATTACH_STATE_ATTACHED, __ATOMIC_RELEASE);
 	/* the flusher from now on, not from the first cipher path: an idle server's snapshot stays
 	 * fresh, and it patches the modules the program loads while attached */
-	ct_signals_attach_baseline();
+	ct_signals_attach_begin();
 	ct_flusher_rearm();
 	ct_flusher_start();
 	ct_log(2, "attached: %ld import slots point at the hooks", n);
@@ -104,6 +104,7 @@ int64_t cryptrace_attach_end(void)
 	int saved = errno;
 	ct_flusher_stop(); /* joined: it patches nothing more, its last flush is in the file */
 	size_t n = ct_got_restore_all();
+	ct_signals_attach_end();
 	ct_writer_end(CT_END_DETACH, 0);
 	ct_writer_close();
 	atomic_store(&ct_g.state, 3); /* a hook still running passes straight through */

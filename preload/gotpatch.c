@@ -16,11 +16,13 @@
  *    to its own EVP_* through its PLT, libc's to its own read): under LD_PRELOAD those would
  *    come to us nested inside an outer call, or be libcrypto's internal work, which an attach
  *    does not claim to see;
- *  - the life-cycle hooks of signals, sandboxes, exit and main's start: they manage the
- *    preload's own signal handlers and exit handler, which a process we were loaded into late
- *    does not have (its exit status reaches END through the on_exit handler). The exec family
- *    and posix_spawn are patched, for the END before the image goes: in a late library they
- *    pass the environment on untouched (proc.c), so the new image runs untraced, as it must;
+ *  - exit and main's start: a process we were loaded into late is past its start, and its exit
+ *    status reaches END through the on_exit handler. The exec family and posix_spawn are
+ *    patched, for the END before the image goes: in a late library they pass the environment
+ *    on untouched (proc.c), so the new image runs untraced, as it must. The signal family,
+ *    prctl, unshare, setns and pthread_exit are patched too: while attached the library has
+ *    its fatal-signal handlers and its flusher thread, which they hide and move aside as under
+ *    LD_PRELOAD (signals.c, hooks/signal.c).
  *
  * Modules loaded after the attach (a program's dlopen) were bound to the real functions: the
  * flusher thread looks every 100 ms whether the loader added one (dl_iterate_phdr's load count)
@@ -100,6 +102,9 @@ static const char *const patched_names[] = {
 	/* the process's life: a fork child's own trace, END before an exec or an _exit */
 	"fork", "_exit", "execve", "execv", "execvp", "execvpe", "execl", "execlp", "execle",
 	"fexecve", "posix_spawn", "posix_spawnp",
+	/* the fatal-signal handlers and the flusher thread kept out of the program's way */
+	"sigaction", "__sigaction", "signal", "bsd_signal", "ssignal", "sysv_signal",
+	"__sysv_signal", "sigset", "prctl", "pthread_exit", "unshare", "setns",
 	/* file size limits (a write past one kills) */
 	"setrlimit", "setrlimit64", "prlimit", "prlimit64",
 	/* kernel interfaces and fd bookkeeping */

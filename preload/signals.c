@@ -160,12 +160,10 @@ void ct_sig_take(int sig)
 	install(sig, &dfl);
 }
 
-void ct_signals_init(void)
+/* Our handler wherever the kernel holds SIG_DFL for a caught signal. */
+static void install_where_default(void)
 {
-	if (atomic_load(&sandboxed))
-		return; /* a start completed late (ct_start_complete) after the program's filter */
 	ct_signal_hooks_resolve();
-	start_known = ct_seccomp_state(&start_mode, &start_filters);
 	for (size_t i = 0; i < sizeof(caught) / sizeof(caught[0]); i++) {
 		struct sigaction now;
 		if (ct_real_sigaction(caught[i], NULL, &now) == 0 && now.sa_handler == SIG_DFL)
@@ -173,14 +171,33 @@ void ct_signals_init(void)
 	}
 }
 
-/* `cryptrace attach`: the seccomp state now is what later filters are told from. A process
- * attached under a filter (--allow-seccomp) gets no thread of ours: the filter's rules cannot be
- * read back, and one that forbids clone would kill it. */
-void ct_signals_attach_baseline(void)
+void ct_signals_init(void)
+{
+	if (atomic_load(&sandboxed))
+		return; /* a start completed late (ct_start_complete) after the program's filter */
+	start_known = ct_seccomp_state(&start_mode, &start_filters);
+	install_where_default();
+}
+
+/* `cryptrace attach`: the seccomp state now is what later filters are told from, and the
+ * handlers stand where the kernel holds SIG_DFL, as at a traced process's start. A process
+ * attached under a filter (--allow-seccomp) gets neither handler nor thread of ours: the filter's
+ * rules cannot be read back, and one that forbids rt_sigaction or clone would kill it. */
+void ct_signals_attach_begin(void)
 {
 	start_known = ct_seccomp_state(&start_mode, &start_filters);
-	if (start_known && start_mode != 0)
+	if (!start_known || start_mode != 0)
 		atomic_store(&sandboxed, true);
+	if (!atomic_load(&sandboxed))
+		install_where_default();
+}
+
+static void step_aside(void);
+
+/* The detach: the program's SIG_DFL back wherever our handler still stands. */
+void ct_signals_attach_end(void)
+{
+	step_aside();
 }
 
 static void step_aside(void)

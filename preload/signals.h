@@ -69,9 +69,10 @@ bool ct_lock_bounded(pthread_mutex_t *m);
 
 /* At start (ct_init): the handlers for the signals still at SIG_DFL. */
 void ct_signals_init(void);
-/* `cryptrace attach`'s begin, in place of ct_signals_init (no handler of ours is installed in a
- * process attached late): the seccomp baseline; a process under a filter gets no flusher. */
-void ct_signals_attach_baseline(void);
+/* `cryptrace attach`'s begin, in place of ct_signals_init: the seccomp baseline and the
+ * handlers (none, and no flusher, in a process under a filter); its end puts SIG_DFL back. */
+void ct_signals_attach_begin(void);
+void ct_signals_attach_end(void);
 /* The program is about to install a seccomp filter (prctl(PR_SET_SECCOMP), seccomp(2)): put SIG_DFL
  * back where our handler stands, stop the flusher thread and never start anything again. */
 void ct_signals_before_sandbox(void);
