@@ -66,10 +66,6 @@ def stop(proc):
         proc.wait()
 
 
-def fetch(curl, port, src, dst):
-    p = ctlib.run([curl, "-sS", "-k", "--tlsv1.3", "-o", dst, f"https://127.0.0.1:{port}/file.bin"])
-    return p.returncode == 0 and attach.sha256(dst) == attach.sha256(src)
-
 
 def children(pid):
     with open(f"/proc/{pid}/task/{pid}/children") as f:
@@ -97,7 +93,7 @@ def test():
                             conf(tmp, port, cert, key)], start_new_session=True)
     try:
         wait_port(port, ctl)
-        ok = all(fetch(curl, port, src, os.path.join(tmp, f"c{i}.bin")) for i in range(DOWNLOADS))
+        ok = all(attach.fetch(curl, port, src, os.path.join(tmp, f"c{i}.bin")) for i in range(DOWNLOADS))
     finally:
         stop(ctl)
     check(ok, f"control: {DOWNLOADS} downloads from nginx under `cryptrace run`, intact")
@@ -111,12 +107,12 @@ def test():
         pids = [nginx.pid] + children(nginx.pid)
         check(len(pids) == 3, f"nginx runs a master and 2 workers ({pids})")
         a = attach.Attach(pids, out)
-        ok = all(fetch(curl, port, src, os.path.join(tmp, f"a{i}.bin")) for i in range(DOWNLOADS))
+        ok = all(attach.fetch(curl, port, src, os.path.join(tmp, f"a{i}.bin")) for i in range(DOWNLOADS))
         rc, err = a.end()
         check(ok, f"{DOWNLOADS} downloads while attached, intact")
         check(rc == 0 and all(f"detached from {p}" in err for p in pids),
               f"every process attached and detached ({rc}: {err.strip()[-400:]})")
-        after = sum(fetch(curl, port, src, os.path.join(tmp, f"p{i}.bin")) for i in range(AFTER))
+        after = sum(attach.fetch(curl, port, src, os.path.join(tmp, f"p{i}.bin")) for i in range(AFTER))
         check(after == AFTER and nginx.poll() is None,
               f"after the detach nginx serves on: {after} of {AFTER} downloads intact")
     finally:

@@ -8,22 +8,14 @@ import os
 import signal
 
 import ctlib
-from ctlib import attach, check, daemons
-from ctlib.programs import free_port, throwaway_cert
+from ctlib import attach, check
+from ctlib.programs import free_port
 
-
-def fetch(curl, port, src, dst):
-    p = ctlib.run([curl, "-sS", "-k", "-o", dst, f"https://127.0.0.1:{port}/file.bin"])
-    return p.returncode == 0 and attach.sha256(dst) == attach.sha256(src)
 
 
 def test():
     attach.need_attach()
-    openssl, curl = daemons.need_openssl_curl()
-    tmp = ctlib.tmpdir("attach-orphan")
-    src = os.path.join(tmp, "file.bin")
-    daemons.random_file(src, 1 << 20)
-    key, cert = throwaway_cert(tmp)
+    openssl, curl, tmp, src, key, cert = attach.tls_setup("attach-orphan", 1 << 20)
     port = free_port()
     server = attach.Plain([openssl, "s_server", "-WWW", "-accept", f"127.0.0.1:{port}", "-cert",
                            cert, "-key", key], "ACCEPT", cwd=tmp)
@@ -32,7 +24,7 @@ def test():
         a = attach.Attach([server.pid], out)
         a.p.send_signal(signal.SIGKILL)
         a.p.wait()
-        check(fetch(curl, port, src, os.path.join(tmp, "a.bin")),
+        check(attach.fetch(curl, port, src, os.path.join(tmp, "a.bin")),
               "the server serves, intact, with its attach's tracer killed")
         line = attach.refused([str(server.pid)])
         check("attached by another cryptrace attach already" in line, f"a new attach: {line!r}")
@@ -41,7 +33,7 @@ def test():
               f"--detach ends it ({p.returncode}: {p.stderr.strip()[-200:]})")
         line = attach.refused(["--detach", str(server.pid)])
         check("is not attached" in line, f"a second --detach: {line!r}")
-        check(fetch(curl, port, src, os.path.join(tmp, "b.bin")), "the server serves on, intact")
+        check(attach.fetch(curl, port, src, os.path.join(tmp, "b.bin")), "the server serves on, intact")
     finally:
         server.stop()
     doc = ctlib.report_ok([out])

@@ -34,11 +34,6 @@ LINES = 40
 ROUTE = "aes-*=aesni"
 
 
-def fetch(curl, port, src, dst):
-    p = ctlib.run([curl, "-sS", "-k", "--tlsv1.3", "-o", dst,
-                   f"https://127.0.0.1:{port}/{os.path.basename(src)}"])
-    return p.returncode == 0 and attach.sha256(dst) == attach.sha256(src)
-
 
 def aes_paths(doc, pid):
     """[(impl, cipher, dir, calls, bytes)] of the process's EVP AES paths."""
@@ -52,7 +47,7 @@ def attached_downloads(server, curl, port, src, tmp, tag, extra):
     """DOWNLOADS downloads while attached (extra: the attach's options); the report's JSON."""
     out = ctlib.tmpdir(f"attach-route-{tag}")
     a = attach.Attach([server.pid], out, extra)
-    ok = sum(fetch(curl, port, src, os.path.join(tmp, f"{tag}{i}.bin")) for i in range(DOWNLOADS))
+    ok = sum(attach.fetch(curl, port, src, os.path.join(tmp, f"{tag}{i}.bin")) for i in range(DOWNLOADS))
     rc, err = a.end()
     check(ok == DOWNLOADS, f"{tag}: {ok} of {DOWNLOADS} downloads intact")
     check(rc == 0 and f"detached from {server.pid}" in err,
@@ -77,7 +72,7 @@ def part_a(openssl, curl, tmp, cert, key):
                            cert, "-key", key, "-ciphersuites", "TLS_AES_256_GCM_SHA384"],
                           "ACCEPT", cwd=tmp, env=masked_env())
     try:
-        check(fetch(curl, port, src, os.path.join(tmp, "before.bin")),
+        check(attach.fetch(curl, port, src, os.path.join(tmp, "before.bin")),
               "a download before any attach, intact")
         plain = attached_downloads(server, curl, port, src, tmp, "plain", ())
         routed = attached_downloads(server, curl, port, src, tmp, "routed", ["--route", ROUTE])

@@ -11,8 +11,8 @@ import os
 import signal
 
 import ctlib
-from ctlib import attach, check, daemons
-from ctlib.programs import free_port, throwaway_cert
+from ctlib import attach, check
+from ctlib.programs import free_port
 
 FILE_BYTES = 1 * ctlib.MIB
 
@@ -27,19 +27,10 @@ def caught_mask(pid):
     raise ctlib.Failure(f"no SigCgt for {pid}")
 
 
-def fetch(curl, port, src, dst):
-    p = ctlib.run([curl, "-sS", "-k", "--tlsv1.3", "-o", dst,
-                   f"https://127.0.0.1:{port}/{os.path.basename(src)}"])
-    return p.returncode == 0 and attach.sha256(dst) == attach.sha256(src)
-
 
 def test():
     attach.need_attach()
-    openssl, curl = daemons.need_openssl_curl()
-    tmp = ctlib.tmpdir("attach-signals")
-    src = os.path.join(tmp, "file.bin")
-    daemons.random_file(src, FILE_BYTES)
-    key, cert = throwaway_cert(tmp)
+    openssl, curl, tmp, src, key, cert = attach.tls_setup("attach-signals", FILE_BYTES)
     port = free_port()
     server = attach.Plain([openssl, "s_server", "-WWW", "-accept", f"127.0.0.1:{port}", "-cert",
                            cert, "-key", key], "ACCEPT", cwd=tmp)
@@ -58,7 +49,7 @@ def test():
 
         out = ctlib.tmpdir("attach-signals-2")
         second = attach.Attach([server.pid], out)
-        check(fetch(curl, port, src, os.path.join(tmp, "got.bin")), "a download while attached, intact")
+        check(attach.fetch(curl, port, src, os.path.join(tmp, "got.bin")), "a download while attached, intact")
         os.kill(server.pid, signal.SIGTERM)
         status = server.p.wait(timeout=60)
         rc, err = second.end()

@@ -16,17 +16,12 @@ import re
 
 import ctlib
 from ctlib import attach, check, daemons
-from ctlib.programs import free_port, throwaway_cert
+from ctlib.programs import free_port
 
 FILE_BYTES = 4 * ctlib.MIB
 DOWNLOADS = 8
 AFTER = 50
 
-
-def fetch(curl, port, src, dst):
-    p = ctlib.run([curl, "-sS", "-k", "--tlsv1.3", "-o", dst,
-                   f"https://127.0.0.1:{port}/{os.path.basename(src)}"])
-    return p.returncode == 0 and attach.sha256(dst) == attach.sha256(src)
 
 
 def server_argv(openssl, port, cert, key):
@@ -39,7 +34,7 @@ def control(openssl, curl, tmp, src, cert, key):
     port = free_port()
     server = daemons.Daemon(server_argv(openssl, port, cert, key), out, "ACCEPT", cwd=tmp)
     try:
-        ok = all(fetch(curl, port, src, os.path.join(tmp, f"c{i}.bin")) for i in range(DOWNLOADS))
+        ok = all(attach.fetch(curl, port, src, os.path.join(tmp, f"c{i}.bin")) for i in range(DOWNLOADS))
     finally:
         server.stop()
     check(ok, f"control: {DOWNLOADS} downloads under `cryptrace run` intact")
@@ -48,11 +43,7 @@ def control(openssl, curl, tmp, src, cert, key):
 
 def test():
     attach.need_attach()
-    openssl, curl = daemons.need_openssl_curl()
-    tmp = ctlib.tmpdir("attach-tls")
-    src = os.path.join(tmp, "file.bin")
-    daemons.random_file(src, FILE_BYTES)
-    key, cert = throwaway_cert(tmp)
+    openssl, curl, tmp, src, key, cert = attach.tls_setup("attach-tls", FILE_BYTES)
     want = control(openssl, curl, tmp, src, cert, key)
     check(want.get(("aes-256-gcm", "encrypt"), (0, 0))[1] >= DOWNLOADS * FILE_BYTES,
           f"control: the server sealed the files' bytes ({want})")
@@ -61,10 +52,10 @@ def test():
     server = attach.Plain(server_argv(openssl, port, cert, key), "ACCEPT", cwd=tmp)
     out = ctlib.tmpdir("attach-out")
     try:
-        check(fetch(curl, port, src, os.path.join(tmp, "before.bin")),
+        check(attach.fetch(curl, port, src, os.path.join(tmp, "before.bin")),
               "a download before the attach, intact")
         a = attach.Attach([server.pid], out)
-        ok = all(fetch(curl, port, src, os.path.join(tmp, f"a{i}.bin")) for i in range(DOWNLOADS))
+        ok = all(attach.fetch(curl, port, src, os.path.join(tmp, f"a{i}.bin")) for i in range(DOWNLOADS))
         rc, err = a.end()
         check(ok, f"{DOWNLOADS} downloads while attached, intact")
         check(rc == 0 and f"detached from {server.pid}" in err,
@@ -75,7 +66,7 @@ def test():
               f"every import slot redirected was put back ({moved and moved.group(1)}, "
               f"{back and back.group(1)})")
         files = sorted(os.listdir(out))
-        after_ok = sum(fetch(curl, port, src, os.path.join(tmp, f"p{i}.bin")) for i in range(AFTER))
+        after_ok = sum(attach.fetch(curl, port, src, os.path.join(tmp, f"p{i}.bin")) for i in range(AFTER))
         check(after_ok == AFTER, f"after the detach: {after_ok} of {AFTER} downloads intact")
         check(server.p.poll() is None, "the server still runs")
         check(sorted(os.listdir(out)) == files, f"no trace written after the detach ({files})")

@@ -43,6 +43,27 @@ def sha256(path):
     return h.hexdigest()
 
 
+def fetch(curl, port, src, dst):
+    """src (a file the server serves by its base name) downloaded over TLS 1.3 into dst by curl;
+    True when curl succeeded and the copy is intact."""
+    p = subprocess.run([curl, "-sS", "-k", "--tlsv1.3", "-o", dst,
+                        f"https://127.0.0.1:{port}/{os.path.basename(src)}"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=STOP_TIMEOUT)
+    return p.returncode == 0 and sha256(dst) == sha256(src)
+
+
+def tls_setup(tag, size):
+    """What a TLS server test starts from (skips without openssl or curl): (openssl, curl, a
+    scratch directory, a random file of size bytes in it named file.bin, key, certificate)."""
+    from . import daemons, harness, programs
+    openssl, curl = daemons.need_openssl_curl()
+    tmp = harness.tmpdir(tag)
+    src = os.path.join(tmp, "file.bin")
+    daemons.random_file(src, size)
+    key, cert = programs.throwaway_cert(tmp)
+    return openssl, curl, tmp, src, key, cert
+
+
 def vmrss_kb(pid):
     with open(f"/proc/{pid}/status") as f:
         for line in f:
