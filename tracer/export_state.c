@@ -343,7 +343,9 @@ int ct_export_state_lock(const char *state, unsigned wait_s, const char *who)
 	snprintf(path, n, "%s.lock", state);
 	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
-		fprintf(stderr, "cryptrace %s: %s: %s\n", who, path, strerror(errno));
+		/* the default directory is systemd's StateDirectory=: by hand it may not exist yet */
+		fprintf(stderr, "cryptrace %s: %s: %s%s\n", who, path, strerror(errno),
+			errno == ENOENT ? " (make its directory, or give --state FILE)" : "");
 		free(path);
 		return -1;
 	}
