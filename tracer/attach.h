@@ -4,7 +4,8 @@
  * checks that refuse a process before anything in it changes (attach_checks.c), the symbols of
  * a file mapped in another process (attach_symbols.c), stopping a process's threads and calling
  * a function in one of them (attach_ptrace.c), and the registers of that call per architecture
- * (attach_arch_x86_64.c; attach_arch_none.c elsewhere).
+ * (attach_arch_x86_64.c, attach_arch_aarch64.c; attach_arch_none.c elsewhere: tracer/meson.build
+ * picks one by the target's CPU family).
  */
 #ifndef CT_TRACER_ATTACH_H
 #define CT_TRACER_ATTACH_H
@@ -80,6 +81,8 @@ bool ct_remote_read(pid_t pid, uint64_t addr, void *buf, size_t n);
 
 /* False (with the line to print) where attach has no implementation for this architecture. */
 bool ct_arch_attach_supported(char *why, size_t cap);
+/* The size of struct ct_arch_state, which ct_arch_state_new (attach_ptrace.c) allocates. */
+extern const size_t ct_arch_state_size;
 struct ct_arch_state *ct_arch_state_new(void);
 void ct_arch_state_free(struct ct_arch_state *st);
 /* The thread's registers and FP/vector state, and its stack pointer. */

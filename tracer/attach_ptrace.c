@@ -51,6 +51,16 @@ bool ct_remote_read(pid_t pid, uint64_t addr, void *buf, size_t n)
 	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)n;
 }
 
+struct ct_arch_state *ct_arch_state_new(void)
+{
+	return calloc(1, ct_arch_state_size);
+}
+
+void ct_arch_state_free(struct ct_arch_state *st)
+{
+	free(st);
+}
+
 static bool seized(const struct ct_stopped *s, pid_t tid)
 {
 	for (unsigned i = 0; i < s->n; i++)
