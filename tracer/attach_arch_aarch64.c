@@ -32,9 +32,9 @@
 #include <sys/uio.h>
 #include <sys/user.h>
 
-#define FP_MAX 1024u        /* NT_FPREGSET: 528 bytes (struct user_fpsimd_state) */
-#define SVE_MAX (64u << 10) /* NT_ARM_SVE: ~9 KB at the architecture's longest vectors */
-#define MARGIN 128u         /* no red zone in the ABI: a margin all the same, as x86-64's */
+#define FP_MAX 1024u              /* NT_FPREGSET: 528 bytes (struct user_fpsimd_state) */
+#define SVE_MAX (64u << 10)       /* NT_ARM_SVE: ~9 KB at the architecture's longest vectors */
+#define MARGIN 128u               /* no red zone in the ABI: a margin all the same, as x86-64's */
 #define PSTATE_BTYPE (3ull << 10) /* BTI: the call starts as a fresh branch target */
 #define NO_SYSCALL (-1)
 

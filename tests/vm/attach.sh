@@ -12,11 +12,16 @@
 #  - examples/evp_threads --pause-at (8 threads stopped in a futex, main in read): attached
 #    mid-run, it counts exactly what the program says it did from the pause on, per cipher and
 #    direction, its output is that of a run without cryptrace, and its trace ends with its exit.
+#  - tests/attach/regs_aarch64 (a thread spinning in assembly on x2..x28, v0..v31, and z0..z31
+#    and p0 where the CPU has SVE, as qemu's `-cpu max` does), attached and detached while it
+#    spins: the thread that made both remote calls finds every register as it left it.
 # The pauses the attaches measured are printed: TCG timings, not performance data.
 source "$(dirname "$0")/lib.sh"
 
+[[ $vm_arch == arm64 ]] || fail "attach.sh runs in the arm64 guest (suite vm-arm64); the x86-64 attach has the attach suite"
 threads=$build_root/examples/evp_threads
-need_built "$cryptrace" "$preload" "$threads" "$host_cryptrace"
+regs=$build_root/tests/attach/regs_aarch64
+need_built "$cryptrace" "$preload" "$threads" "$regs" "$host_cryptrace"
 command -v openssl >/dev/null || fail "openssl is needed for the certificate"
 
 FILE_BYTES=524288
@@ -30,7 +35,7 @@ openssl req -x509 -newkey rsa:2048 -nodes -keyout "$in/key.pem" -out "$in/cert.p
 	-subj /CN=localhost 2>/dev/null || fail "no throwaway certificate"
 head -c $FILE_BYTES /dev/urandom >"$in/file.bin"
 
-guest --timeout 200 --files "$cryptrace" "$preload" "$threads" "$in" --out "$scratch/out" -- "
+guest --timeout 200 --files "$cryptrace" "$preload" "$threads" "$regs" "$in" --out "$scratch/out" -- "
 	cd '$in'
 	ct='$cryptrace'
 	# until FILE has PATTERN (30 s at most; TCG is slow)
@@ -75,19 +80,32 @@ guest --timeout 200 --files "$cryptrace" "$preload" "$threads" "$in" --out "$scr
 	ls -l /proc/\$spid/fd | grep -q /out/ || echo no-fd-of-ours
 	kill \$spid; wait \$spid
 
+	# attach_at NAME READY PROG ARGS...: PROG started plainly with its stdin on a fifo (open on
+	# fd 3), attached once READY is in its output (\$OUT/NAME.out); the trace in \$OUT/NAME
+	attach_at() {
+		name=\$1 ready=\$2; shift 2
+		mkfifo /tmp/\$name.ctl
+		\"\$@\" </tmp/\$name.ctl >\$OUT/\$name.out 2>&1 &
+		tpid=\$!
+		exec 3>/tmp/\$name.ctl
+		wait_for \$OUT/\$name.out \$ready || echo \$name-not-ready
+		\$ct attach -o \$OUT/\$name \$tpid 2>\$OUT/\$name-attach.err &
+		apid=\$!
+		wait_for \$OUT/\$name-attach.err 'tracing into' || echo \$name-attach-not-ready
+	}
+
 	# evp_threads, attached while its threads wait at the pause
 	echo | '$threads' --pause-at $PAUSE_AT >\$OUT/threads-plain.out 2>&1; echo threads-plain-status=\$?
-	mkfifo /tmp/ctl
-	'$threads' --pause-at $PAUSE_AT </tmp/ctl >\$OUT/threads.out 2>&1 &
-	tpid=\$!
-	exec 3>/tmp/ctl
-	wait_for \$OUT/threads.out paused || echo threads-not-paused
-	\$ct attach -o \$OUT/threads \$tpid 2>\$OUT/threads-attach.err &
-	apid=\$!
-	wait_for \$OUT/threads-attach.err 'tracing into' || echo threads-attach-not-ready
+	attach_at threads paused '$threads' --pause-at $PAUSE_AT
 	echo >&3; exec 3>&-
 	wait \$tpid; echo threads-status=\$?
 	wait \$apid; echo threads-attach-status=\$?
+
+	# registers: attached and detached while its main thread spins on them
+	attach_at regs spinning '$regs'
+	kill -INT \$apid; wait \$apid; echo regs-attach-status=\$?
+	echo >&3; exec 3>&-
+	wait \$tpid; echo regs-status=\$?
 " || fail "the guest script failed"
 
 out=$scratch/out
@@ -164,6 +182,12 @@ def test():
     check(tproc["attach_threads"] == 9 and tproc["end_reason"] == "exit",
           f"9 threads stopped ({tproc['attach_threads']}), the trace ends with the exit "
           f"({tproc['end_reason']})")
+    regs = open(os.path.join(out, "regs.out")).read()
+    rerr = open(os.path.join(out, "regs-attach.err")).read()
+    check("regs-attach-status=0" in said and "detached from" in rerr,
+          f"attached to and detached from the spinning thread ({rerr.strip()[-300:]})")
+    check("regs-status=0" in said and "regs intact" in regs,
+          f"the spinning thread's registers after the attach and the detach: {regs.strip()!r}")
     print(f"evp_threads: attach stopped 9 threads for {tproc['attach_pause_ns'] / 1e6:.1f} ms "
           f"(TCG: not performance data)")
 
