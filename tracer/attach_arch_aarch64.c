@@ -19,24 +19,30 @@
  * number is forgotten (NT_ARM_SYSTEM_CALL -1), so that resuming at a pc of ours restarts
  * nothing. Putting the registers back re-executes the `svc`: the restart the kernel prepared.
  * The one step it takes after the stop, for -ERESTART_RESTARTBLOCK only (a relative nanosleep,
- * a futex wait with a relative timeout), is to make that `svc` restart_syscall, which goes on
- * with the time left; it cannot be taken once the pc was ours, so such a call of the thread that
- * makes our calls starts again with its arguments (a relative sleep or timeout begins anew).
+ * a futex wait with a relative timeout), is to make that `svc` restart_syscall (x8), which goes
+ * on with the time left, and only while the pc is still on it: ct_arch_save lets the thread take
+ * it (enter_restarted_call) before the pc is ours, and keeps the x8 it leads to.
  */
 #include "attach.h"
 
+#include <signal.h>
 #include <string.h>
 
 #include <elf.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
 #include <sys/user.h>
+#include <sys/wait.h>
 
 #define FP_MAX 1024u              /* NT_FPREGSET: 528 bytes (struct user_fpsimd_state) */
 #define SVE_MAX (64u << 10)       /* NT_ARM_SVE: ~9 KB at the architecture's longest vectors */
 #define MARGIN 128u               /* no red zone in the ABI: a margin all the same, as x86-64's */
 #define PSTATE_BTYPE (3ull << 10) /* BTI: the call starts as a fresh branch target */
 #define NO_SYSCALL (-1)
+#define SVC_MASK 0xffe0001fu /* svc #imm */
+#define SVC 0xd4000001u
+#define SYSCALL_STOP (SIGTRAP | 0x80)     /* with PTRACE_O_TRACESYSGOOD */
+#define STEP_LIMIT_NS (5000ull * 1000000) /* the svc is the next instruction: microseconds */
 
 struct ct_arch_state {
 	struct user_regs_struct regs;
@@ -77,7 +83,35 @@ static bool get_regs(pid_t tid, struct user_regs_struct *r)
 	return get_regset(tid, NT_PRSTATUS, r, &len) && len == sizeof(*r);
 }
 
-bool ct_arch_save(pid_t tid, struct ct_arch_state *st)
+/* A thread our interrupt stopped (no signal of its own: *pending 0) with its pc on an `svc`
+ * and no system call in progress is at a restart the kernel prepared, or about to make the call:
+ * PTRACE_SYSCALL runs it to that svc's entry, executing nothing before, after the kernel's last
+ * step of the restart. There x8 is the call the thread will make: restart_syscall for
+ * -ERESTART_RESTARTBLOCK, else the call itself. The other registers stay those of the stop (x7,
+ * which a syscall stop shows as 0 or 1, among them). A signal that stops it first is handed back
+ * at the detach (*pending), the registers being still those of the stop. The thread stays at the
+ * call's entry: let go, it makes the call; a remote call's set-up cancels it (syscallno -1). */
+static bool enter_restarted_call(pid_t tid, struct ct_arch_state *st, int *pending)
+{
+	uint32_t insn;
+	if (*pending || st->syscallno != NO_SYSCALL ||
+	    !ct_remote_read(tid, st->regs.pc, &insn, sizeof(insn)) || (insn & SVC_MASK) != SVC)
+		return true;
+	int status;
+	if (ptrace(PTRACE_SETOPTIONS, tid, NULL, (void *)(uintptr_t)PTRACE_O_TRACESYSGOOD) != 0 ||
+	    ptrace(PTRACE_SYSCALL, tid, NULL, NULL) != 0 || ct_wait_stop(tid, &status, STEP_LIMIT_NS) != 1)
+		return false;
+	if ((status >> 16) == 0 && WSTOPSIG(status) == SYSCALL_STOP) {
+		struct user_regs_struct r;
+		if (!get_regs(tid, &r) || r.pc != st->regs.pc + 4)
+			return false;
+		st->regs.regs[8] = r.regs[8];
+	} else if ((status >> 16) == 0)
+		*pending = WSTOPSIG(status);
+	return true;
+}
+
+bool ct_arch_save(pid_t tid, struct ct_arch_state *st, int *pending)
 {
 	size_t len = sizeof(st->syscallno);
 	st->fp_len = sizeof(st->fp);
@@ -96,7 +130,7 @@ bool ct_arch_save(pid_t tid, struct ct_arch_state *st)
 			return false;
 		st->sve_len = size;
 	}
-	return true;
+	return enter_restarted_call(tid, st, pending);
 }
 
 bool ct_arch_restore(pid_t tid, const struct ct_arch_state *st)

@@ -22,10 +22,11 @@ bool ct_arch_attach_supported(char *why, size_t cap)
 
 const size_t ct_arch_state_size = sizeof(struct ct_arch_state);
 
-bool ct_arch_save(pid_t tid, struct ct_arch_state *st)
+bool ct_arch_save(pid_t tid, struct ct_arch_state *st, int *pending)
 {
 	(void)tid;
 	(void)st;
+	(void)pending;
 	return false;
 }
 

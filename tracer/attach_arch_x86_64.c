@@ -37,8 +37,9 @@ bool ct_arch_attach_supported(char *why, size_t cap)
 
 const size_t ct_arch_state_size = sizeof(struct ct_arch_state);
 
-bool ct_arch_save(pid_t tid, struct ct_arch_state *st)
+bool ct_arch_save(pid_t tid, struct ct_arch_state *st, int *pending)
 {
+	(void)pending; /* x86-64's kernel restarts the call after the stop, from orig_rax and rax */
 	if (ptrace(PTRACE_GETREGS, tid, NULL, &st->regs) != 0)
 		return false;
 	struct iovec iov = { .iov_base = st->fp, .iov_len = sizeof(st->fp) };

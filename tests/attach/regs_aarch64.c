@@ -10,17 +10,24 @@
  * put back. Prints "spinning sve|no-sve" once the loop runs, then "regs intact" (exit 0) or
  * "regs changed: x5" (exit 1).
  *
+ * `regs_aarch64 --sleep` instead sleeps in its main thread (sleep(): clock_nanosleep with a
+ * relative time, which the kernel restarts with restart_syscall for the time left), after
+ * "sleeping"; the test reads /proc/PID/syscall after a detach to see which call it is back in.
+ *
  * It links libcrypto (and calls it once) only so that attach finds something to trace.
  */
 #include <openssl/evp.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/auxv.h>
 #include <unistd.h>
 
 #ifndef HWCAP_SVE
 #define HWCAP_SVE (1 << 22)
 #endif
+
+#define SLEEP_S 600 /* --sleep: ended by the test's kill long before */
 
 struct spin {
 	volatile int stop;
@@ -108,11 +115,17 @@ static void *stopper(void *arg)
 	return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	pthread_t t;
 	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new(); /* libcrypto in use: something to trace */
 	EVP_CIPHER_CTX_free(ctx);
+	if (argc == 2 && !strcmp(argv[1], "--sleep")) {
+		printf("sleeping\n");
+		fflush(stdout);
+		sleep(SLEEP_S);
+		return 0;
+	}
 	if (pthread_create(&t, NULL, stopper, NULL))
 		return 2;
 	int changed = (getauxval(AT_HWCAP) & HWCAP_SVE) ? spin_check_sve(&spin) : spin_check(&spin);

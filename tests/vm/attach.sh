@@ -14,7 +14,9 @@
 #    direction, its output is that of a run without cryptrace, and its trace ends with its exit.
 #  - tests/attach/regs_aarch64 (a thread spinning in assembly on x2..x28, v0..v31, and z0..z31
 #    and p0 where the CPU has SVE, as qemu's `-cpu max` does), attached and detached while it
-#    spins: the thread that made both remote calls finds every register as it left it.
+#    spins: the thread that made both remote calls finds every register as it left it; and in
+#    its --sleep mode, attached and detached in a relative sleep (clock_nanosleep), it is back in
+#    it through restart_syscall, for the time left, as after any other stop (not a new sleep).
 # The pauses the attaches measured are printed: TCG timings, not performance data.
 source "$(dirname "$0")/lib.sh"
 
@@ -106,6 +108,14 @@ guest --timeout 200 --files "$cryptrace" "$preload" "$threads" "$regs" "$in" --o
 	kill -INT \$apid; wait \$apid; echo regs-attach-status=\$?
 	echo >&3; exec 3>&-
 	wait \$tpid; echo regs-status=\$?
+
+	# a relative sleep in the thread that makes the calls: back in it as the kernel restarts it
+	# (restart_syscall, 128, for the time left), not in a new clock_nanosleep (115)
+	attach_at sleep sleeping '$regs' --sleep
+	kill -INT \$apid; wait \$apid; echo sleep-attach-status=\$?
+	sleep 0.5
+	echo sleep-syscall=\$(cut -d' ' -f1 /proc/\$tpid/syscall)
+	kill \$tpid; exec 3>&-
 " || fail "the guest script failed"
 
 out=$scratch/out
@@ -188,6 +198,9 @@ def test():
           f"attached to and detached from the spinning thread ({rerr.strip()[-300:]})")
     check("regs-status=0" in said and "regs intact" in regs,
           f"the spinning thread's registers after the attach and the detach: {regs.strip()!r}")
+    check("sleep-attach-status=0" in said and "sleep-syscall=128" in said,
+          f"the main thread, attached in a relative sleep, is back in it through restart_syscall "
+          f"(128) as the kernel restarts it ({[w for w in said if w.startswith('sleep-')]})")
     print(f"evp_threads: attach stopped 9 threads for {tproc['attach_pause_ns'] / 1e6:.1f} ms "
           f"(TCG: not performance data)")
 
