@@ -4,7 +4,8 @@
  * checks that refuse a process before anything in it changes (attach_checks.c), the symbols of
  * a file mapped in another process (attach_symbols.c), stopping a process's threads and calling
  * a function in one of them (attach_ptrace.c), and the registers of that call per architecture
- * (attach_arch_x86_64.c; attach_arch_none.c elsewhere).
+ * (attach_arch_x86_64.c, attach_arch_aarch64.c; attach_arch_none.c elsewhere: tracer/meson.build
+ * picks one by the target's CPU family).
  */
 #ifndef CT_TRACER_ATTACH_H
 #define CT_TRACER_ATTACH_H
@@ -72,6 +73,10 @@ bool ct_remote_call(struct ct_stopped *s, uint64_t fn, const uint64_t *args, con
  * last resume. */
 uint64_t ct_resume_process(struct ct_stopped *s);
 
+/* Waits for the next stop of tid (seized), at most limit_ns: 1 stopped (*status), 0 the limit
+ * passed, -1 the thread is gone. */
+int ct_wait_stop(pid_t tid, int *status, uint64_t limit_ns);
+
 /* Writes n bytes at addr in pid (no stop needed: process_vm_writev). */
 bool ct_remote_write(pid_t pid, uint64_t addr, const void *buf, size_t n);
 bool ct_remote_read(pid_t pid, uint64_t addr, void *buf, size_t n);
@@ -80,10 +85,15 @@ bool ct_remote_read(pid_t pid, uint64_t addr, void *buf, size_t n);
 
 /* False (with the line to print) where attach has no implementation for this architecture. */
 bool ct_arch_attach_supported(char *why, size_t cap);
+/* The size of struct ct_arch_state, which ct_arch_state_new (attach_ptrace.c) allocates. */
+extern const size_t ct_arch_state_size;
 struct ct_arch_state *ct_arch_state_new(void);
 void ct_arch_state_free(struct ct_arch_state *st);
-/* The thread's registers and FP/vector state, and its stack pointer. */
-bool ct_arch_save(pid_t tid, struct ct_arch_state *st);
+/* The thread's registers and FP/vector state, and its stack pointer. *pending is the signal
+ * that stopped it (0: our interrupt did); where the architecture has to run the thread on to
+ * the entry of a system call the kernel restarts (aarch64), a signal that stops it first is
+ * put there, to be handed back at the detach. */
+bool ct_arch_save(pid_t tid, struct ct_arch_state *st, int *pending);
 bool ct_arch_restore(pid_t tid, const struct ct_arch_state *st);
 uint64_t ct_arch_sp(const struct ct_arch_state *st);
 /* Bytes below the stack pointer a leaf function may use without moving it (x86-64: 128). */

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * attach_arch_x86_64.c - the registers of a remote call on x86-64 (attach.h), and a refusal on
- * every other architecture until it has a file of its own (aarch64: x0..x5, lr = 0, NT_PRSTATUS
- * and NT_FPREGSET through PTRACE_GETREGSET).
+ * attach_arch_x86_64.c - the registers of a remote call on x86-64 (attach.h); tracer/meson.build
+ * picks it by the target's CPU family (attach_arch_aarch64.c, attach_arch_none.c elsewhere).
  *
  * The whole vector state (XSAVE area: AVX, AVX-512, AMX tiles) is saved with
  * PTRACE_GETREGSET NT_X86_XSTATE, else the legacy FXSAVE area (NT_PRFPREG): the function we call
@@ -11,11 +10,8 @@
  */
 #include "attach.h"
 
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#if defined(__x86_64__)
 #include <elf.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
@@ -39,18 +35,11 @@ bool ct_arch_attach_supported(char *why, size_t cap)
 	return true;
 }
 
-struct ct_arch_state *ct_arch_state_new(void)
-{
-	return calloc(1, sizeof(struct ct_arch_state));
-}
+const size_t ct_arch_state_size = sizeof(struct ct_arch_state);
 
-void ct_arch_state_free(struct ct_arch_state *st)
+bool ct_arch_save(pid_t tid, struct ct_arch_state *st, int *pending)
 {
-	free(st);
-}
-
-bool ct_arch_save(pid_t tid, struct ct_arch_state *st)
-{
+	(void)pending; /* x86-64's kernel restarts the call after the stop, from orig_rax and rax */
 	if (ptrace(PTRACE_GETREGS, tid, NULL, &st->regs) != 0)
 		return false;
 	struct iovec iov = { .iov_base = st->fp, .iov_len = sizeof(st->fp) };
@@ -114,66 +103,3 @@ bool ct_arch_call_returned(pid_t tid, uint64_t *ret)
 	*ret = r.rax;
 	return true;
 }
-
-#else /* no implementation for this architecture yet */
-
-struct ct_arch_state {
-	int unused;
-};
-
-bool ct_arch_attach_supported(char *why, size_t cap)
-{
-	snprintf(why, cap, "attach is implemented for x86-64 only so far; use `cryptrace run` here");
-	return false;
-}
-
-struct ct_arch_state *ct_arch_state_new(void)
-{
-	return calloc(1, sizeof(struct ct_arch_state));
-}
-
-void ct_arch_state_free(struct ct_arch_state *st)
-{
-	free(st);
-}
-
-bool ct_arch_save(pid_t tid, struct ct_arch_state *st)
-{
-	(void)tid;
-	(void)st;
-	return false;
-}
-
-bool ct_arch_restore(pid_t tid, const struct ct_arch_state *st)
-{
-	(void)tid;
-	(void)st;
-	return false;
-}
-
-uint64_t ct_arch_sp(const struct ct_arch_state *st)
-{
-	(void)st;
-	return 0;
-}
-
-size_t ct_arch_red_zone(void)
-{
-	return 0;
-}
-
-bool ct_arch_call_setup(pid_t tid, const struct ct_arch_state *saved, uint64_t fn, const uint64_t *args,
-			unsigned nargs, uint64_t sp)
-{
-	(void)tid, (void)saved, (void)fn, (void)args, (void)nargs, (void)sp;
-	return false;
-}
-
-bool ct_arch_call_returned(pid_t tid, uint64_t *ret)
-{
-	(void)tid;
-	(void)ret;
-	return false;
-}
-
-#endif

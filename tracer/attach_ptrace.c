@@ -51,6 +51,16 @@ bool ct_remote_read(pid_t pid, uint64_t addr, void *buf, size_t n)
 	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)n;
 }
 
+struct ct_arch_state *ct_arch_state_new(void)
+{
+	return calloc(1, ct_arch_state_size);
+}
+
+void ct_arch_state_free(struct ct_arch_state *st)
+{
+	free(st);
+}
+
 static bool seized(const struct ct_stopped *s, pid_t tid)
 {
 	for (unsigned i = 0; i < s->n; i++)
@@ -128,11 +138,9 @@ static pid_t first_live_thread(pid_t pid)
 	return found;
 }
 
-/* Waits for tid's next stop; its status in *status. */
-/* Waits for tid's next stop, at most limit_ns: the kernel tells a tracer of its tracees' stops
- * with SIGCHLD, which is blocked and waited for with a deadline (no polling interval added).
- * 1 stopped (*status), 0 the limit passed, -1 the thread is gone. */
-static int wait_stop(pid_t tid, int *status, uint64_t limit_ns)
+/* The kernel tells a tracer of its tracees' stops with SIGCHLD, which is blocked and waited for
+ * with a deadline (no polling interval added). */
+int ct_wait_stop(pid_t tid, int *status, uint64_t limit_ns)
 {
 	sigset_t chld, old;
 	sigemptyset(&chld);
@@ -173,7 +181,7 @@ static int interrupt_one(pid_t tid, int *pending)
 	*pending = 0;
 	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) != 0)
 		return -1;
-	int w = wait_stop(tid, &st, STOP_LIMIT_NS);
+	int w = ct_wait_stop(tid, &st, STOP_LIMIT_NS);
 	if (w == 1 && (st >> 16) == 0 && WSTOPSIG(st) != SIGTRAP)
 		*pending = WSTOPSIG(st);
 	return w;
@@ -238,7 +246,10 @@ bool ct_stop_process(pid_t pid, bool all_threads, struct ct_stopped *s, char *wh
 		s->tids[i] = s->tids[s->n];
 		s->pending[i--] = s->pending[s->n];
 	}
-	if (!ct_arch_save(s->caller, s->saved)) {
+	unsigned c = 0;
+	while (s->tids[c] != s->caller)
+		c++;
+	if (!ct_arch_save(s->caller, s->saved, &s->pending[c])) {
 		snprintf(why, cap, "cannot read the registers of thread %d: %s", (int)s->caller,
 			 strerror(errno));
 		release_all(s);
@@ -260,20 +271,20 @@ static void others(struct ct_stopped *s, bool run)
 	}
 }
 
-/* Waits for the caller's next stop (wait_stop), letting the other threads go after
+/* Waits for the caller's next stop (ct_wait_stop), letting the other threads go after
  * CALL_ALONE_NS; 0 when CALL_LIMIT_NS passed, -1 when it went away. */
 static int wait_call_stop(struct ct_stopped *s, int *status, uint64_t t0, bool *others_run)
 {
 	if (!*others_run && s->stopped > 1) {
 		uint64_t spent = ct_clock_ns(CLOCK_MONOTONIC) - t0;
-		int w = wait_stop(s->caller, status, spent < CALL_ALONE_NS ? CALL_ALONE_NS - spent : 0);
+		int w = ct_wait_stop(s->caller, status, spent < CALL_ALONE_NS ? CALL_ALONE_NS - spent : 0);
 		if (w != 0)
 			return w;
 		others(s, true);
 		*others_run = true;
 	}
 	uint64_t spent = ct_clock_ns(CLOCK_MONOTONIC) - t0;
-	return wait_stop(s->caller, status, spent < CALL_LIMIT_NS ? CALL_LIMIT_NS - spent : 0);
+	return ct_wait_stop(s->caller, status, spent < CALL_LIMIT_NS ? CALL_LIMIT_NS - spent : 0);
 }
 
 bool ct_remote_call(struct ct_stopped *s, uint64_t fn, const uint64_t *args, const char *const *strs,

@@ -328,7 +328,7 @@ void ct_usage_attach(FILE *out)
 	      "CAP_SYS_PTRACE), one already traced (a debugger), a statically linked one, one\n"
 	      "with no crypto library and no /dev/crypto, one under a seccomp filter (unless\n"
 	      "--allow-seccomp), and one started under cryptrace.\n"
-	      "x86-64 only so far.\n"
+	      "x86-64 and aarch64 so far.\n"
 	      "\n"
 	      "options:\n"
 	      "  -o, --output DIR     where the traces go (default: ./cryptrace-attach-<date>)\n"

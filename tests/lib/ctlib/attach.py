@@ -20,12 +20,13 @@ STOP_TIMEOUT = 120
 def need_attach():
     """Skips (77, saying why) where attach cannot run here: the sanitizer pass (an ASan-built
     libcryptrace.so cannot be dlopen'ed into a program without the ASan runtime), another
-    architecture than x86-64, or no permission to ptrace our own children."""
+    architecture than x86-64 and aarch64 (attach_arch_none.c refuses there), or no permission to ptrace our own children."""
     if os.environ.get("CT_ASAN") == "1" or os.environ.get("CT_TSAN") == "1":
         skip("sanitizer pass: a sanitizer-built libcryptrace.so cannot be loaded into a program "
              "started without the sanitizer runtime; the normal pass runs this test")
-    if platform.machine() != "x86_64":
-        skip(f"attach is implemented for x86-64 only so far (this is {platform.machine()})")
+    if platform.machine() not in ("x86_64", "aarch64"):
+        skip(f"attach is implemented for x86-64 and aarch64 only so far (this is "
+             f"{platform.machine()})")
     try:
         with open("/proc/sys/kernel/yama/ptrace_scope") as f:
             scope = int(f.read())
