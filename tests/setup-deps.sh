@@ -29,7 +29,7 @@ packages=(
 	golang-go                 # the profile suite builds examples/go_aes (Go's AES-GCM named from its pclntab): ~15 s to install, 0.4 s to build
 	gnutls-bin                # the profile suite: gnutls-cli, GnuTLS's AES named by its instructions
 	gcc-aarch64-linux-gnu gcc-i686-linux-gnu gcc-mipsel-linux-gnu # the port suite: Debian's cross compilers
-	libc6-dev-arm64-cross     # the arm64 cross build's C library (crt files, headers): a Recommends of the compiler, which --no-install-recommends leaves out
+	libc6-dev-arm64-cross libc6-dev-i386-cross libc6-dev-mipsel-cross # the cross builds' C library (crt files, headers): a Recommends of each compiler, which --no-install-recommends leaves out
 	qemu-user-static          # the port suite (and vm-arm64): the cross builds' tests and the targets' own openssl under qemu-user
 	libgnutls28-dev           # the GnuTLS hooks' prototypes (headers only: GnuTLS is found at run time) and examples/gnutls_cipher_bench
 	# the port suite's musl build (tests/port/musl-build.sh): musl-gcc and musl's loader, cmake for
