@@ -39,20 +39,11 @@ static double now(void)
 
 static const char *arch_name(IMB_ARCH a)
 {
-	switch (a) {
-	case IMB_ARCH_NOAESNI:
-		return "no-aesni";
-	case IMB_ARCH_SSE:
-		return "sse";
-	case IMB_ARCH_AVX:
-		return "avx";
-	case IMB_ARCH_AVX2:
-		return "avx2";
-	case IMB_ARCH_AVX512:
-		return "avx512";
-	default:
-		return "?";
-	}
+	static const char *const names[IMB_ARCH_NUM] = {
+		[IMB_ARCH_NOAESNI] = "no-aesni", [IMB_ARCH_SSE] = "sse",       [IMB_ARCH_AVX] = "avx",
+		[IMB_ARCH_AVX2] = "avx2",        [IMB_ARCH_AVX512] = "avx512",
+	};
+	return a > IMB_ARCH_NONE && a < IMB_ARCH_NUM ? names[a] : "?";
 }
 
 static void fill_job(IMB_JOB *job, enum pmode m, size_t len)
@@ -150,7 +141,8 @@ int main(int argc, char **argv)
 	}
 	init_mb_mgr_auto(mgr, &arch);
 	if (imb_get_errno(mgr) != 0) {
-		fprintf(stderr, "ipsecmb_bench: init_mb_mgr_auto: %s\n", imb_get_strerror(imb_get_errno(mgr)));
+		fprintf(stderr, "ipsecmb_bench: init_mb_mgr_auto: %s\n",
+			imb_get_strerror(imb_get_errno(mgr)));
 		return 1;
 	}
 	IMB_AES_KEYEXP_128(mgr, key, enc_keys, dec_keys);
@@ -168,8 +160,8 @@ int main(int argc, char **argv)
 		job = IMB_FLUSH_JOB(mgr);
 	if (!job || job->status != IMB_STATUS_COMPLETED || memcmp(dst, ref, (size_t)len) ||
 	    (m == P_GCM && memcmp(tag, ref_tag, 16))) {
-		fprintf(stderr, "ipsecmb_bench: %s %ld bytes differs from OpenSSL's (status %d)\n", names[m], len,
-			job ? (int)job->status : -1);
+		fprintf(stderr, "ipsecmb_bench: %s %ld bytes differs from OpenSSL's (status %d)\n", names[m],
+			len, job ? (int)job->status : -1);
 		return 1;
 	}
 
