@@ -44,36 +44,18 @@ void ct_aes_gcm_reset(struct ct_aes_gcm *g)
 	memset(g->ek0, 0, sizeof(*g) - offsetof(struct ct_aes_gcm, ek0));
 }
 
-/* Whole blocks, xi absorbing the ciphertext: the level's stitched kernel (CTR and GHASH in one
- * pass) for whole batches where it has one, else CTR then GHASH over L1-sized pieces while the
- * bytes are still in cache (decryption hashes first: in-place input is overwritten). inc32 of
- * SP 800-38D: only the low 32 bits count, so the kernels (64-bit adds) are called in runs that
- * end at a 32-bit wrap, and the bits above are put back afterwards. */
-static void gcm_blocks(const struct ct_aes_kernels *kt, struct ct_aes_gcm *g, const uint8_t *in, uint8_t *out,
-		       size_t nblocks, bool enc)
+/* inc32 of SP 800-38D: only the low 32 bits count, so the CTR kernel (64-bit adds) is called
+ * in runs that end at a 32-bit wrap, and the bits above are put back afterwards. */
+static void gcm_ctr(const struct ct_aes_kernels *kt, struct ct_aes_gcm *g, const uint8_t *in, uint8_t *out,
+		    size_t nblocks)
 {
-	const uint8_t(*hpow)[16] = (const uint8_t(*)[16])g->hpow;
 	while (nblocks) {
 		uint32_t lo32, upper;
 		memcpy(&lo32, g->ctr + 12, 4);
 		memcpy(&upper, g->ctr + 8, 4);
 		const uint64_t room = (1ull << 32) - __builtin_bswap32(lo32);
 		const size_t run = room < nblocks ? (size_t)room : nblocks;
-		size_t (*const stitched)(const struct ct_aes_key *, uint8_t *, const uint8_t(*)[16],
-					 uint8_t *, const uint8_t *, uint8_t *, size_t) = enc ? kt->gcm_enc
-											      : kt->gcm_dec;
-		size_t done = stitched && run >= 16 ? stitched(&g->key, g->ctr, hpow, g->xi, in, out, run)
-						    : 0;
-		while (done < run) {
-			const size_t left = run - done,
-				     piece = left < GCM_PIECE_BLOCKS ? left : GCM_PIECE_BLOCKS;
-			if (!enc)
-				kt->ghash(hpow, g->xi, in + 16 * done, piece);
-			kt->ctr(&g->key, g->ctr, in + 16 * done, out + 16 * done, piece);
-			if (enc)
-				kt->ghash(hpow, g->xi, out + 16 * done, piece);
-			done += piece;
-		}
+		kt->ctr(&g->key, g->ctr, in, out, run);
 		memcpy(g->ctr + 8, &upper, 4);
 		in += 16 * run, out += 16 * run, nblocks -= run;
 	}
@@ -178,8 +160,13 @@ int ct_aes_gcm_encrypt(struct ct_aes_gcm *g, const uint8_t *in, uint8_t *out, si
 		if (n == 0)
 			gmult(kt, g);
 	}
-	gcm_blocks(kt, g, in, out, len / 16, true);
-	in += len & ~(size_t)15, out += len & ~(size_t)15;
+	size_t nblocks = len / 16;
+	while (nblocks) {
+		const size_t piece = nblocks < GCM_PIECE_BLOCKS ? nblocks : GCM_PIECE_BLOCKS;
+		gcm_ctr(kt, g, in, out, piece);
+		kt->ghash((const uint8_t(*)[16])g->hpow, g->xi, out, piece);
+		in += 16 * piece, out += 16 * piece, nblocks -= piece;
+	}
 	len &= 15;
 	if (len) {
 		kt->ecb_enc(&g->key, g->ctr, g->ks, 1);
@@ -209,8 +196,14 @@ int ct_aes_gcm_decrypt(struct ct_aes_gcm *g, const uint8_t *in, uint8_t *out, si
 		if (n == 0)
 			gmult(kt, g);
 	}
-	gcm_blocks(kt, g, in, out, len / 16, false);
-	in += len & ~(size_t)15, out += len & ~(size_t)15;
+	size_t nblocks = len / 16;
+	while (nblocks) {
+		/* Hash the ciphertext before it is overwritten (in-place decryption). */
+		const size_t piece = nblocks < GCM_PIECE_BLOCKS ? nblocks : GCM_PIECE_BLOCKS;
+		kt->ghash((const uint8_t(*)[16])g->hpow, g->xi, in, piece);
+		gcm_ctr(kt, g, in, out, piece);
+		in += 16 * piece, out += 16 * piece, nblocks -= piece;
+	}
 	len &= 15;
 	if (len) {
 		kt->ecb_enc(&g->key, g->ctr, g->ks, 1);

@@ -55,16 +55,6 @@ struct ct_aes_kernels {
 	/* xi = (xi ^ block) * H for each block; hpow[j] = H^(16-j) in byte-reflected form. */
 	void (*ghash)(const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16], const uint8_t *in,
 		      size_t nblocks);
-	/* GCM's CTR and GHASH in one pass (NULL: the level has none, aes_gcm.c runs the two above):
-	 * out = in ^ E(ctr..), xi absorbs the ciphertext (out when encrypting, in when decrypting),
-	 * ctr as for ctr (the caller keeps the run inside one 32-bit wrap). Handles the largest
-	 * multiple of 16 blocks and returns it; the rest is the caller's. */
-	size_t (*gcm_enc)(const struct ct_aes_key *k, uint8_t ctr[16],
-			  const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16], const uint8_t *in,
-			  uint8_t *out, size_t nblocks);
-	size_t (*gcm_dec)(const struct ct_aes_key *k, uint8_t ctr[16],
-			  const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16], const uint8_t *in,
-			  uint8_t *out, size_t nblocks);
 };
 
 /* Which kernel tables this build has: x86 has the AES-NI and VAES ones (aes_xmm.c, aes_vaes.c),

@@ -233,9 +233,9 @@ XTS_KERNEL(xts_dec, DEC, dec, xts_dec)
  * one reduction, so the serial chain through x is paid once per 256 bytes. Karatsuba: three
  * carry-less multiplies per block instead of four (the middle term is
  * (a_lo ^ a_hi)(b_lo ^ b_hi) ^ lo ^ hi, fixed up once per reduction). */
-#define YGHP(p, i, base)                                                                                     \
+#define YGH(i, base)                                                                                         \
 	{                                                                                                    \
-		__m256i d_ = bswap256(LD2(p, i));                                                            \
+		__m256i d_ = bswap256(LD2(in, i));                                                           \
 		if (i == 0)                                                                                  \
 			d_ = _mm256_xor_si256(d_, _mm256_zextsi128_si256(x));                                \
 		const __m256i h_ = LD2(hpow[base], i);                                                       \
@@ -245,14 +245,12 @@ XTS_KERNEL(xts_dec, DEC, dec, xts_dec)
 		hi = _mm256_xor_si256(hi, _mm256_clmulepi64_epi128(d_, h_, 0x11));                           \
 		mid = _mm256_xor_si256(mid, _mm256_clmulepi64_epi128(dk_, hk_, 0x00));                       \
 	}
-#define YGH(i, base) YGHP(in, i, base)
 #define YGH16(i) YGH(i, 0)
 /* Register 0 carries x, the only input on the serial chain: accumulate it last so the other
  * products are summed while x is still being reduced. */
 #define X8_X_LAST(m) m(1) m(2) m(3) m(4) m(5) m(6) m(7) m(0)
 #define X4_X_LAST(m) m(1) m(2) m(3) m(0)
 #define YGH8(i) YGH(i, 8)
-#define YGH16_AT(i) YGHP(gp, i, 0)
 
 YI __m128i fold(__m256i v)
 {
@@ -285,98 +283,6 @@ CT_TARGET_YMM static void ghash(const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t
 	ST(xi, 0, bswap128(x));
 }
 
-/* ---- GCM: CTR with GHASH stitched into its rounds ----
- * Sixteen counter blocks go through the AES rounds while the GHASH of sixteen ciphertext blocks
- * runs between them: one register's three carry-less multiplies after each of rounds 1-8 (the
- * register carrying x last), the reduction after round 9. Decryption hashes the batch it
- * decrypts (its input); encryption the batch it wrote one iteration before, so its first batch
- * is CTR alone and its last GHASH runs after the loop. The caller keeps the run inside one
- * 32-bit counter wrap (GCM's inc32), as for the CTR kernel. Whole batches of 16 blocks only:
- * returns how many blocks were done (the rest is the caller's). */
-/* clang-format off */
-#define YSTITCH(cipher, rk, rounds, gp)                                                                      \
-	do {                                                                                                 \
-		__m256i k_ = bcast((rk)[0]);                                                                 \
-		X8(YWHITEN)                                                                                  \
-		YROUND(cipher, rk, 1) YGHP(gp, 1, 0) YROUND(cipher, rk, 2) YGHP(gp, 2, 0)                    \
-		YROUND(cipher, rk, 3) YGHP(gp, 3, 0) YROUND(cipher, rk, 4) YGHP(gp, 4, 0)                    \
-		YROUND(cipher, rk, 5) YGHP(gp, 5, 0) YROUND(cipher, rk, 6) YGHP(gp, 6, 0)                    \
-		YROUND(cipher, rk, 7) YGHP(gp, 7, 0) YROUND(cipher, rk, 8) YGHP(gp, 0, 0)                    \
-		YROUND(cipher, rk, 9)                                                                        \
-		x = reduce_folded(lo, mid, hi);                                                              \
-		if ((rounds) > 10) {                                                                         \
-			YROUND(cipher, rk, 10) YROUND(cipher, rk, 11)                                        \
-		}                                                                                            \
-		if ((rounds) > 12) {                                                                         \
-			YROUND(cipher, rk, 12) YROUND(cipher, rk, 13)                                        \
-		}                                                                                            \
-		k_ = bcast((rk)[rounds]);                                                                    \
-		X8(cipher##_YLAST)                                                                           \
-	} while (0)
-/* clang-format on */
-
-/* One batch of 16 counter blocks: b0..b7 = E(counters) ^ in, stored to out; c advanced. */
-#define GCM_BATCH(ROUNDS_STMT)                                                                               \
-	{                                                                                                    \
-		X8(YDECL)                                                                                    \
-		X8(YCTR)                                                                                     \
-		c = _mm256_add_epi64(c, step);                                                               \
-		ROUNDS_STMT;                                                                                 \
-		X8(YXOR_IN)                                                                                  \
-		X8(YSTORE_OUT)                                                                               \
-	}
-#define GCM_ZERO_ACC __m256i lo = _mm256_setzero_si256(), mid = lo, hi = lo;
-
-CT_TARGET_YMM static size_t gcm_stitched(const struct ct_aes_key *k, uint8_t ctr[16],
-					 const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16],
-					 const uint8_t *in, uint8_t *out, size_t nblocks, bool enc)
-{
-	const unsigned rounds = k->rounds;
-	const size_t done = nblocks & ~(size_t)15;
-	if (!done)
-		return 0;
-	const __m128i c0 = bswap128(LD(ctr, 0));
-	__m256i c = pair(c0, _mm_add_epi64(c0, _mm_set_epi64x(0, 1)));
-	const __m256i step = _mm256_set_epi64x(0, 16, 0, 16);
-	__m128i x = bswap128(LD(xi, 0));
-	if (enc) {
-		GCM_BATCH(YROUNDS(ENC, k->enc, rounds))
-		in += 256, out += 256, nblocks -= 16;
-		for (; nblocks >= 16; in += 256, out += 256, nblocks -= 16) {
-			const uint8_t *gp = out - 256;
-			GCM_ZERO_ACC
-			GCM_BATCH(YSTITCH(ENC, k->enc, rounds, gp))
-		}
-		const uint8_t *gp = out - 256;
-		GCM_ZERO_ACC
-		X8_X_LAST(YGH16_AT)
-		x = reduce_folded(lo, mid, hi);
-	} else {
-		for (; nblocks >= 16; in += 256, out += 256, nblocks -= 16) {
-			const uint8_t *gp = in;
-			GCM_ZERO_ACC
-			GCM_BATCH(YSTITCH(ENC, k->enc, rounds, gp))
-		}
-	}
-	ST(ctr, 0, bswap128(_mm256_castsi256_si128(c)));
-	ST(xi, 0, bswap128(x));
-	return done;
-}
-
-CT_TARGET_YMM static size_t gcm_enc(const struct ct_aes_key *k, uint8_t ctr[16],
-				    const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16],
-				    const uint8_t *in, uint8_t *out, size_t nblocks)
-{
-	return gcm_stitched(k, ctr, hpow, xi, in, out, nblocks, true);
-}
-
-CT_TARGET_YMM static size_t gcm_dec(const struct ct_aes_key *k, uint8_t ctr[16],
-				    const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16],
-				    const uint8_t *in, uint8_t *out, size_t nblocks)
-{
-	return gcm_stitched(k, ctr, hpow, xi, in, out, nblocks, false);
-}
-
 const struct ct_aes_kernels ct_aes_kernels_vaes = {
 	.ecb_enc = ecb_enc,
 	.ecb_dec = ecb_dec,
@@ -389,6 +295,4 @@ const struct ct_aes_kernels ct_aes_kernels_vaes = {
 	.xts_enc = xts_enc,
 	.xts_dec = xts_dec,
 	.ghash = ghash,
-	.gcm_enc = gcm_enc,
-	.gcm_dec = gcm_dec,
 };
