@@ -157,6 +157,13 @@ CT_TARGET_YMM static void cfb_dec(const struct ct_aes_key *k, uint8_t iv[16], co
  * guarantees it does not wrap). Lane 0 of register i counts c + 2i, lane 1 c + 2i + 1. */
 #define YCTR(i) b##i = bswap256(_mm256_add_epi64(c, _mm256_set_epi64x(0, 2 * i, 0, 2 * i)));
 
+/* While the counter's last byte cannot carry within a batch (it is at most 240), the blocks are
+ * made in big-endian form directly: lane l of register i adds 2i + l to byte 15 (bits 24-31 of
+ * the last 32-bit word), no byte swap per register. cbe is the batch's first counter in that
+ * form in both lanes; after the last byte wraps it is rebuilt from c (once per 16 batches). */
+#define YCTR_BE(i)                                                                                           \
+	b##i = _mm256_add_epi32(cbe, _mm256_set_epi32((2 * i + 1) << 24, 0, 0, 0, (2 * i) << 24, 0, 0, 0));
+
 CT_TARGET_YMM static void ctr_blocks(const struct ct_aes_key *k, uint8_t ctr[16], const uint8_t *in,
 				     uint8_t *out, size_t nblocks)
 {
@@ -165,10 +172,21 @@ CT_TARGET_YMM static void ctr_blocks(const struct ct_aes_key *k, uint8_t ctr[16]
 		const __m128i c0 = bswap128(LD(ctr, 0));
 		__m256i c = pair(c0, _mm_add_epi64(c0, _mm_set_epi64x(0, 1)));
 		const __m256i step = _mm256_set_epi64x(0, 16, 0, 16);
+		const __m256i be_step = _mm256_set_epi32(16 << 24, 0, 0, 0, 16 << 24, 0, 0, 0);
+		__m256i cbe = _mm256_broadcastsi128_si256(LD(ctr, 0));
+		unsigned low = ctr[15];
 		for (; nblocks >= 16; in += 256, out += 256, nblocks -= 16) {
 			X8(YDECL)
-			X8(YCTR)
+			if (low <= 240) {
+				X8(YCTR_BE)
+				cbe = _mm256_add_epi32(cbe, be_step);
+			} else {
+				X8(YCTR)
+			}
 			c = _mm256_add_epi64(c, step);
+			low = (low + 16) & 0xff;
+			if (low < 16)
+				cbe = bswap256(_mm256_permute2x128_si256(c, c, 0x00));
 			YROUNDS(ENC, k->enc, rounds);
 			X8(YXOR_IN)
 			X8(YSTORE_OUT)

@@ -11,7 +11,9 @@
 # Prints medians (1000s of bytes/s, like openssl) and the ratios the issue asks for:
 #   restore = masked+route / native (target >= 0.95 at 8 KiB, >= 0.90 at 16 B)
 #   beat    = route / native        (target >= 1.3 at 8 KiB for the parallel modes)
-#   limit   = route / LIMIT_GBS     (the AESENC issue limit for AES-128 on this CPU, default 19.5)
+#   limit   = route / LIMIT_GBS     (the limit of the widest AES instruction of this CPU for
+#                                    AES-128, measured by aesni_bench --limits next to the preload's
+#                                    build; 19.5 when that is not built; LIMIT_GBS overrides both)
 #
 # usage: bench/route_restore.sh [-r ROUNDS] [-s SECONDS] [-l libcryptrace.so] [-m "modes"]
 # modes: cbc-enc cbc-dec ctr ecb xts gcm (default all; AES-128)
@@ -38,7 +40,24 @@ here=$(cd "$(dirname "$0")" && pwd)
 bench_find_preload route_restore.sh
 command -v openssl >/dev/null || { echo "route_restore.sh: no openssl command" >&2; exit 77; }
 grep -qw aes /proc/cpuinfo || { echo "route_restore.sh: no AES-NI on this CPU" >&2; exit 77; }
-limit=${LIMIT_GBS:-19.5}
+limit_from="LIMIT_GBS"
+if [ -z "${LIMIT_GBS:-}" ]; then
+	limit=19.5
+	limit_from="default: aesni_bench not built"
+	bench=$(dirname "$(dirname "$lib")")/aesni/aesni_bench
+	if [ -x "$bench" ]; then
+		# "parallel-mode limit: 256-bit VAES (ymm), ..." names the widest; its own line has the GB/s
+		limits=$("$bench" --limits)
+		widest=$(echo "$limits" | sed -n 's/^parallel-mode limit: \(.*\), the widest.*/\1/p')
+		gbs=$(echo "$limits" | grep -F "$widest:" | sed -n 's/.*, \([0-9.]*\) GB\/s of AES-128/\1/p')
+		if [ -n "$widest" ] && [ -n "$gbs" ]; then
+			limit=$gbs
+			limit_from="$widest, measured by aesni_bench --limits"
+		fi
+	fi
+else
+	limit=$LIMIT_GBS
+fi
 mask='~0x200000200000000'
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT INT TERM
@@ -71,7 +90,7 @@ echo "library: $lib"
 echo "host: $(nproc) cpus, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(openssl version)"
 echo "tracing: CRYPTRACE_SAMPLE=${CRYPTRACE_SAMPLE:-(library default)}"
 echo "figures: median 1000s of bytes/s; restore = masked+route/native, beat = route/native,"
-echo "         traced = traced/native, limit = route / $limit GB/s"
+echo "         traced = traced/native, limit = route / $limit GB/s ($limit_from)"
 printf '%-8s %6s %12s %12s %12s %12s %12s %8s %8s %8s %8s %6s\n' mode bytes native traced masked \
 	masked+rt route masked/n restore beat traced limit
 for mode in $modes; do

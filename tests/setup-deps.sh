@@ -40,6 +40,7 @@ packages=(
 	prometheus prometheus-node-exporter python3-prometheus-client
 	systemd                   # systemd-analyze verify: contrib/systemd's units (the metrics suite)
 	nginx-light               # the attach suite: a TLS server started without cryptrace whose workers are attached
+	libipsec-mb-dev           # bench/peers.py: Intel ipsec-mb as a peer of the route (bench/ipsecmb_bench.c, its job API)
 )
 
 missing=()

@@ -347,6 +347,87 @@ static void gcm_wrap_case(void)
 /* The best level this CPU (and CRYPTRACE_AESNI_MAX) allows, read before any test caps it. */
 static enum ct_aesni_level best;
 
+/* GCM at the edges of the bulk kernels (the stitched one takes whole batches of 16 blocks, the
+ * rest goes block-wise): every length 16k + r around 1, 2, 3, 8, 16 and 17 batches with r in
+ * {0, 1, 15}, AAD of 0, 1, 16, 17 and 31 bytes, encryption and decryption, out of place
+ * (misaligned) and in place, the data in one call or after a 5-byte first call (the kernel then
+ * starts mid-stream on an unaligned pointer); ciphertext/plaintext and the tag compared with
+ * OpenSSL, decryption's tag verified and a forged one refused. On the level given. */
+static void gcm_edges(enum ct_aesni_level level)
+{
+	static const size_t ks[] = { 15,  16,  17,  31,  32,  33,  47,  48, 49,
+				     127, 128, 129, 255, 256, 257, 271, 272 };
+	static const size_t rs[] = { 0, 1, 15 }, aads[] = { 0, 1, 16, 17, 31 };
+	uint8_t key[32], iv[12], aad[32], tag[16];
+	unsigned n = 0;
+
+	ct_aesni_set_max_level(level);
+	for (size_t a = 0; a < sizeof(ks) / sizeof(ks[0]); a++)
+		for (size_t b = 0; b < 3; b++)
+			for (size_t c = 0; c < 5; c++)
+				for (int v = 0; v < 8; v++, n++) {
+					const int enc = v & 1, inplace = v >> 1 & 1, lead = v >> 2 & 1;
+					const size_t len = 16 * ks[a] + rs[b], alen = aads[c];
+					const unsigned bits = (unsigned[]){ 128, 192, 256 }[n % 3];
+					struct outcome ref;
+					rng = n * 0x9e3779b97f4a7c15ull + 1;
+					fill(key, sizeof(key));
+					fill(iv, sizeof(iv));
+					fill(aad, sizeof(aad));
+					uint8_t *src = src_buf + 1, *refo = ref_buf, *out = our_buf + 3;
+					fill(src, len);
+					if (!reference(M_GCM, bits, key, iv, 12, aad, alen, src, refo, len, 1,
+						       &ref))
+						fail_msg("gcm-edges: OpenSSL refused");
+					const uint8_t *in = enc ? src : refo, *want = enc ? refo : src;
+					if (inplace) {
+						memcpy(out, in, len);
+						in = out;
+					}
+					struct ct_aes_gcm g;
+					int rc = ct_aes_gcm_init(&g, key, bits) |
+						 ct_aes_gcm_setiv(&g, iv, 12) | ct_aes_gcm_aad(&g, aad, alen);
+					int (*const op)(struct ct_aes_gcm *, const uint8_t *, uint8_t *,
+							size_t) = enc ? ct_aes_gcm_encrypt
+								      : ct_aes_gcm_decrypt;
+					const size_t first = lead ? 5 : 0;
+					rc |= op(&g, in, out, first) |
+					      op(&g, in + first, out + first, len - first);
+					int tag_ok;
+					if (enc) {
+						ct_aes_gcm_tag(&g, tag);
+						tag_ok = memcmp(tag, ref.tag, 16) == 0;
+					} else {
+						struct ct_aes_gcm copy = g;
+						uint8_t forged[16];
+						memcpy(forged, ref.tag, 16);
+						forged[n % 16] ^= 0x40;
+						tag_ok = ct_aes_gcm_verify(&g, ref.tag, 16) == 0 &&
+							 ct_aes_gcm_verify(&copy, forged, 16) != 0;
+					}
+					ct_aes_gcm_wipe(&g);
+					if (rc || memcmp(out, want, len) || !tag_ok)
+						fail_msg(
+							"gcm-edges [%s]: AES-%u %s len=%zu aad=%zu %s%s: %s differs",
+							ct_aesni_level_name(level), bits, enc ? "enc" : "dec",
+							len, alen, inplace ? "in-place" : "misaligned",
+							lead ? ", 5-byte first call" : "",
+							rc        ? "return code"
+							: !tag_ok ? "tag"
+								  : "output");
+				}
+	print_message("gcm-edges [%s]: %u cases\n", ct_aesni_level_name(level), n);
+}
+
+static void test_gcm_batch_edges(void **state)
+{
+	(void)state;
+	gcm_edges(ct_aesni_base_level());
+	if (best != ct_aesni_base_level())
+		gcm_edges(best);
+	ct_aesni_set_max_level(best);
+}
+
 static void test_gcm_counter_wrap(void **state)
 {
 	(void)state;
@@ -411,6 +492,7 @@ int main(int argc, char **argv)
 	printf("\n");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gcm_counter_wrap),
+		cmocka_unit_test(test_gcm_batch_edges),
 		cmocka_unit_test(test_random_cases),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

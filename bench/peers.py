@@ -1,0 +1,274 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""peers.py - the route against its peers, side by side in one run: AES-128, per mode (ECB, CTR,
+CBC-decrypt, XTS, GCM) and request size (16 B .. 16 KiB), GB/s, with the ratios to the best peer
+and to the instruction limit of this CPU.
+
+  openssl-3.0  this host's `openssl speed -elapsed -seconds S -bytes N [-decrypt] -evp CIPHER`
+  openssl-3.5  Debian 13's openssl, libcrypto and glibc, fetched and unpacked by
+               tests/libcrypto/fetch.sh (tests/libcrypto/osslver.py: the cache the libcrypto
+               suite uses, BUILD/tests/libcrypto/cache/openssl-3.5), the same command through
+               that tree's own loader
+  ipsec-mb     Intel ipsec-mb through its job API (BUILD/bench/ipsecmb_bench, built by meson
+               where libipsec-mb-dev is installed; each figure follows a check of its output
+               against OpenSSL EVP); one job per request, GCM a whole message (IV, data, tag);
+               it has no XTS
+  route        `cryptrace run -q --route 'aes-*=aesni' -- openssl speed ...` (the 3.0 command),
+               with BUILD's libcryptrace.so, or each --route-lib NAME=PATH given (e.g. a build
+               of main beside this one: CRYPTRACE_LIB selects the library)
+
+Rounds alternate: each round runs every peer once on each (mode, size) before the next round,
+so drift and other jobs on the machine hit all peers alike; the table shows the median and the
+range (min-max) over the rounds. Before timing, each route library's report is checked to have
+served every mode on a route:aesni path (a figure of native OpenSSL under another name would
+otherwise pass unseen). The header names the CPU, our code level, ipsec-mb's and the limit
+(BUILD/aesni/aesni_bench --limits: the widest AES instruction's measured throughput).
+
+usage: bench/peers.py [-b BUILD] [-r ROUNDS] [-s SECONDS] [-m MODES] [-z SIZES]
+                      [--route-lib NAME=PATH]... [--no-35] [--no-ipsecmb] [-o FILE]
+Exit 77 when this is not an x86-64 machine with AES-NI or nothing is built."""
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.dirname(HERE)
+MODES = ["ecb", "ctr", "cbc-dec", "xts", "gcm"]
+SIZES = [16, 256, 1024, 8192, 16384]
+CIPHER = {"ecb": "aes-128-ecb", "ctr": "aes-128-ctr", "cbc-dec": "aes-128-cbc",
+          "xts": "aes-128-xts", "gcm": "aes-128-gcm"}
+
+
+def die(code, msg):
+    print(f"peers.py: {msg}", file=sys.stderr)
+    sys.exit(code)
+
+
+def speed_args(mode, size, seconds):
+    return (["speed", "-elapsed", "-seconds", str(seconds), "-bytes", str(size)] +
+            (["-decrypt"] if mode == "cbc-dec" else []) + ["-evp", CIPHER[mode]])
+
+
+def speed_figure(p, what):
+    """openssl speed's figure (1000s of bytes/s, the last field of its last line) in bytes/s."""
+    out = p.stdout.decode(errors="replace").strip().splitlines()
+    m = re.search(r"([0-9.]+)k\s*$", out[-1]) if out else None
+    if p.returncode != 0 or not m:
+        err = p.stderr.decode(errors="replace").strip()[-300:]
+        die(1, f"{what}: exit {p.returncode}, no figure ({err!r})")
+    return float(m.group(1)) * 1000.0
+
+
+class Peer:
+    def __init__(self, name, run, modes):
+        self.name, self.run, self.modes = name, run, modes
+
+
+def openssl_peer(name, argv_of, env):
+    def run(mode, size, seconds):
+        p = subprocess.run(argv_of(speed_args(mode, size, seconds)), env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        return speed_figure(p, f"{name} {mode} {size}")
+    return Peer(name, run, MODES)
+
+
+def route_peer(name, cryptrace, lib, work):
+    env = dict(os.environ, CRYPTRACE_LIB=lib)
+    env.pop("OPENSSL_ia32cap", None)
+
+    def cmd(args, out):
+        return [cryptrace, "run", "-q", "-o", out, "--route", "aes-*=aesni", "--", "openssl"] + args
+
+    def run(mode, size, seconds):
+        out = tempfile.mkdtemp(dir=work)
+        p = subprocess.run(cmd(speed_args(mode, size, seconds), out), env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        shutil.rmtree(out, ignore_errors=True)
+        return speed_figure(p, f"{name} {mode} {size}")
+
+    def check():
+        """Every mode's work on a route:aesni path in the report (cryptrace report --json)."""
+        for mode in MODES:
+            out = tempfile.mkdtemp(dir=work)
+            p = subprocess.run(cmd(speed_args(mode, 1024, 1), out), env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            speed_figure(p, f"{name} {mode} check")
+            r = subprocess.run([cryptrace, "report", "--json", out], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=env)
+            doc = json.loads(r.stdout or b"{}")
+            impls = {x.get("impl") for x in doc.get("paths", []) if x.get("cipher") == CIPHER[mode]}
+            shutil.rmtree(out, ignore_errors=True)
+            if impls != {"route:aesni"}:
+                die(1, f"{name}: {CIPHER[mode]} ran on {sorted(map(str, impls))}, not only "
+                       "route:aesni: the figures would not be the route's")
+        print(f"# {name}: every mode checked on a route:aesni path ({lib})")
+
+    peer = Peer(name, run, MODES)
+    peer.check = check
+    return peer
+
+
+def ipsecmb_peer(exe):
+    names = {"ecb": "ecb", "ctr": "ctr", "cbc-dec": "cbc-dec", "gcm": "gcm"}
+
+    def run(mode, size, seconds):
+        p = subprocess.run([exe, names[mode], str(size), str(seconds)], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE)
+        if p.returncode != 0:
+            die(1, f"ipsec-mb {mode} {size}: {p.stderr.decode(errors='replace').strip()}")
+        return float(p.stdout.split()[0])
+    return Peer("ipsec-mb", run, list(names))
+
+
+def openssl35(build):
+    """Debian 13's OpenSSL 3.5 tree through tests/libcrypto/osslver.py (fetch.sh): a Peer, or
+    None with the reason printed."""
+    os.environ["CT_BUILD_ROOT"] = build
+    sys.path[:0] = [os.path.join(SRC, "tests", "lib"), os.path.join(SRC, "tests", "libcrypto")]
+    saved = dict(os.environ)
+    try:
+        import osslver
+        t = osslver.tree("3.5")
+    except SystemExit:  # ctlib.skip: the archive cannot be reached (it printed why)
+        return None, "not available (see SKIP above)"
+    finally:
+        os.environ.clear()  # ctlib drops CRYPTRACE_* from the environment on import
+        os.environ.update(saved)
+    env = t.env(dict(os.environ))
+    env.pop("OPENSSL_ia32cap", None)
+    return openssl_peer("openssl-3.5", t.argv, env), t.version_line()
+
+
+def limits(build):
+    exe = os.path.join(build, "aesni", "aesni_bench")
+    p = subprocess.run(["taskset", "-c", str(os.cpu_count() - 1), exe, "--limits"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if p.returncode != 0:
+        die(1, f"{exe} --limits: exit {p.returncode}: {p.stderr.strip()}")
+    text = p.stdout
+    m = re.search(r"parallel-mode limit: (.*?), the widest.*our code level: (\S+)", text)
+    if not m:
+        die(1, f"cannot read the limit from aesni_bench --limits:\n{text}")
+    widest, level = m.group(1), m.group(2)
+    g = re.search(re.escape(widest) + r": .*?, ([0-9.]+) GB/s of AES-128", text)
+    return text, widest, level, float(g.group(1)) * 1e9
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("-b", "--build", default=os.path.join(SRC, "build"))
+    ap.add_argument("-r", "--rounds", type=int, default=3)
+    ap.add_argument("-s", "--seconds", type=int, default=1)
+    ap.add_argument("-m", "--modes", default=",".join(MODES))
+    ap.add_argument("-z", "--sizes", default=",".join(map(str, SIZES)))
+    ap.add_argument("--route-lib", action="append", default=[], metavar="NAME=PATH",
+                    help="a route column per library (default: route=BUILD's libcryptrace.so)")
+    ap.add_argument("--no-35", action="store_true", help="leave OpenSSL 3.5 out")
+    ap.add_argument("--no-ipsecmb", action="store_true", help="leave ipsec-mb out")
+    ap.add_argument("-o", "--output", help="also write the table to this file")
+    a = ap.parse_args()
+    build = os.path.abspath(a.build)
+    modes = [m for m in a.modes.split(",") if m]
+    sizes = [int(z) for z in a.sizes.split(",") if z]
+    if any(m not in MODES for m in modes) or any(z < 16 or z % 16 for z in sizes):
+        die(2, f"modes are {','.join(MODES)}; sizes whole blocks of 16 bytes")
+    if os.uname().machine != "x86_64" or " aes " not in open("/proc/cpuinfo").read():
+        die(77, "needs an x86-64 CPU with AES-NI (the peers' figures are x86's)")
+    cryptrace = os.path.join(build, "tracer", "cryptrace")
+    if not os.access(cryptrace, os.X_OK) or shutil.which("openssl") is None:
+        die(77, f"{cryptrace} not built or no openssl command")
+
+    work = tempfile.mkdtemp(prefix="peers-")
+    try:
+        limit_text, widest, level, limit_bps = limits(build)
+        peers = [openssl_peer("openssl-3.0", lambda args: ["openssl"] + args,
+                              {k: v for k, v in os.environ.items() if k != "OPENSSL_ia32cap"})]
+        v30 = subprocess.run(["openssl", "version"], stdout=subprocess.PIPE, text=True).stdout.strip()
+        v35 = "left out (--no-35)"
+        if not a.no_35:
+            p35, v35 = openssl35(build)
+            if p35:
+                peers.append(p35)
+        exe = os.path.join(build, "bench", "ipsecmb_bench")
+        vmb = "left out (--no-ipsecmb)"
+        if not a.no_ipsecmb:
+            if os.access(exe, os.X_OK):
+                peers.append(ipsecmb_peer(exe))
+                p = subprocess.run([exe, "ecb", "16", "0.01"], stdout=subprocess.PIPE, text=True)
+                f = p.stdout.split()  # bytes/s, code level, version
+                vmb = f"{f[2]}, code level {f[1]}" if p.returncode == 0 and len(f) == 3 else "?"
+            else:
+                vmb = f"not built ({exe}: libipsec-mb-dev missing at meson setup)"
+        libs = a.route_lib or [f"route={os.path.join(build, 'preload', 'libcryptrace.so')}"]
+        routes = []
+        for spec in libs:
+            name, _, path = spec.partition("=")
+            if not os.path.isfile(path):
+                die(2, f"--route-lib {spec}: no such file")
+            r = route_peer(name, cryptrace, os.path.abspath(path), work)
+            r.check()
+            routes.append(r)
+        peers += routes
+
+        with open("/proc/cpuinfo") as f:
+            cpu = re.search(r"model name\s*:\s*(.*)", f.read()).group(1)
+        head = [f"# peers.py {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, AES-128, "
+                f"{a.rounds} alternating rounds of {a.seconds} s per figure; load before: "
+                f"{os.getloadavg()[0]:.2f} (1 min) on {os.cpu_count()} CPUs",
+                f"# CPU: {cpu}; limit: {widest}, {limit_bps / 1e9:.2f} GB/s of AES-128 "
+                f"(aesni_bench --limits); our code level: {level}",
+                f"# openssl-3.0: {v30}; openssl-3.5: {v35}; ipsec-mb: {vmb}",
+                f"# route: cryptrace run --route 'aes-*=aesni' -- openssl speed (the 3.0 "
+                f"command); " + ", ".join(f"{r.name}" for r in routes),
+                "# GB/s median (min-max over rounds); best peer = best of the openssl and "
+                "ipsec-mb columns; ratio = route / best peer; %lim = route median / limit"]
+        print("\n".join(head) + "\n" + limit_text.rstrip().replace("\n", "\n# ").join(["# ", ""]))
+        sys.stdout.flush()
+
+        res = {}  # (peer, mode, size) -> [bytes/s per round]
+        for rnd in range(a.rounds):
+            for mode in modes:
+                for size in sizes:
+                    for p in peers:
+                        if mode in p.modes:
+                            res.setdefault((p.name, mode, size), []).append(
+                                p.run(mode, size, a.seconds))
+            print(f"# round {rnd + 1}/{a.rounds} done, load {os.getloadavg()[0]:.2f}", flush=True)
+
+        names = [p.name for p in peers]
+        rnames = [r.name for r in routes]
+        cols = ["mode", "bytes"] + names + [f"{r}/best" for r in rnames] + [f"{r} %lim" for r in rnames]
+        lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+        for mode in modes:
+            for size in sizes:
+                cells, med = [], {}
+                for n in names:
+                    v = res.get((n, mode, size))
+                    if not v:
+                        cells.append("n/a")
+                        continue
+                    med[n] = statistics.median(v)
+                    cells.append(f"{med[n] / 1e9:.2f} ({min(v) / 1e9:.2f}-{max(v) / 1e9:.2f})")
+                best = max((med[n] for n in names if n in med and n not in rnames), default=0)
+                ratios = [f"{med[r] / best:.2f}x" if best else "-" for r in rnames]
+                lims = [f"{100 * med[r] / limit_bps:.0f} %" for r in rnames]
+                lines.append("| " + " | ".join([mode, str(size)] + cells + ratios + lims) + " |")
+        table = "\n".join(lines)
+        print(table)
+        print(f"# load after: {os.getloadavg()[0]:.2f}")
+        if a.output:
+            with open(a.output, "w") as f:
+                f.write("\n".join(head) + "\n\n" + table + "\n")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
