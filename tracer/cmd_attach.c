@@ -24,6 +24,7 @@
 #include "attach_abi.h"
 #include "commands.h"
 #include "cpu.h"
+#include "report.h"
 #include "route_spec.h"
 #include "tracer.h"
 
@@ -367,6 +368,8 @@ int command_attach(int argc, char **argv)
 		free(ts);
 		return CT_ATTACH_REFUSED;
 	}
+	char **before = NULL; /* the directory's traces already there: the summary is of this attach's */
+	int nbefore = ct_outdir_list(absdir, &before);
 	char config[PATH_MAX + CT_ROUTE_SPEC_MAX + 96];
 	/* this machine's TSC rate, measured here before any process stops (the library would
 	 * measure it in the stopped process: 3 ms more of pause) */
@@ -415,8 +418,16 @@ int command_attach(int argc, char **argv)
 		if (!detach_and_say(&ts[i]))
 			status = 1;
 	}
-	if (attached)
+	if (attached) {
+		char **paths;
+		int n = ct_outdir_new_traces(absdir, before, nbefore > 0 ? nbefore : 0, &paths);
+		if (n > 0)
+			ct_report_summary((const char *const *)paths, n, stderr);
+		ct_names_free(paths, n);
 		fprintf(stderr, "cryptrace attach: read it with: cryptrace report %s\n", absdir);
+	}
+	if (nbefore > 0)
+		ct_names_free(before, nbefore);
 	free(ts);
 	return status;
 }

@@ -273,14 +273,6 @@ static int spawn_and_wait(struct child_env *ce, bool *started, struct child_fact
 
 /* ---- after the run ------------------------------------------------------------------------ */
 
-static bool name_in(char **names, int n, const char *name)
-{
-	for (int i = 0; i < n; i++)
-		if (!strcmp(names[i], name))
-			return true;
-	return false;
-}
-
 /* CMD's executable, resolved the way execvp found it. */
 struct cmd_exe {
 	bool found;
@@ -309,7 +301,7 @@ static bool preload_ran_in_cmd(const char *outdir, char **before, int nbefore, c
 	snprintf(comm, sizeof(comm), "%.15s", base ? base + 1 : e->path);
 	snprintf(name, sizeof(name), "%s.%u.ctrace", comm, pid);
 	snprintf(path, sizeof(path), "%s/%s", outdir, name);
-	return !name_in(before, nbefore, name) && lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+	return !ct_outdir_name_in(before, nbefore, name) && lstat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 /* A statically linked CMD wrote no trace (the preload never ran in it): write its file here, so
@@ -344,22 +336,8 @@ static bool write_static_trace(const char *outdir, const struct cmd_exe *e, char
 /* Summarizes the trace files this run created (an existing directory may hold older ones). */
 static void summarize(const char *outdir, char **before, int nbefore, char **cmd, const struct cmd_exe *exe)
 {
-	char **after;
-	int nafter = ct_outdir_list(outdir, &after);
-	int nnew = 0;
-	char **paths = calloc(nafter > 0 ? (size_t)nafter : 1, sizeof(*paths));
-
-	for (int i = 0; paths && i < nafter; i++) {
-		if (name_in(before, nbefore, after[i]))
-			continue;
-		size_t len = strlen(outdir) + 1 + strlen(after[i]) + 1;
-
-		paths[nnew] = malloc(len);
-		if (!paths[nnew])
-			break;
-		snprintf(paths[nnew], len, "%s/%s", outdir, after[i]);
-		nnew++;
-	}
+	char **paths;
+	int nnew = ct_outdir_new_traces(outdir, before, nbefore, &paths);
 
 	struct stat st;
 	bool setid = exe->found && stat(exe->path, &st) == 0 &&
@@ -394,11 +372,7 @@ static void summarize(const char *outdir, char **before, int nbefore, char **cmd
 			nnew == 1 ? "" : "s", outdir, outdir);
 	}
 
-	for (int i = 0; paths && i < nnew; i++)
-		free(paths[i]);
-	free(paths);
-	if (nafter > 0)
-		ct_names_free(after, nafter);
+	ct_names_free(paths, nnew);
 }
 
 /* The profile's samples into the trace files; a profile that could not be taken is said in the

@@ -150,3 +150,32 @@ void ct_names_free(char **names, int n)
 		free(names[i]);
 	free(names);
 }
+
+bool ct_outdir_name_in(char **names, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return true;
+	return false;
+}
+
+int ct_outdir_new_traces(const char *dir, char **before, int nbefore, char ***paths)
+{
+	char **after;
+	int nafter = ct_outdir_list(dir, &after);
+	int nnew = 0;
+	*paths = calloc(nafter > 0 ? (size_t)nafter : 1, sizeof(**paths));
+	for (int i = 0; *paths && i < nafter; i++) {
+		if (ct_outdir_name_in(before, nbefore, after[i]))
+			continue;
+		size_t len = strlen(dir) + 1 + strlen(after[i]) + 1;
+		(*paths)[nnew] = malloc(len);
+		if (!(*paths)[nnew])
+			break;
+		snprintf((*paths)[nnew], len, "%s/%s", dir, after[i]);
+		nnew++;
+	}
+	if (nafter > 0)
+		ct_names_free(after, nafter);
+	return nnew;
+}

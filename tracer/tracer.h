@@ -156,6 +156,12 @@ void ct_outdir_default(const char *prefix, char *buf, size_t cap);
  * ct_names_free). Returns the count, or -1 if dir cannot be read. */
 int ct_outdir_list(const char *dir, char ***names);
 void ct_names_free(char **names, int n);
+/* Whether name is one of names[0..n). */
+bool ct_outdir_name_in(char **names, int n, const char *name);
+/* The paths ("DIR/NAME") of the trace files in dir that are not among before[0..nbefore) (a
+ * listing taken earlier by ct_outdir_list): what a run or an attach created. *paths is
+ * malloc'ed, each path too (free with ct_names_free). Returns the count. */
+int ct_outdir_new_traces(const char *dir, char **before, int nbefore, char ***paths);
 
 /* calibrate.c: the in-process AES-NI bound in cycles/byte x1000, handed to the preload as
  * CRYPTRACE_AESNI_CPB so the reporter can say how far a path is from it; 0 means unknown and

@@ -60,6 +60,8 @@ def test():
         check(ok, f"{DOWNLOADS} downloads while attached, intact")
         check(rc == 0 and f"detached from {server.pid}" in err,
               f"cryptrace attach ended 0 and detached ({rc}: {err.strip()[-300:]})")
+        check(re.search(r"\n +\d+ +[\d.]+ [KM]iB .* evp provider:default aes-256-gcm encrypt\n", err),
+              "cryptrace attach ends with the summary table of what it saw, as run does")
         moved = re.search(r"(\d+) import slots redirected", err)
         back = re.search(r"(\d+) import slots put back", err)
         check(moved and back and int(moved.group(1)) > 0 and moved.group(1) == back.group(1),
