@@ -31,7 +31,7 @@ struct spooled {
 	int dir; /* index into dirs[] */
 	char name[256];
 	uint64_t size;
-	int64_t mtime;
+	int64_t mtime_ns; /* to the nanosecond: an age cap of 1 s means 1 s, not 1-2 s */
 };
 
 #define MAX_DIRS 4096
@@ -71,7 +71,7 @@ static void list_dir(int idx)
 		snprintf(f->name, sizeof(f->name), "%s", e->d_name);
 		f->size = (uint64_t)st.st_blocks * 512 > (uint64_t)st.st_size ? (uint64_t)st.st_blocks * 512
 									      : (uint64_t)st.st_size;
-		f->mtime = st.st_mtime;
+		f->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
 	}
 	closedir(d);
 }
@@ -118,7 +118,7 @@ static int open_spool(const char *spool)
 static int by_age(const void *a, const void *b)
 {
 	const struct spooled *x = a, *y = b;
-	return (x->mtime > y->mtime) - (x->mtime < y->mtime);
+	return (x->mtime_ns > y->mtime_ns) - (x->mtime_ns < y->mtime_ns);
 }
 
 int command_prune(int argc, char **argv)
@@ -166,11 +166,15 @@ int command_prune(int argc, char **argv)
 	uint64_t total = 0, freed = 0;
 	for (size_t i = 0; i < nfiles; i++)
 		total += files[i].size;
-	int64_t oldest_kept = conf.max_age_s ? (int64_t)time(NULL) - (int64_t)conf.max_age_s : INT64_MIN;
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	int64_t oldest_kept = INT64_MIN; /* no age cap, or one older than the epoch */
+	if (conf.max_age_s && conf.max_age_s < (uint64_t)now.tv_sec)
+		oldest_kept = ((int64_t)now.tv_sec - (int64_t)conf.max_age_s) * 1000000000 + now.tv_nsec;
 	size_t removed = 0;
 	for (size_t i = 0; i < nfiles; i++) {
 		struct spooled *f = &files[i];
-		bool too_old = f->mtime < oldest_kept;
+		bool too_old = f->mtime_ns < oldest_kept;
 		bool too_big = conf.max_spool_bytes && total > conf.max_spool_bytes;
 		if (!too_old && !too_big)
 			break; /* oldest first: everything after is newer, and the spool fits */
