@@ -21,9 +21,16 @@ static void store_be64(uint8_t *p, uint64_t v)
 	memcpy(p, &v, 8);
 }
 
-static void gmult(const struct ct_aes_kernels *kt, struct ct_aes_gcm *g)
+/* One block's work (E(J0), a partial block's keystream, x * H) goes to the base level directly:
+ * every wider table hands a single block down to it anyway, one indirect call per level. */
+static void gmult(struct ct_aes_gcm *g)
 {
-	kt->ghash((const uint8_t(*)[16])g->hpow, g->xi, zero_block, 1);
+	ct_aes_base_kernels.ghash((const uint8_t(*)[16])g->hpow, g->xi, zero_block, 1);
+}
+
+static void encrypt_counter(struct ct_aes_gcm *g, uint8_t out[16])
+{
+	ct_aes_base_kernels.ecb_enc(&g->key, g->ctr, out, 1);
 }
 
 int ct_aes_gcm_init(struct ct_aes_gcm *g, const uint8_t *key, unsigned bits)
@@ -44,18 +51,37 @@ void ct_aes_gcm_reset(struct ct_aes_gcm *g)
 	memset(g->ek0, 0, sizeof(*g) - offsetof(struct ct_aes_gcm, ek0));
 }
 
-/* inc32 of SP 800-38D: only the low 32 bits count, so the CTR kernel (64-bit adds) is called
- * in runs that end at a 32-bit wrap, and the bits above are put back afterwards. */
-static void gcm_ctr(const struct ct_aes_kernels *kt, struct ct_aes_gcm *g, const uint8_t *in, uint8_t *out,
-		    size_t nblocks)
+/* Whole blocks, xi absorbing the ciphertext: the level's stitched kernel (CTR and GHASH in one
+ * pass) for whole batches where it has one, else CTR then GHASH over L1-sized pieces while the
+ * bytes are still in cache (decryption hashes first: in-place input is overwritten). inc32 of
+ * SP 800-38D: only the low 32 bits count, so the kernels (64-bit adds) are called in runs that
+ * end at a 32-bit wrap, and the bits above are put back afterwards. */
+static void gcm_blocks(const struct ct_aes_kernels *kt, struct ct_aes_gcm *g, const uint8_t *in, uint8_t *out,
+		       size_t nblocks, bool enc)
 {
+	const uint8_t(*hpow)[16] = (const uint8_t(*)[16])g->hpow;
 	while (nblocks) {
 		uint32_t lo32, upper;
 		memcpy(&lo32, g->ctr + 12, 4);
 		memcpy(&upper, g->ctr + 8, 4);
 		const uint64_t room = (1ull << 32) - __builtin_bswap32(lo32);
 		const size_t run = room < nblocks ? (size_t)room : nblocks;
-		kt->ctr(&g->key, g->ctr, in, out, run);
+		size_t (*const stitched)(const struct ct_aes_key *, uint8_t *, const uint8_t(*)[16],
+					 uint8_t *, const uint8_t *, uint8_t *, size_t) = enc ? kt->gcm_enc
+											      : kt->gcm_dec;
+		size_t done = stitched && run >= 16 ? stitched(&g->key, g->ctr, hpow, g->xi, in, out, run)
+						    : 0;
+		while (done < run) {
+			const size_t left = run - done,
+				     piece = left < GCM_PIECE_BLOCKS ? left : GCM_PIECE_BLOCKS;
+			const struct ct_aes_kernels *pk = ct_aes_kernels_for(piece);
+			if (!enc)
+				pk->ghash(hpow, g->xi, in + 16 * done, piece);
+			pk->ctr(&g->key, g->ctr, in + 16 * done, out + 16 * done, piece);
+			if (enc)
+				pk->ghash(hpow, g->xi, out + 16 * done, piece);
+			done += piece;
+		}
 		memcpy(g->ctr + 8, &upper, 4);
 		in += 16 * run, out += 16 * run, nblocks -= run;
 	}
@@ -91,13 +117,13 @@ int ct_aes_gcm_setiv(struct ct_aes_gcm *g, const uint8_t *iv, size_t ivlen)
 		if (ivlen & 15) {
 			memset(blk, 0, 16);
 			memcpy(blk, iv + (ivlen & ~(size_t)15), ivlen & 15);
-			kt->ghash((const uint8_t(*)[16])g->hpow, g->ctr, blk, 1);
+			ct_aes_base_kernels.ghash((const uint8_t(*)[16])g->hpow, g->ctr, blk, 1);
 		}
 		memset(blk, 0, 8);
 		store_be64(blk + 8, (uint64_t)ivlen * 8);
-		kt->ghash((const uint8_t(*)[16])g->hpow, g->ctr, blk, 1);
+		ct_aes_base_kernels.ghash((const uint8_t(*)[16])g->hpow, g->ctr, blk, 1);
 	}
-	kt->ecb_enc(&g->key, g->ctr, g->ek0, 1);
+	encrypt_counter(g, g->ek0);
 	inc32(g->ctr);
 	return 0;
 }
@@ -118,7 +144,7 @@ int ct_aes_gcm_aad(struct ct_aes_gcm *g, const uint8_t *aad, size_t len)
 		g->xi[n] ^= *aad++;
 		n = (n + 1) & 15;
 		if (n == 0)
-			gmult(kt, g);
+			gmult(g);
 	}
 	if (len >= 16) {
 		kt->ghash((const uint8_t(*)[16])g->hpow, g->xi, aad, len / 16);
@@ -132,14 +158,14 @@ int ct_aes_gcm_aad(struct ct_aes_gcm *g, const uint8_t *aad, size_t len)
 }
 
 /* Checks the length limit and closes a partial AAD block before the first data byte. */
-static int data_start(const struct ct_aes_kernels *kt, struct ct_aes_gcm *g, size_t len)
+static int data_start(struct ct_aes_gcm *g, size_t len)
 {
 	const uint64_t total = g->msg_len + len;
 	if (total > (1ull << 36) - 32 || total < g->msg_len)
 		return -1;
 	g->msg_len = total;
 	if (g->ares) {
-		gmult(kt, g);
+		gmult(g);
 		g->ares = 0;
 	}
 	return 0;
@@ -150,7 +176,7 @@ int ct_aes_gcm_encrypt(struct ct_aes_gcm *g, const uint8_t *in, uint8_t *out, si
 	const struct ct_aes_kernels *kt = ct_aes_active_kernels();
 	unsigned n = g->mres;
 
-	if (data_start(kt, g, len) != 0)
+	if (data_start(g, len) != 0)
 		return -1;
 	for (; n && len; len--) {
 		const uint8_t c = *in++ ^ g->ks[n];
@@ -158,18 +184,13 @@ int ct_aes_gcm_encrypt(struct ct_aes_gcm *g, const uint8_t *in, uint8_t *out, si
 		g->xi[n] ^= c;
 		n = (n + 1) & 15;
 		if (n == 0)
-			gmult(kt, g);
+			gmult(g);
 	}
-	size_t nblocks = len / 16;
-	while (nblocks) {
-		const size_t piece = nblocks < GCM_PIECE_BLOCKS ? nblocks : GCM_PIECE_BLOCKS;
-		gcm_ctr(kt, g, in, out, piece);
-		kt->ghash((const uint8_t(*)[16])g->hpow, g->xi, out, piece);
-		in += 16 * piece, out += 16 * piece, nblocks -= piece;
-	}
+	gcm_blocks(kt, g, in, out, len / 16, true);
+	in += len & ~(size_t)15, out += len & ~(size_t)15;
 	len &= 15;
 	if (len) {
-		kt->ecb_enc(&g->key, g->ctr, g->ks, 1);
+		encrypt_counter(g, g->ks);
 		inc32(g->ctr);
 		for (; n < len; n++) {
 			const uint8_t c = in[n] ^ g->ks[n];
@@ -186,7 +207,7 @@ int ct_aes_gcm_decrypt(struct ct_aes_gcm *g, const uint8_t *in, uint8_t *out, si
 	const struct ct_aes_kernels *kt = ct_aes_active_kernels();
 	unsigned n = g->mres;
 
-	if (data_start(kt, g, len) != 0)
+	if (data_start(g, len) != 0)
 		return -1;
 	for (; n && len; len--) {
 		const uint8_t c = *in++;
@@ -194,19 +215,13 @@ int ct_aes_gcm_decrypt(struct ct_aes_gcm *g, const uint8_t *in, uint8_t *out, si
 		g->xi[n] ^= c;
 		n = (n + 1) & 15;
 		if (n == 0)
-			gmult(kt, g);
+			gmult(g);
 	}
-	size_t nblocks = len / 16;
-	while (nblocks) {
-		/* Hash the ciphertext before it is overwritten (in-place decryption). */
-		const size_t piece = nblocks < GCM_PIECE_BLOCKS ? nblocks : GCM_PIECE_BLOCKS;
-		kt->ghash((const uint8_t(*)[16])g->hpow, g->xi, in, piece);
-		gcm_ctr(kt, g, in, out, piece);
-		in += 16 * piece, out += 16 * piece, nblocks -= piece;
-	}
+	gcm_blocks(kt, g, in, out, len / 16, false);
+	in += len & ~(size_t)15, out += len & ~(size_t)15;
 	len &= 15;
 	if (len) {
-		kt->ecb_enc(&g->key, g->ctr, g->ks, 1);
+		encrypt_counter(g, g->ks);
 		inc32(g->ctr);
 		for (; n < len; n++) {
 			const uint8_t c = in[n];
@@ -220,15 +235,14 @@ int ct_aes_gcm_decrypt(struct ct_aes_gcm *g, const uint8_t *in, uint8_t *out, si
 
 void ct_aes_gcm_tag(struct ct_aes_gcm *g, uint8_t tag[16])
 {
-	const struct ct_aes_kernels *kt = ct_aes_active_kernels();
 	uint8_t lens[16];
 
 	if (g->ares || g->mres)
-		gmult(kt, g);
+		gmult(g);
 	g->ares = g->mres = 0;
 	store_be64(lens, g->aad_len * 8);
 	store_be64(lens + 8, g->msg_len * 8);
-	kt->ghash((const uint8_t(*)[16])g->hpow, g->xi, lens, 1);
+	ct_aes_base_kernels.ghash((const uint8_t(*)[16])g->hpow, g->xi, lens, 1);
 	for (int i = 0; i < 16; i++)
 		tag[i] = g->xi[i] ^ g->ek0[i];
 }

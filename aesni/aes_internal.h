@@ -4,7 +4,7 @@
  * keeps no state of its own: the mode layer (aes_modes.c, aes_gcm.c) owns partial blocks, num
  * state and counter carries, then calls the table of the level in use (dispatch.c). One table per
  * instruction set: aes_xmm.c (AES-NI on 128-bit registers), aes_vaes.c (VAES on 256-bit ones),
- * aes_ce.c (the ARMv8 Crypto Extensions on aarch64).
+ * aes_vaes512.c (VAES on 512-bit ones), aes_ce.c (the ARMv8 Crypto Extensions on aarch64).
  */
 #ifndef CT_AES_INTERNAL_H
 #define CT_AES_INTERNAL_H
@@ -23,6 +23,8 @@
  * function whose instructions the CPU has (dispatch.c checks CPUID first). */
 #define CT_TARGET_XMM __attribute__((target("aes,pclmul,ssse3,sse4.1")))
 #define CT_TARGET_YMM __attribute__((target("aes,pclmul,ssse3,sse4.1,avx,avx2,vaes,vpclmulqdq")))
+#define CT_TARGET_ZMM                                                                                        \
+	__attribute__((target("aes,pclmul,ssse3,sse4.1,avx,avx2,vaes,vpclmulqdq,avx512f,avx512vl,avx512bw")))
 /* AESE/AESD/AESMC/AESIMC and PMULL (the "aes" extension, part of "crypto" in GCC's spelling). */
 #ifdef __clang__
 #define CT_TARGET_CE __attribute__((target("aes")))
@@ -55,9 +57,20 @@ struct ct_aes_kernels {
 	/* xi = (xi ^ block) * H for each block; hpow[j] = H^(16-j) in byte-reflected form. */
 	void (*ghash)(const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16], const uint8_t *in,
 		      size_t nblocks);
+	/* GCM's CTR and GHASH in one pass (NULL: the level has none, aes_gcm.c runs the two above):
+	 * out = in ^ E(ctr..), xi absorbs the ciphertext (out when encrypting, in when decrypting),
+	 * ctr as for ctr (the caller keeps the run inside one 32-bit wrap). Handles the largest
+	 * multiple of 16 blocks and returns it; the rest is the caller's. */
+	size_t (*gcm_enc)(const struct ct_aes_key *k, uint8_t ctr[16],
+			  const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16], const uint8_t *in,
+			  uint8_t *out, size_t nblocks);
+	size_t (*gcm_dec)(const struct ct_aes_key *k, uint8_t ctr[16],
+			  const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16], const uint8_t *in,
+			  uint8_t *out, size_t nblocks);
 };
 
-/* Which kernel tables this build has: x86 has the AES-NI and VAES ones (aes_xmm.c, aes_vaes.c),
+/* Which kernel tables this build has: x86 has the AES-NI and the two VAES ones (aes_xmm.c,
+ * aes_vaes.c, aes_vaes512.c),
  * little-endian aarch64 the Crypto Extensions one (aes_ce.c; the lane order of its code assumes
  * little-endian); elsewhere none, and the backend reports CT_AESNI_NONE (callers use native
  * code). aesni/meson.build compiles the same files under the same conditions. */
@@ -65,6 +78,7 @@ struct ct_aes_kernels {
 #define CT_AES_HAVE_X86_KERNELS 1
 extern const struct ct_aes_kernels ct_aes_kernels_xmm;
 extern const struct ct_aes_kernels ct_aes_kernels_vaes;
+extern const struct ct_aes_kernels ct_aes_kernels_vaes512;
 #else
 #define CT_AES_HAVE_X86_KERNELS 0
 #endif
@@ -85,13 +99,17 @@ static inline const struct ct_aes_kernels *ct_aes_active_kernels(void)
 	return __builtin_expect(kt != NULL, 1) ? kt : ct_aes_active_kernels_slow();
 }
 
-/* Below this many blocks the VAES kernels hand the whole input to the 128-bit ones: the mode
- * layer then calls those directly (one indirect call less; same code, same output). */
+/* Below this many blocks the VAES kernels hand the whole input to the 128-bit ones, and the
+ * 512-bit kernels below theirs to the 256-bit ones: the mode layer then calls those directly
+ * (one or two indirect calls less; same code, same output). */
 #define CT_AES_WIDE_MIN_BLOCKS 16
+#define CT_AES_ZMM_MIN_BLOCKS 32
 static inline const struct ct_aes_kernels *ct_aes_kernels_for(size_t nblocks)
 {
 	const struct ct_aes_kernels *kt = ct_aes_active_kernels();
 #if CT_AES_HAVE_X86_KERNELS
+	if (kt == &ct_aes_kernels_vaes512 && nblocks < CT_AES_ZMM_MIN_BLOCKS)
+		kt = &ct_aes_kernels_vaes;
 	return nblocks < CT_AES_WIDE_MIN_BLOCKS && kt == &ct_aes_kernels_vaes ? &ct_aes_kernels_xmm : kt;
 #else
 	(void)nblocks;

@@ -30,21 +30,23 @@ struct ct_aes_key {
 	uint32_t bits;   /* 128, 192 or 256 */
 };
 
-/* Code paths. Each architecture has its own: none < xmm < vaes on x86, none < armv8-ce on
- * aarch64. A cap is read by rank across architectures (none 0; xmm and armv8-ce 1, the base
- * level; vaes 2), so "aesni" caps aarch64 to its CE code and "armv8-ce" caps x86 to AES-NI. */
+/* Code paths. Each architecture has its own: none < xmm < vaes < vaes512 on x86, none < armv8-ce
+ * on aarch64. A cap is read by rank across architectures (none 0; xmm and armv8-ce 1, the base
+ * level; vaes 2; vaes512 3), so "aesni" caps aarch64 to its CE code and "armv8-ce" caps x86 to
+ * AES-NI. */
 enum ct_aesni_level {
 	CT_AESNI_NONE = 0,     /* no AES instructions (or no carry-less multiply): use native OpenSSL */
 	CT_AESNI_XMM = 1,      /* x86: AES-NI + PCLMULQDQ on 128-bit registers */
 	CT_AESNI_VAES = 2,     /* x86: VAES + VPCLMULQDQ + AVX2: two blocks per 256-bit register */
 	CT_AESNI_ARMV8_CE = 3, /* aarch64: ARMv8 Crypto Extensions, AESE/AESMC and PMULL */
+	CT_AESNI_VAES512 = 4,  /* x86: VAES + VPCLMULQDQ + AVX-512F/VL/BW: four blocks per register */
 };
 
 /* True when the CPU (and the level cap) allows at least this architecture's base level: the
  * CPU's AES instructions are in use. */
 bool ct_aesni_available(void);
 /* The level in use: the best the CPU has, capped by CRYPTRACE_AESNI_MAX
- * (none|aesni|xmm|armv8-ce|vaes) or by ct_aesni_set_max_level(). */
+ * (none|aesni|xmm|armv8-ce|vaes|ymm|vaes512|zmm) or by ct_aesni_set_max_level(). */
 enum ct_aesni_level ct_aesni_level(void);
 /* Caps the level (tests use it to run the AES-NI path on a VAES CPU); returns the level now in
  * use. Not meant to race with running operations of other threads. */
@@ -52,7 +54,10 @@ enum ct_aesni_level ct_aesni_set_max_level(enum ct_aesni_level cap);
 /* This build's lowest level above none (xmm on x86, armv8-ce on aarch64; none where the build
  * has no kernels), whatever the CPU has: the level a cap of rank 1 selects. */
 enum ct_aesni_level ct_aesni_base_level(void);
-/* "none", "aesni", "vaes", "armv8-ce". */
+/* This build's levels above none, lowest first, whatever the CPU has (x86: xmm, vaes, vaes512;
+ * aarch64: armv8-ce): the tests and the bench run each one the CPU allows. Returns how many. */
+size_t ct_aesni_build_levels(enum ct_aesni_level out[], size_t cap);
+/* "none", "aesni", "vaes", "vaes512", "armv8-ce". */
 const char *ct_aesni_level_name(enum ct_aesni_level level);
 
 /* What this build's traces and events call the backend: the route target a user writes ("aesni"

@@ -12,7 +12,7 @@
 #include "trace_format.h"
 
 static int cached_level = -1; /* enum ct_aesni_level, -1 until first use */
-static int api_cap = CT_AESNI_VAES;
+static int api_cap = CT_AESNI_VAES512;
 
 /* A level's rank, which is how caps compare across architectures (aesni.h). */
 static int rank(enum ct_aesni_level l)
@@ -23,6 +23,8 @@ static int rank(enum ct_aesni_level l)
 		return 1;
 	case CT_AESNI_VAES:
 		return 2;
+	case CT_AESNI_VAES512:
+		return 3;
 	default:
 		return 0;
 	}
@@ -32,7 +34,7 @@ static int rank(enum ct_aesni_level l)
 static enum ct_aesni_level level_at_rank(int r)
 {
 #if CT_AES_HAVE_X86_KERNELS
-	return r >= 2 ? CT_AESNI_VAES : r == 1 ? CT_AESNI_XMM : CT_AESNI_NONE;
+	return r >= 3 ? CT_AESNI_VAES512 : r == 2 ? CT_AESNI_VAES : r == 1 ? CT_AESNI_XMM : CT_AESNI_NONE;
 #elif CT_AES_HAVE_CE_KERNELS
 	return r >= 1 ? CT_AESNI_ARMV8_CE : CT_AESNI_NONE;
 #else
@@ -46,16 +48,30 @@ enum ct_aesni_level ct_aesni_base_level(void)
 	return level_at_rank(1);
 }
 
+size_t ct_aesni_build_levels(enum ct_aesni_level out[], size_t cap)
+{
+	size_t n = 0;
+	for (int r = 1; r <= 3 && n < cap; r++) {
+		const enum ct_aesni_level l = level_at_rank(r);
+		if (l != CT_AESNI_NONE && rank(l) == r)
+			out[n++] = l;
+	}
+	return n;
+}
+
 static enum ct_aesni_level cpu_level(void)
 {
 	const uint32_t f = ct_cpu_features();
 #if CT_AES_HAVE_X86_KERNELS
 	const uint32_t wide = CT_CPU_VAES | CT_CPU_VPCLMULQDQ | CT_CPU_AVX2;
+	const uint32_t wider = wide | CT_CPU_AVX512F | CT_CPU_AVX512VL | CT_CPU_AVX512BW;
 
 	/* GCM needs carry-less multiply too; a CPU with AES-NI but no PCLMULQDQ (only seen in odd
 	 * virtual machines) is left to OpenSSL rather than served half-way. */
 	if (!(f & CT_CPU_AES) || !(f & CT_CPU_PCLMULQDQ))
 		return CT_AESNI_NONE;
+	if ((f & wider) == wider)
+		return CT_AESNI_VAES512;
 	if ((f & wide) == wide)
 		return CT_AESNI_VAES;
 	return CT_AESNI_XMM;
@@ -74,12 +90,14 @@ static enum ct_aesni_level env_cap(void)
 	/* secure_getenv: a setuid program's environment must not steer it. */
 	const char *s = secure_getenv("CRYPTRACE_AESNI_MAX");
 	if (!s || !*s)
-		return CT_AESNI_VAES;
+		return CT_AESNI_VAES512;
 	if (!strcmp(s, "none") || !strcmp(s, "0"))
 		return CT_AESNI_NONE;
 	if (!strcmp(s, "aesni") || !strcmp(s, "xmm") || !strcmp(s, "armv8-ce") || !strcmp(s, "1"))
 		return CT_AESNI_XMM;
-	return CT_AESNI_VAES;
+	if (!strcmp(s, "vaes") || !strcmp(s, "ymm") || !strcmp(s, "2"))
+		return CT_AESNI_VAES;
+	return CT_AESNI_VAES512;
 }
 
 static enum ct_aesni_level compute_level(void)
@@ -128,6 +146,8 @@ const char *ct_aesni_level_name(enum ct_aesni_level level)
 		return "aesni";
 	case CT_AESNI_VAES:
 		return "vaes";
+	case CT_AESNI_VAES512:
+		return "vaes512";
 	case CT_AESNI_ARMV8_CE:
 		return "armv8-ce";
 	default:
@@ -141,6 +161,8 @@ static const struct ct_aes_kernels *table_of_level(void)
 {
 	switch (ct_aesni_level()) {
 #if CT_AES_HAVE_X86_KERNELS
+	case CT_AESNI_VAES512:
+		return &ct_aes_kernels_vaes512;
 	case CT_AESNI_VAES:
 		return &ct_aes_kernels_vaes;
 	case CT_AESNI_XMM:

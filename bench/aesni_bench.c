@@ -7,7 +7,9 @@
  * ours gets to the instruction-throughput limit measured on this CPU.
  *
  *   aesni_bench [--bits 128|192|256] [--modes m1,m2,..] [--sizes s1,s2,..] [--ms N]
- *               [--level aesni|vaes] [--no-masked] [--limits]
+ *               [--level L] [--vs-level L] [--no-masked] [--limits]
+ * --vs-level L adds our code at level L (aesni, vaes, vaes512), timed in the same rounds as the
+ * --level one (default: the best the CPU has), and the ratio of the two.
  * --limits prints the measured instruction limits, the widest and our code level, and stops.
  * Single thread; pin it (taskset -c 1) on a quiet machine for stable numbers.
  */
@@ -223,17 +225,25 @@ static uint64_t run_batch(enum impl which, EVP_CIPHER_CTX *ctx, struct ours *o, 
 }
 
 /* Best bytes per second of each implementation enabled in want[] (NULL ctx or o: skipped). */
+/* --vs-level: our code at a second level, timed in the same rounds (the kernel table is chosen
+ * per call, so the same context runs on either). CT_AESNI_NONE: no such column. */
+static enum ct_aesni_level our_level, vs_level = CT_AESNI_NONE;
+
 static void measure(EVP_CIPHER_CTX *ctx, struct ours *o, enum bmode m, size_t len, double *evp_bps,
-		    double *our_bps)
+		    double *our_bps, double *vs_bps)
 {
 	const uint64_t ops = len >= 32768 ? 1 : 32768 / len;
-	uint64_t best[2] = { UINT64_MAX, UINT64_MAX };
+	uint64_t best[3] = { UINT64_MAX, UINT64_MAX, UINT64_MAX };
 	const double start = now();
 	for (int r = 0; r < 1000 && (r < 30 || now() - start < trial_ms * 1e-3); r++) {
-		for (int w = 0; w < 2; w++) {
-			if ((w == I_EVP && !ctx) || (w == I_OURS && !o))
+		for (int w = 0; w < 3; w++) {
+			if ((w == I_EVP && !ctx) || (w != I_EVP && !o) || (w == 2 && !vs_bps))
 				continue;
-			const uint64_t t = run_batch((enum impl)w, ctx, o, m, len, ops);
+			if (w == 2)
+				ct_aesni_set_max_level(vs_level);
+			const uint64_t t = run_batch(w == I_EVP ? I_EVP : I_OURS, ctx, o, m, len, ops);
+			if (w == 2)
+				ct_aesni_set_max_level(our_level);
 			if (t < best[w])
 				best[w] = t;
 		}
@@ -242,6 +252,23 @@ static void measure(EVP_CIPHER_CTX *ctx, struct ours *o, enum bmode m, size_t le
 		*evp_bps = (double)ops * len * tsc_hz / best[I_EVP];
 	if (o)
 		*our_bps = (double)ops * len * tsc_hz / best[I_OURS];
+	if (o && vs_bps)
+		*vs_bps = (double)ops * len * tsc_hz / best[2];
+}
+
+/* A level by its name (ct_aesni_level_name), among this build's; exits on an unknown one. */
+static enum ct_aesni_level level_by_name(const char *name)
+{
+	enum ct_aesni_level levels[4];
+	const size_t n = ct_aesni_build_levels(levels, 4);
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(name, ct_aesni_level_name(levels[i])))
+			return levels[i];
+	fprintf(stderr, "unknown level %s (this build has:", name);
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, " %s", ct_aesni_level_name(levels[i]));
+	fprintf(stderr, ")\n");
+	exit(2);
 }
 
 static EVP_CIPHER_CTX *evp_setup(enum bmode m)
@@ -312,12 +339,14 @@ static double chain_seconds(void (*fn)(uint64_t), uint64_t n)
 	return best / tsc_hz;
 }
 
-/* 100 dependent one-cycle adds per iteration: iterations x 100 = cycles. */
+/* 100 dependent one-cycle adds per iteration: iterations x 100 = cycles. Register operands: an
+ * immediate-add chain is folded at rename on recent Intel cores (Golden Cove), which made this
+ * read 15 GHz there. */
 static void add_chain(uint64_t n)
 {
-	uint64_t x = 0;
+	uint64_t x = 0, one = 1;
 	for (uint64_t i = 0; i < n; i++)
-		__asm__ volatile(".rept 100\n\tadd $1, %0\n\t.endr" : "+r"(x));
+		__asm__ volatile(".rept 100\n\tadd %1, %0\n\t.endr" : "+r"(x) : "r"(one));
 }
 
 static void aes_chain(uint64_t n)
@@ -389,7 +418,7 @@ static double limit_bps(const struct limits *l, enum bmode m)
 
 /* ---- driver ---- */
 
-static double results[3][B_COUNT][16]; /* [native, masked, ours] bytes/s */
+static double results[4][B_COUNT][16]; /* [native, masked, ours, ours at vs_level] bytes/s */
 
 static void bench_evp_all(int slot)
 {
@@ -399,7 +428,7 @@ static void bench_evp_all(int slot)
 		for (int s = 0; s < nsizes; s++) {
 			prepare_input(m, sizes[s]);
 			EVP_CIPHER_CTX *ctx = evp_setup(m);
-			measure(ctx, NULL, m, sizes[s], &results[slot][m][s], NULL);
+			measure(ctx, NULL, m, sizes[s], &results[slot][m][s], NULL, NULL);
 			EVP_CIPHER_CTX_free(ctx);
 		}
 	}
@@ -452,11 +481,14 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--ms") && i + 1 < argc)
 			trial_ms = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--level") && i + 1 < argc)
-			ct_aesni_set_max_level(!strcmp(argv[++i], "aesni") ? CT_AESNI_XMM : CT_AESNI_VAES);
+			ct_aesni_set_max_level(level_by_name(argv[++i]));
+		else if (!strcmp(argv[i], "--vs-level") && i + 1 < argc)
+			vs_level = level_by_name(argv[++i]);
 		else {
 			fprintf(stderr,
 				"usage: %s [--bits 128|192|256] [--modes m,..] [--sizes s,..] "
-				"[--ms N] [--level aesni|vaes] [--no-masked] [--limits]\nmodes:",
+				"[--ms N] [--level L] [--vs-level L] [--no-masked] [--limits]\nlevels: aesni vaes "
+				"vaes512 (x86), armv8-ce\nmodes:",
 				argv[0]);
 			for (int m = 0; m < B_COUNT; m++)
 				fprintf(stderr, " %s", bname[m]);
@@ -492,6 +524,16 @@ int main(int argc, char **argv)
 			for (int s = 0; enabled[m] && s < nsizes; s++)
 				printf("%d %d %.6e\n", m, s, results[0][m][s]);
 		return 0;
+	}
+	our_level = ct_aesni_level();
+	if (vs_level != CT_AESNI_NONE) {
+		const bool there = ct_aesni_set_max_level(vs_level) == vs_level;
+		ct_aesni_set_max_level(our_level);
+		if (!there) {
+			printf("level %s is not available on this CPU: nothing to compare\n",
+			       ct_aesni_level_name(vs_level));
+			return 77;
+		}
 	}
 	const struct limits lim = measure_limits();
 	printf("AES-%u, single thread, our path: %s; core ~%.2f GHz, AESENC latency %.2f ns "
@@ -541,9 +583,20 @@ int main(int argc, char **argv)
 	}
 
 	/* Native and ours alternate per cell, so drift (thermals, turbo) hits both alike. */
-	printf("\n%-8s %6s %8s %8s %8s %9s %9s %7s\n", "mode", "bytes", "native", "masked", "ours",
-	       "ours/nat", "ours/mask", "%limit");
-	printf("%-8s %6s %8s %8s %8s %9s %9s %7s\n", "", "", "GB/s", "GB/s", "GB/s", "", "", "");
+	const bool vs = vs_level != CT_AESNI_NONE;
+	char vs_name[32] = "", vs_ratio[32] = "";
+	if (vs) {
+		snprintf(vs_name, sizeof(vs_name), "%s", ct_aesni_level_name(vs_level));
+		snprintf(vs_ratio, sizeof(vs_ratio), "ours/%s", ct_aesni_level_name(vs_level));
+	}
+	printf("\n%-8s %6s %8s %8s %8s %9s %9s %7s", "mode", "bytes", "native", "masked", "ours", "ours/nat",
+	       "ours/mask", "%limit");
+	if (vs)
+		printf(" %8s %12s", vs_name, vs_ratio);
+	printf("\n%-8s %6s %8s %8s %8s %9s %9s %7s", "", "", "GB/s", "GB/s", "GB/s", "", "", "");
+	if (vs)
+		printf(" %8s %12s", "GB/s", "");
+	printf("\n");
 	for (int m = 0; m < B_COUNT; m++) {
 		if (!enabled[m])
 			continue;
@@ -552,7 +605,8 @@ int main(int argc, char **argv)
 			prepare_input(m, sizes[s]);
 			EVP_CIPHER_CTX *ctx = evp_setup(m);
 			ours_setup(&o, m);
-			measure(ctx, &o, m, sizes[s], &results[0][m][s], &results[2][m][s]);
+			measure(ctx, &o, m, sizes[s], &results[0][m][s], &results[2][m][s],
+				vs ? &results[3][m][s] : NULL);
 			EVP_CIPHER_CTX_free(ctx);
 			ct_aes_gcm_wipe(&o.gcm);
 
@@ -569,9 +623,12 @@ int main(int argc, char **argv)
 			else
 				printf("%9s ", "-");
 			if (lb > 0)
-				printf("%6.0f%%\n", 100.0 * our / lb);
+				printf("%6.0f%%", 100.0 * our / lb);
 			else
-				printf("%7s\n", "-");
+				printf("%7s", "-");
+			if (vs)
+				printf(" %8.2f %11.2fx", results[3][m][s] / 1e9, our / results[3][m][s]);
+			printf("\n");
 			fflush(stdout);
 		}
 	}

@@ -41,6 +41,10 @@ static uint32_t detect_features(void)
 			f |= CT_CPU_AVX2;
 		if (os_avx512 && (b & bit_AVX512F))
 			f |= CT_CPU_AVX512F;
+		if (os_avx512 && (b & bit_AVX512VL))
+			f |= CT_CPU_AVX512VL;
+		if (os_avx512 && (b & bit_AVX512BW))
+			f |= CT_CPU_AVX512BW;
 		if (b & bit_SHA)
 			f |= CT_CPU_SHA;
 		if (os_avx && (c & (1u << 9)))

@@ -136,6 +136,8 @@ enum ct_cpu_flag {
 	CT_CPU_SHA = 1u << 7,
 	CT_CPU_HYPERVISOR = 1u << 8,
 	CT_CPU_GFNI = 1u << 9,
+	CT_CPU_AVX512VL = 1u << 10, /* with AVX512F's OS state check */
+	CT_CPU_AVX512BW = 1u << 11,
 	CT_CPU_ARM_AES = 1u << 16,
 	CT_CPU_ARM_PMULL = 1u << 17,
 };

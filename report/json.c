@@ -132,9 +132,9 @@ static void j_pids(struct jw *w, const char *k, const struct rp_u32list *l)
 }
 
 static const char *const cpu_flag_names[32] = {
-	[0] = "aes",        [1] = "pclmulqdq",  [2] = "avx",      [3] = "avx2",
-	[4] = "vaes",       [5] = "vpclmulqdq", [6] = "avx512f",  [7] = "sha",
-	[8] = "hypervisor", [9] = "gfni",       [16] = "arm-aes", [17] = "arm-pmull",
+	[0] = "aes",        [1] = "pclmulqdq", [2] = "avx",      [3] = "avx2",       [4] = "vaes",
+	[5] = "vpclmulqdq", [6] = "avx512f",   [7] = "sha",      [8] = "hypervisor", [9] = "gfni",
+	[10] = "avx512vl",  [11] = "avx512bw", [16] = "arm-aes", [17] = "arm-pmull",
 };
 
 static void json_path_figures(struct jw *w, const struct rp_path *p)

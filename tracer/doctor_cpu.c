@@ -21,6 +21,8 @@ static const struct {
 	{ CT_CPU_VPCLMULQDQ, "vpclmulqdq" },
 	{ CT_CPU_AVX2, "avx2" },
 	{ CT_CPU_AVX512F, "avx512f" },
+	{ CT_CPU_AVX512VL, "avx512vl" },
+	{ CT_CPU_AVX512BW, "avx512bw" },
 	{ CT_CPU_SHA, "sha" },
 	{ CT_CPU_GFNI, "gfni" },
 	{ CT_CPU_ARM_AES, "arm-aes" },

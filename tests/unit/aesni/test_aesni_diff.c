@@ -179,7 +179,12 @@ static size_t next_chunk(size_t left, size_t unit)
 	return n > left ? left : n;
 }
 
-static void run_case(uint64_t index, enum ct_aesni_level best, uint64_t *bytes)
+/* The levels this run covers: every one of this build up to the best the CPU (and
+ * CRYPTRACE_AESNI_MAX) allows, lowest first; main() fills them. */
+static enum ct_aesni_level levels[4];
+static size_t nlevels;
+
+static void run_case(uint64_t index, uint64_t *bytes)
 {
 	struct case_desc c = { .index = index };
 	uint8_t key[64], iv[64], aad[512], tag[16];
@@ -192,7 +197,7 @@ static void run_case(uint64_t index, enum ct_aesni_level best, uint64_t *bytes)
 	if (c.m == M_XTS && c.bits == 192)
 		c.bits = below(2) ? 128 : 256;
 	c.enc = (int)below(2);
-	c.level = below(2) ? best : ct_aesni_base_level();
+	c.level = levels[below(nlevels)];
 	c.inplace = below(4) == 0;
 	c.len = pick_len(MAX_LEN);
 	if (c.m == M_ECB || c.m == M_CBC)
@@ -347,16 +352,17 @@ static void gcm_wrap_case(void)
 /* The best level this CPU (and CRYPTRACE_AESNI_MAX) allows, read before any test caps it. */
 static enum ct_aesni_level best;
 
-/* GCM at the edges of the bulk kernels (the stitched one takes whole batches of 16 blocks, the
- * rest goes block-wise): every length 16k + r around 1, 2, 3, 8, 16 and 17 batches with r in
+/* GCM at the edges of the bulk kernels (the stitched ones take whole batches of 32 blocks, the
+ * rest goes to the two-pass kernels, 16 and then 8 blocks at a time, then block-wise): every
+ * length 16k + r around 1, 2, 3, 4, 6, 8, 16 and 17 batches of 16 blocks with r in
  * {0, 1, 15}, AAD of 0, 1, 16, 17 and 31 bytes, encryption and decryption, out of place
  * (misaligned) and in place, the data in one call or after a 5-byte first call (the kernel then
  * starts mid-stream on an unaligned pointer); ciphertext/plaintext and the tag compared with
  * OpenSSL, decryption's tag verified and a forged one refused. On the level given. */
 static void gcm_edges(enum ct_aesni_level level)
 {
-	static const size_t ks[] = { 15,  16,  17,  31,  32,  33,  47,  48, 49,
-				     127, 128, 129, 255, 256, 257, 271, 272 };
+	static const size_t ks[] = { 15, 16, 17, 31,  32,  33,  47,  48,  49,  63,  64, 65,
+				     95, 96, 97, 127, 128, 129, 255, 256, 257, 271, 272 };
 	static const size_t rs[] = { 0, 1, 15 }, aads[] = { 0, 1, 16, 17, 31 };
 	uint8_t key[32], iv[12], aad[32], tag[16];
 	unsigned n = 0;
@@ -422,19 +428,16 @@ static void gcm_edges(enum ct_aesni_level level)
 static void test_gcm_batch_edges(void **state)
 {
 	(void)state;
-	gcm_edges(ct_aesni_base_level());
-	if (best != ct_aesni_base_level())
-		gcm_edges(best);
+	for (size_t l = 0; l < nlevels; l++)
+		gcm_edges(levels[l]);
 	ct_aesni_set_max_level(best);
 }
 
 static void test_gcm_counter_wrap(void **state)
 {
 	(void)state;
-	ct_aesni_set_max_level(ct_aesni_base_level());
-	gcm_wrap_case();
-	if (best != ct_aesni_base_level()) {
-		ct_aesni_set_max_level(best);
+	for (size_t l = 0; l < nlevels; l++) {
+		ct_aesni_set_max_level(levels[l]);
 		gcm_wrap_case();
 	}
 	ct_aesni_set_max_level(best);
@@ -445,10 +448,10 @@ static void test_random_cases(void **state)
 	(void)state;
 	uint64_t bytes = 0, per_mode[M_COUNT] = { 0 };
 	if (only != UINT64_MAX) {
-		run_case(only, best, &bytes);
+		run_case(only, &bytes);
 	} else {
 		for (uint64_t i = 0; i < cases; i++) {
-			run_case(i, best, &bytes);
+			run_case(i, &bytes);
 			per_mode[(rng = seed ^ (i * 0xd1b54a32d192ed03ull), rnd(), below(M_COUNT))]++;
 			if (!quiet && i && i % 500000 == 0)
 				print_message("  %" PRIu64 " cases\n", i);
@@ -486,9 +489,14 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	best = ct_aesni_level();
-	printf("seed %" PRIu64 ", %" PRIu64 " cases, paths: %s", seed, cases, ct_aesni_level_name(best));
-	if (best != ct_aesni_base_level())
-		printf(" + %s (forced)", ct_aesni_level_name(ct_aesni_base_level()));
+	const size_t built = ct_aesni_build_levels(levels, 4);
+	printf("seed %" PRIu64 ", %" PRIu64 " cases, levels:", seed, cases);
+	for (size_t l = 0; l < built; l++)
+		if (levels[l] <= best) /* ascending: the runnable ones come first */
+			printf(" %s", ct_aesni_level_name(levels[nlevels++] = levels[l]));
+	for (size_t l = nlevels; l < built; l++)
+		printf("; not run here: %s (the CPU lacks it, or CRYPTRACE_AESNI_MAX)",
+		       ct_aesni_level_name(levels[l]));
 	printf("\n");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gcm_counter_wrap),

@@ -57,7 +57,7 @@ static void test_cap_to_none(void **state)
 		assert_memory_equal(blk, want, 16); /* a key set before the cap stopped working */
 		assert_memory_equal(blk, kat, 16);
 	}
-	const enum ct_aesni_level back = ct_aesni_set_max_level(CT_AESNI_VAES);
+	const enum ct_aesni_level back = ct_aesni_set_max_level(CT_AESNI_VAES512);
 	if (back != start)
 		fail_msg("uncapped level %s, expected %s", ct_aesni_level_name(back),
 			 ct_aesni_level_name(start));
@@ -74,7 +74,7 @@ static void test_levels_and_keys(void **state)
 	/* A cap names a rank, not an architecture: "aesni" is the base level on every build. */
 	assert_int_equal(ct_aesni_set_max_level(CT_AESNI_XMM), base);
 	assert_int_equal(ct_aesni_set_max_level(CT_AESNI_ARMV8_CE), base);
-	ct_aesni_set_max_level(CT_AESNI_VAES);
+	ct_aesni_set_max_level(CT_AESNI_VAES512);
 
 	struct ct_aes_key k;
 	static const uint8_t key[32];
@@ -114,8 +114,11 @@ static enum ct_aesni_level cpu_level(void)
 	case CT_AESNI_XMM:
 		if (!(f & CT_CPU_AES) || !(f & CT_CPU_PCLMULQDQ))
 			return CT_AESNI_NONE;
-		return (f & CT_CPU_VAES) && (f & CT_CPU_VPCLMULQDQ) && (f & CT_CPU_AVX2) ? CT_AESNI_VAES
-											 : CT_AESNI_XMM;
+		if (!(f & CT_CPU_VAES) || !(f & CT_CPU_VPCLMULQDQ) || !(f & CT_CPU_AVX2))
+			return CT_AESNI_XMM;
+		return (f & CT_CPU_AVX512F) && (f & CT_CPU_AVX512VL) && (f & CT_CPU_AVX512BW)
+			       ? CT_AESNI_VAES512
+			       : CT_AESNI_VAES;
 	case CT_AESNI_ARMV8_CE:
 		return (f & CT_CPU_ARM_AES) && (f & CT_CPU_ARM_PMULL) ? CT_AESNI_ARMV8_CE : CT_AESNI_NONE;
 	default:
@@ -136,15 +139,17 @@ int main(int argc, char **argv)
 		} names[] = { { "none", CT_AESNI_NONE },
 			      { "aesni", CT_AESNI_XMM },
 			      { "vaes", CT_AESNI_VAES },
+			      { "vaes512", CT_AESNI_VAES512 },
 			      { "armv8-ce", CT_AESNI_ARMV8_CE } };
 		expect_name = argv[2];
-		expect = CT_AESNI_VAES;
+		expect = CT_AESNI_VAES512;
 		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 			if (!strcmp(argv[2], names[i].name))
 				expect = names[i].level;
-		/* Levels of this build are ordered by their values (x86: 0 1 2; aarch64: 0 3). */
+		/* Levels of this build are ordered by their values (x86: 0 1 2 4; aarch64: 0 3). */
 		const bool ours = expect == CT_AESNI_NONE || expect == ct_aesni_base_level() ||
-				  (expect == CT_AESNI_VAES && ct_aesni_base_level() == CT_AESNI_XMM);
+				  ((expect == CT_AESNI_VAES || expect == CT_AESNI_VAES512) &&
+				   ct_aesni_base_level() == CT_AESNI_XMM);
 		if (!ours || expect > cpu) {
 			printf("SKIP: this %s cannot reach level %s\n", ours ? "CPU" : "build", argv[2]);
 			return 77;

@@ -1,0 +1,417 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * aes_vaes512.c - VAES + VPCLMULQDQ kernels on 512-bit registers (AVX-512F/VL/BW): four blocks
+ * per register, eight registers (32 blocks) in flight, 32 vector registers so nothing spills,
+ * and three-way XORs in one VPTERNLOGQ. Where they pay (docs/aesni.md "512-bit kernels"): XTS,
+ * whose tweak update runs on the carry-less multiply port beside the AES one, and GCM, whose
+ * GHASH is stitched into the CTR rounds. Inputs under 32 blocks, and the tails, go to the
+ * 256-bit kernels; the serial modes stay on the AES-NI ones.
+ */
+#include <string.h>
+
+#include "aes_internal.h"
+
+#define CT_SIMD_TARGET CT_TARGET_ZMM
+#include "simd_inline.h"
+#define ZI SI
+
+#define X8(m) m(0) m(1) m(2) m(3) m(4) m(5) m(6) m(7)
+#define LD4(p, i) _mm512_loadu_si512((const void *)((const __m512i *)(p) + (i)))
+#define ST4(p, i, v) _mm512_storeu_si512((void *)((__m512i *)(p) + (i)), (v))
+#define XOR3(a, b, c) _mm512_ternarylogic_epi64((a), (b), (c), 0x96)
+
+/* One batch: 8 registers of 4 blocks (the mode layer sends shorter inputs to the 256-bit kernels
+ * itself: aes_internal.h). */
+#define BATCH CT_AES_ZMM_MIN_BLOCKS
+
+static const struct ct_aes_kernels *const ymm = &ct_aes_kernels_vaes;
+
+ZI __m512i bcast(const uint8_t rk[16])
+{
+	return _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)rk));
+}
+
+ZI __m512i bswap512(__m512i v)
+{
+	return _mm512_shuffle_epi8(
+		v, _mm512_broadcast_i32x4(_mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)));
+}
+
+/* clang-format off */
+#define ZROUND(cipher, rk, r)                                                                                \
+	k_ = bcast((rk)[r]);                                                                                 \
+	X8(cipher##_ZROUND)
+#define ZROUNDS_TAIL(cipher, rk, rounds)                                                                     \
+	if ((rounds) > 10) {                                                                                 \
+		ZROUND(cipher, rk, 10) ZROUND(cipher, rk, 11)                                                \
+	}                                                                                                    \
+	if ((rounds) > 12) {                                                                                 \
+		ZROUND(cipher, rk, 12) ZROUND(cipher, rk, 13)                                                \
+	}                                                                                                    \
+	k_ = bcast((rk)[rounds]);                                                                            \
+	X8(cipher##_ZLAST)
+#define ZROUNDS(cipher, rk, rounds)                                                                          \
+	do {                                                                                                 \
+		__m512i k_ = bcast((rk)[0]);                                                                 \
+		X8(ZWHITEN)                                                                                  \
+		ZROUND(cipher, rk, 1) ZROUND(cipher, rk, 2) ZROUND(cipher, rk, 3)                            \
+		ZROUND(cipher, rk, 4) ZROUND(cipher, rk, 5) ZROUND(cipher, rk, 6)                            \
+		ZROUND(cipher, rk, 7) ZROUND(cipher, rk, 8) ZROUND(cipher, rk, 9)                            \
+		ZROUNDS_TAIL(cipher, rk, rounds)                                                             \
+	} while (0)
+/* clang-format on */
+#define ZWHITEN(i) b##i = _mm512_xor_si512(b##i, k_);
+#define ENC_ZROUND(i) b##i = _mm512_aesenc_epi128(b##i, k_);
+#define ENC_ZLAST(i) b##i = _mm512_aesenclast_epi128(b##i, k_);
+#define DEC_ZROUND(i) b##i = _mm512_aesdec_epi128(b##i, k_);
+#define DEC_ZLAST(i) b##i = _mm512_aesdeclast_epi128(b##i, k_);
+#define ZDECL(i) __m512i b##i;
+#define ZLOAD_IN(i) b##i = LD4(in, i);
+#define ZSTORE_OUT(i) ST4(out, i, b##i);
+#define ZXOR_IN(i) b##i = _mm512_xor_si512(b##i, LD4(in, i));
+
+/* ---- ECB ---- */
+
+#define ECB_KERNEL(name, cipher, keys)                                                                       \
+	CT_TARGET_ZMM static void name(const struct ct_aes_key *k, const uint8_t *in, uint8_t *out,          \
+				       size_t nblocks)                                                       \
+	{                                                                                                    \
+		const unsigned rounds = k->rounds;                                                           \
+		for (; nblocks >= BATCH; in += 16 * BATCH, out += 16 * BATCH, nblocks -= BATCH) {            \
+			X8(ZDECL)                                                                            \
+			X8(ZLOAD_IN)                                                                         \
+			ZROUNDS(cipher, k->keys, rounds);                                                    \
+			X8(ZSTORE_OUT)                                                                       \
+		}                                                                                            \
+		if (nblocks)                                                                                 \
+			ymm->name(k, in, out, nblocks);                                                      \
+	}
+
+ECB_KERNEL(ecb_enc, ENC, enc)
+ECB_KERNEL(ecb_dec, DEC, dec)
+
+/* ---- CBC decryption, CFB decryption ---- */
+
+/* Register i holds blocks 4i..4i+3; its chaining input is blocks 4i-1..4i+2: one unaligned load
+ * 16 bytes back, except register 0, whose first lane is the previous batch's last block (held
+ * broadcast in prevz; VALIGNQ takes its top lane and the first three blocks of the batch). Every
+ * chaining load precedes the first store, so in-place operation is safe. */
+#define ZCHAIN(i) ((i) ? LD4(in - 16, i) : _mm512_alignr_epi64(LD4(in, 0), prevz, 6))
+#define ZPREV(i) __m512i p##i = ZCHAIN(i);
+#define ZXOR_PREV(i) b##i = _mm512_xor_si512(b##i, p##i);
+#define ZPREV_IN(i) b##i = ZCHAIN(i);
+
+CT_TARGET_ZMM static void cbc_dec(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *in, uint8_t *out,
+				  size_t nblocks)
+{
+	const unsigned rounds = k->rounds;
+	__m512i prevz = bcast(iv);
+	for (; nblocks >= BATCH; in += 16 * BATCH, out += 16 * BATCH, nblocks -= BATCH) {
+		X8(ZDECL)
+		X8(ZLOAD_IN)
+		ZROUNDS(DEC, k->dec, rounds);
+		X8(ZPREV)
+		prevz = bcast(in + 16 * (BATCH - 1));
+		X8(ZXOR_PREV)
+		X8(ZSTORE_OUT)
+	}
+	ST(iv, 0, _mm512_castsi512_si128(prevz));
+	if (nblocks)
+		ymm->cbc_dec(k, iv, in, out, nblocks);
+}
+
+/* P_i = C_i ^ E(C_{i-1}): the chaining blocks are the cipher input here. */
+CT_TARGET_ZMM static void cfb_dec(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *in, uint8_t *out,
+				  size_t nblocks)
+{
+	const unsigned rounds = k->rounds;
+	__m512i prevz = bcast(iv);
+	for (; nblocks >= BATCH; in += 16 * BATCH, out += 16 * BATCH, nblocks -= BATCH) {
+		X8(ZDECL)
+		X8(ZPREV_IN)
+		ZROUNDS(ENC, k->enc, rounds);
+		prevz = bcast(in + 16 * (BATCH - 1));
+		X8(ZXOR_IN)
+		X8(ZSTORE_OUT)
+	}
+	ST(iv, 0, _mm512_castsi512_si128(prevz));
+	if (nblocks)
+		ymm->cfb_dec(k, iv, in, out, nblocks);
+}
+
+/* ---- counter blocks (CTR and GCM) ----
+ * As in aes_vaes.c: c holds the counter as a little-endian integer per lane (lane l of the batch's
+ * first register counts c + l; only the low qword moves, the caller guarantees it does not wrap).
+ * While the counter's last byte is at most 224, no block of a batch carries out of it, and the
+ * blocks are made in big-endian form directly from cbe (the batch's first counter, broadcast):
+ * lane l of register i adds 4i + l to byte 15. After that byte wraps (once per 8 batches) cbe is
+ * rebuilt from c. */
+struct zctr {
+	__m512i c, cbe;
+	unsigned low; /* the counter's last byte */
+};
+
+ZI struct zctr zctr_start(const uint8_t ctr[16])
+{
+	struct zctr z;
+	z.c = _mm512_add_epi64(_mm512_broadcast_i32x4(bswap128(LD(ctr, 0))), _mm512_set_epi64(0, 3, 0, 2, 0, 1, 0, 0));
+	z.cbe = bcast(ctr);
+	z.low = ctr[15];
+	return z;
+}
+
+ZI void zctr_end(const struct zctr *z, uint8_t ctr[16])
+{
+	ST(ctr, 0, bswap128(_mm512_castsi512_si128(z->c)));
+}
+
+#define ZCTR_BE(i)                                                                                           \
+	b##i = _mm512_add_epi32(z.cbe, _mm512_set_epi32((4 * i + 3) << 24, 0, 0, 0, (4 * i + 2) << 24, 0, 0, 0, \
+							(4 * i + 1) << 24, 0, 0, 0, (4 * i) << 24, 0, 0, 0));
+#define ZCTR_LE(i) b##i = bswap512(_mm512_add_epi64(z.c, _mm512_set_epi64(0, 4 * i, 0, 4 * i, 0, 4 * i, 0, 4 * i)));
+/* b0..b7 = the batch's counter blocks; z advanced by one batch. */
+#define ZCOUNTERS()                                                                                          \
+	do {                                                                                                 \
+		if (z.low <= 256 - BATCH) {                                                                  \
+			X8(ZCTR_BE)                                                                          \
+			z.cbe = _mm512_add_epi32(z.cbe, _mm512_broadcast_i32x4(_mm_set_epi32(BATCH << 24, 0, 0, 0))); \
+		} else {                                                                                     \
+			X8(ZCTR_LE)                                                                          \
+		}                                                                                            \
+		z.c = _mm512_add_epi64(z.c, _mm512_broadcast_i32x4(_mm_set_epi64x(0, BATCH)));              \
+		z.low = (z.low + BATCH) & 0xff;                                                              \
+		if (z.low < BATCH)                                                                           \
+			z.cbe = bswap512(_mm512_shuffle_i64x2(z.c, z.c, 0x00));                              \
+	} while (0)
+
+CT_TARGET_ZMM static void ctr_blocks(const struct ct_aes_key *k, uint8_t ctr[16], const uint8_t *in,
+				     uint8_t *out, size_t nblocks)
+{
+	const unsigned rounds = k->rounds;
+	if (nblocks >= BATCH) {
+		struct zctr z = zctr_start(ctr);
+		for (; nblocks >= BATCH; in += 16 * BATCH, out += 16 * BATCH, nblocks -= BATCH) {
+			X8(ZDECL)
+			ZCOUNTERS();
+			ZROUNDS(ENC, k->enc, rounds);
+			X8(ZXOR_IN)
+			X8(ZSTORE_OUT)
+		}
+		zctr_end(&z, ctr);
+	}
+	if (nblocks)
+		ymm->ctr(k, ctr, in, out, nblocks);
+}
+
+/* ---- XTS ---- */
+
+/* Each lane times x^k for a k of at most 56: the 128-bit left shift by k bits, the k bits shifted
+ * out of the top folded back with a carry-less multiply by 0x87 (x^128 = x^7 + x^2 + x + 1; the
+ * product has at most k + 8 bits, so it lands in the low qword with nothing left to reduce). kv
+ * holds k in every qword, or a per-lane k. */
+ZI __m512i xts_mul_xk(__m512i t, __m512i kv)
+{
+	const __m512i poly = _mm512_broadcast_i32x4(_mm_set_epi64x(0, 0x87));
+	const __m512i out = _mm512_sllv_epi64(t, kv);
+	/* per qword: its top k bits (a shift by 64 - 0 = 64 gives 0) */
+	const __m512i spill = _mm512_srlv_epi64(t, _mm512_sub_epi64(_mm512_set1_epi64(64), kv));
+	return XOR3(out, _mm512_bslli_epi128(spill, 8),
+		    _mm512_clmulepi64_epi128(_mm512_bsrli_epi128(spill, 8), poly, 0x00));
+}
+
+/* x^32 per batch: a four-byte shift within each lane and the 32 bits shifted out folded back. */
+ZI __m512i xts_mul_x32(__m512i t)
+{
+	const __m512i poly = _mm512_broadcast_i32x4(_mm_set_epi64x(0, 0x87));
+	return _mm512_xor_si512(_mm512_bslli_epi128(t, 4),
+				_mm512_clmulepi64_epi128(_mm512_bsrli_epi128(t, 12), poly, 0x00));
+}
+
+/* Register i lane l gets T x^(4i+l): register 0 from T by per-lane shifts of 0..3 bits, the
+ * others from register 0 by x^(4i), all independent of each other. */
+#define ZTWEAK_INIT(i) const __m512i t##i##_init = (i) ? xts_mul_xk(t0_, _mm512_set1_epi64(4 * (i))) : t0_;
+#define ZTWEAK_DECL(i) __m512i t##i = t##i##_init;
+/* The tweak XOR and the whitening key in one ternary-logic instruction. */
+#define ZXTS_IN(i) b##i = XOR3(LD4(in, i), t##i, k0_);
+#define ZXTS_OUT(i) ST4(out, i, _mm512_xor_si512(b##i, t##i));
+#define ZTWEAK_NEXT(i) t##i = xts_mul_x32(t##i);
+
+/* clang-format off */
+#define ZROUNDS_WHITENED(cipher, rk, rounds)                                                                 \
+	do {                                                                                                 \
+		__m512i k_;                                                                                  \
+		ZROUND(cipher, rk, 1) ZROUND(cipher, rk, 2) ZROUND(cipher, rk, 3)                            \
+		ZROUND(cipher, rk, 4) ZROUND(cipher, rk, 5) ZROUND(cipher, rk, 6)                            \
+		ZROUND(cipher, rk, 7) ZROUND(cipher, rk, 8) ZROUND(cipher, rk, 9)                            \
+		ZROUNDS_TAIL(cipher, rk, rounds)                                                             \
+	} while (0)
+/* clang-format on */
+
+#define XTS_KERNEL(name, cipher, keys)                                                                       \
+	CT_TARGET_ZMM static void name(const struct ct_aes_key *k, uint8_t tweak[16], const uint8_t *in,     \
+				       uint8_t *out, size_t nblocks)                                         \
+	{                                                                                                    \
+		const unsigned rounds = k->rounds;                                                           \
+		if (nblocks >= BATCH) {                                                                      \
+			const __m512i t0_ =                                                                  \
+				xts_mul_xk(bcast(tweak), _mm512_set_epi64(3, 3, 2, 2, 1, 1, 0, 0));          \
+			X8(ZTWEAK_INIT)                                                                      \
+			X8(ZTWEAK_DECL)                                                                      \
+			const __m512i k0_ = bcast(k->keys[0]);                                               \
+			for (; nblocks >= BATCH; in += 16 * BATCH, out += 16 * BATCH, nblocks -= BATCH) {    \
+				X8(ZDECL)                                                                    \
+				X8(ZXTS_IN)                                                                  \
+				ZROUNDS_WHITENED(cipher, k->keys, rounds);                                   \
+				X8(ZXTS_OUT)                                                                 \
+				X8(ZTWEAK_NEXT)                                                              \
+			}                                                                                    \
+			ST(tweak, 0, _mm512_castsi512_si128(t0));                                            \
+		}                                                                                            \
+		if (nblocks)                                                                                 \
+			ymm->name(k, tweak, in, out, nblocks);                                               \
+	}
+
+XTS_KERNEL(xts_enc, ENC, enc)
+XTS_KERNEL(xts_dec, DEC, dec)
+
+/* ---- GHASH ----
+ * Sixteen blocks per reduction: register j (0..3) of a group holds blocks 4j..4j+3, multiplied
+ * lane by lane with H^(16-4j)..H^(13-4j) (hpow's layout, so one load per register). Four
+ * multiplies per register, not Karatsuba's three: the multiply port is not the AES one on the
+ * CPUs with 512-bit VAES, and the middle sum costs one VPTERNLOGQ. Register 0 carries x, the
+ * only input on the serial chain, and is summed last. The four lanes are folded before the one
+ * reduction. */
+#define ZGH(p, j)                                                                                            \
+	{                                                                                                    \
+		__m512i d_ = bswap512(LD4(p, j));                                                            \
+		if ((j) == 0)                                                                                \
+			d_ = _mm512_xor_si512(d_, _mm512_zextsi128_si512(x));                                \
+		const __m512i h_ = LD4(hpow, j);                                                             \
+		lo = _mm512_xor_si512(lo, _mm512_clmulepi64_epi128(d_, h_, 0x00));                           \
+		hi = _mm512_xor_si512(hi, _mm512_clmulepi64_epi128(d_, h_, 0x11));                           \
+		mid = XOR3(mid, _mm512_clmulepi64_epi128(d_, h_, 0x01), _mm512_clmulepi64_epi128(d_, h_, 0x10)); \
+	}
+#define GH_ZERO lo = _mm512_setzero_si512(), mid = lo, hi = lo;
+#define GH_REDUCE x = gf_reduce(fold4(lo), fold4(mid), fold4(hi));
+#define ZGH16(p) ZGH(p, 1) ZGH(p, 2) ZGH(p, 3) ZGH(p, 0)
+
+ZI __m128i fold4(__m512i v)
+{
+	const __m256i y = _mm256_xor_si256(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
+	return _mm_xor_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
+}
+
+CT_TARGET_ZMM static void ghash(const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16], const uint8_t *in,
+				size_t nblocks)
+{
+	if (nblocks >= BATCH) {
+		__m128i x = bswap128(LD(xi, 0));
+		__m512i lo, mid, hi;
+		for (; nblocks >= 16; in += 256, nblocks -= 16) {
+			GH_ZERO
+			ZGH16(in)
+			GH_REDUCE
+		}
+		ST(xi, 0, bswap128(x));
+	}
+	if (nblocks)
+		ymm->ghash(hpow, xi, in, nblocks);
+}
+
+/* ---- GCM: CTR with GHASH stitched into its rounds ----
+ * A batch of 32 counter blocks goes through the AES rounds while two groups of 16 ciphertext
+ * blocks are hashed between them: one register's four multiplies after each of rounds 1-8, a
+ * reduction after rounds 4 and 9. Decryption hashes the batch it decrypts (its input);
+ * encryption the batch it wrote one iteration before, so its first batch is CTR alone and its
+ * last GHASH runs after the loop. Whole batches only: returns how many blocks were done. */
+/* clang-format off */
+#define ZSTITCH(cipher, rk, rounds, gp)                                                                      \
+	do {                                                                                                 \
+		__m512i k_ = bcast((rk)[0]);                                                                 \
+		X8(ZWHITEN)                                                                                  \
+		GH_ZERO                                                                                      \
+		ZROUND(cipher, rk, 1) ZGH(gp, 1) ZROUND(cipher, rk, 2) ZGH(gp, 2)                            \
+		ZROUND(cipher, rk, 3) ZGH(gp, 3) ZROUND(cipher, rk, 4) ZGH(gp, 0)                            \
+		GH_REDUCE GH_ZERO                                                                            \
+		ZROUND(cipher, rk, 5) ZGH((gp) + 256, 1) ZROUND(cipher, rk, 6) ZGH((gp) + 256, 2)            \
+		ZROUND(cipher, rk, 7) ZGH((gp) + 256, 3) ZROUND(cipher, rk, 8) ZGH((gp) + 256, 0)            \
+		ZROUND(cipher, rk, 9)                                                                        \
+		GH_REDUCE                                                                                    \
+		ZROUNDS_TAIL(cipher, rk, rounds)                                                             \
+	} while (0)
+/* clang-format on */
+
+#define GCM_BATCH(ROUNDS_STMT)                                                                               \
+	{                                                                                                    \
+		X8(ZDECL)                                                                                    \
+		ZCOUNTERS();                                                                                 \
+		ROUNDS_STMT;                                                                                 \
+		X8(ZXOR_IN)                                                                                  \
+		X8(ZSTORE_OUT)                                                                               \
+	}
+
+CT_TARGET_ZMM static size_t gcm_stitched(const struct ct_aes_key *k, uint8_t ctr[16],
+					 const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16],
+					 const uint8_t *in, uint8_t *out, size_t nblocks, bool enc)
+{
+	const unsigned rounds = k->rounds;
+	const size_t done = nblocks - nblocks % BATCH;
+	if (!done)
+		return 0;
+	struct zctr z = zctr_start(ctr);
+	__m128i x = bswap128(LD(xi, 0));
+	__m512i lo, mid, hi;
+	if (enc) {
+		GCM_BATCH(ZROUNDS(ENC, k->enc, rounds))
+		in += 16 * BATCH, out += 16 * BATCH, nblocks -= BATCH;
+		for (; nblocks >= BATCH; in += 16 * BATCH, out += 16 * BATCH, nblocks -= BATCH) {
+			const uint8_t *gp = out - 16 * BATCH;
+			GCM_BATCH(ZSTITCH(ENC, k->enc, rounds, gp))
+		}
+		const uint8_t *gp = out - 16 * BATCH;
+		GH_ZERO
+		ZGH16(gp)
+		GH_REDUCE
+		GH_ZERO
+		ZGH16(gp + 256)
+		GH_REDUCE
+	} else {
+		for (; nblocks >= BATCH; in += 16 * BATCH, out += 16 * BATCH, nblocks -= BATCH) {
+			const uint8_t *gp = in;
+			GCM_BATCH(ZSTITCH(ENC, k->enc, rounds, gp))
+		}
+	}
+	zctr_end(&z, ctr);
+	ST(xi, 0, bswap128(x));
+	return done;
+}
+
+CT_TARGET_ZMM static size_t gcm_enc(const struct ct_aes_key *k, uint8_t ctr[16],
+				    const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16], const uint8_t *in,
+				    uint8_t *out, size_t nblocks)
+{
+	return gcm_stitched(k, ctr, hpow, xi, in, out, nblocks, true);
+}
+
+CT_TARGET_ZMM static size_t gcm_dec(const struct ct_aes_key *k, uint8_t ctr[16],
+				    const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16], const uint8_t *in,
+				    uint8_t *out, size_t nblocks)
+{
+	return gcm_stitched(k, ctr, hpow, xi, in, out, nblocks, false);
+}
+
+const struct ct_aes_kernels ct_aes_kernels_vaes512 = {
+	.ecb_enc = ecb_enc,
+	.ecb_dec = ecb_dec,
+	.cbc_enc = ct_aes_xmm_cbc_enc, /* serial: the width cannot help */
+	.cbc_dec = cbc_dec,
+	.ctr = ctr_blocks,
+	.cfb_enc = ct_aes_xmm_cfb_enc,
+	.cfb_dec = cfb_dec,
+	.ofb = ct_aes_xmm_ofb,
+	.xts_enc = xts_enc,
+	.xts_dec = xts_dec,
+	.ghash = ghash,
+	.gcm_enc = gcm_enc,
+	.gcm_dec = gcm_dec,
+};
