@@ -410,10 +410,13 @@ CT_TARGET_CE void ct_ghash_init_ce(uint8_t hpow[CT_GHASH_POWERS][16], const uint
 	const uint8x16_t h1 = bswap128(LD(h, 0));
 	uint8x16_t p = h1;
 	ST(hpow[CT_GHASH_POWERS - 1], 0, h1);
-	for (int j = CT_GHASH_POWERS - 2; j >= 0; j--) {
+	/* As on x86: H^1..H^16 in a chain, the rest as H^(k-16) * H^16, independent multiplies. */
+	for (int j = CT_GHASH_POWERS - 2; j >= CT_GHASH_POWERS - 16; j--) {
 		p = gf_mul(p, h1);
 		ST(hpow[j], 0, p);
 	}
+	for (int j = CT_GHASH_POWERS - 17; j >= 0; j--)
+		ST(hpow[j], 0, gf_mul(LD(hpow[j + 16], 0), p));
 }
 
 CT_TARGET_CE static void ghash(const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16], const uint8_t *in,

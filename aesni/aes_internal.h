@@ -54,7 +54,7 @@ struct ct_aes_kernels {
 			size_t nblocks);
 	void (*xts_dec)(const struct ct_aes_key *k, uint8_t tweak[16], const uint8_t *in, uint8_t *out,
 			size_t nblocks);
-	/* xi = (xi ^ block) * H for each block; hpow[j] = H^(16-j) in byte-reflected form. */
+	/* xi = (xi ^ block) * H for each block; hpow[j] = H^(CT_GHASH_POWERS-j), byte-reflected. */
 	void (*ghash)(const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16], const uint8_t *in,
 		      size_t nblocks);
 	/* GCM's CTR and GHASH in one pass (NULL: the level has none, aes_gcm.c runs the two above):

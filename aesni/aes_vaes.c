@@ -263,12 +263,13 @@ XTS_KERNEL(xts_dec, DEC, dec, xts_dec)
 		hi = _mm256_xor_si256(hi, _mm256_clmulepi64_epi128(d_, h_, 0x11));                           \
 		mid = _mm256_xor_si256(mid, _mm256_clmulepi64_epi128(dk_, hk_, 0x00));                       \
 	}
-#define YGH16(i) YGH(i, 0)
+/* H^16.. and H^8.. are the last 16 and 8 of the key's powers. */
+#define YGH16(i) YGH(i, CT_GHASH_POWERS - 16)
 /* Register 0 carries x, the only input on the serial chain: accumulate it last so the other
  * products are summed while x is still being reduced. */
 #define X8_X_LAST(m) m(1) m(2) m(3) m(4) m(5) m(6) m(7) m(0)
 #define X4_X_LAST(m) m(1) m(2) m(3) m(0)
-#define YGH8(i) YGH(i, 8)
+#define YGH8(i) YGH(i, CT_GHASH_POWERS - 8)
 
 YI __m128i fold(__m256i v)
 {

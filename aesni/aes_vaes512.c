@@ -33,8 +33,8 @@ ZI __m512i bcast(const uint8_t rk[16])
 
 ZI __m512i bswap512(__m512i v)
 {
-	return _mm512_shuffle_epi8(
-		v, _mm512_broadcast_i32x4(_mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)));
+	return _mm512_shuffle_epi8(v, _mm512_broadcast_i32x4(_mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+									  11, 12, 13, 14, 15)));
 }
 
 /* clang-format off */
@@ -154,7 +154,8 @@ struct zctr {
 ZI struct zctr zctr_start(const uint8_t ctr[16])
 {
 	struct zctr z;
-	z.c = _mm512_add_epi64(_mm512_broadcast_i32x4(bswap128(LD(ctr, 0))), _mm512_set_epi64(0, 3, 0, 2, 0, 1, 0, 0));
+	z.c = _mm512_add_epi64(_mm512_broadcast_i32x4(bswap128(LD(ctr, 0))),
+			       _mm512_set_epi64(0, 3, 0, 2, 0, 1, 0, 0));
 	z.cbe = bcast(ctr);
 	z.low = ctr[15];
 	return z;
@@ -166,19 +167,22 @@ ZI void zctr_end(const struct zctr *z, uint8_t ctr[16])
 }
 
 #define ZCTR_BE(i)                                                                                           \
-	b##i = _mm512_add_epi32(z.cbe, _mm512_set_epi32((4 * i + 3) << 24, 0, 0, 0, (4 * i + 2) << 24, 0, 0, 0, \
-							(4 * i + 1) << 24, 0, 0, 0, (4 * i) << 24, 0, 0, 0));
-#define ZCTR_LE(i) b##i = bswap512(_mm512_add_epi64(z.c, _mm512_set_epi64(0, 4 * i, 0, 4 * i, 0, 4 * i, 0, 4 * i)));
+	b##i = _mm512_add_epi32(z.cbe,                                                                       \
+				_mm512_set_epi32((4 * i + 3) << 24, 0, 0, 0, (4 * i + 2) << 24, 0, 0, 0,     \
+						 (4 * i + 1) << 24, 0, 0, 0, (4 * i) << 24, 0, 0, 0));
+#define ZCTR_LE(i)                                                                                           \
+	b##i = bswap512(_mm512_add_epi64(z.c, _mm512_set_epi64(0, 4 * i, 0, 4 * i, 0, 4 * i, 0, 4 * i)));
 /* b0..b7 = the batch's counter blocks; z advanced by one batch. */
 #define ZCOUNTERS()                                                                                          \
 	do {                                                                                                 \
 		if (z.low <= 256 - BATCH) {                                                                  \
 			X8(ZCTR_BE)                                                                          \
-			z.cbe = _mm512_add_epi32(z.cbe, _mm512_broadcast_i32x4(_mm_set_epi32(BATCH << 24, 0, 0, 0))); \
+			z.cbe = _mm512_add_epi32(                                                            \
+				z.cbe, _mm512_broadcast_i32x4(_mm_set_epi32(BATCH << 24, 0, 0, 0)));         \
 		} else {                                                                                     \
 			X8(ZCTR_LE)                                                                          \
 		}                                                                                            \
-		z.c = _mm512_add_epi64(z.c, _mm512_broadcast_i32x4(_mm_set_epi64x(0, BATCH)));              \
+		z.c = _mm512_add_epi64(z.c, _mm512_broadcast_i32x4(_mm_set_epi64x(0, BATCH)));               \
 		z.low = (z.low + BATCH) & 0xff;                                                              \
 		if (z.low < BATCH)                                                                           \
 			z.cbe = bswap512(_mm512_shuffle_i64x2(z.c, z.c, 0x00));                              \
@@ -275,30 +279,46 @@ XTS_KERNEL(xts_enc, ENC, enc)
 XTS_KERNEL(xts_dec, DEC, dec)
 
 /* ---- GHASH ----
- * Sixteen blocks per reduction: register j (0..3) of a group holds blocks 4j..4j+3, multiplied
- * lane by lane with H^(16-4j)..H^(13-4j) (hpow's layout, so one load per register). Four
- * multiplies per register, not Karatsuba's three: the multiply port is not the AES one on the
- * CPUs with 512-bit VAES, and the middle sum costs one VPTERNLOGQ. Register 0 carries x, the
- * only input on the serial chain, and is summed last. The four lanes are folded before the one
- * reduction. */
+ * Thirty-two blocks per reduction: register j (0..7) of a group holds blocks 4j..4j+3,
+ * multiplied lane by lane with H^(32-4j)..H^(29-4j) (hpow's layout, so one load per register).
+ * Four multiplies per register, not Karatsuba's three: the multiply port is not the AES one on
+ * the CPUs with 512-bit VAES, and the middle sum costs one VPTERNLOGQ. The running x is not
+ * mixed into the data: (x ^ B0) H^32 = x H^32 ^ B0 H^32, so the 32 products are summed and
+ * their lanes folded with no dependency on x, and only x H^32 (four 128-bit multiplies), three
+ * XORs and the reduction stay on the serial chain from one group to the next. */
+/* Register 0 of a group starts the sums (no zeroing, no XOR into zero). */
 #define ZGH(p, j)                                                                                            \
 	{                                                                                                    \
-		__m512i d_ = bswap512(LD4(p, j));                                                            \
-		if ((j) == 0)                                                                                \
-			d_ = _mm512_xor_si512(d_, _mm512_zextsi128_si512(x));                                \
+		const __m512i d_ = bswap512(LD4(p, j));                                                      \
 		const __m512i h_ = LD4(hpow, j);                                                             \
-		lo = _mm512_xor_si512(lo, _mm512_clmulepi64_epi128(d_, h_, 0x00));                           \
-		hi = _mm512_xor_si512(hi, _mm512_clmulepi64_epi128(d_, h_, 0x11));                           \
-		mid = XOR3(mid, _mm512_clmulepi64_epi128(d_, h_, 0x01), _mm512_clmulepi64_epi128(d_, h_, 0x10)); \
+		const __m512i l_ = _mm512_clmulepi64_epi128(d_, h_, 0x00);                                   \
+		const __m512i h2_ = _mm512_clmulepi64_epi128(d_, h_, 0x11);                                  \
+		const __m512i m1_ = _mm512_clmulepi64_epi128(d_, h_, 0x01);                                  \
+		const __m512i m2_ = _mm512_clmulepi64_epi128(d_, h_, 0x10);                                  \
+		if ((j) == 0) {                                                                              \
+			lo = l_, hi = h2_, mid = _mm512_xor_si512(m1_, m2_);                                 \
+		} else {                                                                                     \
+			lo = _mm512_xor_si512(lo, l_), hi = _mm512_xor_si512(hi, h2_);                       \
+			mid = XOR3(mid, m1_, m2_);                                                           \
+		}                                                                                            \
 	}
-#define GH_ZERO lo = _mm512_setzero_si512(), mid = lo, hi = lo;
-#define GH_REDUCE x = gf_reduce(fold4(lo), fold4(mid), fold4(hi));
-#define ZGH16(p) ZGH(p, 1) ZGH(p, 2) ZGH(p, 3) ZGH(p, 0)
+#define GH_REDUCE x = gh_close(lo, mid, hi, x, LD(hpow, 0));
+#define ZGH32(p) ZGH(p, 0) ZGH(p, 1) ZGH(p, 2) ZGH(p, 3) ZGH(p, 4) ZGH(p, 5) ZGH(p, 6) ZGH(p, 7)
 
 ZI __m128i fold4(__m512i v)
 {
 	const __m256i y = _mm256_xor_si256(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
 	return _mm_xor_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
+}
+
+/* The group's folded products plus x H^32 (hpow[0]), reduced: the next x. */
+ZI __m128i gh_close(__m512i lo, __m512i mid, __m512i hi, __m128i x, __m128i hx)
+{
+	const __m128i l = _mm_xor_si128(fold4(lo), _mm_clmulepi64_si128(x, hx, 0x00));
+	const __m128i h = _mm_xor_si128(fold4(hi), _mm_clmulepi64_si128(x, hx, 0x11));
+	const __m128i m = _mm_ternarylogic_epi64(fold4(mid), _mm_clmulepi64_si128(x, hx, 0x01),
+						 _mm_clmulepi64_si128(x, hx, 0x10), 0x96);
+	return gf_reduce(l, m, h);
 }
 
 CT_TARGET_ZMM static void ghash(const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16], const uint8_t *in,
@@ -307,9 +327,8 @@ CT_TARGET_ZMM static void ghash(const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t
 	if (nblocks >= BATCH) {
 		__m128i x = bswap128(LD(xi, 0));
 		__m512i lo, mid, hi;
-		for (; nblocks >= 16; in += 256, nblocks -= 16) {
-			GH_ZERO
-			ZGH16(in)
+		for (; nblocks >= BATCH; in += 16 * BATCH, nblocks -= BATCH) {
+			ZGH32(in)
 			GH_REDUCE
 		}
 		ST(xi, 0, bswap128(x));
@@ -319,9 +338,9 @@ CT_TARGET_ZMM static void ghash(const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t
 }
 
 /* ---- GCM: CTR with GHASH stitched into its rounds ----
- * A batch of 32 counter blocks goes through the AES rounds while two groups of 16 ciphertext
- * blocks are hashed between them: one register's four multiplies after each of rounds 1-8, a
- * reduction after rounds 4 and 9. Decryption hashes the batch it decrypts (its input);
+ * A batch of 32 counter blocks goes through the AES rounds while 32 ciphertext blocks are hashed
+ * between them: one register's four multiplies after each of rounds 1-8, the one reduction after
+ * round 9. Decryption hashes the batch it decrypts (its input);
  * encryption the batch it wrote one iteration before, so its first batch is CTR alone and its
  * last GHASH runs after the loop. Whole batches only: returns how many blocks were done. */
 /* clang-format off */
@@ -329,12 +348,10 @@ CT_TARGET_ZMM static void ghash(const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t
 	do {                                                                                                 \
 		__m512i k_ = bcast((rk)[0]);                                                                 \
 		X8(ZWHITEN)                                                                                  \
-		GH_ZERO                                                                                      \
-		ZROUND(cipher, rk, 1) ZGH(gp, 1) ZROUND(cipher, rk, 2) ZGH(gp, 2)                            \
-		ZROUND(cipher, rk, 3) ZGH(gp, 3) ZROUND(cipher, rk, 4) ZGH(gp, 0)                            \
-		GH_REDUCE GH_ZERO                                                                            \
-		ZROUND(cipher, rk, 5) ZGH((gp) + 256, 1) ZROUND(cipher, rk, 6) ZGH((gp) + 256, 2)            \
-		ZROUND(cipher, rk, 7) ZGH((gp) + 256, 3) ZROUND(cipher, rk, 8) ZGH((gp) + 256, 0)            \
+		ZROUND(cipher, rk, 1) ZGH(gp, 0) ZROUND(cipher, rk, 2) ZGH(gp, 1)                            \
+		ZROUND(cipher, rk, 3) ZGH(gp, 2) ZROUND(cipher, rk, 4) ZGH(gp, 3)                            \
+		ZROUND(cipher, rk, 5) ZGH(gp, 4) ZROUND(cipher, rk, 6) ZGH(gp, 5)                            \
+		ZROUND(cipher, rk, 7) ZGH(gp, 6) ZROUND(cipher, rk, 8) ZGH(gp, 7)                            \
 		ZROUND(cipher, rk, 9)                                                                        \
 		GH_REDUCE                                                                                    \
 		ZROUNDS_TAIL(cipher, rk, rounds)                                                             \
@@ -369,11 +386,7 @@ CT_TARGET_ZMM static size_t gcm_stitched(const struct ct_aes_key *k, uint8_t ctr
 			GCM_BATCH(ZSTITCH(ENC, k->enc, rounds, gp))
 		}
 		const uint8_t *gp = out - 16 * BATCH;
-		GH_ZERO
-		ZGH16(gp)
-		GH_REDUCE
-		GH_ZERO
-		ZGH16(gp + 256)
+		ZGH32(gp)
 		GH_REDUCE
 	} else {
 		for (; nblocks >= BATCH; in += 16 * BATCH, out += 16 * BATCH, nblocks -= BATCH) {
@@ -387,15 +400,15 @@ CT_TARGET_ZMM static size_t gcm_stitched(const struct ct_aes_key *k, uint8_t ctr
 }
 
 CT_TARGET_ZMM static size_t gcm_enc(const struct ct_aes_key *k, uint8_t ctr[16],
-				    const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16], const uint8_t *in,
-				    uint8_t *out, size_t nblocks)
+				    const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16],
+				    const uint8_t *in, uint8_t *out, size_t nblocks)
 {
 	return gcm_stitched(k, ctr, hpow, xi, in, out, nblocks, true);
 }
 
 CT_TARGET_ZMM static size_t gcm_dec(const struct ct_aes_key *k, uint8_t ctr[16],
-				    const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16], const uint8_t *in,
-				    uint8_t *out, size_t nblocks)
+				    const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16],
+				    const uint8_t *in, uint8_t *out, size_t nblocks)
 {
 	return gcm_stitched(k, ctr, hpow, xi, in, out, nblocks, false);
 }

@@ -19,8 +19,9 @@
 
 #define CT_AES_BLOCK 16
 #define CT_AES_MAX_ROUNDS 14
-/* GHASH key powers kept per GCM key: one reduction per this many blocks. */
-#define CT_GHASH_POWERS 16
+/* GHASH key powers kept per GCM key: at most one reduction per this many blocks (the 512-bit
+ * kernels aggregate all 32; the 256-bit ones 16, with the last 16 powers). */
+#define CT_GHASH_POWERS 32
 
 /* Expanded key: encryption round keys and the equivalent-inverse-cipher round keys. */
 struct ct_aes_key {
@@ -123,7 +124,7 @@ int ct_aes_xts(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak
  * encrypt or decrypt (any number of calls, any chunk sizes), then tag or verify. */
 struct ct_aes_gcm {
 	struct ct_aes_key key;
-	/* H^16 .. H^1, byte-reflected: hpow[j] = H^(CT_GHASH_POWERS - j) */
+	/* H^32 .. H^1, byte-reflected: hpow[j] = H^(CT_GHASH_POWERS - j) */
 	uint8_t hpow[CT_GHASH_POWERS][16] __attribute__((aligned(32)));
 	uint8_t ek0[16];  /* E(K, J0): masks the tag */
 	uint8_t ctr[16];  /* next counter block */

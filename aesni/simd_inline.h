@@ -81,7 +81,8 @@ SI void clmul_acc(__m128i a, __m128i b, __m128i *lo, __m128i *mid, __m128i *hi)
 	*mid = _mm_xor_si128(*mid, _mm_clmulepi64_si128(a, b, 0x10));
 }
 
-/* Up to 16 blocks with one reduction: block i of n is multiplied by H^(n-i) = hpow[16-n+i].
+/* Up to CT_GHASH_POWERS blocks with one reduction: block i of n is multiplied by
+ * H^(n-i) = hpow[CT_GHASH_POWERS-n+i].
  * Karatsuba: three carry-less multiplies per block (the middle term is
  * (a_lo ^ a_hi)(b_lo ^ b_hi) ^ lo ^ hi, fixed up once per reduction). */
 SI __m128i ghash_tail(const uint8_t hpow[CT_GHASH_POWERS][16], __m128i x, const uint8_t *in, size_t nblocks)
