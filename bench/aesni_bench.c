@@ -7,7 +7,7 @@
  * ours gets to the instruction-throughput limit measured on this CPU.
  *
  *   aesni_bench [--bits 128|192|256] [--modes m1,m2,..] [--sizes s1,s2,..] [--ms N]
- *               [--level L] [--vs-level L] [--no-masked] [--limits]
+ *               [--level L] [--vs-level L] [--misalign N] [--in-place] [--no-masked] [--limits]
  * --vs-level L adds our code at level L (aesni, vaes, vaes512), timed in the same rounds as the
  * --level one (default: the best the CPU has), and the ratio of the two.
  * --limits prints the measured instruction limits, the widest and our code level, and stops.
@@ -55,7 +55,15 @@ static unsigned bits = 128;
 static double trial_ms = 60; /* time budget per table cell */
 static double tsc_hz;
 
-static uint8_t key[64], iv[16], inbuf[MAX_SIZE + 64], outbuf[MAX_SIZE + 64], tag[16];
+static uint8_t key[64], iv[16], tag[16];
+/* The data: 64-byte aligned unless --misalign N moves both pointers N bytes on (a program's
+ * buffers are often only 16-byte aligned, where every 64-byte load crosses a cache line), and
+ * one buffer with --in-place (as openssl speed runs). */
+static uint8_t inbuf_store[MAX_SIZE + 128] __attribute__((aligned(64))),
+	outbuf_store[MAX_SIZE + 128] __attribute__((aligned(64)));
+static uint8_t *inbuf = inbuf_store, *outbuf = outbuf_store;
+static unsigned misalign;
+static int in_place;
 
 static double now(void)
 {
@@ -484,10 +492,14 @@ int main(int argc, char **argv)
 			ct_aesni_set_max_level(level_by_name(argv[++i]));
 		else if (!strcmp(argv[i], "--vs-level") && i + 1 < argc)
 			vs_level = level_by_name(argv[++i]);
+		else if (!strcmp(argv[i], "--misalign") && i + 1 < argc)
+			misalign = (unsigned)atoi(argv[++i]) & 63;
+		else if (!strcmp(argv[i], "--in-place"))
+			in_place = 1;
 		else {
 			fprintf(stderr,
 				"usage: %s [--bits 128|192|256] [--modes m,..] [--sizes s,..] "
-				"[--ms N] [--level L] [--vs-level L] [--no-masked] [--limits]\nlevels: aesni vaes "
+				"[--ms N] [--level L] [--vs-level L] [--misalign N] [--in-place] [--no-masked] [--limits]\nlevels: aesni vaes "
 				"vaes512 (x86), armv8-ce\nmodes:",
 				argv[0]);
 			for (int m = 0; m < B_COUNT; m++)
@@ -502,6 +514,13 @@ int main(int argc, char **argv)
 	}
 	if (bits == 192)
 		enabled[B_XTS_ENC] = enabled[B_XTS_DEC] = 0;
+	if (in_place && enabled[B_GCM_DEC]) {
+		fprintf(stderr,
+			"gcm-dec left out with --in-place: each request needs its ciphertext intact\n");
+		enabled[B_GCM_DEC] = 0;
+	}
+	inbuf = inbuf_store + misalign;
+	outbuf = in_place ? inbuf : outbuf_store + misalign;
 	for (int i = 0; i < 64; i++)
 		key[i] = (uint8_t)(i * 29 + 1);
 	for (int i = 0; i < 16; i++)
@@ -560,9 +579,11 @@ int main(int argc, char **argv)
 	if (masked) {
 		/* The child re-runs this program with the mask in its environment from the start. */
 		char cmd[4096];
-		int len = snprintf(cmd, sizeof(cmd),
-				   "OPENSSL_ia32cap='%s' /proc/%d/exe --child --bits %u --ms %g --sizes ",
-				   MASK, (int)getpid(), bits, trial_ms);
+		int len = snprintf(
+			cmd, sizeof(cmd),
+			"OPENSSL_ia32cap='%s' /proc/%d/exe --child --bits %u --ms %g --misalign %u%s "
+			"--sizes ",
+			MASK, (int)getpid(), bits, trial_ms, misalign, in_place ? " --in-place" : "");
 		for (int s = 0; s < nsizes; s++)
 			len += snprintf(cmd + len, sizeof(cmd) - len, "%s%zu", s ? "," : "", sizes[s]);
 		len += snprintf(cmd + len, sizeof(cmd) - len, " --modes ");

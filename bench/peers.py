@@ -16,6 +16,9 @@ and to the instruction limit of this CPU.
   route        `cryptrace run -q --route 'aes-*=aesni' -- openssl speed ...` (the 3.0 command),
                with BUILD's libcryptrace.so, or each --route-lib NAME=PATH given (e.g. a build
                of main beside this one: CRYPTRACE_LIB selects the library)
+  backend      our AES code with nothing in front: BUILD/aesni/aesni_bench's figure for the same
+               request (GCM a whole message, as ipsec-mb's job): what the route would give with
+               no EVP cost per call (--no-backend leaves it out)
 
 Rounds alternate: each round runs every peer once on each (mode, size) before the next round,
 so drift and other jobs on the machine hit all peers alike; the table shows the median and the
@@ -25,7 +28,8 @@ otherwise pass unseen). The header names the CPU, our code level, ipsec-mb's and
 (BUILD/aesni/aesni_bench --limits: the widest AES instruction's measured throughput).
 
 usage: bench/peers.py [-b BUILD] [-r ROUNDS] [-s SECONDS] [-m MODES] [-z SIZES]
-                      [--route-lib NAME=PATH]... [--no-35] [--no-ipsecmb] [-o FILE]
+                      [--route-lib NAME=PATH]... [--no-35] [--no-ipsecmb] [--no-backend]
+                      [-o FILE]
 Exit 77 when this is not an x86-64 machine with AES-NI or nothing is built."""
 import argparse
 import json
@@ -115,6 +119,26 @@ def route_peer(name, cryptrace, lib, work):
     return peer
 
 
+def backend_peer(exe):
+    """Our AES code without OpenSSL in front of it: BUILD/aesni/aesni_bench's "ours" figure for
+    the same request (GCM a whole message, IV, data and tag, as ipsec-mb's job; XTS one data
+    unit). What the route could give a program whose EVP calls cost nothing: the route's own
+    figures carry openssl speed's EVP cost per call (per GCM message: a key set-up, a message
+    set-up and a final, ~450 ns in OpenSSL 3.0, `cryptrace report` of the run shows them)."""
+    names = {"ecb": "ecb", "ctr": "ctr", "cbc-dec": "cbc-dec", "xts": "xts-enc", "gcm": "gcm-enc"}
+
+    def run(mode, size, seconds):
+        p = subprocess.run([exe, "--no-masked", "--modes", names[mode], "--sizes", str(size),
+                            "--ms", str(1000 * seconds)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True)
+        row = [ln.split() for ln in p.stdout.splitlines()
+               if ln.split()[:2] == [names[mode], str(size)]] if p.returncode == 0 else []
+        if not row:
+            die(1, f"aesni_bench {mode} {size}: exit {p.returncode}, no figure ({p.stderr[-300:]!r})")
+        return float(row[0][4]) * 1e9  # mode bytes native masked ours ...
+    return Peer("backend", run, list(names))
+
+
 def ipsecmb_peer(exe):
     names = {"ecb": "ecb", "ctr": "ctr", "cbc-dec": "cbc-dec", "gcm": "gcm"}
 
@@ -172,6 +196,7 @@ def main():
                     help="a route column per library (default: route=BUILD's libcryptrace.so)")
     ap.add_argument("--no-35", action="store_true", help="leave OpenSSL 3.5 out")
     ap.add_argument("--no-ipsecmb", action="store_true", help="leave ipsec-mb out")
+    ap.add_argument("--no-backend", action="store_true", help="leave out our code without OpenSSL")
     ap.add_argument("-o", "--output", help="also write the table to this file")
     a = ap.parse_args()
     build = os.path.abspath(a.build)
@@ -215,6 +240,8 @@ def main():
             r = route_peer(name, cryptrace, os.path.abspath(path), work)
             r.check()
             routes.append(r)
+        if not a.no_backend:
+            routes.append(backend_peer(os.path.join(build, "aesni", "aesni_bench")))
         peers += routes
 
         with open("/proc/cpuinfo") as f:
@@ -226,7 +253,8 @@ def main():
                 f"(aesni_bench --limits); our code level: {level}",
                 f"# openssl-3.0: {v30}; openssl-3.5: {v35}; ipsec-mb: {vmb}",
                 f"# route: cryptrace run --route 'aes-*=aesni' -- openssl speed (the 3.0 "
-                f"command); " + ", ".join(f"{r.name}" for r in routes),
+                f"command); " + ", ".join(f"{r.name}" for r in routes) +
+                ("" if a.no_backend else "; backend: aesni_bench's ours (no EVP in front)"),
                 "# GB/s median (min-max over rounds); best peer = best of the openssl and "
                 "ipsec-mb columns; ratio = route / best peer; %lim = route median / limit"]
         print("\n".join(head) + "\n" + limit_text.rstrip().replace("\n", "\n# ").join(["# ", ""]))
