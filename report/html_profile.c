@@ -113,7 +113,7 @@ void rp_html_profile(const struct rp_model *m, FILE *f)
 		fprintf(f, "<h3 data-pid=\"%u\">pid %u ", p->hdr.pid, p->hdr.pid);
 		rp_html_str(f, exe.p, exe.len);
 		fprintf(f, ": %llu samples, %.3f s of user CPU, crypto code %.1f%%</h3>\n",
-			(unsigned long long)pr->samples, (double)pr->samples * pr->period_us / 1e6,
+			(unsigned long long)pr->samples, (double)pr->samples * rp_profile_sample_s(pr),
 			100.0 * (double)pr->crypto_samples / (double)pr->samples);
 		memset(bars, 0, sizeof(bars));
 		size_t n = crypto_bars(pr, bars, PROFILE_BARS_MAX);

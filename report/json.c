@@ -341,6 +341,9 @@ static void json_profile(struct jw *w, const struct rp_profile *pr)
 	}
 	j_obj(w, "profile");
 	j_u64(w, "period_us", pr->period_us);
+	/* what a sample counts: the period, or less where the sampling clock ran ahead (steal) */
+	j_num(w, "sample_us", rp_profile_sample_s(pr) * 1e6, true);
+	j_num(w, "cpu_s", (double)pr->samples * rp_profile_sample_s(pr), true);
 	j_u64(w, "samples", pr->samples);
 	j_u64(w, "lost", pr->lost);
 	j_u64(w, "unmapped", pr->unmapped);

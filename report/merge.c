@@ -491,6 +491,7 @@ void rp_model_merge(struct rp_model *m)
 			for (size_t k = 0; k < p->npaths; k++)
 				rp_derive(&p->paths[k]);
 		rp_proc_figures(m, p);
+		rp_profile_sample_time(p);
 		rp_profile_hooks_check(m, p);
 	}
 	for (size_t j = 0; j < m->npaths; j++)

@@ -123,6 +123,9 @@ struct rp_profile_stackrec {
 struct rp_profile {
 	bool has;           /* a PROFILE record was read */
 	uint32_t period_us; /* the sampling period */
+	/* the user CPU one sample stands for (rp_profile_sample_time): the period, or less where the
+	 * sampling clock ran ahead of the process's own CPU time (the hypervisor's steal) */
+	double sample_s;
 	uint64_t samples, lost, unmapped;
 	struct ct_profile *mods; /* the per-module records (entries point into the file's bytes) */
 	size_t nmods, cap_mods;
@@ -297,6 +300,13 @@ size_t rp_profile_timeline(const struct rp_profile *pr, struct rp_profile_bin **
 			   size_t *ncats);
 /* The hooks against the profile for one process (profile_check.c; run by rp_model_merge). */
 void rp_profile_hooks_check(const struct rp_model *m, struct rp_proc *p);
+/* The user CPU a sample of p's profile stands for, into p->prof.sample_s (profile_check.c). */
+void rp_profile_sample_time(struct rp_proc *p);
+/* What one sample of pr counts, in seconds: sample_s once set, else the period. */
+static inline double rp_profile_sample_s(const struct rp_profile *pr)
+{
+	return pr->sample_s > 0 ? pr->sample_s : pr->period_us / 1e6;
+}
 bool rp_proc_own(struct rp_proc *p, char *s); /* p frees s with the model; false: not taken */
 void rp_model_warn(struct rp_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool rp_u32list_add(struct rp_u32list *l, uint32_t v); /* adds if absent */

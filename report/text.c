@@ -567,7 +567,7 @@ static void print_profile(const struct rp_model *m, FILE *out)
 		snprintf(cmd, sizeof(cmd), "%.*s", (int)rp_str_basename(p->hdr.exe).len,
 			 rp_str_basename(p->hdr.exe).p);
 		fprintf(out, "  pid %-6u %s: %llu samples (%.3fs of CPU at %u us each)", p->hdr.pid, cmd,
-			(unsigned long long)pr->samples, (double)pr->samples * pr->period_us / 1e6,
+			(unsigned long long)pr->samples, (double)pr->samples * rp_profile_sample_s(pr),
 			pr->period_us);
 		char groups[128];
 		if (pr->samples)
@@ -577,6 +577,14 @@ static void print_profile(const struct rp_model *m, FILE *out)
 			fprintf(out, "; %llu lost", (unsigned long long)pr->lost);
 		fputc('\n', out);
 		/* key exchange and signatures apart from the bulk ciphers and digests */
+		if (rp_profile_sample_s(pr) < pr->period_us / 1e6)
+			fprintf(out,
+				"    (the sampling clock counted %.3fs: %.0f%% more than the process's own "
+				"user CPU, time the hypervisor took from the vCPU (steal) or interrupts "
+				"took; a sample counts %.0f us here)\n",
+				(double)pr->samples * pr->period_us / 1e6,
+				100.0 * (pr->period_us / 1e6 / rp_profile_sample_s(pr) - 1),
+				rp_profile_sample_s(pr) * 1e6);
 		if (fmt_profile_groups(groups, sizeof(groups), pr)[0])
 			fprintf(out, "    crypto by group: %s\n", groups);
 		if (pr->stacks_note[0])

@@ -62,9 +62,10 @@ import re
 import shutil
 import struct
 import subprocess
+import time
 
 import ctlib
-from ctlib import check
+from ctlib import check, truth
 from ctlib.daemons import Daemon, free_port
 
 BIN = os.environ.get("CT_PROFILE_BIN", "")
@@ -131,18 +132,42 @@ def show(tag, prof):
 
 
 def loop_cbc():
-    p, doc = run("loop", [LOOP, "1"])
-    why = ctlib.profile_refused(doc)
-    if why:
-        ctlib.skip(f"this machine takes no CPU profile: {why}")
-    pr = main_proc(doc)
-    prof = pr.get("profile")
-    check(prof is not None, "profile_loop: a profile was taken")
-    show("loop", prof)
-    cpu_s = ((pr.get("utime_ns") or 0) + (pr.get("stime_ns") or 0)) / 1e9
-    sampled_s = prof["samples"] * prof["period_us"] / 1e6
-    check(cpu_s > 0.5 and abs(sampled_s / cpu_s - 1) <= 0.10,
-          f"samples x period {sampled_s:.3f} s against the process's CPU {cpu_s:.3f} s (within 10 %)")
+    # samples x period against the process's CPU: the sampling clock runs on while the hypervisor
+    # steals the vCPU (docs/profile.md), so that bound holds on a run with little steal (a run
+    # with more is run again, as the truth suites do); the samples are never short of the CPU,
+    # and the report's CPU time (cpu_s, steal taken out) is the loop's own clock's on every run
+    for attempt in range(1, truth.TRUTH_ROUNDS + 1):
+        before = truth.cpu_ticks()
+        p, doc = run("loop", [LOOP, "1"])
+        steal = truth.steal_share(before, truth.cpu_ticks())
+        why = ctlib.profile_refused(doc)
+        if why:
+            ctlib.skip(f"this machine takes no CPU profile: {why}")
+        pr = main_proc(doc)
+        prof = pr.get("profile")
+        check(prof is not None, "profile_loop: a profile was taken")
+        show("loop", prof)
+        cpu_s = ((pr.get("utime_ns") or 0) + (pr.get("stime_ns") or 0)) / 1e9
+        sampled_s = prof["samples"] * prof["period_us"] / 1e6
+        m = re.search(rb"in ([0-9.]+) s of CPU", p.stdout)
+        own_s = float(m.group(1)) if m else 0.0
+        check(own_s >= 1.0, f"profile_loop's own CPU clock: {own_s} s ({p.stdout[-200:]!r})")
+        check(abs(prof["cpu_s"] / own_s - 1) <= 0.10,
+              f"the report's profile CPU {prof['cpu_s']:.3f} s against the loop's own clock "
+              f"{own_s:.3f} s (within 10 %; the sampling clock counted {sampled_s:.3f} s, "
+              f"steal {steal:.1%})")
+        check(cpu_s > 0.5 and sampled_s / cpu_s >= 0.90,
+              f"samples x period {sampled_s:.3f} s not short of the process's CPU {cpu_s:.3f} s")
+        if steal <= truth.STEAL_LIMIT or attempt == truth.TRUTH_ROUNDS:
+            break
+        print(f"loop: steal {steal:.1%} of the machine during the run: run again")
+        time.sleep(truth.PAUSE_S)
+    check(abs(sampled_s / cpu_s - 1) <= 0.10 or steal > truth.STEAL_LIMIT,
+          f"samples x period {sampled_s:.3f} s against the process's CPU {cpu_s:.3f} s "
+          f"(within 10 %; steal {steal:.1%})")
+    if steal > truth.STEAL_LIMIT:
+        print(f"loop: every run had steal over {truth.STEAL_LIMIT:.0%}: samples x period against "
+              "the CPU not judged; the report's CPU time was")
     aes = aes_items(prof)
     n_aes = sum(i["samples"] for i in aes)
     check(n_aes >= 0.8 * prof["samples"], f"AES code is most of the CPU ({n_aes} of {prof['samples']})")

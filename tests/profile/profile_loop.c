@@ -86,6 +86,7 @@ int main(int argc, char **argv)
 			return 1;
 		total += more;
 	}
-	printf("encrypted %lld bytes\n", total);
+	/* its own CPU clock, the ground truth of the profile's CPU time (tests/profile) */
+	printf("encrypted %lld bytes in %.6f s of CPU\n", total, now());
 	return 0;
 }

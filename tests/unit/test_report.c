@@ -108,6 +108,50 @@ static void load_ok(struct rp_model *m, const char *name)
 	assert_int_equal(rp_load_file(m, tpath(name), msg, sizeof(msg)), 0);
 }
 
+/* A process of user_s user CPU (final or not) whose profile has `samples` at period_us. */
+static double profile_sample_us(double user_s, uint32_t flags, uint32_t period_us, uint64_t samples)
+{
+	static const char argv[] =
+		"profile_loop\0"
+		"1";
+	struct tg g;
+	tg_init(&g);
+	struct ct_header h = tg_default_header(300, argv, sizeof(argv) - 1);
+	tg_header(&g, &h);
+	struct ct_proc pr = {
+		.mono_ns = 2000, .flags = flags, .threads_seen = 1, .utime_ns = (uint64_t)(user_s * 1e9)
+	};
+	tg_proc(&g, &pr);
+	struct ct_end e = { .mono_ns = 3000, .reason = CT_END_EXIT };
+	tg_end(&g, &e);
+	tg_profile_totals(&g, period_us, samples);
+	assert_true(tg_write_file(&g, tpath("prof.ctrace")));
+	tg_free(&g);
+	struct rp_model m;
+	rp_model_init(&m);
+	load_ok(&m, "prof.ctrace");
+	rp_model_merge(&m);
+	assert_int_equal(m.nprocs, 1);
+	assert_true(m.procs[0].prof.has);
+	double us = rp_profile_sample_s(&m.procs[0].prof) * 1e6;
+	rp_model_free(&m);
+	return us;
+}
+
+/* The sampling clock ahead of the process's own CPU (a VM's steal): a sample counts its share of
+ * the user CPU the kernel gave the process at exit; within the sampler's error, or against an
+ * older snapshot, or when the profile has fewer samples than the CPU (it began late), the period. */
+static void test_profile_sample_time(void **state)
+{
+	(void)state;
+	/* 320 samples of 4 ms (1.28 s) against 1.01 s of user CPU: CI's ASan pass, 2026-12-02 */
+	assert_float_equal(profile_sample_us(1.01, CT_PROC_FINAL, 4000, 320), 1.01e6 / 320, 0.01);
+	assert_float_equal(profile_sample_us(1.25, CT_PROC_FINAL, 4000, 320), 4000, 1e-9);
+	assert_float_equal(profile_sample_us(1.01, 0, 4000, 320), 4000, 1e-9);
+	assert_float_equal(profile_sample_us(9.0, CT_PROC_FINAL, 4000, 320), 4000, 1e-9);
+	assert_float_equal(profile_sample_us(0.05, CT_PROC_FINAL, 4000, 60), 4000, 1e-9); /* too few */
+}
+
 static void test_merge_two_processes(void **state)
 {
 	(void)state;
@@ -1228,6 +1272,7 @@ int main(void)
 		cmocka_unit_test(test_perfetto_many_threads),
 		cmocka_unit_test(test_frame_module),
 		cmocka_unit_test(test_om_counters_saturate),
+		cmocka_unit_test(test_profile_sample_time),
 	};
 	return cmocka_run_group_tests_name("report", tests, setup, teardown);
 }

@@ -49,6 +49,11 @@ void tg_header(struct tg *g, const struct ct_header *h)
 {
 	done(g, ct_encode_header(room(g, CAP), CAP, h));
 }
+void tg_profile_totals(struct tg *g, uint32_t period_us, uint64_t samples)
+{
+	struct ct_profile p = { .period_us = period_us, .samples = samples };
+	done(g, ct_encode_profile(room(g, CAP), CAP, &p, NULL, NULL, 0));
+}
 void tg_path(struct tg *g, const struct ct_path_def *p)
 {
 	done(g, ct_encode_path(room(g, CAP), CAP, p));

@@ -29,6 +29,8 @@ void tg_proc(struct tg *g, const struct ct_proc *p);
 void tg_end(struct tg *g, const struct ct_end *e);
 void tg_thread(struct tg *g, const struct ct_thread_info *t);
 void tg_ops(struct tg *g, const struct ct_ops_batch *b, const struct ct_op *ops, uint32_t n);
+/* A profile's totals record (module ""), as the launcher appends after the END. */
+void tg_profile_totals(struct tg *g, uint32_t period_us, uint64_t samples);
 /* Appends raw bytes (to build damaged or foreign files). */
 void tg_raw(struct tg *g, const void *p, size_t n);
 
