@@ -20,6 +20,12 @@
  *       aes-128-xts, aes-256-cfb. Prints one JSON object: iterations, bytes, the batches and the
  *       mean of those no preemption stretched (robust_batch_ns), as examples/selftimed does.
  *
+ *   gcrypt_bench [-d] late CIPHER SIZE COUNT
+ *       `cryptrace attach`'s test of a handle opened before the attach (tests/attach/late_handles.py):
+ *       opens and keys a handle of CIPHER (and sets its IV), prints "ready", waits for a line on
+ *       stdin, then makes COUNT gcry_cipher_encrypt (decrypt with -d) calls of SIZE bytes on it
+ *       and prints "done calls=N bytes=N checksum=X"; then waits for another line, and exits 0.
+ *
  *   gcrypt_bench failures
  *       Two calls libgcrypt refuses, as a program's mistakes: 100 bytes of AES-256-CBC (not
  *       whole blocks), then a 15-byte key (Invalid key length); prints
@@ -275,11 +281,53 @@ static int failures(void)
 	return bad_key && bad_len ? 0 : 1;
 }
 
+/* ---- late: a handle older than the attach ----------------------------------------------- */
+
+static int wait_line(void)
+{
+	char line[64];
+	return fgets(line, sizeof(line), stdin) ? 0 : 1;
+}
+
+static int late(const struct cipher *c, size_t size, int decrypt, long count)
+{
+	gcry_cipher_hd_t h = open_keyed(c);
+	unsigned char iv[16];
+	test_iv(iv, 0);
+	bool ctr = c->mode == GCRY_CIPHER_MODE_CTR, gcm = c->mode == GCRY_CIPHER_MODE_GCM;
+	if (ctr ? gcry_cipher_setctr(h, iv, 16) : gcry_cipher_setiv(h, iv, gcm ? 12 : 16))
+		return 1;
+	unsigned char *in = malloc(size ? size : 1), *out = malloc(size ? size : 1);
+	if (!in || !out)
+		return 1;
+	for (size_t i = 0; i < size; i++)
+		in[i] = (unsigned char)(i * 131);
+	printf("ready\n");
+	fflush(stdout);
+	if (wait_line())
+		return 1;
+	uint32_t sum = 2166136261u;
+	for (long i = 0; i < count; i++) {
+		if (decrypt ? gcry_cipher_decrypt(h, out, size, in, size)
+			    : gcry_cipher_encrypt(h, out, size, in, size))
+			return 1;
+		sum = checksum(sum, out, size);
+	}
+	printf("done calls=%ld bytes=%llu checksum=%08x\n", count, (unsigned long long)count * size, sum);
+	fflush(stdout);
+	wait_line();
+	gcry_cipher_close(h);
+	free(in);
+	free(out);
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: gcrypt_bench benchmark\n"
-		"       gcrypt_bench [-s SECONDS] [-d] [-r] tight CIPHER SIZE\n");
+		"       gcrypt_bench [-s SECONDS] [-d] [-r] tight CIPHER SIZE\n"
+		"       gcrypt_bench [-d] late CIPHER SIZE COUNT\n");
 	exit(2);
 }
 
@@ -317,6 +365,16 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		return tight(c, (size_t)size, decrypt, reiv, seconds);
+	}
+	if (optind + 4 == argc && !strcmp(argv[optind], "late")) {
+		const struct cipher *c = cipher_by_name(argv[optind + 1]);
+		long size = atol(argv[optind + 2]), count = atol(argv[optind + 3]);
+		if (!c || size <= 0 || size % 16 || count < 0) {
+			fprintf(stderr,
+				"gcrypt_bench: unknown cipher or a size that is not a multiple of 16\n");
+			return 2;
+		}
+		return late(c, (size_t)size, decrypt, count);
 	}
 	usage();
 	return 2;

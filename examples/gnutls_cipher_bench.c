@@ -14,6 +14,11 @@
  *          which fails (GNUTLS_E_DECRYPTION_FAILED)
  *   aeadv  the same through encryptv2 / decryptv2 (in place: ITERATIONS encryptions of one buffer,
  *          then as many decryptions of a copy of the last message), the data in two iovecs
+ *   late   `cryptrace attach`'s test of handles made before the attach
+ *          (tests/attach/late_handles.py): inits an AES-128-CBC cipher handle and an AES-256-GCM
+ *          AEAD handle, prints "ready", waits for a line on stdin, then makes ITERATIONS encrypt2
+ *          calls of SIZE on the first and as many aead_cipher_encrypt of SIZE on the second,
+ *          prints its line (below), waits for another line and exits
  * SIZE is a multiple of 16 (CBC). The encryptions run in batches of about a millisecond, each
  * timed with clock_gettime(CLOCK_MONOTONIC) around it; TIMEFILE gets, as JSON, the batches' mean
  * per message without those a preemption stretched ({"encrypt_calls": N,
@@ -168,7 +173,7 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind != 2) {
 		fprintf(stderr,
-			"usage: gnutls_cipher_bench [-n ITERATIONS] [-t TIMEFILE] cbc|gcm|aead|aeadv SIZE\n");
+			"usage: gnutls_cipher_bench [-n ITERATIONS] [-t TIMEFILE] cbc|gcm|aead|aeadv|late SIZE\n");
 		return 2;
 	}
 	const char *mode = argv[optind];
@@ -247,6 +252,29 @@ int main(int argc, char **argv)
 		}
 		digest(r.in, r.size);
 		gnutls_aead_cipher_deinit(r.a);
+	} else if (!strcmp(mode, "late")) {
+		char line[64];
+		gnutls_datum_t k128 = { key, 16 }, k256 = { key, 32 }, iv = { r.iv, 16 };
+		if ((e = gnutls_cipher_init(&r.h, GNUTLS_CIPHER_AES_128_CBC, &k128, &iv)) < 0)
+			die("cipher_init", e);
+		if ((e = gnutls_aead_cipher_init(&r.a, GNUTLS_CIPHER_AES_256_GCM, &k256)) < 0)
+			die("aead_cipher_init", e);
+		printf("ready\n");
+		fflush(stdout);
+		if (!fgets(line, sizeof(line), stdin))
+			return 1;
+		for (size_t i = 0; i < n; i++) {
+			cbc_enc(&r, i);
+			digest(r.out, r.size);
+			aead_enc(&r, i);
+			digest(r.out, r.size + TAG_LEN);
+		}
+		printf("done\n");
+		fflush(stdout);
+		gnutls_cipher_deinit(r.h);
+		gnutls_aead_cipher_deinit(r.a);
+		if (!fgets(line, sizeof(line), stdin))
+			return 1;
 	} else {
 		fprintf(stderr, "gnutls_cipher_bench: unknown mode %s\n", mode);
 		return 2;

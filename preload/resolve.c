@@ -70,7 +70,10 @@ void *ct_resolve(const char *name)
 		return got;
 	int saved = errno;
 	void *p = dlsym(RTLD_NEXT, name);
-	const char *prefix = strncmp(name, "gnutls_", 7) ? "libcrypto.so" : "libgnutls.so";
+	/* the library that defines the name: a late library (attach) is searched before none of them */
+	const char *prefix = !strncmp(name, "gnutls_", 7) ? "libgnutls.so"
+			     : !strncmp(name, "gcry_", 5) ? "libgcrypt.so"
+							  : "libcrypto.so";
 	for (unsigned i = 0; !p && i < RESOLVE_MAX_LIBCRYPTOS; i++) {
 		struct find_lib f = { .path = "", .skip = i, .prefix = prefix };
 		if (!dl_iterate_phdr(find_lib_cb, &f))

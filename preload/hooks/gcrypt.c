@@ -18,6 +18,7 @@
 
 #include "ctxmap.h"
 #include "gcrypt_impl.h"
+#include "gcrypt_late.h"
 #include "internal.h"
 
 extern struct ct_ctxmap ct_global_ctxmap;
@@ -203,12 +204,30 @@ CT_EXPORT void gcry_cipher_close(gcry_cipher_hd_t h)
 
 /* ---- the calls on a handle ----------------------------------------------------------------- */
 
+/* A handle opened before `cryptrace attach` loaded us, at its first call after: classified from
+ * its algorithm and mode as its open would have been (gcrypt_late.c reads them); CT_NO_PATH when
+ * they cannot be read. Its key size is the algorithm's (AES's is in the algorithm). */
+static __attribute__((noinline)) uint32_t classify_unseen(struct ct_thread *t, gcry_cipher_hd_t h)
+{
+	uint32_t g = ct_guard_all(t), id = CT_NO_PATH;
+	int algo, mode;
+	if (ct_gcrypt_handle_algo_mode(h, &algo, &mode)) {
+		id = classify(algo, mode, default_key_bits(algo, mode));
+		if (id != CT_NO_PATH)
+			ct_ctxmap_set(h, id);
+	}
+	ct_guard_restore(t, g);
+	return id;
+}
+
 /* The path of handle h for a call in dir (CT_DIR_UNKNOWN: the handle's current path, a set-up),
  * moving the handle to dir's path when it is on another; CT_NO_PATH for a handle never seen
- * opened. */
+ * opened (but for one opened before an attach: classify_unseen). */
 static uint32_t handle_path(struct ct_thread *t, gcry_cipher_hd_t h, uint8_t dir)
 {
 	uint32_t id = ct_ctxmap_lookup_inline(&ct_global_ctxmap, h);
+	if (CT_UNLIKELY(id == CT_NO_PATH) && ct_attach_late())
+		id = classify_unseen(t, h);
 	if (CT_UNLIKELY(id >= CT_PATH_CAPACITY) || dir == CT_DIR_UNKNOWN)
 		return id;
 	const struct peers *p = &peers[id];

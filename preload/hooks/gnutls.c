@@ -25,7 +25,7 @@ extern struct ct_ctxmap ct_global_ctxmap;
 /* ---- handle set-up -------------------------------------------------------------------------- */
 
 /* The path of a handle just set up for alg with a key of key_size bytes, mapped to handle (guards
- * raised by the caller); ra is where the program called. */
+ * raised by the caller); ra is where the program called (NULL: not known, no event). */
 static uint32_t handle_classify(const char *call, const void *handle, int alg, unsigned key_size,
 				uint8_t entry, const void *ra)
 {
@@ -42,7 +42,7 @@ static uint32_t handle_classify(const char *call, const void *handle, int alg, u
 	};
 	uint32_t id = ct_path_intern_here(&k);
 	ct_ctxmap_set(handle, id);
-	if (id != CT_NO_PATH)
+	if (id != CT_NO_PATH && ra)
 		ct_event_at_site(CT_EV_CONTEXT, call, id, (uintptr_t)ra, NULL);
 	return id;
 }
@@ -277,6 +277,21 @@ static __thread struct {
 	uint8_t dir, entry;
 } hot __attribute__((tls_model("initial-exec")));
 
+/* A handle made before `cryptrace attach` loaded us, at its first call after: classified from
+ * its cipher as its init would have been (gnutls_late.c reads it), its key the cipher's size;
+ * CT_NO_PATH when it cannot be read. Its init's call site is not known: no context event. */
+static __attribute__((noinline)) uint32_t classify_unseen(struct ct_thread *t, const void *h, uint8_t entry)
+{
+	uint32_t guard = ct_guard_all(t), id = CT_NO_PATH;
+	int alg;
+	size_t (*key_size)(gnutls_cipher_algorithm_t) = CT_REAL(gnutls_cipher_get_key_size);
+	if (key_size && ct_gnutls_handle_cipher(h, entry == CT_ENTRY_GNUTLS_AEAD, &alg))
+		id = handle_classify("(made before the attach)", h, alg,
+				     (unsigned)key_size((gnutls_cipher_algorithm_t)alg), entry, NULL);
+	ct_guard_restore(t, guard);
+	return id;
+}
+
 /* The handle's path for a call of dir and entry: a data call moves the handle to its direction's
  * variant (so that the next message's IV and AAD count there); a phase counts where it is. */
 static uint32_t handle_path(struct ct_thread *t, const void *h, uint8_t dir, uint8_t entry)
@@ -285,6 +300,10 @@ static uint32_t handle_path(struct ct_thread *t, const void *h, uint8_t dir, uin
 	if (hot.h == h && hot.gen == gen && (dir == CT_DIR_UNKNOWN || (hot.dir == dir && hot.entry == entry)))
 		return hot.path;
 	uint32_t id = ct_ctxmap_lookup_inline(&ct_global_ctxmap, h);
+	if (CT_UNLIKELY(id == CT_NO_PATH) && ct_attach_late()) {
+		id = classify_unseen(t, h, entry);
+		gen = atomic_load_explicit(&ct_ctxmap_gen, memory_order_acquire);
+	}
 	if (id == CT_NO_PATH)
 		return id;
 	if (dir != CT_DIR_UNKNOWN && (ct_path_dir(id) != dir || ct_path_entry(id) != entry)) {

@@ -7,6 +7,7 @@
 #ifndef CT_GNUTLS_INTERNAL_H
 #define CT_GNUTLS_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,5 +30,10 @@ const char *ct_gnutls_overrides(void);
 /* A GnuTLS call that returned the error r (< 0): an event with its call site, the error decoded
  * by gnutls_strerror_name ("GNUTLS_E_DECRYPTION_FAILED (-24)"). Call with guards raised. */
 void ct_gnutls_failed(const char *call, int r, uint32_t path_id);
+
+/* The cipher algorithm of a GnuTLS cipher handle (aead false: gnutls_cipher_hd_t) or AEAD handle
+ * (gnutls_aead_cipher_hd_t) made before `cryptrace attach`, read from the handle (gnutls_late.c;
+ * guards raised by the caller); false when it cannot be read safely. */
+bool ct_gnutls_handle_cipher(const void *h, bool aead, int *alg);
 
 #endif
