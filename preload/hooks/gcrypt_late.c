@@ -95,7 +95,8 @@ static bool find_layout(void)
 	if (s)
 		close(s);
 	if (!ok)
-		ct_log(1, "libgcrypt: the layout of a cipher handle was not found: handles opened before "
+		ct_log(1,
+		       "libgcrypt: the layout of a cipher handle was not found: handles opened before "
 		       "the attach stay uncounted");
 	return ok;
 }

@@ -121,8 +121,10 @@ static bool layout_known(bool aead, name_fn name)
 	if (s == 0 && atomic_compare_exchange_strong(state, &none, 1)) {
 		s = find_layout(aead, name) ? 2 : 3;
 		if (s == 3)
-			ct_log(1, "gnutls: the layout of %s handle was not found: handles made before the "
-			       "attach stay uncounted", aead ? "an AEAD" : "a cipher");
+			ct_log(1,
+			       "gnutls: the layout of %s handle was not found: handles made before the "
+			       "attach stay uncounted",
+			       aead ? "an AEAD" : "a cipher");
 		atomic_store_explicit(state, s, memory_order_release);
 	}
 	/* another thread is looking: a few microseconds */
