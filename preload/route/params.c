@@ -10,7 +10,7 @@
 OSSL_PARAM *ct_param_find(OSSL_PARAM *params, const char *key)
 {
 	for (OSSL_PARAM *p = params; p && p->key; p++) {
-		if (strcmp(p->key, key) == 0)
+		if (ct_param_is(p->key, key))
 			return p;
 	}
 	return NULL;

@@ -161,21 +161,21 @@ static int alg_get_params(const struct ct_alg *a, OSSL_PARAM params[])
 {
 	for (OSSL_PARAM *p = params; p && p->key; p++) {
 		int ok = 1;
-		if (!strcmp(p->key, OSSL_CIPHER_PARAM_MODE))
+		if (ct_param_is(p->key, OSSL_CIPHER_PARAM_MODE))
 			ok = ct_param_set_uint(p, a->evp_mode);
-		else if (!strcmp(p->key, OSSL_CIPHER_PARAM_KEYLEN))
+		else if (ct_param_is(p->key, OSSL_CIPHER_PARAM_KEYLEN))
 			ok = ct_param_set_uint(p, a->keylen);
-		else if (!strcmp(p->key, OSSL_CIPHER_PARAM_IVLEN))
+		else if (ct_param_is(p->key, OSSL_CIPHER_PARAM_IVLEN))
 			ok = ct_param_set_uint(p, a->ivlen);
-		else if (!strcmp(p->key, OSSL_CIPHER_PARAM_BLOCK_SIZE))
+		else if (ct_param_is(p->key, OSSL_CIPHER_PARAM_BLOCK_SIZE))
 			ok = ct_param_set_uint(p, a->blocksize);
-		else if (!strcmp(p->key, OSSL_CIPHER_PARAM_AEAD))
+		else if (ct_param_is(p->key, OSSL_CIPHER_PARAM_AEAD))
 			ok = ct_param_set_int(p, a->aead);
-		else if (!strcmp(p->key, OSSL_CIPHER_PARAM_CUSTOM_IV))
+		else if (ct_param_is(p->key, OSSL_CIPHER_PARAM_CUSTOM_IV))
 			ok = ct_param_set_int(p, a->custom_iv);
-		else if (!strcmp(p->key, OSSL_CIPHER_PARAM_CTS) ||
-			 !strcmp(p->key, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK) ||
-			 !strcmp(p->key, OSSL_CIPHER_PARAM_HAS_RAND_KEY))
+		else if (ct_param_is(p->key, OSSL_CIPHER_PARAM_CTS) ||
+			 ct_param_is(p->key, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK) ||
+			 ct_param_is(p->key, OSSL_CIPHER_PARAM_HAS_RAND_KEY))
 			ok = ct_param_set_int(p, 0);
 		if (!ok)
 			return 0;
@@ -278,11 +278,11 @@ static int prov_get_params(void *provctx, OSSL_PARAM params[])
 	(void)provctx;
 	for (OSSL_PARAM *p = params; p && p->key; p++) {
 		int ok = 1;
-		if (!strcmp(p->key, OSSL_PROV_PARAM_NAME))
+		if (ct_param_is(p->key, OSSL_PROV_PARAM_NAME))
 			ok = set_utf8_ptr(p, "cryptrace in-process AES-NI/VAES route");
-		else if (!strcmp(p->key, OSSL_PROV_PARAM_VERSION))
+		else if (ct_param_is(p->key, OSSL_PROV_PARAM_VERSION))
 			ok = set_utf8_ptr(p, "1");
-		else if (!strcmp(p->key, OSSL_PROV_PARAM_STATUS))
+		else if (ct_param_is(p->key, OSSL_PROV_PARAM_STATUS))
 			ok = ct_param_set_int(p, 1);
 		if (!ok)
 			return 0;

@@ -285,28 +285,28 @@ int ct_prov_gcm_get_ctx_params(void *vctx, OSSL_PARAM params[])
 	struct ct_rctx *c = vctx;
 	for (OSSL_PARAM *p = params; p && p->key; p++) {
 		int ok = 1;
-		if (!strcmp(p->key, OSSL_CIPHER_PARAM_IVLEN)) {
+		if (ct_param_is(p->key, OSSL_CIPHER_PARAM_IVLEN)) {
 			ok = ct_param_set_uint(p, c->ivlen);
-		} else if (!strcmp(p->key, OSSL_CIPHER_PARAM_KEYLEN)) {
+		} else if (ct_param_is(p->key, OSSL_CIPHER_PARAM_KEYLEN)) {
 			ok = ct_param_set_uint(p, c->keylen);
-		} else if (!strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) {
+		} else if (ct_param_is(p->key, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) {
 			ok = ct_param_set_uint(p, c->taglen != UNSET_SIZE ? c->taglen : GCM_TAG_MAX);
-		} else if (!strcmp(p->key, OSSL_CIPHER_PARAM_IV) ||
-			   !strcmp(p->key, OSSL_CIPHER_PARAM_UPDATED_IV)) {
+		} else if (ct_param_is(p->key, OSSL_CIPHER_PARAM_IV) ||
+			   ct_param_is(p->key, OSSL_CIPHER_PARAM_UPDATED_IV)) {
 			if (c->iv_state == IV_UNINITIALISED &&
 			    (c->tls_aad_len != UNSET_SIZE || !c->enc || !gcm_iv_generate(c)))
 				return 0;
 			if (p->data && c->ivlen > p->data_size)
 				return 0;
 			ok = ct_param_set_octets(p, c->giv, c->ivlen);
-		} else if (!strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD)) {
+		} else if (ct_param_is(p->key, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD)) {
 			ok = ct_param_set_uint(p, c->tls_aad_pad_sz);
-		} else if (!strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_TAG)) {
+		} else if (ct_param_is(p->key, OSSL_CIPHER_PARAM_AEAD_TAG)) {
 			size_t sz = p->data_size;
 			if (sz == 0 || sz > GCM_TLS_TAG_LEN || !c->enc || c->taglen == UNSET_SIZE)
 				return 0;
 			ok = ct_param_set_octets(p, c->tag, sz);
-		} else if (!strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN)) {
+		} else if (ct_param_is(p->key, OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN)) {
 			if (!p->data || p->data_type != OSSL_PARAM_OCTET_STRING ||
 			    !gcm_getivgen(c, p->data, p->data_size))
 				return 0;
@@ -321,14 +321,14 @@ int ct_prov_gcm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 {
 	struct ct_rctx *c = vctx;
 	for (const OSSL_PARAM *p = params; p && p->key; p++) {
-		if (!strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_TAG)) {
+		if (ct_param_is(p->key, OSSL_CIPHER_PARAM_AEAD_TAG)) {
 			size_t sz;
 			if (!ct_param_get_octets(p, c->tag, GCM_TLS_TAG_LEN, &sz))
 				return 0;
 			if (sz == 0 || c->enc)
 				return 0;
 			c->taglen = sz;
-		} else if (!strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_IVLEN)) {
+		} else if (ct_param_is(p->key, OSSL_CIPHER_PARAM_AEAD_IVLEN)) {
 			uint64_t sz;
 			if (!ct_param_get_uint(p, &sz) || sz == 0 || sz > sizeof(c->giv))
 				return 0;
@@ -338,18 +338,18 @@ int ct_prov_gcm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 					c->iv_state = IV_FINISHED;
 				c->ivlen = (size_t)sz;
 			}
-		} else if (!strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD)) {
+		} else if (ct_param_is(p->key, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD)) {
 			if (p->data_type != OSSL_PARAM_OCTET_STRING)
 				return 0;
 			size_t sz = gcm_tls_init(c, p->data, p->data_size);
 			if (sz == 0)
 				return 0;
 			c->tls_aad_pad_sz = sz;
-		} else if (!strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED)) {
+		} else if (ct_param_is(p->key, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED)) {
 			if (p->data_type != OSSL_PARAM_OCTET_STRING ||
 			    !gcm_tls_iv_set_fixed(c, p->data, p->data_size))
 				return 0;
-		} else if (!strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV)) {
+		} else if (ct_param_is(p->key, OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV)) {
 			if (!p->data || p->data_type != OSSL_PARAM_OCTET_STRING ||
 			    !gcm_setivinv(c, p->data, p->data_size))
 				return 0;

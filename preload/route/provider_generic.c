@@ -304,19 +304,19 @@ int ct_prov_generic_get_ctx_params(void *vctx, OSSL_PARAM params[])
 		return ct_native_get_params(c->native, params);
 	for (OSSL_PARAM *p = params; p && p->key; p++) {
 		int ok = 1;
-		if (!strcmp(p->key, OSSL_CIPHER_PARAM_IVLEN))
+		if (ct_param_is(p->key, OSSL_CIPHER_PARAM_IVLEN))
 			ok = ct_param_set_uint(p, c->ivlen);
-		else if (!strcmp(p->key, OSSL_CIPHER_PARAM_PADDING))
+		else if (ct_param_is(p->key, OSSL_CIPHER_PARAM_PADDING))
 			ok = ct_param_set_uint(p, c->pad);
-		else if (!strcmp(p->key, OSSL_CIPHER_PARAM_IV))
+		else if (ct_param_is(p->key, OSSL_CIPHER_PARAM_IV))
 			ok = ct_param_set_octets(p, c->oiv, c->ivlen);
-		else if (!strcmp(p->key, OSSL_CIPHER_PARAM_UPDATED_IV))
+		else if (ct_param_is(p->key, OSSL_CIPHER_PARAM_UPDATED_IV))
 			ok = ct_param_set_octets(p, c->iv, c->ivlen);
-		else if (!strcmp(p->key, OSSL_CIPHER_PARAM_NUM))
+		else if (ct_param_is(p->key, OSSL_CIPHER_PARAM_NUM))
 			ok = ct_param_set_uint(p, c->num);
-		else if (!strcmp(p->key, OSSL_CIPHER_PARAM_KEYLEN))
+		else if (ct_param_is(p->key, OSSL_CIPHER_PARAM_KEYLEN))
 			ok = ct_param_set_uint(p, c->keylen);
-		else if (!strcmp(p->key, OSSL_CIPHER_PARAM_TLS_MAC))
+		else if (ct_param_is(p->key, OSSL_CIPHER_PARAM_TLS_MAC))
 			ok = ct_param_set_octets(p, NULL, 0);
 		if (!ok)
 			return 0;
@@ -346,11 +346,11 @@ int ct_prov_generic_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 		return ct_native_set_params(c->native, params);
 	for (const OSSL_PARAM *p = params; p && p->key; p++) {
 		uint64_t v;
-		if (!strcmp(p->key, OSSL_CIPHER_PARAM_PADDING)) {
+		if (ct_param_is(p->key, OSSL_CIPHER_PARAM_PADDING)) {
 			if (!ct_param_get_uint(p, &v) || v > UINT32_MAX)
 				return 0;
 			c->pad = v != 0;
-		} else if (!strcmp(p->key, OSSL_CIPHER_PARAM_NUM)) {
+		} else if (ct_param_is(p->key, OSSL_CIPHER_PARAM_NUM)) {
 			if (!ct_param_get_uint(p, &v) || v > UINT32_MAX)
 				return 0;
 			/* As the installed libcrypto does: 3.0.22 refuses num >= the block size (1 for
@@ -361,17 +361,17 @@ int ct_prov_generic_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 			if (v >= limit)
 				return 0;
 			c->num = (unsigned)v;
-		} else if (!strcmp(p->key, OSSL_CIPHER_PARAM_USE_BITS)) {
+		} else if (ct_param_is(p->key, OSSL_CIPHER_PARAM_USE_BITS)) {
 			if (!ct_param_get_uint(p, &v))
 				return 0; /* only CFB1 uses it; accepted and ignored like OpenSSL */
-		} else if (!strcmp(p->key, OSSL_CIPHER_PARAM_TLS_VERSION)) {
+		} else if (ct_param_is(p->key, OSSL_CIPHER_PARAM_TLS_VERSION)) {
 			/* libssl's CBC record layer (constant-time unpadding, MAC extraction) is
 			 * OpenSSL's business: hand the whole context over, with all of params */
 			if (!ct_param_get_uint(p, &v))
 				return 0;
 			if (v > 0)
 				return hand_over_to_native(c, params);
-		} else if (!strcmp(p->key, OSSL_CIPHER_PARAM_TLS_MAC_SIZE)) {
+		} else if (ct_param_is(p->key, OSSL_CIPHER_PARAM_TLS_MAC_SIZE)) {
 			if (!ct_param_get_uint(p, &v))
 				return 0;
 		}
