@@ -16,6 +16,9 @@ and to the instruction limit of this CPU.
   route        `cryptrace run -q --route 'aes-*=aesni' -- openssl speed ...` (the 3.0 command),
                with BUILD's libcryptrace.so, or each --route-lib NAME=PATH given (e.g. a build
                of main beside this one: CRYPTRACE_LIB selects the library)
+  route-3.5    the first route library under OpenSSL 3.5's own `openssl speed` (its loader, its
+               libcrypto): our code behind 3.5's EVP, as openssl-3.5's own code is; the route's
+               figures under 3.0 carry 3.0's costlier EVP per call (--no-route-35 leaves it out)
   backend      our AES code with nothing in front: BUILD/aesni/aesni_bench's figure for the same
                request (GCM a whole message, as ipsec-mb's job): what the route would give with
                no EVP cost per call (--no-backend leaves it out)
@@ -28,7 +31,8 @@ otherwise pass unseen). The header names the CPU, our code level, ipsec-mb's and
 (BUILD/aesni/aesni_bench --limits: the widest AES instruction's measured throughput).
 
 usage: bench/peers.py [-b BUILD] [-r ROUNDS] [-s SECONDS] [-m MODES] [-z SIZES]
-                      [--route-lib NAME=PATH]... [--no-35] [--no-ipsecmb] [--no-backend]
+                      [--route-lib NAME=PATH]... [--no-35] [--no-route-35] [--no-ipsecmb]
+                      [--no-backend]
                       [-o FILE]
 Exit 77 when this is not an x86-64 machine with AES-NI or nothing is built."""
 import argparse
@@ -83,12 +87,18 @@ def openssl_peer(name, argv_of, env):
     return Peer(name, run, MODES)
 
 
-def route_peer(name, cryptrace, lib, work):
+def route_peer(name, cryptrace, lib, work, tree=None):
+    """The route under this host's openssl speed, or (tree: an osslver.Tree) under that
+    release's own openssl speed, through its loader: the same EVP in front of our code as in
+    front of that release's own."""
     env = dict(os.environ, CRYPTRACE_LIB=lib)
+    if tree:
+        env = tree.env(env)
     env.pop("OPENSSL_ia32cap", None)
 
     def cmd(args, out):
-        return [cryptrace, "run", "-q", "-o", out, "--route", "aes-*=aesni", "--", "openssl"] + args
+        prog = tree.argv(args) if tree else ["openssl"] + args
+        return [cryptrace, "run", "-q", "-o", out, "--route", "aes-*=aesni", "--"] + prog
 
     def run(mode, size, seconds):
         out = tempfile.mkdtemp(dir=work)
@@ -161,13 +171,13 @@ def openssl35(build):
         import osslver
         t = osslver.tree("3.5")
     except SystemExit:  # ctlib.skip: the archive cannot be reached (it printed why)
-        return None, "not available (see SKIP above)"
+        return None, "not available (see SKIP above)", None
     finally:
         os.environ.clear()  # ctlib drops CRYPTRACE_* from the environment on import
         os.environ.update(saved)
     env = t.env(dict(os.environ))
     env.pop("OPENSSL_ia32cap", None)
-    return openssl_peer("openssl-3.5", t.argv, env), t.version_line()
+    return openssl_peer("openssl-3.5", t.argv, env), t.version_line(), t
 
 
 def limits(build):
@@ -195,6 +205,8 @@ def main():
     ap.add_argument("--route-lib", action="append", default=[], metavar="NAME=PATH",
                     help="a route column per library (default: route=BUILD's libcryptrace.so)")
     ap.add_argument("--no-35", action="store_true", help="leave OpenSSL 3.5 out")
+    ap.add_argument("--no-route-35", action="store_true",
+                    help="leave out the route under OpenSSL 3.5's openssl speed")
     ap.add_argument("--no-ipsecmb", action="store_true", help="leave ipsec-mb out")
     ap.add_argument("--no-backend", action="store_true", help="leave out our code without OpenSSL")
     ap.add_argument("-o", "--output", help="also write the table to this file")
@@ -216,9 +228,9 @@ def main():
         peers = [openssl_peer("openssl-3.0", lambda args: ["openssl"] + args,
                               {k: v for k, v in os.environ.items() if k != "OPENSSL_ia32cap"})]
         v30 = subprocess.run(["openssl", "version"], stdout=subprocess.PIPE, text=True).stdout.strip()
-        v35 = "left out (--no-35)"
+        v35, tree35 = "left out (--no-35)", None
         if not a.no_35:
-            p35, v35 = openssl35(build)
+            p35, v35, tree35 = openssl35(build)
             if p35:
                 peers.append(p35)
         exe = os.path.join(build, "bench", "ipsecmb_bench")
@@ -240,6 +252,11 @@ def main():
             r = route_peer(name, cryptrace, os.path.abspath(path), work)
             r.check()
             routes.append(r)
+        if tree35 and not a.no_route_35:  # the first library under 3.5's own openssl speed
+            name, _, path = libs[0].partition("=")
+            r = route_peer(f"{name}-3.5", cryptrace, os.path.abspath(path), work, tree35)
+            r.check()
+            routes.append(r)
         if not a.no_backend:
             routes.append(backend_peer(os.path.join(build, "aesni", "aesni_bench")))
         peers += routes
@@ -253,7 +270,7 @@ def main():
                 f"(aesni_bench --limits); our code level: {level}",
                 f"# openssl-3.0: {v30}; openssl-3.5: {v35}; ipsec-mb: {vmb}",
                 f"# route: cryptrace run --route 'aes-*=aesni' -- openssl speed (the 3.0 "
-                f"command); " + ", ".join(f"{r.name}" for r in routes) +
+                f"command; NAME-3.5: 3.5's own openssl speed, through its loader); " + ", ".join(f"{r.name}" for r in routes) +
                 ("" if a.no_backend else "; backend: aesni_bench's ours (no EVP in front)"),
                 "# GB/s median (min-max over rounds); best peer = best of the openssl and "
                 "ipsec-mb columns; ratio = route / best peer; %lim = route median / limit"]
