@@ -92,9 +92,9 @@ static bool selection_cuts(const struct rp_model *m)
 	return m->window.active || f->api || f->cipher_glob || f->min_size || f->max_size || f->path_cut;
 }
 
-static double bound_s(double n, double lambda, double period_s, double hooks_s)
+static double bound_s(double n, double lambda, double sample_s, double hooks_s)
 {
-	return CHECK_SIGMAS * sqrt(fmax(fmax(n, lambda), 1)) * period_s + CHECK_SLACK * hooks_s;
+	return CHECK_SIGMAS * sqrt(fmax(fmax(n, lambda), 1)) * sample_s + CHECK_SLACK * hooks_s;
 }
 
 /* The cpu-clock's timer runs on wall time while the task is on its CPU, and on a VM that includes
@@ -146,7 +146,7 @@ void rp_profile_hooks_check(const struct rp_model *m, struct rp_proc *p)
 		 rp_str_basename(lib).p);
 	if (!lib.len)
 		snprintf(c->hooked_module, sizeof(c->hooked_module), gcrypt ? "libgcrypt" : "libcrypto");
-	double period_s = rp_profile_sample_s(pr);
+	double sample_s = rp_profile_sample_s(pr); /* a period, less under steal */
 	uint64_t cipher = 0, hooked = 0, outside = 0;
 	uint64_t out_best = 0;
 	for (size_t k = 0; k < pr->nitems; k++) {
@@ -170,15 +170,15 @@ void rp_profile_hooks_check(const struct rp_model *m, struct rp_proc *p)
 			snprintf(c->outside_module, sizeof(c->outside_module), "%s", it->module);
 		}
 	}
-	double lambda = c->hooks_s / period_s;
+	double lambda = c->hooks_s / sample_s;
 	c->made = true;
-	c->profile_s = (double)cipher * period_s;
-	c->error_s = bound_s((double)cipher, lambda, period_s, c->hooks_s);
+	c->profile_s = (double)cipher * sample_s;
+	c->error_s = bound_s((double)cipher, lambda, sample_s, c->hooks_s);
 	/* samples the kernel lost (a full ring buffer) may have been anywhere: the most has them */
 	uint64_t most = hooked + outside + pr->lost;
-	c->profile_max_s = (double)most * period_s;
-	c->error_max_s = bound_s((double)most, lambda, period_s, c->hooks_s);
-	c->outside_s = (double)outside * period_s;
+	c->profile_max_s = (double)most * sample_s;
+	c->error_max_s = bound_s((double)most, lambda, sample_s, c->hooks_s);
+	c->outside_s = (double)outside * sample_s;
 	if (c->hooks_s < c->profile_s - c->error_s)
 		c->verdict = 1;
 	else if (c->hooks_s > c->profile_max_s + c->error_max_s)

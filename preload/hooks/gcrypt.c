@@ -13,13 +13,13 @@
  * found at run time.
  */
 #include <gcrypt.h>
-#include <sched.h>
 #include <stdio.h>
 
 #include "ctxmap.h"
 #include "gcrypt_impl.h"
 #include "gcrypt_late.h"
 #include "internal.h"
+#include "once.h"
 
 extern struct ct_ctxmap ct_global_ctxmap;
 
@@ -36,7 +36,21 @@ static struct peers peers[CT_PATH_CAPACITY];
 /* ---- the library's hardware features, read once --------------------------------------------- */
 
 static char hwflist[512];
-static _Atomic int hwflist_state; /* 0 unread, 1 being read, 2 read (empty: unknown) */
+static _Atomic int hwflist_state; /* ct_once: read (empty: unknown) */
+
+static bool read_hwflist(void *unused)
+{
+	(void)unused;
+	char *(*get)(int, const char *) = (char *(*)(int, const char *))ct_resolve("gcry_get_config");
+	void (*release)(void *) = (void (*)(void *))ct_resolve("gcry_free");
+	char *v = get ? get(0, "hwflist") : NULL;
+	if (v) {
+		snprintf(hwflist, sizeof(hwflist), "%s", v);
+		if (release)
+			release(v);
+	}
+	return true;
+}
 
 /* The features libgcrypt uses ("hwflist:intel-aesni:...:"), or NULL when it cannot say (before
  * 1.8). Asked at the first open that succeeded (the library is initialised by then: asking
@@ -44,26 +58,7 @@ static _Atomic int hwflist_state; /* 0 unread, 1 being read, 2 read (empty: unkn
  * raised by the caller. */
 static const char *gcrypt_hwflist(void)
 {
-	int s = atomic_load_explicit(&hwflist_state, memory_order_acquire);
-	int unread = 0;
-	if (s == 0 && atomic_compare_exchange_strong(&hwflist_state, &unread, 1)) {
-		char *(*get)(int, const char *) = (char *(*)(int, const char *))ct_resolve("gcry_get_config");
-		void (*release)(void *) = (void (*)(void *))ct_resolve("gcry_free");
-		char *v = get ? get(0, "hwflist") : NULL;
-		if (v) {
-			snprintf(hwflist, sizeof(hwflist), "%s", v);
-			if (release)
-				release(v);
-		}
-		atomic_store_explicit(&hwflist_state, 2, memory_order_release);
-	}
-	/* another thread is reading it: a few microseconds */
-	for (unsigned i = 0; i < 100000 && atomic_load_explicit(&hwflist_state, memory_order_acquire) != 2;
-	     i++)
-		sched_yield();
-	if (atomic_load_explicit(&hwflist_state, memory_order_acquire) != 2 || !hwflist[0])
-		return NULL;
-	return hwflist;
+	return ct_once(&hwflist_state, read_hwflist, NULL) && hwflist[0] ? hwflist : NULL;
 }
 
 /* ---- classification ------------------------------------------------------------------------ */

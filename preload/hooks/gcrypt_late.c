@@ -13,12 +13,12 @@
  * as before.
  */
 #include <gcrypt.h>
-#include <sched.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "gcrypt_late.h"
 #include "internal.h"
+#include "once.h"
 #include "peek.h"
 
 #define SCAN_BYTES 512 /* the handle's fields come before its cipher context */
@@ -34,7 +34,7 @@ static const struct {
 };
 #define NREFS (sizeof(refs) / sizeof(refs[0]))
 
-static _Atomic int layout_state; /* 0 not looked for, 1 being looked for, 2 found, 3 not found */
+static _Atomic int layout_state; /* ct_once: found */
 static size_t algo_off, mode_off;
 static uint32_t magic[2]; /* of a plain handle, of a GCRY_CIPHER_SECURE one (0: none seen) */
 
@@ -66,8 +66,9 @@ static bool offsets_from(uint8_t img[NREFS][SCAN_BYTES])
 	return algo_off && mode_off;
 }
 
-static bool find_layout(void)
+static bool find_layout(void *unused)
 {
+	(void)unused;
 	open_fn open = (open_fn)ct_resolve("gcry_cipher_open");
 	close_fn close = (close_fn)ct_resolve("gcry_cipher_close");
 	if (!open || !close)
@@ -101,24 +102,9 @@ static bool find_layout(void)
 	return ok;
 }
 
-static bool layout_known(void)
-{
-	int s = atomic_load_explicit(&layout_state, memory_order_acquire), none = 0;
-	if (s == 0 && atomic_compare_exchange_strong(&layout_state, &none, 1)) {
-		s = find_layout() ? 2 : 3;
-		atomic_store_explicit(&layout_state, s, memory_order_release);
-	}
-	/* another thread is looking: a few microseconds */
-	for (unsigned i = 0; i < 100000 && s == 1; i++) {
-		sched_yield();
-		s = atomic_load_explicit(&layout_state, memory_order_acquire);
-	}
-	return s == 2;
-}
-
 bool ct_gcrypt_handle_algo_mode(const void *h, int *algo, int *mode)
 {
-	if (!h || !layout_known())
+	if (!h || !ct_once(&layout_state, find_layout, NULL))
 		return false;
 	uint8_t img[SCAN_BYTES];
 	size_t n = (algo_off > mode_off ? algo_off : mode_off) + sizeof(int32_t);

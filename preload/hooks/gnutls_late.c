@@ -15,12 +15,12 @@
  */
 #include <gnutls/crypto.h>
 #include <gnutls/gnutls.h>
-#include <sched.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "gnutls_internal.h"
 #include "internal.h"
+#include "once.h"
 #include "peek.h"
 
 #define HANDLE_WORDS 8 /* where in the handle the entry's pointer may be */
@@ -33,7 +33,7 @@ struct layout {
 };
 
 /* [0] cipher handles, [1] AEAD handles */
-static _Atomic int layout_state[2]; /* 0 not looked for, 1 being looked for, 2 found, 3 not found */
+static _Atomic int layout_state[2]; /* ct_once: found */
 static struct layout layouts[2];
 
 typedef const char *(*name_fn)(gnutls_cipher_algorithm_t);
@@ -114,31 +114,28 @@ static bool find_layout(bool aead, name_fn name)
 	return made;
 }
 
-static bool layout_known(bool aead, name_fn name)
+struct layout_search {
+	bool aead;
+	name_fn name;
+};
+
+static bool search_layout(void *arg)
 {
-	_Atomic int *state = &layout_state[aead];
-	int s = atomic_load_explicit(state, memory_order_acquire), none = 0;
-	if (s == 0 && atomic_compare_exchange_strong(state, &none, 1)) {
-		s = find_layout(aead, name) ? 2 : 3;
-		if (s == 3)
-			ct_log(1,
-			       "gnutls: the layout of %s handle was not found: handles made before the "
-			       "attach stay uncounted",
-			       aead ? "an AEAD" : "a cipher");
-		atomic_store_explicit(state, s, memory_order_release);
-	}
-	/* another thread is looking: a few microseconds */
-	for (unsigned i = 0; i < 100000 && s == 1; i++) {
-		sched_yield();
-		s = atomic_load_explicit(state, memory_order_acquire);
-	}
-	return s == 2;
+	const struct layout_search *a = arg;
+	if (find_layout(a->aead, a->name))
+		return true;
+	ct_log(1,
+	       "gnutls: the layout of %s handle was not found: handles made before the attach stay "
+	       "uncounted",
+	       a->aead ? "an AEAD" : "a cipher");
+	return false;
 }
 
 bool ct_gnutls_handle_cipher(const void *h, bool aead, int *alg)
 {
 	name_fn name = CT_REAL(gnutls_cipher_get_name);
-	if (!h || !name || !layout_known(aead, name))
+	struct layout_search search = { aead, name };
+	if (!h || !name || !ct_once(&layout_state[aead], search_layout, &search))
 		return false;
 	const struct layout *l = &layouts[aead];
 	uint8_t entry[ENTRY_BYTES];
