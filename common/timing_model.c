@@ -19,16 +19,17 @@ enum ct_span_verdict ct_span_judge(struct ct_span_part *parts, unsigned n, doubl
 	if (span_ns < 0)
 		span_ns = 0;
 	bool rejected = span_ns > limit;
-	/* a rejected span keeps its pause up to pause_max_ns: a longer one is the thread descheduled,
-	 * which the figures leave out, and would weigh as much as every span the sampling skipped */
-	double kept = rejected && tol->pause_max_ns > 0 && span_ns > predicted + tol->pause_max_ns
-			      ? predicted + tol->pause_max_ns
-			      : span_ns;
+	/* a pause past pause_max_ns is the thread descheduled or its vCPU stolen: counting any part
+	 * of it (it used to keep pause_max_ns) would add that much for every such gap the sampling
+	 * caught, extrapolated over the spans it skipped, while the program's own clock between
+	 * preemptions (examples/batches.h) has none of it */
+	if (rejected && tol->pause_max_ns > 0 && span_ns > predicted + tol->pause_max_ns)
+		return CT_SPAN_DESCHEDULED;
 	for (unsigned i = 0; i < n; i++) {
 		double p = parts[i].probe_ns > 0 ? parts[i].probe_ns : 0;
 		double w = predicted > 0 ? (double)parts[i].calls * p / predicted
 					 : (double)parts[i].calls / calls;
-		parts[i].share_ns = kept * w;
+		parts[i].share_ns = span_ns * w;
 	}
 	return rejected ? CT_SPAN_REJECTED : CT_SPAN_ACCEPTED;
 }

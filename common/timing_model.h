@@ -25,15 +25,17 @@ struct ct_span_part {
 struct ct_span_tolerance {
 	double per_call_ns;
 	double fixed_ns;
-	double pause_max_ns; /* a rejected span's shares keep at most this beyond its calls (0: all) */
+	double pause_max_ns; /* a longer pause is the thread descheduled (0: no such limit) */
 };
 
 enum ct_span_verdict {
-	CT_SPAN_ACCEPTED, /* share_ns filled: the cells' times */
-	CT_SPAN_REJECTED, /* other work ran between the calls: their time is not the calls' (share_ns
-			   * filled all the same, the pause past tol->pause_max_ns cut off: the pause is
-			   * measured, timing_model.c) */
-	CT_SPAN_UNJUDGED, /* a cell without probes: nothing to compare with (the span is dropped) */
+	CT_SPAN_ACCEPTED,    /* share_ns filled: the cells' times */
+	CT_SPAN_REJECTED,    /* other work ran between the calls: their time is not the calls' (share_ns
+			   * filled all the same: the pause is measured, timing_model.c) */
+	CT_SPAN_UNJUDGED,    /* a cell without probes: nothing to compare with (the span is dropped) */
+	CT_SPAN_DESCHEDULED, /* a pause past tol->pause_max_ns: the thread (or its vCPU) was off the
+			      * CPU, which the figures leave out; the span is dropped like an unjudged
+			      * one, so that neither its pause nor a part of it is extrapolated */
 };
 
 /*

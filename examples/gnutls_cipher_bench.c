@@ -35,7 +35,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define BATCH 4096
+#include "batches.h"
+
 #define AAD_LEN 13
 #define TAG_LEN 16
 
@@ -61,46 +62,32 @@ static int die(const char *what, int r)
 	exit(1);
 }
 
-/* the encryptions, timed in batches of about a millisecond (the first, of 16, sizes them): the
- * loop body is one message. Returns the batches' mean per message without those a preemption
- * stretched (over twice the median), in ns: what a message costs the program while its thread
- * runs, as examples/selftimed measures it. */
+/* the encryptions, timed in batches of about a millisecond (examples/batches.h: two warm-up
+ * batches of 16 size them; a last, shorter batch is not kept): the loop body is one message.
+ * Returns the batches' mean per message without those that lost the CPU, in ns: what a message
+ * costs the program while its thread runs, as examples/selftimed measures it. */
 typedef int (*message_fn)(void *state, size_t i);
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
 
 static double timed_loop(message_fn fn, void *state, size_t n)
 {
-	size_t cap = n / 16 + 2, nb = 0, batch = 16;
-	double *each = malloc(cap * sizeof(*each));
+	struct batches bt;
+	batches_init(&bt);
 	for (size_t done = 0; done < n;) {
-		size_t b = n - done < batch ? n - done : batch;
+		size_t b = (size_t)bt.size, whole = n - done >= b;
+		if (!whole)
+			b = n - done;
 		uint64_t t0 = now_ns();
 		for (size_t i = 0; i < b; i++)
 			fn(state, done + i);
 		uint64_t ns = now_ns() - t0;
-		if (done == 0) { /* the sizing batch: not kept */
-			uint64_t per = ns / b ? ns / b : 1;
-			batch = 1000000 / per < 1 ? 1 : 1000000 / per > BATCH ? BATCH : 1000000 / per;
-		} else if (each && nb < cap) {
-			each[nb++] = (double)ns / (double)b;
-		}
+		if (whole)
+			batches_add(&bt, ns);
 		done += b;
 	}
-	double mean = 0;
-	if (each && nb) {
-		qsort(each, nb, sizeof(*each), cmp_double);
-		size_t kept = 0;
-		for (; kept < nb && each[kept] <= 2 * each[nb / 2]; kept++)
-			mean += each[kept];
-		mean /= (double)kept;
-	}
-	free(each);
-	return mean;
+	uint64_t median, robust;
+	double each = batches_summary(&bt, &median, &robust) ? (double)robust / bt.size : 0;
+	free(bt.ns);
+	return each;
 }
 
 struct run {

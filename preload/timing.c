@@ -487,8 +487,8 @@ static void span_close(struct ct_thread *t, uint64_t now, const struct ct_counte
 				       ct_clock_to_ns(now - t0), t->span.cpu0_ns, cpu1);
 		break;
 	case CT_SPAN_REJECTED:
-		/* its time is kept (its pause cut at CT_PAUSE_MAX_NS), so that the reporter can say what
-		 * the pause was: an interrupt, the program's own work */
+		/* its time is kept, so that the reporter can say what the pause was: an interrupt, a
+		 * hypervisor exit, the program's own work */
 		for (unsigned i = 0; i < n && t->span.priced; i++) {
 			struct ct_size_bucket *cell = &c->cell[parts[i].cell];
 			CT_ADD(cell->span_rejected, parts[i].calls);
@@ -496,6 +496,7 @@ static void span_close(struct ct_thread *t, uint64_t now, const struct ct_counte
 		}
 		break;
 	case CT_SPAN_UNJUDGED:
+	case CT_SPAN_DESCHEDULED:
 		break;
 	}
 }

@@ -68,12 +68,14 @@ static void test_shares(void **state)
 	assert_int_equal(ct_span_judge(r, 2, 60400, &tol), CT_SPAN_REJECTED);
 	assert_float_equal(r[0].share_ns, 60400.0 * 300 / 400, 1e-6);
 	assert_float_equal(r[0].share_ns + r[1].share_ns, 60400, 1e-6);
-	/* a pause past pause_max_ns is the thread descheduled: the shares keep the calls (400 ns
-	 * predicted) and pause_max_ns of it, no more */
+	/* a pause past pause_max_ns (beyond the 400 ns the calls predict) is the thread descheduled:
+	 * the span is dropped; one just within it is a pause, kept whole */
 	const struct ct_span_tolerance capped = { .per_call_ns = 10, .fixed_ns = 20, .pause_max_ns = 500000 };
-	assert_int_equal(ct_span_judge(r, 2, 3e6, &capped), CT_SPAN_REJECTED);
-	assert_float_equal(r[0].share_ns + r[1].share_ns, 400 + 500000, 1e-6);
-	assert_float_equal(r[0].share_ns, (400 + 500000) * 300.0 / 400, 1e-6);
+	assert_int_equal(ct_span_judge(r, 2, 3e6, &capped), CT_SPAN_DESCHEDULED);
+	assert_int_equal(ct_span_judge(r, 2, 400 + 500001, &capped), CT_SPAN_DESCHEDULED);
+	assert_int_equal(ct_span_judge(r, 2, 400 + 499999, &capped), CT_SPAN_REJECTED);
+	assert_float_equal(r[0].share_ns + r[1].share_ns, 400 + 499999, 1e-6);
+	assert_float_equal(r[0].share_ns, (400 + 499999) * 300.0 / 400, 1e-6);
 	/* an accepted span is never cut */
 	assert_int_equal(ct_span_judge(r, 2, 500, &capped), CT_SPAN_ACCEPTED);
 	assert_float_equal(r[0].share_ns + r[1].share_ns, 500, 1e-6);
