@@ -3,6 +3,12 @@
  * aes_gcm.c - GCM (NIST SP 800-38D) with CRYPTO_gcm128's streaming semantics: AAD in any number
  * of calls before the data, data in any chunk sizes, partial blocks folded into the GHASH state
  * byte by byte, IVs of any length. Whole blocks go to the dispatched CTR and GHASH kernels.
+ *
+ * A short message (a data call of up to CT_GCM_SHORT_BLOCKS blocks, the usual TLS record or
+ * packet) is a chain of dependent steps when each is its own call: E(J0), the counter blocks,
+ * the data's GHASH, the lengths block's. The short path makes it two: one AES pass for E(J0) and
+ * every counter block together (independent blocks, so one AES latency), and one GHASH
+ * reduction at the tag for the data blocks and the lengths block together (gcm->pend).
  */
 #include <stddef.h>
 #include <string.h>
@@ -15,11 +21,41 @@
 
 static const uint8_t zero_block[16];
 
+/* A counter block's last word is its big-endian 32-bit counter (SP 800-38D's inc32 field). */
+static inline uint32_t be32(uint32_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return __builtin_bswap32(v);
+#else
+	return v;
+#endif
+}
+
+static inline uint64_t be64(uint64_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return __builtin_bswap64(v);
+#else
+	return v;
+#endif
+}
+
 static void store_be64(uint8_t *p, uint64_t v)
 {
-	v = __builtin_bswap64(v);
+	v = be64(v);
 	memcpy(p, &v, 8);
 }
+
+/* A block as one 16-byte vector (GCC/clang vector extension, SSE2 or NEON): a block stored
+ * whole and read back whole, as the GHASH kernels read pend, forwards from the store; two 8-byte
+ * stores read back as one 16-byte load stall for ~15 cycles a block. */
+typedef uint64_t block_vec __attribute__((vector_size(16)));
+typedef uint32_t block_words __attribute__((vector_size(16)));
+
+/* Macros, not functions: a function taking or returning a vector changes the ABI on targets
+ * without SSE (i386's baseline), which GCC warns about. */
+#define LOAD_BLOCK(v, p) memcpy(&(v), (p), 16)
+#define STORE_BLOCK(p, v) memcpy((p), &(v), 16)
 
 /* One block's work (E(J0), a partial block's keystream, x * H) goes to the base level directly:
  * every wider table hands a single block down to it anyway, one indirect call per level. */
@@ -56,8 +92,7 @@ void ct_aes_gcm_reset(struct ct_aes_gcm *g)
  * bytes are still in cache (decryption hashes first: in-place input is overwritten). inc32 of
  * SP 800-38D: only the low 32 bits count, so the kernels (64-bit adds) are called in runs that
  * end at a 32-bit wrap, and the bits above are put back afterwards. */
-static void gcm_blocks(const struct ct_aes_kernels *kt, struct ct_aes_gcm *g, const uint8_t *in, uint8_t *out,
-		       size_t nblocks, bool enc)
+static void gcm_blocks(struct ct_aes_gcm *g, const uint8_t *in, uint8_t *out, size_t nblocks, bool enc)
 {
 	const uint8_t(*hpow)[16] = (const uint8_t(*)[16])g->hpow;
 	while (nblocks) {
@@ -66,11 +101,21 @@ static void gcm_blocks(const struct ct_aes_kernels *kt, struct ct_aes_gcm *g, co
 		memcpy(&upper, g->ctr + 8, 4);
 		const uint64_t room = (1ull << 32) - __builtin_bswap32(lo32);
 		const size_t run = room < nblocks ? (size_t)room : nblocks;
-		size_t (*const stitched)(const struct ct_aes_key *, uint8_t *, const uint8_t(*)[16],
-					 uint8_t *, const uint8_t *, uint8_t *, size_t) = enc ? kt->gcm_enc
-											      : kt->gcm_dec;
-		size_t done = stitched && run >= 16 ? stitched(&g->key, g->ctr, hpow, g->xi, in, out, run)
-						    : 0;
+		/* the widest stitched kernel for what is left, then a narrower one for its remainder
+		 * (the 512-bit one takes 32-block batches, the 256-bit one 16) */
+		size_t done = 0;
+		while (run - done >= CT_AES_WIDE_MIN_BLOCKS) {
+			const struct ct_aes_kernels *sk = ct_aes_kernels_for(run - done);
+			size_t (*const stitched)(const struct ct_aes_key *, uint8_t *, const uint8_t(*)[16],
+						 uint8_t *, const uint8_t *, uint8_t *,
+						 size_t) = enc ? sk->gcm_enc : sk->gcm_dec;
+			const size_t d = stitched ? stitched(&g->key, g->ctr, hpow, g->xi, in + 16 * done,
+							     out + 16 * done, run - done)
+						  : 0;
+			if (!d)
+				break;
+			done += d;
+		}
 		while (done < run) {
 			const size_t left = run - done,
 				     piece = left < GCM_PIECE_BLOCKS ? left : GCM_PIECE_BLOCKS;
@@ -105,9 +150,12 @@ int ct_aes_gcm_setiv(struct ct_aes_gcm *g, const uint8_t *iv, size_t ivlen)
 	memset(g->ks, 0, 16);
 	g->aad_len = g->msg_len = 0;
 	g->ares = g->mres = 0;
+	block_words j0;
 	if (ivlen == 12) {
-		memcpy(g->ctr, iv, 12);
-		memcpy(g->ctr + 12, "\0\0\0\1", 4);
+		/* built in a register and stored whole: the short path reads ctr and ek0 as blocks */
+		uint32_t w[3];
+		memcpy(w, iv, 12);
+		j0 = (block_words){ w[0], w[1], w[2], be32(1) };
 	} else {
 		/* J0 = GHASH(IV || 0-pad || 0^64 || [len(IV) in bits]64) */
 		uint8_t blk[16];
@@ -122,10 +170,100 @@ int ct_aes_gcm_setiv(struct ct_aes_gcm *g, const uint8_t *iv, size_t ivlen)
 		memset(blk, 0, 8);
 		store_be64(blk + 8, (uint64_t)ivlen * 8);
 		ct_aes_base_kernels.ghash((const uint8_t(*)[16])g->hpow, g->ctr, blk, 1);
+		LOAD_BLOCK(j0, g->ctr);
 	}
-	encrypt_counter(g, g->ek0);
-	inc32(g->ctr);
+	STORE_BLOCK(g->ek0, j0);
+	j0[3] = be32(be32(j0[3]) + 1);
+	STORE_BLOCK(g->ctr, j0);
+	g->ek0_due = 1;
+	g->npend = 0;
 	return 0;
+}
+
+/* E(J0), where no AES pass took it along. */
+static void ek0_now(struct ct_aes_gcm *g)
+{
+	if (g->ek0_due) {
+		ct_aes_base_kernels.ecb_enc(&g->key, g->ek0, g->ek0, 1);
+		g->ek0_due = 0;
+	}
+}
+
+/* Puts the short path's pending blocks into xi, leaving the state the byte-wise code expects: a
+ * partial last block's bytes folded into xi, mres of them used. */
+static void pend_flush(struct ct_aes_gcm *g)
+{
+	if (!g->npend)
+		return;
+	const unsigned whole = g->npend - (g->mres ? 1 : 0);
+	if (whole)
+		ct_aes_kernels_for(whole)->ghash((const uint8_t(*)[16])g->hpow, g->xi, g->pend[0], whole);
+	if (g->mres)
+		for (int i = 0; i < 16; i++)
+			g->xi[i] ^= g->pend[whole][i];
+	g->npend = 0;
+}
+
+/* A data call of len (1 .. 16 * CT_GCM_SHORT_BLOCKS) bytes at a block boundary with nothing
+ * pending: E(J0) while due and the keystream of every block, a last partial one's too, in one
+ * AES pass; the ciphertext blocks are left pending for the tag (or the next call) to hash. A
+ * partial AAD block still open goes first as a zero block (its bytes are in xi already). */
+static void gcm_short(struct ct_aes_gcm *g, const uint8_t *in, uint8_t *out, size_t len, bool enc)
+{
+	uint8_t ks[CT_GCM_SHORT_BLOCKS + 1][16];
+	const size_t whole = len / 16, rest = len & 15, blocks = whole + (rest != 0);
+	const unsigned j0 = g->ek0_due;
+	size_t k = 0;
+
+	if (j0)
+		memcpy(ks[k++], g->ek0, 16);
+	/* the counters built in a register, each stored whole (a 4-byte store into a block the AES
+	 * pass then loads whole would stall every block) */
+	block_words c;
+	LOAD_BLOCK(c, g->ctr);
+	const uint32_t low = be32(c[3]);
+	for (size_t i = 0; i < blocks; i++, k++) {
+		c[3] = be32(low + (uint32_t)i);
+		STORE_BLOCK(ks[k], c);
+	}
+	c[3] = be32(low + (uint32_t)blocks);
+	STORE_BLOCK(g->ctr, c);
+	ct_aes_kernels_for(k)->ecb_enc(&g->key, ks[0], ks[0], k);
+	if (j0) {
+		memcpy(g->ek0, ks[0], 16);
+		explicit_bzero(ks[0], 16);
+		g->ek0_due = 0;
+	}
+	unsigned n = 0;
+	if (g->ares) { /* xi holds the AAD's partial block: a zero block multiplies it by H */
+		memset(g->pend[n++], 0, 16);
+		g->ares = 0;
+	}
+	for (size_t i = 0; i < whole; i++, n++) {
+		block_vec x, y;
+		LOAD_BLOCK(x, in + 16 * i);
+		LOAD_BLOCK(y, ks[j0 + i]);
+		y ^= x;
+		if (enc)
+			STORE_BLOCK(g->pend[n], y);
+		else
+			STORE_BLOCK(g->pend[n], x);
+		STORE_BLOCK(out + 16 * i, y);
+	}
+	if (rest) {
+		const uint8_t *last_in = in + 16 * whole;
+		uint8_t *last_out = out + 16 * whole;
+		memset(g->pend[n], 0, 16);
+		memcpy(g->ks, ks[j0 + whole], 16);
+		for (size_t i = 0; i < rest; i++) {
+			const uint8_t ct = enc ? (uint8_t)(last_in[i] ^ g->ks[i]) : last_in[i];
+			last_out[i] = (uint8_t)(last_in[i] ^ g->ks[i]);
+			g->pend[n][i] = ct;
+		}
+		n++;
+	}
+	g->npend = n;
+	g->mres = (unsigned)rest;
 }
 
 int ct_aes_gcm_aad(struct ct_aes_gcm *g, const uint8_t *aad, size_t len)
@@ -157,13 +295,17 @@ int ct_aes_gcm_aad(struct ct_aes_gcm *g, const uint8_t *aad, size_t len)
 	return 0;
 }
 
-/* Checks the length limit and closes a partial AAD block before the first data byte. */
+/* Checks the length limit and puts pending blocks into xi; 1: a call the short path takes,
+ * else 0, with a partial AAD block closed before the first data byte. */
 static int data_start(struct ct_aes_gcm *g, size_t len)
 {
 	const uint64_t total = g->msg_len + len;
 	if (total > (1ull << 36) - 32 || total < g->msg_len)
 		return -1;
 	g->msg_len = total;
+	pend_flush(g);
+	if (g->mres == 0 && len && len <= 16 * CT_GCM_SHORT_BLOCKS)
+		return 1; /* the short path: it closes an open AAD block itself */
 	if (g->ares) {
 		gmult(g);
 		g->ares = 0;
@@ -173,11 +315,16 @@ static int data_start(struct ct_aes_gcm *g, size_t len)
 
 int ct_aes_gcm_encrypt(struct ct_aes_gcm *g, const uint8_t *in, uint8_t *out, size_t len)
 {
-	const struct ct_aes_kernels *kt = ct_aes_active_kernels();
-	unsigned n = g->mres;
+	const int start = data_start(g, len);
 
-	if (data_start(g, len) != 0)
+	if (start < 0)
 		return -1;
+	if (start == 1) {
+		gcm_short(g, in, out, len, true);
+		return 0;
+	}
+	ek0_now(g); /* its AES latency hides under the data's */
+	unsigned n = g->mres;
 	for (; n && len; len--) {
 		const uint8_t c = *in++ ^ g->ks[n];
 		*out++ = c;
@@ -186,7 +333,7 @@ int ct_aes_gcm_encrypt(struct ct_aes_gcm *g, const uint8_t *in, uint8_t *out, si
 		if (n == 0)
 			gmult(g);
 	}
-	gcm_blocks(kt, g, in, out, len / 16, true);
+	gcm_blocks(g, in, out, len / 16, true);
 	in += len & ~(size_t)15, out += len & ~(size_t)15;
 	len &= 15;
 	if (len) {
@@ -204,11 +351,16 @@ int ct_aes_gcm_encrypt(struct ct_aes_gcm *g, const uint8_t *in, uint8_t *out, si
 
 int ct_aes_gcm_decrypt(struct ct_aes_gcm *g, const uint8_t *in, uint8_t *out, size_t len)
 {
-	const struct ct_aes_kernels *kt = ct_aes_active_kernels();
-	unsigned n = g->mres;
+	const int start = data_start(g, len);
 
-	if (data_start(g, len) != 0)
+	if (start < 0)
 		return -1;
+	if (start == 1) {
+		gcm_short(g, in, out, len, false);
+		return 0;
+	}
+	ek0_now(g); /* its AES latency hides under the data's */
+	unsigned n = g->mres;
 	for (; n && len; len--) {
 		const uint8_t c = *in++;
 		*out++ = c ^ g->ks[n];
@@ -217,7 +369,7 @@ int ct_aes_gcm_decrypt(struct ct_aes_gcm *g, const uint8_t *in, uint8_t *out, si
 		if (n == 0)
 			gmult(g);
 	}
-	gcm_blocks(kt, g, in, out, len / 16, false);
+	gcm_blocks(g, in, out, len / 16, false);
 	in += len & ~(size_t)15, out += len & ~(size_t)15;
 	len &= 15;
 	if (len) {
@@ -235,14 +387,18 @@ int ct_aes_gcm_decrypt(struct ct_aes_gcm *g, const uint8_t *in, uint8_t *out, si
 
 void ct_aes_gcm_tag(struct ct_aes_gcm *g, uint8_t tag[16])
 {
-	uint8_t lens[16];
-
-	if (g->ares || g->mres)
-		gmult(g);
+	/* the pending blocks (or a zero block closing a partial one folded into xi) and the lengths
+	 * block: one GHASH call, one reduction */
+	ek0_now(g); /* independent of the GHASH chain below: their latencies overlap */
+	unsigned n = g->npend;
+	if (!n && (g->ares || g->mres))
+		memset(g->pend[n++], 0, 16);
+	const block_vec lens = { be64(g->aad_len * 8), be64(g->msg_len * 8) }; /* stored whole */
+	STORE_BLOCK(g->pend[n], lens);
+	n++;
+	ct_aes_base_kernels.ghash((const uint8_t(*)[16])g->hpow, g->xi, g->pend[0], n);
+	g->npend = 0;
 	g->ares = g->mres = 0;
-	store_be64(lens, g->aad_len * 8);
-	store_be64(lens + 8, g->msg_len * 8);
-	ct_aes_base_kernels.ghash((const uint8_t(*)[16])g->hpow, g->xi, lens, 1);
 	for (int i = 0; i < 16; i++)
 		tag[i] = g->xi[i] ^ g->ek0[i];
 }

@@ -120,16 +120,24 @@ void ct_aes_ofb128(const struct ct_aes_key *k, uint8_t iv[16], unsigned *num, co
 int ct_aes_xts(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak_key, const uint8_t iv[16],
 	       const uint8_t *in, uint8_t *out, size_t len, bool encrypt);
 
+/* A data call of up to this many blocks (256 B) takes aes_gcm.c's short path. */
+#define CT_GCM_SHORT_BLOCKS 8
+
 /* GCM. Call order: init (once per key), then per message setiv, aad (any number of calls),
  * encrypt or decrypt (any number of calls, any chunk sizes), then tag or verify. */
 struct ct_aes_gcm {
 	struct ct_aes_key key;
 	/* H^32 .. H^1, byte-reflected: hpow[j] = H^(CT_GHASH_POWERS - j) */
 	uint8_t hpow[CT_GHASH_POWERS][16] __attribute__((aligned(32)));
-	uint8_t ek0[16];  /* E(K, J0): masks the tag */
-	uint8_t ctr[16];  /* next counter block */
-	uint8_t xi[16];   /* GHASH accumulator */
-	uint8_t ks[16];   /* keystream of the current partial block */
+	uint8_t ek0[16]; /* E(K, J0), masks the tag; J0 itself while ek0_due */
+	uint8_t ctr[16]; /* next counter block */
+	uint8_t xi[16];  /* GHASH accumulator */
+	uint8_t ks[16];  /* keystream of the current partial block */
+	/* A short message's blocks not yet in xi (aes_gcm.c): the tag hashes them with the lengths
+	 * block under one reduction. A partial last block is zero-padded (its bytes are not in xi). */
+	uint8_t pend[CT_GCM_SHORT_BLOCKS + 2][16];
+	unsigned npend;
+	unsigned ek0_due; /* E(J0) not computed yet: it joins the first AES pass that has room */
 	uint64_t aad_len; /* bytes */
 	uint64_t msg_len; /* bytes */
 	unsigned ares;    /* bytes of a partial AAD block already folded into xi */
