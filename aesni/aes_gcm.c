@@ -99,7 +99,7 @@ static void gcm_blocks(struct ct_aes_gcm *g, const uint8_t *in, uint8_t *out, si
 		uint32_t lo32, upper;
 		memcpy(&lo32, g->ctr + 12, 4);
 		memcpy(&upper, g->ctr + 8, 4);
-		const uint64_t room = (1ull << 32) - __builtin_bswap32(lo32);
+		const uint64_t room = (1ull << 32) - be32(lo32);
 		const size_t run = room < nblocks ? (size_t)room : nblocks;
 		/* the widest stitched kernel for what is left, then a narrower one for its remainder
 		 * (the 512-bit one takes 32-block batches, the 256-bit one 16) */
@@ -136,7 +136,7 @@ static void inc32(uint8_t ctr[16])
 {
 	uint32_t v;
 	memcpy(&v, ctr + 12, 4);
-	v = __builtin_bswap32(__builtin_bswap32(v) + 1);
+	v = be32(be32(v) + 1);
 	memcpy(ctr + 12, &v, 4);
 }
 

@@ -120,7 +120,7 @@ void ct_aes_ofb128(const struct ct_aes_key *k, uint8_t iv[16], unsigned *num, co
 int ct_aes_xts(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak_key, const uint8_t iv[16],
 	       const uint8_t *in, uint8_t *out, size_t len, bool encrypt);
 
-/* A data call of up to this many blocks (256 B) takes aes_gcm.c's short path. */
+/* A data call of up to this many blocks (128 B) takes aes_gcm.c's short path. */
 #define CT_GCM_SHORT_BLOCKS 8
 
 /* GCM. Call order: init (once per key), then per message setiv, aad (any number of calls),

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * batches.h - how the self-timing examples (selftimed.c, gcrypt_bench.c) time their calls: in
- * batches of about a millisecond between clock reads, after two warm-up batches of 16 (counted,
- * not kept; the second sizes the others), summed up by the median batch and the mean of the
- * batches no preemption stretched: a busy machine's interrupts slow every batch a little (that
- * is the calls' cost there), and a few batches lose the CPU for a time slice, to another thread
- * or, on a VM, to the hypervisor (steal; that is not). A batch that took more than
- * BATCH_OFF_CPU_NS beyond the median lost it: the same bound as the report's (a pause longer than
- * that is the thread descheduled, preload/timing.c CT_PAUSE_MAX_NS), so that both leave out the
- * same gaps. The tests compare the report's times with that mean.
+ * batches.h - how the self-timing examples (selftimed.c, gcrypt_bench.c, gnutls_cipher_bench.c)
+ * time their calls: in batches of about a millisecond between clock reads, after two warm-up
+ * batches of 16 (counted, not kept; the second sizes the others), summed up by the median batch
+ * and the mean of the batches no preemption stretched: a busy machine's interrupts slow every
+ * batch a little (that is the calls' cost there), and a few batches lose the CPU for a time
+ * slice, to another thread or, on a VM, to the hypervisor (steal; that is not). A batch that
+ * took more than BATCH_OFF_CPU_NS beyond the median lost it: the same bound as the report's (a
+ * pause longer than that is the thread descheduled, preload/timing.c CT_PAUSE_MAX_NS), so that
+ * both leave out the same gaps. The tests compare the report's times with that mean.
  */
 #ifndef CT_EXAMPLES_BATCHES_H
 #define CT_EXAMPLES_BATCHES_H

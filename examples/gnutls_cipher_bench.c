@@ -28,6 +28,7 @@
  */
 #include <gnutls/crypto.h>
 #include <gnutls/gnutls.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,9 +74,8 @@ static double timed_loop(message_fn fn, void *state, size_t n)
 	struct batches bt;
 	batches_init(&bt);
 	for (size_t done = 0; done < n;) {
-		size_t b = (size_t)bt.size, whole = n - done >= b;
-		if (!whole)
-			b = n - done;
+		const bool whole = n - done >= (size_t)bt.size; /* a last, shorter batch is not kept */
+		const size_t b = whole ? (size_t)bt.size : n - done;
 		uint64_t t0 = now_ns();
 		for (size_t i = 0; i < b; i++)
 			fn(state, done + i);

@@ -76,7 +76,7 @@ static void test_shares(void **state)
 	assert_int_equal(ct_span_judge(r, 2, 400 + 499999, &capped), CT_SPAN_REJECTED);
 	assert_float_equal(r[0].share_ns + r[1].share_ns, 400 + 499999, 1e-6);
 	assert_float_equal(r[0].share_ns, (400 + 499999) * 300.0 / 400, 1e-6);
-	/* an accepted span is never cut */
+	/* an accepted span keeps its time whole */
 	assert_int_equal(ct_span_judge(r, 2, 500, &capped), CT_SPAN_ACCEPTED);
 	assert_float_equal(r[0].share_ns + r[1].share_ns, 500, 1e-6);
 }
