@@ -189,15 +189,14 @@ static void hot_remember_ctx(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, uin
 
 /* Remember the request just counted, when the fast path may count the next one with that key on
  * its own: the key says its byte count (a data request), and a request of that size is not
- * always sampled. */
+ * always sampled. Any other request (AAD, a final, a large one) leaves the cached length as it
+ * was: its key never equals a cached one, and a TLS record's AAD call between two records' data
+ * calls of one length must not send the next data call down the slow path. */
 static void hot_remember_len(struct ct_thread *t, uint64_t key, uint8_t entry, uint64_t bytes, unsigned ci)
 {
 	uint64_t entry_bits = entry == CT_ENTRY_EVP_CIPHER ? HOT_KEY_CIPHER : 0;
-	if (CT_LIKELY(key == (bytes | entry_bits) && bytes < ct_sample_all_bytes)) {
+	if (CT_LIKELY(key == (bytes | entry_bits) && bytes < ct_sample_all_bytes))
 		ct_hot_cache_len(t, key, bytes, ci);
-	} else {
-		t->hot_len = CT_HOT_NO_LEN;
-	}
 }
 
 static bool hot_ctx_is(const struct ct_thread *t, const EVP_CIPHER_CTX *ctx)
@@ -355,7 +354,13 @@ static __attribute__((noinline)) int update_other(struct data_fn *f, enum ct_hot
 						  int inl)
 {
 	void *real = __atomic_load_n(&f->real, __ATOMIC_ACQUIRE); /* NULL: data_slow resolves it */
-	if (real && ct_process_off())
+	/* off for good, or a call libcrypto makes inside one of ours (EVP_CipherUpdate calls
+	 * EVP_EncryptUpdate through its PLT): straight to the real function. (A sampled call
+	 * comes with the guard raised by ct_hot_enter; a thread with no state yet has every guard
+	 * bit set, and data_slow makes its state.) */
+	const struct ct_thread *t = ct_tls_thread;
+	if (real && (ct_process_off() ||
+		     (how == CT_HOT_NO && t != &ct_thread_none && (t->guard & (1u << CT_FAM_EVP)))))
 		return ((update_fn)real)(ctx, out, outl, in, inl);
 	struct data_call c = update_call(ctx, out, outl, in, inl);
 	return how == CT_HOT_SAMPLED ? data_fast_sampled(ct_tls_thread, f, &c) : data_slow(f, &c);
