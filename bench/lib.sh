@@ -18,3 +18,16 @@ bench_find_preload() {
 	fi
 	lib=$(cd "$(dirname "$lib")" && pwd)/$(basename "$lib")
 }
+
+# bench_cpu_line [BUILD]: the CPU this ran on, for a bench table's header: its model name, CPUID
+# family and model, and (with BUILD's aesni_bench) the level of our AES code on it.
+bench_cpu_line() {
+	model=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')
+	fam=$(grep -m1 '^cpu family' /proc/cpuinfo | cut -d: -f2 | tr -d ' ')
+	mod=$(grep -m1 '^model[[:space:]]*:' /proc/cpuinfo | cut -d: -f2 | tr -d ' ')
+	level=
+	if [ -n "${1:-}" ] && [ -x "$1/aesni/aesni_bench" ]; then
+		level=$("$1/aesni/aesni_bench" --limits 2>/dev/null | sed -n 's/.*our code level: //p' | head -1)
+	fi
+	echo "CPU: $model (family $fam model $mod, $(nproc) CPUs)${level:+; code level: $level}"
+}

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * msg_cost.c - the cost of one whole AEAD message through EVP, where the hooks of the calls
+ * around the data (init, ctrl, final) weigh as much as the data call's: AES-GCM messages of LEN
+ * bytes on one context, in a loop, timed with this thread's CPU clock, best of ROUNDS batches.
+ * Two shapes, as programs make them:
+ *   speed  openssl speed's (3.0) GCM loop: AEAD_SET_IVLEN, a re-init with key and IV, the data,
+ *          the final (encrypt)
+ *   tls13  a TLS 1.3 record: a re-init with the record's IV, 13 bytes of AAD, the data, the
+ *          final, then AEAD_GET_TAG (encrypt) or AEAD_SET_TAG first and the final's check
+ *          (decrypt, with the tag of an encrypted record, so every message verifies)
+ * bench/msg_cost.sh runs it natively, traced, and routed with and without the direct lane
+ * (route/lane.h), alternating; run alone it prints "ns_per_msg <best>".
+ *
+ * usage: msg_cost [LEN [MSGS_PER_BATCH [ROUNDS [speed|tls13 [enc|dec [CIPHER]]]]]]
+ *        (defaults 16, 200000, 15, speed, enc, aes-128-gcm)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <openssl/evp.h>
+
+static double thread_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static unsigned char key[32], iv[12], aad[13], buf[65536 + 16], tag[16];
+
+static int speed_msg(EVP_CIPHER_CTX *ctx, int len)
+{
+	int outl, fl;
+	return EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_IVLEN, sizeof(iv), NULL) == 1 &&
+	       EVP_CipherInit_ex(ctx, NULL, NULL, key, iv, -1) == 1 &&
+	       EVP_EncryptUpdate(ctx, buf, &outl, buf, len) == 1 &&
+	       EVP_EncryptFinal_ex(ctx, buf + outl, &fl) == 1;
+}
+
+/* One TLS 1.3 record; decrypting, in is the record encrypted (its tag in tag) and out scratch. */
+static int tls13_msg(EVP_CIPHER_CTX *ctx, int len, int enc, const unsigned char *in, unsigned char *out)
+{
+	int outl, fl;
+	if (EVP_CipherInit_ex(ctx, NULL, NULL, NULL, iv, enc) != 1)
+		return 0;
+	if (!enc && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag) != 1)
+		return 0;
+	if (EVP_CipherUpdate(ctx, NULL, &outl, aad, sizeof(aad)) != 1 ||
+	    EVP_CipherUpdate(ctx, out, &outl, in, len) != 1 || EVP_CipherFinal_ex(ctx, out + outl, &fl) != 1)
+		return 0;
+	return !enc || EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag) == 1;
+}
+
+int main(int argc, char **argv)
+{
+	int len = argc > 1 ? atoi(argv[1]) : 16;
+	long msgs = argc > 2 ? atol(argv[2]) : 200000;
+	int rounds = argc > 3 ? atoi(argv[3]) : 15;
+	const char *shape = argc > 4 ? argv[4] : "speed";
+	int enc = !(argc > 5 && !strcmp(argv[5], "dec"));
+	const char *name = argc > 6 ? argv[6] : "aes-128-gcm";
+	int tls13 = !strcmp(shape, "tls13");
+	const EVP_CIPHER *cipher = EVP_get_cipherbyname(name);
+	if (len <= 0 || len > 65536 || msgs <= 0 || rounds <= 0 || !cipher ||
+	    (!tls13 && strcmp(shape, "speed")) || (!tls13 && !enc)) {
+		fprintf(stderr,
+			"usage: msg_cost [LEN [MSGS_PER_BATCH [ROUNDS [speed|tls13 [enc|dec [CIPHER]]]]]]"
+			" (speed encrypts only)\n");
+		return 2;
+	}
+	static unsigned char record[65536], scratch[65536 + 16];
+	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+	if (!ctx || !EVP_CipherInit_ex(ctx, cipher, NULL, key, iv, 1)) {
+		fprintf(stderr, "msg_cost: EVP set-up failed\n");
+		return 1;
+	}
+	/* the record a decrypting loop opens, and its tag */
+	if (!tls13_msg(ctx, len, 1, record, record) ||
+	    (!enc && (EVP_CIPHER_CTX_free(ctx),
+		      !(ctx = EVP_CIPHER_CTX_new()) || !EVP_CipherInit_ex(ctx, cipher, NULL, key, iv, 0)))) {
+		fprintf(stderr, "msg_cost: the first message failed\n");
+		return 1;
+	}
+	double best = 0;
+	for (int r = 0; r < rounds; r++) {
+		double t0 = thread_ns();
+		for (long i = 0; i < msgs; i++) {
+			int ok = tls13 ? tls13_msg(ctx, len, enc, enc ? scratch : record, scratch)
+				       : speed_msg(ctx, len);
+			if (!ok) {
+				fprintf(stderr, "msg_cost: message %ld failed\n", i);
+				return 1;
+			}
+		}
+		double ns = (thread_ns() - t0) / (double)msgs;
+		if (r == 0 || ns < best)
+			best = ns;
+	}
+	EVP_CIPHER_CTX_free(ctx);
+	printf("ns_per_msg %.3f\n", best);
+	return 0;
+}

@@ -1,0 +1,77 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# msg_cost.sh - what one whole AES-GCM message costs through EVP (bench/msg_cost: the init, ctrl
+# and final calls around the data), side by side: natively, traced (the default mode), routed to
+# the in-process code with the direct lane (route/lane.h) and without it
+# (CRYPTRACE_ROUTE_DIRECT=0), alternating run by run. Prints the median ns per message of each
+# mode and each mode's ratio to native (native ns / mode ns: > 1 is faster than native), median
+# and min..max over the runs. With -o OLD_LIB another build's library runs the traced and
+# routed modes too, in the same rounds.
+#
+# usage: bench/msg_cost.sh [-r ROUNDS] [-b BUILD_DIR] [-n LENS] [-s SHAPES] [-o OLD_LIB]
+#        LENS: "16 1024" by default; SHAPES: "speed tls13-enc tls13-dec"
+set -eu
+rounds=7
+build=
+lens="16 1024"
+shapes="speed tls13-enc tls13-dec"
+old=
+while getopts r:b:n:s:o: opt; do
+	case $opt in
+	r) rounds=$OPTARG ;;
+	b) build=$OPTARG ;;
+	n) lens=$OPTARG ;;
+	s) shapes=$OPTARG ;;
+	o) old=$OPTARG ;;
+	*) echo "usage: $0 [-r ROUNDS] [-b BUILD_DIR] [-n LENS] [-s SHAPES] [-o OLD_LIB]" >&2; exit 2 ;;
+	esac
+done
+here=$(cd "$(dirname "$0")" && pwd)
+build=${build:-$here/../build}
+prog=$build/bench/msg_cost
+lib=$build/preload/libcryptrace.so
+[ -x "$prog" ] && [ -f "$lib" ] || { echo "msg_cost.sh: build first ($prog, $lib)" >&2; exit 77; }
+[ -z "$old" ] || [ -f "$old" ] || { echo "msg_cost.sh: -o $old: no such library" >&2; exit 2; }
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT INT TERM
+. "$here/lib.sh"
+echo "# $(bench_cpu_line "$build")"
+route='aes-*=aesni'
+median() { sort -g "$1" | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+for shape in $shapes; do
+	case $shape in
+	speed) args="speed enc" ;;
+	tls13-enc) args="tls13 enc" ;;
+	tls13-dec) args="tls13 dec" ;;
+	*) echo "msg_cost.sh: unknown shape $shape" >&2; exit 2 ;;
+	esac
+	for len in $lens; do
+		msgs=$((len <= 1024 ? 200000 : 20000000 / len))
+		one() { "$@" "$prog" "$len" "$msgs" 7 $args | sed -n 's/^ns_per_msg //p'; }
+		modes="native traced lane no-lane"
+		[ -z "$old" ] || modes="$modes old-traced old-lane"
+		i=0
+		while [ "$i" -lt "$rounds" ]; do
+			one env >>"$out/native"
+			one env LD_PRELOAD="$lib" CRYPTRACE_OUT="$out/t" >>"$out/traced"
+			one env LD_PRELOAD="$lib" CRYPTRACE_OUT="$out/t" CRYPTRACE_ROUTE="$route" >>"$out/lane"
+			one env LD_PRELOAD="$lib" CRYPTRACE_OUT="$out/t" CRYPTRACE_ROUTE="$route" \
+				CRYPTRACE_ROUTE_DIRECT=0 >>"$out/no-lane"
+			if [ -n "$old" ]; then
+				one env LD_PRELOAD="$old" CRYPTRACE_OUT="$out/t" >>"$out/old-traced"
+				one env LD_PRELOAD="$old" CRYPTRACE_OUT="$out/t" CRYPTRACE_ROUTE="$route" >>"$out/old-lane"
+			fi
+			rm -rf "$out/t"
+			i=$((i + 1))
+		done
+		echo "AES-128-GCM $shape, $len B messages: best of 7 x $msgs messages per run, $rounds alternating runs"
+		printf '  %-11s %10s %8s %s\n' mode ns/msg ratio min..max
+		for m in $modes; do
+			paste "$out/native" "$out/$m" | awk '{print $1 / $2}' >"$out/$m.ratio"
+			printf '  %-11s %10s %8.3f %s..%s\n' "$m" "$(median "$out/$m")" "$(median "$out/$m.ratio")" \
+				"$(sort -g "$out/$m.ratio" | head -1)" "$(sort -g "$out/$m.ratio" | tail -1)"
+		done
+		rm -f "$out"/native "$out"/traced "$out"/lane "$out"/no-lane "$out"/old-* "$out"/*.ratio
+	done
+done
+echo "ratio = native ns / mode ns (> 1: faster than OpenSSL's own code through EVP)"
