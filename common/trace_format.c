@@ -687,6 +687,7 @@ size_t ct_encode_proc(uint8_t *buf, size_t cap, const struct ct_proc *p)
 	w_u64(&w, p->attach_pause_ns);
 	w_u32(&w, p->attach_threads);
 	w_u32(&w, p->attach_slots);
+	w_u64(&w, p->route_direct_calls);
 	return w_end(&w, CT_REC_PROC);
 }
 
@@ -1025,6 +1026,7 @@ static void dec_proc(struct rcur *c, struct ct_proc *p)
 	p->attach_pause_ns = r_u64(c); /* `cryptrace attach`'s, added at the end */
 	p->attach_threads = r_u32(c);
 	p->attach_slots = r_u32(c);
+	p->route_direct_calls = r_u64(c); /* the direct lane's, added at the end */
 }
 
 static void dec_end(struct rcur *c, struct ct_end *e)

@@ -394,16 +394,17 @@ struct ct_proc {
 	uint64_t hooked_calls; /* every intercepted call, any family (0 = nothing seen) */
 	struct ct_str
 		crypto_libs; /* '\n'-joined paths of mapped crypto libraries (libcrypto, gnutls, nss, sodium...) */
-	struct ct_str libcrypto;  /* OpenSSL_version() once known */
-	uint32_t aesni_cpb_milli; /* AES-NI bound measured inside this process (cycles/byte x1000)
+	struct ct_str libcrypto;     /* OpenSSL_version() once known */
+	uint32_t aesni_cpb_milli;    /* AES-NI bound measured inside this process (cycles/byte x1000)
 					* when the header has none (a bare LD_PRELOAD); 0 = not measured */
-	uint64_t ops_sampled_out; /* per-call ops the rate cap did not keep (all threads; the ring
+	uint64_t ops_sampled_out;    /* per-call ops the rate cap did not keep (all threads; the ring
 				   * full is dropped_ops) */
-	uint32_t ops_max_weight;  /* the largest weight a kept op was given (0 or 1: none sampled) */
-	uint64_t attach_pause_ns; /* `cryptrace attach`: how long the attach stopped the process
+	uint32_t ops_max_weight;     /* the largest weight a kept op was given (0 or 1: none sampled) */
+	uint64_t attach_pause_ns;    /* `cryptrace attach`: how long the attach stopped the process
 				   * (0: not attached, or not known yet) */
-	uint32_t attach_threads;  /* the threads it stopped */
-	uint32_t attach_slots;    /* the import slots it redirected to the hooks */
+	uint32_t attach_threads;     /* the threads it stopped */
+	uint32_t attach_slots;       /* the import slots it redirected to the hooks */
+	uint64_t route_direct_calls; /* routed EVP calls the direct lane served (preload/route/lane.h) */
 };
 
 struct ct_end {

@@ -27,6 +27,7 @@ static struct ct_config cfg = {
 	/* ~5 MB/s of trace at 21 bytes per kept op: a timeline a person can still load, from a
 	 * program that makes millions of calls a second (docs/reports.md, "Per-call timeline") */
 	.max_ops_rate = 250000,
+	.route_direct = true,
 };
 static uint32_t aesni_cpb;
 static const char *ia32cap;
@@ -116,6 +117,20 @@ void ct_log(unsigned level, const char *fmt, ...)
 	ssize_t w = write(log_fd, line, len);
 	(void)w;
 	errno = saved;
+}
+
+/* A 0/1 variable: unset or empty gives unset, a value that is neither is warned about (what it
+ * then means: if_bad) and gives bad. */
+static bool parse_switch(const char *name, bool unset, bool bad, const char *if_bad)
+{
+	const char *v = secure_getenv(name);
+	if (!v || !*v)
+		return unset;
+	if (!strcmp(v, "0") || !strcmp(v, "1"))
+		return v[0] == '1';
+	snprintf(warning, sizeof(warning), "%s=\"%.40s\" is neither 0 nor 1; %s", name, v, if_bad);
+	ct_log(1, "%s", warning);
+	return bad;
 }
 
 /* Parses an unsigned decimal in [lo, hi]; a bad value warns and keeps *out. */
@@ -256,19 +271,10 @@ void ct_config_load(void)
 	}
 	/* The command line is recorded with its secrets redacted (common/redact.h); 0: the
 	 * executable only. */
-	const char *argv = secure_getenv("CRYPTRACE_ARGV");
-	if (argv && *argv) {
-		if (!strcmp(argv, "0"))
-			cfg.argv_exe_only = true;
-		else if (strcmp(argv, "1")) {
-			snprintf(warning, sizeof(warning),
-				 "CRYPTRACE_ARGV=\"%.40s\" is neither 0 nor 1; "
-				 "recording the executable only",
-				 argv);
-			ct_log(1, "%s", warning);
-			cfg.argv_exe_only = true;
-		}
-	}
+	cfg.argv_exe_only = !parse_switch("CRYPTRACE_ARGV", true, false, "recording the executable only");
+	/* 0: a routed context's calls all go through libcrypto's EVP, as before the direct lane
+	 * (route/lane.h); for comparing the two, and a way around a fault in the lane. */
+	cfg.route_direct = parse_switch("CRYPTRACE_ROUTE_DIRECT", true, true, "using 1");
 	parse_uint("CRYPTRACE_SAMPLE", 1, 1u << 30, &cfg.sample_period);
 	parse_uint("CRYPTRACE_SAMPLE_ALL_BYTES", 0, 1u << 30, &cfg.sample_all_bytes);
 	parse_uint("CRYPTRACE_FLUSH_MS", 10, 3600000, &cfg.flush_ms);

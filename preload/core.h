@@ -50,6 +50,10 @@ enum ct_family {
  * Safe before the constructor ran. Caches nothing: callers cache in a static (CT_REAL does). */
 void *ct_resolve(const char *name);
 
+/* The route's provider freed one of its contexts: the hooks' caches that may hold it (the direct
+ * lane's, route/lane.h) are void from now on. */
+void ct_route_ctx_freed(void);
+
 /* CT_REAL(fn) evaluates to a pointer of fn's own type, resolved once and cached.
  * Usage: `int r = CT_REAL(EVP_EncryptUpdate)(ctx, out, outl, in, inl);` - the hook must guard
  * against NULL (e.g. `if (!CT_REAL(x)) { errno = ENOSYS; return 0; }`). */
@@ -244,6 +248,7 @@ struct ct_config {
 	const char *out_dir;    /* CRYPTRACE_OUT */
 	const char *route_spec; /* CRYPTRACE_ROUTE */
 	bool argv_exe_only;     /* CRYPTRACE_ARGV=0: record argv[0] only */
+	bool route_direct;      /* CRYPTRACE_ROUTE_DIRECT (default 1): the direct lane (route/lane.h) */
 	/* Always-on mode (CRYPTRACE_OUT unset, a spool in /etc/cryptrace.conf: docs/fleet.md) */
 	const char *spool_root;   /* traces go to <spool_root>/<euid>/ (spool.c); NULL: out_dir */
 	uint64_t max_file_bytes;  /* per trace file; 0 no cap */

@@ -151,6 +151,12 @@ void ct_ctxmap_del(const void *key)
 	ct_ctxmap_remove(&ct_global_ctxmap, key);
 }
 
+/* The hot caches and the direct lane's entries are all checked against ct_ctxmap_gen. */
+void ct_route_ctx_freed(void)
+{
+	atomic_fetch_add_explicit(&ct_ctxmap_gen, 1, memory_order_relaxed);
+}
+
 uint64_t ct_ctxmap_full_count(void)
 {
 	return __atomic_load_n(&ct_global_ctxmap.full, __ATOMIC_RELAXED);

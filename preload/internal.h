@@ -81,11 +81,13 @@ struct ct_thread {
 	uint8_t hot_entry, hot_ci;
 	struct ct_counters *hot_c;
 	uint32_t hot_path;
-	uint64_t cpu_deadline; /* clock value after which the next probe is CPU-sampled */
-	bool sample_probe;     /* the next sample is a probe (they alternate with spans) */
-	struct ct_span span;   /* timing.c */
-	uint32_t syscalls;     /* syscalls counted by kernel hooks on this thread (monotonic) */
-	_Atomic uint32_t tid;  /* atomic: the flusher reads it while a new owner sets it */
+	void *hot_lane;              /* hot_ctx's direct lane (route/lane.h) for its updates, or NULL */
+	_Atomic uint64_t lane_calls; /* calls the direct lane served (PROC's route_direct_calls) */
+	uint64_t cpu_deadline;       /* clock value after which the next probe is CPU-sampled */
+	bool sample_probe;           /* the next sample is a probe (they alternate with spans) */
+	struct ct_span span;         /* timing.c */
+	uint32_t syscalls;           /* syscalls counted by kernel hooks on this thread (monotonic) */
+	_Atomic uint32_t tid;        /* atomic: the flusher reads it while a new owner sets it */
 	struct ct_counters *chunks[CT_CHUNKS];
 	/* per-call mode: single-producer (this thread) / single-consumer (flusher) ring */
 	struct ct_op *ops;
@@ -105,6 +107,14 @@ struct ct_thread {
 		uint32_t path;
 	} cls[8];
 	unsigned cls_next;
+	/* The direct lane (hooks/evp_lane.c): routed contexts this thread used lately, with their
+	 * provider contexts, each valid while gen == ct_ctxmap_gen */
+	struct {
+		const void *ctx;
+		void *rctx;
+		uint32_t gen;
+	} lane[4];
+	unsigned lane_next;
 };
 
 /* This thread's state; &ct_thread_none (never NULL) while it has none: before its first hook,
@@ -537,6 +547,14 @@ static inline void ct_hot_cache_ctx(struct ct_thread *t, const void *ctx, uint8_
 	t->hot_entry = entry;
 	t->hot_gen = gen;
 	t->hot_len = CT_HOT_NO_LEN;
+	t->hot_lane = NULL;
+}
+
+/* One call the direct lane served (route/lane.h): owner-written, the flusher sums the threads. */
+static inline void ct_lane_counted(struct ct_thread *t)
+{
+	atomic_store_explicit(&t->lane_calls, atomic_load_explicit(&t->lane_calls, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
 }
 
 /* Caches the request just counted on the cached context: key, its bytes and its cell ci. */

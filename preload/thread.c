@@ -159,6 +159,7 @@ static void zero_counters(struct ct_thread *t)
 	atomic_store(&t->ops_tail, 0);
 	atomic_store(&t->ops_dropped, 0);
 	atomic_store(&t->ops_sampled_out, 0);
+	atomic_store(&t->lane_calls, 0);
 	t->tid_written = 0;
 	t->span.t0 = 0; /* counters start again from zero: a span across it means nothing */
 }

@@ -686,10 +686,11 @@ static void flush_proc(bool final)
 	for (uint32_t id = 0, n = ct_path_count(); id < n; id++)
 		if (ct_stats_sum(id, &s))
 			hooked += s.calls;
-	uint64_t dropped_ops = 0, sampled_out = 0;
+	uint64_t dropped_ops = 0, sampled_out = 0, lane_calls = 0;
 	for (struct ct_thread *t = ct_thread_list(); t; t = t->next) {
 		dropped_ops += atomic_load_explicit(&t->ops_dropped, memory_order_relaxed);
 		sampled_out += atomic_load_explicit(&t->ops_sampled_out, memory_order_relaxed);
+		lane_calls += atomic_load_explicit(&t->lane_calls, memory_order_relaxed);
 	}
 	struct ct_proc p = {
 		.mono_ns = ct_now_ns(),
@@ -704,6 +705,7 @@ static void flush_proc(bool final)
 		.hooked_calls = hooked,
 		.crypto_libs = ct_str_from(crypto_libs),
 		.libcrypto = ct_str_from(ver),
+		.route_direct_calls = lane_calls,
 	};
 	ct_attach_figures_get(&p.attach_pause_ns, &p.attach_threads, &p.attach_slots);
 	proc_times(&p);

@@ -498,6 +498,8 @@ static void json_proc(struct jw *w, const struct rp_model *m, const struct rp_pr
 	j_u64(w, "attach_pause_ns", p->proc.attach_pause_ns);
 	j_u64(w, "attach_threads", p->proc.attach_threads);
 	j_u64(w, "attach_slots", p->proc.attach_slots);
+	/* a route's calls served without libcrypto's EVP in between (docs/routes.md) */
+	j_u64(w, "route_direct_calls", p->proc.route_direct_calls);
 	j_u64(w, "dropped_ops", p->proc.dropped_ops > p->ops_dropped ? p->proc.dropped_ops : p->ops_dropped);
 	j_u64(w, "dropped_events", p->proc.dropped_events);
 	j_u64(w, "write_errors", p->proc.write_errors);

@@ -139,6 +139,21 @@ static void print_attach(const struct rp_proc *p, FILE *out)
 	print_wrapped(out, "    ", "  ", line);
 }
 
+/* The route served some of the process's calls on its direct lane (docs/routes.md): the
+ * figures of those calls are our provider's with no EVP in front, which the reader comparing
+ * with an unrouted run should know. */
+static void print_route_direct(const struct rp_proc *p, FILE *out)
+{
+	if (!p->proc.route_direct_calls)
+		return;
+	char line[300], n[32];
+	snprintf(line, sizeof(line),
+		 "pid %u: %s routed EVP calls went straight to the route's provider (the direct lane: "
+		 "no EVP layer in between; CRYPTRACE_ROUTE_DIRECT=0 turns it off)",
+		 p->hdr.pid, fmt_grouped(n, sizeof(n), p->proc.route_direct_calls));
+	print_wrapped(out, "    ", "  ", line);
+}
+
 static void print_processes(const struct rp_model *m, FILE *out)
 {
 	fprintf(out, "Processes\n");
@@ -194,6 +209,7 @@ static void print_processes(const struct rp_model *m, FILE *out)
 		if (rp_proc_shown(m, &m->procs[i])) {
 			print_timeline_cut(&m->procs[i], out);
 			print_attach(&m->procs[i], out);
+			print_route_direct(&m->procs[i], out);
 		}
 	fputc('\n', out);
 }

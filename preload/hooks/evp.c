@@ -19,6 +19,7 @@
 #include "ctxmap.h"
 #include "evp_internal.h"
 #include "internal.h"
+#include "lane.h"
 #include "route.h"
 
 extern struct ct_ctxmap ct_global_ctxmap;
@@ -310,21 +311,41 @@ static int init_hook(void *real, enum init_form form, bool has_enc, struct init_
 		}
 		ct_span_interrupt(t);
 		uint64_t t0 = ct_clock_now();
+		const bool lanes = ct_lane_possible();
+		if (lanes)
+			ct_lane_capture_begin();
 		r = init_run(real, form, has_enc, c);
+		void *lane = lanes ? ct_lane_capture_end() : NULL;
 		uint64_t t1 = ct_clock_now();
 		e = errno;
 		uint32_t id = after_init(t, c->name, c->ctx, c->cipher, c->impl, c->enc, r, c->key != NULL,
 					 c->iv != NULL, ra);
+		if (lanes)
+			ct_evp_lane_learn(t, c->ctx, r == 1 ? lane : NULL);
 		if (r == 1 && id != CT_NO_PATH)
 			ct_probe_once(t, id, CT_CELL_PHASE(c->key ? CT_PHASE_KEY : CT_PHASE_INIT), 0, t0, t1);
 	} else {
 		struct ct_timed tm = { .what = 0 };
 		if (c->key || c->iv)
 			ct_evp_phase_begin(t, c->ctx, c->key ? CT_PHASE_KEY : CT_PHASE_MSG, 0, &tm);
-		r = init_run(real, form, has_enc, c);
+		/* a routed context's re-init: the provider's init, straight (route/lane.h) */
+		const bool lanes = ct_lane_possible();
+		void *lane = lanes && !c->params ? ct_evp_lane(t, c->ctx) : NULL;
+		r = lane ? ct_lane_init(lane, c->key, c->iv, c->enc) : CT_LANE_PASS;
+		bool learn = lanes && r == CT_LANE_PASS;
+		if (r == CT_LANE_PASS) {
+			if (learn)
+				ct_lane_capture_begin();
+			r = init_run(real, form, has_enc, c);
+			lane = learn ? ct_lane_capture_end() : NULL;
+		} else {
+			ct_lane_counted(t);
+		}
 		ct_timed_end(t, &tm);
 		e = errno;
 		after_init(t, c->name, c->ctx, NULL, NULL, c->enc, r, c->key != NULL, c->iv != NULL, ra);
+		if (learn)
+			ct_evp_lane_learn(t, c->ctx, r == 1 ? lane : NULL);
 	}
 	ct_leave_fast(t, CT_FAM_EVP);
 	errno = e;
@@ -409,7 +430,7 @@ CT_EXPORT int EVP_DecryptInit_ex2(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cipher,
 
 /* A final: a phase of the operation (CBC's padding block, an AEAD's tag), and the end of a
  * message; failures noted (a bad decrypt is the usual one). */
-static int final_hook(const char *name, int (*real)(EVP_CIPHER_CTX *, unsigned char *, int *),
+static int final_hook(const char *name, int (*real)(EVP_CIPHER_CTX *, unsigned char *, int *), int dir,
 		      EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl)
 {
 	if (CT_UNLIKELY(!real)) {
@@ -421,7 +442,12 @@ static int final_hook(const char *name, int (*real)(EVP_CIPHER_CTX *, unsigned c
 		return real(ctx, out, outl);
 	struct ct_timed tm;
 	ct_evp_phase_begin(t, ctx, CT_PHASE_FINAL, 0, &tm);
-	int r = real(ctx, out, outl);
+	void *lane = ct_lane_possible() ? ct_evp_lane(t, ctx) : NULL;
+	int r = lane ? ct_lane_final(lane, dir, out, outl) : CT_LANE_PASS;
+	if (r == CT_LANE_PASS)
+		r = real(ctx, out, outl);
+	else
+		ct_lane_counted(t);
 	ct_timed_end(t, &tm);
 	if (CT_UNLIKELY(r != 1)) {
 		struct ct_quiet q = ct_quiet_begin(t);
@@ -435,37 +461,37 @@ static int final_hook(const char *name, int (*real)(EVP_CIPHER_CTX *, unsigned c
 CT_EXPORT int EVP_EncryptFinal(EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl)
 {
 	CT_PASS_FOREIGN(EVP_EncryptFinal, ctx, out, outl);
-	return final_hook("EVP_EncryptFinal", CT_REAL(EVP_EncryptFinal), ctx, out, outl);
+	return final_hook("EVP_EncryptFinal", CT_REAL(EVP_EncryptFinal), 1, ctx, out, outl);
 }
 
 CT_EXPORT int EVP_EncryptFinal_ex(EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl)
 {
 	CT_PASS_FOREIGN(EVP_EncryptFinal_ex, ctx, out, outl);
-	return final_hook("EVP_EncryptFinal_ex", CT_REAL(EVP_EncryptFinal_ex), ctx, out, outl);
+	return final_hook("EVP_EncryptFinal_ex", CT_REAL(EVP_EncryptFinal_ex), 1, ctx, out, outl);
 }
 
 CT_EXPORT int EVP_DecryptFinal(EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl)
 {
 	CT_PASS_FOREIGN(EVP_DecryptFinal, ctx, out, outl);
-	return final_hook("EVP_DecryptFinal", CT_REAL(EVP_DecryptFinal), ctx, out, outl);
+	return final_hook("EVP_DecryptFinal", CT_REAL(EVP_DecryptFinal), 0, ctx, out, outl);
 }
 
 CT_EXPORT int EVP_DecryptFinal_ex(EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl)
 {
 	CT_PASS_FOREIGN(EVP_DecryptFinal_ex, ctx, out, outl);
-	return final_hook("EVP_DecryptFinal_ex", CT_REAL(EVP_DecryptFinal_ex), ctx, out, outl);
+	return final_hook("EVP_DecryptFinal_ex", CT_REAL(EVP_DecryptFinal_ex), 0, ctx, out, outl);
 }
 
 CT_EXPORT int EVP_CipherFinal(EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl)
 {
 	CT_PASS_FOREIGN(EVP_CipherFinal, ctx, out, outl);
-	return final_hook("EVP_CipherFinal", CT_REAL(EVP_CipherFinal), ctx, out, outl);
+	return final_hook("EVP_CipherFinal", CT_REAL(EVP_CipherFinal), -1, ctx, out, outl);
 }
 
 CT_EXPORT int EVP_CipherFinal_ex(EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl)
 {
 	CT_PASS_FOREIGN(EVP_CipherFinal_ex, ctx, out, outl);
-	return final_hook("EVP_CipherFinal_ex", CT_REAL(EVP_CipherFinal_ex), ctx, out, outl);
+	return final_hook("EVP_CipherFinal_ex", CT_REAL(EVP_CipherFinal_ex), -1, ctx, out, outl);
 }
 
 CT_EXPORT EVP_CIPHER_CTX *EVP_CIPHER_CTX_new(void)
@@ -603,6 +629,18 @@ static int multiblock_encrypt(struct ct_thread *t, __typeof__(&EVP_CIPHER_CTX_ct
 	return r;
 }
 
+/* The real ctrl, or the direct lane's answer for a routed context (route/lane.h). */
+static int ctrl_run(struct ct_thread *t, __typeof__(&EVP_CIPHER_CTX_ctrl) real, EVP_CIPHER_CTX *ctx, int type,
+		    int arg, void *ptr)
+{
+	void *lane = ct_lane_possible() && ct_lane_ctrl_type(type) ? ct_evp_lane(t, ctx) : NULL;
+	int r = lane ? ct_lane_ctrl(lane, type, arg, ptr) : CT_LANE_PASS;
+	if (r == CT_LANE_PASS)
+		return real(ctx, type, arg, ptr);
+	ct_lane_counted(t);
+	return r;
+}
+
 CT_EXPORT int EVP_CIPHER_CTX_ctrl(EVP_CIPHER_CTX *ctx, int type, int arg, void *ptr)
 {
 	CT_PASS_FOREIGN(EVP_CIPHER_CTX_ctrl, ctx, type, arg, ptr);
@@ -623,7 +661,7 @@ CT_EXPORT int EVP_CIPHER_CTX_ctrl(EVP_CIPHER_CTX *ctx, int type, int arg, void *
 		uint64_t bytes = phase == CT_PHASE_AAD && arg > 0 ? (uint64_t)arg : 0;
 		struct ct_timed tm;
 		ct_evp_phase_begin(t, ctx, (enum ct_phase)phase, bytes, &tm);
-		r = real(ctx, type, arg, ptr);
+		r = ctrl_run(t, real, ctx, type, arg, ptr);
 		ct_timed_end(t, &tm);
 		if (type == EVP_CTRL_AEAD_TLS1_AAD) {
 			uint32_t path;
@@ -632,7 +670,7 @@ CT_EXPORT int EVP_CIPHER_CTX_ctrl(EVP_CIPHER_CTX *ctx, int type, int arg, void *
 				CT_ADD(c->tls_records, 1);
 		}
 	} else {
-		r = real(ctx, type, arg, ptr);
+		r = ctrl_run(t, real, ctx, type, arg, ptr);
 	}
 	/* the ctrls that tell a TLS record layer apart (which version, which construction) */
 	static const struct {

@@ -12,6 +12,7 @@
 #include "ctxmap.h"
 #include "evp_internal.h"
 #include "internal.h"
+#include "lane.h"
 
 extern struct ct_ctxmap ct_global_ctxmap;
 
@@ -25,12 +26,13 @@ typedef int (*cipher_fn)(EVP_CIPHER_CTX *, unsigned char *, const unsigned char 
 struct data_fn {
 	const char *name;
 	uint8_t entry;
+	int8_t dir; /* an update's direction for the direct lane: 1 encrypt, 0 decrypt, -1 the ctx's */
 	void *real;
 };
-static struct data_fn fn_encrypt_update = { "EVP_EncryptUpdate", CT_ENTRY_EVP_UPDATE, NULL };
-static struct data_fn fn_decrypt_update = { "EVP_DecryptUpdate", CT_ENTRY_EVP_UPDATE, NULL };
-static struct data_fn fn_cipher_update = { "EVP_CipherUpdate", CT_ENTRY_EVP_UPDATE, NULL };
-static struct data_fn fn_cipher = { "EVP_Cipher", CT_ENTRY_EVP_CIPHER, NULL };
+static struct data_fn fn_encrypt_update = { "EVP_EncryptUpdate", CT_ENTRY_EVP_UPDATE, 1, NULL };
+static struct data_fn fn_decrypt_update = { "EVP_DecryptUpdate", CT_ENTRY_EVP_UPDATE, 0, NULL };
+static struct data_fn fn_cipher_update = { "EVP_CipherUpdate", CT_ENTRY_EVP_UPDATE, -1, NULL };
+static struct data_fn fn_cipher = { "EVP_Cipher", CT_ENTRY_EVP_CIPHER, -1, NULL };
 
 /* One data call, as the slow path sees it: the arguments of either signature, and what the call
  * does (its cell, bytes and cache key). */
@@ -42,12 +44,20 @@ struct data_call {
 	int64_t inl; /* an update's int, EVP_Cipher's unsigned int */
 	uint64_t bytes, key;
 	unsigned ci;
+	void *lane; /* an update's direct lane (route/lane.h), or NULL */
 };
 
 static int data_run(const struct data_fn *f, void *real, const struct data_call *c)
 {
 	if (f->entry == CT_ENTRY_EVP_CIPHER)
 		return ((cipher_fn)real)(c->ctx, c->out, c->in, (unsigned int)c->inl);
+	if (c->lane) {
+		int r = ct_lane_update(c->lane, f->dir, c->out, c->outl, c->in, (int)c->inl);
+		if (r != CT_LANE_PASS) {
+			ct_lane_counted(ct_tls_thread);
+			return r;
+		}
+	}
 	return ((update_fn)real)(c->ctx, c->out, c->outl, c->in, (int)c->inl);
 }
 
@@ -185,6 +195,8 @@ static void hot_remember_ctx(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, uin
 	if (ct_ctxmap_get(ctx) == path)
 		gen = atomic_load_explicit(&ct_ctxmap_gen, memory_order_relaxed);
 	ct_hot_cache_ctx(t, ctx, entry, c, path, gen);
+	if (entry == CT_ENTRY_EVP_UPDATE && ct_lane_possible())
+		t->hot_lane = ct_evp_lane_at(t, ctx, gen);
 }
 
 /* Remember the request just counted, when the fast path may count the next one with that key on
@@ -292,6 +304,10 @@ static __attribute__((noinline)) int data_slow(struct data_fn *f, const struct d
 	bool timed = ct_tick(t, c, call->ci, call->bytes);
 	if (t->hot_ctx == call->ctx)
 		hot_remember_len(t, call->key, f->entry, call->bytes, call->ci);
+	struct data_call laned = *call;
+	if (f->entry == CT_ENTRY_EVP_UPDATE && ct_lane_possible())
+		laned.lane = ct_evp_lane(t, call->ctx);
+	call = &laned;
 	if (CT_UNLIKELY(timed))
 		return data_timed(t, f, c, path, call);
 	int r = data_run(f, real, call);
@@ -317,6 +333,7 @@ static __attribute__((noinline)) int data_fast_sampled(struct ct_thread *t, stru
 	struct data_call c = *call;
 	c.ci = t->hot_ci;
 	c.bytes = t->hot_bytes;
+	c.lane = f->entry == CT_ENTRY_EVP_UPDATE ? t->hot_lane : NULL;
 	return data_timed(t, f, t->hot_c, t->hot_path, &c);
 }
 
@@ -388,7 +405,13 @@ static inline __attribute__((always_inline)) int update_hook(struct data_fn *f, 
 		NO_TAIL_CALL(r);
 		return r;
 	}
-	int r = FAST_REAL(*f, update_fn)(ctx, out, outl, in, inl);
+	/* a routed context's update: the provider's, straight (route/lane.h) */
+	void *lane = t->hot_lane;
+	int r = lane ? ct_lane_update(lane, f->dir, out, outl, in, inl) : CT_LANE_PASS;
+	if (r == CT_LANE_PASS)
+		r = FAST_REAL(*f, update_fn)(ctx, out, outl, in, inl);
+	else
+		ct_lane_counted(t);
 	return data_fast_leave(t, r, r == 1);
 }
 

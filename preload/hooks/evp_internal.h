@@ -27,6 +27,13 @@ void ct_evp_phase_begin(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, enum ct_
  * no cipher (never initialised). */
 uint32_t ct_evp_classify_unseen(EVP_CIPHER_CTX *ctx);
 
+/* The direct lane (route/lane.h, hooks/evp_lane.c): ctx's provider context when this thread
+ * learnt it under the ctxmap generation that is current (ct_evp_lane) or gen (ct_evp_lane_at),
+ * else NULL. ct_evp_lane_learn records what a real call on ctx captured (NULL: forget ctx). */
+void *ct_evp_lane(struct ct_thread *t, const EVP_CIPHER_CTX *ctx);
+void *ct_evp_lane_at(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, uint32_t gen);
+void ct_evp_lane_learn(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, void *rctx);
+
 #pragma GCC visibility pop
 
 #endif

@@ -22,6 +22,7 @@
 #include "core.h"
 #include "native_ctx.h"
 #include "kernel_backend.h"
+#include "lane.h"
 #include "params.h"
 #include "provider.h"
 #include "provider_ctx.h"
@@ -113,6 +114,7 @@ static void rctx_free(void *vctx)
 	struct ct_rctx *c = vctx;
 	if (!c)
 		return;
+	ct_route_ctx_freed(); /* a direct lane to it closes (lane.h) */
 	ct_native_free(c->native);
 	if (c->kroute)
 		ct_kroute_free(c->kroute);
@@ -201,6 +203,25 @@ static void *rctx_new_for(const struct ct_alg *alg, void *provctx)
 	return c;
 }
 
+/* Each family's init functions, as the dispatch tables give them: they note the context for the
+ * direct lane (lane.h), which learns an EVP context's provider context from a real init. */
+#define FAMILY_INITS(fam)                                                                                    \
+	static int lane_einit_##fam(void *vctx, const unsigned char *key, size_t keylen,                     \
+				    const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[])        \
+	{                                                                                                    \
+		ct_lane_seen(vctx);                                                                          \
+		return ct_prov_##fam##_einit(vctx, key, keylen, iv, ivlen, params);                          \
+	}                                                                                                    \
+	static int lane_dinit_##fam(void *vctx, const unsigned char *key, size_t keylen,                     \
+				    const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[])        \
+	{                                                                                                    \
+		ct_lane_seen(vctx);                                                                          \
+		return ct_prov_##fam##_dinit(vctx, key, keylen, iv, ivlen, params);                          \
+	}
+FAMILY_INITS(generic)
+FAMILY_INITS(xts)
+FAMILY_INITS(gcm)
+
 #define ALG_DISPATCH(id, nm, fam, md, em, kl, il, bs, ae, ci, k)                                             \
 	static void *newctx_##id(void *provctx)                                                              \
 	{                                                                                                    \
@@ -212,8 +233,8 @@ static void *rctx_new_for(const struct ct_alg *alg, void *provctx)
 	}                                                                                                    \
 	static const OSSL_DISPATCH dispatch_##id[] = {                                                       \
 		FN(OSSL_FUNC_CIPHER_NEWCTX, newctx_##id),                                                    \
-		FN(OSSL_FUNC_CIPHER_ENCRYPT_INIT, ct_prov_##fam##_einit),                                    \
-		FN(OSSL_FUNC_CIPHER_DECRYPT_INIT, ct_prov_##fam##_dinit),                                    \
+		FN(OSSL_FUNC_CIPHER_ENCRYPT_INIT, lane_einit_##fam),                                         \
+		FN(OSSL_FUNC_CIPHER_DECRYPT_INIT, lane_dinit_##fam),                                         \
 		FN(OSSL_FUNC_CIPHER_UPDATE, ct_prov_##fam##_update),                                         \
 		FN(OSSL_FUNC_CIPHER_FINAL, ct_prov_##fam##_final),                                           \
 		FN(OSSL_FUNC_CIPHER_CIPHER, ct_prov_##fam##_cipher),                                         \

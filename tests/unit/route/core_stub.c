@@ -26,6 +26,14 @@ void *ct_resolve(const char *name)
 	return dlsym(RTLD_DEFAULT, name);
 }
 
+void (*ct_stub_on_ctx_freed)(void);
+
+void ct_route_ctx_freed(void)
+{
+	if (ct_stub_on_ctx_freed)
+		ct_stub_on_ctx_freed();
+}
+
 const struct ct_config *ct_config(void)
 {
 	return &stub_config;

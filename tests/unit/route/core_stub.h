@@ -12,4 +12,7 @@ extern struct ct_stub_events ct_stub_events;
 /* Must be called before the first ct_route_* call (the table is parsed once). */
 void ct_stub_set_route(const char *spec);
 
+/* Called when the route's provider frees a context (ct_route_ctx_freed), if set. */
+extern void (*ct_stub_on_ctx_freed)(void);
+
 #endif

@@ -8,6 +8,10 @@
  * identical. Also: cipher constants, OpenSSH-style and TLS-style GCM record flows, and the route
  * decisions of ct_route_evp_cipher (substitution, fallbacks).
  *
+ * CT_ROUTE_LANE=1 runs the same cases with our side's calls taking the direct lane (route/lane.h)
+ * where the preload's hooks would (lane_shim.h): the lane must answer as EVP does, to the byte
+ * and the return value, and must have served calls.
+ *
  * CT_ROUTE_CASES (default 100000) and CT_ROUTE_SEED (default 1) pick the run; the first case
  * whose transcripts differ fails the test with the case number and seed needed to replay it
  * alone (CT_ROUTE_ONLY=n; CT_ROUTE_DUMP=1 prints its operations and the bytes around the
@@ -33,6 +37,8 @@
 #include "core_stub.h"
 #include "provider.h"
 #include "route.h"
+/* last: with CT_ROUTE_LANE=1 the EVP calls below take the direct lane as the hooks do */
+#include "lane_shim.h"
 
 static const char *const names[] = {
 	"AES-128-ECB", "AES-192-ECB", "AES-256-ECB", "AES-128-CBC", "AES-192-CBC",
@@ -1081,6 +1087,10 @@ static void test_random_scripts(void **state)
 	for (unsigned i = 0; i < N_CIPHERS; i++)
 		print_message(" %s=%ld", names[i], per_alg[i]);
 	print_message("\n");
+	if (shim.on) {
+		print_message("direct lane: %lu calls served\n", shim.served);
+		assert_true(shim.served > (unsigned long)ran); /* more than one call a case */
+	}
 	free(ta.buf);
 	free(tb.buf);
 }
@@ -1100,6 +1110,7 @@ int main(void)
 	e = getenv("CT_ROUTE_ONLY");
 	if (e)
 		only = atol(e);
+	shim_setup();
 	/* in this order: the TLS CBC test draws from the generator as it starts (0), the AEAD
 	 * flows from the seed */
 	const struct CMUnitTest tests[] = {
