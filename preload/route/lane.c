@@ -11,6 +11,7 @@
 
 #include <openssl/evp.h>
 
+#include "core.h"
 #include "lane.h"
 #include "provider_ctx.h"
 
@@ -32,7 +33,7 @@ void *ct_lane_capture_end(void)
 void ct_lane_seen(void *rctx)
 {
 	lane_seen = rctx;
-	if (!ct_lane_possible())
+	if (!ct_lane_possible() && ct_config()->route_direct)
 		__atomic_store_n(&ct_lane_any, true, __ATOMIC_RELAXED);
 }
 

@@ -23,8 +23,9 @@
 /* The real function must run: the case is one where EVP does more than pass the call on. */
 #define CT_LANE_PASS (-2)
 
-/* Set once our provider initialised a context: until then no EVP context can have a lane, and
- * the hooks skip the lane's bookkeeping (a trace without a route pays nothing for it). */
+/* Set once our provider initialised a context, unless CRYPTRACE_ROUTE_DIRECT=0: until then no
+ * EVP context can have a lane, and the hooks skip the lane's bookkeeping (a trace without a
+ * route, or with the lane off, pays nothing for it). */
 extern bool ct_lane_any;
 static inline bool ct_lane_possible(void)
 {

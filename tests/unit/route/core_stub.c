@@ -14,7 +14,7 @@
 #include "core_stub.h"
 
 struct ct_stub_events ct_stub_events;
-static struct ct_config stub_config = { .enabled = true };
+static struct ct_config stub_config = { .enabled = true, .route_direct = true };
 
 void ct_stub_set_route(const char *spec)
 {
