@@ -225,7 +225,7 @@ static uint32_t after_init(struct ct_thread *t, const char *call, EVP_CIPHER_CTX
 		record_failure(call, id = ct_ctxmap_get(ctx), ret);
 	} else if (!cipher && !engine) {
 		/* key/IV (re)set on an initialised ctx: keep its path, follow a direction change */
-		id = ct_ctxmap_get(ctx);
+		id = ct_evp_ctx_path(t, ctx);
 		if (id == CT_NO_PATH) {
 			ct_ctxmap_set(ctx, id = classify(t, ctx, NULL, NULL, enc));
 		} else if (enc == 0 || enc == 1) {
@@ -673,23 +673,29 @@ CT_EXPORT int EVP_CIPHER_CTX_ctrl(EVP_CIPHER_CTX *ctx, int type, int arg, void *
 		r = ctrl_run(t, real, ctx, type, arg, ptr);
 	}
 	/* the ctrls that tell a TLS record layer apart (which version, which construction) */
-	static const struct {
-		int type;
-		uint32_t bit;
-		const char *what;
-	} marks[] = {
-		{ EVP_CTRL_AEAD_TLS1_AAD, USAGE_TLS1_AAD, "ctrl=AEAD_TLS1_AAD: TLS 1.0-1.2 AEAD records" },
-		{ EVP_CTRL_GCM_SET_IV_FIXED, USAGE_IV_FIXED, "ctrl=GCM_SET_IV_FIXED: TLS 1.2 GCM key block" },
-		{ EVP_CTRL_AEAD_SET_IVLEN, USAGE_SET_IVLEN, "ctrl=AEAD_SET_IVLEN" },
-		{ EVP_CTRL_AEAD_SET_MAC_KEY, USAGE_MAC_KEY, "ctrl=AEAD_SET_MAC_KEY: TLS CBC-HMAC composite" },
-		{ EVP_CTRL_TLS1_1_MULTIBLOCK_ENCRYPT, USAGE_MULTIBLOCK,
-		  "ctrl=TLS1_1_MULTIBLOCK_ENCRYPT: TLS 1.2 multi-block writes (stitched CBC-HMAC)" },
-	};
-	for (size_t i = 0; r > 0 && i < sizeof(marks) / sizeof(marks[0]); i++) {
-		if (marks[i].type != type || !ct_ready())
-			continue;
+	uint32_t bit = 0;
+	const char *what = NULL;
+	switch (type) {
+	case EVP_CTRL_AEAD_TLS1_AAD:
+		bit = USAGE_TLS1_AAD, what = "ctrl=AEAD_TLS1_AAD: TLS 1.0-1.2 AEAD records";
+		break;
+	case EVP_CTRL_GCM_SET_IV_FIXED:
+		bit = USAGE_IV_FIXED, what = "ctrl=GCM_SET_IV_FIXED: TLS 1.2 GCM key block";
+		break;
+	case EVP_CTRL_AEAD_SET_IVLEN:
+		bit = USAGE_SET_IVLEN, what = "ctrl=AEAD_SET_IVLEN";
+		break;
+	case EVP_CTRL_AEAD_SET_MAC_KEY:
+		bit = USAGE_MAC_KEY, what = "ctrl=AEAD_SET_MAC_KEY: TLS CBC-HMAC composite";
+		break;
+	case EVP_CTRL_TLS1_1_MULTIBLOCK_ENCRYPT:
+		bit = USAGE_MULTIBLOCK,
+		what = "ctrl=TLS1_1_MULTIBLOCK_ENCRYPT: TLS 1.2 multi-block writes (stitched CBC-HMAC)";
+		break;
+	}
+	if (bit && r > 0 && ct_ready()) {
 		struct ct_quiet q = ct_quiet_begin(t);
-		note_usage(ct_ctxmap_get(ctx), marks[i].bit, "EVP_CIPHER_CTX_ctrl", marks[i].what);
+		note_usage(ct_evp_ctx_path(t, ctx), bit, "EVP_CIPHER_CTX_ctrl", what);
 		ct_quiet_end(t, q);
 	}
 	ct_leave_fast(t, CT_FAM_EVP);

@@ -216,6 +216,11 @@ static bool hot_ctx_is(const struct ct_thread *t, const EVP_CIPHER_CTX *ctx)
 	return ctx == t->hot_ctx && t->hot_gen == atomic_load_explicit(&ct_ctxmap_gen, memory_order_relaxed);
 }
 
+uint32_t ct_evp_ctx_path(struct ct_thread *t, const EVP_CIPHER_CTX *ctx)
+{
+	return hot_ctx_is(t, ctx) ? t->hot_path : ct_ctxmap_get(ctx);
+}
+
 struct ct_counters *ct_evp_ctx_counters(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, uint32_t *path)
 {
 	if (hot_ctx_is(t, ctx)) {

@@ -12,6 +12,10 @@
 
 #pragma GCC visibility push(hidden)
 
+/* ctx's path, through the data calls' one-entry cache (else the ctxmap): CT_NO_PATH for a ctx
+ * we never saw initialised. */
+uint32_t ct_evp_ctx_path(struct ct_thread *t, const EVP_CIPHER_CTX *ctx);
+
 /* The counters of ctx's path on this thread (through the data calls' one-entry cache), and the
  * path; NULL for a ctx we never saw initialised. */
 struct ct_counters *ct_evp_ctx_counters(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, uint32_t *path);
