@@ -8,7 +8,12 @@
 # and min..max over the runs. With -o OLD_LIB another build's library runs the traced and
 # routed modes too, in the same rounds.
 #
-# usage: bench/msg_cost.sh [-r ROUNDS] [-b BUILD_DIR] [-n LENS] [-s SHAPES] [-o OLD_LIB]
+# With -i it counts instructions instead (valgrind's cachegrind: the instructions of N and of 2N
+# messages, subtracted, over N): one run per mode, the same on any host however busy, for
+# changes too small for a shared machine's clock. Valgrind has no AVX-512: the code levels are
+# the ones it offers (AES-NI, AVX2), natively and in our backend alike.
+#
+# usage: bench/msg_cost.sh [-r ROUNDS] [-b BUILD_DIR] [-n LENS] [-s SHAPES] [-o OLD_LIB] [-i]
 #        LENS: "16 1024" by default; SHAPES: "speed tls13-enc tls13-dec"
 set -eu
 rounds=7
@@ -16,16 +21,19 @@ build=
 lens="16 1024"
 shapes="speed tls13-enc tls13-dec"
 old=
-while getopts r:b:n:s:o: opt; do
+count=
+while getopts r:b:n:s:o:i opt; do
 	case $opt in
 	r) rounds=$OPTARG ;;
 	b) build=$OPTARG ;;
 	n) lens=$OPTARG ;;
 	s) shapes=$OPTARG ;;
 	o) old=$OPTARG ;;
-	*) echo "usage: $0 [-r ROUNDS] [-b BUILD_DIR] [-n LENS] [-s SHAPES] [-o OLD_LIB]" >&2; exit 2 ;;
+	i) count=1 ;;
+	*) echo "usage: $0 [-r ROUNDS] [-b BUILD_DIR] [-n LENS] [-s SHAPES] [-o OLD_LIB] [-i]" >&2; exit 2 ;;
 	esac
 done
+[ -z "$count" ] || command -v valgrind >/dev/null || { echo "msg_cost.sh: -i needs valgrind" >&2; exit 77; }
 here=$(cd "$(dirname "$0")" && pwd)
 build=${build:-$here/../build}
 prog=$build/bench/msg_cost
@@ -50,6 +58,36 @@ for shape in $shapes; do
 		one() { "$@" "$prog" "$len" "$msgs" 7 $args | sed -n 's/^ns_per_msg //p'; }
 		modes="native traced lane no-lane"
 		[ -z "$old" ] || modes="$modes old-traced old-lane"
+		if [ -n "$count" ]; then
+			# instructions of n messages (one batch), from cachegrind's summary
+			irs() {
+				n=$1
+				shift
+				"$@" valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
+					"$prog" "$len" "$n" 1 $args 2>&1 | sed -n 's/.*I *refs: *//p' | tr -d ,
+			}
+			n=$((len <= 1024 ? 20000 : 2000))
+			echo "AES-128-GCM $shape, $len B messages: instructions per message (valgrind), ratio to native"
+			for m in $modes; do
+				case $m in
+				native) e= ;;
+				traced) e="LD_PRELOAD=$lib" ;;
+				lane) e="LD_PRELOAD=$lib CRYPTRACE_ROUTE=$route" ;;
+				no-lane) e="LD_PRELOAD=$lib CRYPTRACE_ROUTE=$route CRYPTRACE_ROUTE_DIRECT=0" ;;
+				old-traced) e="LD_PRELOAD=$old" ;;
+				old-lane) e="LD_PRELOAD=$old CRYPTRACE_ROUTE=$route" ;;
+				esac
+				# shellcheck disable=SC2086
+				a=$(irs "$n" env CRYPTRACE_OUT="$out/t" $e)
+				# shellcheck disable=SC2086
+				b=$(irs $((2 * n)) env CRYPTRACE_OUT="$out/t" $e)
+				per=$(((b - a) / n))
+				[ "$m" != native ] || base=$per
+				printf '  %-11s %8s %7.3f\n' "$m" "$per" "$(echo "$base $per" | awk '{print $1 / $2}')"
+				rm -rf "$out/t"
+			done
+			continue
+		fi
 		i=0
 		while [ "$i" -lt "$rounds" ]; do
 			one env >>"$out/native"
@@ -74,4 +112,8 @@ for shape in $shapes; do
 		rm -f "$out"/native "$out"/traced "$out"/lane "$out"/no-lane "$out"/old-* "$out"/*.ratio
 	done
 done
-echo "ratio = native ns / mode ns (> 1: faster than OpenSSL's own code through EVP)"
+if [ -n "$count" ]; then
+	echo "ratio = native instructions / mode instructions"
+else
+	echo "ratio = native ns / mode ns (> 1: faster than OpenSSL's own code through EVP)"
+fi
