@@ -550,10 +550,11 @@ static inline void ct_hot_cache_ctx(struct ct_thread *t, const void *ctx, uint8_
 	t->hot_lane = NULL;
 }
 
-/* One call the direct lane served (route/lane.h): owner-written, the flusher sums the threads. */
-static inline void ct_lane_counted(struct ct_thread *t)
+/* One more in a per-thread count only its thread writes (the flusher reads and sums them): a
+ * plain add, not a locked one. */
+static inline void ct_owned_inc(_Atomic uint64_t *count)
 {
-	atomic_store_explicit(&t->lane_calls, atomic_load_explicit(&t->lane_calls, memory_order_relaxed) + 1,
+	atomic_store_explicit(count, atomic_load_explicit(count, memory_order_relaxed) + 1,
 			      memory_order_relaxed);
 }
 

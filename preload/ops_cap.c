@@ -96,9 +96,7 @@ static void maybe_double(uint64_t start, uint64_t end, uint64_t sampled, uint32_
 /* An op not kept: counted in its thread (single writer; the flusher sums them into PROC). */
 static bool left_out(struct ct_thread *t)
 {
-	atomic_store_explicit(&t->ops_sampled_out,
-			      atomic_load_explicit(&t->ops_sampled_out, memory_order_relaxed) + 1,
-			      memory_order_relaxed);
+	ct_owned_inc(&t->ops_sampled_out);
 	return false;
 }
 

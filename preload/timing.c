@@ -334,9 +334,7 @@ static void ring_push(struct ct_thread *t, uint64_t start, uint64_t ns, uint32_t
 	uint64_t head = atomic_load_explicit(&t->ops_head, memory_order_relaxed);
 	uint64_t tail = atomic_load_explicit(&t->ops_tail, memory_order_acquire);
 	if (head - tail >= CT_OPS_RING) {
-		atomic_store_explicit(&t->ops_dropped,
-				      atomic_load_explicit(&t->ops_dropped, memory_order_relaxed) + 1,
-				      memory_order_relaxed);
+		ct_owned_inc(&t->ops_dropped);
 		return;
 	}
 	struct ct_op *o = &t->ops[head % CT_OPS_RING];

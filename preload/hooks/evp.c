@@ -339,7 +339,7 @@ static int init_hook(void *real, enum init_form form, bool has_enc, struct init_
 			r = init_run(real, form, has_enc, c);
 			lane = learn ? ct_lane_capture_end() : NULL;
 		} else {
-			ct_lane_counted(t);
+			ct_owned_inc(&t->lane_calls);
 		}
 		ct_timed_end(t, &tm);
 		e = errno;
@@ -447,7 +447,7 @@ static int final_hook(const char *name, int (*real)(EVP_CIPHER_CTX *, unsigned c
 	if (r == CT_LANE_PASS)
 		r = real(ctx, out, outl);
 	else
-		ct_lane_counted(t);
+		ct_owned_inc(&t->lane_calls);
 	ct_timed_end(t, &tm);
 	if (CT_UNLIKELY(r != 1)) {
 		struct ct_quiet q = ct_quiet_begin(t);
@@ -637,7 +637,7 @@ static int ctrl_run(struct ct_thread *t, __typeof__(&EVP_CIPHER_CTX_ctrl) real, 
 	int r = lane ? ct_lane_ctrl(lane, type, arg, ptr) : CT_LANE_PASS;
 	if (r == CT_LANE_PASS)
 		return real(ctx, type, arg, ptr);
-	ct_lane_counted(t);
+	ct_owned_inc(&t->lane_calls);
 	return r;
 }
 

@@ -54,7 +54,7 @@ static int data_run(const struct data_fn *f, void *real, const struct data_call 
 	if (c->lane) {
 		int r = ct_lane_update(c->lane, f->dir, c->out, c->outl, c->in, (int)c->inl);
 		if (r != CT_LANE_PASS) {
-			ct_lane_counted(ct_tls_thread);
+			ct_owned_inc(&ct_tls_thread->lane_calls);
 			return r;
 		}
 	}
@@ -416,7 +416,7 @@ static inline __attribute__((always_inline)) int update_hook(struct data_fn *f, 
 	if (r == CT_LANE_PASS)
 		r = FAST_REAL(*f, update_fn)(ctx, out, outl, in, inl);
 	else
-		ct_lane_counted(t);
+		ct_owned_inc(&t->lane_calls);
 	return data_fast_leave(t, r, r == 1);
 }
 

@@ -33,8 +33,6 @@ void ct_evp_lane_learn(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, void *rct
 		if (t->lane[i].ctx == ctx)
 			slot = i;
 	}
-	if (!ct_config()->route_direct)
-		rctx = NULL;
 	const uint32_t gen = atomic_load_explicit(&ct_ctxmap_gen, memory_order_relaxed);
 	/* the data calls' cached context (evp_data.c) takes the lane now, not at its next refill:
 	 * its generation may be the one this ctx's first data call moved on to */
