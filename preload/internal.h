@@ -81,7 +81,7 @@ struct ct_thread {
 	uint8_t hot_entry, hot_ci;
 	struct ct_counters *hot_c;
 	uint32_t hot_path;
-	void *hot_lane;              /* hot_ctx's direct lane (route/lane.h) for its updates, or NULL */
+	void *hot_lane;              /* hot_ctx's direct lane (route/lane.h), or NULL: none */
 	_Atomic uint64_t lane_calls; /* calls the direct lane served (PROC's route_direct_calls) */
 	uint64_t cpu_deadline;       /* clock value after which the next probe is CPU-sampled */
 	bool sample_probe;           /* the next sample is a probe (they alternate with spans) */
@@ -277,6 +277,8 @@ bool ct_path_has_callsite(uint32_t id);
 /* Usage patterns seen on a path's contexts (CT_USAGE_*): sets the bit, true the first time
  * (the caller then records a CT_EV_CTX_USAGE event). One atomic load once the bit is set. */
 bool ct_path_mark_usage(uint32_t id, uint32_t bit);
+/* Whether the bit is set already (one load: the hooks' check before the marking's work). */
+bool ct_path_usage_seen(uint32_t id, uint32_t bit);
 void ct_registry_lock(void);
 void ct_registry_unlock(void);
 void ct_registry_after_fork_child(void);

@@ -255,11 +255,14 @@ bool ct_path_def_get(uint32_t id, struct ct_path_def *def)
 	return true;
 }
 
+bool ct_path_usage_seen(uint32_t id, uint32_t bit)
+{
+	return id < CT_PATH_CAPACITY && (atomic_load_explicit(&usage_marks[id], memory_order_relaxed) & bit);
+}
+
 bool ct_path_mark_usage(uint32_t id, uint32_t bit)
 {
-	if (id >= CT_PATH_CAPACITY)
-		return false;
-	if (atomic_load_explicit(&usage_marks[id], memory_order_relaxed) & bit)
+	if (id >= CT_PATH_CAPACITY || ct_path_usage_seen(id, bit))
 		return false;
 	return !(atomic_fetch_or_explicit(&usage_marks[id], bit, memory_order_relaxed) & bit);
 }

@@ -566,10 +566,8 @@ void ct_timed_begin(struct ct_thread *t, struct ct_timed *tm, struct ct_counters
 	tm->a = ct_clock_now();
 }
 
-void ct_timed_end(struct ct_thread *t, struct ct_timed *tm)
+void ct_timed_finish(struct ct_thread *t, struct ct_timed *tm)
 {
-	if (!tm->what)
-		return;
 	if (tm->what & CT_TIMED_PROBE) {
 		uint64_t b = ct_clock_now();
 		/* the work still in flight matters for a call of a few hundred ns; a larger one need

@@ -128,8 +128,14 @@ void ct_timed_begin(struct ct_thread *t, struct ct_timed *tm, struct ct_counters
 /* Measures what the method's own reads add (otherwise done at the first sample, ~50 us): at
  * start in per-call mode, where no call may go untimed meanwhile. */
 void ct_timing_calibrate_now(void);
-/* Right after the real call: a probe's closing reads and accounting, or a span's start. */
-void ct_timed_end(struct ct_thread *t, struct ct_timed *tm);
+/* Right after the real call: a probe's closing reads and accounting, or a span's start
+ * (ct_timed_finish); nothing, inline, for a call that was not timed. */
+void ct_timed_finish(struct ct_thread *t, struct ct_timed *tm);
+static inline void ct_timed_end(struct ct_thread *t, struct ct_timed *tm)
+{
+	if (CT_UNLIKELY(tm->what))
+		ct_timed_finish(t, tm);
+}
 /* Ends an open span at this moment without a counted call: at a call whose own bookkeeping must
  * not be timed (a context set-up, a free), or at thread exit, fork and exec. */
 void ct_span_interrupt(struct ct_thread *t);

@@ -257,6 +257,19 @@ struct init_call {
 	const OSSL_PARAM *params;
 };
 
+/* A re-init (no cipher, no engine) after which after_init would do nothing: it succeeded, on the
+ * thread's cached context (its path known), keeping its direction, and an IV-only re-init's
+ * usage mark is set already. The common case: a message's re-init with its key or IV. */
+static bool reinit_noted(struct ct_thread *t, const struct init_call *c, int ret)
+{
+	if (ret != 1 || !ct_evp_hot_ctx_is(t, c->ctx))
+		return false;
+	if ((c->enc == 0 || c->enc == 1) &&
+	    ct_path_dir(t->hot_path) != (c->enc ? CT_DIR_ENCRYPT : CT_DIR_DECRYPT))
+		return false;
+	return !c->iv || c->key || ct_path_usage_seen(t->hot_path, USAGE_IV_REINIT);
+}
+
 enum init_form { INIT_PLAIN, INIT_EX, INIT_EX2 }; /* (ctx, cipher, key, iv[, enc]), + impl, + params */
 
 /* The real init, with the signature of its form and direction. */
@@ -297,7 +310,7 @@ static int init_hook(void *real, enum init_form form, bool has_enc, struct init_
 		errno = ENOSYS;
 		return 0;
 	}
-	struct ct_thread *t = ct_thread_get();
+	struct ct_thread *t = ct_thread_fast();
 	if (!t || !ct_enter_fast(t, CT_FAM_EVP))
 		return init_run(real, form, has_enc, c);
 	int r, e;
@@ -330,7 +343,7 @@ static int init_hook(void *real, enum init_form form, bool has_enc, struct init_
 			ct_evp_phase_begin(t, c->ctx, c->key ? CT_PHASE_KEY : CT_PHASE_MSG, 0, &tm);
 		/* a routed context's re-init: the provider's init, straight (route/lane.h) */
 		const bool lanes = ct_lane_possible();
-		void *lane = lanes && !c->params ? ct_evp_lane(t, c->ctx) : NULL;
+		void *lane = lanes && !c->params ? ct_evp_ctx_lane(t, c->ctx) : NULL;
 		r = lane ? ct_lane_init(lane, c->key, c->iv, c->enc) : CT_LANE_PASS;
 		bool learn = lanes && r == CT_LANE_PASS;
 		if (r == CT_LANE_PASS) {
@@ -343,7 +356,9 @@ static int init_hook(void *real, enum init_form form, bool has_enc, struct init_
 		}
 		ct_timed_end(t, &tm);
 		e = errno;
-		after_init(t, c->name, c->ctx, NULL, NULL, c->enc, r, c->key != NULL, c->iv != NULL, ra);
+		if (!reinit_noted(t, c, r))
+			after_init(t, c->name, c->ctx, NULL, NULL, c->enc, r, c->key != NULL, c->iv != NULL,
+				   ra);
 		if (learn)
 			ct_evp_lane_learn(t, c->ctx, r == 1 ? lane : NULL);
 	}
@@ -437,12 +452,12 @@ static int final_hook(const char *name, int (*real)(EVP_CIPHER_CTX *, unsigned c
 		errno = ENOSYS;
 		return 0;
 	}
-	struct ct_thread *t = ct_thread_get();
+	struct ct_thread *t = ct_thread_fast();
 	if (!t || !ct_enter_fast(t, CT_FAM_EVP))
 		return real(ctx, out, outl);
 	struct ct_timed tm;
 	ct_evp_phase_begin(t, ctx, CT_PHASE_FINAL, 0, &tm);
-	void *lane = ct_lane_possible() ? ct_evp_lane(t, ctx) : NULL;
+	void *lane = ct_lane_possible() ? ct_evp_ctx_lane(t, ctx) : NULL;
 	int r = lane ? ct_lane_final(lane, dir, out, outl) : CT_LANE_PASS;
 	if (r == CT_LANE_PASS)
 		r = real(ctx, out, outl);
@@ -633,7 +648,7 @@ static int multiblock_encrypt(struct ct_thread *t, __typeof__(&EVP_CIPHER_CTX_ct
 static int ctrl_run(struct ct_thread *t, __typeof__(&EVP_CIPHER_CTX_ctrl) real, EVP_CIPHER_CTX *ctx, int type,
 		    int arg, void *ptr)
 {
-	void *lane = ct_lane_possible() && ct_lane_ctrl_type(type) ? ct_evp_lane(t, ctx) : NULL;
+	void *lane = ct_lane_possible() && ct_lane_ctrl_type(type) ? ct_evp_ctx_lane(t, ctx) : NULL;
 	int r = lane ? ct_lane_ctrl(lane, type, arg, ptr) : CT_LANE_PASS;
 	if (r == CT_LANE_PASS)
 		return real(ctx, type, arg, ptr);
@@ -693,10 +708,13 @@ CT_EXPORT int EVP_CIPHER_CTX_ctrl(EVP_CIPHER_CTX *ctx, int type, int arg, void *
 		what = "ctrl=TLS1_1_MULTIBLOCK_ENCRYPT: TLS 1.2 multi-block writes (stitched CBC-HMAC)";
 		break;
 	}
-	if (bit && r > 0 && ct_ready()) {
-		struct ct_quiet q = ct_quiet_begin(t);
-		note_usage(ct_evp_ctx_path(t, ctx), bit, "EVP_CIPHER_CTX_ctrl", what);
-		ct_quiet_end(t, q);
+	if (bit && r > 0) {
+		const uint32_t path = ct_evp_ctx_path(t, ctx);
+		if (!ct_path_usage_seen(path, bit) && ct_ready()) {
+			struct ct_quiet q = ct_quiet_begin(t);
+			note_usage(path, bit, "EVP_CIPHER_CTX_ctrl", what);
+			ct_quiet_end(t, q);
+		}
 	}
 	ct_leave_fast(t, CT_FAM_EVP);
 	return r;

@@ -195,7 +195,7 @@ static void hot_remember_ctx(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, uin
 	if (ct_ctxmap_get(ctx) == path)
 		gen = atomic_load_explicit(&ct_ctxmap_gen, memory_order_relaxed);
 	ct_hot_cache_ctx(t, ctx, entry, c, path, gen);
-	if (entry == CT_ENTRY_EVP_UPDATE && ct_lane_possible())
+	if (ct_lane_possible())
 		t->hot_lane = ct_evp_lane_at(t, ctx, gen);
 }
 
@@ -211,19 +211,14 @@ static void hot_remember_len(struct ct_thread *t, uint64_t key, uint8_t entry, u
 		ct_hot_cache_len(t, key, bytes, ci);
 }
 
-static bool hot_ctx_is(const struct ct_thread *t, const EVP_CIPHER_CTX *ctx)
-{
-	return ctx == t->hot_ctx && t->hot_gen == atomic_load_explicit(&ct_ctxmap_gen, memory_order_relaxed);
-}
-
 uint32_t ct_evp_ctx_path(struct ct_thread *t, const EVP_CIPHER_CTX *ctx)
 {
-	return hot_ctx_is(t, ctx) ? t->hot_path : ct_ctxmap_get(ctx);
+	return ct_evp_hot_ctx_is(t, ctx) ? t->hot_path : ct_ctxmap_get(ctx);
 }
 
 struct ct_counters *ct_evp_ctx_counters(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, uint32_t *path)
 {
-	if (hot_ctx_is(t, ctx)) {
+	if (ct_evp_hot_ctx_is(t, ctx)) {
 		*path = t->hot_path;
 		return t->hot_c;
 	}
@@ -233,13 +228,12 @@ struct ct_counters *ct_evp_ctx_counters(struct ct_thread *t, const EVP_CIPHER_CT
 	return *path == CT_NO_PATH ? NULL : ct_counters_of(t, *path);
 }
 
-void ct_evp_phase_begin(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, enum ct_phase phase, uint64_t bytes,
-			struct ct_timed *tm)
+void ct_evp_phase_slow(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, enum ct_phase phase, uint64_t bytes,
+		       struct ct_timed *tm)
 {
 	uint32_t path;
 	struct ct_counters *c = ct_evp_ctx_counters(t, ctx, &path);
 	const unsigned ci = CT_CELL_PHASE(phase);
-	tm->what = 0;
 	if (c && ct_tick(t, c, ci, bytes))
 		ct_timed_begin(t, tm, c, path, ci, bytes);
 }
@@ -291,7 +285,7 @@ static __attribute__((noinline)) int data_slow(struct data_fn *f, const struct d
 	/* the cached ctx with another length or entry, or a ctx to look up (and cache) */
 	struct ct_counters *c;
 	uint32_t path;
-	if (hot_ctx_is(t, call->ctx) && t->hot_entry == f->entry) {
+	if (ct_evp_hot_ctx_is(t, call->ctx) && t->hot_entry == f->entry) {
 		c = t->hot_c;
 		path = t->hot_path;
 	} else {
@@ -311,7 +305,7 @@ static __attribute__((noinline)) int data_slow(struct data_fn *f, const struct d
 		hot_remember_len(t, call->key, f->entry, call->bytes, call->ci);
 	struct data_call laned = *call;
 	if (f->entry == CT_ENTRY_EVP_UPDATE && ct_lane_possible())
-		laned.lane = ct_evp_lane(t, call->ctx);
+		laned.lane = ct_evp_ctx_lane(t, call->ctx);
 	call = &laned;
 	if (CT_UNLIKELY(timed))
 		return data_timed(t, f, c, path, call);

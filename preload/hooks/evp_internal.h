@@ -20,23 +20,57 @@ uint32_t ct_evp_ctx_path(struct ct_thread *t, const EVP_CIPHER_CTX *ctx);
  * path; NULL for a ctx we never saw initialised. */
 struct ct_counters *ct_evp_ctx_counters(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, uint32_t *path);
 
-/* A phase call on ctx (enum ct_phase): counted on ctx's path before the real call runs, and *tm
- * begun when the call is timed (a sample, or the end of a span); follow the real call with
- * ct_timed_end(t, tm), which does nothing when it was not. */
-void ct_evp_phase_begin(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, enum ct_phase phase, uint64_t bytes,
-			struct ct_timed *tm);
-
-/* `cryptrace attach`: the path of a ctx initialised before the attach (its init never came
- * through us), classified at its first use as its init would have been; CT_NO_PATH when it has
- * no cipher (never initialised). */
-uint32_t ct_evp_classify_unseen(EVP_CIPHER_CTX *ctx);
-
 /* The direct lane (route/lane.h, hooks/evp_lane.c): ctx's provider context when this thread
  * learnt it under the ctxmap generation that is current (ct_evp_lane) or gen (ct_evp_lane_at),
  * else NULL. ct_evp_lane_learn records what a real call on ctx captured (NULL: forget ctx). */
 void *ct_evp_lane(struct ct_thread *t, const EVP_CIPHER_CTX *ctx);
 void *ct_evp_lane_at(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, uint32_t gen);
 void ct_evp_lane_learn(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, void *rctx);
+
+/* Whether ctx is the thread's cached context (the data calls' one-entry cache: t->hot_*), and
+ * the cache still valid. */
+static inline bool ct_evp_hot_ctx_is(const struct ct_thread *t, const EVP_CIPHER_CTX *ctx)
+{
+	return ctx == t->hot_ctx && t->hot_gen == atomic_load_explicit(&ct_ctxmap_gen, memory_order_relaxed);
+}
+
+/* ctx's direct lane (route/lane.h): the cached one for the cached context, else the thread's
+ * lane slots; NULL when ctx has none. */
+static inline void *ct_evp_ctx_lane(struct ct_thread *t, const EVP_CIPHER_CTX *ctx)
+{
+	return ct_evp_hot_ctx_is(t, ctx) ? t->hot_lane : ct_evp_lane(t, ctx);
+}
+
+void ct_evp_phase_slow(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, enum ct_phase phase, uint64_t bytes,
+		       struct ct_timed *tm);
+
+/* A phase call on ctx (enum ct_phase): counted on ctx's path before the real call runs, and *tm
+ * begun when the call is timed (a sample, or the end of a span); follow the real call with
+ * ct_timed_end(t, tm), which does nothing when it was not.
+ * Inline, the common case: ctx is the cached context, its phase cell already counted once, no
+ * span open, no sample due (timing.h's ct_tick and ct_sample_due, on the cached counters): a
+ * message's init, ctrl and final between two samples cost a count each. Anything else,
+ * ct_evp_phase_slow. */
+static inline void ct_evp_phase_begin(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, enum ct_phase phase,
+				      uint64_t bytes, struct ct_timed *tm)
+{
+	const unsigned ci = CT_CELL_PHASE(phase);
+	tm->what = 0;
+	if (CT_LIKELY(ct_evp_hot_ctx_is(t, ctx) && !t->span.t0 && t->countdown > 1 && bytes < 1024 &&
+		      bytes < ct_sample_all_bytes && (t->hot_c->cell_mask & (1ull << ci)))) {
+		struct ct_size_bucket *cell = &t->hot_c->cell[ci];
+		CT_ADD(cell->calls, 1);
+		CT_ADD(cell->bytes, bytes);
+		t->countdown--;
+		return;
+	}
+	ct_evp_phase_slow(t, ctx, phase, bytes, tm);
+}
+
+/* `cryptrace attach`: the path of a ctx initialised before the attach (its init never came
+ * through us), classified at its first use as its init would have been; CT_NO_PATH when it has
+ * no cipher (never initialised). */
+uint32_t ct_evp_classify_unseen(EVP_CIPHER_CTX *ctx);
 
 #pragma GCC visibility pop
 

@@ -37,7 +37,7 @@ void ct_evp_lane_learn(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, void *rct
 	/* the data calls' cached context (evp_data.c) takes the lane now, not at its next refill:
 	 * its generation may be the one this ctx's first data call moved on to */
 	if (t->hot_ctx == ctx)
-		t->hot_lane = t->hot_entry == CT_ENTRY_EVP_UPDATE && t->hot_gen == gen ? rctx : NULL;
+		t->hot_lane = t->hot_gen == gen ? rctx : NULL;
 	if (!rctx) {
 		if (slot < LANE_SLOTS)
 			t->lane[slot].ctx = NULL;

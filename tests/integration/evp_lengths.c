@@ -4,13 +4,20 @@
  * counting: runs of equal lengths (the fast path's cached length), alternating lengths, empty
  * requests, always-timed large requests, two contexts taking turns, the same ctx through
  * EVP_CipherUpdate and through EVP_Cipher (another entry), and EVP_Cipher without input (a
- * custom cipher's final: a phase of the operation, not a data call). Prints what each size bucket
- * must hold, per entry, computed here from the calls made and what OpenSSL returned:
+ * custom cipher's final: a phase of the operation, not a data call). Then AES-128-GCM messages
+ * in the shapes of openssl speed (IV length ctrl, re-init with key and IV, data, final) and of
+ * TLS 1.3 records (re-init with the IV, AAD, data, final, tag), on one context and on two taking
+ * turns: the phase calls (inits, ctrls, finals) counted on the thread's cached context between
+ * samples, and off it. Prints what each size bucket must hold, per entry, computed here from the
+ * calls made and what OpenSSL returned:
  *   bucket entry=update|cipher low=N calls=N bytes=N
  *   errors entry=update|cipher n=N
  *   phase entry=cipher name=final calls=N
+ *   gcm phase=key|message|aad|final|tag calls=N bytes=N   (aes-128-gcm, encrypt)
+ *   gcm data calls=N bytes=N
  * A bucket is [2^(k-1), 2^k) bytes named by its low end (0 for empty requests), as in the trace.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -63,6 +70,61 @@ static void cipher(EVP_CIPHER_CTX *ctx, const unsigned char *src, unsigned len)
 		errors[CIPHER]++;
 }
 
+/* The GCM messages' expected counts: per phase (enum order of the trace: key, message, aad,
+ * final, tag), and the data calls. */
+static const char *const gcm_phase_names[] = { "key", "message", "aad", "final", "tag" };
+enum { G_KEY, G_MSG, G_AAD, G_FINAL, G_TAG, G_PHASES };
+static unsigned long long gcm_calls[G_PHASES], gcm_bytes[G_PHASES], gcm_data_calls, gcm_data_bytes;
+
+static int gcm_message(EVP_CIPHER_CTX *ctx, bool speed_shape, int len)
+{
+	static const unsigned char key[16] = "gcm-key-0123456", aad[13] = "record-header";
+	unsigned char iv[12] = "nonce-000000", tag[16];
+	int outl = 0;
+	iv[11] = (unsigned char)len;
+	if (speed_shape) {
+		if (EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_IVLEN, 12, NULL) != 1 ||
+		    !EVP_EncryptInit_ex(ctx, NULL, NULL, key, iv))
+			return 0;
+		gcm_calls[G_MSG]++, gcm_calls[G_KEY]++;
+	} else {
+		if (!EVP_EncryptInit_ex(ctx, NULL, NULL, NULL, iv) ||
+		    EVP_EncryptUpdate(ctx, NULL, &outl, aad, sizeof(aad)) != 1)
+			return 0;
+		gcm_calls[G_MSG]++, gcm_calls[G_AAD]++, gcm_bytes[G_AAD] += sizeof(aad);
+	}
+	if (EVP_EncryptUpdate(ctx, out, &outl, in, len) != 1 ||
+	    EVP_EncryptFinal_ex(ctx, out + outl, &outl) != 1)
+		return 0;
+	gcm_data_calls++, gcm_data_bytes += (unsigned)len, gcm_calls[G_FINAL]++;
+	if (!speed_shape) {
+		if (EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag) != 1)
+			return 0;
+		gcm_calls[G_TAG]++;
+	}
+	return 1;
+}
+
+static int gcm_messages(void)
+{
+	static const unsigned char key[16] = "gcm-key-0123456";
+	EVP_CIPHER_CTX *g = EVP_CIPHER_CTX_new(), *h = EVP_CIPHER_CTX_new();
+	int ok = g && h && EVP_EncryptInit_ex(g, EVP_aes_128_gcm(), NULL, key, NULL) &&
+		 EVP_EncryptInit_ex(h, EVP_aes_128_gcm(), NULL, key, NULL);
+	gcm_calls[G_KEY] += 2;
+	for (int i = 0; ok && i < 1500; i++)
+		ok = gcm_message(g, true, 16); /* openssl speed's loop: one context, one length */
+	for (int i = 0; ok && i < 1500; i++)
+		ok = gcm_message(g, false, 16 + i % 2); /* TLS 1.3 records */
+	for (int i = 0; ok && i < 600; i++)
+		ok = gcm_message(i % 2 ? g : h, i % 3 == 0, 32); /* two contexts taking turns */
+	for (int i = 0; ok && i < 300; i++)
+		ok = gcm_message(h, false, 3000); /* large: every data call timed */
+	EVP_CIPHER_CTX_free(g);
+	EVP_CIPHER_CTX_free(h);
+	return ok;
+}
+
 int main(void)
 {
 	static const unsigned char key[16] = "0123456789abcdef", iv[16] = "fedcba9876543210";
@@ -99,6 +161,10 @@ int main(void)
 		update(a, 1 + i % 200, 0);
 	EVP_CIPHER_CTX_free(a);
 	EVP_CIPHER_CTX_free(b);
+	if (!gcm_messages()) {
+		fprintf(stderr, "evp_lengths: an AES-128-GCM message failed\n");
+		return 1;
+	}
 
 	static const char *const names[ENTRIES] = { "update", "cipher" };
 	for (int e = 0; e < ENTRIES; e++) {
@@ -109,5 +175,9 @@ int main(void)
 		printf("errors entry=%s n=%llu\n", names[e], errors[e]);
 	}
 	printf("phase entry=cipher name=final calls=%llu\n", finals);
+	for (int p = 0; p < G_PHASES; p++)
+		printf("gcm phase=%s calls=%llu bytes=%llu\n", gcm_phase_names[p], gcm_calls[p],
+		       gcm_bytes[p]);
+	printf("gcm data calls=%llu bytes=%llu\n", gcm_data_calls, gcm_data_bytes);
 	return 0;
 }

@@ -4,7 +4,9 @@
 two contexts taking turns, EVP_CipherUpdate and EVP_Cipher on one ctx): every size bucket of
 the report holds exactly the calls and bytes the program made, per entry, the errors are the
 calls OpenSSL refused, and EVP_Cipher without input is a "final" phase, not a data call. This
-pins down the fast path's cached length and its misses."""
+pins down the fast path's cached length and its misses. AES-128-GCM messages shaped as openssl
+speed's and as TLS 1.3 records count every phase call (key, message, AAD, final, tag: the inline
+phase path of evp_internal.h and its slow path) exactly too."""
 import os
 import re
 
@@ -22,13 +24,33 @@ def expected(text):
         errors[ENTRIES[m[1]]] = int(m[2])
     phases = {(ENTRIES[m[1]], m[2]): int(m[3])
               for m in re.finditer(r"^phase entry=(\w+) name=(\w+) calls=(\d+)$", text, re.M)}
-    check(buckets and len(errors) == 2 and phases,
+    gcm = {("phase", m[1]): (int(m[2]), int(m[3]))
+           for m in re.finditer(r"^gcm phase=(\w+) calls=(\d+) bytes=(\d+)$", text, re.M)}
+    m = re.search(r"^gcm data calls=(\d+) bytes=(\d+)$", text, re.M)
+    check(buckets and len(errors) == 2 and phases and len(gcm) == 5 and m,
           f"the program printed its expectations ({text[:200]!r})")
-    return buckets, errors, phases
+    gcm["data"] = (int(m[1]), int(m[2]))
+    return buckets, errors, phases, gcm
+
+
+def verify_gcm(doc, gcm, how):
+    """The AES-128-GCM messages: every phase call (inits, ctrls, finals: most counted on the
+    thread's cached context between samples) and the data calls, exactly."""
+    got = {}
+    for p in ctlib.paths(doc, api="evp", cipher="aes-128-gcm", dir="encrypt"):
+        for ph in p.get("phases", []):
+            c, b = got.get(("phase", ph["phase"]), (0, 0))
+            got[("phase", ph["phase"])] = (c + ph["calls"], b + ph.get("bytes", 0))
+        c, b = got.get("data", (0, 0))
+        got["data"] = (c + sum(s["calls"] for s in p["sizes"]), b + sum(s["bytes"] for s in p["sizes"]))
+    for k, v in gcm.items():
+        if v[0] or k in got:
+            check(got.get(k) == v, f"{how}: aes-128-gcm {k}: report {got.get(k)}, program {v}")
 
 
 def verify(doc, expect, how):
-    buckets, errors, phases = expect
+    buckets, errors, phases, gcm = expect
+    verify_gcm(doc, gcm, how)
     got, got_err, got_ph = {}, {}, {}
     for p in ctlib.paths(doc, api="evp", cipher="aes-128-ctr", dir="encrypt"):
         entry = p.get("entry")
