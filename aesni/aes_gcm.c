@@ -101,20 +101,16 @@ static void gcm_blocks(struct ct_aes_gcm *g, const uint8_t *in, uint8_t *out, si
 		memcpy(&upper, g->ctr + 8, 4);
 		const uint64_t room = (1ull << 32) - be32(lo32);
 		const size_t run = room < nblocks ? (size_t)room : nblocks;
-		/* the widest stitched kernel for what is left, then a narrower one for its remainder
-		 * (the 512-bit one takes 32-block batches, the 256-bit one 16) */
+		/* the level's stitched kernel, where it has one, for the whole 16-block steps (the
+		 * 512-bit one's, from 16 blocks on), then the two passes for the rest */
 		size_t done = 0;
-		while (run - done >= CT_AES_WIDE_MIN_BLOCKS) {
-			const struct ct_aes_kernels *sk = ct_aes_kernels_for(run - done);
+		if (run >= CT_GCM_STITCH_MIN_BLOCKS) {
+			const struct ct_aes_kernels *sk = ct_aes_active_kernels();
 			size_t (*const stitched)(const struct ct_aes_key *, uint8_t *, const uint8_t(*)[16],
 						 uint8_t *, const uint8_t *, uint8_t *,
 						 size_t) = enc ? sk->gcm_enc : sk->gcm_dec;
-			const size_t d = stitched ? stitched(&g->key, g->ctr, hpow, g->xi, in + 16 * done,
-							     out + 16 * done, run - done)
-						  : 0;
-			if (!d)
-				break;
-			done += d;
+			if (stitched)
+				done = stitched(&g->key, g->ctr, hpow, g->xi, in, out, run);
 		}
 		while (done < run) {
 			const size_t left = run - done,

@@ -60,7 +60,8 @@ struct ct_aes_kernels {
 	/* GCM's CTR and GHASH in one pass (NULL: the level has none, aes_gcm.c runs the two above):
 	 * out = in ^ E(ctr..), xi absorbs the ciphertext (out when encrypting, in when decrypting),
 	 * ctr as for ctr (the caller keeps the run inside one 32-bit wrap). Handles the largest
-	 * multiple of 16 blocks and returns it; the rest is the caller's. */
+	 * multiple of 16 blocks (CT_GCM_STITCH_MIN_BLOCKS) and returns it; the rest is the
+	 * caller's. */
 	size_t (*gcm_enc)(const struct ct_aes_key *k, uint8_t ctr[16],
 			  const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16], const uint8_t *in,
 			  uint8_t *out, size_t nblocks);
@@ -104,6 +105,9 @@ static inline const struct ct_aes_kernels *ct_aes_active_kernels(void)
  * (one or two indirect calls less; same code, same output). */
 #define CT_AES_WIDE_MIN_BLOCKS 16
 #define CT_AES_ZMM_MIN_BLOCKS 32
+/* The stitched GCM kernels work in steps of this many blocks (the table's own level: not handed
+ * down by ct_aes_kernels_for). */
+#define CT_GCM_STITCH_MIN_BLOCKS 16
 static inline const struct ct_aes_kernels *ct_aes_kernels_for(size_t nblocks)
 {
 	const struct ct_aes_kernels *kt = ct_aes_active_kernels();

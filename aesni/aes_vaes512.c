@@ -16,6 +16,7 @@
 #define ZI SI
 
 #define X8(m) m(0) m(1) m(2) m(3) m(4) m(5) m(6) m(7)
+#define X4(m) m(0) m(1) m(2) m(3)
 #define LD4(p, i) _mm512_loadu_si512((const void *)((const __m512i *)(p) + (i)))
 #define ST4(p, i, v) _mm512_storeu_si512((void *)((__m512i *)(p) + (i)), (v))
 #define XOR3(a, b, c) _mm512_ternarylogic_epi64((a), (b), (c), 0x96)
@@ -38,18 +39,21 @@ ZI __m512i bswap512(__m512i v)
 }
 
 /* clang-format off */
-#define ZROUND(cipher, rk, r)                                                                                \
+/* Round r on the registers XA names (X8: b0..b7, X4: b0..b3); the rounds from 10 on. */
+#define ZROUND_N(XA, cipher, rk, r)                                                                          \
 	k_ = bcast((rk)[r]);                                                                                 \
-	X8(cipher##_ZROUND)
-#define ZROUNDS_TAIL(cipher, rk, rounds)                                                                     \
+	XA(cipher##_ZROUND)
+#define ZROUNDS_TAIL_N(XA, cipher, rk, rounds)                                                               \
 	if ((rounds) > 10) {                                                                                 \
-		ZROUND(cipher, rk, 10) ZROUND(cipher, rk, 11)                                                \
+		ZROUND_N(XA, cipher, rk, 10) ZROUND_N(XA, cipher, rk, 11)                                    \
 	}                                                                                                    \
 	if ((rounds) > 12) {                                                                                 \
-		ZROUND(cipher, rk, 12) ZROUND(cipher, rk, 13)                                                \
+		ZROUND_N(XA, cipher, rk, 12) ZROUND_N(XA, cipher, rk, 13)                                    \
 	}                                                                                                    \
 	k_ = bcast((rk)[rounds]);                                                                            \
-	X8(cipher##_ZLAST)
+	XA(cipher##_ZLAST)
+#define ZROUND(cipher, rk, r) ZROUND_N(X8, cipher, rk, r)
+#define ZROUNDS_TAIL(cipher, rk, rounds) ZROUNDS_TAIL_N(X8, cipher, rk, rounds)
 #define ZROUNDS(cipher, rk, rounds)                                                                          \
 	do {                                                                                                 \
 		__m512i k_ = bcast((rk)[0]);                                                                 \
@@ -172,21 +176,25 @@ ZI void zctr_end(const struct zctr *z, uint8_t ctr[16])
 						 (4 * i + 1) << 24, 0, 0, 0, (4 * i) << 24, 0, 0, 0));
 #define ZCTR_LE(i)                                                                                           \
 	b##i = bswap512(_mm512_add_epi64(z.c, _mm512_set_epi64(0, 4 * i, 0, 4 * i, 0, 4 * i, 0, 4 * i)));
-/* b0..b7 = the batch's counter blocks; z advanced by one batch. */
-#define ZCOUNTERS()                                                                                          \
+/* b0.. = the step's counter blocks (XA: X8 or X4, w blocks); z advanced by w. While the counter's
+ * last byte is at most 256 - w, no block carries out of it (zctr above). */
+#define ZCOUNTERS_W(XA, w)                                                                                   \
 	do {                                                                                                 \
-		if (z.low <= 256 - BATCH) {                                                                  \
-			X8(ZCTR_BE)                                                                          \
-			z.cbe = _mm512_add_epi32(                                                            \
-				z.cbe, _mm512_broadcast_i32x4(_mm_set_epi32(BATCH << 24, 0, 0, 0)));         \
+		if (z.low <= 256 - (w)) {                                                                    \
+			XA(ZCTR_BE)                                                                          \
+			z.cbe = _mm512_add_epi32(z.cbe,                                                      \
+						 _mm512_broadcast_i32x4(_mm_set_epi32((w) << 24, 0, 0, 0))); \
 		} else {                                                                                     \
-			X8(ZCTR_LE)                                                                          \
+			XA(ZCTR_LE)                                                                          \
 		}                                                                                            \
-		z.c = _mm512_add_epi64(z.c, _mm512_broadcast_i32x4(_mm_set_epi64x(0, BATCH)));               \
-		z.low = (z.low + BATCH) & 0xff;                                                              \
-		if (z.low < BATCH)                                                                           \
+		z.c = _mm512_add_epi64(z.c, _mm512_broadcast_i32x4(_mm_set_epi64x(0, (w))));                 \
+		z.low = (z.low + (w)) & 0xff;                                                                \
+		if (z.low < (w))                                                                             \
 			z.cbe = bswap512(_mm512_shuffle_i64x2(z.c, z.c, 0x00));                              \
 	} while (0)
+
+/* b0..b7 = a batch's counter blocks; z advanced by one batch. */
+#define ZCOUNTERS() ZCOUNTERS_W(X8, BATCH)
 
 CT_TARGET_ZMM static void ctr_blocks(const struct ct_aes_key *k, uint8_t ctr[16], const uint8_t *in,
 				     uint8_t *out, size_t nblocks)
@@ -286,11 +294,12 @@ XTS_KERNEL(xts_dec, DEC, dec)
  * mixed into the data: (x ^ B0) H^32 = x H^32 ^ B0 H^32, so the 32 products are summed and
  * their lanes folded with no dependency on x, and only x H^32 (four 128-bit multiplies), three
  * XORs and the reduction stay on the serial chain from one group to the next. */
-/* Register 0 of a group starts the sums (no zeroing, no XOR into zero). */
-#define ZGH(p, j)                                                                                            \
+/* Register j of a group at p, multiplied by hpow register hj. Register 0 of a group starts the
+ * sums (no zeroing, no XOR into zero). */
+#define ZGHW(p, j, hj)                                                                                       \
 	{                                                                                                    \
 		const __m512i d_ = bswap512(LD4(p, j));                                                      \
-		const __m512i h_ = LD4(hpow, j);                                                             \
+		const __m512i h_ = LD4(hpow, hj);                                                            \
 		const __m512i l_ = _mm512_clmulepi64_epi128(d_, h_, 0x00);                                   \
 		const __m512i h2_ = _mm512_clmulepi64_epi128(d_, h_, 0x11);                                  \
 		const __m512i m1_ = _mm512_clmulepi64_epi128(d_, h_, 0x01);                                  \
@@ -302,8 +311,23 @@ XTS_KERNEL(xts_dec, DEC, dec)
 			mid = XOR3(mid, m1_, m2_);                                                           \
 		}                                                                                            \
 	}
-#define GH_REDUCE x = gh_close(lo, mid, hi, x, LD(hpow, 0));
-#define ZGH32(p) ZGH(p, 0) ZGH(p, 1) ZGH(p, 2) ZGH(p, 3) ZGH(p, 4) ZGH(p, 5) ZGH(p, 6) ZGH(p, 7)
+/* A group of n registers (8: 32 blocks, 4: 16; 0: none) takes the last 4n powers, hpow
+ * registers 8 - n .. 7; register j of it is hashed by ZGH_SLOT(n, p, j), a no-op for j >= n,
+ * and ZGH_CLOSE(n) adds x times H^(4n), the group's first power (hpow[32 - 4n]), and reduces. */
+/* clang-format off */
+#define ZGH_SLOT(n, p, j)                                                                                    \
+	if ((j) < (n))                                                                                       \
+		ZGHW(p, j, (j) + 8 - (n))
+#define ZGH_CLOSE(n)                                                                                         \
+	if (n)                                                                                               \
+		x = gh_close(lo, mid, hi, x, LD(hpow, CT_GHASH_POWERS - 4 * (n)));
+#define ZGH_GROUP(n, p)                                                                                      \
+	do {                                                                                                 \
+		ZGH_SLOT(n, p, 0) ZGH_SLOT(n, p, 1) ZGH_SLOT(n, p, 2) ZGH_SLOT(n, p, 3)                      \
+		ZGH_SLOT(n, p, 4) ZGH_SLOT(n, p, 5) ZGH_SLOT(n, p, 6) ZGH_SLOT(n, p, 7)                      \
+		ZGH_CLOSE(n)                                                                                 \
+	} while (0)
+/* clang-format on */
 
 ZI __m128i fold4(__m512i v)
 {
@@ -311,7 +335,7 @@ ZI __m128i fold4(__m512i v)
 	return _mm_xor_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
 }
 
-/* The group's folded products plus x H^32 (hpow[0]), reduced: the next x. */
+/* The group's folded products plus x times the group's first power (hx), reduced: the next x. */
 ZI __m128i gh_close(__m512i lo, __m512i mid, __m512i hi, __m128i x, __m128i hx)
 {
 	const __m128i l = _mm_xor_si128(fold4(lo), _mm_clmulepi64_si128(x, hx, 0x00));
@@ -327,10 +351,8 @@ CT_TARGET_ZMM static void ghash(const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t
 	if (nblocks >= BATCH) {
 		__m128i x = bswap128(LD(xi, 0));
 		__m512i lo, mid, hi;
-		for (; nblocks >= BATCH; in += 16 * BATCH, nblocks -= BATCH) {
-			ZGH32(in)
-			GH_REDUCE
-		}
+		for (; nblocks >= BATCH; in += 16 * BATCH, nblocks -= BATCH)
+			ZGH_GROUP(8, in);
 		ST(xi, 0, bswap128(x));
 	}
 	if (nblocks)
@@ -338,61 +360,71 @@ CT_TARGET_ZMM static void ghash(const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t
 }
 
 /* ---- GCM: CTR with GHASH stitched into its rounds ----
- * A batch of 32 counter blocks goes through the AES rounds while 32 ciphertext blocks are hashed
- * between them: one register's four multiplies after each of rounds 1-8, the one reduction after
- * round 9. Decryption hashes the batch it decrypts (its input);
- * encryption the batch it wrote one iteration before, so its first batch is CTR alone and its
- * last GHASH runs after the loop. Whole batches only: returns how many blocks were done. */
+ * A step takes 8 registers (32 counter blocks) or 4 (16) through the AES rounds while 8 or 4
+ * registers of ciphertext are hashed between them: one register's four multiplies after each of
+ * the first rounds, the reduction after round 9. Decryption hashes the blocks it decrypts (its
+ * input), each step its own. Encryption hashes what the step before wrote, so its first step is
+ * CTR alone and its last GHASH runs after the loop. Steps of 32 blocks, and one of 16 for a
+ * remainder of 16 (stitched too: 256- and 768-byte messages ran it as two passes); starting
+ * with 16 blocks so that less of a message runs unstitched measured no faster on the Intel
+ * host (its ports, not the stitching, bound a whole message). Multiples of 16 blocks only:
+ * returns how many blocks were done. */
+/* One step: XA's registers of counter blocks (w blocks) from in to out, and ng registers of
+ * blocks at gp hashed into x between the rounds. */
 /* clang-format off */
-#define ZSTITCH(cipher, rk, rounds, gp)                                                                      \
+#define GCM_STEP(XA, w, ng, gp)                                                                              \
 	do {                                                                                                 \
-		__m512i k_ = bcast((rk)[0]);                                                                 \
-		X8(ZWHITEN)                                                                                  \
-		ZROUND(cipher, rk, 1) ZGH(gp, 0) ZROUND(cipher, rk, 2) ZGH(gp, 1)                            \
-		ZROUND(cipher, rk, 3) ZGH(gp, 2) ZROUND(cipher, rk, 4) ZGH(gp, 3)                            \
-		ZROUND(cipher, rk, 5) ZGH(gp, 4) ZROUND(cipher, rk, 6) ZGH(gp, 5)                            \
-		ZROUND(cipher, rk, 7) ZGH(gp, 6) ZROUND(cipher, rk, 8) ZGH(gp, 7)                            \
-		ZROUND(cipher, rk, 9)                                                                        \
-		GH_REDUCE                                                                                    \
-		ZROUNDS_TAIL(cipher, rk, rounds)                                                             \
+		XA(ZDECL)                                                                                    \
+		ZCOUNTERS_W(XA, w);                                                                          \
+		__m512i k_ = bcast(rk[0]);                                                                   \
+		XA(ZWHITEN)                                                                                  \
+		ZROUND_N(XA, ENC, rk, 1) ZGH_SLOT(ng, gp, 0) ZROUND_N(XA, ENC, rk, 2) ZGH_SLOT(ng, gp, 1)    \
+		ZROUND_N(XA, ENC, rk, 3) ZGH_SLOT(ng, gp, 2) ZROUND_N(XA, ENC, rk, 4) ZGH_SLOT(ng, gp, 3)    \
+		ZROUND_N(XA, ENC, rk, 5) ZGH_SLOT(ng, gp, 4) ZROUND_N(XA, ENC, rk, 6) ZGH_SLOT(ng, gp, 5)    \
+		ZROUND_N(XA, ENC, rk, 7) ZGH_SLOT(ng, gp, 6) ZROUND_N(XA, ENC, rk, 8) ZGH_SLOT(ng, gp, 7)    \
+		ZROUND_N(XA, ENC, rk, 9)                                                                     \
+		ZGH_CLOSE(ng)                                                                                \
+		ZROUNDS_TAIL_N(XA, ENC, rk, rounds)                                                          \
+		XA(ZXOR_IN)                                                                                  \
+		XA(ZSTORE_OUT)                                                                               \
 	} while (0)
 /* clang-format on */
-
-#define GCM_BATCH(ROUNDS_STMT)                                                                               \
-	{                                                                                                    \
-		X8(ZDECL)                                                                                    \
-		ZCOUNTERS();                                                                                 \
-		ROUNDS_STMT;                                                                                 \
-		X8(ZXOR_IN)                                                                                  \
-		X8(ZSTORE_OUT)                                                                               \
-	}
 
 CT_TARGET_ZMM static size_t gcm_stitched(const struct ct_aes_key *k, uint8_t ctr[16],
 					 const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16],
 					 const uint8_t *in, uint8_t *out, size_t nblocks, bool enc)
 {
 	const unsigned rounds = k->rounds;
-	const size_t done = nblocks - nblocks % BATCH;
+	const uint8_t(*const rk)[16] = k->enc;
+	const size_t done = nblocks - nblocks % 16;
 	if (!done)
 		return 0;
+	nblocks = done;
 	struct zctr z = zctr_start(ctr);
 	__m128i x = bswap128(LD(xi, 0));
 	__m512i lo, mid, hi;
 	if (enc) {
-		GCM_BATCH(ZROUNDS(ENC, k->enc, rounds))
-		in += 16 * BATCH, out += 16 * BATCH, nblocks -= BATCH;
-		for (; nblocks >= BATCH; in += 16 * BATCH, out += 16 * BATCH, nblocks -= BATCH) {
-			const uint8_t *gp = out - 16 * BATCH;
-			GCM_BATCH(ZSTITCH(ENC, k->enc, rounds, gp))
+		if (nblocks >= 32) {
+			GCM_STEP(X8, 32, 0, out);
+			in += 16 * 32, out += 16 * 32, nblocks -= 32;
+			for (; nblocks >= 32; in += 16 * 32, out += 16 * 32, nblocks -= 32)
+				GCM_STEP(X8, 32, 8, out - 16 * 32);
+			if (nblocks) { /* 16 left */
+				GCM_STEP(X4, 16, 8, out - 16 * 32);
+				out += 16 * 16;
+				ZGH_GROUP(4, out - 16 * 16);
+			} else {
+				ZGH_GROUP(8, out - 16 * 32);
+			}
+		} else {
+			GCM_STEP(X4, 16, 0, out);
+			ZGH_GROUP(4, out);
 		}
-		const uint8_t *gp = out - 16 * BATCH;
-		ZGH32(gp)
-		GH_REDUCE
 	} else {
-		for (; nblocks >= BATCH; in += 16 * BATCH, out += 16 * BATCH, nblocks -= BATCH) {
-			const uint8_t *gp = in;
-			GCM_BATCH(ZSTITCH(ENC, k->enc, rounds, gp))
-		}
+		for (; nblocks >= 32; in += 16 * 32, out += 16 * 32, nblocks -= 32)
+			GCM_STEP(X8, 32, 8, in);
+		if (nblocks)
+			GCM_STEP(X4, 16, 4, in);
 	}
 	zctr_end(&z, ctr);
 	ST(xi, 0, bswap128(x));
