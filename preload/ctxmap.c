@@ -151,9 +151,13 @@ void ct_ctxmap_del(const void *key)
 	ct_ctxmap_remove(&ct_global_ctxmap, key);
 }
 
-/* The hot caches and the direct lane's entries are all checked against ct_ctxmap_gen. */
+_Atomic uint32_t ct_lane_gen = 1;
+
+/* The direct lane's entries are checked against ct_lane_gen, the hot caches (which may hold a
+ * lane too) against ct_ctxmap_gen. */
 void ct_route_ctx_freed(void)
 {
+	atomic_fetch_add_explicit(&ct_lane_gen, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&ct_ctxmap_gen, 1, memory_order_relaxed);
 }
 

@@ -107,14 +107,14 @@ struct ct_thread {
 		uint32_t path;
 	} cls[8];
 	unsigned cls_next;
-	/* The direct lane (hooks/evp_lane.c): routed contexts this thread used lately, with their
-	 * provider contexts, each valid while gen == ct_ctxmap_gen */
+	/* The direct lane (hooks/evp_lane.c): routed contexts this thread initialised, with their
+	 * provider contexts, each valid while gen == ct_lane_gen; a context's slot is a hash of its
+	 * address */
 	struct {
 		const void *ctx;
 		void *rctx;
 		uint32_t gen;
-	} lane[4];
-	unsigned lane_next;
+	} lane[16];
 };
 
 /* This thread's state; &ct_thread_none (never NULL) while it has none: before its first hook,
@@ -325,6 +325,10 @@ size_t ct_loader_argv_start(const char *cmdline, size_t len);
 /* ---- ctxmap (ctxmap.c) --------------------------------------------------------------------- */
 uint64_t ct_ctxmap_full_count(void);
 extern _Atomic uint32_t ct_ctxmap_gen; /* bumped by every set/del: invalidates hot caches */
+/* Bumped when the route's provider frees a context (ct_route_ctx_freed, which bumps
+ * ct_ctxmap_gen too): invalidates the direct lane's entries, which a path change leaves valid
+ * (the EVP context keeps its provider context). */
+extern _Atomic uint32_t ct_lane_gen;
 void ct_ctxmap_global_init(void);
 
 /* ---- process-level (proc.c) ---------------------------------------------------------------- */

@@ -44,20 +44,22 @@ struct data_call {
 	int64_t inl; /* an update's int, EVP_Cipher's unsigned int */
 	uint64_t bytes, key;
 	unsigned ci;
-	void *lane; /* an update's direct lane (route/lane.h), or NULL */
+	void *lane; /* the ctx's direct lane (route/lane.h), or NULL */
 };
 
 static int data_run(const struct data_fn *f, void *real, const struct data_call *c)
 {
-	if (f->entry == CT_ENTRY_EVP_CIPHER)
-		return ((cipher_fn)real)(c->ctx, c->out, c->in, (unsigned int)c->inl);
+	const bool cipher = f->entry == CT_ENTRY_EVP_CIPHER;
 	if (c->lane) {
-		int r = ct_lane_update(c->lane, f->dir, c->out, c->outl, c->in, (int)c->inl);
+		int r = cipher ? ct_lane_cipher(c->lane, c->out, c->in, (unsigned int)c->inl)
+			       : ct_lane_update(c->lane, f->dir, c->out, c->outl, c->in, (int)c->inl);
 		if (r != CT_LANE_PASS) {
 			ct_owned_inc(&ct_tls_thread->lane_calls);
 			return r;
 		}
 	}
+	if (cipher)
+		return ((cipher_fn)real)(c->ctx, c->out, c->in, (unsigned int)c->inl);
 	return ((update_fn)real)(c->ctx, c->out, c->outl, c->in, (int)c->inl);
 }
 
@@ -194,9 +196,9 @@ static void hot_remember_ctx(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, uin
 	/* data_path may have re-mapped ctx (bumping the generation): cache under the newest one */
 	if (ct_ctxmap_get(ctx) == path)
 		gen = atomic_load_explicit(&ct_ctxmap_gen, memory_order_relaxed);
+	void *lane = ct_lane_possible() ? ct_evp_lane(t, ctx) : NULL;
 	ct_hot_cache_ctx(t, ctx, entry, c, path, gen);
-	if (ct_lane_possible())
-		t->hot_lane = ct_evp_lane_at(t, ctx, gen);
+	t->hot_lane = lane;
 }
 
 /* Remember the request just counted, when the fast path may count the next one with that key on
@@ -304,7 +306,7 @@ static __attribute__((noinline)) int data_slow(struct data_fn *f, const struct d
 	if (t->hot_ctx == call->ctx)
 		hot_remember_len(t, call->key, f->entry, call->bytes, call->ci);
 	struct data_call laned = *call;
-	if (f->entry == CT_ENTRY_EVP_UPDATE && ct_lane_possible())
+	if (ct_lane_possible())
 		laned.lane = ct_evp_ctx_lane(t, call->ctx);
 	call = &laned;
 	if (CT_UNLIKELY(timed))
@@ -332,7 +334,7 @@ static __attribute__((noinline)) int data_fast_sampled(struct ct_thread *t, stru
 	struct data_call c = *call;
 	c.ci = t->hot_ci;
 	c.bytes = t->hot_bytes;
-	c.lane = f->entry == CT_ENTRY_EVP_UPDATE ? t->hot_lane : NULL;
+	c.lane = t->hot_lane;
 	return data_timed(t, f, t->hot_c, t->hot_path, &c);
 }
 
@@ -445,6 +447,12 @@ CT_EXPORT int EVP_Cipher(EVP_CIPHER_CTX *ctx, unsigned char *out, const unsigned
 		NO_TAIL_CALL(r);
 		return r;
 	}
-	int r = FAST_REAL(fn_cipher, cipher_fn)(ctx, out, in, inl);
+	/* a routed context's EVP_Cipher: the provider's, straight (route/lane.h) */
+	void *lane = t->hot_lane;
+	int r = lane ? ct_lane_cipher(lane, out, in, inl) : CT_LANE_PASS;
+	if (r == CT_LANE_PASS)
+		r = FAST_REAL(fn_cipher, cipher_fn)(ctx, out, in, inl);
+	else
+		ct_owned_inc(&t->lane_calls);
 	return data_fast_leave(t, r, r > 0 || (r == 0 && !in));
 }

@@ -21,10 +21,9 @@ uint32_t ct_evp_ctx_path(struct ct_thread *t, const EVP_CIPHER_CTX *ctx);
 struct ct_counters *ct_evp_ctx_counters(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, uint32_t *path);
 
 /* The direct lane (route/lane.h, hooks/evp_lane.c): ctx's provider context when this thread
- * learnt it under the ctxmap generation that is current (ct_evp_lane) or gen (ct_evp_lane_at),
- * else NULL. ct_evp_lane_learn records what a real call on ctx captured (NULL: forget ctx). */
+ * learnt it and no provider context was freed since (ct_lane_gen), else NULL.
+ * ct_evp_lane_learn records what a real call on ctx captured (NULL: forget ctx). */
 void *ct_evp_lane(struct ct_thread *t, const EVP_CIPHER_CTX *ctx);
-void *ct_evp_lane_at(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, uint32_t gen);
 void ct_evp_lane_learn(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, void *rctx);
 
 /* Whether ctx is the thread's cached context (the data calls' one-entry cache: t->hot_*), and

@@ -1,51 +1,48 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * evp_lane.c - which provider context serves a routed EVP context, per thread, for the direct
- * lane (route/lane.h): the last few contexts this thread initialised through our provider.
- * An entry is valid while the ctxmap's generation is the one it was learnt under: every change
- * of a context's path, every context freed or reset and every provider context freed bumps it
- * (ct_route_ctx_freed), so an entry never outlives the provider context it names. A context that
- * changes threads is learnt again at its next init on the new thread.
+ * lane (route/lane.h): the contexts this thread initialised through our provider, in a small
+ * direct-mapped table. An entry is valid while ct_lane_gen is the one it was learnt under: every
+ * provider context freed bumps it (ct_route_ctx_freed), so an entry never outlives the provider
+ * context it names, and a real init that reaches the provider learns the context again. A path
+ * change (a data call's entry, a direction) leaves it valid: the EVP context keeps its provider
+ * context. A context that changes threads is learnt again at its next init on the new thread.
  */
 #include "evp_internal.h"
 #include "lane.h"
 
 #define LANE_SLOTS (sizeof(((struct ct_thread *)0)->lane) / sizeof(((struct ct_thread *)0)->lane[0]))
 
-void *ct_evp_lane_at(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, uint32_t gen)
+/* Direct-mapped: one compare to find a context; a program's own contexts rarely share one of
+ * the 16 slots, and libcrypto's DRBG contexts (re-keyed through the same inits) rarely take
+ * theirs. */
+static unsigned lane_slot(const EVP_CIPHER_CTX *ctx)
 {
-	for (unsigned i = 0; i < LANE_SLOTS; i++) {
-		if (t->lane[i].ctx == ctx)
-			return t->lane[i].gen == gen ? t->lane[i].rctx : NULL;
-	}
-	return NULL;
+	/* Fibonacci hashing: contexts a few hundred bytes apart (malloc's neighbours) spread */
+	return (unsigned)((((uint64_t)(uintptr_t)ctx >> 4) * 0x9E3779B97F4A7C15ull) >> 60) % LANE_SLOTS;
 }
 
 void *ct_evp_lane(struct ct_thread *t, const EVP_CIPHER_CTX *ctx)
 {
-	return ct_evp_lane_at(t, ctx, atomic_load_explicit(&ct_ctxmap_gen, memory_order_relaxed));
+	const unsigned i = lane_slot(ctx);
+	return t->lane[i].ctx == ctx &&
+			       t->lane[i].gen == atomic_load_explicit(&ct_lane_gen, memory_order_relaxed)
+		       ? t->lane[i].rctx
+		       : NULL;
 }
 
 void ct_evp_lane_learn(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, void *rctx)
 {
-	unsigned slot = LANE_SLOTS;
-	for (unsigned i = 0; i < LANE_SLOTS; i++) {
-		if (t->lane[i].ctx == ctx)
-			slot = i;
-	}
-	const uint32_t gen = atomic_load_explicit(&ct_ctxmap_gen, memory_order_relaxed);
-	/* the data calls' cached context (evp_data.c) takes the lane now, not at its next refill:
-	 * its generation may be the one this ctx's first data call moved on to */
-	if (t->hot_ctx == ctx)
-		t->hot_lane = t->hot_gen == gen ? rctx : NULL;
+	const unsigned i = lane_slot(ctx);
+	/* the data calls' cached context (evp_data.c) takes the lane now, not at its next refill */
+	if (ct_evp_hot_ctx_is(t, ctx))
+		t->hot_lane = rctx;
 	if (!rctx) {
-		if (slot < LANE_SLOTS)
-			t->lane[slot].ctx = NULL;
+		if (t->lane[i].ctx == ctx)
+			t->lane[i].ctx = NULL;
 		return;
 	}
-	if (slot == LANE_SLOTS)
-		slot = t->lane_next++ % LANE_SLOTS;
-	t->lane[slot].ctx = ctx;
-	t->lane[slot].rctx = rctx;
-	t->lane[slot].gen = gen;
+	t->lane[i].ctx = ctx;
+	t->lane[i].rctx = rctx;
+	t->lane[i].gen = atomic_load_explicit(&ct_lane_gen, memory_order_relaxed);
 }

@@ -37,7 +37,7 @@ void ct_lane_seen(void *rctx)
 		__atomic_store_n(&ct_lane_any, true, __ATOMIC_RELAXED);
 }
 
-/* A family's four functions the lane calls (provider_ctx.h). */
+/* A family's five functions the lane calls (provider_ctx.h). */
 struct lane_family {
 	int (*einit)(void *, const unsigned char *, size_t, const unsigned char *, size_t,
 		     const OSSL_PARAM *);
@@ -45,11 +45,13 @@ struct lane_family {
 		     const OSSL_PARAM *);
 	int (*update)(void *, unsigned char *, size_t *, size_t, const unsigned char *, size_t);
 	int (*final)(void *, unsigned char *, size_t *, size_t);
+	int (*cipher)(void *, unsigned char *, size_t *, size_t, const unsigned char *, size_t);
 };
 
 #define LANE_FAMILY(fam)                                                                                     \
 	{                                                                                                    \
-		ct_prov_##fam##_einit, ct_prov_##fam##_dinit, ct_prov_##fam##_update, ct_prov_##fam##_final  \
+		ct_prov_##fam##_einit, ct_prov_##fam##_dinit, ct_prov_##fam##_update, ct_prov_##fam##_final, \
+			ct_prov_##fam##_cipher                                                               \
 	}
 static const struct lane_family lane_generic = LANE_FAMILY(generic);
 static const struct lane_family lane_xts = LANE_FAMILY(xts);
@@ -116,6 +118,19 @@ int ct_lane_final(void *rctx, int dir, unsigned char *out, int *outl)
 	if (r)
 		*outl = (int)soutl;
 	return r;
+}
+
+/* EVP_Cipher on a provider cipher with a one-shot cipher function (ours all have one): OpenSSL
+ * 3.0 to 3.5 call it whatever the input (none: a final), with the same room as an update, and
+ * answer its output length, or -1 when it fails. The direction is the context's. */
+int ct_lane_cipher(void *rctx, unsigned char *out, const unsigned char *in, unsigned int inl)
+{
+	struct ct_rctx *c = rctx;
+	/* the length EVP answers must fit its int result: lengths near INT_MAX take the real road */
+	if (inl > INT_MAX - 64 || !lane_serves(c, -1))
+		return CT_LANE_PASS;
+	size_t outl = 0;
+	return family_of(c)->cipher(c, out, &outl, out_room(c, inl), in, inl) ? (int)outl : -1;
 }
 
 int ct_lane_ctrl_type(int type)

@@ -2,8 +2,8 @@
 /*
  * lane.h - the direct lane: a routed EVP context's calls served by the route's provider without
  * libcrypto's EVP layer in between. In OpenSSL 3 the provider context (ours: struct ct_rctx)
- * holds a cipher's whole state, and for a context already set up EVP's init, update, final and
- * a few ctrls only pass the call on, at the price of parameter arrays, accessor queries and
+ * holds a cipher's whole state, and for a context already set up EVP's init, update, final,
+ * EVP_Cipher and a few ctrls only pass the call on, at the price of parameter arrays, accessor queries and
  * lookups (about half of a short GCM message's cost under OpenSSL 3.0). The hooks call these
  * functions instead, in exactly the cases where the EVP function would only pass the call on;
  * in every other case they answer CT_LANE_PASS and the hook runs the real function. The state
@@ -46,6 +46,8 @@ int ct_lane_init(void *rctx, const unsigned char *key, const unsigned char *iv, 
 int ct_lane_update(void *rctx, int dir, unsigned char *out, int *outl, const unsigned char *in, int inl);
 /* EVP_{Encrypt,Decrypt,Cipher}Final[_ex]. */
 int ct_lane_final(void *rctx, int dir, unsigned char *out, int *outl);
+/* EVP_Cipher (any input, none included): its return value, or CT_LANE_PASS. */
+int ct_lane_cipher(void *rctx, unsigned char *out, const unsigned char *in, unsigned int inl);
 /* EVP_CIPHER_CTX_ctrl: GCM's AEAD_GET_TAG and AEAD_SET_TAG, and an AEAD_SET_IVLEN that keeps
  * the length. */
 int ct_lane_ctrl(void *rctx, int type, int arg, void *ptr);

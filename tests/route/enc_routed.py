@@ -47,7 +47,8 @@ def routed_paths(outdir):
 
 def ssh_loop(work):
     """OpenSSH (EVP_Cipher, GCM ctrls) client and sshd both under the route: 4 MiB through ssh
-    arrive intact for AES-CTR and AES-GCM, and both ends ran them on the cryptrace provider."""
+    arrive intact for AES-CTR and AES-GCM, both ends ran them on the cryptrace provider, and the
+    direct lane (route/lane.h) served their EVP_Cipher calls: at least one per 64 KiB moved."""
     sshd, ssh, keygen = "/usr/sbin/sshd", shutil.which("ssh"), shutil.which("ssh-keygen")
     if ctlib.asan_runtime():
         print("note: OpenSSH part skipped in the sanitizer pass: the ASan runtime's own syscalls "
@@ -93,15 +94,20 @@ def ssh_loop(work):
         check(p.stdout.decode().split()[:1] == [hashlib.sha256(blob).hexdigest()],
               f"ssh -c {cipher}: 4 MiB arrive intact under the route")
         check("terminated by signal" not in err, f"ssh -c {cipher}: no sshd child killed")
-        moved = {}
+        moved, laned = {}, {}
         for t in ctlib.traces(out):
             doc = ctlib.report_ok([t])
             exe = os.path.basename(t).split(".")[0]
+            laned[exe] = laned.get(exe, 0) + sum(q.get("route_direct_calls", 0)
+                                                 for q in doc.get("processes", []))
             for q in doc.get("paths", []):
                 if q.get("impl") in ("provider:cryptrace", "route:aesni") and q.get("cipher") == evp_name:
                     moved[exe] = moved.get(exe, 0) + q.get("bytes", 0)
         check(moved.get("ssh", 0) >= len(blob) and moved.get("sshd", 0) >= len(blob),
               f"ssh -c {cipher}: client and sshd ran {evp_name} on the provider ({moved})")
+        check(laned.get("ssh", 0) >= len(blob) >> 16 and laned.get("sshd", 0) >= len(blob) >> 16,
+              f"ssh -c {cipher}: the direct lane served client and sshd "
+              f"({ {k: v for k, v in laned.items() if v} } calls)")
 
 
 def test():

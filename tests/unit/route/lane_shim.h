@@ -2,9 +2,9 @@
 /*
  * lane_shim.h - with CT_ROUTE_LANE=1, the test's EVP calls take the direct lane (route/lane.h)
  * exactly where the preload's hooks would (hooks/evp.c, evp_data.c, evp_lane.c): a routed
- * context's re-init, update, final and lane ctrls go to the provider straight once a real init
- * showed which provider context is its, and any provider context freed forgets them all (the
- * hooks' ctxmap generation). Contexts of other providers are never learnt, so they take EVP.
+ * context's re-init, update, final, EVP_Cipher and lane ctrls go to the provider straight once a
+ * real init showed which provider context is its, and any provider context freed forgets them
+ * all (the hooks' ct_lane_gen). Contexts of other providers are never learnt, so they take EVP.
  * Included after the OpenSSL headers; it renames the entry points it wraps.
  */
 #ifndef CT_ROUTE_LANE_SHIM_H
@@ -104,6 +104,13 @@ static int shim_CipherFinal_ex(EVP_CIPHER_CTX *ctx, unsigned char *out, int *out
 	return r == CT_LANE_PASS ? EVP_CipherFinal_ex(ctx, out, outl) : r;
 }
 
+static int shim_Cipher(EVP_CIPHER_CTX *ctx, unsigned char *out, const unsigned char *in, unsigned int inl)
+{
+	void *lane = shim_lane(ctx);
+	int r = lane ? shim_served(ct_lane_cipher(lane, out, in, inl)) : CT_LANE_PASS;
+	return r == CT_LANE_PASS ? EVP_Cipher(ctx, out, in, inl) : r;
+}
+
 static int shim_CIPHER_CTX_ctrl(EVP_CIPHER_CTX *ctx, int type, int arg, void *ptr)
 {
 	void *lane = ct_lane_ctrl_type(type) ? shim_lane(ctx) : NULL;
@@ -128,6 +135,7 @@ static void shim_setup(void)
 #define EVP_CipherInit shim_CipherInit
 #define EVP_CipherUpdate shim_CipherUpdate
 #define EVP_CipherFinal_ex shim_CipherFinal_ex
+#define EVP_Cipher shim_Cipher
 #define EVP_CIPHER_CTX_ctrl shim_CIPHER_CTX_ctrl
 
 #endif
