@@ -146,7 +146,8 @@ struct ct_aes_gcm {
 /* Returns 0, or -1 (bad key size, no AES-NI). */
 int ct_aes_gcm_init(struct ct_aes_gcm *g, const uint8_t *key, unsigned bits);
 /* The state ct_aes_gcm_init leaves, for the key g already holds: the key schedule and H powers
- * are kept (a caller that re-keys with the same key per message skips their cost). */
+ * are kept (a caller that re-keys with the same key per message skips their cost), and so are
+ * the stale blocks of pend (read only below npend, which is 0). */
 void ct_aes_gcm_reset(struct ct_aes_gcm *g);
 /* Any IV length >= 1 (12 bytes is the fast path, others go through GHASH). Resets the message. */
 int ct_aes_gcm_setiv(struct ct_aes_gcm *g, const uint8_t *iv, size_t ivlen);
