@@ -46,23 +46,15 @@ void ct_evp_phase_slow(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, enum ct_p
 /* A phase call on ctx (enum ct_phase): counted on ctx's path before the real call runs, and *tm
  * begun when the call is timed (a sample, or the end of a span); follow the real call with
  * ct_timed_end(t, tm), which does nothing when it was not.
- * Inline, the common case: ctx is the cached context, its phase cell already counted once, no
- * span open, no sample due (timing.h's ct_tick and ct_sample_due, on the cached counters): a
- * message's init, ctrl and final between two samples cost a count each. Anything else,
- * ct_evp_phase_slow. */
+ * Inline, the common case: ctx is the cached context and the call needs no timing (timing.h's
+ * ct_tick_quiet on the cached counters): a message's init, ctrl and final between two samples
+ * cost a count each. Anything else, ct_evp_phase_slow. */
 static inline void ct_evp_phase_begin(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, enum ct_phase phase,
 				      uint64_t bytes, struct ct_timed *tm)
 {
-	const unsigned ci = CT_CELL_PHASE(phase);
 	tm->what = 0;
-	if (CT_LIKELY(ct_evp_hot_ctx_is(t, ctx) && !t->span.t0 && t->countdown > 1 && bytes < 1024 &&
-		      bytes < ct_sample_all_bytes && (t->hot_c->cell_mask & (1ull << ci)))) {
-		struct ct_size_bucket *cell = &t->hot_c->cell[ci];
-		CT_ADD(cell->calls, 1);
-		CT_ADD(cell->bytes, bytes);
-		t->countdown--;
+	if (CT_LIKELY(ct_evp_hot_ctx_is(t, ctx) && ct_tick_quiet(t, t->hot_c, CT_CELL_PHASE(phase), bytes)))
 		return;
-	}
 	ct_evp_phase_slow(t, ctx, phase, bytes, tm);
 }
 

@@ -25,10 +25,10 @@ static unsigned lane_slot(const EVP_CIPHER_CTX *ctx)
 void *ct_evp_lane(struct ct_thread *t, const EVP_CIPHER_CTX *ctx)
 {
 	const unsigned i = lane_slot(ctx);
-	return t->lane[i].ctx == ctx &&
-			       t->lane[i].gen == atomic_load_explicit(&ct_lane_gen, memory_order_relaxed)
-		       ? t->lane[i].rctx
-		       : NULL;
+	if (t->lane[i].ctx != ctx ||
+	    t->lane[i].gen != atomic_load_explicit(&ct_lane_gen, memory_order_relaxed))
+		return NULL;
+	return t->lane[i].rctx;
 }
 
 void ct_evp_lane_learn(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, void *rctx)

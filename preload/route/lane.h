@@ -3,8 +3,8 @@
  * lane.h - the direct lane: a routed EVP context's calls served by the route's provider without
  * libcrypto's EVP layer in between. In OpenSSL 3 the provider context (ours: struct ct_rctx)
  * holds a cipher's whole state, and for a context already set up EVP's init, update, final,
- * EVP_Cipher and a few ctrls only pass the call on, at the price of parameter arrays, accessor queries and
- * lookups (about half of a short GCM message's cost under OpenSSL 3.0). The hooks call these
+ * EVP_Cipher and a few ctrls only pass the call on, at the price of parameter arrays, accessor
+ * queries and lookups (about half of a short GCM message's cost under OpenSSL 3.0). The hooks call these
  * functions instead, in exactly the cases where the EVP function would only pass the call on;
  * in every other case they answer CT_LANE_PASS and the hook runs the real function. The state
  * stays in the provider context, so a call that takes the real road meets the same state.
