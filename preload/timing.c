@@ -29,6 +29,14 @@ struct ct_clock ct_clk;
 
 /* A CPU-sampled span's least length (span_open). */
 #define CT_CPU_SPAN_NS 20000.0
+/* A span's length (span_open), and the most calls it covers. A span's own cost inside the
+ * program runs above what calibration measures in a hot loop (its code runs once per hundreds of
+ * calls: cold branches and lines; ~50-100 ns more on a 2 GHz VM), and every span adds it to its
+ * calls: spans of ~5 us read tight loops 1-2 % high, and 5-10 % where rejected spans shrank them
+ * to a few calls (a noisy host). At 20 us it is under 0.5 %, and a span still fits between a
+ * VM's timer ticks (about one per ms). */
+#define CT_SPAN_TARGET_NS 20000.0
+#define CT_SPAN_MAX_CALLS 4096u
 /* The longest pause inside a rejected span that is kept as a pause (an interrupt, a hypervisor
  * exit, the program's own work); beyond it, the thread was descheduled. */
 #define CT_PAUSE_MAX_NS 500000.0
@@ -147,7 +155,7 @@ static struct {
 	_Atomic int state; /* 0 not yet, 1 measuring, 2 ready */
 	int64_t probe_ticks, spill_ticks, span_ticks;
 	double ns_per_tick;
-	double span_target_ns; /* a span's length, so that span_ticks is ~1 % of it */
+	double span_target_ns; /* a span's length: CT_SPAN_TARGET_NS, or 100 x span_ticks */
 	struct ct_span_tolerance tol;
 } cal;
 
@@ -285,7 +293,7 @@ static void timing_calibrate(void)
 	cal.tol.fixed_ns = 4.0 * (double)(step > 1 ? step : 1) * cal.ns_per_tick;
 	cal.tol.pause_max_ns = CT_PAUSE_MAX_NS;
 	double span_ns = (double)(cal.span_ticks > 0 ? cal.span_ticks : 0) * cal.ns_per_tick;
-	cal.span_target_ns = span_ns * 100 > 500 ? span_ns * 100 : 500;
+	cal.span_target_ns = span_ns * 100 > CT_SPAN_TARGET_NS ? span_ns * 100 : CT_SPAN_TARGET_NS;
 	ct_log(2,
 	       "timing: probe %.1f ns + ordered read %.1f ns, span %.1f ns, loop %.1f ns, clock step "
 	       "%.1f ns subtracted or allowed",
@@ -409,16 +417,16 @@ static void span_open(struct ct_thread *t, const struct ct_timed *tm)
 		t->span.snap[i] = c->cell[i].calls;
 	}
 	t->span.snap[tm->ci]--; /* the call just made, counted before it ran, is the span's first */
-	/* long enough that the span's own cost is ~1 % of it, but shorter while this cell's spans
-	 * are often rejected (calls in short bursts with other work between: a span then has to fit
-	 * inside a burst to be kept) */
+	/* long enough that the span's own cost is small beside it (CT_SPAN_TARGET_NS), but shorter
+	 * while this cell's spans are often rejected (calls in short bursts with other work between:
+	 * a span then has to fit inside a burst to be kept) */
 	const struct ct_size_bucket *cell = &c->cell[tm->ci];
 	double probe = probe_mean_ns(cell);
 	double k = probe > 0 ? cal.span_target_ns / probe : 256;
 	uint64_t judged = cell->span_calls + cell->span_rejected;
 	if (judged >= 64)
 		k *= (double)cell->span_calls / (double)judged;
-	t->countdown = per_call() || k < 1 ? 1 : k > 256 ? 256 : (uint32_t)k;
+	t->countdown = per_call() || k < 1 ? 1 : k > CT_SPAN_MAX_CALLS ? CT_SPAN_MAX_CALLS : (uint32_t)k;
 	/* a CPU-sampled span runs for CT_CPU_SPAN_NS at least: the thread-CPU reads around it vary
 	 * by ~100 ns, which must be small beside it; one made longer than the others is not priced
 	 * (a longer span judges the program's pauses more leniently) */

@@ -96,13 +96,15 @@ static inline bool ct_tick(struct ct_thread *t, struct ct_counters *c, unsigned 
 }
 
 /* ct_tick's common case alone, for a fast path that has its counters at hand: a call on a cell
- * counted before, with no span open and no sample due (ct_sample_due's countdown neither runs
- * out nor is re-drawn), is counted and the countdown moves; true. Anything else: false, nothing
- * done, and the caller takes ct_tick. */
+ * counted before that neither ends a span (one is open on these counters, and this is not its
+ * last call) nor, with none open, is a sample due (ct_sample_due's countdown neither runs out nor
+ * is re-drawn), is counted and the countdown moves; true. Anything else: false, nothing done,
+ * and the caller takes ct_tick. */
 static inline bool ct_tick_quiet(struct ct_thread *t, struct ct_counters *c, unsigned ci, uint64_t bytes)
 {
-	if (t->span.t0 || t->countdown <= 1 || bytes >= 1024 || bytes >= ct_sample_all_bytes ||
-	    !(c->cell_mask & (1ull << ci)))
+	if (t->countdown <= 1 || !(c->cell_mask & (1ull << ci)))
+		return false;
+	if (t->span.t0 ? t->span.c != c : bytes >= 1024 || bytes >= ct_sample_all_bytes)
 		return false;
 	struct ct_size_bucket *cell = &c->cell[ci];
 	CT_ADD(cell->calls, 1);
