@@ -55,14 +55,45 @@ def selftimed(args):
     out = ctlib.tmpdir("truth")
     if "-s" not in args:
         args = ["-s", SECONDS] + args
-    p = ctlib.run_traced([prog] + args, out)
+    # the preload's debug log (4 lines: its clock calibration) beside the trace, for a failure's
+    # message: what one clock read, a probe and a span cost on the host that failed
+    env = dict(os.environ, CRYPTRACE_LOG="2", CRYPTRACE_LOG_FILE=out + ".log")
+    p = ctlib.run_traced([prog] + args, out, env=env)
     check(p.returncode == 0, f"selftimed {' '.join(args)} exited 0 under cryptrace "
           f"({p.stderr.decode(errors='replace')[-200:]})") if p.returncode else None
     truth = json.loads(p.stdout.decode())
     doc = ctlib.report_ok([out])
     paths = [x for x in doc["paths"] if x["api"] == "evp"]
     check(paths, f"selftimed {' '.join(args)}: an evp path") if not paths else None
+    truth["calibration"] = calibration(out)
     return truth, doc, paths
+
+
+def how_measured(paths):
+    """The busiest cell's timing (docs/report.md "How time is measured"): its probes' mean, its
+    accepted and rejected spans (mean per call, calls), its pauses per call. Printed with a case's
+    ratios, beside the preload's calibration (calibration()), so that a failure on another host
+    says which part of the method moved."""
+    cells = [c for x in paths for c in x.get("sizes", [])]
+    if not cells:
+        return ""
+    c = max(cells, key=lambda z: z["calls"])
+
+    def ns(v):
+        return "-" if v is None else f"{v:.0f}"
+    return (f"[cell {c['bucket_low']}: probe {ns(c['probe_mean_ns'])} ns x{c['probes']}, span "
+            f"{ns(c['span_mean_ns'])} x{c['span_calls']}, rejected {ns(c['span_rejected_mean_ns'])} "
+            f"x{c['span_rejected_calls']}, pause {c['pause_ns'] / max(1, c['calls']):.1f} ns/call]")
+
+
+def calibration(out):
+    """The preload's clock calibration, from its debug log beside the trace directory."""
+    try:
+        with open(out + ".log") as f:
+            lines = [ln.split("timing: ", 1)[1].strip() for ln in f if "timing: " in ln]
+    except OSError:
+        return ""
+    return f" [calibration: {lines[-1]}]" if lines else ""
 
 
 def per_iteration(truth):
@@ -83,7 +114,9 @@ def tight(cipher, size, decrypt=False, share=100):
         truth, doc, paths = selftimed(args)
         report_each = path_wall(paths, pauses=share == 100) / truth["iterations"]
         return report_each / per_iteration(truth), \
-            f"{report_each:.1f} vs {per_iteration(truth):.1f} ns per call"
+            f"{report_each:.1f} vs {per_iteration(truth):.1f} ns per call (the median batch " \
+            f"{truth['median_batch_ns'] / truth['batch_iterations']:.1f}) " \
+            f"{how_measured(paths)}{truth['calibration']}"
     judge(f"tight {cipher}{' decrypt' if decrypt else ''} {size} B"
           f"{f' at {share} %' if share < 100 else ''}", measure)
 
