@@ -32,6 +32,7 @@
  *    when the parent had one (its own trace file is open by then).
  */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -164,7 +165,15 @@ bool ct_flusher_running(void)
 /* pthread_join returns when the kernel has cleared the thread's tid word, which it does before
  * the thread leaves the thread group; unshare(CLONE_NEWUSER) and setns() count the group, so
  * they could still fail with EINVAL for a moment. Wait (bounded: 1 s) until the thread is gone
- * from the group too, which is when tgkill stops finding it. */
+ * from the group too, which is when tgkill stops finding it.
+ *
+ * The pauses are ppoll, never nanosleep: a detach (attach.c) runs this as a remote call in a
+ * thread that `cryptrace attach` stopped, maybe in a relative sleep, which the kernel resumes
+ * after the detach through restart_syscall and the thread's restart block. nanosleep and
+ * clock_nanosleep reset that block on entry, so the program's sleep came back early with EINTR
+ * (sleep() returned, the arm64 guest's sleeping target exited; it happened when the exiting
+ * flusher took more than 100 yields, on a loaded host). ppoll touches it only when a signal
+ * interrupts it. */
 static void join_fully(void)
 {
 	pid_t tid = atomic_exchange(&thread_tid, 0);
@@ -172,12 +181,12 @@ static void join_fully(void)
 	if (tid <= 0)
 		return;
 	int saved = errno;
-	const struct timespec pause = { .tv_nsec = 20000 };
+	struct timespec pause = { .tv_nsec = 20000 };
 	for (int i = 0; i < 50000 && syscall(SYS_tgkill, getpid(), tid, 0) == 0; i++) {
 		if (i < 100)
 			sched_yield();
 		else
-			nanosleep(&pause, NULL);
+			ppoll(NULL, 0, &pause, NULL);
 	}
 	errno = saved;
 }
