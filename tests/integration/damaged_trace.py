@@ -5,25 +5,16 @@
 random file gives a one-line error and exit 2. Never a crash (a negative exit = a signal)."""
 import os
 import random
-import struct
 
 import ctlib
 from ctlib import check
 
-PREAMBLE = 16
+PREAMBLE = ctlib.TRACE_PREAMBLE
 
 
 def record_bounds(data):
-    """(start, end) of each whole record: u16 type, u16 reserved, u32 len, payload, u32 crc."""
-    bounds, off = [], PREAMBLE
-    while off + 8 <= len(data):
-        (length,) = struct.unpack_from("<I", data, off + 4)
-        end = off + 8 + length + 4
-        if end > len(data):
-            break
-        bounds.append((off, end))
-        off = end
-    return bounds
+    """(start, end) of each whole record."""
+    return [(start, end) for start, end, _, _ in ctlib.trace_records(data)]
 
 
 def one_line(err):

@@ -19,26 +19,14 @@ import subprocess
 import ctlib
 from ctlib import check
 
-PREAMBLE = 16
+PREAMBLE = ctlib.TRACE_PREAMBLE
+records = ctlib.trace_records
 REPORT_TIMEOUT = 60
 REC_PATH, REC_STATS = 2, 3
 TYPES = {1: "HEADER", 2: "PATH", 3: "STATS", 4: "EVENT", 5: "OPS", 6: "THREAD", 7: "PROC", 8: "END",
          9: "MODULE"}
 APIS = {1: "evp", 2: "aes", 3: "cryptodev", 4: "afalg"}
 DIRS = {1: "encrypt", 2: "decrypt"}
-
-
-def records(data):
-    """[(start, end, type, payload)] of the whole records of an intact trace."""
-    out, off = [], PREAMBLE
-    while off + 8 <= len(data):
-        rtype, _, length = struct.unpack_from("<HHI", data, off)
-        end = off + 8 + length + 4
-        if end > len(data):
-            break
-        out.append((off, end, rtype, data[off + 8:off + 8 + length]))
-        off = end
-    return out
 
 
 def _str(payload, at):

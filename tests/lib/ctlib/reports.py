@@ -6,6 +6,7 @@ the findings a real program's run must (or must not) raise, and the JSON and 80-
 import json
 import os
 import re
+import struct
 
 from .harness import CRYPTRACE, Failure, check, tmpdir
 from .programs import MASK, run, run_traced
@@ -13,7 +14,7 @@ from .programs import MASK, run, run_traced
 __all__ = ["check_clean", "check_complete", "check_expect", "check_masked", "check_tls13_bulk",
            "compare_cell", "describe_paths", "doctor_checks", "events", "finding", "fits_80", "json_equal",
            "kinds", "parse_expect", "parse_json", "paths", "per_process", "processes", "profile_refused",
-           "report", "report_ok", "totals", "traced", "traces"]
+           "report", "report_ok", "totals", "trace_records", "traced", "traces", "TRACE_PREAMBLE"]
 
 SEVERE = ("warning", "error")
 
@@ -22,6 +23,24 @@ def traces(outdir):
     """The trace files in outdir (X.ctrace and its continuations X.ctrace.N), sorted."""
     return sorted(os.path.join(outdir, f) for f in os.listdir(outdir)
                   if re.search(r"\.ctrace(\.\d+)?$", f))
+
+
+TRACE_PREAMBLE = 16  # docs/trace-format.md: magic, version, flags before the first record
+
+
+def trace_records(data):
+    """[(start, end, type, payload)] of the whole records at the start of a trace file's bytes
+    (docs/trace-format.md: u16 type, u16 reserved, u32 length, payload, u32 CRC), up to the first
+    one the bytes do not hold whole."""
+    out, off = [], TRACE_PREAMBLE
+    while off + 8 <= len(data):
+        rtype, _, length = struct.unpack_from("<HHI", data, off)
+        end = off + 8 + length + 4
+        if end > len(data):
+            break
+        out.append((off, end, rtype, data[off + 8:off + 8 + length]))
+        off = end
+    return out
 
 
 def report(paths, *opts):
