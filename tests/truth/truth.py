@@ -55,9 +55,11 @@ def selftimed(args):
     out = ctlib.tmpdir("truth")
     if "-s" not in args:
         args = ["-s", SECONDS] + args
-    # the preload's debug log (4 lines: its clock calibration) beside the trace, for a failure's
-    # message: what one clock read, a probe and a span cost on the host that failed
-    env = dict(os.environ, CRYPTRACE_LOG="2", CRYPTRACE_LOG_FILE=out + ".log")
+    # the preload's debug log (4 lines: its clock calibration) in a directory of its own, removed
+    # with the test's others, for a failure's message: what one clock read, a probe and a span
+    # cost on the host that failed
+    log = os.path.join(ctlib.tmpdir("truth-log"), "preload.log")
+    env = dict(os.environ, CRYPTRACE_LOG="2", CRYPTRACE_LOG_FILE=log)
     p = ctlib.run_traced([prog] + args, out, env=env)
     check(p.returncode == 0, f"selftimed {' '.join(args)} exited 0 under cryptrace "
           f"({p.stderr.decode(errors='replace')[-200:]})") if p.returncode else None
@@ -65,7 +67,7 @@ def selftimed(args):
     doc = ctlib.report_ok([out])
     paths = [x for x in doc["paths"] if x["api"] == "evp"]
     check(paths, f"selftimed {' '.join(args)}: an evp path") if not paths else None
-    truth["calibration"] = calibration(out)
+    truth["calibration"] = calibration(log)
     return truth, doc, paths
 
 
@@ -86,10 +88,10 @@ def how_measured(paths):
             f"x{c['span_rejected_calls']}, pause {c['pause_ns'] / max(1, c['calls']):.1f} ns/call]")
 
 
-def calibration(out):
-    """The preload's clock calibration, from its debug log beside the trace directory."""
+def calibration(log):
+    """The preload's clock calibration, from its debug log."""
     try:
-        with open(out + ".log") as f:
+        with open(log) as f:
             lines = [ln.split("timing: ", 1)[1].strip() for ln in f if "timing: " in ln]
     except OSError:
         return ""
