@@ -249,37 +249,50 @@ static uint64_t mono_ns(void)
 static uint64_t tsc_hz_cached; /* 1: no usable TSC */
 
 /* A TSC read and, in *mono, the raw monotonic time it was taken at: the midpoint of the clock
- * reads around it, from a pair no further apart than 20 us (up to 8 tries; else the last). */
-static uint64_t tsc_at_mono(uint64_t *mono)
+ * reads around it, from the tightest of up to 16 such brackets (the first within 200 ns ends
+ * the search: a vDSO read takes 20-60 ns; where the clock is a system call, as under some
+ * hypervisors, the best of 16 is taken). *half_ns is half the bracket: how far the midpoint can
+ * be from the true time of the TSC read. A preemption inside a bracket widens it, so it is
+ * either read again or bounded by *half_ns, never silently wrong. */
+static uint64_t tsc_at_mono(uint64_t *mono, uint64_t *half_ns)
 {
-	uint64_t a, tsc, b;
-	int tries = 0;
-	do {
-		a = mono_ns();
+	uint64_t best = UINT64_MAX, tsc = 0;
+	for (int i = 0; i < 16 && best > 200; i++) {
+		uint64_t a = mono_ns(), t = ct_rdtsc(), b = mono_ns();
+		if (b >= a && b - a < best) {
+			best = b - a;
+			tsc = t;
+			*mono = a + (b - a) / 2;
+		}
+	}
+	if (best == UINT64_MAX) { /* the clock went backwards 16 times: not a clock to trust */
+		*mono = mono_ns();
+		best = 2000000;
 		tsc = ct_rdtsc();
-		b = mono_ns();
-	} while (b - a > 20000 && ++tries < 8);
-	*mono = a + (b - a) / 2;
+	}
+	*half_ns = best / 2;
 	return tsc;
 }
 
-static uint64_t median3(uint64_t a, uint64_t b, uint64_t c)
-{
-	if (a > b) {
-		uint64_t x = a;
-		a = b;
-		b = x;
-	}
-	return c < a ? a : c > b ? b : c;
-}
+static bool tsc_hz_given;
 
 void ct_tsc_hz_set(uint64_t hz)
 {
 	uint64_t none = 0;
-	if (hz > 1 && tsc_invariant())
-		__atomic_compare_exchange_n(&tsc_hz_cached, &none, hz, false, __ATOMIC_RELAXED,
-					    __ATOMIC_RELAXED);
+	if (hz > 1 && tsc_invariant() &&
+	    __atomic_compare_exchange_n(&tsc_hz_cached, &none, hz, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		__atomic_store_n(&tsc_hz_given, true, __ATOMIC_RELAXED);
 }
+
+bool ct_tsc_hz_given(void)
+{
+	return __atomic_load_n(&tsc_hz_given, __ATOMIC_RELAXED);
+}
+
+/* The window's least length, and how small its error must be against it. */
+#define TSC_WINDOW_MIN_NS 500000u
+#define TSC_WINDOW_MAX_NS 20000000u
+#define TSC_ERROR_PARTS 5000u /* 0.02 %: each end's half-bracket at most 1/10000 of the window */
 
 uint64_t ct_tsc_hz(void)
 {
@@ -290,20 +303,18 @@ uint64_t ct_tsc_hz(void)
 		__atomic_store_n(&tsc_hz_cached, 1, __ATOMIC_RELAXED);
 		return 0;
 	}
-	/* Measured against the raw monotonic clock over three 1 ms windows, each end a TSC read
-	 * between two clock reads (its time is their midpoint; a pair further apart than 20 us was
-	 * interrupted and is read again), and the median window taken. A preemption between the two
-	 * clocks' reads at one end skews that window by its length over 1 ms (100 us: 10 %), either
-	 * way; the best of three, as this was, picked the windows skewed low. */
-	uint64_t est[3];
-	for (int i = 0; i < 3; i++) {
-		uint64_t n0, t0 = tsc_at_mono(&n0), n1, t1;
-		do {
-			t1 = tsc_at_mono(&n1);
-		} while (n1 - n0 < 1000000);
-		est[i] = (t1 - t0) * 1000000000u / (n1 - n0);
-	}
-	uint64_t best = median3(est[0], est[1], est[2]);
-	__atomic_store_n(&tsc_hz_cached, best ? best : 1, __ATOMIC_RELAXED);
-	return best;
+	/* One window against the raw monotonic clock, each end a bracketed TSC read (tsc_at_mono):
+	 * the rate's error is at most the two ends' half-brackets over the window, so the window
+	 * lasts until that is under 0.02 % (0.5 ms with a vDSO clock; up to 20 ms where reading
+	 * the clock is slow). What happens inside the window (a preemption) moves both clocks
+	 * alike. Three 1 ms windows without this bound, as before, kept every traced process 3 ms;
+	 * under `cryptrace run` a process takes the launcher's rate (CRYPTRACE_TSC_HZ) instead. */
+	uint64_t n0, h0, t0 = tsc_at_mono(&n0, &h0), n1, h1, t1;
+	do {
+		t1 = tsc_at_mono(&n1, &h1);
+	} while (n1 - n0 < TSC_WINDOW_MAX_NS &&
+		 (n1 - n0 < TSC_WINDOW_MIN_NS || (h0 + h1) * TSC_ERROR_PARTS > n1 - n0));
+	hz = n1 > n0 && t1 > t0 ? (uint64_t)((double)(t1 - t0) * 1e9 / (double)(n1 - n0)) : 0;
+	__atomic_store_n(&tsc_hz_cached, hz ? hz : 1, __ATOMIC_RELAXED);
+	return hz;
 }

@@ -64,12 +64,16 @@ static inline uint64_t ct_rdtsc_lfence(void)
 }
 /* CPUID 0x80000001 EDX bit 27. */
 int ct_cpu_has_rdtscp(void);
-/* TSC ticks per second: from CPUID leaf 0x15 when it says, else measured against
- * CLOCK_MONOTONIC over ~2 ms; 0 when the TSC is unusable (not invariant, or absent). */
+/* TSC ticks per second, measured once per process against CLOCK_MONOTONIC_RAW to within 0.02 %
+ * (0.5 ms of waiting, more where reading the clock is slow); 0 when the TSC is unusable (not
+ * invariant, or absent). */
 uint64_t ct_tsc_hz(void);
-/* Takes hz as this machine's TSC rate instead of measuring it (3 ms): `cryptrace attach` measures
- * it before it stops a process and hands it over (the invariant TSC is one clock for every
- * process of the machine). Ignored where the TSC is not invariant or was measured already. */
+/* Takes hz as this machine's TSC rate instead of measuring it: the launcher measures it once and
+ * hands it to every process it runs (CRYPTRACE_TSC_HZ), `cryptrace attach` to the process it
+ * stops (the invariant TSC is one clock for every process of the machine). Ignored where the TSC
+ * is not invariant or was measured already. */
 void ct_tsc_hz_set(uint64_t hz);
+/* Whether ct_tsc_hz is the rate ct_tsc_hz_set gave, not one measured here. */
+bool ct_tsc_hz_given(void);
 
 #endif

@@ -248,6 +248,27 @@ static void config_apply(void)
 	cfg.enabled = true;
 }
 
+/* CRYPTRACE_TSC_HZ: the launcher's measure of the TSC's rate (tracer/calibrate.c), taken instead
+ * of measuring it here. A value outside 10 MHz..100 GHz, or not a number, warns and is measured. */
+static void parse_tsc_hz(void)
+{
+	const char *s = secure_getenv("CRYPTRACE_TSC_HZ");
+	if (!s || !*s)
+		return;
+	char *end;
+	errno = 0;
+	unsigned long long hz = strtoull(s, &end, 10);
+	if (errno || *end || *s == '-' || hz < 10000000ull || hz > 100000000000ull) {
+		snprintf(warning, sizeof(warning),
+			 "CRYPTRACE_TSC_HZ=\"%.40s\" is not a rate in 10000000..100000000000 Hz; "
+			 "measuring it",
+			 s);
+		ct_log(1, "%s", warning);
+		return;
+	}
+	ct_tsc_hz_set(hz);
+}
+
 void ct_config_load(void)
 {
 	bool mode_from_env;
@@ -282,6 +303,7 @@ void ct_config_load(void)
 	unsigned cpb = 0;
 	parse_uint("CRYPTRACE_AESNI_CPB", 0, 1000000, &cpb);
 	aesni_cpb = cpb;
+	parse_tsc_hz();
 	const char *cap = secure_getenv(CT_OPENSSL_CAP_ENV);
 	if (cap) {
 		snprintf(ia32cap_copy, sizeof(ia32cap_copy), "%s", cap);
@@ -341,7 +363,7 @@ bool ct_config_load_attach(const char *spec)
 			unsigned long long hz = strtoull(v, &end, 10);
 			if (*end)
 				return false;
-			if (hz) /* the tracer measured it: the process is not kept 3 ms for it */
+			if (hz) /* the tracer measured it: the process does not wait to measure it */
 				ct_tsc_hz_set(hz);
 		} else if (!strcmp(line, "flush_ms")) {
 			unsigned long ms = strtoul(v, &end, 10);

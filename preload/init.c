@@ -100,7 +100,7 @@ static bool init_with(const char *attach_config)
 		return false;
 	}
 	/* Always-on mode (docs/fleet.md): a process with no crypto library at start (sh, ls) is not
-	 * kept 3 ms measuring the TSC (should it load one later, its header says CLOCK_MONOTONIC),
+	 * kept 0.5 ms measuring the TSC (should it load one later, its header says CLOCK_MONOTONIC),
 	 * and the rest of what only a trace needs waits for its first cipher path. */
 	bool pending = ct_config()->spool_root && !attach_config && !ct_crypto_lib_mapped();
 	atomic_store(&ct_g.start_pending, pending);

@@ -147,7 +147,7 @@ struct ct_clock {
 	bool has_rdtscp;
 };
 extern struct ct_clock ct_clk;
-/* measure_tsc false: CLOCK_MONOTONIC, without the 3 ms the TSC's frequency takes to measure */
+/* measure_tsc false: CLOCK_MONOTONIC, without waiting 0.5 ms or more to measure the TSC's rate */
 void ct_clock_init(bool measure_tsc);
 
 static inline uint64_t ct_mono_ns_raw(void)

@@ -162,13 +162,14 @@ static void gather_facts(void)
 		snprintf(facts.kernel, sizeof(facts.kernel), "%s %s %s", u.sysname, u.release, u.machine);
 	gethostname(facts.hostname, sizeof(facts.hostname) - 1);
 	const struct ct_config *c = ct_config();
-	char clock[64];
+	char clock[96];
 	if (!ct_clk.use_tsc)
 		snprintf(clock, sizeof(clock), "CLOCK_MONOTONIC (ns)");
 	else
-		snprintf(clock, sizeof(clock), "%s at %.3f MHz%s", ct_clk.tick_name,
+		snprintf(clock, sizeof(clock), "%s at %.3f MHz%s%s", ct_clk.tick_name,
 			 (double)ct_clk.tsc_hz / 1e6,
-			 ct_clk.tsc_cycles ? "" : " (a timer, not the CPU clock)");
+			 ct_clk.tsc_cycles ? "" : " (a timer, not the CPU clock)",
+			 ct_tsc_hz_given() ? " (the launcher's measure)" : "");
 	if (c->per_call && c->max_ops_rate)
 		snprintf(facts.timing, sizeof(facts.timing),
 			 "%s; every call timed alone and as a span to the next call (per-call mode); "

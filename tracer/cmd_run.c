@@ -165,7 +165,7 @@ struct child_env {
 	const char *lib;
 	const char *outdir; /* absolute */
 	const struct run_options *opts;
-	uint32_t aesni_cpb_milli;
+	struct ct_machine_rates rates;
 	int go_fd; /* >= 0: wait for a byte on it before exec (the profile's events are attached) */
 };
 
@@ -186,7 +186,7 @@ static void run_child(void *arg, int err_pipe)
 			;
 		close(ce->go_fd);
 	}
-	ct_preload_env(ce->lib, ce->outdir, ce->aesni_cpb_milli);
+	ct_preload_env(ce->lib, ce->outdir, &ce->rates);
 	if (ce->opts->mode)
 		setenv("CRYPTRACE_MODE", ce->opts->mode, 1);
 	if (ce->opts->route)
@@ -446,7 +446,7 @@ int command_run(int argc, char **argv)
 		.lib = lib,
 		.outdir = absdir,
 		.opts = &opts,
-		.aesni_cpb_milli = ct_calibrate_aesni_cpb(),
+		.rates = ct_calibrate(),
 		.go_fd = -1,
 	};
 	bool started;

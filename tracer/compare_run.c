@@ -88,7 +88,7 @@ static void redirect(int fd, const char *path, int flags)
 struct run_child {
 	const char *lib, *dir;
 	const struct cmp_route *route;
-	uint32_t cpb_milli;
+	const struct ct_machine_rates *rates;
 	char **cmd;
 };
 
@@ -105,7 +105,7 @@ static void run_child(void *arg, int err_pipe)
 	redirect(0, "/dev/null", O_RDONLY);
 	redirect(1, out, O_WRONLY | O_CREAT | O_TRUNC);
 	redirect(2, err, O_WRONLY | O_CREAT | O_TRUNC);
-	ct_preload_env(rc->lib, rc->dir, rc->cpb_milli);
+	ct_preload_env(rc->lib, rc->dir, rc->rates);
 	/* A route from the caller's environment would leak into the native runs. */
 	if (rc->route->spec)
 		setenv("CRYPTRACE_ROUTE", rc->route->spec, 1);
@@ -115,14 +115,14 @@ static void run_child(void *arg, int err_pipe)
 }
 
 /* Runs CMD once under route, traced into dir. Returns the status the way a shell reports it. */
-static int run_once(const char *lib, const char *dir, const struct cmp_route *route, uint32_t cpb_milli,
-		    char **cmd, bool *started)
+static int run_once(const char *lib, const char *dir, const struct cmp_route *route,
+		    const struct ct_machine_rates *rates, char **cmd, bool *started)
 {
 	struct run_child rc = {
 		.lib = lib,
 		.dir = dir,
 		.route = route,
-		.cpb_milli = cpb_milli,
+		.rates = rates,
 		.cmd = cmd,
 	};
 	int rfd;
@@ -245,7 +245,7 @@ int cmp_run_rounds(struct cmp_state *s, const char *lib)
 {
 	const struct cmp_options *o = s->o;
 	bool progress = isatty(2);
-	uint32_t cpb = ct_calibrate_aesni_cpb();
+	const struct ct_machine_rates rates = ct_calibrate();
 	struct sigaction sa = { .sa_handler = on_interrupt }, old_int;
 
 	sigemptyset(&sa.sa_mask);
@@ -264,7 +264,7 @@ int cmp_run_rounds(struct cmp_state *s, const char *lib)
 					i + 1, o->rounds, o->routes[r].label, done, total);
 			uint64_t t0 = ct_clock_ns(CLOCK_MONOTONIC);
 
-			run->status = run_once(lib, run->dir, &o->routes[r], cpb, o->cmd, &run->started);
+			run->status = run_once(lib, run->dir, &o->routes[r], &rates, o->cmd, &run->started);
 			run->elapsed_s = (double)(ct_clock_ns(CLOCK_MONOTONIC) - t0) / 1e9;
 			done++;
 			if (!run->started) {

@@ -38,15 +38,19 @@ void ct_set_preload(const char *lib)
 	free(v);
 }
 
-void ct_preload_env(const char *lib, const char *outdir, uint32_t aesni_cpb_milli)
+void ct_preload_env(const char *lib, const char *outdir, const struct ct_machine_rates *rates)
 {
+	char v[24];
+
 	ct_set_preload(lib);
 	setenv("CRYPTRACE_OUT", outdir, 1);
-	if (aesni_cpb_milli) {
-		char v[16];
-
-		snprintf(v, sizeof(v), "%u", aesni_cpb_milli);
+	if (rates->aesni_cpb_milli) {
+		snprintf(v, sizeof(v), "%u", rates->aesni_cpb_milli);
 		setenv("CRYPTRACE_AESNI_CPB", v, 1);
+	}
+	if (rates->tsc_hz) {
+		snprintf(v, sizeof(v), "%llu", (unsigned long long)rates->tsc_hz);
+		setenv("CRYPTRACE_TSC_HZ", v, 1);
 	}
 }
 

@@ -46,8 +46,9 @@ void ct_version(FILE *out);
 /* Puts lib in front of LD_PRELOAD (keeping the user's own preloads, never twice). */
 void ct_set_preload(const char *lib);
 /* In a child about to exec a traced command: the preload (ct_set_preload), CRYPTRACE_OUT and,
- * when known (non-zero), CRYPTRACE_AESNI_CPB (docs/environment.md). */
-void ct_preload_env(const char *lib, const char *outdir, uint32_t aesni_cpb_milli);
+ * when known (non-zero), CRYPTRACE_AESNI_CPB and CRYPTRACE_TSC_HZ (docs/environment.md). */
+struct ct_machine_rates;
+void ct_preload_env(const char *lib, const char *outdir, const struct ct_machine_rates *rates);
 /* Forks with a close-on-exec pipe from child to parent. The child closes the read end and runs
  * body(arg, wfd), which execs or exits. The parent gets the pid and the read end in *rfd; -1
  * when pipe or fork failed, with a line "<who>: pipe|fork: <error>" on stderr unless who is
@@ -163,9 +164,15 @@ bool ct_outdir_name_in(char **names, int n, const char *name);
  * malloc'ed, each path too (free with ct_names_free). Returns the count. */
 int ct_outdir_new_traces(const char *dir, char **before, int nbefore, char ***paths);
 
-/* calibrate.c: the in-process AES-NI bound in cycles/byte x1000, handed to the preload as
- * CRYPTRACE_AESNI_CPB so the reporter can say how far a path is from it; 0 means unknown and
- * nothing is passed. */
-uint32_t ct_calibrate_aesni_cpb(void);
+/* calibrate.c: what the launcher measures of this machine once, so that the processes it runs
+ * do not each measure it (docs/environment.md): the in-process AES-NI bound in cycles/byte x1000
+ * (CRYPTRACE_AESNI_CPB: the reporter says how far a path is from it), and the TSC's rate
+ * (CRYPTRACE_TSC_HZ: 0.5 ms or more of waiting in every process otherwise). 0 means unknown,
+ * and nothing is passed. */
+struct ct_machine_rates {
+	uint32_t aesni_cpb_milli;
+	uint64_t tsc_hz;
+};
+struct ct_machine_rates ct_calibrate(void);
 
 #endif
