@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,6 +132,8 @@ struct ct_profiler {
 	pthread_t thread;
 	bool thread_started;
 	volatile int stop;
+	int wake[2]; /* ct_profile_finish writes one byte: the drain thread stops now, not after its
+		      * pause (up to DRAIN_MS: every run's end waited for it) */
 	uint8_t scratch[65536];
 };
 
@@ -645,10 +648,10 @@ static void drain_all(struct ct_profiler *p)
 static void *drain_thread(void *arg)
 {
 	struct ct_profiler *p = arg;
+	struct pollfd wake = { .fd = p->wake[0], .events = POLLIN };
 	while (!__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) {
 		drain_all(p);
-		struct timespec ts = { 0, (long)p->drain_ms * 1000000L };
-		nanosleep(&ts, NULL);
+		poll(&wake, 1, (int)p->drain_ms);
 	}
 	return NULL;
 }
@@ -668,6 +671,9 @@ static void close_rings(struct ct_profiler *p)
 static void profiler_free(struct ct_profiler *p)
 {
 	close_rings(p);
+	for (int i = 0; i < 2; i++)
+		if (p->wake[i] >= 0)
+			close(p->wake[i]);
 	for (size_t i = 0; i < p->nfiles; i++) {
 		free(p->files[i]);
 		if (p->cfi[i].ok)
@@ -771,6 +777,7 @@ struct ct_profiler *ct_profile_attach(pid_t pid, unsigned hz, char *why, size_t 
 		snprintf(why, cap, "out of memory");
 		return NULL;
 	}
+	p->wake[0] = p->wake[1] = -1;
 	if (!hz)
 		hz = CT_PROFILE_HZ;
 	p->period_us = 1000000u / hz;
@@ -865,7 +872,7 @@ struct ct_profiler *ct_profile_attach(pid_t pid, unsigned hz, char *why, size_t 
 		profiler_free(p);
 		return NULL;
 	}
-	if (pthread_create(&p->thread, NULL, drain_thread, p) != 0) {
+	if (pipe2(p->wake, O_CLOEXEC) != 0 || pthread_create(&p->thread, NULL, drain_thread, p) != 0) {
 		snprintf(why, cap, "cannot start the profile's thread");
 		profiler_free(p);
 		return NULL;
@@ -1053,6 +1060,8 @@ unsigned ct_profile_finish(struct ct_profiler *p, const char *outdir, char *why,
 		return 0;
 	if (p->thread_started) {
 		__atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
+		ssize_t w = write(p->wake[1], "", 1);
+		(void)w; /* without it, the thread stops at its next pause's end */
 		pthread_join(p->thread, NULL);
 	}
 	drain_all(p);
