@@ -404,8 +404,13 @@ void ct_aes_gcm_tag(struct ct_aes_gcm *g, uint8_t tag[16])
 	ct_aes_base_kernels.ghash((const uint8_t(*)[16])g->hpow, g->xi, g->pend[0], n);
 	g->npend = 0;
 	g->ares = g->mres = 0;
-	for (int i = 0; i < 16; i++)
-		tag[i] = g->xi[i] ^ g->ek0[i];
+	/* one vector XOR: GCC does not vectorize a byte loop whose output may alias g (48
+	 * instructions of a 16-byte message's ~1,600 through the route) */
+	block_vec x, e;
+	LOAD_BLOCK(x, g->xi);
+	LOAD_BLOCK(e, g->ek0);
+	x ^= e;
+	STORE_BLOCK(tag, x);
 }
 
 int ct_aes_gcm_verify(struct ct_aes_gcm *g, const uint8_t *tag, size_t taglen)
@@ -416,8 +421,20 @@ int ct_aes_gcm_verify(struct ct_aes_gcm *g, const uint8_t *tag, size_t taglen)
 	if (taglen == 0 || taglen > 16)
 		return -1;
 	ct_aes_gcm_tag(g, mine);
-	for (size_t i = 0; i < taglen; i++)
-		diff |= mine[i] ^ tag[i];
+	if (taglen == 16) { /* the usual tag: one vector compare, no byte loop */
+		block_vec a, b;
+		LOAD_BLOCK(a, mine);
+		LOAD_BLOCK(b, tag);
+		a ^= b;
+		uint64_t d = a[0] | a[1];
+		d |= d >> 32; /* every bit folded into the low byte */
+		d |= d >> 16;
+		d |= d >> 8;
+		diff = (uint8_t)d;
+	} else {
+		for (size_t i = 0; i < taglen; i++)
+			diff |= mine[i] ^ tag[i];
+	}
 	explicit_bzero(mine, sizeof(mine));
 	/* Branch-free on the secret: only the final yes/no leaves this function. */
 	return -(int)((diff | (uint8_t)-diff) >> 7 & 1);
