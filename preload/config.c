@@ -133,22 +133,34 @@ static bool parse_switch(const char *name, bool unset, bool bad, const char *if_
 	return bad;
 }
 
+/* name's value as an unsigned decimal in [lo, hi]: 1 and *v, 0 when unset or empty, -1 when it is
+ * something else (*text: the value, for the caller's warning). */
+static int env_decimal(const char *name, unsigned long long lo, unsigned long long hi, unsigned long long *v,
+		       const char **text)
+{
+	const char *s = secure_getenv(name);
+	*text = s;
+	if (!s || !*s)
+		return 0;
+	char *end;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return errno || *end || *v < lo || *v > hi || *s == '-' ? -1 : 1;
+}
+
 /* Parses an unsigned decimal in [lo, hi]; a bad value warns and keeps *out. */
 static void parse_uint(const char *name, unsigned lo, unsigned hi, unsigned *out)
 {
-	const char *s = secure_getenv(name);
-	if (!s || !*s)
-		return;
-	char *end;
-	errno = 0;
-	unsigned long v = strtoul(s, &end, 10);
-	if (errno || *end || v < lo || v > hi || *s == '-') {
+	unsigned long long v;
+	const char *s;
+	int r = env_decimal(name, lo, hi, &v, &s);
+	if (r < 0) {
 		snprintf(warning, sizeof(warning), "%s=\"%.40s\" is not a number in %u..%u; using %u", name,
 			 s, lo, hi, *out);
 		ct_log(1, "%s", warning);
-		return;
+	} else if (r > 0) {
+		*out = (unsigned)v;
 	}
-	*out = (unsigned)v;
 }
 
 static void open_log(void)
@@ -252,21 +264,18 @@ static void config_apply(void)
  * of measuring it here. A value outside 10 MHz..100 GHz, or not a number, warns and is measured. */
 static void parse_tsc_hz(void)
 {
-	const char *s = secure_getenv("CRYPTRACE_TSC_HZ");
-	if (!s || !*s)
-		return;
-	char *end;
-	errno = 0;
-	unsigned long long hz = strtoull(s, &end, 10);
-	if (errno || *end || *s == '-' || hz < 10000000ull || hz > 100000000000ull) {
+	unsigned long long hz;
+	const char *s;
+	int r = env_decimal("CRYPTRACE_TSC_HZ", 10000000ull, 100000000000ull, &hz, &s);
+	if (r < 0) {
 		snprintf(warning, sizeof(warning),
 			 "CRYPTRACE_TSC_HZ=\"%.40s\" is not a rate in 10000000..100000000000 Hz; "
 			 "measuring it",
 			 s);
 		ct_log(1, "%s", warning);
-		return;
+	} else if (r > 0) {
+		ct_tsc_hz_set(hz);
 	}
-	ct_tsc_hz_set(hz);
 }
 
 void ct_config_load(void)
