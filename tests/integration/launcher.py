@@ -86,7 +86,7 @@ def environment():
     check(p.stdout.decode().strip() == spec, "--route passes the spec as CRYPTRACE_ROUTE")
 
     # The calibrated AES-NI bound travels to the preload and into every trace header.
-    cpu_has_aes = " aes " in " ".join(l for l in open("/proc/cpuinfo") if l.startswith("flags"))
+    cpu_has_aes = "aes" in ctlib.cpu_flags()
     cal = ctlib.tmpdir("launch-cpb")
     p = ctlib.run([CT, "run", "-q", "-o", cal, "--", "sh", "-c",
                    'echo "${CRYPTRACE_AESNI_CPB-unset}"'])
@@ -119,17 +119,12 @@ def environment():
     check(len(ctlib.traces(again)) == 2, "both runs' traces are in the shared directory")
 
 
-def invariant_tsc():
-    flags = " ".join(l for l in open("/proc/cpuinfo") if l.startswith("flags")).split()
-    return "constant_tsc" in flags and "nonstop_tsc" in flags
-
-
 def tsc_rate():
     """The launcher measures the TSC's rate once and every process it runs takes it
     (CRYPTRACE_TSC_HZ), where each measured it for 3 ms before; a bare preload measures its own,
     within 0.1 % of the launcher's (each within 0.02 % of the true rate, common/cpu.c); a bad
     value is said and measured instead."""
-    if not invariant_tsc():
+    if not {"constant_tsc", "nonstop_tsc"} <= ctlib.cpu_flags():
         print("note: no invariant TSC here (the clock is CLOCK_MONOTONIC): no rate to pass")
         return
     out = ctlib.tmpdir("launch-tsc")

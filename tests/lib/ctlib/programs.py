@@ -13,7 +13,7 @@ import sysconfig
 
 from .harness import CRYPTRACE, CT_LIB, RUN_TIMEOUT, Failure, check, skip
 
-__all__ = ["MASK", "afalg_refused", "asan_runtime", "bare_env", "cpu_has_aes", "cryptrace",
+__all__ = ["MASK", "afalg_refused", "asan_runtime", "bare_env", "cpu_flags", "cpu_has_aes", "cryptrace",
            "cryptrace_ok", "free_port", "masked_env", "need_program", "openssl_libcrypto",
            "preload_env", "run", "run_traced", "speed_count", "system_lib_dirs", "system_library",
            "throwaway_cert"]
@@ -135,6 +135,16 @@ def afalg_refused():
         return None
     except OSError as e:
         return errno.errorcode.get(e.errno, str(e.errno))
+
+
+def cpu_flags():
+    """The x86 CPU flags of /proc/cpuinfo's first "flags" line (empty elsewhere)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            return next((set(line.split(":", 1)[1].split()) for line in f
+                         if line.startswith("flags")), set())
+    except OSError:
+        return set()
 
 
 def cpu_has_aes():
