@@ -45,13 +45,19 @@ YI __m256i pair(__m128i lo, __m128i hi)
 #define YROUND(cipher, rk, r)                                                                                \
 	k_ = bcast((rk)[r]);                                                                                 \
 	X8(cipher##_YROUND)
-#define YROUNDS(cipher, rk, rounds)                                                                          \
+/* YROUNDS_THEN: after round r (1..8), between(r - 1): other work placed early in program order
+ * (XTS computes its next tweaks there). */
+#define YROUNDS(cipher, rk, rounds) YROUNDS_THEN(cipher, rk, rounds, YNOTHING)
+#define YNOTHING(i)
+#define YROUNDS_THEN(cipher, rk, rounds, between)                                                            \
 	do {                                                                                                 \
 		__m256i k_ = bcast((rk)[0]);                                                                 \
 		X8(YWHITEN)                                                                                  \
-		YROUND(cipher, rk, 1) YROUND(cipher, rk, 2) YROUND(cipher, rk, 3)                            \
-		YROUND(cipher, rk, 4) YROUND(cipher, rk, 5) YROUND(cipher, rk, 6)                            \
-		YROUND(cipher, rk, 7) YROUND(cipher, rk, 8) YROUND(cipher, rk, 9)                            \
+		YROUND(cipher, rk, 1) between(0) YROUND(cipher, rk, 2) between(1)                            \
+		YROUND(cipher, rk, 3) between(2) YROUND(cipher, rk, 4) between(3)                            \
+		YROUND(cipher, rk, 5) between(4) YROUND(cipher, rk, 6) between(5)                            \
+		YROUND(cipher, rk, 7) between(6) YROUND(cipher, rk, 8) between(7)                            \
+		YROUND(cipher, rk, 9)                                                                        \
 		if ((rounds) > 10) {                                                                         \
 			YROUND(cipher, rk, 10) YROUND(cipher, rk, 11)                                        \
 		}                                                                                            \
@@ -218,7 +224,11 @@ YI __m256i xts_mul_x16(__m256i t)
 	}
 #define YXTS_IN(i) b##i = _mm256_xor_si256(LD2(in, i), t##i);
 #define YXTS_OUT(i) ST2(out, i, _mm256_xor_si256(b##i, t##i));
-#define YTWEAK_NEXT(i) t##i = xts_mul_x16(t##i);
+/* The next batch's tweaks, computed between the rounds: early in program order, so the next
+ * batch's inputs never wait on them (docs/aesni.md). */
+#define YTWEAK_NEXT(i) n##i = xts_mul_x16(t##i);
+#define YTWEAK_TAKE(i) t##i = n##i;
+#define YNEXT_DECL(i) __m256i n##i;
 
 #define XTS_KERNEL(name, cipher, keys, tail)                                                                 \
 	CT_TARGET_YMM static void name(const struct ct_aes_key *k, uint8_t tweak[16], const uint8_t *in,     \
@@ -230,10 +240,11 @@ YI __m256i xts_mul_x16(__m256i t)
 			X8(YTWEAK_INIT)                                                                      \
 			for (; nblocks >= 16; in += 256, out += 256, nblocks -= 16) {                        \
 				X8(YDECL)                                                                    \
+				X8(YNEXT_DECL)                                                               \
 				X8(YXTS_IN)                                                                  \
-				YROUNDS(cipher, k->keys, rounds);                                            \
+				YROUNDS_THEN(cipher, k->keys, rounds, YTWEAK_NEXT);                          \
 				X8(YXTS_OUT)                                                                 \
-				X8(YTWEAK_NEXT)                                                              \
+				X8(YTWEAK_TAKE)                                                              \
 			}                                                                                    \
 			ST(tweak, 0, _mm256_castsi256_si128(t0));                                            \
 		}                                                                                            \
