@@ -374,7 +374,7 @@ CI uint8x16_t clmul_hi(uint8x16_t a, uint8x16_t b)
 }
 
 /* Karatsuba: the middle term is (a_lo ^ a_hi)(b_lo ^ b_hi) ^ lo ^ hi, fixed up once. */
-CI uint8x16_t ghash_blocks(const uint8_t hpow[CT_GHASH_POWERS][16], uint8x16_t x, const uint8_t *in,
+CI uint8x16_t ghash_blocks(const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8x16_t x, const uint8_t *in,
 			   size_t nblocks)
 {
 	while (nblocks) {
@@ -405,7 +405,7 @@ CI uint8x16_t gf_mul(uint8x16_t a, uint8x16_t b)
 	return gf_reduce(lo, mid, hi);
 }
 
-CT_TARGET_CE void ct_ghash_init_ce(uint8_t hpow[CT_GHASH_POWERS][16], const uint8_t h[16])
+CT_TARGET_CE void ct_ghash_init_ce(uint8_t hpow[CT_GHASH_KEY_ROWS][16], const uint8_t h[16])
 {
 	const uint8x16_t h1 = bswap128(LD(h, 0));
 	uint8x16_t p = h1;
@@ -419,7 +419,7 @@ CT_TARGET_CE void ct_ghash_init_ce(uint8_t hpow[CT_GHASH_POWERS][16], const uint
 		ST(hpow[j], 0, gf_mul(LD(hpow[j + 16], 0), p));
 }
 
-CT_TARGET_CE static void ghash(const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16], const uint8_t *in,
+CT_TARGET_CE static void ghash(const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8_t xi[16], const uint8_t *in,
 			       size_t nblocks)
 {
 	ST(xi, 0, bswap128(ghash_blocks(hpow, bswap128(LD(xi, 0)), in, nblocks)));

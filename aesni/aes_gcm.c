@@ -69,6 +69,17 @@ static void encrypt_counter(struct ct_aes_gcm *g, uint8_t out[16])
 	ct_aes_base_kernels.ecb_enc(&g->key, g->ctr, out, 1);
 }
 
+/* The Karatsuba rows (aesni.h, CT_GHASH_KEY_ROWS): each power's two halves XORed, in both
+ * halves of its row. Byte by byte: the rows are the kernels' register images, whatever the
+ * host's byte order. */
+static void ghash_karatsuba_rows(uint8_t hpow[CT_GHASH_KEY_ROWS][16])
+{
+	for (size_t j = 0; j < CT_GHASH_POWERS; j++)
+		for (size_t i = 0; i < 8; i++)
+			hpow[CT_GHASH_POWERS + j][i] = hpow[CT_GHASH_POWERS + j][i + 8] = hpow[j][i] ^
+											  hpow[j][i + 8];
+}
+
 int ct_aes_gcm_init(struct ct_aes_gcm *g, const uint8_t *key, unsigned bits)
 {
 	uint8_t h[16];
@@ -78,6 +89,7 @@ int ct_aes_gcm_init(struct ct_aes_gcm *g, const uint8_t *key, unsigned bits)
 		return -1;
 	ct_aes_encrypt_block(&g->key, zero_block, h);
 	ct_ghash_init_base(g->hpow, h);
+	ghash_karatsuba_rows(g->hpow);
 	explicit_bzero(h, sizeof(h));
 	return 0;
 }

@@ -55,7 +55,7 @@ struct ct_aes_kernels {
 	void (*xts_dec)(const struct ct_aes_key *k, uint8_t tweak[16], const uint8_t *in, uint8_t *out,
 			size_t nblocks);
 	/* xi = (xi ^ block) * H for each block; hpow[j] = H^(CT_GHASH_POWERS-j), byte-reflected. */
-	void (*ghash)(const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16], const uint8_t *in,
+	void (*ghash)(const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8_t xi[16], const uint8_t *in,
 		      size_t nblocks);
 	/* GCM's CTR and GHASH in one pass (NULL: the level has none, aes_gcm.c runs the two above):
 	 * out = in ^ E(ctr..), xi absorbs the ciphertext (out when encrypting, in when decrypting),
@@ -63,10 +63,10 @@ struct ct_aes_kernels {
 	 * multiple of 16 blocks (CT_GCM_STITCH_MIN_BLOCKS) and returns it; the rest is the
 	 * caller's. */
 	size_t (*gcm_enc)(const struct ct_aes_key *k, uint8_t ctr[16],
-			  const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16], const uint8_t *in,
+			  const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8_t xi[16], const uint8_t *in,
 			  uint8_t *out, size_t nblocks);
 	size_t (*gcm_dec)(const struct ct_aes_key *k, uint8_t ctr[16],
-			  const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16], const uint8_t *in,
+			  const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8_t xi[16], const uint8_t *in,
 			  uint8_t *out, size_t nblocks);
 };
 
@@ -123,7 +123,7 @@ static inline const struct ct_aes_kernels *ct_aes_kernels_for(size_t nblocks)
 
 /* aes_xmm.c: key expansion and GHASH key powers (AES-NI and PCLMULQDQ are enough for both). */
 void ct_aes_expand_key_xmm(struct ct_aes_key *k, const uint8_t *key, unsigned bits);
-void ct_ghash_init_xmm(uint8_t hpow[CT_GHASH_POWERS][16], const uint8_t h[16]);
+void ct_ghash_init_xmm(uint8_t hpow[CT_GHASH_KEY_ROWS][16], const uint8_t h[16]);
 /* The serial modes, shared by both tables (latency-bound: wider registers cannot help). */
 void ct_aes_xmm_cbc_enc(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *in, uint8_t *out,
 			size_t nblocks);
@@ -138,7 +138,7 @@ void ct_aes_xmm_xts_one(const struct ct_aes_key *data_key, const struct ct_aes_k
 /* aes_ce.c: key expansion, GHASH key powers (byte-reflected, as the x86 code keeps them) and the
  * one-block XTS unit. */
 void ct_aes_expand_key_ce(struct ct_aes_key *k, const uint8_t *key, unsigned bits);
-void ct_ghash_init_ce(uint8_t hpow[CT_GHASH_POWERS][16], const uint8_t h[16]);
+void ct_ghash_init_ce(uint8_t hpow[CT_GHASH_KEY_ROWS][16], const uint8_t h[16]);
 void ct_aes_ce_xts_one(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak_key,
 		       const uint8_t iv[16], const uint8_t *in, uint8_t *out, bool encrypt);
 
@@ -162,7 +162,7 @@ static inline void ct_aes_expand_key_base(struct ct_aes_key *k, const uint8_t *k
 {
 	(void)k, (void)key, (void)bits;
 }
-static inline void ct_ghash_init_base(uint8_t hpow[CT_GHASH_POWERS][16], const uint8_t h[16])
+static inline void ct_ghash_init_base(uint8_t hpow[CT_GHASH_KEY_ROWS][16], const uint8_t h[16])
 {
 	(void)hpow, (void)h;
 }

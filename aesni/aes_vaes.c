@@ -293,7 +293,7 @@ YI __m128i reduce_folded(__m256i lo, __m256i mid, __m256i hi)
 	return gf_reduce(l, _mm_xor_si128(fold(mid), _mm_xor_si128(l, h)), h);
 }
 
-CT_TARGET_YMM static void ghash(const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16], const uint8_t *in,
+CT_TARGET_YMM static void ghash(const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8_t xi[16], const uint8_t *in,
 				size_t nblocks)
 {
 	__m128i x = bswap128(LD(xi, 0));

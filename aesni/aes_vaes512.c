@@ -298,42 +298,49 @@ XTS_KERNEL(xts_dec, DEC, dec)
 /* ---- GHASH ----
  * Thirty-two blocks per reduction: register j (0..7) of a group holds blocks 4j..4j+3,
  * multiplied lane by lane with H^(32-4j)..H^(29-4j) (hpow's layout, so one load per register).
- * Four multiplies per register, not Karatsuba's three: the multiply port is not the AES one on
- * the CPUs with 512-bit VAES, and the middle sum costs one VPTERNLOGQ. The running x is not
- * mixed into the data: (x ^ B0) H^32 = x H^32 ^ B0 H^32, so the 32 products are summed and
- * their lanes folded with no dependency on x, and only x H^32 (four 128-bit multiplies), three
- * XORs and the reduction stay on the serial chain from one group to the next. */
-/* Register j of a group at p, multiplied by hpow register hj. Register 0 of a group starts the
- * sums (no zeroing, no XOR into zero). */
-#define ZGHW(p, j, hj)                                                                                       \
+ * The running x is not mixed into the data: (x ^ B0) H^32 = x H^32 ^ B0 H^32, so the 32 products
+ * are summed and their lanes folded with no dependency on x, and only x H^32 (four 128-bit
+ * multiplies), a few XORs and the reduction stay on the serial chain from one group to the
+ * next. */
+/* Registers j and j + 1 of a group at p, multiplied by hpow registers hj and hj + 1 by
+ * Karatsuba: lo = a0 b0, hi = a1 b1, and (a0 ^ a1)(b0 ^ b1) with the key's half-sums precomputed
+ * (hpow's Karatsuba rows), three multiplies a register. The products are summed two registers
+ * at a time, one VPTERNLOGQ per sum, and the middle term corrected once per group (gh_close).
+ * On Zen 5 the carry-less multiply issues every other cycle and the vector ALU slots bound a
+ * stitched step, so both the fourth multiply and every spare XOR count; on Intel the multiplies
+ * and the half-sums' dword shuffles share the port beside the AES one, as many as before. */
+#define ZGH_HALVES(d_) _mm512_xor_si512(d_, _mm512_shuffle_epi32(d_, _MM_PERM_BADC))
+#define ZGHW2(p, j, hj)                                                                                      \
 	{                                                                                                    \
-		const __m512i d_ = bswap512(LD4(p, j));                                                      \
-		const __m512i h_ = LD4(hpow, hj);                                                            \
-		const __m512i l_ = _mm512_clmulepi64_epi128(d_, h_, 0x00);                                   \
-		const __m512i h2_ = _mm512_clmulepi64_epi128(d_, h_, 0x11);                                  \
-		const __m512i m1_ = _mm512_clmulepi64_epi128(d_, h_, 0x01);                                  \
-		const __m512i m2_ = _mm512_clmulepi64_epi128(d_, h_, 0x10);                                  \
+		const __m512i da_ = bswap512(LD4(p, j)), db_ = bswap512(LD4(p, (j) + 1));                    \
+		const __m512i ha_ = LD4(hpow, hj), hb_ = LD4(hpow, (hj) + 1);                                \
+		const __m512i la_ = _mm512_clmulepi64_epi128(da_, ha_, 0x00);                                \
+		const __m512i lb_ = _mm512_clmulepi64_epi128(db_, hb_, 0x00);                                \
+		const __m512i xa_ = _mm512_clmulepi64_epi128(da_, ha_, 0x11);                                \
+		const __m512i xb_ = _mm512_clmulepi64_epi128(db_, hb_, 0x11);                                \
+		const __m512i ma_ = _mm512_clmulepi64_epi128(ZGH_HALVES(da_), LD4(hmid, hj), 0x00);          \
+		const __m512i mb_ = _mm512_clmulepi64_epi128(ZGH_HALVES(db_), LD4(hmid, (hj) + 1), 0x00);    \
 		if ((j) == 0) {                                                                              \
-			lo = l_, hi = h2_, mid = _mm512_xor_si512(m1_, m2_);                                 \
+			lo = _mm512_xor_si512(la_, lb_), hi = _mm512_xor_si512(xa_, xb_);                    \
+			mid = _mm512_xor_si512(ma_, mb_);                                                    \
 		} else {                                                                                     \
-			lo = _mm512_xor_si512(lo, l_), hi = _mm512_xor_si512(hi, h2_);                       \
-			mid = XOR3(mid, m1_, m2_);                                                           \
+			lo = XOR3(lo, la_, lb_), hi = XOR3(hi, xa_, xb_), mid = XOR3(mid, ma_, mb_);         \
 		}                                                                                            \
 	}
 /* A group of n registers (8: 32 blocks, 4: 16; 0: none) takes the last 4n powers, hpow
- * registers 8 - n .. 7; register j of it is hashed by ZGH_SLOT(n, p, j), a no-op for j >= n,
- * and ZGH_CLOSE(n) adds x times H^(4n), the group's first power (hpow[32 - 4n]), and reduces. */
+ * registers 8 - n .. 7; registers j and j + 1 of it are hashed by ZGH_SLOT(n, p, j) (j even), a
+ * no-op for j >= n, and ZGH_CLOSE(n) adds x times H^(4n), the group's first power
+ * (hpow[32 - 4n]), and reduces. */
 /* clang-format off */
 #define ZGH_SLOT(n, p, j)                                                                                    \
 	if ((j) < (n))                                                                                       \
-		ZGHW(p, j, (j) + 8 - (n))
+		ZGHW2(p, j, (j) + 8 - (n))
 #define ZGH_CLOSE(n)                                                                                         \
 	if (n)                                                                                               \
 		x = gh_close(lo, mid, hi, x, LD(hpow, CT_GHASH_POWERS - 4 * (n)));
 #define ZGH_GROUP(n, p)                                                                                      \
 	do {                                                                                                 \
-		ZGH_SLOT(n, p, 0) ZGH_SLOT(n, p, 1) ZGH_SLOT(n, p, 2) ZGH_SLOT(n, p, 3)                      \
-		ZGH_SLOT(n, p, 4) ZGH_SLOT(n, p, 5) ZGH_SLOT(n, p, 6) ZGH_SLOT(n, p, 7)                      \
+		ZGH_SLOT(n, p, 0) ZGH_SLOT(n, p, 2) ZGH_SLOT(n, p, 4) ZGH_SLOT(n, p, 6)                      \
 		ZGH_CLOSE(n)                                                                                 \
 	} while (0)
 /* clang-format on */
@@ -349,15 +356,17 @@ ZI __m128i gh_close(__m512i lo, __m512i mid, __m512i hi, __m128i x, __m128i hx)
 {
 	const __m128i l = _mm_xor_si128(fold4(lo), _mm_clmulepi64_si128(x, hx, 0x00));
 	const __m128i h = _mm_xor_si128(fold4(hi), _mm_clmulepi64_si128(x, hx, 0x11));
+	mid = XOR3(mid, lo, hi); /* (a0 ^ a1)(b0 ^ b1) ^ a0 b0 ^ a1 b1 = a0 b1 ^ a1 b0 */
 	const __m128i m = _mm_ternarylogic_epi64(fold4(mid), _mm_clmulepi64_si128(x, hx, 0x01),
 						 _mm_clmulepi64_si128(x, hx, 0x10), 0x96);
 	return gf_reduce(l, m, h);
 }
 
-CT_TARGET_ZMM static void ghash(const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16], const uint8_t *in,
+CT_TARGET_ZMM static void ghash(const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8_t xi[16], const uint8_t *in,
 				size_t nblocks)
 {
 	if (nblocks >= BATCH) {
+		const uint8_t(*const hmid)[16] = hpow + CT_GHASH_POWERS;
 		__m128i x = bswap128(LD(xi, 0));
 		__m512i lo, mid, hi;
 		for (; nblocks >= BATCH; in += 16 * BATCH, nblocks -= BATCH)
@@ -387,10 +396,10 @@ CT_TARGET_ZMM static void ghash(const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t
 		ZCOUNTERS_W(XA, w);                                                                          \
 		__m512i k_ = bcast(rk[0]);                                                                   \
 		XA(ZWHITEN)                                                                                  \
-		ZROUND_N(XA, ENC, rk, 1) ZGH_SLOT(ng, gp, 0) ZROUND_N(XA, ENC, rk, 2) ZGH_SLOT(ng, gp, 1)    \
-		ZROUND_N(XA, ENC, rk, 3) ZGH_SLOT(ng, gp, 2) ZROUND_N(XA, ENC, rk, 4) ZGH_SLOT(ng, gp, 3)    \
-		ZROUND_N(XA, ENC, rk, 5) ZGH_SLOT(ng, gp, 4) ZROUND_N(XA, ENC, rk, 6) ZGH_SLOT(ng, gp, 5)    \
-		ZROUND_N(XA, ENC, rk, 7) ZGH_SLOT(ng, gp, 6) ZROUND_N(XA, ENC, rk, 8) ZGH_SLOT(ng, gp, 7)    \
+		ZROUND_N(XA, ENC, rk, 1) ZGH_SLOT(ng, gp, 0) ZROUND_N(XA, ENC, rk, 2)                        \
+		ZROUND_N(XA, ENC, rk, 3) ZGH_SLOT(ng, gp, 2) ZROUND_N(XA, ENC, rk, 4)                        \
+		ZROUND_N(XA, ENC, rk, 5) ZGH_SLOT(ng, gp, 4) ZROUND_N(XA, ENC, rk, 6)                        \
+		ZROUND_N(XA, ENC, rk, 7) ZGH_SLOT(ng, gp, 6) ZROUND_N(XA, ENC, rk, 8)                        \
 		ZROUND_N(XA, ENC, rk, 9)                                                                     \
 		ZGH_CLOSE(ng)                                                                                \
 		ZROUNDS_TAIL_N(XA, ENC, rk, rounds)                                                          \
@@ -400,7 +409,7 @@ CT_TARGET_ZMM static void ghash(const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t
 /* clang-format on */
 
 CT_TARGET_ZMM static size_t gcm_stitched(const struct ct_aes_key *k, uint8_t ctr[16],
-					 const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16],
+					 const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8_t xi[16],
 					 const uint8_t *in, uint8_t *out, size_t nblocks, bool enc)
 {
 	const unsigned rounds = k->rounds;
@@ -409,6 +418,7 @@ CT_TARGET_ZMM static size_t gcm_stitched(const struct ct_aes_key *k, uint8_t ctr
 	if (!done)
 		return 0;
 	nblocks = done;
+	const uint8_t(*const hmid)[16] = hpow + CT_GHASH_POWERS;
 	struct zctr z = zctr_start(ctr);
 	__m128i x = bswap128(LD(xi, 0));
 	__m512i lo, mid, hi;
@@ -441,14 +451,14 @@ CT_TARGET_ZMM static size_t gcm_stitched(const struct ct_aes_key *k, uint8_t ctr
 }
 
 CT_TARGET_ZMM static size_t gcm_enc(const struct ct_aes_key *k, uint8_t ctr[16],
-				    const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16],
+				    const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8_t xi[16],
 				    const uint8_t *in, uint8_t *out, size_t nblocks)
 {
 	return gcm_stitched(k, ctr, hpow, xi, in, out, nblocks, true);
 }
 
 CT_TARGET_ZMM static size_t gcm_dec(const struct ct_aes_key *k, uint8_t ctr[16],
-				    const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16],
+				    const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8_t xi[16],
 				    const uint8_t *in, uint8_t *out, size_t nblocks)
 {
 	return gcm_stitched(k, ctr, hpow, xi, in, out, nblocks, false);

@@ -343,7 +343,7 @@ XI __m128i gf_mul(__m128i a, __m128i b)
 
 /* H^1..H^16 one after the other, then H^17.. as H^(k-16) * H^16: those multiplies are
  * independent of each other, so the key set-up's serial chain stays 15 multiplies long. */
-CT_TARGET_XMM void ct_ghash_init_xmm(uint8_t hpow[CT_GHASH_POWERS][16], const uint8_t h[16])
+CT_TARGET_XMM void ct_ghash_init_xmm(uint8_t hpow[CT_GHASH_KEY_ROWS][16], const uint8_t h[16])
 {
 	__m128i h1 = bswap128(LD(h, 0)), p = h1;
 	ST(hpow[CT_GHASH_POWERS - 1], 0, h1);
@@ -355,7 +355,7 @@ CT_TARGET_XMM void ct_ghash_init_xmm(uint8_t hpow[CT_GHASH_POWERS][16], const ui
 		ST(hpow[j], 0, gf_mul(LD(hpow[j + 16], 0), p));
 }
 
-CT_TARGET_XMM static void ghash(const uint8_t hpow[CT_GHASH_POWERS][16], uint8_t xi[16], const uint8_t *in,
+CT_TARGET_XMM static void ghash(const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8_t xi[16], const uint8_t *in,
 				size_t nblocks)
 {
 	ST(xi, 0, bswap128(ghash_tail(hpow, bswap128(LD(xi, 0)), in, nblocks)));

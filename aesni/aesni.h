@@ -22,6 +22,10 @@
 /* GHASH key powers kept per GCM key: at most one reduction per this many blocks (the 512-bit
  * kernels aggregate all 32; the 256-bit ones 16, with the last 16 powers). */
 #define CT_GHASH_POWERS 32
+/* The GHASH key's rows: the powers (hpow[j] = H^(CT_GHASH_POWERS - j)), then the same powers'
+ * halves XORed, in both halves of a row (hpow[CT_GHASH_POWERS + j]: Karatsuba's middle operand,
+ * computed once per key rather than in every multiply). */
+#define CT_GHASH_KEY_ROWS (2 * CT_GHASH_POWERS)
 
 /* Expanded key: encryption round keys and the equivalent-inverse-cipher round keys. */
 struct ct_aes_key {
@@ -127,8 +131,9 @@ int ct_aes_xts(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak
  * encrypt or decrypt (any number of calls, any chunk sizes), then tag or verify. */
 struct ct_aes_gcm {
 	struct ct_aes_key key;
-	/* H^32 .. H^1, byte-reflected: hpow[j] = H^(CT_GHASH_POWERS - j) */
-	uint8_t hpow[CT_GHASH_POWERS][16] __attribute__((aligned(32)));
+	/* H^32 .. H^1, byte-reflected: hpow[j] = H^(CT_GHASH_POWERS - j); then their Karatsuba
+	 * rows (CT_GHASH_KEY_ROWS) */
+	uint8_t hpow[CT_GHASH_KEY_ROWS][16] __attribute__((aligned(32)));
 	uint8_t ek0[16]; /* E(K, J0), masks the tag; J0 itself while ek0_due */
 	uint8_t ctr[16]; /* next counter block */
 	uint8_t xi[16];  /* GHASH accumulator */

@@ -85,7 +85,7 @@ SI void clmul_acc(__m128i a, __m128i b, __m128i *lo, __m128i *mid, __m128i *hi)
  * H^(n-i) = hpow[CT_GHASH_POWERS-n+i].
  * Karatsuba: three carry-less multiplies per block (the middle term is
  * (a_lo ^ a_hi)(b_lo ^ b_hi) ^ lo ^ hi, fixed up once per reduction). */
-SI __m128i ghash_tail(const uint8_t hpow[CT_GHASH_POWERS][16], __m128i x, const uint8_t *in, size_t nblocks)
+SI __m128i ghash_tail(const uint8_t hpow[CT_GHASH_KEY_ROWS][16], __m128i x, const uint8_t *in, size_t nblocks)
 {
 	while (nblocks) {
 		const size_t n = nblocks < CT_GHASH_POWERS ? nblocks : CT_GHASH_POWERS;
