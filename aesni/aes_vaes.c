@@ -261,14 +261,15 @@ XTS_KERNEL(xts_dec, DEC, dec, xts_dec)
  * multiplied lane by lane with the two matching powers of H; the lanes are folded before the
  * one reduction, so the serial chain through x is paid once per 256 bytes. Karatsuba: three
  * carry-less multiplies per block instead of four (the middle term is
- * (a_lo ^ a_hi)(b_lo ^ b_hi) ^ lo ^ hi, fixed up once per reduction). */
+ * (a_lo ^ a_hi)(b_lo ^ b_hi) ^ lo ^ hi, fixed up once per reduction), b_lo ^ b_hi from the key's
+ * Karatsuba rows (aesni.h). */
 #define YGH(i, base)                                                                                         \
 	{                                                                                                    \
 		__m256i d_ = bswap256(LD2(in, i));                                                           \
 		if (i == 0)                                                                                  \
 			d_ = _mm256_xor_si256(d_, _mm256_zextsi128_si256(x));                                \
 		const __m256i h_ = LD2(hpow[base], i);                                                       \
-		const __m256i hk_ = _mm256_xor_si256(h_, _mm256_shuffle_epi32(h_, 0x4e));                    \
+		const __m256i hk_ = LD2(hpow[CT_GHASH_POWERS + (base)], i);                                  \
 		const __m256i dk_ = _mm256_xor_si256(d_, _mm256_shuffle_epi32(d_, 0x4e));                    \
 		lo = _mm256_xor_si256(lo, _mm256_clmulepi64_epi128(d_, h_, 0x00));                           \
 		hi = _mm256_xor_si256(hi, _mm256_clmulepi64_epi128(d_, h_, 0x11));                           \
