@@ -40,40 +40,56 @@ ZI __m512i bswap512(__m512i v)
 
 /* The round keys broadcast once per call, not once per batch: `out` is a byte pointer, so the
  * compiler must assume every store may change the key schedule, and it reloaded and
- * re-broadcast each key in every batch; on Zen 5 a broadcast from memory takes an AES pipe's
- * slot. Held here (in registers where they fit, else on the stack, as plain loads): 4-20 %
- * faster in every mode on Zen 5 (docs/aesni.md). The kernels' rk is this array. */
+ * re-broadcast each key in every batch (on Zen 5 a broadcast from memory takes an AES pipe's
+ * slot). Held in registers: CTR 5-8 % faster on Zen 5, ECB, CBC-decrypt and XTS within 1-3 %
+ * (docs/aesni.md). GCM, whose registers are full, keeps broadcasting from the schedule: held
+ * keys spill there and cost a 1 KiB message 9-14 %. */
 struct zkeys {
-	__m512i k[CT_AES_MAX_ROUNDS + 1];
+	__m512i k[CT_AES_MAX_ROUNDS], last;
 };
 
-ZI void zkeys_load(struct zkeys *z, const uint8_t rk[][16], unsigned rounds)
+/* Every key by a constant index, the last one apart: a loop to a variable bound, or the last
+ * key read as k[rounds], kept the array in memory, and each call stored and reloaded it (1 KiB
+ * requests lost a fifth through openssl speed). */
+ZI struct zkeys zkeys_load(const uint8_t rk[][16], unsigned rounds)
 {
-	for (unsigned r = 0; r <= rounds; r++)
-		z->k[r] = bcast(rk[r]);
+	struct zkeys z;
+	z.k[0] = bcast(rk[0]), z.k[1] = bcast(rk[1]), z.k[2] = bcast(rk[2]), z.k[3] = bcast(rk[3]);
+	z.k[4] = bcast(rk[4]), z.k[5] = bcast(rk[5]), z.k[6] = bcast(rk[6]), z.k[7] = bcast(rk[7]);
+	z.k[8] = bcast(rk[8]), z.k[9] = bcast(rk[9]);
+	z.k[10] = z.k[11] = z.k[12] = z.k[13] = z.k[0];
+	if (rounds > 10)
+		z.k[10] = bcast(rk[10]), z.k[11] = bcast(rk[11]);
+	if (rounds > 12)
+		z.k[12] = bcast(rk[12]), z.k[13] = bcast(rk[13]);
+	z.last = bcast(rk[rounds]);
+	return z;
 }
 
 /* clang-format off */
-/* Round r on the registers XA names (X8: b0..b7, X4: b0..b3); the rounds from 10 on. rk: the
- * zkeys' array. */
-#define ZKEY(rk, r) (rk)[r]
-#define ZROUND_N(XA, cipher, rk, r)                                                                          \
-	k_ = ZKEY(rk, r);                                                                                 \
+/* Round r on the registers XA names (X8: b0..b7, X4: b0..b3); the rounds from 10 on. KEY reads
+ * round key r of rk: HELD from a struct zkeys, SCHED by broadcasting the key schedule's row. */
+#define HELD(rk, r) (rk).k[r]
+#define HELD_LAST(rk, rounds) (rk).last
+#define SCHED(rk, r) bcast((rk)[r])
+#define SCHED_LAST(rk, rounds) bcast((rk)[rounds])
+#define ZROUND_N(XA, cipher, KEY, rk, r)                                                                     \
+	k_ = KEY(rk, r);                                                                                     \
 	XA(cipher##_ZROUND)
-#define ZROUNDS_TAIL_N(XA, cipher, rk, rounds)                                                               \
+#define ZROUNDS_TAIL_N(XA, cipher, KEY, rk, rounds)                                                          \
 	if ((rounds) > 10) {                                                                                 \
-		ZROUND_N(XA, cipher, rk, 10) ZROUND_N(XA, cipher, rk, 11)                                    \
+		ZROUND_N(XA, cipher, KEY, rk, 10) ZROUND_N(XA, cipher, KEY, rk, 11)                          \
 	}                                                                                                    \
 	if ((rounds) > 12) {                                                                                 \
-		ZROUND_N(XA, cipher, rk, 12) ZROUND_N(XA, cipher, rk, 13)                                    \
+		ZROUND_N(XA, cipher, KEY, rk, 12) ZROUND_N(XA, cipher, KEY, rk, 13)                          \
 	}                                                                                                    \
-	k_ = ZKEY(rk, rounds);                                                                            \
+	k_ = KEY##_LAST(rk, rounds);                                                                         \
 	XA(cipher##_ZLAST)
-#define ZROUND(cipher, rk, r) ZROUND_N(X8, cipher, rk, r)
-#define ZROUNDS_TAIL(cipher, rk, rounds) ZROUNDS_TAIL_N(X8, cipher, rk, rounds)
+#define ZROUND(cipher, rk, r) ZROUND_N(X8, cipher, HELD, rk, r)
+#define ZROUNDS_TAIL(cipher, rk, rounds) ZROUNDS_TAIL_N(X8, cipher, HELD, rk, rounds)
 #define ZROUNDS(cipher, rk, rounds)                                                                          \
 	do {                                                                                                 \
-		__m512i k_ = ZKEY(rk, 0);                                                                    \
+		__m512i k_ = HELD(rk, 0);                                                                    \
 		X8(ZWHITEN)                                                                                  \
 		ZROUND(cipher, rk, 1) ZROUND(cipher, rk, 2) ZROUND(cipher, rk, 3)                            \
 		ZROUND(cipher, rk, 4) ZROUND(cipher, rk, 5) ZROUND(cipher, rk, 6)                            \
@@ -98,12 +114,11 @@ ZI void zkeys_load(struct zkeys *z, const uint8_t rk[][16], unsigned rounds)
 				       size_t nblocks)                                                       \
 	{                                                                                                    \
 		const unsigned rounds = k->rounds;                                                           \
-		struct zkeys kz;                                                                             \
-		zkeys_load(&kz, k->keys, rounds);                                                            \
+		const struct zkeys kz = zkeys_load(k->keys, rounds);                                         \
 		for (; nblocks >= BATCH; in += 16 * BATCH, out += 16 * BATCH, nblocks -= BATCH) {            \
 			X8(ZDECL)                                                                            \
 			X8(ZLOAD_IN)                                                                         \
-			ZROUNDS(cipher, kz.k, rounds);                                                       \
+			ZROUNDS(cipher, kz, rounds);                                                         \
 			X8(ZSTORE_OUT)                                                                       \
 		}                                                                                            \
 		if (nblocks)                                                                                 \
@@ -129,12 +144,11 @@ CT_TARGET_ZMM static void cbc_dec(const struct ct_aes_key *k, uint8_t iv[16], co
 {
 	const unsigned rounds = k->rounds;
 	__m512i prevz = bcast(iv);
-	struct zkeys kz;
-	zkeys_load(&kz, k->dec, rounds);
+	const struct zkeys kz = zkeys_load(k->dec, rounds);
 	for (; nblocks >= BATCH; in += 16 * BATCH, out += 16 * BATCH, nblocks -= BATCH) {
 		X8(ZDECL)
 		X8(ZLOAD_IN)
-		ZROUNDS(DEC, kz.k, rounds);
+		ZROUNDS(DEC, kz, rounds);
 		X8(ZPREV)
 		prevz = bcast(in + 16 * (BATCH - 1));
 		X8(ZXOR_PREV)
@@ -151,12 +165,11 @@ CT_TARGET_ZMM static void cfb_dec(const struct ct_aes_key *k, uint8_t iv[16], co
 {
 	const unsigned rounds = k->rounds;
 	__m512i prevz = bcast(iv);
-	struct zkeys kz;
-	zkeys_load(&kz, k->enc, rounds);
+	const struct zkeys kz = zkeys_load(k->enc, rounds);
 	for (; nblocks >= BATCH; in += 16 * BATCH, out += 16 * BATCH, nblocks -= BATCH) {
 		X8(ZDECL)
 		X8(ZPREV_IN)
-		ZROUNDS(ENC, kz.k, rounds);
+		ZROUNDS(ENC, kz, rounds);
 		prevz = bcast(in + 16 * (BATCH - 1));
 		X8(ZXOR_IN)
 		X8(ZSTORE_OUT)
@@ -225,12 +238,11 @@ CT_TARGET_ZMM static void ctr_blocks(const struct ct_aes_key *k, uint8_t ctr[16]
 	const unsigned rounds = k->rounds;
 	if (nblocks >= BATCH) {
 		struct zctr z = zctr_start(ctr);
-		struct zkeys kz;
-		zkeys_load(&kz, k->enc, rounds);
+		const struct zkeys kz = zkeys_load(k->enc, rounds);
 		for (; nblocks >= BATCH; in += 16 * BATCH, out += 16 * BATCH, nblocks -= BATCH) {
 			X8(ZDECL)
 			ZCOUNTERS();
-			ZROUNDS(ENC, kz.k, rounds);
+			ZROUNDS(ENC, kz, rounds);
 			X8(ZXOR_IN)
 			X8(ZSTORE_OUT)
 		}
@@ -302,14 +314,13 @@ ZI __m512i xts_mul_x32(__m512i t)
 				xts_mul_xk(bcast(tweak), _mm512_set_epi64(3, 3, 2, 2, 1, 1, 0, 0));          \
 			X8(ZTWEAK_INIT)                                                                      \
 			X8(ZTWEAK_DECL)                                                                      \
-			struct zkeys kz;                                                                     \
-			zkeys_load(&kz, k->keys, rounds);                                                    \
+			const struct zkeys kz = zkeys_load(k->keys, rounds);                                 \
 			const __m512i k0_ = kz.k[0];                                                         \
 			for (; nblocks >= BATCH; in += 16 * BATCH, out += 16 * BATCH, nblocks -= BATCH) {    \
 				X8(ZDECL)                                                                    \
 				X8(ZNEXT_DECL)                                                               \
 				X8(ZXTS_IN)                                                                  \
-				ZROUNDS_WHITENED_NEXT_TWEAKS(cipher, kz.k, rounds);                          \
+				ZROUNDS_WHITENED_NEXT_TWEAKS(cipher, kz, rounds);                            \
 				X8(ZXTS_OUT)                                                                 \
 				X8(ZTWEAK_TAKE)                                                              \
 			}                                                                                    \
@@ -406,8 +417,8 @@ CT_TARGET_ZMM static void ghash(const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8
 
 /* ---- GCM: CTR with GHASH stitched into its rounds ----
  * A step takes 8 registers (32 counter blocks) or 4 (16) through the AES rounds while 8 or 4
- * registers of ciphertext are hashed between them: one register's four multiplies after each of
- * the first rounds, the reduction after round 9. Decryption hashes the blocks it decrypts (its
+ * registers of ciphertext are hashed between them: two registers' multiplies after each of
+ * rounds 1, 3, 5 and 7, the reduction after round 9. Decryption hashes the blocks it decrypts (its
  * input), each step its own. Encryption hashes what the step before wrote, so its first step is
  * CTR alone and its last GHASH runs after the loop. Steps of 32 blocks, and one of 16 for a
  * remainder of 16 (stitched too: 256- and 768-byte messages ran it as two passes); starting
@@ -421,15 +432,15 @@ CT_TARGET_ZMM static void ghash(const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8
 	do {                                                                                                 \
 		XA(ZDECL)                                                                                    \
 		ZCOUNTERS_W(XA, w);                                                                          \
-		__m512i k_ = ZKEY(rk, 0);                                                                   \
+		__m512i k_ = SCHED(rk, 0);                                                                   \
 		XA(ZWHITEN)                                                                                  \
-		ZROUND_N(XA, ENC, rk, 1) ZGH_SLOT(ng, gp, 0) ZROUND_N(XA, ENC, rk, 2)                        \
-		ZROUND_N(XA, ENC, rk, 3) ZGH_SLOT(ng, gp, 2) ZROUND_N(XA, ENC, rk, 4)                        \
-		ZROUND_N(XA, ENC, rk, 5) ZGH_SLOT(ng, gp, 4) ZROUND_N(XA, ENC, rk, 6)                        \
-		ZROUND_N(XA, ENC, rk, 7) ZGH_SLOT(ng, gp, 6) ZROUND_N(XA, ENC, rk, 8)                        \
-		ZROUND_N(XA, ENC, rk, 9)                                                                     \
+		ZROUND_N(XA, ENC, SCHED, rk, 1) ZGH_SLOT(ng, gp, 0) ZROUND_N(XA, ENC, SCHED, rk, 2)                        \
+		ZROUND_N(XA, ENC, SCHED, rk, 3) ZGH_SLOT(ng, gp, 2) ZROUND_N(XA, ENC, SCHED, rk, 4)                        \
+		ZROUND_N(XA, ENC, SCHED, rk, 5) ZGH_SLOT(ng, gp, 4) ZROUND_N(XA, ENC, SCHED, rk, 6)                        \
+		ZROUND_N(XA, ENC, SCHED, rk, 7) ZGH_SLOT(ng, gp, 6) ZROUND_N(XA, ENC, SCHED, rk, 8)                        \
+		ZROUND_N(XA, ENC, SCHED, rk, 9)                                                                     \
 		ZGH_CLOSE(ng)                                                                                \
-		ZROUNDS_TAIL_N(XA, ENC, rk, rounds)                                                          \
+		ZROUNDS_TAIL_N(XA, ENC, SCHED, rk, rounds)                                                          \
 		XA(ZXOR_IN)                                                                                  \
 		XA(ZSTORE_OUT)                                                                               \
 	} while (0)
@@ -440,9 +451,7 @@ CT_TARGET_ZMM static size_t gcm_stitched(const struct ct_aes_key *k, uint8_t ctr
 					 const uint8_t *in, uint8_t *out, size_t nblocks, bool enc)
 {
 	const unsigned rounds = k->rounds;
-	struct zkeys kz;
-	zkeys_load(&kz, k->enc, rounds);
-	const __m512i *const rk = kz.k;
+	const uint8_t(*const rk)[16] = k->enc;
 	const size_t done = nblocks - nblocks % 16;
 	if (!done)
 		return 0;

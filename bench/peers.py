@@ -212,8 +212,11 @@ def main():
     ap.add_argument("-o", "--output", help="also write the table to this file")
     a = ap.parse_args()
     build = os.path.abspath(a.build)
-    modes = [m for m in a.modes.split(",") if m]
-    sizes = [int(z) for z in a.sizes.split(",") if z]
+    modes = [m for m in re.split(r"[,\s]+", a.modes) if m]
+    words = [z for z in re.split(r"[,\s]+", a.sizes) if z]
+    if not all(z.isdigit() for z in words):
+        die(2, f"-z {a.sizes!r}: sizes are byte counts, separated by commas (16,1024)")
+    sizes = [int(z) for z in words]
     if any(m not in MODES for m in modes) or any(z < 16 or z % 16 for z in sizes):
         die(2, f"modes are {','.join(MODES)}; sizes whole blocks of 16 bytes")
     if os.uname().machine != "x86_64" or " aes " not in open("/proc/cpuinfo").read():
