@@ -70,14 +70,18 @@ static void encrypt_counter(struct ct_aes_gcm *g, uint8_t out[16])
 }
 
 /* The Karatsuba rows (aesni.h, CT_GHASH_KEY_ROWS): each power's two halves XORed, in both
- * halves of its row. Byte by byte: the rows are the kernels' register images, whatever the
- * host's byte order. */
+ * halves of its row. XOR works byte by byte, so 64-bit words give the kernels' register images
+ * whatever the host's byte order. */
 static void ghash_karatsuba_rows(uint8_t hpow[CT_GHASH_KEY_ROWS][16])
 {
-	for (size_t j = 0; j < CT_GHASH_POWERS; j++)
-		for (size_t i = 0; i < 8; i++)
-			hpow[CT_GHASH_POWERS + j][i] = hpow[CT_GHASH_POWERS + j][i + 8] = hpow[j][i] ^
-											  hpow[j][i + 8];
+	for (size_t j = 0; j < CT_GHASH_POWERS; j++) {
+		uint64_t lo, hi;
+		memcpy(&lo, hpow[j], 8);
+		memcpy(&hi, hpow[j] + 8, 8);
+		lo ^= hi;
+		memcpy(hpow[CT_GHASH_POWERS + j], &lo, 8);
+		memcpy(hpow[CT_GHASH_POWERS + j] + 8, &lo, 8);
+	}
 }
 
 int ct_aes_gcm_init(struct ct_aes_gcm *g, const uint8_t *key, unsigned bits)
