@@ -41,7 +41,7 @@ ZI __m512i bswap512(__m512i v)
 /* The round keys broadcast once per call, not once per batch: `out` is a byte pointer, so the
  * compiler must assume every store may change the key schedule, and it reloaded and
  * re-broadcast each key in every batch (on Zen 5 a broadcast from memory takes an AES pipe's
- * slot). Held in registers: CTR 5-8 % faster on Zen 5, ECB, CBC-decrypt and XTS within 1-3 %
+ * slot). Held in registers: CTR 4-9 % faster on Zen 5, ECB, CBC-decrypt and XTS within 1-3 %
  * (docs/aesni.md). GCM, whose registers are full, keeps broadcasting from the schedule: held
  * keys spill there and cost a 1 KiB message 9-14 %. */
 struct zkeys {
@@ -49,8 +49,8 @@ struct zkeys {
 };
 
 /* Every key by a constant index, the last one apart: a loop to a variable bound, or the last
- * key read as k[rounds], kept the array in memory, and each call stored and reloaded it (1 KiB
- * requests lost a fifth through openssl speed). */
+ * key read as k[rounds], kept the array in memory, and each call stored and reloaded it (in
+ * aesni_bench some runs of 1 KiB CTR and XTS were then a quarter slower). */
 ZI struct zkeys zkeys_load(const uint8_t rk[][16], unsigned rounds)
 {
 	struct zkeys z;
