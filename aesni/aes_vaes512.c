@@ -292,13 +292,13 @@ ZI __m512i xts_mul_x32(__m512i t)
  * on them. With the update after the batch, XTS ran at 65-69 % of the AES limit on Zen 5 (AES at
  * two 512-bit instructions per cycle, no slack for a late input); here at 81-87 % (docs/aesni.md). */
 /* clang-format off */
-#define ZROUNDS_WHITENED_NEXT_TWEAKS(cipher, rk, rounds)                                                \
+#define ZROUNDS_WHITENED_NEXT_TWEAKS(cipher, rk, rounds)                                                     \
 	do {                                                                                                 \
 		__m512i k_;                                                                                  \
-		ZROUND(cipher, rk, 1) ZTWEAK_NEXT(0) ZROUND(cipher, rk, 2) ZTWEAK_NEXT(1)          \
-		ZROUND(cipher, rk, 3) ZTWEAK_NEXT(2) ZROUND(cipher, rk, 4) ZTWEAK_NEXT(3)          \
-		ZROUND(cipher, rk, 5) ZTWEAK_NEXT(4) ZROUND(cipher, rk, 6) ZTWEAK_NEXT(5)          \
-		ZROUND(cipher, rk, 7) ZTWEAK_NEXT(6) ZROUND(cipher, rk, 8) ZTWEAK_NEXT(7)          \
+		ZROUND(cipher, rk, 1) ZTWEAK_NEXT(0) ZROUND(cipher, rk, 2) ZTWEAK_NEXT(1)                    \
+		ZROUND(cipher, rk, 3) ZTWEAK_NEXT(2) ZROUND(cipher, rk, 4) ZTWEAK_NEXT(3)                    \
+		ZROUND(cipher, rk, 5) ZTWEAK_NEXT(4) ZROUND(cipher, rk, 6) ZTWEAK_NEXT(5)                    \
+		ZROUND(cipher, rk, 7) ZTWEAK_NEXT(6) ZROUND(cipher, rk, 8) ZTWEAK_NEXT(7)                    \
 		ZROUND(cipher, rk, 9)                                                                        \
 		ZROUNDS_TAIL(cipher, rk, rounds)                                                             \
 	} while (0)
@@ -434,13 +434,13 @@ CT_TARGET_ZMM static void ghash(const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8
 		ZCOUNTERS_W(XA, w);                                                                          \
 		__m512i k_ = SCHED(rk, 0);                                                                   \
 		XA(ZWHITEN)                                                                                  \
-		ZROUND_N(XA, ENC, SCHED, rk, 1) ZGH_SLOT(ng, gp, 0) ZROUND_N(XA, ENC, SCHED, rk, 2)                        \
-		ZROUND_N(XA, ENC, SCHED, rk, 3) ZGH_SLOT(ng, gp, 2) ZROUND_N(XA, ENC, SCHED, rk, 4)                        \
-		ZROUND_N(XA, ENC, SCHED, rk, 5) ZGH_SLOT(ng, gp, 4) ZROUND_N(XA, ENC, SCHED, rk, 6)                        \
-		ZROUND_N(XA, ENC, SCHED, rk, 7) ZGH_SLOT(ng, gp, 6) ZROUND_N(XA, ENC, SCHED, rk, 8)                        \
-		ZROUND_N(XA, ENC, SCHED, rk, 9)                                                                     \
+		ZROUND_N(XA, ENC, SCHED, rk, 1) ZGH_SLOT(ng, gp, 0) ZROUND_N(XA, ENC, SCHED, rk, 2)          \
+		ZROUND_N(XA, ENC, SCHED, rk, 3) ZGH_SLOT(ng, gp, 2) ZROUND_N(XA, ENC, SCHED, rk, 4)          \
+		ZROUND_N(XA, ENC, SCHED, rk, 5) ZGH_SLOT(ng, gp, 4) ZROUND_N(XA, ENC, SCHED, rk, 6)          \
+		ZROUND_N(XA, ENC, SCHED, rk, 7) ZGH_SLOT(ng, gp, 6) ZROUND_N(XA, ENC, SCHED, rk, 8)          \
+		ZROUND_N(XA, ENC, SCHED, rk, 9)                                                              \
 		ZGH_CLOSE(ng)                                                                                \
-		ZROUNDS_TAIL_N(XA, ENC, SCHED, rk, rounds)                                                          \
+		ZROUNDS_TAIL_N(XA, ENC, SCHED, rk, rounds)                                                   \
 		XA(ZXOR_IN)                                                                                  \
 		XA(ZSTORE_OUT)                                                                               \
 	} while (0)

@@ -53,13 +53,22 @@ I386_BINFMT = (r":qemu-i386:M::\x7fELF\x01\x01\x01\x00\x00\x00\x00\x00\x00\x00\x
 LOADED = 0.9  # openssl's CPU time over its lifetime below this: the machine made it wait
 
 
+def binfmt_entry(qemu_name):
+    """binfmt_misc's entry for qemu-NAME: "enabled", "disabled", or None when there is none."""
+    try:
+        with open(os.path.join(BINFMT, "qemu-" + qemu_name)) as f:
+            return f.readline().strip()
+    except OSError:
+        return None
+
+
 def binfmt_ready(qemu_name):
     """True when the kernel hands ARCH's ELF files to qemu-user (registering qemu-user-static's
     entry if needed, as its package does on a machine running systemd-binfmt)."""
     entry = os.path.join(BINFMT, "qemu-" + qemu_name)
-    if os.path.exists(entry):
-        with open(entry) as f:
-            return f.readline().strip() == "enabled"
+    state = binfmt_entry(qemu_name)
+    if state is not None:
+        return state == "enabled"
     if not os.path.exists(os.path.join(BINFMT, "register")):
         subprocess.run(["mount", "-t", "binfmt_misc", "binfmt_misc", BINFMT],
                        stderr=subprocess.DEVNULL)
@@ -149,9 +158,8 @@ def test():
     check(p.returncode == 0, f"the tree cross-builds for {arch} ({triplet}-gcc, -Wall -Wextra)")
     build = p.stdout.strip().splitlines()[-1]
     sysroot = os.path.join(work, "sysroot-" + arch)
-    entry = os.path.join(BINFMT, f"qemu-{arch}")
-    handed_to_qemu = os.path.exists(entry) and open(entry).readline().strip() == "enabled"
-    if not qemu_name and (handed_to_qemu or not runs_natively(os.path.join(build, "tests", "unit", "test_format"))):
+    probe = os.path.join(build, "tests", "unit", "test_format")
+    if not qemu_name and (binfmt_entry(arch) == "enabled" or not runs_natively(probe)):
         # The kernel cannot run them itself (or an earlier run found so and registered qemu for
         # them): run them under qemu-user, as arm64's are.
         qemu_name = arch
