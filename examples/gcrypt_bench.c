@@ -14,7 +14,7 @@
  *       a tracer). Exit 1 when a call fails or a decrypted text differs.
  *   gcrypt_bench [-s SECONDS] [-d] [-r] tight CIPHER SIZE
  *       gcry_cipher_encrypt (decrypt with -d) of SIZE bytes on one handle, in batches of about a
- *       millisecond between clock_gettime reads (after two warm-up batches of 16, not in the
+ *       millisecond between clock_gettime reads (after four warm-up batches of 16, not in the
  *       figures); -r sets a new IV before each call (the IV set-up is then part of an
  *       iteration). CIPHER: aes-128-cbc, aes-256-cbc, aes-256-ctr, aes-256-xts (a 64-byte key),
  *       aes-128-xts, aes-256-cfb. Prints one JSON object: iterations, bytes, the batches and the

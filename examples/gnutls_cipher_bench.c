@@ -63,8 +63,8 @@ static int die(const char *what, int r)
 	exit(1);
 }
 
-/* the encryptions, timed in batches of about a millisecond (examples/batches.h: two warm-up
- * batches of 16 size them; a last, shorter batch is not kept): the loop body is one message.
+/* the encryptions, timed in batches of about a millisecond (examples/batches.h: the fastest
+ * of four warm-up batches of 16 sizes them; a last, shorter batch is not kept): the loop body is one message.
  * Returns the batches' mean per message without those that lost the CPU, in ns: what a message
  * costs the program while its thread runs, as examples/selftimed measures it. */
 typedef int (*message_fn)(void *state, size_t i);

@@ -15,8 +15,8 @@
  *           decrypting, has no final
  *   rekey   a key set (EVP_CipherInit_ex with a key on the same context), then one update of
  *           SIZE bytes
- * Iterations run in batches of about a millisecond (at most 4096 iterations), after two warm-up
- * batches of 16 that are counted but not in the median.
+ * Iterations run in batches of about a millisecond (at most 4096 iterations), after four warm-up
+ * batches of 16 that are counted but not in the median (the fastest sizes the others).
  * -d        decrypt instead of encrypt
  * -S SHARE  after each batch, non-cipher work (a dependent arithmetic loop) for as long as the
  *           batch took x (100 - SHARE) / SHARE: the cipher calls are SHARE % of the run

@@ -117,7 +117,8 @@ def tight(cipher, size, decrypt=False, share=100):
         report_each = path_wall(paths, pauses=share == 100) / truth["iterations"]
         return report_each / per_iteration(truth), \
             f"{report_each:.1f} vs {per_iteration(truth):.1f} ns per call (the median batch " \
-            f"{truth['median_batch_ns'] / truth['batch_iterations']:.1f}) " \
+            f"{truth['median_batch_ns'] / truth['batch_iterations']:.1f}, batches of " \
+            f"{truth['batch_iterations']}) " \
             f"{how_measured(paths)}{truth['calibration']}"
     judge(f"tight {cipher}{' decrypt' if decrypt else ''} {size} B"
           f"{f' at {share} %' if share < 100 else ''}", measure)
