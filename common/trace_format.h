@@ -179,8 +179,9 @@ enum ct_end_reason { CT_END_EXIT = 1, CT_END_EXEC = 2, CT_END_SIGNAL = 3, CT_END
 	(1u << 3) /* a flusher thread writes a snapshot every flush interval in
 				      * which something changed, idle or not */
 #define CT_PROC_FSIZE_NEAR                                                                                   \
-	(1u << 4) /* the program's RLIMIT_FSIZE is at or near the file's size:
+	(1u << 4)                    /* the program's RLIMIT_FSIZE is at or near the file's size:
 				      * later snapshots may be refused (sshd's sandboxed child) */
+#define CT_PROC_NO_FLUSHER (1u << 5) /* no flusher thread by choice (CRYPTRACE_FLUSHER=0) */
 
 /* Path flags */
 #define CT_PATH_ROUTED (1u << 0)     /* the route moved this work (impl names the route) */

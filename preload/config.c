@@ -28,6 +28,7 @@ static struct ct_config cfg = {
 	 * program that makes millions of calls a second (docs/reports.md, "Per-call timeline") */
 	.max_ops_rate = 250000,
 	.route_direct = true,
+	.flusher = true,
 };
 static uint32_t aesni_cpb;
 static const char *ia32cap;
@@ -305,6 +306,9 @@ void ct_config_load(void)
 	/* 0: a routed context's calls all go through libcrypto's EVP, as before the direct lane
 	 * (route/lane.h); for comparing the two, and a way around a fault in the lane. */
 	cfg.route_direct = parse_switch("CRYPTRACE_ROUTE_DIRECT", true, true, "using 1");
+	/* 0: no flusher thread (flusher.c), for a program that must stay single-threaded (it
+	 * counts its threads, or an emulator breaks threads' TLS: docs/port.md, qemu-i386) */
+	cfg.flusher = parse_switch("CRYPTRACE_FLUSHER", true, true, "using 1");
 	parse_uint("CRYPTRACE_SAMPLE", 1, 1u << 30, &cfg.sample_period);
 	parse_uint("CRYPTRACE_SAMPLE_ALL_BYTES", 0, 1u << 30, &cfg.sample_all_bytes);
 	parse_uint("CRYPTRACE_FLUSH_MS", 10, 3600000, &cfg.flush_ms);

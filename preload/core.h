@@ -249,6 +249,7 @@ struct ct_config {
 	const char *route_spec; /* CRYPTRACE_ROUTE */
 	bool argv_exe_only;     /* CRYPTRACE_ARGV=0: record argv[0] only */
 	bool route_direct;      /* CRYPTRACE_ROUTE_DIRECT (default 1): the direct lane (route/lane.h) */
+	bool flusher;           /* CRYPTRACE_FLUSHER (default 1): the flusher thread (flusher.c) */
 	/* Always-on mode (CRYPTRACE_OUT unset, a spool in /etc/cryptrace.conf: docs/fleet.md) */
 	const char *spool_root;   /* traces go to <spool_root>/<euid>/ (spool.c); NULL: out_dir */
 	uint64_t max_file_bytes;  /* per trace file; 0 no cap */

@@ -120,7 +120,7 @@ static void *flusher_main(void *arg)
 
 void ct_flusher_start(void)
 {
-	if (atomic_load_explicit(&state, memory_order_relaxed) != FL_NONE)
+	if (atomic_load_explicit(&state, memory_order_relaxed) != FL_NONE || !ct_config()->flusher)
 		return;
 	if (!ct_ready() || ct_proc_is_vfork_child())
 		return;

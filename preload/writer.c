@@ -647,7 +647,7 @@ static void proc_times(struct ct_proc *p)
  * process is idle, and whether a file size limit may refuse them (docs/trace-format.md). */
 static uint32_t proc_outlook_flags(void)
 {
-	uint32_t f = ct_flusher_running() ? CT_PROC_PERIODIC : 0;
+	uint32_t f = ct_flusher_running() ? CT_PROC_PERIODIC : ct_config()->flusher ? 0 : CT_PROC_NO_FLUSHER;
 	uint64_t limit = atomic_load(&fsize_limit), coming = atomic_load(&fsize_coming);
 	if (coming < limit)
 		limit = coming;

@@ -475,6 +475,7 @@ static void json_proc(struct jw *w, const struct rp_model *m, const struct rp_pr
 	j_bool(w, "has_libcrypto", p->proc.flags & CT_PROC_HAS_LIBCRYPTO);
 	/* the last PROC: a flusher thread wrote a snapshot every interval, idle or not */
 	j_bool(w, "periodic_snapshots", p->proc.flags & CT_PROC_PERIODIC);
+	j_bool(w, "flusher_off", p->proc.flags & CT_PROC_NO_FLUSHER); /* CRYPTRACE_FLUSHER=0 */
 	j_arr(w, "crypto_libs");
 	for (unsigned i = 0, n = rp_str_nparts(p->proc.crypto_libs, '\n'); i < n; i++)
 		j_str(w, NULL, rp_str_part(p->proc.crypto_libs, '\n', i));

@@ -10,9 +10,9 @@
  *    changed, so at most the last flush interval of work is missing;
  *  - CT_PROC_FSIZE_NEAR: the program limited the size of the files it writes to about this one's
  *    (OpenSSH's sandboxed pre-authentication child sets it to 0): later snapshots were refused;
- *  - neither: snapshots came from the program's own crypto calls only (a seccomp-sandboxed
- *    process, a trace from an older cryptrace): what it did after the last one is missing,
- *    however long before its end that was;
+ *  - neither: snapshots came from the program's own crypto calls only (CT_PROC_NO_FLUSHER:
+ *    CRYPTRACE_FLUSHER=0; else a seccomp-sandboxed process, a trace from an older cryptrace):
+ *    what it did after the last one is missing, however long before its end that was;
  *  - no PROC at all: it ended before its first snapshot, and the trace cannot say what it did.
  * It never guesses a cause the trace does not show.
  */
@@ -33,6 +33,7 @@ static void who(const struct rp_proc *p, char *buf, size_t cap)
 static void one(struct rp_model *m, const struct rp_proc *p)
 {
 	bool periodic = p->has_proc && (p->proc.flags & CT_PROC_PERIODIC);
+	bool chose_none = p->has_proc && (p->proc.flags & CT_PROC_NO_FLUSHER);
 	bool capped = p->has_proc && (p->proc.flags & CT_PROC_FSIZE_NEAR);
 	struct rp_finding *f =
 		rp_finding_add(m, "unfinished-trace", capped ? RP_INFO : RP_WARNING, p->hdr.pid);
@@ -79,11 +80,12 @@ static void one(struct rp_model *m, const struct rp_proc *p)
 	} else {
 		snprintf(f->message, sizeof(f->message),
 			 "%s %s. Its counts are those of its last snapshot, written %.3f s after it "
-			 "started. It had no flusher thread (a seccomp-sandboxed process, or a trace from "
-			 "an older cryptrace): its snapshots were written by its own crypto calls, so "
-			 "whatever it did after that snapshot is missing, however long before its end it "
-			 "went quiet.",
-			 name, ended, at_s);
+			 "started. It had no flusher thread (%s): its snapshots were written by its own "
+			 "crypto calls, so whatever it did after that snapshot is missing, however long "
+			 "before its end it went quiet.",
+			 name, ended, at_s,
+			 chose_none ? "CRYPTRACE_FLUSHER=0 was set"
+				    : "a seccomp-sandboxed process, or a trace from an older cryptrace");
 		snprintf(f->evidence, sizeof(f->evidence),
 			 "%s: no END record; the last PROC record (%.3f s) has no periodic snapshots",
 			 p->file, at_s);
@@ -91,6 +93,12 @@ static void one(struct rp_model *m, const struct rp_proc *p)
 	if (capped)
 		snprintf(f->fix, sizeof(f->fix),
 			 "Nothing to change: the program's own sandbox limits what can be written.");
+	else if (chose_none)
+		snprintf(f->fix, sizeof(f->fix),
+			 "Stop the process with SIGTERM, SIGINT, SIGHUP or SIGQUIT rather than SIGKILL: "
+			 "cryptrace writes everything before such a signal ends it. Leave "
+			 "CRYPTRACE_FLUSHER unset where the program can have one more thread: its "
+			 "flusher thread then loses at most CRYPTRACE_FLUSH_MS to a SIGKILL.");
 	else
 		snprintf(f->fix, sizeof(f->fix),
 			 "Stop the process with SIGTERM, SIGINT, SIGHUP or SIGQUIT rather than SIGKILL: "

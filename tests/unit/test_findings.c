@@ -1440,8 +1440,15 @@ static void test_unfinished_trace(void **state)
 	assert_non_null(f);
 	if (!f)
 		return;
-	assert_non_null(strstr(f->message, "It had no flusher thread"));
+	assert_non_null(strstr(f->message, "It had no flusher thread (a seccomp-sandboxed process"));
 	assert_null(strstr(f->message, "at most"));
+	p->proc.flags = CT_PROC_HAS_LIBCRYPTO | CT_PROC_NO_FLUSHER; /* none by choice: says so */
+	f = find(&m, "unfinished-trace");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_non_null(strstr(f->message, "It had no flusher thread (CRYPTRACE_FLUSHER=0 was set)"));
+	assert_non_null(strstr(f->fix, "Leave CRYPTRACE_FLUSHER unset"));
 	p->proc.flags = CT_PROC_HAS_LIBCRYPTO | CT_PROC_PERIODIC | CT_PROC_FSIZE_NEAR;
 	f = find(&m, "unfinished-trace");
 	assert_non_null(f);
