@@ -353,6 +353,8 @@ CT_TARGET_XMM void ct_ghash_init_xmm(uint8_t hpow[CT_GHASH_KEY_ROWS][16], const 
 	}
 	for (int j = CT_GHASH_POWERS - 17; j >= 0; j--)
 		ST(hpow[j], 0, gf_mul(LD(hpow[j + 16], 0), p));
+	ST(hpow[CT_GHASH_XDIV_ROW], 0, gf_div_x(LD(hpow[0], 0)));                        /* H^32 x^-1 */
+	ST(hpow[CT_GHASH_XDIV_ROW + 1], 0, gf_div_x(LD(hpow[CT_GHASH_POWERS - 16], 0))); /* H^16 x^-1 */
 }
 
 CT_TARGET_XMM static void ghash(const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8_t xi[16], const uint8_t *in,

@@ -24,8 +24,11 @@
 #define CT_GHASH_POWERS 32
 /* The GHASH key's rows: the powers (hpow[j] = H^(CT_GHASH_POWERS - j)), then the same powers'
  * halves XORed, in both halves of a row (hpow[CT_GHASH_POWERS + j]: Karatsuba's middle operand,
- * computed once per key rather than in every multiply). */
-#define CT_GHASH_KEY_ROWS (2 * CT_GHASH_POWERS)
+ * computed once per key rather than in every multiply), then H^32 x^-1 and H^16 x^-1
+ * (hpow[CT_GHASH_XDIV_ROW], + 1: the x86 512-bit kernels' running hash, kept times x so that
+ * their reduction needs no shift; aes_vaes512.c; filled by the x86 key set-up only). */
+#define CT_GHASH_XDIV_ROW (2 * CT_GHASH_POWERS)
+#define CT_GHASH_KEY_ROWS (2 * CT_GHASH_POWERS + 2)
 
 /* Expanded key: encryption round keys and the equivalent-inverse-cipher round keys. */
 struct ct_aes_key {

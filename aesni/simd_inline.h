@@ -73,6 +73,23 @@ SI __m128i gf_reduce(__m128i lo, __m128i mid, __m128i hi)
 	return _mm_xor_si128(hi, lo);
 }
 
+/* Times x and divided by x, for the same reflected elements: x^k moves one bit down (x^127, bit 0,
+ * folding back as x^7 + x^2 + x + 1, 0xE1 << 120) or one bit up (x^0, bit 127, set: g added
+ * first, which leaves x^-1 = 0xC2..01). A few ALU instructions, no multiply. */
+SI __m128i gf_mul_x(__m128i s)
+{
+	const __m128i sh = _mm_or_si128(_mm_srli_epi64(s, 1), _mm_slli_epi64(_mm_srli_si128(s, 8), 63));
+	const __m128i bit0 = _mm_shuffle_epi32(_mm_srai_epi32(_mm_slli_epi32(s, 31), 31), 0x00);
+	return _mm_xor_si128(sh, _mm_and_si128(bit0, _mm_set_epi32((int)0xE1000000, 0, 0, 0)));
+}
+
+SI __m128i gf_div_x(__m128i s)
+{
+	const __m128i sh = _mm_or_si128(_mm_slli_epi64(s, 1), _mm_srli_epi64(_mm_slli_si128(s, 8), 63));
+	const __m128i bit127 = _mm_shuffle_epi32(_mm_srai_epi32(s, 31), 0xff);
+	return _mm_xor_si128(sh, _mm_and_si128(bit127, _mm_set_epi32((int)0xC2000000, 0, 0, 1)));
+}
+
 SI void clmul_acc(__m128i a, __m128i b, __m128i *lo, __m128i *mid, __m128i *hi)
 {
 	*lo = _mm_xor_si128(*lo, _mm_clmulepi64_si128(a, b, 0x00));
