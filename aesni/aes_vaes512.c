@@ -393,21 +393,6 @@ ZI __m128i fold4(__m512i v)
 	return _mm_xor_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
 }
 
-/* The reduction by carry-less multiplies: the unshifted product of two reflected elements
- * (lo, mid, hi: a0 b0, a0 b1 ^ a1 b0, a1 b1) is their product times x, and lo's low half, then
- * mid's, fold into the next half up by a multiply with x^-1's high half (0xC2 << 56) and a
- * swap of halves. Two multiplies, two dword shuffles and two VPTERNLOGQ; simd_inline.h's
- * gf_reduce (the shift first, then shifts) took ~20 ALU instructions on the serial chain, 10-12 %
- * of a stitched GCM step on Zen 5 (measured by leaving it out). */
-ZI __m128i gf_reduce_times_x(__m128i lo, __m128i mid, __m128i hi)
-{
-	const __m128i poly = _mm_set_epi32((int)0xC2000000, 0, 0, 1);
-	mid = _mm_ternarylogic_epi64(mid, _mm_clmulepi64_si128(lo, poly, 0x10), _mm_shuffle_epi32(lo, 0x4e),
-				     0x96);
-	return _mm_ternarylogic_epi64(hi, _mm_clmulepi64_si128(mid, poly, 0x10), _mm_shuffle_epi32(mid, 0x4e),
-				      0x96);
-}
-
 /* The running hash is kept times x (xs = X x, gf_mul_x on the way in, gf_div_x on the way
  * out): every reduction multiplies by x, which the data's products then carry as xs does, and
  * the group's x term takes H^(4n) x^-1 (hx, the key's XDIV rows): (X x)(H^(4n) x^-1) x =
