@@ -73,6 +73,10 @@ SI __m128i gf_reduce(__m128i lo, __m128i mid, __m128i hi)
 	return _mm_xor_si128(hi, lo);
 }
 
+/* x^-1 as a reflected element (x^127 + x^6 + x + 1): bits 127, 126 and 121, and bit 0. gf_div_x
+ * adds it, and its high half is gf_reduce_times_x's folding constant. */
+#define GF_X_INVERSE _mm_set_epi32((int)0xC2000000, 0, 0, 1)
+
 /* Times x and divided by x, for the same reflected elements: x^k moves one bit down (x^127, bit 0,
  * folding back as x^7 + x^2 + x + 1, 0xE1 << 120) or one bit up (x^0, bit 127, set: g added
  * first, which leaves x^-1 = 0xC2..01). A few ALU instructions, no multiply. */
@@ -87,7 +91,7 @@ SI __m128i gf_div_x(__m128i s)
 {
 	const __m128i sh = _mm_or_si128(_mm_slli_epi64(s, 1), _mm_srli_epi64(_mm_slli_si128(s, 8), 63));
 	const __m128i bit127 = _mm_shuffle_epi32(_mm_srai_epi32(s, 31), 0xff);
-	return _mm_xor_si128(sh, _mm_and_si128(bit127, _mm_set_epi32((int)0xC2000000, 0, 0, 1)));
+	return _mm_xor_si128(sh, _mm_and_si128(bit127, GF_X_INVERSE));
 }
 
 /* The reduction by carry-less multiplies: the unshifted product of two reflected elements
@@ -99,7 +103,7 @@ SI __m128i gf_div_x(__m128i s)
  * x, or divide by x (gf_div_x). */
 SI __m128i gf_reduce_times_x(__m128i lo, __m128i mid, __m128i hi)
 {
-	const __m128i poly = _mm_set_epi32((int)0xC2000000, 0, 0, 1);
+	const __m128i poly = GF_X_INVERSE;
 	mid = _mm_xor_si128(_mm_xor_si128(mid, _mm_clmulepi64_si128(lo, poly, 0x10)),
 			    _mm_shuffle_epi32(lo, 0x4e));
 	return _mm_xor_si128(_mm_xor_si128(hi, _mm_clmulepi64_si128(mid, poly, 0x10)),
