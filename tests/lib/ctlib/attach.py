@@ -126,9 +126,12 @@ class Attach:
         try:
             self.err = read_until(self.p.stderr, "tracing into", "cryptrace attach", self.p)
         except Failure:
+            ended = self.p.poll()  # before the kill: its own exit status, or a signal's
             self.p.kill()
             rest = self.p.communicate()[1].decode(errors="replace")
-            raise Failure(f"cryptrace attach did not attach: {rest.strip()[-600:]}")
+            how = "still running" if ended is None else (
+                f"killed by signal {-ended}" if ended < 0 else f"exit {ended}")
+            raise Failure(f"cryptrace attach did not attach ({how}): {rest.strip()[-600:]}")
 
     def end(self):
         if self.p.poll() is None:
