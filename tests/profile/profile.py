@@ -668,12 +668,14 @@ def public_key_speed():
                            ("x25519", "ecdhx25519", {"X25519", "Curve25519"})):
         prof, cats, _ = speed_items(tag, [alg])
         n = sum(cats.get(c, 0) for c in want)
-        # 0.55-0.65 of the samples on a quiet machine, 0.495 once under ASan with another
-        # engineer's builds running: the bound is 0.4 and the largest named share
+        # 0.55-0.65 of the samples on a quiet machine; under ASan (0.49 in one run) the
+        # runtime's allocator takes a share that depends on the machine, so it is left out
+        # there: the bound is 0.4 of the program's own samples and the largest named share
+        own = ctlib.program_samples(prof)
         biggest = max((v for c, v in cats.items() if c and c not in want), default=0)
-        check(n >= 0.4 * prof["samples"] and n > biggest,
+        check(n >= 0.4 * own and n > biggest,
               f"{tag}: {alg}'s code is named {sorted(want)}, the most of any: {n} of "
-              f"{prof['samples']} samples (next {biggest})")
+              f"{own} samples (next {biggest}; {prof['samples'] - own} more in the sanitizer runtime)")
         check(prof["group_samples"]["public key"] >= n,
               f"{tag}: in the public-key group ({prof['group_samples']})")
         others = {c for c in cats if c and c not in PUBLIC_KEY and cats[c] >= 0.05 * prof["samples"]}
@@ -681,22 +683,25 @@ def public_key_speed():
 
 
 def mac_digest_speed():
+    # each share is of the program's own samples (ctlib.program_samples: the sanitizer pass's
+    # runtime left out)
     prof, cats, _ = speed_items("chacha-poly", ["-bytes", "16384", "-evp", "chacha20-poly1305"])
-    check(cats.get("ChaCha20", 0) >= 0.2 * prof["samples"] and cats.get("Poly1305", 0) >= 0.1 * prof["samples"],
+    own = ctlib.program_samples(prof)
+    check(cats.get("ChaCha20", 0) >= 0.2 * own and cats.get("Poly1305", 0) >= 0.1 * own,
           f"chacha-poly: ChaCha20 and Poly1305 both named ({cats})")
-    check(prof["group_samples"]["bulk"] >= 0.8 * prof["samples"], f"chacha-poly: bulk ({prof['group_samples']})")
+    check(prof["group_samples"]["bulk"] >= 0.8 * own, f"chacha-poly: bulk ({prof['group_samples']})")
     flags = open("/proc/cpuinfo").read().split()
     prof, cats, impls = speed_items("sha256", ["-bytes", "16384", "-evp", "sha256"])
     want = "SHA-NI" if "sha_ni" in flags else None
     n = impls.get(("SHA-256", want), 0) if want else cats.get("SHA-256", 0)
-    check(n >= 0.8 * prof["samples"], f"sha256: SHA-256 ({want or 'any'}) is the CPU ({impls})")
+    check(n >= 0.8 * ctlib.program_samples(prof), f"sha256: SHA-256 ({want or 'any'}) is the CPU ({impls})")
     if "sha_ni" not in flags or "avx2" not in flags:
         print("skip the masked SHA-256 case: this CPU lacks SHA-NI or AVX2")
         return
     # OPENSSL_ia32cap's second word is CPUID(7).EBX: bit 29 is SHA
     env = dict(os.environ, OPENSSL_ia32cap=":~0x20000000")
     prof, cats, impls = speed_items("sha256-nosha", ["-bytes", "16384", "-evp", "sha256"], env=env)
-    check(impls.get(("SHA-256", "AVX2"), 0) >= 0.8 * prof["samples"],
+    check(impls.get(("SHA-256", "AVX2"), 0) >= 0.8 * ctlib.program_samples(prof),
           f"sha256 without SHA-NI: OpenSSL's AVX2 code, named by its vector width ({impls})")
 
 
