@@ -26,7 +26,8 @@
  *
  * Modules loaded after the attach (a program's dlopen) were bound to the real functions: the
  * flusher thread looks every 100 ms whether the loader added one (dl_iterate_phdr's load count)
- * and patches its slots then (ct_got_patch_new); the calls it makes before that are not seen.
+ * and patches its slots once the loader has relocated it (ct_got_patch_new, patch_modules); the
+ * calls it makes before that are not seen.
  * A dlopen hook would see them all, but the loader reads the caller of dlopen (its RUNPATH,
  * $ORIGIN, its namespace): called from a hook, the program's dlopen would search ours.
  *
@@ -237,24 +238,20 @@ static bool add_slot(const struct slot *s)
 }
 
 /* What the module's own lookup finds for name: the global scope, else the module's dependencies
- * (a libcrypto that python's _hashlib, or any plugin, loaded RTLD_LOCAL is in no global scope).
- * RTLD_DEFAULT from here also searches our own scope: it may answer our hook. */
-static void *definition_for(const struct dl_phdr_info *info, const char *name, const void *hook)
+ * (a libcrypto that python's _hashlib, or any plugin, loaded RTLD_LOCAL is in no global scope),
+ * through the module's handle. RTLD_DEFAULT from here also searches our own scope: it may
+ * answer our hook. */
+static void *definition_for(const struct dl_phdr_info *info, void *handle, const char *name, const void *hook)
 {
 	void *global = dlsym(RTLD_DEFAULT, name);
 	if (global && global != hook)
 		return global;
-	void *h = dlopen(info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : NULL,
-			 RTLD_NOLOAD | RTLD_LAZY);
-	if (!h)
-		return NULL;
-	void *def = dlsym(h, name);
-	dlclose(h);
+	void *def = dlsym(handle, name);
 	return in_module(info, (uintptr_t)def) ? NULL : def;
 }
 
-static void patch_table(struct dl_phdr_info *info, struct reloc_table t, const ElfW(Sym) * symtab,
-			const char *strtab)
+static void patch_table(const struct dl_phdr_info *info, void *handle, struct reloc_table t,
+			const ElfW(Sym) * symtab, const char *strtab)
 {
 	for (size_t r = 0; r < t.n; r++) {
 		unsigned type = (unsigned)ELF64_R_TYPE(t.rela[r].r_info);
@@ -273,7 +270,7 @@ static void patch_table(struct dl_phdr_info *info, struct reloc_table t, const E
 		/* a lazy slot still points into the module's own PLT: the real function is the one
 		 * its binding would find */
 		void *real = in_module(info, (uintptr_t)cur)
-				     ? definition_for(info, patched_names[i], hooks[i])
+				     ? definition_for(info, handle, patched_names[i], hooks[i])
 				     : cur;
 		if (!real)
 			continue;
@@ -285,16 +282,14 @@ static void patch_table(struct dl_phdr_info *info, struct reloc_table t, const E
 	}
 }
 
-static int patch_module(struct dl_phdr_info *info, size_t size, void *arg)
+static void patch_module(const struct dl_phdr_info *info, void *handle)
 {
-	(void)size;
-	(void)arg;
 	const ElfW(Dyn) *dyn = NULL;
 	for (unsigned i = 0; i < info->dlpi_phnum; i++)
 		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
 			dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
 	if (!dyn)
-		return 0;
+		return;
 	const ElfW(Sym) *symtab = NULL;
 	const char *strtab = NULL;
 	struct reloc_table plt = { 0 }, data = { 0 };
@@ -327,12 +322,11 @@ static int patch_module(struct dl_phdr_info *info, size_t size, void *arg)
 		}
 	}
 	if (!symtab || !strtab)
-		return 0;
+		return;
 	if (plt.rela && plt_is_rela)
-		patch_table(info, plt, symtab, strtab);
+		patch_table(info, handle, plt, symtab, strtab);
 	if (data.rela)
-		patch_table(info, data, symtab, strtab);
-	return 0;
+		patch_table(info, handle, data, symtab, strtab);
 }
 
 struct load_counts {
@@ -347,6 +341,92 @@ static int read_load_counts(struct dl_phdr_info *info, size_t size, void *arg)
 		c->subs = info->dlpi_subs;
 	}
 	return 1; /* the first module says it for all */
+}
+
+/*
+ * The modules are patched outside dl_iterate_phdr, from a copy of its list, each one held open:
+ *  - A module is in the list from its mapping on, before the loader has relocated it. A slot
+ *    patched then is overwritten by its relocation (the calls are not seen), or holds a value
+ *    not yet relocated (taken for the real function), or its RELRO page is made read-only under
+ *    the loader's stores. dlopen(RTLD_NOLOAD) waits for the loader's lock, which a dlopen
+ *    holds from its mapping to its end: the module it answers is relocated, and held, so that
+ *    a dlclose meanwhile cannot unmap it. A module whose load failed is not answered.
+ *  - The iteration's callback holds the loader's list lock; dlopen and dlsym take its load lock,
+ *    which a dlopen in another thread holds while it waits for the list lock.
+ */
+struct module {
+	struct dl_phdr_info info; /* dlpi_name: our copy */
+	void *handle;
+};
+
+struct module_list {
+	struct module *m;
+	size_t n, cap;
+	struct load_counts counts; /* as the list was read */
+	bool failed;
+};
+
+static int copy_module(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct module_list *l = arg;
+	if (l->n == 0)
+		read_load_counts(info, size, &l->counts);
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		struct module *p = realloc(l->m, cap * sizeof(*p));
+		if (!p) {
+			l->failed = true;
+			return 1;
+		}
+		l->m = p;
+		l->cap = cap;
+	}
+	struct module *m = &l->m[l->n];
+	memset(m, 0, sizeof(*m));
+	m->info.dlpi_addr = info->dlpi_addr;
+	m->info.dlpi_phdr = info->dlpi_phdr;
+	m->info.dlpi_phnum = info->dlpi_phnum;
+	m->info.dlpi_name = strdup(info->dlpi_name ? info->dlpi_name : "");
+	if (!m->info.dlpi_name) {
+		l->failed = true;
+		return 1;
+	}
+	l->n++;
+	return 0;
+}
+
+/* The module as the loader has it now, relocated and held open; NULL if it is gone (a failed or
+ * closed load) or its name answers another module (one of another namespace, dlmopen). */
+static void *hold_module(const struct dl_phdr_info *info)
+{
+	void *h = dlopen(info->dlpi_name[0] ? info->dlpi_name : NULL, RTLD_NOLOAD | RTLD_LAZY);
+	struct link_map *map = NULL;
+	if (h && (dlinfo(h, RTLD_DI_LINKMAP, &map) != 0 || !map || map->l_addr != info->dlpi_addr)) {
+		dlclose(h);
+		h = NULL;
+	}
+	return h;
+}
+
+/* Patches every module of the list that the loader has finished loading; the caller holds
+ * patch_lock. Returns false if the list could not be read (memory). */
+static bool patch_modules(struct load_counts *counts)
+{
+	struct module_list l = { 0 };
+	dl_iterate_phdr(copy_module, &l);
+	for (size_t i = 0; i < l.n; i++) {
+		struct module *m = &l.m[i];
+		if (!l.failed && (m->handle = hold_module(&m->info)))
+			patch_module(&m->info, m->handle);
+	}
+	for (size_t i = 0; i < l.n; i++) {
+		if (l.m[i].handle)
+			dlclose(l.m[i].handle);
+		free((void *)l.m[i].info.dlpi_name);
+	}
+	free(l.m);
+	*counts = l.counts;
+	return !l.failed;
 }
 
 long ct_got_patch_all(void)
@@ -366,11 +446,10 @@ long ct_got_patch_all(void)
 	dlclose(h);
 	pthread_mutex_lock(&patch_lock);
 	struct load_counts c = { 0 };
-	dl_iterate_phdr(read_load_counts, &c);
-	loads_seen = c.adds;
-	unloads_seen = c.subs;
 	n_slots = 0;
-	dl_iterate_phdr(patch_module, NULL);
+	patch_modules(&c);
+	loads_seen = c.adds; /* as the list was read: a module added since is looked at next time */
+	unloads_seen = c.subs;
 	patching = true;
 	long n = (long)n_slots;
 	pthread_mutex_unlock(&patch_lock);
@@ -410,10 +489,13 @@ long ct_got_patch_new(void)
 		if (c.subs != unloads_seen)
 			forget_unloaded();
 		size_t before = n_slots;
-		dl_iterate_phdr(patch_module, NULL); /* slots that hold a hook already are passed */
+		/* slots that hold a hook already are passed; a list not read in full is read again
+		 * next time */
+		if (patch_modules(&c)) {
+			loads_seen = c.adds;
+			unloads_seen = c.subs;
+		}
 		added = (long)(n_slots - before);
-		loads_seen = c.adds;
-		unloads_seen = c.subs;
 	}
 	pthread_mutex_unlock(&patch_lock);
 	if (added)

@@ -8,7 +8,6 @@ with AES-128-GCM. The flusher thread patches the new module's slots within 100 m
 the report counts every seal's bytes exactly, and the ciphertexts (their digest) are the bare
 run's."""
 import os
-import re
 import subprocess
 
 import ctlib
@@ -44,26 +43,11 @@ def test():
         ctlib.skip("Debian's python3-cryptography is not installed here")
     want_digest = run_bare()
     out = ctlib.tmpdir("attach-late-module")
-    prog = attach.Plain([PYTHON, "-c", SCRIPT], "ready", stdin=subprocess.PIPE,
-                        env=ctlib.bare_env())
-    try:
-        a = attach.Attach([prog.pid], out)
-        prog.p.stdin.write(b"\n")
-        prog.p.stdin.flush()
-        line = attach.read_until(prog.p.stdout, "sealed", "python3", prog.p)
-        while not re.search(r"sealed [0-9a-f]{64}", line):
-            line += attach.read_until(prog.p.stdout, "\n", "python3", prog.p)
-        rc, err = a.end()
-        check(rc == 0 and f"detached from {prog.pid}" in err,
-              f"cryptrace attach ended 0 and detached ({rc}: {err.strip()[-300:]})")
-        prog.p.stdin.write(b"\n")
-        prog.p.stdin.flush()
-        check(prog.p.wait(timeout=60) == 0, "python3 ended normally")
-    finally:
-        prog.stop()
-    got_digest = re.search(r"sealed ([0-9a-f]{64})", line).group(1)
-    check(got_digest == want_digest, f"the ciphertexts are the bare run's ({got_digest})")
-    paths = attach.evp_gcm_paths(ctlib.report_ok([out]), prog.pid)
+    sealed, pid = attach.attached_between_lines([PYTHON, "-c", SCRIPT], out,
+                                                r"sealed ([0-9a-f]{64})", "python3")
+    check(sealed.group(1) == want_digest,
+          f"the ciphertexts are the bare run's ({sealed.group(1)})")
+    paths = attach.evp_gcm_paths(ctlib.report_ok([out]), pid)
     print(f"paths: {paths}")
     enc = paths.get(("aes-128-gcm", "encrypt"), (0, 0))
     check(enc[1] == SEALS * SIZE,

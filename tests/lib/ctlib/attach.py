@@ -6,6 +6,7 @@ figures a test compares (TLS downloads by curl, VmRSS)."""
 import hashlib
 import os
 import platform
+import re
 import select
 import signal
 import subprocess
@@ -88,7 +89,37 @@ def read_until(stream, ready, what, proc, timeout=START_TIMEOUT):
                 return buf.decode(errors="replace")
         elif proc.poll() is not None:
             break
-    raise Failure(f"{what}: no {ready!r} within {timeout} s: {buf.decode(errors='replace')[-600:]}")
+    ended = proc.poll()
+    if ended is None:
+        how = f"within {timeout} s"
+    else:
+        how = f"before it ended ({f'killed by signal {-ended}' if ended < 0 else f'exit {ended}'})"
+    raise Failure(f"{what}: no {ready!r} {how}: {buf.decode(errors='replace')[-600:]}")
+
+
+def attached_between_lines(argv, out, done, what):
+    """A program that prints "ready", waits for a line on stdin, works, prints a line matching
+    the regex done and waits for another line: started plainly, attached (into out) once
+    ready, sent its first line; the attach ended (checked: exit 0, detached) once done shows,
+    then the second line sent and its exit checked (0). Returns (done's match, its pid)."""
+    from .programs import bare_env
+    prog = Plain(argv, "ready", stdin=subprocess.PIPE, env=bare_env())
+    try:
+        a = Attach([prog.pid], out)
+        prog.p.stdin.write(b"\n")
+        prog.p.stdin.flush()
+        line = ""
+        while not re.search(done, line):
+            line += read_until(prog.p.stdout, "\n", what, prog.p)
+        rc, err = a.end()
+        check(rc == 0 and f"detached from {prog.pid}" in err,
+              f"{what}: cryptrace attach ended 0 and detached ({rc}: {err.strip()[-300:]})")
+        prog.p.stdin.write(b"\n")
+        prog.p.stdin.flush()
+        check(prog.p.wait(timeout=60) == 0, f"{what} ended normally")
+    finally:
+        prog.stop()
+    return re.search(done, line), prog.pid
 
 
 class Plain:
