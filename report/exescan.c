@@ -6,9 +6,10 @@
  *  - texts only the library's own code holds (a source path in its error records, its assembler
  *    modules' credit lines, its version banner): they prove the code is in the file, in a static
  *    or a dynamic executable alike;
- *  - functions it defines (EVP_EncryptUpdate, gcry_cipher_open...). A dynamic executable names
- *    the functions it imports too, so there they count only as symbols defined in its .symtab or
- *    .dynsym; in a static executable nothing is imported and the name's presence is enough.
+ *  - functions it defines (EVP_EncryptUpdate, gcry_cipher_open...). A dynamic executable or a
+ *    shared object names the functions it imports too, so there they count only as symbols
+ *    defined in its .symtab or .dynsym; in a file that imports nothing (a static executable)
+ *    the name's presence is enough.
  *
  * Forks share marks (BoringSSL and LibreSSL keep OpenSSL's function names and assembler), so a
  * fork's own mark wins over OpenSSL's. Nothing here runs the file or trusts its layout: every
@@ -103,8 +104,9 @@ static bool name_matches(const char *want, const char *name, size_t max)
 	return n < max && !memcmp(name, want, n + 1);
 }
 
-/* Is sym defined (not an import) in a .symtab or .dynsym of the file? */
-static bool defines(const struct rp_image *im, const char *sym)
+/* A symbol of the file's .symtab or .dynsym: one defined under the name sym (a trailing '*' a
+ * prefix), or with sym NULL any import (an undefined named symbol of its .dynsym). */
+static bool has_symbol(const struct rp_image *im, const char *sym)
 {
 	struct rp_elf eh;
 	if (!rp_image_elf(im, &eh))
@@ -113,15 +115,17 @@ static bool defines(const struct rp_image *im, const char *sym)
 	for (unsigned i = 0; i < eh.h.e_shnum; i++) {
 		Elf64_Shdr sh, str;
 		if (!rp_image_shdr(im, &eh, i, &sh) ||
-		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || sh.sh_entsize < size ||
-		    !rp_image_in(im, sh.sh_offset, sh.sh_size) || !rp_image_shdr(im, &eh, sh.sh_link, &str) ||
-		    !rp_image_in(im, str.sh_offset, str.sh_size))
+		    (sh.sh_type != SHT_DYNSYM && (!sym || sh.sh_type != SHT_SYMTAB)) ||
+		    sh.sh_entsize < size || !rp_image_in(im, sh.sh_offset, sh.sh_size) ||
+		    !rp_image_shdr(im, &eh, sh.sh_link, &str) || !rp_image_in(im, str.sh_offset, str.sh_size))
 			continue;
 		for (uint64_t off = 0; off + size <= sh.sh_size; off += sh.sh_entsize) {
 			Elf64_Sym s;
 			if (!rp_image_sym(im, &eh, sh.sh_offset + off, &s))
 				break;
-			if (s.st_shndx == SHN_UNDEF || s.st_name >= str.sh_size)
+			if (!sym && s.st_shndx == SHN_UNDEF && s.st_name && s.st_name < str.sh_size)
+				return true;
+			if (!sym || s.st_shndx == SHN_UNDEF || s.st_name >= str.sh_size)
 				continue;
 			const char *name = (const char *)im->p + str.sh_offset + s.st_name;
 			if (name_matches(sym, name, str.sh_size - s.st_name))
@@ -200,6 +204,9 @@ enum rp_exe_state rp_exe_scan(const char *path, struct rp_exe_scan *s)
 	}
 	s->state = RP_EXE_SCANNED;
 	s->is_static = !has_interp(&im);
+	/* a file that imports nothing (a static executable) holds only its own functions' names; a
+	 * shared object has no PT_INTERP either, but the names it imports are in it too */
+	bool imports = has_symbol(&im, NULL);
 
 	const char *why[L_COUNT] = { 0 };
 	bool symbol[L_COUNT] = { false };
@@ -210,10 +217,10 @@ enum rp_exe_state rp_exe_scan(const char *path, struct rp_exe_scan *s)
 		bool hit;
 		if (mk->kind == TEXT)
 			hit = find(&im, mk->s) != NULL;
-		else if (s->is_static && mk->s[strlen(mk->s) - 1] != '*')
-			hit = find(&im, mk->s) != NULL; /* nothing is imported into a static file */
+		else if (!imports && mk->s[strlen(mk->s) - 1] != '*')
+			hit = find(&im, mk->s) != NULL; /* a stripped static file has no symbol table */
 		else
-			hit = defines(&im, mk->s);
+			hit = has_symbol(&im, mk->s);
 		if (hit) {
 			why[mk->lib] = mk->s;
 			symbol[mk->lib] = mk->kind == SYMBOL;
@@ -239,7 +246,7 @@ enum rp_exe_state rp_exe_scan(const char *path, struct rp_exe_scan *s)
 		cat(s->libs, sizeof(s->libs), name);
 		char ev[160];
 		snprintf(ev, sizeof(ev), "%s%s: %s '%s'", s->evidence[0] ? "; " : "", lib_names[l],
-			 symbol[l] ? (s->is_static ? "symbol name" : "defined symbol") : "text", why[l]);
+			 symbol[l] ? (!imports ? "symbol name" : "defined symbol") : "text", why[l]);
 		cat(s->evidence, sizeof(s->evidence), ev);
 	}
 	rp_image_unmap(&im);

@@ -580,6 +580,40 @@ static void test_nothing_intercepted_mapped(void **state)
 	rp_model_free(&m);
 }
 
+/* A shared object that imports OpenSSL's functions names them in its file, and has no PT_INTERP as
+ * a static executable has none: only the names it defines count (report/exescan.c), so a
+ * plugin that calls libcrypto is not said to carry OpenSSL. */
+static void test_nothing_intercepted_importer(void **state)
+{
+	(void)state;
+	const char *so = getenv("CT_TEST_IMPORTER");
+	assert_non_null(so);
+	if (!so)
+		return;
+	char exe[] = "/tmp/ct-test-exe-XXXXXX";
+	int fd = mkstemp(exe);
+	assert_true(fd >= 0);
+	close(fd);
+	fake_elf(exe, "", 0);
+	MODEL(m);
+	struct rp_proc *p = mk_proc(&m, 1);
+	p->proc.flags = CT_PROC_FINAL;
+	p->proc.crypto_libs = ct_str_from("");
+	p->hdr.exe = ct_str_from(exe);
+	mk_mapped(p, so, CT_MODULE_MAPPED);
+	const struct rp_finding *f = find(&m, "nothing-intercepted");
+	assert_non_null(f);
+	if (!f)
+		return;
+	assert_null(strstr(f->message, "linked in statically"));
+	assert_null(strstr(f->message, so));
+	char why[600];
+	rp_nothing_reason(&m, why, sizeof(why));
+	assert_null(strstr(why, "linked in statically"));
+	unlink(exe);
+	rp_model_free(&m);
+}
+
 /* Whose code a file is: dpkg's lists name the package (a merged-/usr path too), a site-packages
  * outside the system's is pip's, /usr/local and the rest are the reader's own. */
 static void test_file_owner(void **state)
@@ -1495,6 +1529,7 @@ int main(void)
 		cmocka_unit_test(test_nothing_intercepted_static),
 		cmocka_unit_test(test_nothing_intercepted_embedded),
 		cmocka_unit_test(test_nothing_intercepted_mapped),
+		cmocka_unit_test(test_nothing_intercepted_importer),
 		cmocka_unit_test(test_file_owner),
 		cmocka_unit_test(test_kernel_refused),
 		cmocka_unit_test(test_kernel_refused_arm),
