@@ -87,8 +87,10 @@ enum ct_read_status ct_stream_open_fd(struct ct_stream *s, int fd, uint64_t limi
 	s->end = size < 0 ? 0 : (uint64_t)size;
 	if (limit < s->end)
 		s->end = limit;
-	s->win_cap = WINDOW_CAP;
-	s->win = malloc(s->win_cap);
+	/* nothing past end is read: a small trace (a fleet's spool holds thousands) gets a small
+	 * window, not 2 MiB each */
+	s->win_cap = s->end < WINDOW_CAP ? (size_t)s->end : WINDOW_CAP;
+	s->win = malloc(s->win_cap ? s->win_cap : 1);
 	if (!s->win) {
 		s->r.status = CT_READ_TRUNCATED;
 		snprintf(s->r.error, sizeof(s->r.error), "out of memory");
