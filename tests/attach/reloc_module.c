@@ -9,11 +9,11 @@
  */
 #include <openssl/evp.h>
 
-#define EIGHT                                                                                  \
-	(const void *)EVP_EncryptInit_ex, (const void *)EVP_CIPHER_CTX_new,                    \
-		(const void *)EVP_aes_128_gcm, (const void *)EVP_CIPHER_CTX_free,              \
-		(const void *)EVP_aes_128_ctr, (const void *)EVP_CIPHER_CTX_ctrl,              \
-		(const void *)EVP_aes_256_gcm, (const void *)EVP_EncryptFinal_ex
+#define EIGHT                                                                                                \
+	(const void *)EVP_EncryptInit_ex, (const void *)EVP_CIPHER_CTX_new, (const void *)EVP_aes_128_gcm,   \
+		(const void *)EVP_CIPHER_CTX_free, (const void *)EVP_aes_128_ctr,                            \
+		(const void *)EVP_CIPHER_CTX_ctrl, (const void *)EVP_aes_256_gcm,                            \
+		(const void *)EVP_EncryptFinal_ex
 #define X4(...) __VA_ARGS__, __VA_ARGS__, __VA_ARGS__, __VA_ARGS__
 #define X64(...) X4(X4(X4(__VA_ARGS__)))
 #define X4096(...) X64(X64(__VA_ARGS__))
