@@ -91,11 +91,17 @@ const struct rp_exe_scan *rp_scan_file(const char *path)
 	return &cache[i].scan;
 }
 
-/* Mapped objects not worth a look: the C runtime (no crypto in it), and the shared crypto
+/* Mapped objects not worth a look: the C runtime (no crypto in it), the shared crypto
  * libraries themselves (libcrypto is hooked; the others are named by rp_unhooked_lib, and their
- * own symbols would read as "linked in"). */
-static bool not_a_carrier(struct ct_str name)
+ * own symbols would read as "linked in"), and OpenSSL's own provider and engine modules (the
+ * legacy provider holds OpenSSL's assembler, but its ciphers are reached through libcrypto's
+ * EVP calls, which are hooked). */
+static bool not_a_carrier(struct ct_str name, struct ct_str path)
 {
+	static const char *const openssl_dirs[] = { "/ossl-modules/", "/engines-3/", "/engines-1.1/" };
+	for (size_t i = 0; i < sizeof(openssl_dirs) / sizeof(openssl_dirs[0]); i++)
+		if (memmem(path.p, path.len, openssl_dirs[i], strlen(openssl_dirs[i])))
+			return true;
 	static const char *const skip[] = {
 		"libc.so",       "libm.so",        "ld-linux",      "ld64.so",      "libpthread.so",
 		"libdl.so",      "librt.so",       "libgcc_s.so",   "libstdc++.so", "libz.so",
@@ -122,7 +128,7 @@ bool rp_proc_carrier(const struct rp_proc *p, struct rp_carrier *c)
 	}
 	for (size_t i = 0; i < p->nmodules; i++) {
 		const struct ct_module *mod = &p->modules[i];
-		if (!(mod->flags & CT_MODULE_MAPPED) || !mod->path.len || not_a_carrier(mod->name))
+		if (!(mod->flags & CT_MODULE_MAPPED) || !mod->path.len || not_a_carrier(mod->name, mod->path))
 			continue;
 		char path[512];
 		snprintf(path, sizeof(path), "%.*s", (int)mod->path.len, mod->path.p);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -580,10 +581,11 @@ static void test_nothing_intercepted_mapped(void **state)
 	rp_model_free(&m);
 }
 
-/* A shared object that imports OpenSSL's functions names them in its file, and has no PT_INTERP as
- * a static executable has none: only the names it defines count (report/exescan.c), so a
- * plugin that calls libcrypto is not said to carry OpenSSL. */
-static void test_nothing_intercepted_importer(void **state)
+/* Not carriers of OpenSSL: a shared object that imports its functions names them in its file,
+ * and has no PT_INTERP as a static executable has none: only the names it defines count
+ * (report/exescan.c); OpenSSL's legacy provider holds OpenSSL's assembler, but its ciphers are
+ * reached through libcrypto's hooked EVP calls (findings/carried.c). */
+static void test_nothing_intercepted_not_carriers(void **state)
 {
 	(void)state;
 	const char *so = getenv("CT_TEST_IMPORTER");
@@ -600,16 +602,39 @@ static void test_nothing_intercepted_importer(void **state)
 	p->proc.flags = CT_PROC_FINAL;
 	p->proc.crypto_libs = ct_str_from("");
 	p->hdr.exe = ct_str_from(exe);
+	char dir[] = "/tmp/ct-test-ossl-XXXXXX", legacy[300];
+	assert_non_null(mkdtemp(dir));
+	snprintf(legacy, sizeof(legacy), "%s/ossl-modules", dir);
+	assert_int_equal(mkdir(legacy, 0700), 0);
+	snprintf(legacy, sizeof(legacy), "%s/ossl-modules/legacy.so", dir);
+	static const char marks[] = "\0DES for x86_64, CRYPTOGAMS by <appro@openssl.org>\0";
+	fake_elf(legacy, marks, sizeof(marks));
 	mk_mapped(p, so, CT_MODULE_MAPPED);
+	mk_mapped(p, legacy, CT_MODULE_MAPPED);
 	const struct rp_finding *f = find(&m, "nothing-intercepted");
 	assert_non_null(f);
 	if (!f)
 		return;
 	assert_null(strstr(f->message, "linked in statically"));
 	assert_null(strstr(f->message, so));
+	assert_null(strstr(f->message, "legacy.so"));
 	char why[600];
 	rp_nothing_reason(&m, why, sizeof(why));
 	assert_null(strstr(why, "linked in statically"));
+	/* the same file anywhere else is a carrier */
+	char elsewhere[300];
+	snprintf(elsewhere, sizeof(elsewhere), "%s/legacy.so", dir);
+	fake_elf(elsewhere, marks, sizeof(marks));
+	mk_mapped(p, elsewhere, CT_MODULE_MAPPED);
+	f = find(&m, "nothing-intercepted");
+	assert_non_null(f);
+	if (f)
+		assert_non_null(strstr(f->message, "linked in statically"));
+	unlink(elsewhere);
+	unlink(legacy);
+	snprintf(legacy, sizeof(legacy), "%s/ossl-modules", dir);
+	rmdir(legacy);
+	rmdir(dir);
 	unlink(exe);
 	rp_model_free(&m);
 }
@@ -1529,7 +1554,7 @@ int main(void)
 		cmocka_unit_test(test_nothing_intercepted_static),
 		cmocka_unit_test(test_nothing_intercepted_embedded),
 		cmocka_unit_test(test_nothing_intercepted_mapped),
-		cmocka_unit_test(test_nothing_intercepted_importer),
+		cmocka_unit_test(test_nothing_intercepted_not_carriers),
 		cmocka_unit_test(test_file_owner),
 		cmocka_unit_test(test_kernel_refused),
 		cmocka_unit_test(test_kernel_refused_arm),
