@@ -131,6 +131,7 @@ static pthread_mutex_t patch_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct slot *slots;
 static size_t n_slots, cap_slots;
 static bool patching;                               /* between patch_all and restore_all */
+static unsigned long slots_patched;                 /* stores of a hook into a slot, ever */
 static uintptr_t self_base;                         /* our own load bias: our slots are patched too */
 static unsigned long long loads_seen, unloads_seen; /* dl_iterate_phdr's dlpi_adds, dlpi_subs */
 static void *hooks[N_NAMES];                        /* our definition of each name (NULL: not built here) */
@@ -237,6 +238,16 @@ static bool add_slot(const struct slot *s)
 	return true;
 }
 
+/* The record of the slot at `at`, if one is kept: a program that loads and unloads a plugin
+ * while attached often gets it at the same address again, and records of it must not pile up. */
+static struct slot *slot_at(void **at)
+{
+	for (size_t i = 0; i < n_slots; i++)
+		if (slots[i].at == at)
+			return &slots[i];
+	return NULL;
+}
+
 /* What the module's own lookup finds for name: the global scope, else the module's dependencies
  * (a libcrypto that python's _hashlib, or any plugin, loaded RTLD_LOCAL is in no global scope),
  * through the module's handle. RTLD_DEFAULT from here also searches our own scope: it may
@@ -277,8 +288,18 @@ static void patch_table(const struct dl_phdr_info *info, void *handle, struct re
 		void *expected = NULL;
 		atomic_compare_exchange_strong(&reals[i], &expected, real);
 		struct slot s = { .at = at, .orig = cur, .hook = hooks[i], .module = info->dlpi_addr };
-		if (add_slot(&s) && !store_slot(at, hooks[i], in_relro(info, (uintptr_t)at)))
-			n_slots--;
+		struct slot *same = patching ? slot_at(at) : NULL;
+		if (same) { /* a module loaded again where it was: one record, what the slot holds now */
+			if (store_slot(at, hooks[i], in_relro(info, (uintptr_t)at))) {
+				*same = s;
+				slots_patched++;
+			}
+		} else if (add_slot(&s)) {
+			if (store_slot(at, hooks[i], in_relro(info, (uintptr_t)at)))
+				slots_patched++;
+			else
+				n_slots--;
+		}
 	}
 }
 
@@ -474,9 +495,11 @@ static void forget_unloaded(void)
 	if (!live)
 		return;
 	dl_iterate_phdr(mark_live, live);
+	size_t kept = 0; /* the records of gone modules dropped, so that they do not pile up */
 	for (size_t i = 0; i < n_slots; i++)
-		if (!live[i])
-			slots[i].at = NULL;
+		if (live[i])
+			slots[kept++] = slots[i];
+	n_slots = kept;
 	free(live);
 }
 
@@ -488,14 +511,14 @@ long ct_got_patch_new(void)
 	if (patching && dl_iterate_phdr(read_load_counts, &c) && c.adds != loads_seen) {
 		if (c.subs != unloads_seen)
 			forget_unloaded();
-		size_t before = n_slots;
+		unsigned long before = slots_patched;
 		/* slots that hold a hook already are passed; a list not read in full is read again
 		 * next time */
 		if (patch_modules(&c)) {
 			loads_seen = c.adds;
 			unloads_seen = c.subs;
 		}
-		added = (long)(n_slots - before);
+		added = (long)(slots_patched - before);
 	}
 	pthread_mutex_unlock(&patch_lock);
 	if (added)

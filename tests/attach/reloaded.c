@@ -5,8 +5,9 @@
  * stdin it loads MODULE (reloc_module.c, slow to relocate), seals 16 bytes with AES-128-CTR
  * through it and unloads it, for SECONDS; then loads it once more, waits 300 ms (the flusher
  * patches a module within 100 ms of its load), seals SEALS x SIZE bytes with AES-128-GCM through
- * it and prints "sealed LOADS HASH" (FNV-1a of the ciphertexts). It calls no EVP_EncryptUpdate
- * of its own: the module's slot is the only one of that name.
+ * it and prints "sealed LOADS HASH" (FNV-1a of the ciphertexts); after another line (the test
+ * has detached), it seals once more through it. It calls no EVP_EncryptUpdate of its own: the
+ * module's slot is the only one of that name.
  */
 #include <dlfcn.h>
 #include <openssl/evp.h>
@@ -85,6 +86,9 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (!fgets(line, sizeof(line), stdin))
 		return 2;
+	/* after the detach: the module's slot is back to what the loader bound (exit 3 if not) */
+	if (!EVP_EncryptInit_ex(ctx, EVP_aes_128_gcm(), NULL, key, iv) || seal(ctx, out, in, SIZE) != SIZE)
+		return 3;
 	dlclose(h);
 	EVP_CIPHER_CTX_free(ctx);
 	return 0;
