@@ -26,8 +26,9 @@
  *
  * Modules loaded after the attach (a program's dlopen) were bound to the real functions: the
  * flusher thread looks every 100 ms whether the loader added one (dl_iterate_phdr's load count)
- * and patches its slots once the loader has relocated it (ct_got_patch_new, patch_modules); the
- * calls it makes before that are not seen.
+ * and, once the count has stayed the same for a look, patches its slots (ct_got_patch_new,
+ * patch_modules: only modules the loader has finished relocating); the calls it makes before
+ * that are not seen.
  * A dlopen hook would see them all, but the loader reads the caller of dlopen (its RUNPATH,
  * $ORIGIN, its namespace): called from a hook, the program's dlopen would search ours.
  *
@@ -134,6 +135,7 @@ static bool patching;                               /* between patch_all and res
 static unsigned long slots_patched;                 /* stores of a hook into a slot, ever */
 static uintptr_t self_base;                         /* our own load bias: our slots are patched too */
 static unsigned long long loads_seen, unloads_seen; /* dl_iterate_phdr's dlpi_adds, dlpi_subs */
+static unsigned long long loads_last_look;          /* dlpi_adds at the flusher's last look */
 static void *hooks[N_NAMES];                        /* our definition of each name (NULL: not built here) */
 static void *_Atomic reals[N_NAMES];                /* what the first bound slot held */
 
@@ -469,7 +471,8 @@ long ct_got_patch_all(void)
 	struct load_counts c = { 0 };
 	n_slots = 0;
 	patch_modules(&c);
-	loads_seen = c.adds; /* as the list was read: a module added since is looked at next time */
+	loads_seen = loads_last_look = c.adds; /* as the list was read: a module added since is
+						* looked at next time */
 	unloads_seen = c.subs;
 	patching = true;
 	long n = (long)n_slots;
@@ -508,7 +511,13 @@ long ct_got_patch_new(void)
 	pthread_mutex_lock(&patch_lock);
 	long added = 0;
 	struct load_counts c = { 0 };
-	if (patching && dl_iterate_phdr(read_load_counts, &c) && c.adds != loads_seen) {
+	/* a module is patched once the loader has been quiet for one look (100 ms): the patch takes
+	 * each module with dlopen, which waits while a dlopen runs, and a detach that stops the
+	 * program inside its dlopen would wait for this thread (a program loading without pause
+	 * gets its modules patched when it pauses) */
+	bool quiet = dl_iterate_phdr(read_load_counts, &c) && c.adds == loads_last_look;
+	loads_last_look = c.adds;
+	if (patching && quiet && c.adds != loads_seen) {
 		if (c.subs != unloads_seen)
 			forget_unloaded();
 		unsigned long before = slots_patched;

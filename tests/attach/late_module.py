@@ -4,7 +4,7 @@
 started without cryptrace with only `hashlib` imported (libcrypto mapped, no cipher yet), is
 attached; then it imports `cryptography` (a dlopen of its bindings, whose imports of EVP_* were
 bound to libcrypto at their load, not to our hooks), waits a moment, and seals SEALS messages
-with AES-128-GCM. The flusher thread patches the new module's slots within 100 ms of its load:
+with AES-128-GCM. The flusher thread patches the new module's slots within 200 ms of its load:
 the report counts every seal's bytes exactly, and the ciphertexts (their digest) are the bare
 run's."""
 import os
@@ -21,7 +21,7 @@ import hashlib, sys, time
 print("ready", flush=True)
 sys.stdin.readline()
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-time.sleep(0.6)  # the module's slots are patched within 100 ms of its load
+time.sleep(0.6)  # the module's slots are patched within 200 ms of its load
 aead, digest = AESGCM(bytes(range(16))), hashlib.sha256()
 for i in range({SEALS}):
     digest.update(aead.encrypt(i.to_bytes(12, "big"), bytes({SIZE}), None))

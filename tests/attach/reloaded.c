@@ -3,8 +3,8 @@
  * reloaded.c - a program that loads and unloads a module over and over while it is attached
  * (tests/attach/reloaded.py): `reloaded MODULE SECONDS now|lazy`. After "ready" and a line on
  * stdin it loads MODULE (reloc_module.c, slow to relocate), seals 16 bytes with AES-128-CTR
- * through it and unloads it, for SECONDS; then loads it once more, waits 300 ms (the flusher
- * patches a module within 100 ms of its load), seals SEALS x SIZE bytes with AES-128-GCM through
+ * through it and unloads it, for SECONDS; then loads it once more, waits 500 ms (the flusher
+ * patches a module within 200 ms of the loader's last load), seals SEALS x SIZE bytes with AES-128-GCM through
  * it and prints "sealed LOADS HASH" (FNV-1a of the ciphertexts); after another line (the test
  * has detached), it seals once more through it. It calls no EVP_EncryptUpdate of its own: the
  * module's slot is the only one of that name.
@@ -71,7 +71,7 @@ int main(int argc, char **argv)
 		dlclose(h);
 	}
 	seal_fn seal = load(argv[1], mode, &h);
-	nanosleep(&(struct timespec){ 0, 300 * 1000000L }, NULL);
+	nanosleep(&(struct timespec){ 0, 500 * 1000000L }, NULL);
 	uint64_t hash = 14695981039346656037ull;
 	for (int i = 0; i < SEALS; i++) {
 		unsigned char nonce[12] = { 0 };
