@@ -41,6 +41,8 @@ uint64_t ct_remote_symbol(pid_t pid, const char *prefix, const char *name, char 
 
 /* Whether a file whose base name starts with prefix is mapped in pid. */
 bool ct_remote_maps_file(pid_t pid, const char *prefix);
+/* Whether addr is in pid's dynamic loader (a mapping of ld-linux*, ld64.so*, ld-musl*). */
+bool ct_remote_in_loader(pid_t pid, uint64_t addr);
 
 /* ---- attach_ptrace.c --------------------------------------------------------------------- */
 
@@ -96,6 +98,8 @@ void ct_arch_state_free(struct ct_arch_state *st);
 bool ct_arch_save(pid_t tid, struct ct_arch_state *st, int *pending);
 bool ct_arch_restore(pid_t tid, const struct ct_arch_state *st);
 uint64_t ct_arch_sp(const struct ct_arch_state *st);
+/* Where the thread was stopped (its program counter). */
+uint64_t ct_arch_pc(const struct ct_arch_state *st);
 /* Bytes below the stack pointer a leaf function may use without moving it (x86-64: 128). */
 size_t ct_arch_red_zone(void);
 /* Sets the thread up to call fn(args) with sp (16-byte aligned) as its stack and a return to

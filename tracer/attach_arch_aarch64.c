@@ -150,6 +150,11 @@ uint64_t ct_arch_sp(const struct ct_arch_state *st)
 	return st->regs.sp;
 }
 
+uint64_t ct_arch_pc(const struct ct_arch_state *st)
+{
+	return st->regs.pc;
+}
+
 size_t ct_arch_red_zone(void)
 {
 	return MARGIN;

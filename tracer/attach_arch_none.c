@@ -43,6 +43,12 @@ uint64_t ct_arch_sp(const struct ct_arch_state *st)
 	return 0;
 }
 
+uint64_t ct_arch_pc(const struct ct_arch_state *st)
+{
+	(void)st;
+	return 0;
+}
+
 size_t ct_arch_red_zone(void)
 {
 	return 0;

@@ -68,6 +68,11 @@ uint64_t ct_arch_sp(const struct ct_arch_state *st)
 	return st->regs.rsp;
 }
 
+uint64_t ct_arch_pc(const struct ct_arch_state *st)
+{
+	return st->regs.rip;
+}
+
 size_t ct_arch_red_zone(void)
 {
 	return RED_ZONE;

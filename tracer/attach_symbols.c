@@ -64,6 +64,30 @@ static bool find_mapped(pid_t pid, const char *prefix, struct mapped_file *mf)
 	return mf->found && mf->first_start;
 }
 
+bool ct_remote_in_loader(pid_t pid, uint64_t addr)
+{
+	static const char *const loaders[] = { "ld-linux", "ld64.so", "ld-musl" };
+	char maps[64];
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
+	FILE *f = fopen(maps, "re");
+	if (!f)
+		return false;
+	char line[4096 + 256];
+	bool in = false;
+	while (!in && fgets(line, sizeof(line), f)) {
+		uint64_t start, end;
+		int name_at = 0;
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %*s %*s %*s %n", &start, &end, &name_at) < 2 ||
+		    !name_at || line[name_at] != '/' || addr < start || addr >= end)
+			continue;
+		const char *base = strrchr(line + name_at, '/') + 1;
+		for (size_t i = 0; i < sizeof(loaders) / sizeof(loaders[0]); i++)
+			in |= !strncmp(base, loaders[i], strlen(loaders[i]));
+	}
+	fclose(f);
+	return in;
+}
+
 bool ct_remote_maps_file(pid_t pid, const char *prefix)
 {
 	struct mapped_file mf;

@@ -68,6 +68,27 @@ static void remote_dlerror(struct ct_stopped *s, char *dst, size_t cap)
 		}
 }
 
+/* A thread stopped inside the dynamic loader's code holds its lock, mid-load: the library's
+ * set-up run there would patch a module not yet relocated (the relocation then undoes or shifts
+ * the patch), and a detach run there would wait for the flusher thread, which waits for that
+ * lock (preload/gotpatch.c). So the process is let go and stopped again, up to LOADER_ROUNDS
+ * times, until the thread that makes the calls is elsewhere; past that, it goes on as it is.
+ * *pause_ns gets the stops' time. */
+#define LOADER_ROUNDS 100
+static bool stop_outside_loader(pid_t pid, bool all_threads, struct ct_stopped *s, uint64_t *pause_ns,
+				char *why, size_t cap)
+{
+	*pause_ns = 0;
+	for (unsigned round = 0;; round++) {
+		if (!ct_stop_process(pid, all_threads, s, why, cap))
+			return false;
+		if (round == LOADER_ROUNDS || !ct_remote_in_loader(pid, ct_arch_pc(s->saved)))
+			return true;
+		*pause_ns += ct_resume_process(s);
+		nanosleep(&(struct timespec){ 0, 2 * 1000000L }, NULL); /* the load goes on */
+	}
+}
+
 /* Loads the library into t and begins the trace. False with one line in why, and *untouched
  * when nothing in the process changed (it could not be stopped: a refusal). */
 static bool attach_one(struct target *t, const char *lib, const char *config, char *why, size_t cap,
@@ -84,7 +105,8 @@ static bool attach_one(struct target *t, const char *lib, const char *config, ch
 		return false;
 	}
 	struct ct_stopped s;
-	if (!ct_stop_process(t->pid, true, &s, why, cap))
+	uint64_t pauses = 0;
+	if (!stop_outside_loader(t->pid, true, &s, &pauses, why, cap))
 		return false;
 	*untouched = false;
 	t->threads = s.stopped;
@@ -106,7 +128,7 @@ static bool attach_one(struct target *t, const char *lib, const char *config, ch
 	}
 	const char *cfg[1] = { config };
 	ok = ok && ct_remote_call(&s, begin, NULL, cfg, 1, &figures, why, cap);
-	t->pause_ns = ct_resume_process(&s);
+	t->pause_ns = pauses + ct_resume_process(&s);
 	if (!ok)
 		return false;
 	if ((int64_t)figures < 0) {
@@ -141,11 +163,12 @@ static bool detach_one(struct target *t, char *why, size_t cap)
 		return false;
 	}
 	struct ct_stopped s;
-	if (!ct_stop_process(t->pid, false, &s, why, cap))
+	uint64_t pauses = 0;
+	if (!stop_outside_loader(t->pid, false, &s, &pauses, why, cap))
 		return false;
 	uint64_t r = 0;
 	bool ok = ct_remote_call(&s, end, NULL, NULL, 0, &r, why, cap);
-	t->pause_ns = ct_resume_process(&s);
+	t->pause_ns = pauses + ct_resume_process(&s);
 	if (ok && (int64_t)r < 0) {
 		snprintf(why, cap, "process %d was not attached any more", (int)t->pid);
 		ok = false;
