@@ -82,19 +82,7 @@ static const void *find(const struct rp_image *im, const char *s)
 	return memmem(im->p, im->len, s, strlen(s));
 }
 
-/* ---- ELF: PT_INTERP and defined symbols (either class, either byte order) ----------------- */
-
-static bool has_interp(const struct rp_image *im)
-{
-	struct rp_elf eh;
-	Elf64_Phdr ph;
-	if (!rp_image_elf(im, &eh))
-		return false;
-	for (unsigned i = 0; rp_image_phdr(im, &eh, i, &ph); i++)
-		if (ph.p_type == PT_INTERP)
-			return true;
-	return false;
-}
+/* ---- ELF: defined and imported symbols (either class, either byte order) ---------------- */
 
 static bool name_matches(const char *want, const char *name, size_t max)
 {
@@ -203,7 +191,6 @@ enum rp_exe_state rp_exe_scan(const char *path, struct rp_exe_scan *s)
 		return s->state = RP_EXE_NOT_ELF;
 	}
 	s->state = RP_EXE_SCANNED;
-	s->is_static = !has_interp(&im);
 	/* a file that imports nothing (a static executable) holds only its own functions' names; a
 	 * shared object has no PT_INTERP either, but the names it imports are in it too */
 	bool imports = has_symbol(&im, NULL);

@@ -25,7 +25,6 @@ enum rp_exe_state {
 
 struct rp_exe_scan {
 	enum rp_exe_state state;
-	bool is_static;     /* ELF without PT_INTERP: no dynamic loader, no LD_PRELOAD */
 	char libs[200];     /* "OpenSSL 3.0.19 27 Jan 2026, Go crypto/aes", "" when none was found */
 	char evidence[400]; /* what each was recognised by */
 };
