@@ -23,22 +23,19 @@ struct mapped_file {
 	bool found;
 };
 
-/* The first file in pid's maps whose base name starts with prefix, and where its first page is. */
-static bool find_mapped(pid_t pid, const char *prefix, struct mapped_file *mf)
+/* The next file mapping of a /proc/PID/maps stream: its range, file offset and path (in line;
+ * " (deleted)" cut off). False at the end. */
+struct maps_entry {
+	uint64_t start, end, off;
+	const char *path, *base;
+};
+
+static bool next_file_mapping(FILE *f, char *line, size_t cap, struct maps_entry *e)
 {
-	char maps[64];
-	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
-	FILE *f = fopen(maps, "re");
-	memset(mf, 0, sizeof(*mf));
-	if (!f)
-		return false;
-	char line[4096 + 256];
-	size_t plen = strlen(prefix);
-	while (fgets(line, sizeof(line), f)) {
-		uint64_t start, end, off;
+	while (fgets(line, (int)cap, f)) {
 		int name_at = 0;
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64 " %*s %*s %n", &start, &end, &off,
-			   &name_at) < 3 ||
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64 " %*s %*s %n", &e->start, &e->end,
+			   &e->off, &name_at) < 3 ||
 		    !name_at || line[name_at] != '/')
 			continue;
 		char *path = line + name_at;
@@ -46,18 +43,42 @@ static bool find_mapped(pid_t pid, const char *prefix, struct mapped_file *mf)
 		size_t len = strlen(path);
 		if (len > 10 && !strcmp(path + len - 10, " (deleted)"))
 			path[len - 10] = 0;
-		const char *base = strrchr(path, '/') + 1;
-		if (strncmp(base, prefix, plen) != 0)
+		e->path = path;
+		e->base = strrchr(path, '/') + 1;
+		return true;
+	}
+	return false;
+}
+
+static FILE *open_maps(pid_t pid)
+{
+	char maps[64];
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
+	return fopen(maps, "re");
+}
+
+/* The first file in pid's maps whose base name starts with prefix, and where its first page is. */
+static bool find_mapped(pid_t pid, const char *prefix, struct mapped_file *mf)
+{
+	FILE *f = open_maps(pid);
+	memset(mf, 0, sizeof(*mf));
+	if (!f)
+		return false;
+	char line[4096 + 256];
+	size_t plen = strlen(prefix);
+	struct maps_entry e;
+	while (next_file_mapping(f, line, sizeof(line), &e)) {
+		if (strncmp(e.base, prefix, plen) != 0)
 			continue;
-		if (mf->found && strcmp(mf->path, path) != 0)
+		if (mf->found && strcmp(mf->path, e.path) != 0)
 			continue; /* another file of the same name: the first one is ours */
 		if (!mf->found) {
-			snprintf(mf->path, sizeof(mf->path), "%s", path);
+			snprintf(mf->path, sizeof(mf->path), "%s", e.path);
 			mf->found = true;
 		}
-		if (off == 0 && !mf->first_start) {
-			mf->first_start = start;
-			mf->first_end = end;
+		if (e.off == 0 && !mf->first_start) {
+			mf->first_start = e.start;
+			mf->first_end = e.end;
 		}
 	}
 	fclose(f);
@@ -67,22 +88,17 @@ static bool find_mapped(pid_t pid, const char *prefix, struct mapped_file *mf)
 bool ct_remote_in_loader(pid_t pid, uint64_t addr)
 {
 	static const char *const loaders[] = { "ld-linux", "ld64.so", "ld-musl" };
-	char maps[64];
-	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
-	FILE *f = fopen(maps, "re");
+	FILE *f = open_maps(pid);
 	if (!f)
 		return false;
 	char line[4096 + 256];
+	struct maps_entry e;
 	bool in = false;
-	while (!in && fgets(line, sizeof(line), f)) {
-		uint64_t start, end;
-		int name_at = 0;
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %*s %*s %*s %n", &start, &end, &name_at) < 2 ||
-		    !name_at || line[name_at] != '/' || addr < start || addr >= end)
+	while (!in && next_file_mapping(f, line, sizeof(line), &e)) {
+		if (addr < e.start || addr >= e.end)
 			continue;
-		const char *base = strrchr(line + name_at, '/') + 1;
 		for (size_t i = 0; i < sizeof(loaders) / sizeof(loaders[0]); i++)
-			in |= !strncmp(base, loaders[i], strlen(loaders[i]));
+			in |= !strncmp(e.base, loaders[i], strlen(loaders[i]));
 	}
 	fclose(f);
 	return in;
