@@ -135,7 +135,7 @@ static void index_eh_frame(struct rp_codefile *e)
 	}
 }
 
-bool rp_codefile_open(struct rp_codefile *e, const char *path, struct ct_str want_id)
+static bool open_file(struct rp_codefile *e, const char *path, struct ct_str want_id, bool names)
 {
 	memset(e, 0, sizeof(*e));
 	if (rp_image_map(path, MAX_ELF_BYTES, &e->im) != RP_IMAGE_OK)
@@ -158,9 +158,20 @@ bool rp_codefile_open(struct rp_codefile *e, const char *path, struct ct_str wan
 			return false;
 		}
 	}
-	index_names(e, want_id);
+	if (names)
+		index_names(e, want_id);
 	index_eh_frame(e);
 	return true;
+}
+
+bool rp_codefile_open(struct rp_codefile *e, const char *path, struct ct_str want_id)
+{
+	return open_file(e, path, want_id, true);
+}
+
+bool rp_codefile_open_frames(struct rp_codefile *e, const char *path)
+{
+	return open_file(e, path, (struct ct_str){ 0 }, false);
 }
 
 bool rp_codefile_function_at(const struct rp_codefile *e, uint64_t va, uint64_t *start, uint64_t *end,

@@ -37,6 +37,9 @@ struct rp_codefile {
 /* Maps path and indexes it; false when it is no readable ELF file, or (want_id not
  * empty) its build id is not want_id. On true, rp_codefile_close unmaps it. */
 bool rp_codefile_open(struct rp_codefile *e, const char *path, struct ct_str want_id);
+/* The same without the names (no symbols, debug file or pclntab: rp_codefile_function_at then
+ * answers .eh_frame's bounds only), for an unwinder that needs the frames alone. */
+bool rp_codefile_open_frames(struct rp_codefile *e, const char *path);
 void rp_codefile_close(struct rp_codefile *e);
 
 /* The vaddr of a file offset, and back (UINT64_MAX: in no PT_LOAD). */

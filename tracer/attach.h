@@ -5,7 +5,8 @@
  * a file mapped in another process (attach_symbols.c), stopping a process's threads and calling
  * a function in one of them (attach_ptrace.c), and the registers of that call per architecture
  * (attach_arch_x86_64.c, attach_arch_aarch64.c; attach_arch_none.c elsewhere: tracer/meson.build
- * picks one by the target's CPU family).
+ * picks one by the target's CPU family), and whether a stopped thread is inside the dynamic
+ * loader (attach_loader.c).
  */
 #ifndef CT_TRACER_ATTACH_H
 #define CT_TRACER_ATTACH_H
@@ -41,12 +42,28 @@ uint64_t ct_remote_symbol(pid_t pid, const char *prefix, const char *name, char 
 
 /* Whether a file whose base name starts with prefix is mapped in pid. */
 bool ct_remote_maps_file(pid_t pid, const char *prefix);
-/* Whether addr is in pid's dynamic loader (a mapping of ld-linux*, ld64.so*, ld-musl*). */
-bool ct_remote_in_loader(pid_t pid, uint64_t addr);
+/* One file mapping of another process, as /proc/PID/maps lists it (" (deleted)" cut off). */
+struct ct_remote_mapping {
+	uint64_t start, end, off;
+	char *path;
+	const char *base; /* the base name, in path */
+};
+/* pid's file mappings, in the maps' order: *out is malloc'd (ct_remote_mappings_free); 0 when
+ * none could be read. */
+size_t ct_remote_mappings(pid_t pid, struct ct_remote_mapping **out);
+void ct_remote_mappings_free(struct ct_remote_mapping *m, size_t n);
+
+/* ---- attach_loader.c --------------------------------------------------------------------- */
+
+struct ct_arch_state;
+/* Whether the thread whose registers st holds (stopped) is inside pid's dynamic loader (ld-linux*,
+ * ld64.so*, ld-musl*), mid-load: its pc there, or, where its stack can be walked (x86-64), any
+ * of its callers, as when the loader calls malloc between mapping a module and relocating it. */
+bool ct_remote_in_loader(pid_t pid, const struct ct_arch_state *st);
 
 /* ---- attach_ptrace.c --------------------------------------------------------------------- */
 
-struct ct_arch_state; /* one thread's registers and FP/vector state (attach_arch_*.c) */
+/* struct ct_arch_state: one thread's registers and FP/vector state (attach_arch_*.c) */
 
 struct ct_stopped {
 	pid_t pid;
@@ -100,6 +117,10 @@ bool ct_arch_restore(pid_t tid, const struct ct_arch_state *st);
 uint64_t ct_arch_sp(const struct ct_arch_state *st);
 /* Where the thread was stopped (its program counter). */
 uint64_t ct_arch_pc(const struct ct_arch_state *st);
+/* Its pc, sp and frame pointer for the stack walker (unwind.h), where it walks this
+ * architecture's stacks (x86-64); else false. */
+struct ct_unwind_regs;
+bool ct_arch_unwind_regs(const struct ct_arch_state *st, struct ct_unwind_regs *r);
 /* Bytes below the stack pointer a leaf function may use without moving it (x86-64: 128). */
 size_t ct_arch_red_zone(void);
 /* Sets the thread up to call fn(args) with sp (16-byte aligned) as its stack and a return to

@@ -24,6 +24,7 @@
  * it (enter_restarted_call) before the pc is ours, and keeps the x8 it leads to.
  */
 #include "attach.h"
+#include "unwind.h"
 
 #include <signal.h>
 #include <string.h>
@@ -153,6 +154,13 @@ uint64_t ct_arch_sp(const struct ct_arch_state *st)
 uint64_t ct_arch_pc(const struct ct_arch_state *st)
 {
 	return st->regs.pc;
+}
+
+bool ct_arch_unwind_regs(const struct ct_arch_state *st, struct ct_unwind_regs *r)
+{
+	(void)st;
+	(void)r;
+	return false; /* unwind.c reads x86-64 CFI only: the pc alone is looked at here */
 }
 
 size_t ct_arch_red_zone(void)

@@ -6,6 +6,7 @@
  * tracer/meson.build: attach_arch_x86_64.c, attach_arch_aarch64.c.
  */
 #include "attach.h"
+#include "unwind.h"
 
 #include <stdio.h>
 
@@ -47,6 +48,13 @@ uint64_t ct_arch_pc(const struct ct_arch_state *st)
 {
 	(void)st;
 	return 0;
+}
+
+bool ct_arch_unwind_regs(const struct ct_arch_state *st, struct ct_unwind_regs *r)
+{
+	(void)st;
+	(void)r;
+	return false;
 }
 
 size_t ct_arch_red_zone(void)

@@ -9,6 +9,7 @@
  * registers as it left them.
  */
 #include "attach.h"
+#include "unwind.h"
 
 #include <string.h>
 
@@ -71,6 +72,12 @@ uint64_t ct_arch_sp(const struct ct_arch_state *st)
 uint64_t ct_arch_pc(const struct ct_arch_state *st)
 {
 	return st->regs.rip;
+}
+
+bool ct_arch_unwind_regs(const struct ct_arch_state *st, struct ct_unwind_regs *r)
+{
+	*r = (struct ct_unwind_regs){ st->regs.rip, st->regs.rsp, st->regs.rbp };
+	return true;
 }
 
 size_t ct_arch_red_zone(void)

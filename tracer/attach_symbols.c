@@ -10,6 +10,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "elfimage.h"
@@ -85,23 +86,39 @@ static bool find_mapped(pid_t pid, const char *prefix, struct mapped_file *mf)
 	return mf->found && mf->first_start;
 }
 
-bool ct_remote_in_loader(pid_t pid, uint64_t addr)
+size_t ct_remote_mappings(pid_t pid, struct ct_remote_mapping **out)
 {
-	static const char *const loaders[] = { "ld-linux", "ld64.so", "ld-musl" };
+	*out = NULL;
 	FILE *f = open_maps(pid);
 	if (!f)
-		return false;
+		return 0;
 	char line[4096 + 256];
 	struct maps_entry e;
-	bool in = false;
-	while (!in && next_file_mapping(f, line, sizeof(line), &e)) {
-		if (addr < e.start || addr >= e.end)
-			continue;
-		for (size_t i = 0; i < sizeof(loaders) / sizeof(loaders[0]); i++)
-			in |= !strncmp(e.base, loaders[i], strlen(loaders[i]));
+	size_t n = 0, cap = 0;
+	while (next_file_mapping(f, line, sizeof(line), &e)) {
+		if (n == cap) {
+			size_t c = cap ? 2 * cap : 64;
+			struct ct_remote_mapping *m = realloc(*out, c * sizeof(*m));
+			if (!m)
+				break;
+			*out = m;
+			cap = c;
+		}
+		char *path = strdup(e.path);
+		if (!path)
+			break;
+		(*out)[n++] =
+			(struct ct_remote_mapping){ e.start, e.end, e.off, path, path + (e.base - e.path) };
 	}
 	fclose(f);
-	return in;
+	return n;
+}
+
+void ct_remote_mappings_free(struct ct_remote_mapping *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(m[i].path);
+	free(m);
 }
 
 bool ct_remote_maps_file(pid_t pid, const char *prefix)

@@ -68,24 +68,39 @@ static void remote_dlerror(struct ct_stopped *s, char *dst, size_t cap)
 		}
 }
 
-/* A thread stopped inside the dynamic loader's code holds its lock, mid-load: the library's
- * set-up run there would patch a module not yet relocated (the relocation then undoes or shifts
- * the patch), and a detach run there would wait for the flusher thread, which waits for that
- * lock (preload/gotpatch.c). So the process is let go and stopped again, up to LOADER_ROUNDS
- * times, until the thread that makes the calls is elsewhere; past that, it goes on as it is.
- * *pause_ns gets the stops' time. */
-#define LOADER_ROUNDS 100
-static bool stop_outside_loader(pid_t pid, bool all_threads, struct ct_stopped *s, uint64_t *pause_ns,
-				char *why, size_t cap)
+/* A thread stopped inside the dynamic loader holds its lock, mid-load (attach_loader.c says what
+ * that would break). So the process is let go and stopped again, at random intervals of 0.5-4 ms
+ * (a program that loads in a loop must not be met at the same phase each time), until the
+ * thread that makes the calls is elsewhere. Past LOADER_WAIT_NS an attach gives up with nothing
+ * changed (refuse: false, one line in why); a detach goes on as it is. *pause_ns gets the
+ * stops' time. */
+#define LOADER_WAIT_NS (3000ull * 1000000)
+static bool stop_outside_loader(pid_t pid, bool all_threads, bool refuse, struct ct_stopped *s,
+				uint64_t *pause_ns, char *why, size_t cap)
 {
 	*pause_ns = 0;
-	for (unsigned round = 0;; round++) {
+	uint64_t t0 = ct_clock_ns(CLOCK_MONOTONIC);
+	uint32_t seed = (uint32_t)pid * 2654435761u ^ (uint32_t)t0;
+	for (unsigned round = 1;; round++) {
 		if (!ct_stop_process(pid, all_threads, s, why, cap))
 			return false;
-		if (round == LOADER_ROUNDS || !ct_remote_in_loader(pid, ct_arch_pc(s->saved)))
+		if (!ct_remote_in_loader(pid, s->saved))
+			return true;
+		bool late = ct_clock_ns(CLOCK_MONOTONIC) - t0 >= LOADER_WAIT_NS;
+		if (late && !refuse)
 			return true;
 		*pause_ns += ct_resume_process(s);
-		nanosleep(&(struct timespec){ 0, 2 * 1000000L }, NULL); /* the load goes on */
+		if (late) {
+			snprintf(why, cap,
+				 "process %d was inside its dynamic loader (loading or unloading a module) "
+				 "at each of %u stops over %.0f s; nothing in it was changed: attach again "
+				 "once it has loaded its modules",
+				 (int)pid, round, LOADER_WAIT_NS / 1e9);
+			return false;
+		}
+		seed = seed * 1103515245u + 12345u;
+		long us = 500 + (long)((seed >> 8) % 3500u);
+		nanosleep(&(struct timespec){ 0, us * 1000L }, NULL); /* the load goes on */
 	}
 }
 
@@ -106,7 +121,7 @@ static bool attach_one(struct target *t, const char *lib, const char *config, ch
 	}
 	struct ct_stopped s;
 	uint64_t pauses = 0;
-	if (!stop_outside_loader(t->pid, true, &s, &pauses, why, cap))
+	if (!stop_outside_loader(t->pid, true, true, &s, &pauses, why, cap))
 		return false;
 	*untouched = false;
 	t->threads = s.stopped;
@@ -164,7 +179,7 @@ static bool detach_one(struct target *t, char *why, size_t cap)
 	}
 	struct ct_stopped s;
 	uint64_t pauses = 0;
-	if (!stop_outside_loader(t->pid, false, &s, &pauses, why, cap))
+	if (!stop_outside_loader(t->pid, false, false, &s, &pauses, why, cap))
 		return false;
 	uint64_t r = 0;
 	bool ok = ct_remote_call(&s, end, NULL, NULL, 0, &r, why, cap);

@@ -43,7 +43,7 @@
 #include "trace_format.h"
 #include "trace_stream.h"
 #include "tracer.h"
-#include "unwind.h"
+#include "unwind_files.h"
 
 #if defined(__x86_64__)
 #include <asm/perf_regs.h>
@@ -92,14 +92,6 @@ struct image { /* a process between two execs */
 	bool current;            /* the pid's live image */
 };
 
-/* A file's unwind tables, opened at its first frame. */
-struct file_cfi {
-	bool tried, ok;
-	struct rp_codefile cf;
-	struct ct_unwind_tables t;
-	uint8_t *own_table; /* built from .eh_frame when the file has no .eh_frame_hdr */
-};
-
 struct stack {
 	uint64_t hash;
 	uint64_t n; /* 0: free slot */
@@ -118,7 +110,7 @@ struct ct_profiler {
 	unsigned stack_bytes; /* 0: leaf only (stacks_why says why) */
 	char stacks_why[200];
 	char **files;
-	struct file_cfi *cfi; /* per file */
+	struct ct_file_cfi *cfi; /* per file: its unwind tables, opened at its first frame */
 	size_t nfiles, files_cap;
 	struct stack *stacks;
 	size_t stacks_cap, nstacks;
@@ -155,7 +147,7 @@ static uint32_t file_id(struct ct_profiler *p, const char *path)
 		if (!f)
 			return UINT32_MAX;
 		p->files = f;
-		struct file_cfi *c = realloc(p->cfi, cap * sizeof(*c));
+		struct ct_file_cfi *c = realloc(p->cfi, cap * sizeof(*c));
 		if (!c)
 			return UINT32_MAX;
 		p->cfi = c;
@@ -251,72 +243,6 @@ static const struct map *find_map(const struct image *im, uint64_t ip)
 
 /* ---- the call stacks --------------------------------------------------------------------- */
 
-/* .eh_frame by its section header, for a file without .eh_frame_hdr (a static executable: GCC
- * passes --eh-frame-hdr to the linker for dynamic links only): an index of its FDEs. */
-static bool index_eh_frame_section(struct file_cfi *c)
-{
-	const struct rp_codefile *e = &c->cf;
-	Elf64_Shdr names, sh;
-	if (!rp_image_shdr(&e->im, &e->eh, e->eh.h.e_shstrndx, &names) ||
-	    !rp_image_in(&e->im, names.sh_offset, names.sh_size))
-		return false;
-	for (unsigned i = 0; i < e->eh.h.e_shnum; i++) {
-		if (!rp_image_shdr(&e->im, &e->eh, i, &sh) || sh.sh_type != SHT_PROGBITS ||
-		    sh.sh_name >= names.sh_size || names.sh_size - sh.sh_name < sizeof(".eh_frame") ||
-		    memcmp(e->im.p + names.sh_offset + sh.sh_name, ".eh_frame", sizeof(".eh_frame")) != 0 ||
-		    !rp_image_in(&e->im, sh.sh_offset, sh.sh_size))
-			continue;
-		c->t = (struct ct_unwind_tables){ .eh = e->im.p + sh.sh_offset,
-						  .eh_len = (size_t)sh.sh_size,
-						  .eh_vaddr = sh.sh_addr,
-						  .hdr_vaddr = sh.sh_addr };
-		if (!ct_unwind_index(c->t.eh, c->t.eh_len, c->t.eh_vaddr, &c->own_table, &c->t.count))
-			return false;
-		c->t.table = c->own_table;
-		return true;
-	}
-	return false;
-}
-
-/* The unwind tables of a file, mapped at its first frame: .eh_frame runs at most to the end of
- * the loadable segment that holds it. NULL when the file has none we can read. */
-static const struct ct_unwind_tables *tables_of(struct ct_profiler *p, uint32_t file)
-{
-	struct file_cfi *c = &p->cfi[file];
-	if (c->tried)
-		return c->ok ? &c->t : NULL;
-	c->tried = true;
-	if (!rp_codefile_open(&c->cf, p->files[file], (struct ct_str){ 0 }))
-		return NULL;
-	const struct rp_codefile *e = &c->cf;
-	if (e->eh.h.e_machine != EM_X86_64 || !e->eh.is64) { /* the unwinder reads x86-64 CFI only */
-		rp_codefile_close(&c->cf);
-		return NULL;
-	}
-	if (!e->hdr_table)
-		c->ok = index_eh_frame_section(c);
-	for (unsigned i = 0; e->hdr_table && e->eh_off != UINT64_MAX && i < e->phnum && !c->ok; i++) {
-		const Elf64_Phdr *ph = &e->ph[i];
-		if (ph->p_type != PT_LOAD || e->eh_off - ph->p_offset >= ph->p_filesz)
-			continue;
-		uint64_t end = ph->p_offset + ph->p_filesz;
-		if (end > e->im.len)
-			end = e->im.len;
-		if (e->eh_off >= end)
-			break;
-		c->t = (struct ct_unwind_tables){ .eh = e->im.p + e->eh_off,
-						  .eh_len = (size_t)(end - e->eh_off),
-						  .eh_vaddr = e->eh_vaddr,
-						  .table = e->hdr_table,
-						  .count = e->hdr_count,
-						  .hdr_vaddr = e->hdr_vaddr };
-		c->ok = true;
-	}
-	if (!c->ok)
-		rp_codefile_close(&c->cf);
-	return c->ok ? &c->t : NULL;
-}
-
 struct locate_ctx {
 	struct ct_profiler *p;
 	struct image *im;
@@ -334,8 +260,8 @@ static bool locate(void *arg, uint64_t ip, struct ct_unwind_where *w)
 		return false;
 	w->file = m->file;
 	w->off = ip - m->start + m->pgoff;
-	w->t = tables_of(x->p, m->file);
-	w->vaddr = w->t ? rp_codefile_off_to_vaddr(&x->p->cfi[m->file].cf, w->off) : UINT64_MAX;
+	w->t = ct_file_cfi_tables(&x->p->cfi[m->file], x->p->files[m->file]);
+	w->vaddr = ct_file_cfi_vaddr(&x->p->cfi[m->file], w->off);
 	if (w->vaddr == UINT64_MAX)
 		w->t = NULL;
 	return true;
@@ -676,9 +602,7 @@ static void profiler_free(struct ct_profiler *p)
 			close(p->wake[i]);
 	for (size_t i = 0; i < p->nfiles; i++) {
 		free(p->files[i]);
-		if (p->cfi[i].ok)
-			rp_codefile_close(&p->cfi[i].cf);
-		free(p->cfi[i].own_table);
+		ct_file_cfi_close(&p->cfi[i]);
 	}
 	free(p->files);
 	free(p->cfi);
