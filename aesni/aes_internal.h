@@ -80,6 +80,11 @@ struct ct_aes_kernels {
 extern const struct ct_aes_kernels ct_aes_kernels_xmm;
 extern const struct ct_aes_kernels ct_aes_kernels_vaes;
 extern const struct ct_aes_kernels ct_aes_kernels_vaes512;
+/* The 512-bit GHASH's multiply form (aes_vaes512.c): 0 Karatsuba, 1 schoolbook, as measured on
+ * this CPU at first use; set_ghash_form forces one (-1: measure again), for the differential
+ * test and the benchmark. */
+int ct_aes_vaes512_ghash_form(void);
+void ct_aes_vaes512_set_ghash_form(int form);
 #else
 #define CT_AES_HAVE_X86_KERNELS 0
 #endif

@@ -11,6 +11,8 @@
  * --vs-level L adds our code at level L (aesni, vaes, vaes512), timed in the same rounds as the
  * --level one (default: the best the CPU has), and the ratio of the two.
  * --limits prints the measured instruction limits, the widest and our code level, and stops.
+ * --ghash karatsuba|schoolbook forces the 512-bit level's GHASH multiply form (default: the one
+ * measured at first use, aes_vaes512.c); the header says which ran.
  * Single thread; pin it (taskset -c 1) on a quiet machine for stable numbers.
  */
 #include <cpuid.h>
@@ -22,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "aes_internal.h" /* the 512-bit GHASH's multiply form */
 #include "aesni.h"
 #include "cpu.h"
 #include "trace_format.h"
@@ -506,10 +509,15 @@ int main(int argc, char **argv)
 			misalign = (unsigned)atoi(argv[++i]) & 63;
 		else if (!strcmp(argv[i], "--in-place"))
 			in_place = 1;
+#if CT_AES_HAVE_X86_KERNELS
+		else if (!strcmp(argv[i], "--ghash") && i + 1 < argc)
+			ct_aes_vaes512_set_ghash_form(!strcmp(argv[++i], "schoolbook"));
+#endif
 		else {
 			fprintf(stderr,
 				"usage: %s [--bits 128|192|256] [--modes m,..] [--sizes s,..] "
-				"[--ms N] [--level L] [--vs-level L] [--misalign N] [--in-place] [--no-masked] [--limits]\nlevels: aesni vaes "
+				"[--ms N] [--level L] [--vs-level L] [--misalign N] [--in-place] [--no-masked] [--limits] "
+				"[--ghash karatsuba|schoolbook]\nlevels: aesni vaes "
 				"vaes512 (x86), armv8-ce\nmodes:",
 				argv[0]);
 			for (int m = 0; m < B_COUNT; m++)
@@ -582,6 +590,11 @@ int main(int argc, char **argv)
 	if (lim.widest >= 0)
 		printf("parallel-mode limit: %s, the widest AES instruction here; our code level: %s\n",
 		       width_name[lim.widest], ct_aesni_level_name(ct_aesni_level()));
+#if CT_AES_HAVE_X86_KERNELS
+	if (ct_aesni_level() == CT_AESNI_VAES512)
+		printf("512-bit GHASH: %s multiplies\n",
+		       ct_aes_vaes512_ghash_form() ? "schoolbook (4)" : "Karatsuba (3)");
+#endif
 	fflush(stdout);
 	if (limits_only)
 		return 0;
