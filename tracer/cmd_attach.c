@@ -72,9 +72,13 @@ static void remote_dlerror(struct ct_stopped *s, char *dst, size_t cap)
  * that would break). So the process is let go and stopped again, at random intervals of 0.5-4 ms
  * (a program that loads in a loop must not be met at the same phase each time), until the
  * thread that makes the calls is elsewhere. Past LOADER_WAIT_NS an attach gives up with nothing
- * changed (refuse: false, one line in why); a detach goes on as it is. *pause_ns gets the
- * stops' time. */
+ * changed (refuse: false, one line in why). A detach tries for DETACH_WAIT_NS, then goes on as
+ * it is: run inside the loader, its end waits for the flusher thread, which may itself wait for
+ * the loader's lock that the stopped thread holds (preload/gotpatch.c: seen under load, where
+ * the program is off the CPU long enough for the flusher to take its pause for quiet). *pause_ns
+ * gets the stops' time. */
 #define LOADER_WAIT_NS (3000ull * 1000000)
+#define DETACH_WAIT_NS (30000ull * 1000000)
 static bool stop_outside_loader(pid_t pid, bool all_threads, bool refuse, struct ct_stopped *s,
 				uint64_t *pause_ns, char *why, size_t cap)
 {
@@ -86,7 +90,7 @@ static bool stop_outside_loader(pid_t pid, bool all_threads, bool refuse, struct
 			return false;
 		if (!ct_remote_in_loader(pid, s->saved))
 			return true;
-		bool late = ct_clock_ns(CLOCK_MONOTONIC) - t0 >= LOADER_WAIT_NS;
+		bool late = ct_clock_ns(CLOCK_MONOTONIC) - t0 >= (refuse ? LOADER_WAIT_NS : DETACH_WAIT_NS);
 		if (late && !refuse)
 			return true;
 		*pause_ns += ct_resume_process(s);

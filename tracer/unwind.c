@@ -508,6 +508,13 @@ static bool stack_u64(const uint8_t *stack, size_t len, uint64_t sp0, uint64_t a
 unsigned ct_unwind(const struct ct_unwind_regs *r, const uint8_t *stack, size_t stack_len,
 		   ct_unwind_locate locate, void *ctx, struct ct_unwind_frame *out, unsigned max)
 {
+	return ct_unwind_to(r, stack, stack_len, locate, ctx, out, max, NULL);
+}
+
+unsigned ct_unwind_to(const struct ct_unwind_regs *r, const uint8_t *stack, size_t stack_len,
+		      ct_unwind_locate locate, void *ctx, struct ct_unwind_frame *out, unsigned max,
+		      struct ct_unwind_regs *end)
+{
 	struct ct_unwind_regs cur = *r;
 	bool bp_known = true;
 	unsigned n = 0;
@@ -544,5 +551,7 @@ unsigned ct_unwind(const struct ct_unwind_regs *r, const uint8_t *stack, size_t 
 			break;
 		cur = (struct ct_unwind_regs){ ra, cfa, bp };
 	}
+	if (end)
+		*end = cur;
 	return n;
 }

@@ -70,5 +70,10 @@ bool ct_unwind_index(const uint8_t *eh, size_t eh_len, uint64_t eh_vaddr, uint8_
  * rbp chain; elsewhere a frame without CFI ends the walk. */
 unsigned ct_unwind(const struct ct_unwind_regs *r, const uint8_t *stack, size_t stack_len,
 		   ct_unwind_locate locate, void *ctx, struct ct_unwind_frame *out, unsigned max);
+/* The same, with *end (may be NULL) the registers of the last frame walked, where the walk
+ * stopped: a caller may go on from there by a guess of its own. */
+unsigned ct_unwind_to(const struct ct_unwind_regs *r, const uint8_t *stack, size_t stack_len,
+		      ct_unwind_locate locate, void *ctx, struct ct_unwind_frame *out, unsigned max,
+		      struct ct_unwind_regs *end);
 
 #endif

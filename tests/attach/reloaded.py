@@ -15,9 +15,12 @@ loader's code, or malloc called from it), and must let it go on until it is outs
 (tracer/attach_loader.c). An attach there patched the module being relocated (the program
 crashed in 2-4 of 10 runs); a detach there waited for the flusher thread, itself waiting for the
 loader's lock (the detach gave up after 60 s). Last, an attach into a loop longer than the
-launcher's 3 s of tries: it refuses (exit 2, saying why) with nothing changed. (The loop is
-outside the loader only while it seals 16 bytes, without a system call or a page fault, where a
-stop lands: in 3,400 stops here, none did.)"""
+launcher's 3 s of tries, for 1 s: it refuses (exit 2, one line saying why) with nothing changed,
+or, where a stop found the program outside the loader (the loop is outside it only while it
+seals 16 bytes; on an idle machine none of 3,400 stops did, under load about 2 attaches in 5),
+attaches and detaches cleanly, the detach waiting until the program is outside the loader (it
+hung there before, under load: the flusher waited for the loader's lock the stopped thread
+held)."""
 import os
 import subprocess
 import time
@@ -75,8 +78,13 @@ def midloop(mode, want, attach_first, run, seconds=SECONDS):
                                stderr=subprocess.PIPE, timeout=60)
             err = r.stderr.decode(errors="replace").strip()
             refused = r.returncode == 2
-            check(refused and "inside its dynamic loader" in err and len(err.splitlines()) == 1,
-                  f"{what}: refused in one line, nothing changed ({r.returncode}: {err[-300:]})")
+            if refused:
+                check("inside its dynamic loader" in err and len(err.splitlines()) == 1,
+                      f"{what}: refused in one line, nothing changed ({err[-300:]})")
+            else:
+                check(r.returncode == 0 and f"detached from {prog.pid}" in err,
+                      f"{what}: refused, or attached and detached ({r.returncode}: {err[-300:]})")
+                refused = True  # what it counted depends on where the stops landed
         else:
             a = attach.Attach([prog.pid], out)
         line = attach.read_until(prog.p.stdout, "\n", what, prog.p)
