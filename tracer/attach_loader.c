@@ -155,7 +155,7 @@ static unsigned guess_on(struct walk *w, const uint8_t *stack, size_t stack_len,
 			guesses[nguess++] = (struct ct_unwind_regs){ ra - 1, end->bp + 16, bp };
 	}
 	for (unsigned g = 0; g < nguess && n < max; g++) {
-		const size_t at = (size_t)(guesses[g].ip ? guesses[g].sp - sp0 : stack_len);
+		const size_t at = (size_t)(guesses[g].sp - sp0); /* both guesses lie above sp0 */
 		if (at < stack_len)
 			n += ct_unwind_to(&guesses[g], stack + at, stack_len - at, locate, w, out + n,
 					  max - n, NULL);
