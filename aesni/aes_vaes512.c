@@ -530,9 +530,9 @@ GCM_FORM_KERNELS(GH_SCHOOLBOOK, schoolbook)
 
 /* The multiplier's 512-bit rate against VAESENC's, each timed over independent chains (best of
  * three): where VPCLMULQDQ keeps up with the AES instruction (Intel: both one a cycle), the
- * fourth multiply is cheaper than the shuffle and XOR it saves (schoolbook 3-7 % faster at
- * 1-16 KiB on an Intel Xeon); where it issues at half the rate or less (AMD Zen 4 and Zen 5,
- * whose AES instruction also issues twice as often), Karatsuba (docs/aesni.md). ~20 us, once. */
+ * fourth multiply is cheaper than the shuffle and XOR it saves (schoolbook 3-6 % faster at
+ * 1-16 KiB on an Intel Xeon); where it issues at well under the AES rate (AMD Zen 5: one
+ * multiply every other cycle against two AES a cycle), Karatsuba (docs/aesni.md). ~20 us, once. */
 #define RATE_CHAINS 12 /* more than latency x rate on the CPUs seen, so the rate is timed */
 #define RATE_ROUNDS 512
 CT_TARGET_ZMM static uint64_t time_chains(bool clmul)
