@@ -126,6 +126,19 @@ static inline const struct ct_aes_kernels *ct_aes_kernels_for(size_t nblocks)
 #endif
 }
 
+/* XTS: the 512-bit kernels take any number of blocks themselves (the rest of the batches in one
+ * pass of masked registers, aes_vaes512.c), so the mode layer hands nothing down to narrower
+ * ones. */
+static inline const struct ct_aes_kernels *ct_aes_xts_kernels_for(size_t nblocks)
+{
+#if CT_AES_HAVE_X86_KERNELS
+	const struct ct_aes_kernels *kt = ct_aes_active_kernels();
+	if (kt == &ct_aes_kernels_vaes512)
+		return kt;
+#endif
+	return ct_aes_kernels_for(nblocks);
+}
+
 /* aes_xmm.c: key expansion and GHASH key powers (AES-NI and PCLMULQDQ are enough for both). */
 void ct_aes_expand_key_xmm(struct ct_aes_key *k, const uint8_t *key, unsigned bits);
 void ct_ghash_init_xmm(uint8_t hpow[CT_GHASH_KEY_ROWS][16], const uint8_t h[16]);

@@ -186,7 +186,7 @@ static void xts_mulx(uint8_t t[16])
 int ct_aes_xts(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak_key, const uint8_t iv[16],
 	       const uint8_t *in, uint8_t *out, size_t len, bool encrypt)
 {
-	const struct ct_aes_kernels *kt = ct_aes_kernels_for(len / 16);
+	const struct ct_aes_kernels *kt = ct_aes_xts_kernels_for(len / 16);
 	/* One object, so one wipe: the tweak always, the stealing blocks only when used. A
 	 * per-data-unit call of 16-512 bytes (disk sectors) feels three explicit_bzero calls. */
 	struct {

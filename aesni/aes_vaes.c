@@ -214,14 +214,23 @@ YI __m256i xts_mul_x16(__m256i t)
 	return _mm256_xor_si256(_mm256_slli_si256(t, 2), _mm256_clmulepi64_epi128(top, poly, 0x00));
 }
 
-#define YTWEAK_INIT(i)                                                                                       \
-	__m256i t##i;                                                                                        \
-	{                                                                                                    \
-		const __m128i lo_ = tw_;                                                                     \
-		tw_ = xts_mulx(tw_);                                                                         \
-		t##i = pair(lo_, tw_);                                                                       \
-		tw_ = xts_mulx(tw_);                                                                         \
-	}
+/* Each lane times x^k for a k of at most 56 (k per qword in kv): the 128-bit left shift by k
+ * bits, the k bits shifted out of the top folded back by a carry-less multiply with 0x87; the
+ * product has at most k + 8 bits, so it lands in the low qword. */
+YI __m256i xts_mul_xk(__m256i t, __m256i kv)
+{
+	const __m256i poly = _mm256_set_epi64x(0, 0x87, 0, 0x87);
+	const __m256i out = _mm256_sllv_epi64(t, kv);
+	/* per qword: its top k bits (a shift by 64 - 0 = 64 gives 0) */
+	const __m256i spill = _mm256_srlv_epi64(t, _mm256_sub_epi64(_mm256_set1_epi64x(64), kv));
+	return _mm256_xor_si256(_mm256_xor_si256(out, _mm256_bslli_epi128(spill, 8)),
+				_mm256_clmulepi64_epi128(_mm256_bsrli_epi128(spill, 8), poly, 0x00));
+}
+
+/* Register i lane l gets T x^(2i+l), each from T by its own shift: no serial chain of sixteen
+ * x-multiplies before the first round (a 256-byte unit paid it whole). */
+#define YTWEAK_INIT(i) const __m256i t##i##_init = (i) ? xts_mul_xk(t0_, _mm256_set1_epi64x(2 * (i))) : t0_;
+#define YTWEAK_DECL(i) __m256i t##i = t##i##_init;
 #define YXTS_IN(i) b##i = _mm256_xor_si256(LD2(in, i), t##i);
 #define YXTS_OUT(i) ST2(out, i, _mm256_xor_si256(b##i, t##i));
 /* The next batch's tweaks, computed between the rounds: early in program order, so the next
@@ -236,8 +245,9 @@ YI __m256i xts_mul_x16(__m256i t)
 	{                                                                                                    \
 		const unsigned rounds = k->rounds;                                                           \
 		if (nblocks >= WIDE_MIN) {                                                                   \
-			__m128i tw_ = LD(tweak, 0);                                                          \
+			const __m256i t0_ = xts_mul_xk(bcast(tweak), _mm256_set_epi64x(1, 1, 0, 0));         \
 			X8(YTWEAK_INIT)                                                                      \
+			X8(YTWEAK_DECL)                                                                      \
 			for (; nblocks >= 16; in += 256, out += 256, nblocks -= 16) {                        \
 				X8(YDECL)                                                                    \
 				X8(YNEXT_DECL)                                                               \

@@ -97,7 +97,9 @@ static const EVP_CIPHER *evp_cipher(enum mode m, unsigned bits)
 	}
 }
 
-/* Buffers with slack for a random misalignment. */
+/* Buffers with slack for a random misalignment; our_buf's bytes outside the output keep
+ * GUARD_BYTE. */
+#define GUARD_BYTE 0x5a
 static uint8_t src_buf[MAX_LEN + 64], ref_buf[MAX_LEN + 64], our_buf[MAX_LEN + 64];
 
 struct outcome {
@@ -241,6 +243,9 @@ static void run_case(uint64_t index, uint64_t *bytes)
 	const uint8_t *in = (c.m == M_GCM && !c.enc) ? refo : src;
 	const uint8_t *want = (c.m == M_GCM && !c.enc) ? src : refo;
 	const uint8_t *from = in;
+	/* Guard bytes round the output: a kernel's masked or whole-register store must not reach
+	 * past the data. */
+	memset(our_buf, GUARD_BYTE, sizeof(our_buf));
 	if (c.inplace) {
 		memcpy(out, in, c.len);
 		from = out;
@@ -319,6 +324,11 @@ static void run_case(uint64_t index, uint64_t *bytes)
 		report(&c, "our call failed");
 	if (memcmp(out, want, c.len) != 0)
 		report(&c, "output differs");
+	for (const uint8_t *g = our_buf; g < our_buf + sizeof(our_buf); g++)
+		if ((g < out || g >= out + c.len) && *g != GUARD_BYTE) {
+			report(&c, "wrote outside the output");
+			break;
+		}
 	ct_aes_key_wipe(&k1);
 	ct_aes_key_wipe(&k2);
 }
