@@ -12,12 +12,10 @@
 #include <arm_neon.h>
 
 #include "aes_internal.h"
+#include "unroll.h"
 #include "key_schedule.h"
 
 /* Expands to m(0) .. m(n-1): every block of a batch in its own register (see aes_xmm.c). */
-#define X8(m) m(0) m(1) m(2) m(3) m(4) m(5) m(6) m(7)
-#define X4(m) m(0) m(1) m(2) m(3)
-#define X1(m) m(0)
 
 #define CI static inline __attribute__((always_inline)) CT_TARGET_CE
 

@@ -107,7 +107,8 @@ static inline const struct ct_aes_kernels *ct_aes_active_kernels(void)
 
 /* Below this many blocks the VAES kernels hand the whole input to the 128-bit ones, and the
  * 512-bit kernels below theirs to the 256-bit ones: the mode layer then calls those directly
- * (one or two indirect calls less; same code, same output). */
+ * (one or two indirect calls less; same code, same output). XTS is the exception: its VAES
+ * kernels take short units themselves. */
 #define CT_AES_WIDE_MIN_BLOCKS 16
 #define CT_AES_ZMM_MIN_BLOCKS 32
 /* The stitched GCM kernels work in steps of this many blocks (the table's own level: not handed
@@ -124,19 +125,6 @@ static inline const struct ct_aes_kernels *ct_aes_kernels_for(size_t nblocks)
 	(void)nblocks;
 	return kt;
 #endif
-}
-
-/* XTS: the 512-bit kernels take any number of blocks themselves (the rest of the batches in one
- * pass of masked registers, aes_vaes512.c), so the mode layer hands nothing down to narrower
- * ones. */
-static inline const struct ct_aes_kernels *ct_aes_xts_kernels_for(size_t nblocks)
-{
-#if CT_AES_HAVE_X86_KERNELS
-	const struct ct_aes_kernels *kt = ct_aes_active_kernels();
-	if (kt == &ct_aes_kernels_vaes512)
-		return kt;
-#endif
-	return ct_aes_kernels_for(nblocks);
 }
 
 /* aes_xmm.c: key expansion and GHASH key powers (AES-NI and PCLMULQDQ are enough for both). */

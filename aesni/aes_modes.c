@@ -186,7 +186,9 @@ static void xts_mulx(uint8_t t[16])
 int ct_aes_xts(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak_key, const uint8_t iv[16],
 	       const uint8_t *in, uint8_t *out, size_t len, bool encrypt)
 {
-	const struct ct_aes_kernels *kt = ct_aes_xts_kernels_for(len / 16);
+	/* the level's own kernels at any length: the VAES ones take short units in one pass of as
+	 * many registers as they need (aes_vaes.c, aes_vaes512.c) */
+	const struct ct_aes_kernels *kt = ct_aes_active_kernels();
 	/* One object, so one wipe: the tweak always, the stealing blocks only when used. A
 	 * per-data-unit call of 16-512 bytes (disk sectors) feels three explicit_bzero calls. */
 	struct {

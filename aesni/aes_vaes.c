@@ -9,13 +9,12 @@
 #include <string.h>
 
 #include "aes_internal.h"
+#include "unroll.h"
 
 #define CT_SIMD_TARGET CT_TARGET_YMM
 #include "simd_inline.h"
 #define YI SI
 
-#define X8(m) m(0) m(1) m(2) m(3) m(4) m(5) m(6) m(7)
-#define X4(m) m(0) m(1) m(2) m(3)
 #define LD2(p, i) _mm256_loadu_si256((const __m256i *)(p) + (i))
 #define ST2(p, i, v) _mm256_storeu_si256((__m256i *)(p) + (i), (v))
 
@@ -239,12 +238,72 @@ YI __m256i xts_mul_xk(__m256i t, __m256i kv)
 #define YTWEAK_TAKE(i) t##i = n##i;
 #define YNEXT_DECL(i) __m256i n##i;
 
-#define XTS_KERNEL(name, cipher, keys, tail)                                                                 \
+/* XTS on 1..16 blocks (a short data unit, or the rest after the batches) in one pass of
+ * ceil(n/2) registers, every tweak from T by its own shift, an odd last block in the low lane of
+ * the last register (a 128-bit load and store): the 128-bit kernel this replaced made one tweak
+ * after another and ran its blocks one by one past the first eight. One instance per register
+ * count (aes_vaes512.c does the same on masked 512-bit registers). */
+#define YTWEAK_AT(i) const __m256i t##i = (i) ? xts_mul_xk(t0_, _mm256_set1_epi64x(2 * (i))) : t0_;
+#define YLD_SHORT(i) ((i) == last_ && odd_ ? _mm256_zextsi128_si256(LD(in, 2 * (i))) : LD2(in, i))
+#define YXTS_IN_SHORT(i) b##i = _mm256_xor_si256(_mm256_xor_si256(YLD_SHORT(i), t##i), k_);
+#define YXTS_OUT_SHORT(i)                                                                                    \
+	if ((i) == last_ && odd_)                                                                            \
+		ST(out, 2 * (i), _mm256_castsi256_si128(_mm256_xor_si256(b##i, t##i)));                      \
+	else                                                                                                 \
+		ST2(out, i, _mm256_xor_si256(b##i, t##i));
+#define YROUND_N(XA, cipher, rk, r)                                                                          \
+	k_ = bcast((rk)[r]);                                                                                 \
+	XA(cipher##_YROUND)
+/* clang-format off */
+#define XTS_SHORT_REGS(name, regs, cipher, keys)                                                             \
+	CT_TARGET_YMM static void name##_##regs(const struct ct_aes_key *k, const uint8_t tweak[16],         \
+						const uint8_t *in, uint8_t *out, size_t nblocks)             \
+	{                                                                                                    \
+		const unsigned rounds = k->rounds, last_ = (regs) - 1;                                       \
+		const bool odd_ = nblocks & 1;                                                               \
+		const __m256i t0_ = xts_mul_xk(bcast(tweak), _mm256_set_epi64x(1, 1, 0, 0));                 \
+		const uint8_t(*const rk)[16] = k->keys;                                                      \
+		__m256i k_ = bcast(rk[0]);                                                                   \
+		X##regs(YTWEAK_AT) X##regs(YDECL) X##regs(YXTS_IN_SHORT)                                     \
+		YROUND_N(X##regs, cipher, rk, 1) YROUND_N(X##regs, cipher, rk, 2)                            \
+		YROUND_N(X##regs, cipher, rk, 3) YROUND_N(X##regs, cipher, rk, 4)                            \
+		YROUND_N(X##regs, cipher, rk, 5) YROUND_N(X##regs, cipher, rk, 6)                            \
+		YROUND_N(X##regs, cipher, rk, 7) YROUND_N(X##regs, cipher, rk, 8)                            \
+		YROUND_N(X##regs, cipher, rk, 9)                                                             \
+		if (rounds > 10) {                                                                           \
+			YROUND_N(X##regs, cipher, rk, 10) YROUND_N(X##regs, cipher, rk, 11)                  \
+		}                                                                                            \
+		if (rounds > 12) {                                                                           \
+			YROUND_N(X##regs, cipher, rk, 12) YROUND_N(X##regs, cipher, rk, 13)                  \
+		}                                                                                            \
+		k_ = bcast(rk[rounds]);                                                                      \
+		X##regs(cipher##_YLAST)                                                                      \
+		X##regs(YXTS_OUT_SHORT)                                                                      \
+	}
+/* clang-format on */
+#define XTS_SHORT_KERNEL(name, cipher, keys)                                                                 \
+	FOR_REGS_1_8(XTS_SHORT_REGS, name, cipher, keys)                                                     \
+	CT_TARGET_YMM static void name(const struct ct_aes_key *k, uint8_t tweak[16], const uint8_t *in,     \
+				       uint8_t *out, size_t nblocks)                                         \
+	{                                                                                                    \
+		static void (*const by_regs[8])(const struct ct_aes_key *, const uint8_t *, const uint8_t *, \
+						uint8_t *, size_t) = REGS_1_8_TABLE(name);                   \
+		by_regs[(nblocks - 1) / 2](k, tweak, in, out, nblocks);                                      \
+		ST(tweak, 0,                                                                                 \
+		   _mm256_castsi256_si128(                                                                   \
+			   xts_mul_xk(bcast(tweak), _mm256_set1_epi64x((long long)nblocks))));               \
+	}
+
+XTS_SHORT_KERNEL(xts_enc_short, ENC, enc)
+XTS_SHORT_KERNEL(xts_dec_short, DEC, dec)
+
+#define XTS_KERNEL(name, cipher, keys)                                                                       \
 	CT_TARGET_YMM static void name(const struct ct_aes_key *k, uint8_t tweak[16], const uint8_t *in,     \
 				       uint8_t *out, size_t nblocks)                                         \
 	{                                                                                                    \
 		const unsigned rounds = k->rounds;                                                           \
-		if (nblocks >= WIDE_MIN) {                                                                   \
+		/* one batch or less: the batch loop would also make the next batch's tweaks */              \
+		if (nblocks > 16) {                                                                          \
 			const __m256i t0_ = xts_mul_xk(bcast(tweak), _mm256_set_epi64x(1, 1, 0, 0));         \
 			X8(YTWEAK_INIT)                                                                      \
 			X8(YTWEAK_DECL)                                                                      \
@@ -259,11 +318,11 @@ YI __m256i xts_mul_xk(__m256i t, __m256i kv)
 			ST(tweak, 0, _mm256_castsi256_si128(t0));                                            \
 		}                                                                                            \
 		if (nblocks)                                                                                 \
-			xmm->tail(k, tweak, in, out, nblocks);                                               \
+			name##_short(k, tweak, in, out, nblocks);                                            \
 	}
 
-XTS_KERNEL(xts_enc, ENC, enc, xts_enc)
-XTS_KERNEL(xts_dec, DEC, dec, xts_dec)
+XTS_KERNEL(xts_enc, ENC, enc)
+XTS_KERNEL(xts_dec, DEC, dec)
 
 /* ---- GHASH ---- */
 

@@ -12,13 +12,12 @@
 #include <x86intrin.h>
 
 #include "aes_internal.h"
+#include "unroll.h"
 
 #define CT_SIMD_TARGET CT_TARGET_ZMM
 #include "simd_inline.h"
 #define ZI SI
 
-#define X8(m) m(0) m(1) m(2) m(3) m(4) m(5) m(6) m(7)
-#define X4(m) m(0) m(1) m(2) m(3)
 #define LD4(p, i) _mm512_loadu_si512((const void *)((const __m512i *)(p) + (i)))
 #define ST4(p, i, v) _mm512_storeu_si512((void *)((__m512i *)(p) + (i)), (v))
 #define XOR3(a, b, c) _mm512_ternarylogic_epi64((a), (b), (c), 0x96)
@@ -324,12 +323,6 @@ ZI __m512i xts_mul_x32(__m512i t)
 		_mm512_mask_storeu_epi64(out + 64 * (i), mlast_, _mm512_xor_si512(b##i, t##i));              \
 	else                                                                                                 \
 		ST4(out, i, _mm512_xor_si512(b##i, t##i));
-#define X1(m) m(0)
-#define X2(m) m(0) m(1)
-#define X3(m) m(0) m(1) m(2)
-#define X5(m) m(0) m(1) m(2) m(3) m(4)
-#define X6(m) m(0) m(1) m(2) m(3) m(4) m(5)
-#define X7(m) m(0) m(1) m(2) m(3) m(4) m(5) m(6)
 /* clang-format off */
 #define XTS_SHORT_REGS(name, regs, cipher, keys)                                                             \
 	CT_TARGET_ZMM static void name##_##regs(const struct ct_aes_key *k, const uint8_t tweak[16],         \
@@ -352,21 +345,12 @@ ZI __m512i xts_mul_x32(__m512i t)
 	}
 /* clang-format on */
 #define XTS_SHORT_KERNEL(name, cipher, keys)                                                                 \
-	XTS_SHORT_REGS(name, 1, cipher, keys)                                                                \
-	XTS_SHORT_REGS(name, 2, cipher, keys)                                                                \
-	XTS_SHORT_REGS(name, 3, cipher, keys)                                                                \
-	XTS_SHORT_REGS(name, 4, cipher, keys)                                                                \
-	XTS_SHORT_REGS(name, 5, cipher, keys)                                                                \
-	XTS_SHORT_REGS(name, 6, cipher, keys)                                                                \
-	XTS_SHORT_REGS(name, 7, cipher, keys)                                                                \
-	XTS_SHORT_REGS(name, 8, cipher, keys)                                                                \
+	FOR_REGS_1_8(XTS_SHORT_REGS, name, cipher, keys)                                                     \
 	CT_TARGET_ZMM static void name(const struct ct_aes_key *k, uint8_t tweak[16], const uint8_t *in,     \
 				       uint8_t *out, size_t nblocks)                                         \
 	{                                                                                                    \
 		static void (*const by_regs[8])(const struct ct_aes_key *, const uint8_t *, const uint8_t *, \
-						uint8_t *,                                                   \
-						size_t) = { name##_1, name##_2, name##_3, name##_4,          \
-							    name##_5, name##_6, name##_7, name##_8 };        \
+						uint8_t *, size_t) = REGS_1_8_TABLE(name);                   \
 		by_regs[(nblocks - 1) / 4](k, tweak, in, out, nblocks);                                      \
 		ST(tweak, 0,                                                                                 \
 		   _mm512_castsi512_si128(xts_mul_xk(bcast(tweak), _mm512_set1_epi64((long long)nblocks)))); \

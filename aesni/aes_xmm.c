@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "aes_internal.h"
+#include "unroll.h"
 #include "key_schedule.h"
 
 #define CT_SIMD_TARGET CT_TARGET_XMM
@@ -15,9 +16,6 @@
 
 /* Expands to m(0) .. m(n-1): the unrolled per-block statements below keep every block in its own
  * register instead of trusting the compiler to scalarise an array. */
-#define X8(m) m(0) m(1) m(2) m(3) m(4) m(5) m(6) m(7)
-#define X4(m) m(0) m(1) m(2) m(3)
-#define X1(m) m(0)
 
 /* ---- key expansion (key_schedule.h), SubWord done by AESENCLAST ---- */
 
