@@ -242,7 +242,7 @@ YI __m256i xts_mul_xk(__m256i t, __m256i kv)
  * ceil(n/2) registers, every tweak from T by its own shift, an odd last block in the low lane of
  * the last register (a 128-bit load and store): the 128-bit kernel this replaced made one tweak
  * after another and ran its blocks one by one past the first eight. One instance per register
- * count (aes_vaes512.c does the same on masked 512-bit registers). */
+ * count (aes_vaes512.c does the same on 512-bit registers). */
 #define YTWEAK_AT(i) const __m256i t##i = (i) ? xts_mul_xk(t0_, _mm256_set1_epi64x(2 * (i))) : t0_;
 #define YLD_SHORT(i) ((i) == last_ && odd_ ? _mm256_zextsi128_si256(LD(in, 2 * (i))) : LD2(in, i))
 #define YXTS_IN_SHORT(i) b##i = _mm256_xor_si256(_mm256_xor_si256(YLD_SHORT(i), t##i), k_);

@@ -5,7 +5,7 @@
  * and three-way XORs in one VPTERNLOGQ. Where they pay (docs/aesni.md "512-bit kernels"): XTS,
  * whose tweak update runs on the carry-less multiply port beside the AES one, and GCM, whose
  * GHASH is stitched into the CTR rounds. Inputs under 32 blocks, and the tails, go to the
- * 256-bit kernels, except in XTS, whose short inputs and tails run here on masked registers; the
+ * 256-bit kernels, except in XTS, whose short inputs and tails run here too; the
  * serial modes stay on the AES-NI ones.
  */
 #include <string.h>
@@ -309,18 +309,53 @@ ZI __m512i xts_mul_x32(__m512i t)
 	} while (0)
 /* clang-format on */
 
-/* XTS on 1..31 blocks (a short data unit, or the rest after the batches) in one pass of
- * ceil(n/4) registers: every tweak from T by its own shift (no serial chain of x-multiplies),
- * the last register's load and store masked to its blocks. The 256-bit kernels this replaced
- * multiplied the tweaks one by one and left the last 15 blocks to the 128-bit ones: a 256-byte
- * unit ran at 0.75x OpenSSL 3.5's speed (bench/README.md). One instance per register count, so
- * no register does work for nothing. */
+/* XTS on 1..32 blocks (a short data unit, or the rest after the batches) in one pass of
+ * ceil(n/4) registers: every tweak from T by its own shift (no serial chain of x-multiplies), the
+ * last register loaded and stored in 16- and 32-byte pieces as its blocks ask. The 256-bit
+ * kernels this replaced multiplied the tweaks one by one and left the last 15 blocks to the
+ * 128-bit ones: a 256-byte unit ran at 0.75x OpenSSL 3.5's speed (bench/README.md). Not masked
+ * loads and stores: a load cannot take its bytes from an earlier masked store, nor a masked load
+ * from narrower stores, so with them a 40-byte unit (the stealing's blocks go through the stack)
+ * ran at 0.6 GB/s and 1 KiB in place lost 2-3 %. */
+ZI __m512i ld_blocks(const uint8_t *p, unsigned n)
+{
+	switch (n) {
+	case 1:
+		return _mm512_zextsi128_si512(LD(p, 0));
+	case 2:
+		return _mm512_zextsi256_si512(_mm256_loadu_si256((const __m256i *)p));
+	case 3:
+		return _mm512_inserti32x4(_mm512_zextsi256_si512(_mm256_loadu_si256((const __m256i *)p)),
+					  LD(p, 2), 2);
+	default:
+		return LD4(p, 0);
+	}
+}
+
+ZI void st_blocks(uint8_t *p, __m512i v, unsigned n)
+{
+	switch (n) {
+	case 1:
+		ST(p, 0, _mm512_castsi512_si128(v));
+		break;
+	case 2:
+		_mm256_storeu_si256((__m256i *)p, _mm512_castsi512_si256(v));
+		break;
+	case 3:
+		_mm256_storeu_si256((__m256i *)p, _mm512_castsi512_si256(v));
+		ST(p, 2, _mm512_extracti32x4_epi32(v, 2));
+		break;
+	default:
+		ST4(p, 0, v);
+	}
+}
+
 #define ZTWEAK_AT(i) const __m512i t##i = (i) ? xts_mul_xk(t0_, _mm512_set1_epi64(4 * (i))) : t0_;
-#define ZLD_SHORT(i) ((i) == last_ ? _mm512_maskz_loadu_epi64(mlast_, in + 64 * (i)) : LD4(in, i))
+#define ZLD_SHORT(i) ((i) == last_ ? ld_blocks(in + 64 * (i), nlast_) : LD4(in, i))
 #define ZXTS_IN_SHORT(i) b##i = XOR3(ZLD_SHORT(i), t##i, k0_);
 #define ZXTS_OUT_SHORT(i)                                                                                    \
 	if ((i) == last_)                                                                                    \
-		_mm512_mask_storeu_epi64(out + 64 * (i), mlast_, _mm512_xor_si512(b##i, t##i));              \
+		st_blocks(out + 64 * (i), _mm512_xor_si512(b##i, t##i), nlast_);                             \
 	else                                                                                                 \
 		ST4(out, i, _mm512_xor_si512(b##i, t##i));
 /* clang-format off */
@@ -331,7 +366,7 @@ ZI __m512i xts_mul_x32(__m512i t)
 		const unsigned rounds = k->rounds, last_ = (regs) - 1;                                       \
 		const __m512i t0_ = xts_mul_xk(bcast(tweak), _mm512_set_epi64(3, 3, 2, 2, 1, 1, 0, 0));      \
 		const uint8_t(*const rk)[16] = k->keys;                                                      \
-		const __mmask8 mlast_ = (__mmask8)(0xffu >> (2 * (4 * (regs) - nblocks)));                   \
+		const unsigned nlast_ = (unsigned)nblocks - 4 * last_;                                       \
 		const __m512i k0_ = bcast(rk[0]);                                                            \
 		__m512i k_;                                                                                  \
 		X##regs(ZTWEAK_AT) X##regs(ZDECL) X##regs(ZXTS_IN_SHORT)                                     \
