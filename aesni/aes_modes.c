@@ -183,6 +183,11 @@ static void xts_mulx(uint8_t t[16])
 	memcpy(t + 8, &hi, 8);
 }
 
+/* An encryption's stealing takes its last whole block in the batch from this many whole blocks
+ * on (measured on the Intel Xeon at both VAES levels: 8-12 % slower at 4-12 blocks, mixed at
+ * 16-17, 1.1-1.3x faster from 32). */
+#define XTS_STEAL_IN_BATCH_MIN 32
+
 int ct_aes_xts(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak_key, const uint8_t iv[16],
 	       const uint8_t *in, uint8_t *out, size_t len, bool encrypt)
 {
@@ -204,7 +209,27 @@ int ct_aes_xts(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak
 	ct_aes_base_kernels.ecb_enc(tweak_key, iv, s.t, 1);
 
 	const size_t tail = len & 15;
-	/* With stealing, the last whole block is handled together with the tail. */
+	if (encrypt && (!tail || len / 16 >= XTS_STEAL_IN_BATCH_MIN)) {
+		/* Every whole block in the batch, the last one's CC = E(P_{m-1}) with T_{m-1} too: it
+		 * needs nothing from the tail, so its rounds run beside the others', and the stealing
+		 * adds one AES latency after the batch, not two (a 1032-byte unit 1.2-1.3x faster). */
+		kt->xts_enc(data_key, s.t, in, out, len / 16); /* s.t ends as T_m */
+		if (!tail) {
+			explicit_bzero(s.t, sizeof(s.t));
+			return 0;
+		}
+		in += len & ~(size_t)15, out += len & ~(size_t)15;
+		memcpy(s.stolen, in, tail); /* P_m, read before C_m takes its place when in place */
+		memcpy(s.stolen + tail, out - 16 + tail, 16 - tail);
+		memcpy(out, out - 16, tail);                       /* C_m: CC's first bytes */
+		kt->xts_enc(data_key, s.t, s.stolen, out - 16, 1); /* C_{m-1}: P_m || CC's rest, T_m */
+		explicit_bzero(&s, sizeof(s));
+		return 0;
+	}
+	/* A short unit's stealing (and decryption's, which takes the last whole block with T_m
+	 * before the tail's) leaves the last whole block to its own call: read back from the batch's
+	 * wide store, CC made 72-200-byte units 8-12 % slower, and in a short unit this call's
+	 * rounds overlap the batch's anyway. */
 	const size_t bulk = len / 16 - (tail ? 1 : 0);
 	if (bulk)
 		(encrypt ? kt->xts_enc : kt->xts_dec)(data_key, s.t, in, out, bulk);

@@ -217,8 +217,11 @@ def main():
     if not all(z.isdigit() for z in words):
         die(2, f"-z {a.sizes!r}: sizes are byte counts, separated by commas (16,1024)")
     sizes = [int(z) for z in words]
-    if any(m not in MODES for m in modes) or any(z < 16 or z % 16 for z in sizes):
-        die(2, f"modes are {','.join(MODES)}; sizes whole blocks of 16 bytes")
+    if any(m not in MODES for m in modes) or any(z < 16 for z in sizes):
+        die(2, f"modes are {','.join(MODES)}; sizes at least 16 bytes")
+    if any(z % 16 for z in sizes) and {"ecb", "cbc-dec"} & set(modes):
+        die(2, "ecb and cbc-dec take whole blocks of 16 bytes (xts, ctr and gcm take any size: "
+               "520 is a 512-byte XTS unit with ciphertext stealing)")
     if os.uname().machine != "x86_64" or " aes " not in open("/proc/cpuinfo").read():
         die(77, "needs an x86-64 CPU with AES-NI (the peers' figures are x86's)")
     cryptrace = os.path.join(build, "tracer", "cryptrace")
