@@ -15,6 +15,7 @@
  */
 #include <intel-ipsec-mb.h>
 #include <openssl/evp.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,8 +122,12 @@ int main(int argc, char **argv)
 			m = i;
 	const long len = argc == 4 ? atol(argv[2]) : 0;
 	const double seconds = argc == 4 ? atof(argv[3]) : 0;
-	if (m < 0 || len < 16 || len > MAX_BYTES || len % 16 || seconds <= 0) {
-		fprintf(stderr, "usage: %s ecb|ctr|cbc-dec|gcm BYTES SECONDS (BYTES: 16..%d, whole blocks)\n",
+	/* ECB and CBC take whole blocks; CTR and GCM any length (a TLS record's) */
+	const bool whole_blocks_only = m == 0 || m == 2;
+	if (m < 0 || len < 16 || len > MAX_BYTES || (whole_blocks_only && len % 16) || seconds <= 0) {
+		fprintf(stderr,
+			"usage: %s ecb|ctr|cbc-dec|gcm BYTES SECONDS (BYTES: 16..%d, whole blocks for ecb and "
+			"cbc-dec)\n",
 			argv[0], MAX_BYTES);
 		return 2;
 	}
