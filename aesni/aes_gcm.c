@@ -143,7 +143,8 @@ static void gcm_blocks(struct ct_aes_gcm *g, const uint8_t *in, uint8_t *out, si
 			const struct ct_aes_kernels *pk = ct_aes_kernels_for(piece);
 			if (!enc)
 				pk->ghash(hpow, g->xi, in + 16 * done, piece);
-			pk->ctr(&g->key, g->ctr, in + 16 * done, out + 16 * done, piece);
+			/* the level's own CTR at any length (the 512-bit one takes short runs itself) */
+			ct_aes_active_kernels()->ctr(&g->key, g->ctr, in + 16 * done, out + 16 * done, piece);
 			if (enc)
 				pk->ghash(hpow, g->xi, out + 16 * done, piece);
 			done += piece;

@@ -59,6 +59,9 @@ void ct_aes_cbc_decrypt(const struct ct_aes_key *k, uint8_t iv[16], const uint8_
 		ct_aes_kernels_for(len / 16)->cbc_dec(k, iv, in, out, len / 16);
 }
 
+/* A block as one 16-byte vector (GCC/clang vector extension): stored whole, read back whole. */
+typedef uint64_t block_vec __attribute__((vector_size(16)));
+
 static uint64_t load_be64(const uint8_t *p)
 {
 	uint64_t v;
@@ -84,13 +87,28 @@ static void ctr128_inc(uint8_t ctr[16])
 void ct_aes_ctr128(const struct ct_aes_key *k, uint8_t ctr[16], uint8_t ecount[16], unsigned *num,
 		   const uint8_t *in, uint8_t *out, size_t len)
 {
-	const struct ct_aes_kernels *kt = ct_aes_kernels_for(len / 16);
+	/* the level's own kernel at any length: the 512-bit one takes its short inputs in one pass
+	 * (aes_vaes512.c), the 256-bit one hands them down itself */
+	const struct ct_aes_kernels *kt = ct_aes_active_kernels();
 	unsigned n = *num & 15;
 
 	for (; n && len; len--)
 		*out++ = *in++ ^ ecount[n], n = (n + 1) & 15;
 
 	size_t nblocks = len / 16;
+	if (len & 15) {
+		/* The partial last block's keystream first, from its own counter (ctr + nblocks, the
+		 * 128-bit sum): its rounds then run beside the whole blocks', not after them (a
+		 * 1000-byte call spent 20 ns more than a 992-byte one). */
+		const uint64_t lo = load_be64(ctr + 8), sum = lo + nblocks;
+		/* built in a register and stored whole: two 8-byte stores read back by the AES pass
+		 * as one 16-byte load wait ~15 cycles (24-40-byte calls were 20 % slower so) */
+		const block_vec c = { __builtin_bswap64(load_be64(ctr) + (sum < lo)),
+				      __builtin_bswap64(sum) };
+		uint8_t last_ctr[16];
+		memcpy(last_ctr, &c, 16);
+		ct_aes_base_kernels.ecb_enc(k, last_ctr, ecount, 1);
+	}
 	while (nblocks) {
 		/* The kernel only adds to the low 64 bits: stop where they wrap, carry here. */
 		const uint64_t lo = load_be64(ctr + 8);
@@ -104,8 +122,7 @@ void ct_aes_ctr128(const struct ct_aes_key *k, uint8_t ctr[16], uint8_t ecount[1
 
 	len &= 15;
 	if (len) {
-		kt->ecb_enc(k, ctr, ecount, 1);
-		ctr128_inc(ctr);
+		ctr128_inc(ctr); /* past the partial block, whose keystream ecount holds */
 		for (; n < len; n++)
 			out[n] = in[n] ^ ecount[n];
 	}

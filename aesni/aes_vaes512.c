@@ -86,6 +86,12 @@ ZI struct zkeys zkeys_load(const uint8_t rk[][16], unsigned rounds)
 	}                                                                                                    \
 	k_ = KEY##_LAST(rk, rounds);                                                                         \
 	XA(cipher##_ZLAST)
+/* Rounds 1 .. the last on XA's registers (their whitening done by the caller). */
+#define ZROUNDS_FROM1_N(XA, cipher, KEY, rk, rounds)                                                         \
+	ZROUND_N(XA, cipher, KEY, rk, 1) ZROUND_N(XA, cipher, KEY, rk, 2) ZROUND_N(XA, cipher, KEY, rk, 3)  \
+	ZROUND_N(XA, cipher, KEY, rk, 4) ZROUND_N(XA, cipher, KEY, rk, 5) ZROUND_N(XA, cipher, KEY, rk, 6)  \
+	ZROUND_N(XA, cipher, KEY, rk, 7) ZROUND_N(XA, cipher, KEY, rk, 8) ZROUND_N(XA, cipher, KEY, rk, 9)  \
+	ZROUNDS_TAIL_N(XA, cipher, KEY, rk, rounds)
 #define ZROUND(cipher, rk, r) ZROUND_N(X8, cipher, HELD, rk, r)
 #define ZROUNDS_TAIL(cipher, rk, rounds) ZROUNDS_TAIL_N(X8, cipher, HELD, rk, rounds)
 #define ZROUNDS(cipher, rk, rounds)                                                                          \
@@ -107,6 +113,43 @@ ZI struct zkeys zkeys_load(const uint8_t rk[][16], unsigned rounds)
 #define ZLOAD_IN(i) b##i = LD4(in, i);
 #define ZSTORE_OUT(i) ST4(out, i, b##i);
 #define ZXOR_IN(i) b##i = _mm512_xor_si512(b##i, LD4(in, i));
+
+/* The first n (1..4) blocks of a register from p, and to p, in 16- and 32-byte pieces: the
+ * last register of a short pass (XTS, CTR below). Not masked loads and stores: a load cannot
+ * take its bytes from an earlier masked store, nor a masked load from narrower stores, and with
+ * them a 40-byte XTS unit (its stealing passes blocks through the stack) ran at 0.6 GB/s. */
+ZI __m512i ld_blocks(const uint8_t *p, unsigned n)
+{
+	switch (n) {
+	case 1:
+		return _mm512_zextsi128_si512(LD(p, 0));
+	case 2:
+		return _mm512_zextsi256_si512(_mm256_loadu_si256((const __m256i *)p));
+	case 3:
+		return _mm512_inserti32x4(_mm512_zextsi256_si512(_mm256_loadu_si256((const __m256i *)p)),
+					  LD(p, 2), 2);
+	default:
+		return LD4(p, 0);
+	}
+}
+
+ZI void st_blocks(uint8_t *p, __m512i v, unsigned n)
+{
+	switch (n) {
+	case 1:
+		ST(p, 0, _mm512_castsi512_si128(v));
+		break;
+	case 2:
+		_mm256_storeu_si256((__m256i *)p, _mm512_castsi512_si256(v));
+		break;
+	case 3:
+		_mm256_storeu_si256((__m256i *)p, _mm512_castsi512_si256(v));
+		ST(p, 2, _mm512_extracti32x4_epi32(v, 2));
+		break;
+	default:
+		ST4(p, 0, v);
+	}
+}
 
 /* ---- ECB ---- */
 
@@ -237,6 +280,46 @@ ZI void zctr_end(const struct zctr *z, uint8_t ctr[16])
 /* b0..b7 = a batch's counter blocks; z advanced by one batch. */
 #define ZCOUNTERS() ZCOUNTERS_W(X8, BATCH)
 
+/* CTR on 1..31 blocks (a short input, or the rest after the batches) in one pass of ceil(n/4)
+ * registers, the last one's input and output in pieces (ld_blocks). Before, the rest went to the
+ * 256-bit kernel and its last 15 blocks to the 128-bit one: a 992-byte call took 86 ns, a
+ * 1024-byte one 54. One instance per register count (unroll.h). */
+#define ZXOR_IN_SHORT(i)                                                                                     \
+	b##i = _mm512_xor_si512(b##i, (i) == last_ ? ld_blocks(in + 64 * (i), nlast_) : LD4(in, i));
+#define ZSTORE_SHORT(i)                                                                                      \
+	if ((i) == last_)                                                                                    \
+		st_blocks(out + 64 * (i), b##i, nlast_);                                                     \
+	else                                                                                                 \
+		ST4(out, i, b##i);
+/* clang-format off */
+#define CTR_SHORT_REGS(name, regs, cipher)                                                                   \
+	CT_TARGET_ZMM static void name##_##regs(const struct ct_aes_key *k, const uint8_t ctr[16],           \
+						const uint8_t *in, uint8_t *out, size_t nblocks)             \
+	{                                                                                                    \
+		const unsigned rounds = k->rounds, last_ = (regs) - 1;                                       \
+		const unsigned nlast_ = (unsigned)nblocks - 4 * last_;                                       \
+		const uint8_t(*const rk)[16] = k->enc;                                                       \
+		struct zctr z = zctr_start(ctr);                                                             \
+		X##regs(ZDECL)                                                                               \
+		ZCOUNTERS_W(X##regs, 4 * (regs));                                                            \
+		__m512i k_ = SCHED(rk, 0);                                                                   \
+		X##regs(ZWHITEN)                                                                             \
+		ZROUNDS_FROM1_N(X##regs, cipher, SCHED, rk, rounds)                                          \
+		X##regs(ZXOR_IN_SHORT)                                                                       \
+		X##regs(ZSTORE_SHORT)                                                                        \
+	}
+/* clang-format on */
+FOR_REGS_1_8(CTR_SHORT_REGS, ctr_short, ENC)
+
+CT_TARGET_ZMM static void ctr_short(const struct ct_aes_key *k, uint8_t ctr[16], const uint8_t *in,
+				    uint8_t *out, size_t nblocks)
+{
+	static void (*const by_regs[8])(const struct ct_aes_key *, const uint8_t *, const uint8_t *,
+					uint8_t *, size_t) = REGS_1_8_TABLE(ctr_short);
+	by_regs[(nblocks - 1) / 4](k, ctr, in, out, nblocks);
+	ST(ctr, 0, bswap128(_mm_add_epi64(bswap128(LD(ctr, 0)), _mm_set_epi64x(0, (long long)nblocks))));
+}
+
 CT_TARGET_ZMM static void ctr_blocks(const struct ct_aes_key *k, uint8_t ctr[16], const uint8_t *in,
 				     uint8_t *out, size_t nblocks)
 {
@@ -254,7 +337,7 @@ CT_TARGET_ZMM static void ctr_blocks(const struct ct_aes_key *k, uint8_t ctr[16]
 		zctr_end(&z, ctr);
 	}
 	if (nblocks)
-		ymm->ctr(k, ctr, in, out, nblocks);
+		ctr_short(k, ctr, in, out, nblocks);
 }
 
 /* ---- XTS ---- */
@@ -311,45 +394,9 @@ ZI __m512i xts_mul_x32(__m512i t)
 
 /* XTS on 1..32 blocks (a short data unit, or the rest after the batches) in one pass of
  * ceil(n/4) registers: every tweak from T by its own shift (no serial chain of x-multiplies), the
- * last register loaded and stored in 16- and 32-byte pieces as its blocks ask. The 256-bit
- * kernels this replaced multiplied the tweaks one by one and left the last 15 blocks to the
- * 128-bit ones: a 256-byte unit ran at 0.75x OpenSSL 3.5's speed (bench/README.md). Not masked
- * loads and stores: a load cannot take its bytes from an earlier masked store, nor a masked load
- * from narrower stores, so with them a 40-byte unit (the stealing's blocks go through the stack)
- * ran at 0.6 GB/s and 1 KiB in place lost 2-3 %. */
-ZI __m512i ld_blocks(const uint8_t *p, unsigned n)
-{
-	switch (n) {
-	case 1:
-		return _mm512_zextsi128_si512(LD(p, 0));
-	case 2:
-		return _mm512_zextsi256_si512(_mm256_loadu_si256((const __m256i *)p));
-	case 3:
-		return _mm512_inserti32x4(_mm512_zextsi256_si512(_mm256_loadu_si256((const __m256i *)p)),
-					  LD(p, 2), 2);
-	default:
-		return LD4(p, 0);
-	}
-}
-
-ZI void st_blocks(uint8_t *p, __m512i v, unsigned n)
-{
-	switch (n) {
-	case 1:
-		ST(p, 0, _mm512_castsi512_si128(v));
-		break;
-	case 2:
-		_mm256_storeu_si256((__m256i *)p, _mm512_castsi512_si256(v));
-		break;
-	case 3:
-		_mm256_storeu_si256((__m256i *)p, _mm512_castsi512_si256(v));
-		ST(p, 2, _mm512_extracti32x4_epi32(v, 2));
-		break;
-	default:
-		ST4(p, 0, v);
-	}
-}
-
+ * last register loaded and stored in pieces (ld_blocks). The 256-bit kernels this replaced
+ * multiplied the tweaks one by one and left the last 15 blocks to the 128-bit ones: a 256-byte
+ * unit ran at 0.75x OpenSSL 3.5's speed (bench/README.md). */
 #define ZTWEAK_AT(i) const __m512i t##i = (i) ? xts_mul_xk(t0_, _mm512_set1_epi64(4 * (i))) : t0_;
 #define ZLD_SHORT(i) ((i) == last_ ? ld_blocks(in + 64 * (i), nlast_) : LD4(in, i))
 #define ZXTS_IN_SHORT(i) b##i = XOR3(ZLD_SHORT(i), t##i, k0_);
@@ -370,12 +417,7 @@ ZI void st_blocks(uint8_t *p, __m512i v, unsigned n)
 		const __m512i k0_ = bcast(rk[0]);                                                            \
 		__m512i k_;                                                                                  \
 		X##regs(ZTWEAK_AT) X##regs(ZDECL) X##regs(ZXTS_IN_SHORT)                                     \
-		ZROUND_N(X##regs, cipher, SCHED, rk, 1) ZROUND_N(X##regs, cipher, SCHED, rk, 2)              \
-		ZROUND_N(X##regs, cipher, SCHED, rk, 3) ZROUND_N(X##regs, cipher, SCHED, rk, 4)              \
-		ZROUND_N(X##regs, cipher, SCHED, rk, 5) ZROUND_N(X##regs, cipher, SCHED, rk, 6)              \
-		ZROUND_N(X##regs, cipher, SCHED, rk, 7) ZROUND_N(X##regs, cipher, SCHED, rk, 8)              \
-		ZROUND_N(X##regs, cipher, SCHED, rk, 9)                                                      \
-		ZROUNDS_TAIL_N(X##regs, cipher, SCHED, rk, rounds)                                           \
+		ZROUNDS_FROM1_N(X##regs, cipher, SCHED, rk, rounds)                                          \
 		X##regs(ZXTS_OUT_SHORT)                                                                      \
 	}
 /* clang-format on */
