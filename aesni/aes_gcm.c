@@ -64,9 +64,18 @@ static void gmult(struct ct_aes_gcm *g)
 	ct_aes_base_kernels.ghash((const uint8_t(*)[16])g->hpow, g->xi, zero_block, 1);
 }
 
-static void encrypt_counter(struct ct_aes_gcm *g, uint8_t out[16])
+/* The keystream of a partial block that follows `whole` blocks (its counter inc32'd past them,
+ * built in a register and stored whole), made before those blocks, so that its rounds overlap
+ * theirs: after them, it put one AES latency on every message whose length is not a multiple
+ * of 16 (1000 bytes took 25 ns more than 992). */
+static void partial_keystream_first(struct ct_aes_gcm *g, size_t whole)
 {
-	ct_aes_base_kernels.ecb_enc(&g->key, g->ctr, out, 1);
+	block_words c;
+	uint8_t blk[16];
+	LOAD_BLOCK(c, g->ctr);
+	c[3] = be32(be32(c[3]) + (uint32_t)whole);
+	STORE_BLOCK(blk, c);
+	ct_aes_base_kernels.ecb_enc(&g->key, blk, g->ks, 1);
 }
 
 /* The Karatsuba rows (aesni.h, CT_GHASH_KEY_ROWS): each power's two halves XORed, in both
@@ -137,14 +146,15 @@ static void gcm_blocks(struct ct_aes_gcm *g, const uint8_t *in, uint8_t *out, si
 			if (stitched)
 				done = stitched(&g->key, g->ctr, hpow, g->xi, in, out, run);
 		}
+		/* the rest in two passes, each on the level's own kernel at any length (the 512-bit
+		 * ones take short runs in one pass themselves) */
+		const struct ct_aes_kernels *pk = ct_aes_active_kernels();
 		while (done < run) {
 			const size_t left = run - done,
 				     piece = left < GCM_PIECE_BLOCKS ? left : GCM_PIECE_BLOCKS;
-			const struct ct_aes_kernels *pk = ct_aes_kernels_for(piece);
 			if (!enc)
 				pk->ghash(hpow, g->xi, in + 16 * done, piece);
-			/* the level's own CTR at any length (the 512-bit one takes short runs itself) */
-			ct_aes_active_kernels()->ctr(&g->key, g->ctr, in + 16 * done, out + 16 * done, piece);
+			pk->ctr(&g->key, g->ctr, in + 16 * done, out + 16 * done, piece);
 			if (enc)
 				pk->ghash(hpow, g->xi, out + 16 * done, piece);
 			done += piece;
@@ -355,12 +365,13 @@ int ct_aes_gcm_encrypt(struct ct_aes_gcm *g, const uint8_t *in, uint8_t *out, si
 		if (n == 0)
 			gmult(g);
 	}
+	if (len & 15)
+		partial_keystream_first(g, len / 16);
 	gcm_blocks(g, in, out, len / 16, true);
 	in += len & ~(size_t)15, out += len & ~(size_t)15;
 	len &= 15;
 	if (len) {
-		encrypt_counter(g, g->ks);
-		inc32(g->ctr);
+		inc32(g->ctr); /* past the partial block, whose keystream ks holds */
 		for (; n < len; n++) {
 			const uint8_t c = in[n] ^ g->ks[n];
 			out[n] = c;
@@ -391,12 +402,13 @@ int ct_aes_gcm_decrypt(struct ct_aes_gcm *g, const uint8_t *in, uint8_t *out, si
 		if (n == 0)
 			gmult(g);
 	}
+	if (len & 15)
+		partial_keystream_first(g, len / 16);
 	gcm_blocks(g, in, out, len / 16, false);
 	in += len & ~(size_t)15, out += len & ~(size_t)15;
 	len &= 15;
 	if (len) {
-		encrypt_counter(g, g->ks);
-		inc32(g->ctr);
+		inc32(g->ctr); /* past the partial block, whose keystream ks holds */
 		for (; n < len; n++) {
 			const uint8_t c = in[n];
 			out[n] = c ^ g->ks[n];

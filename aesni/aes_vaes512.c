@@ -530,6 +530,11 @@ enum gh_form { GH_KARATSUBA, GH_SCHOOLBOOK };
 	} while (0)
 /* clang-format on */
 
+ZI __m512i zext(__m128i v)
+{
+	return _mm512_zextsi128_si512(v);
+}
+
 ZI __m128i fold4(__m512i v)
 {
 	const __m256i y = _mm256_xor_si256(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
@@ -550,6 +555,30 @@ ZI __m128i gh_close(__m512i lo, __m512i mid, __m512i hi, __m128i xs, __m128i hx)
 	return gf_reduce_times_x(l, m, h);
 }
 
+/* GHASH of 1..31 blocks in one reduction: register j holds blocks 4j.. (its last in pieces, the
+ * empty lanes zero), multiplied lane by lane with H^(n-4j).. (hpow rows from CT_GHASH_POWERS - n:
+ * rows past H^1 meet zero lanes only), x mixed into block 0. Before, such a rest went to the
+ * 256-bit GHASH and under 16 blocks to the 128-bit one: GCM's two-pass rest after the stitched
+ * steps (a 992-byte message took 141 ns against 1024 bytes' 102). */
+CT_TARGET_ZMM static void ghash_short(const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8_t xi[16],
+				      const uint8_t *in, size_t nblocks)
+{
+	const uint8_t(*const h)[16] = hpow + CT_GHASH_POWERS - nblocks;
+	const size_t regs = (nblocks + 3) / 4;
+	__m512i lo = _mm512_setzero_si512(), mid = lo, hi = lo;
+	for (size_t j = 0; j < regs; j++) {
+		__m512i d = bswap512(j + 1 < regs ? LD4(in, j)
+						  : ld_blocks(in + 64 * j, (unsigned)(nblocks - 4 * j)));
+		if (j == 0)
+			d = _mm512_xor_si512(d, zext(bswap128(LD(xi, 0))));
+		const __m512i hv = LD4(h + 4 * j, 0);
+		lo = _mm512_xor_si512(lo, _mm512_clmulepi64_epi128(d, hv, 0x00));
+		hi = _mm512_xor_si512(hi, _mm512_clmulepi64_epi128(d, hv, 0x11));
+		mid = XOR3(mid, _mm512_clmulepi64_epi128(d, hv, 0x01), _mm512_clmulepi64_epi128(d, hv, 0x10));
+	}
+	ST(xi, 0, bswap128(gf_div_x(gf_reduce_times_x(fold4(lo), fold4(mid), fold4(hi)))));
+}
+
 ZI void ghash_in(const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8_t xi[16], const uint8_t *in, size_t nblocks,
 		 enum gh_form f)
 {
@@ -563,7 +592,7 @@ ZI void ghash_in(const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8_t xi[16], cons
 		ST(xi, 0, bswap128(gf_div_x(xs)));
 	}
 	if (nblocks)
-		ymm->ghash(hpow, xi, in, nblocks);
+		ghash_short(hpow, xi, in, nblocks);
 }
 
 /* ---- GCM: CTR with GHASH stitched into its rounds ----
