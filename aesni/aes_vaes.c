@@ -286,8 +286,8 @@ YI __m256i xts_mul_xk(__m256i t, __m256i kv)
 	CT_TARGET_YMM static void name(const struct ct_aes_key *k, uint8_t tweak[16], const uint8_t *in,     \
 				       uint8_t *out, size_t nblocks)                                         \
 	{                                                                                                    \
-		static void (*const by_regs[8])(const struct ct_aes_key *, const uint8_t *, const uint8_t *, \
-						uint8_t *, size_t) = REGS_1_8_TABLE(name);                   \
+		REGS_1_8_BY_COUNT(name, const struct ct_aes_key *, const uint8_t *, const uint8_t *,         \
+				  uint8_t *, size_t)                                                         \
 		by_regs[(nblocks - 1) / 2](k, tweak, in, out, nblocks);                                      \
 		ST(tweak, 0,                                                                                 \
 		   _mm256_castsi256_si128(                                                                   \

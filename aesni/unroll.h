@@ -32,5 +32,7 @@
 	{                                                                                                    \
 		name##_1, name##_2, name##_3, name##_4, name##_5, name##_6, name##_7, name##_8               \
 	}
+/* by_regs[count - 1]: the instances, their parameter types given */
+#define REGS_1_8_BY_COUNT(name, ...) static void (*const by_regs[8])(__VA_ARGS__) = REGS_1_8_TABLE(name);
 
 #endif
