@@ -107,8 +107,9 @@ static inline const struct ct_aes_kernels *ct_aes_active_kernels(void)
 
 /* Below this many blocks the VAES kernels hand the whole input to the 128-bit ones, and the
  * 512-bit kernels below theirs to the 256-bit ones: the mode layer then calls those directly
- * (one or two indirect calls less; same code, same output). XTS is the exception: its VAES
- * kernels take short units themselves. */
+ * (one or two indirect calls less; same code, same output). Only CFB, OFB and GCM's short path
+ * still ask here: ECB, CBC decryption, CTR, XTS and GHASH call the level's own kernel at any
+ * length, since the 512-bit ones take short inputs in one pass themselves (aes_modes.c). */
 #define CT_AES_WIDE_MIN_BLOCKS 16
 #define CT_AES_ZMM_MIN_BLOCKS 32
 /* The stitched GCM kernels work in steps of this many blocks (the table's own level: not handed

@@ -5,8 +5,9 @@
  * and three-way XORs in one VPTERNLOGQ. Where they pay (docs/aesni.md "512-bit kernels"): XTS,
  * whose tweak update runs on the carry-less multiply port beside the AES one, and GCM, whose
  * GHASH is stitched into the CTR rounds. Inputs under 32 blocks, and the tails, go to the
- * 256-bit kernels, except in XTS, whose short inputs and tails run here too; the
- * serial modes stay on the AES-NI ones.
+ * 256-bit kernels, except in ECB, CBC decryption, CTR, XTS and GHASH, whose short inputs and
+ * tails run here in one short pass of as many registers as they need; the serial modes stay on
+ * the AES-NI ones.
  */
 #include <string.h>
 #include <x86intrin.h>
@@ -115,7 +116,7 @@ ZI struct zkeys zkeys_load(const uint8_t rk[][16], unsigned rounds)
 #define ZXOR_IN(i) b##i = _mm512_xor_si512(b##i, LD4(in, i));
 
 /* The first n (1..4) blocks of a register from p, and to p, in 16- and 32-byte pieces: the
- * last register of a short pass (XTS, CTR below). Not masked loads and stores: a load cannot
+ * last register of a short pass (ECB, CBC decryption, CTR, XTS, GHASH below). Not masked loads and stores: a load cannot
  * take its bytes from an earlier masked store, nor a masked load from narrower stores, and with
  * them a 40-byte XTS unit (its stealing passes blocks through the stack) ran at 0.6 GB/s. */
 ZI __m512i ld_blocks(const uint8_t *p, unsigned n)
