@@ -279,6 +279,19 @@ static void parse_tsc_hz(void)
 	}
 }
 
+/* The program's own OPENSSL_ia32cap (OPENSSL_armcap on ARM): a fact about the process, which the
+ * trace header records (a mask of AES-NI is the software-aes finding's cause), read whether the
+ * trace started with it or by an attach. An attach read only its own settings at first, and an
+ * attached masked process's finding then hung on its timing alone: under load it could miss. */
+static void read_openssl_cap(void)
+{
+	const char *cap = secure_getenv(CT_OPENSSL_CAP_ENV);
+	if (cap) {
+		snprintf(ia32cap_copy, sizeof(ia32cap_copy), "%s", cap);
+		ia32cap = ia32cap_copy;
+	}
+}
+
 void ct_config_load(void)
 {
 	bool mode_from_env;
@@ -317,11 +330,7 @@ void ct_config_load(void)
 	parse_uint("CRYPTRACE_AESNI_CPB", 0, 1000000, &cpb);
 	aesni_cpb = cpb;
 	parse_tsc_hz();
-	const char *cap = secure_getenv(CT_OPENSSL_CAP_ENV);
-	if (cap) {
-		snprintf(ia32cap_copy, sizeof(ia32cap_copy), "%s", cap);
-		ia32cap = ia32cap_copy;
-	}
+	read_openssl_cap();
 	cfg.route_spec = getenv_copy("CRYPTRACE_ROUTE", route_copy, sizeof(route_copy));
 	cfg.out_dir = getenv_copy("CRYPTRACE_OUT", out_dir_copy, sizeof(out_dir_copy));
 	if (cfg.out_dir && cfg.out_dir[0] != '/') {
@@ -388,6 +397,7 @@ bool ct_config_load_attach(const char *spec)
 	}
 	if (!c.out_dir)
 		return false;
+	read_openssl_cap();
 	cfg = c;
 	saved_env[0] = NULL; /* nothing to carry across exec: the new image is not ours */
 	config_apply();

@@ -18,6 +18,7 @@ B. An open connection across the detach: `openssl s_server -rev` (it sends each 
    record contexts are the route's. Lines go both ways before the detach and after it, on the
    same connection: AES-GCM's tag check at each end makes any wrong byte an error, so the
    replies being right shows the routed contexts stay correct once the hooks are gone."""
+import json
 import os
 import random
 import select
@@ -26,7 +27,7 @@ import time
 
 import ctlib
 from ctlib import attach, check, daemons
-from ctlib.programs import free_port, masked_env, throwaway_cert
+from ctlib.programs import MASK, free_port, masked_env, throwaway_cert
 
 FILE_BYTES = 2 * ctlib.MIB
 DOWNLOADS = 6
@@ -94,8 +95,17 @@ def part_a(openssl, curl, tmp, cert, key):
     check(gcm_counts(p2) == want and gcm_counts(p3) == want,
           f"the AES-GCM calls and bytes are the same records in all three attaches: "
           f"{gcm_counts(p2)} and {gcm_counts(p3)} == {want}")
+    # The server's own OPENSSL_ia32cap is in every attach's header: the finding's cause is the
+    # mask, a fact, not a speed that load can blur (an attach once recorded no mask, and its
+    # finding then hung on the timing alone).
+    for tag, doc in (("plain", plain), ("routed", routed), ("again", again)):
+        caps = {p.get("ia32cap") for p in doc["processes"]}
+        check(caps == {MASK}, f"{tag}: the trace header has the server's OPENSSL_ia32cap ({caps})")
     kinds1, kinds2 = ctlib.kinds(plain), ctlib.kinds(routed)
     check("software-aes" in kinds1, f"attach 1 (masked): a software-aes finding ({kinds1})")
+    sw1 = ctlib.finding(plain, "software-aes")
+    check("OPENSSL_ia32cap" in json.dumps(sw1),
+          f"attach 1: the software-aes finding names the mask as its cause ({json.dumps(sw1)[:300]})")
     check("software-aes" not in kinds2, f"attach 2 (routed): no software-aes finding ({kinds2})")
 
 
