@@ -228,8 +228,7 @@ YI __m256i xts_mul_xk(__m256i t, __m256i kv)
 
 /* Register i lane l gets T x^(2i+l), each from T by its own shift: no serial chain of sixteen
  * x-multiplies before the first round (a 256-byte unit paid it whole). */
-#define YTWEAK_INIT(i) const __m256i t##i##_init = (i) ? xts_mul_xk(t0_, _mm256_set1_epi64x(2 * (i))) : t0_;
-#define YTWEAK_DECL(i) __m256i t##i = t##i##_init;
+#define YTWEAK_INIT(i) __m256i t##i = (i) ? xts_mul_xk(t0_, _mm256_set1_epi64x(2 * (i))) : t0_;
 #define YXTS_IN(i) b##i = _mm256_xor_si256(LD2(in, i), t##i);
 #define YXTS_OUT(i) ST2(out, i, _mm256_xor_si256(b##i, t##i));
 /* The next batch's tweaks, computed between the rounds: early in program order, so the next
@@ -243,7 +242,6 @@ YI __m256i xts_mul_xk(__m256i t, __m256i kv)
  * the last register (a 128-bit load and store): the 128-bit kernel this replaced made one tweak
  * after another and ran its blocks one by one past the first eight. One instance per register
  * count (aes_vaes512.c does the same on 512-bit registers). */
-#define YTWEAK_AT(i) const __m256i t##i = (i) ? xts_mul_xk(t0_, _mm256_set1_epi64x(2 * (i))) : t0_;
 #define YLD_SHORT(i) ((i) == last_ && odd_ ? _mm256_zextsi128_si256(LD(in, 2 * (i))) : LD2(in, i))
 #define YXTS_IN_SHORT(i) b##i = _mm256_xor_si256(_mm256_xor_si256(YLD_SHORT(i), t##i), k_);
 #define YXTS_OUT_SHORT(i)                                                                                    \
@@ -264,7 +262,7 @@ YI __m256i xts_mul_xk(__m256i t, __m256i kv)
 		const __m256i t0_ = xts_mul_xk(bcast(tweak), _mm256_set_epi64x(1, 1, 0, 0));                 \
 		const uint8_t(*const rk)[16] = k->keys;                                                      \
 		__m256i k_ = bcast(rk[0]);                                                                   \
-		X##regs(YTWEAK_AT) X##regs(YDECL) X##regs(YXTS_IN_SHORT)                                     \
+		X##regs(YTWEAK_INIT) X##regs(YDECL) X##regs(YXTS_IN_SHORT)                                     \
 		YROUND_N(X##regs, cipher, rk, 1) YROUND_N(X##regs, cipher, rk, 2)                            \
 		YROUND_N(X##regs, cipher, rk, 3) YROUND_N(X##regs, cipher, rk, 4)                            \
 		YROUND_N(X##regs, cipher, rk, 5) YROUND_N(X##regs, cipher, rk, 6)                            \
@@ -306,7 +304,6 @@ XTS_SHORT_KERNEL(xts_dec_short, DEC, dec)
 		if (nblocks > 16) {                                                                          \
 			const __m256i t0_ = xts_mul_xk(bcast(tweak), _mm256_set_epi64x(1, 1, 0, 0));         \
 			X8(YTWEAK_INIT)                                                                      \
-			X8(YTWEAK_DECL)                                                                      \
 			for (; nblocks >= 16; in += 256, out += 256, nblocks -= 16) {                        \
 				X8(YDECL)                                                                    \
 				X8(YNEXT_DECL)                                                               \

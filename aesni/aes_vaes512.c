@@ -438,8 +438,7 @@ ZI __m512i xts_mul_x32(__m512i t)
 
 /* Register i lane l gets T x^(4i+l): register 0 from T by per-lane shifts of 0..3 bits, the
  * others from register 0 by x^(4i), all independent of each other. */
-#define ZTWEAK_INIT(i) const __m512i t##i##_init = (i) ? xts_mul_xk(t0_, _mm512_set1_epi64(4 * (i))) : t0_;
-#define ZTWEAK_DECL(i) __m512i t##i = t##i##_init;
+#define ZTWEAK_INIT(i) __m512i t##i = (i) ? xts_mul_xk(t0_, _mm512_set1_epi64(4 * (i))) : t0_;
 /* The tweak XOR and the whitening key in one ternary-logic instruction. */
 #define ZXTS_IN(i) b##i = XOR3(LD4(in, i), t##i, k0_);
 #define ZXTS_OUT(i) ST4(out, i, _mm512_xor_si512(b##i, t##i));
@@ -469,7 +468,6 @@ ZI __m512i xts_mul_x32(__m512i t)
  * last register loaded and stored in pieces (ld_blocks). The 256-bit kernels this replaced
  * multiplied the tweaks one by one and left the last 15 blocks to the 128-bit ones: a 256-byte
  * unit ran at 0.75x OpenSSL 3.5's speed (bench/README.md). */
-#define ZTWEAK_AT(i) const __m512i t##i = (i) ? xts_mul_xk(t0_, _mm512_set1_epi64(4 * (i))) : t0_;
 #define ZLD_SHORT(i) ((i) == last_ ? ld_blocks(in + 64 * (i), nlast_) : LD4(in, i))
 #define ZXTS_IN_SHORT(i) b##i = XOR3(ZLD_SHORT(i), t##i, k0_);
 #define ZXTS_OUT_SHORT(i)                                                                                    \
@@ -488,7 +486,7 @@ ZI __m512i xts_mul_x32(__m512i t)
 		const unsigned nlast_ = (unsigned)nblocks - 4 * last_;                                       \
 		const __m512i k0_ = bcast(rk[0]);                                                            \
 		__m512i k_;                                                                                  \
-		X##regs(ZTWEAK_AT) X##regs(ZDECL) X##regs(ZXTS_IN_SHORT)                                     \
+		X##regs(ZTWEAK_INIT) X##regs(ZDECL) X##regs(ZXTS_IN_SHORT)                                     \
 		ZROUNDS_FROM1_N(X##regs, cipher, SCHED, rk, rounds)                                          \
 		X##regs(ZXTS_OUT_SHORT)                                                                      \
 	}
@@ -518,7 +516,6 @@ XTS_SHORT_KERNEL(xts_dec_short, DEC, dec)
 			const __m512i t0_ =                                                                  \
 				xts_mul_xk(bcast(tweak), _mm512_set_epi64(3, 3, 2, 2, 1, 1, 0, 0));          \
 			X8(ZTWEAK_INIT)                                                                      \
-			X8(ZTWEAK_DECL)                                                                      \
 			const struct zkeys kz = zkeys_load(k->keys, rounds);                                 \
 			const __m512i k0_ = kz.k[0];                                                         \
 			for (; nblocks >= BATCH; in += 16 * BATCH, out += 16 * BATCH, nblocks -= BATCH) {    \
