@@ -59,9 +59,9 @@ struct ct_aes_kernels {
 		      size_t nblocks);
 	/* GCM's CTR and GHASH in one pass (NULL: the level has none, aes_gcm.c runs the two above):
 	 * out = in ^ E(ctr..), xi absorbs the ciphertext (out when encrypting, in when decrypting),
-	 * ctr as for ctr (the caller keeps the run inside one 32-bit wrap). Handles the largest
-	 * multiple of 16 blocks (CT_GCM_STITCH_MIN_BLOCKS) and returns it; the rest is the
-	 * caller's. */
+	 * ctr as for ctr (the caller keeps the run inside one 32-bit wrap). Returns how many blocks
+	 * it did, none under CT_GCM_STITCH_MIN_BLOCKS: the 256-bit kernel the largest multiple of
+	 * 16, the 512-bit one every block; the rest is the caller's. */
 	size_t (*gcm_enc)(const struct ct_aes_key *k, uint8_t ctr[16],
 			  const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8_t xi[16], const uint8_t *in,
 			  uint8_t *out, size_t nblocks);
