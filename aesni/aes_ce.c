@@ -322,6 +322,55 @@ CT_TARGET_CE void ct_aes_ce_xts_one(const struct ct_aes_key *data_key, const str
 	ST(out, 0, veorq_u8(b0, t));
 }
 
+/* T * x^n (aes_xmm.c's xts_mul_xn). */
+CI uint8x16_t xts_mul_xn(uint8x16_t t, size_t n)
+{
+	uint64x2_t v = vreinterpretq_u64_u8(t);
+	for (; n >= 64; n -= 64) {
+		const poly128_t f = vmull_p64((poly64_t)vgetq_lane_u64(v, 1), (poly64_t)0x87);
+		v = veorq_u64(vcombine_u64(vdup_n_u64(0), vget_low_u64(v)), vreinterpretq_u64_p128(f));
+	}
+	if (n) {
+		const uint64x2_t spill = vshlq_u64(v, vdupq_n_s64((int64_t)n - 64)); /* each qword's top n */
+		v = vorrq_u64(vshlq_u64(v, vdupq_n_s64((int64_t)n)),
+			      vcombine_u64(vdup_n_u64(0), vget_low_u64(spill)));
+		const poly128_t f = vmull_p64((poly64_t)vgetq_lane_u64(spill, 1), (poly64_t)0x87);
+		v = veorq_u64(v, vreinterpretq_u64_p128(f));
+	}
+	return vreinterpretq_u8_u64(v);
+}
+
+/* XTS ciphertext stealing's last two blocks in registers (aes_xmm.c's ct_aes_xmm_xts_steal says
+ * how): TBL gives 0 for an index past 15, so the moved bytes need no blend. */
+CT_TARGET_CE void ct_aes_ce_xts_steal(const struct ct_aes_key *k, const uint8_t t[16], size_t index,
+				      const uint8_t *in, uint8_t *out, size_t tail, bool encrypt)
+{
+	static const uint8_t iota_bytes[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+	const uint8x16_t t1 = xts_mul_xn(LD(t, 0), index), t2 = xts_mulx(t1);
+	const uint8x16_t t_first = encrypt ? t1 : t2, t_second = encrypt ? t2 : t1;
+	const uint8x16_t block = LD(in, 0), ending = vld1q_u8(in + tail);
+	const unsigned rounds = k->rounds;
+	const uint8x16_t iota = vld1q_u8(iota_bytes), n = vdupq_n_u8((uint8_t)tail);
+
+	uint8x16_t b0 = veorq_u8(block, t_first);
+	if (encrypt)
+		ROUNDS(X1, ENC, k->enc, rounds);
+	else
+		ROUNDS(X1, DEC, k->dec, rounds);
+	const uint8x16_t first = veorq_u8(b0, t_first);
+	const uint8x16_t tail_bytes = vqtbl1q_u8(ending, vaddq_u8(iota, vdupq_n_u8((uint8_t)(16 - tail))));
+	b0 = veorq_u8(vbslq_u8(vcgtq_u8(n, iota), tail_bytes, first), t_second);
+	if (encrypt)
+		ROUNDS(X1, ENC, k->enc, rounds);
+	else
+		ROUNDS(X1, DEC, k->dec, rounds);
+	const uint8x16_t second = veorq_u8(b0, t_second);
+	const uint8x16_t from_n = vaddq_u8(iota, n);
+	ST(out, 0, second);
+	vst1q_u8(out + tail,
+		 vorrq_u8(vqtbl1q_u8(second, from_n), vqtbl1q_u8(first, vsubq_u8(from_n, vdupq_n_u8(16)))));
+}
+
 /* ---- GHASH ----
  * The same representation and reduction as the PCLMULQDQ code (simd_inline.h): operands are
  * byte-reflected (the wire bytes reversed, read as a little-endian 128-bit integer), the 256-bit

@@ -141,16 +141,23 @@ void ct_aes_xmm_ofb(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *i
 /* XTS of a one-block data unit, tweak included (both levels: one block cannot use the width). */
 void ct_aes_xmm_xts_one(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak_key,
 			const uint8_t iv[16], const uint8_t *in, uint8_t *out, bool encrypt);
+/* XTS ciphertext stealing's last two blocks, in registers (both levels: two dependent blocks):
+ * in holds the last whole block, then tail (1..15) bytes; the whole block's tweak is t * x^index
+ * (index: the blocks before it, or 0 where t is its tweak already). */
+void ct_aes_xmm_xts_steal(const struct ct_aes_key *k, const uint8_t t[16], size_t index, const uint8_t *in,
+			  uint8_t *out, size_t tail, bool encrypt);
 
 /* aes_ce.c: key expansion, GHASH key powers (byte-reflected, as the x86 code keeps them) and the
- * one-block XTS unit. */
+ * one-block XTS unit and stealing. */
 void ct_aes_expand_key_ce(struct ct_aes_key *k, const uint8_t *key, unsigned bits);
 void ct_ghash_init_ce(uint8_t hpow[CT_GHASH_KEY_ROWS][16], const uint8_t h[16]);
 void ct_aes_ce_xts_one(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak_key,
 		       const uint8_t iv[16], const uint8_t *in, uint8_t *out, bool encrypt);
+void ct_aes_ce_xts_steal(const struct ct_aes_key *k, const uint8_t t[16], size_t index, const uint8_t *in,
+			 uint8_t *out, size_t tail, bool encrypt);
 
-/* The base level of this architecture: key expansion, GHASH key powers, single blocks and the
- * one-block XTS unit, called directly (no indirect call) by the mode layer. Every wider table of
+/* The base level of this architecture: key expansion, GHASH key powers, single blocks, the
+ * one-block XTS unit and XTS stealing's two blocks, called directly (no indirect call) by the mode layer. Every wider table of
  * the same architecture uses the same key and H-power layout. Where this build has no kernels the
  * mode layer is unreachable (ct_aes_set_key refuses every key) and these are never called. */
 #if CT_AES_HAVE_X86_KERNELS
@@ -158,11 +165,13 @@ void ct_aes_ce_xts_one(const struct ct_aes_key *data_key, const struct ct_aes_ke
 #define ct_aes_expand_key_base ct_aes_expand_key_xmm
 #define ct_ghash_init_base ct_ghash_init_xmm
 #define ct_aes_xts_one_base ct_aes_xmm_xts_one
+#define ct_aes_xts_steal_base ct_aes_xmm_xts_steal
 #elif CT_AES_HAVE_CE_KERNELS
 #define ct_aes_base_kernels ct_aes_kernels_ce
 #define ct_aes_expand_key_base ct_aes_expand_key_ce
 #define ct_ghash_init_base ct_ghash_init_ce
 #define ct_aes_xts_one_base ct_aes_ce_xts_one
+#define ct_aes_xts_steal_base ct_aes_ce_xts_steal
 #else
 #define ct_aes_base_kernels (*ct_aes_active_kernels())
 static inline void ct_aes_expand_key_base(struct ct_aes_key *k, const uint8_t *key, unsigned bits)
@@ -177,6 +186,11 @@ static inline void ct_aes_xts_one_base(const struct ct_aes_key *data_key, const 
 				       const uint8_t iv[16], const uint8_t *in, uint8_t *out, bool encrypt)
 {
 	(void)data_key, (void)tweak_key, (void)iv, (void)in, (void)out, (void)encrypt;
+}
+static inline void ct_aes_xts_steal_base(const struct ct_aes_key *k, const uint8_t t[16], size_t index,
+					 const uint8_t *in, uint8_t *out, size_t tail, bool encrypt)
+{
+	(void)k, (void)t, (void)index, (void)in, (void)out, (void)tail, (void)encrypt;
 }
 #endif
 

@@ -330,6 +330,59 @@ CT_TARGET_XMM void ct_aes_xmm_xts_one(const struct ct_aes_key *data_key, const s
 	ST(out, 0, _mm_xor_si128(b0, t));
 }
 
+/* T * x^n in XTS's field (little-endian), 64 powers of x at a time: the bits shifted past bit
+ * 127 fold back times x^128 = x^7 + x^2 + x + 1 (0x87), one carry-less multiply. */
+XI __m128i xts_mul_xn(__m128i t, size_t n)
+{
+	const __m128i poly = _mm_set_epi64x(0, 0x87);
+	for (; n >= 64; n -= 64)
+		t = _mm_xor_si128(_mm_slli_si128(t, 8), _mm_clmulepi64_si128(t, poly, 0x01));
+	if (n) {
+		const __m128i spill =
+			_mm_srl_epi64(t, _mm_cvtsi32_si128((int)(64 - n))); /* each qword's top n */
+		t = _mm_or_si128(_mm_sll_epi64(t, _mm_cvtsi32_si128((int)n)), _mm_slli_si128(spill, 8));
+		t = _mm_xor_si128(t, _mm_clmulepi64_si128(spill, poly, 0x01));
+	}
+	return t;
+}
+
+/* XTS ciphertext stealing's last two blocks in registers: in holds the last whole block and the
+ * tail (1..15 bytes) after it; the block's tweak T_{m-1} is t * x^index. Encryption: CC =
+ * E(P_{m-1}) with T_{m-1}, C_m = CC's first tail bytes, C_{m-1} = E(P_m || CC's rest) with T_m.
+ * Decryption: PP = D(C_{m-1}) with T_m, P_m = PP's first tail bytes, P_{m-1} = D(C_m || PP's
+ * rest) with T_{m-1}. Both inputs are read first (the block, and the 16 bytes that end with the
+ * tail), and the 16 + tail bytes written as two overlapping stores: in may be out. The bytes
+ * move between registers by shuffles whose indices count from the tail's length. */
+CT_TARGET_XMM void ct_aes_xmm_xts_steal(const struct ct_aes_key *k, const uint8_t t[16], size_t index,
+					const uint8_t *in, uint8_t *out, size_t tail, bool encrypt)
+{
+	const __m128i t1 = xts_mul_xn(LD(t, 0), index), t2 = xts_mulx(t1);
+	const __m128i t_first = encrypt ? t1 : t2, t_second = encrypt ? t2 : t1;
+	const __m128i block = LD(in, 0), ending = _mm_loadu_si128((const __m128i *)(in + tail));
+	const __m128i *rk = (const __m128i *)(encrypt ? k->enc : k->dec);
+	const unsigned rounds = k->rounds;
+	const __m128i iota = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+	const char n = (char)tail;
+
+	__m128i b = _mm_xor_si128(block, t_first);
+	b = encrypt ? enc1(rk, rounds, b) : dec1(rk, rounds, b);
+	const __m128i first = _mm_xor_si128(b, t_first);
+	/* the tail's bytes (ending's top n) down to bytes 0..n-1, first's own above them */
+	const __m128i below_n = _mm_cmpgt_epi8(_mm_set1_epi8(n), iota);
+	const __m128i tail_bytes =
+		_mm_shuffle_epi8(ending, _mm_add_epi8(iota, _mm_set1_epi8((char)(16 - n))));
+	b = _mm_xor_si128(_mm_blendv_epi8(first, tail_bytes, below_n), t_second);
+	b = encrypt ? enc1(rk, rounds, b) : dec1(rk, rounds, b);
+	const __m128i second = _mm_xor_si128(b, t_second);
+	/* at out + n: second's bytes n..15, then first's first n (index i + n: its low nibble is
+	 * the byte in either) */
+	const __m128i from_n = _mm_add_epi8(iota, _mm_set1_epi8(n));
+	const __m128i top_n = _mm_cmpgt_epi8(iota, _mm_set1_epi8((char)(15 - n)));
+	ST(out, 0, second);
+	_mm_storeu_si128((__m128i *)(out + tail), _mm_blendv_epi8(_mm_shuffle_epi8(second, from_n),
+								  _mm_shuffle_epi8(first, from_n), top_n));
+}
+
 /* ---- GHASH ---- */
 
 XI __m128i gf_mul(__m128i a, __m128i b)
