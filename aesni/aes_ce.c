@@ -342,24 +342,15 @@ CI uint8x16_t xts_mul_xn(uint8x16_t t, size_t n)
 
 /* XTS ciphertext stealing's last two blocks in registers (aes_xmm.c's ct_aes_xmm_xts_steal says
  * how): TBL gives 0 for an index past 15, so the moved bytes need no blend. */
-CT_TARGET_CE void ct_aes_ce_xts_steal(const struct ct_aes_key *k, const uint8_t t[16], size_t index,
-				      const uint8_t *in, uint8_t *out, size_t tail, bool encrypt)
+/* The stealing's second block and both stores (aes_xmm.c's steal_second). */
+CI void steal_second(const struct ct_aes_key *k, bool encrypt, uint8x16_t first, uint8x16_t ending,
+		     uint8x16_t t_second, uint8_t *out, size_t tail)
 {
 	static const uint8_t iota_bytes[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
-	const uint8x16_t t1 = xts_mul_xn(LD(t, 0), index), t2 = xts_mulx(t1);
-	const uint8x16_t t_first = encrypt ? t1 : t2, t_second = encrypt ? t2 : t1;
-	const uint8x16_t block = LD(in, 0), ending = vld1q_u8(in + tail);
 	const unsigned rounds = k->rounds;
 	const uint8x16_t iota = vld1q_u8(iota_bytes), n = vdupq_n_u8((uint8_t)tail);
-
-	uint8x16_t b0 = veorq_u8(block, t_first);
-	if (encrypt)
-		ROUNDS(X1, ENC, k->enc, rounds);
-	else
-		ROUNDS(X1, DEC, k->dec, rounds);
-	const uint8x16_t first = veorq_u8(b0, t_first);
 	const uint8x16_t tail_bytes = vqtbl1q_u8(ending, vaddq_u8(iota, vdupq_n_u8((uint8_t)(16 - tail))));
-	b0 = veorq_u8(vbslq_u8(vcgtq_u8(n, iota), tail_bytes, first), t_second);
+	uint8x16_t b0 = veorq_u8(vbslq_u8(vcgtq_u8(n, iota), tail_bytes, first), t_second);
 	if (encrypt)
 		ROUNDS(X1, ENC, k->enc, rounds);
 	else
@@ -369,6 +360,27 @@ CT_TARGET_CE void ct_aes_ce_xts_steal(const struct ct_aes_key *k, const uint8_t 
 	ST(out, 0, second);
 	vst1q_u8(out + tail,
 		 vorrq_u8(vqtbl1q_u8(second, from_n), vqtbl1q_u8(first, vsubq_u8(from_n, vdupq_n_u8(16)))));
+}
+
+CT_TARGET_CE void ct_aes_ce_xts_steal(const struct ct_aes_key *k, const uint8_t t[16], size_t index,
+				      const uint8_t *in, uint8_t *out, size_t tail, bool encrypt)
+{
+	const uint8x16_t t1 = xts_mul_xn(LD(t, 0), index), t2 = xts_mulx(t1);
+	const uint8x16_t t_first = encrypt ? t1 : t2, t_second = encrypt ? t2 : t1;
+	const uint8x16_t ending = vld1q_u8(in + tail);
+	const unsigned rounds = k->rounds;
+	uint8x16_t b0 = veorq_u8(LD(in, 0), t_first);
+	if (encrypt)
+		ROUNDS(X1, ENC, k->enc, rounds);
+	else
+		ROUNDS(X1, DEC, k->dec, rounds);
+	steal_second(k, encrypt, veorq_u8(b0, t_first), ending, t_second, out, tail);
+}
+
+CT_TARGET_CE void ct_aes_ce_xts_steal_last(const struct ct_aes_key *k, const uint8_t t_m[16],
+					   const uint8_t ending[16], uint8_t *out, size_t tail)
+{
+	steal_second(k, true, LD(out, 0), LD(ending, 0), LD(t_m, 0), out, tail);
 }
 
 /* ---- GHASH ----

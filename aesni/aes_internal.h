@@ -146,6 +146,10 @@ void ct_aes_xmm_xts_one(const struct ct_aes_key *data_key, const struct ct_aes_k
  * (index: the blocks before it, or 0 where t is its tweak already). */
 void ct_aes_xmm_xts_steal(const struct ct_aes_key *k, const uint8_t t[16], size_t index, const uint8_t *in,
 			  uint8_t *out, size_t tail, bool encrypt);
+/* An encryption's stealing whose CC a batch made already (at out, the last whole block's place):
+ * the last block, with T_m, from ending (the unit's last 16 bytes, copied before the batch). */
+void ct_aes_xmm_xts_steal_last(const struct ct_aes_key *k, const uint8_t t_m[16], const uint8_t ending[16],
+			       uint8_t *out, size_t tail);
 
 /* aes_ce.c: key expansion, GHASH key powers (byte-reflected, as the x86 code keeps them) and the
  * one-block XTS unit and stealing. */
@@ -155,6 +159,8 @@ void ct_aes_ce_xts_one(const struct ct_aes_key *data_key, const struct ct_aes_ke
 		       const uint8_t iv[16], const uint8_t *in, uint8_t *out, bool encrypt);
 void ct_aes_ce_xts_steal(const struct ct_aes_key *k, const uint8_t t[16], size_t index, const uint8_t *in,
 			 uint8_t *out, size_t tail, bool encrypt);
+void ct_aes_ce_xts_steal_last(const struct ct_aes_key *k, const uint8_t t_m[16], const uint8_t ending[16],
+			      uint8_t *out, size_t tail);
 
 /* The base level of this architecture: key expansion, GHASH key powers, single blocks, the
  * one-block XTS unit and XTS stealing's two blocks, called directly (no indirect call) by the mode layer. Every wider table of
@@ -166,12 +172,14 @@ void ct_aes_ce_xts_steal(const struct ct_aes_key *k, const uint8_t t[16], size_t
 #define ct_ghash_init_base ct_ghash_init_xmm
 #define ct_aes_xts_one_base ct_aes_xmm_xts_one
 #define ct_aes_xts_steal_base ct_aes_xmm_xts_steal
+#define ct_aes_xts_steal_last_base ct_aes_xmm_xts_steal_last
 #elif CT_AES_HAVE_CE_KERNELS
 #define ct_aes_base_kernels ct_aes_kernels_ce
 #define ct_aes_expand_key_base ct_aes_expand_key_ce
 #define ct_ghash_init_base ct_ghash_init_ce
 #define ct_aes_xts_one_base ct_aes_ce_xts_one
 #define ct_aes_xts_steal_base ct_aes_ce_xts_steal
+#define ct_aes_xts_steal_last_base ct_aes_ce_xts_steal_last
 #else
 #define ct_aes_base_kernels (*ct_aes_active_kernels())
 static inline void ct_aes_expand_key_base(struct ct_aes_key *k, const uint8_t *key, unsigned bits)
@@ -191,6 +199,11 @@ static inline void ct_aes_xts_steal_base(const struct ct_aes_key *k, const uint8
 					 const uint8_t *in, uint8_t *out, size_t tail, bool encrypt)
 {
 	(void)k, (void)t, (void)index, (void)in, (void)out, (void)tail, (void)encrypt;
+}
+static inline void ct_aes_xts_steal_last_base(const struct ct_aes_key *k, const uint8_t t_m[16],
+					      const uint8_t ending[16], uint8_t *out, size_t tail)
+{
+	(void)k, (void)t_m, (void)ending, (void)out, (void)tail;
 }
 #endif
 

@@ -353,6 +353,28 @@ XI __m128i xts_mul_xn(__m128i t, size_t n)
  * rest) with T_{m-1}. Both inputs are read first (the block, and the 16 bytes that end with the
  * tail), and the 16 + tail bytes written as two overlapping stores: in may be out. The bytes
  * move between registers by shuffles whose indices count from the tail's length. */
+/* The stealing's second block and both stores, first's result given (steal_second's caller
+ * says which is which): second = crypt(tail bytes || first's bytes n..15) with t_second, the
+ * tail bytes being ending's top n; out gets second, and out + n second's bytes n..15 and then
+ * first's first n (index i + n: its low nibble is the byte in either). */
+XI void steal_second(const __m128i *rk, unsigned rounds, bool encrypt, __m128i first, __m128i ending,
+		     __m128i t_second, uint8_t *out, size_t tail)
+{
+	const __m128i iota = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+	const char n = (char)tail;
+	const __m128i below_n = _mm_cmpgt_epi8(_mm_set1_epi8(n), iota);
+	const __m128i tail_bytes =
+		_mm_shuffle_epi8(ending, _mm_add_epi8(iota, _mm_set1_epi8((char)(16 - n))));
+	__m128i b = _mm_xor_si128(_mm_blendv_epi8(first, tail_bytes, below_n), t_second);
+	b = encrypt ? enc1(rk, rounds, b) : dec1(rk, rounds, b);
+	const __m128i second = _mm_xor_si128(b, t_second);
+	const __m128i from_n = _mm_add_epi8(iota, _mm_set1_epi8(n));
+	const __m128i top_n = _mm_cmpgt_epi8(iota, _mm_set1_epi8((char)(15 - n)));
+	ST(out, 0, second);
+	_mm_storeu_si128((__m128i *)(out + tail), _mm_blendv_epi8(_mm_shuffle_epi8(second, from_n),
+								  _mm_shuffle_epi8(first, from_n), top_n));
+}
+
 CT_TARGET_XMM void ct_aes_xmm_xts_steal(const struct ct_aes_key *k, const uint8_t t[16], size_t index,
 					const uint8_t *in, uint8_t *out, size_t tail, bool encrypt)
 {
@@ -360,27 +382,19 @@ CT_TARGET_XMM void ct_aes_xmm_xts_steal(const struct ct_aes_key *k, const uint8_
 	const __m128i t_first = encrypt ? t1 : t2, t_second = encrypt ? t2 : t1;
 	const __m128i block = LD(in, 0), ending = _mm_loadu_si128((const __m128i *)(in + tail));
 	const __m128i *rk = (const __m128i *)(encrypt ? k->enc : k->dec);
-	const unsigned rounds = k->rounds;
-	const __m128i iota = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-	const char n = (char)tail;
-
 	__m128i b = _mm_xor_si128(block, t_first);
-	b = encrypt ? enc1(rk, rounds, b) : dec1(rk, rounds, b);
-	const __m128i first = _mm_xor_si128(b, t_first);
-	/* the tail's bytes (ending's top n) down to bytes 0..n-1, first's own above them */
-	const __m128i below_n = _mm_cmpgt_epi8(_mm_set1_epi8(n), iota);
-	const __m128i tail_bytes =
-		_mm_shuffle_epi8(ending, _mm_add_epi8(iota, _mm_set1_epi8((char)(16 - n))));
-	b = _mm_xor_si128(_mm_blendv_epi8(first, tail_bytes, below_n), t_second);
-	b = encrypt ? enc1(rk, rounds, b) : dec1(rk, rounds, b);
-	const __m128i second = _mm_xor_si128(b, t_second);
-	/* at out + n: second's bytes n..15, then first's first n (index i + n: its low nibble is
-	 * the byte in either) */
-	const __m128i from_n = _mm_add_epi8(iota, _mm_set1_epi8(n));
-	const __m128i top_n = _mm_cmpgt_epi8(iota, _mm_set1_epi8((char)(15 - n)));
-	ST(out, 0, second);
-	_mm_storeu_si128((__m128i *)(out + tail), _mm_blendv_epi8(_mm_shuffle_epi8(second, from_n),
-								  _mm_shuffle_epi8(first, from_n), top_n));
+	b = encrypt ? enc1(rk, k->rounds, b) : dec1(rk, k->rounds, b);
+	steal_second(rk, k->rounds, encrypt, _mm_xor_si128(b, t_first), ending, t_second, out, tail);
+}
+
+/* An encryption's stealing after a batch that made CC (at out) with the rest: C_{m-1} =
+ * E(P_m || CC's bytes n..15) with t_m, C_m = CC's first n bytes. ending: the unit's last 16
+ * bytes, copied before the batch could write over them. */
+CT_TARGET_XMM void ct_aes_xmm_xts_steal_last(const struct ct_aes_key *k, const uint8_t t_m[16],
+					     const uint8_t ending[16], uint8_t *out, size_t tail)
+{
+	steal_second((const __m128i *)k->enc, k->rounds, true, LD(out, 0), LD(ending, 0), LD(t_m, 0), out,
+		     tail);
 }
 
 /* ---- GHASH ---- */
