@@ -322,24 +322,6 @@ CT_TARGET_CE void ct_aes_ce_xts_one(const struct ct_aes_key *data_key, const str
 	ST(out, 0, veorq_u8(b0, t));
 }
 
-/* T * x^n (aes_xmm.c's xts_mul_xn). */
-CI uint8x16_t xts_mul_xn(uint8x16_t t, size_t n)
-{
-	uint64x2_t v = vreinterpretq_u64_u8(t);
-	for (; n >= 64; n -= 64) {
-		const poly128_t f = vmull_p64((poly64_t)vgetq_lane_u64(v, 1), (poly64_t)0x87);
-		v = veorq_u64(vcombine_u64(vdup_n_u64(0), vget_low_u64(v)), vreinterpretq_u64_p128(f));
-	}
-	if (n) {
-		const uint64x2_t spill = vshlq_u64(v, vdupq_n_s64((int64_t)n - 64)); /* each qword's top n */
-		v = vorrq_u64(vshlq_u64(v, vdupq_n_s64((int64_t)n)),
-			      vcombine_u64(vdup_n_u64(0), vget_low_u64(spill)));
-		const poly128_t f = vmull_p64((poly64_t)vgetq_lane_u64(spill, 1), (poly64_t)0x87);
-		v = veorq_u64(v, vreinterpretq_u64_p128(f));
-	}
-	return vreinterpretq_u8_u64(v);
-}
-
 /* XTS ciphertext stealing's last two blocks in registers (aes_xmm.c's ct_aes_xmm_xts_steal says
  * how): TBL gives 0 for an index past 15, so the moved bytes need no blend. */
 /* The stealing's second block and both stores (aes_xmm.c's steal_second). */
@@ -362,10 +344,10 @@ CI void steal_second(const struct ct_aes_key *k, bool encrypt, uint8x16_t first,
 		 vorrq_u8(vqtbl1q_u8(second, from_n), vqtbl1q_u8(first, vsubq_u8(from_n, vdupq_n_u8(16)))));
 }
 
-CT_TARGET_CE void ct_aes_ce_xts_steal(const struct ct_aes_key *k, const uint8_t t[16], size_t index,
-				      const uint8_t *in, uint8_t *out, size_t tail, bool encrypt)
+CT_TARGET_CE void ct_aes_ce_xts_steal(const struct ct_aes_key *k, const uint8_t t_prev[16], const uint8_t *in,
+				      uint8_t *out, size_t tail, bool encrypt)
 {
-	const uint8x16_t t1 = xts_mul_xn(LD(t, 0), index), t2 = xts_mulx(t1);
+	const uint8x16_t t1 = LD(t_prev, 0), t2 = xts_mulx(t1);
 	const uint8x16_t t_first = encrypt ? t1 : t2, t_second = encrypt ? t2 : t1;
 	const uint8x16_t ending = vld1q_u8(in + tail);
 	const unsigned rounds = k->rounds;

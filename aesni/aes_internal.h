@@ -142,9 +142,8 @@ void ct_aes_xmm_ofb(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *i
 void ct_aes_xmm_xts_one(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak_key,
 			const uint8_t iv[16], const uint8_t *in, uint8_t *out, bool encrypt);
 /* XTS ciphertext stealing's last two blocks, in registers (both levels: two dependent blocks):
- * in holds the last whole block, then tail (1..15) bytes; the whole block's tweak is t * x^index
- * (index: the blocks before it, or 0 where t is its tweak already). */
-void ct_aes_xmm_xts_steal(const struct ct_aes_key *k, const uint8_t t[16], size_t index, const uint8_t *in,
+ * in holds the last whole block, then tail (1..15) bytes; t_prev is the whole block's tweak. */
+void ct_aes_xmm_xts_steal(const struct ct_aes_key *k, const uint8_t t_prev[16], const uint8_t *in,
 			  uint8_t *out, size_t tail, bool encrypt);
 /* An encryption's stealing whose CC a batch made already (at out, the last whole block's place):
  * the last block, with T_m, from ending (the unit's last 16 bytes, copied before the batch). */
@@ -157,7 +156,7 @@ void ct_aes_expand_key_ce(struct ct_aes_key *k, const uint8_t *key, unsigned bit
 void ct_ghash_init_ce(uint8_t hpow[CT_GHASH_KEY_ROWS][16], const uint8_t h[16]);
 void ct_aes_ce_xts_one(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak_key,
 		       const uint8_t iv[16], const uint8_t *in, uint8_t *out, bool encrypt);
-void ct_aes_ce_xts_steal(const struct ct_aes_key *k, const uint8_t t[16], size_t index, const uint8_t *in,
+void ct_aes_ce_xts_steal(const struct ct_aes_key *k, const uint8_t t_prev[16], const uint8_t *in,
 			 uint8_t *out, size_t tail, bool encrypt);
 void ct_aes_ce_xts_steal_last(const struct ct_aes_key *k, const uint8_t t_m[16], const uint8_t ending[16],
 			      uint8_t *out, size_t tail);
@@ -195,10 +194,10 @@ static inline void ct_aes_xts_one_base(const struct ct_aes_key *data_key, const 
 {
 	(void)data_key, (void)tweak_key, (void)iv, (void)in, (void)out, (void)encrypt;
 }
-static inline void ct_aes_xts_steal_base(const struct ct_aes_key *k, const uint8_t t[16], size_t index,
+static inline void ct_aes_xts_steal_base(const struct ct_aes_key *k, const uint8_t t_prev[16],
 					 const uint8_t *in, uint8_t *out, size_t tail, bool encrypt)
 {
-	(void)k, (void)t, (void)index, (void)in, (void)out, (void)tail, (void)encrypt;
+	(void)k, (void)t_prev, (void)in, (void)out, (void)tail, (void)encrypt;
 }
 static inline void ct_aes_xts_steal_last_base(const struct ct_aes_key *k, const uint8_t t_m[16],
 					      const uint8_t ending[16], uint8_t *out, size_t tail)

@@ -330,24 +330,8 @@ CT_TARGET_XMM void ct_aes_xmm_xts_one(const struct ct_aes_key *data_key, const s
 	ST(out, 0, _mm_xor_si128(b0, t));
 }
 
-/* T * x^n in XTS's field (little-endian), 64 powers of x at a time: the bits shifted past bit
- * 127 fold back times x^128 = x^7 + x^2 + x + 1 (0x87), one carry-less multiply. */
-XI __m128i xts_mul_xn(__m128i t, size_t n)
-{
-	const __m128i poly = _mm_set_epi64x(0, 0x87);
-	for (; n >= 64; n -= 64)
-		t = _mm_xor_si128(_mm_slli_si128(t, 8), _mm_clmulepi64_si128(t, poly, 0x01));
-	if (n) {
-		const __m128i spill =
-			_mm_srl_epi64(t, _mm_cvtsi32_si128((int)(64 - n))); /* each qword's top n */
-		t = _mm_or_si128(_mm_sll_epi64(t, _mm_cvtsi32_si128((int)n)), _mm_slli_si128(spill, 8));
-		t = _mm_xor_si128(t, _mm_clmulepi64_si128(spill, poly, 0x01));
-	}
-	return t;
-}
-
 /* XTS ciphertext stealing's last two blocks in registers: in holds the last whole block and the
- * tail (1..15 bytes) after it; the block's tweak T_{m-1} is t * x^index. Encryption: CC =
+ * tail (1..15 bytes) after it, t_prev the block's tweak T_{m-1}. Encryption: CC =
  * E(P_{m-1}) with T_{m-1}, C_m = CC's first tail bytes, C_{m-1} = E(P_m || CC's rest) with T_m.
  * Decryption: PP = D(C_{m-1}) with T_m, P_m = PP's first tail bytes, P_{m-1} = D(C_m || PP's
  * rest) with T_{m-1}. Both inputs are read first (the block, and the 16 bytes that end with the
@@ -375,10 +359,10 @@ XI void steal_second(const __m128i *rk, unsigned rounds, bool encrypt, __m128i f
 								  _mm_shuffle_epi8(first, from_n), top_n));
 }
 
-CT_TARGET_XMM void ct_aes_xmm_xts_steal(const struct ct_aes_key *k, const uint8_t t[16], size_t index,
+CT_TARGET_XMM void ct_aes_xmm_xts_steal(const struct ct_aes_key *k, const uint8_t t_prev[16],
 					const uint8_t *in, uint8_t *out, size_t tail, bool encrypt)
 {
-	const __m128i t1 = xts_mul_xn(LD(t, 0), index), t2 = xts_mulx(t1);
+	const __m128i t1 = LD(t_prev, 0), t2 = xts_mulx(t1);
 	const __m128i t_first = encrypt ? t1 : t2, t_second = encrypt ? t2 : t1;
 	const __m128i block = LD(in, 0), ending = _mm_loadu_si128((const __m128i *)(in + tail));
 	const __m128i *rk = (const __m128i *)(encrypt ? k->enc : k->dec);
