@@ -359,10 +359,10 @@ CT_TARGET_CE void ct_aes_ce_xts_steal(const struct ct_aes_key *k, const uint8_t 
 	steal_second(k, encrypt, veorq_u8(b0, t_first), ending, t_second, out, tail);
 }
 
-CT_TARGET_CE void ct_aes_ce_xts_steal_last(const struct ct_aes_key *k, const uint8_t t_m[16],
-					   const uint8_t ending[16], uint8_t *out, size_t tail)
+CT_TARGET_CE void ct_aes_ce_xts_steal_last(const struct ct_aes_key *k, const uint8_t t_second[16],
+					   const uint8_t ending[16], uint8_t *out, size_t tail, bool encrypt)
 {
-	steal_second(k, true, LD(out, 0), LD(ending, 0), LD(t_m, 0), out, tail);
+	steal_second(k, encrypt, LD(out, 0), LD(ending, 0), LD(t_second, 0), out, tail);
 }
 
 /* ---- GHASH ----

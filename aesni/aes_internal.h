@@ -54,6 +54,10 @@ struct ct_aes_kernels {
 			size_t nblocks);
 	void (*xts_dec)(const struct ct_aes_key *k, uint8_t tweak[16], const uint8_t *in, uint8_t *out,
 			size_t nblocks);
+	/* xts_dec whose last block takes the next tweak (T_m: ciphertext stealing's last whole
+	 * block), the tweak left as that block's own (T_{m-1}); NULL where the level has none. */
+	void (*xts_dec_steal)(const struct ct_aes_key *k, uint8_t tweak[16], const uint8_t *in, uint8_t *out,
+			      size_t nblocks);
 	/* xi = (xi ^ block) * H for each block; hpow[j] = H^(CT_GHASH_POWERS-j), byte-reflected. */
 	void (*ghash)(const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8_t xi[16], const uint8_t *in,
 		      size_t nblocks);
@@ -145,10 +149,11 @@ void ct_aes_xmm_xts_one(const struct ct_aes_key *data_key, const struct ct_aes_k
  * in holds the last whole block, then tail (1..15) bytes; t_prev is the whole block's tweak. */
 void ct_aes_xmm_xts_steal(const struct ct_aes_key *k, const uint8_t t_prev[16], const uint8_t *in,
 			  uint8_t *out, size_t tail, bool encrypt);
-/* An encryption's stealing whose CC a batch made already (at out, the last whole block's place):
- * the last block, with T_m, from ending (the unit's last 16 bytes, copied before the batch). */
-void ct_aes_xmm_xts_steal_last(const struct ct_aes_key *k, const uint8_t t_m[16], const uint8_t ending[16],
-			       uint8_t *out, size_t tail);
+/* The stealing's second block where a kernel made the first one's result already (at out, the
+ * last whole block's place: CC encrypting, PP decrypting), with t_second (T_m encrypting,
+ * T_{m-1} decrypting), from ending (the unit's last 16 bytes, copied before the kernel). */
+void ct_aes_xmm_xts_steal_last(const struct ct_aes_key *k, const uint8_t t_second[16],
+			       const uint8_t ending[16], uint8_t *out, size_t tail, bool encrypt);
 
 /* aes_ce.c: key expansion, GHASH key powers (byte-reflected, as the x86 code keeps them) and the
  * one-block XTS unit and stealing. */
@@ -158,8 +163,8 @@ void ct_aes_ce_xts_one(const struct ct_aes_key *data_key, const struct ct_aes_ke
 		       const uint8_t iv[16], const uint8_t *in, uint8_t *out, bool encrypt);
 void ct_aes_ce_xts_steal(const struct ct_aes_key *k, const uint8_t t_prev[16], const uint8_t *in,
 			 uint8_t *out, size_t tail, bool encrypt);
-void ct_aes_ce_xts_steal_last(const struct ct_aes_key *k, const uint8_t t_m[16], const uint8_t ending[16],
-			      uint8_t *out, size_t tail);
+void ct_aes_ce_xts_steal_last(const struct ct_aes_key *k, const uint8_t t_second[16],
+			      const uint8_t ending[16], uint8_t *out, size_t tail, bool encrypt);
 
 /* The base level of this architecture: key expansion, GHASH key powers, single blocks, the
  * one-block XTS unit and XTS stealing's two blocks, called directly (no indirect call) by the mode layer. Every wider table of
@@ -199,10 +204,11 @@ static inline void ct_aes_xts_steal_base(const struct ct_aes_key *k, const uint8
 {
 	(void)k, (void)t_prev, (void)in, (void)out, (void)tail, (void)encrypt;
 }
-static inline void ct_aes_xts_steal_last_base(const struct ct_aes_key *k, const uint8_t t_m[16],
-					      const uint8_t ending[16], uint8_t *out, size_t tail)
+static inline void ct_aes_xts_steal_last_base(const struct ct_aes_key *k, const uint8_t t_second[16],
+					      const uint8_t ending[16], uint8_t *out, size_t tail,
+					      bool encrypt)
 {
-	(void)k, (void)t_m, (void)ending, (void)out, (void)tail;
+	(void)k, (void)t_second, (void)ending, (void)out, (void)tail, (void)encrypt;
 }
 #endif
 

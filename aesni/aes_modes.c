@@ -195,10 +195,11 @@ void ct_aes_ofb128(const struct ct_aes_key *k, uint8_t iv[16], unsigned *num, co
 	*num = n;
 }
 
-/* An encryption's stealing takes its last whole block in the batch from this many whole blocks
- * on (measured on the Intel Xeon, the last block in registers after it, against the two blocks
- * after a bulk of the rest: 264 and 392 bytes 1.05-1.11x faster at the 512-bit level, 264 bytes
- * 1.13x at the 256-bit one, 1032 bytes 1.18x; under 16 blocks mixed, 3-5 % slower at 512 bits). */
+/* The stealing takes its last whole block into the kernel's pass from this many whole blocks on
+ * (measured on the Intel Xeon against the two blocks after a bulk of the rest: encrypting, 264
+ * and 392 bytes 1.05-1.11x faster at the 512-bit level, 264 bytes 1.13x at the 256-bit one, 1032
+ * bytes 1.18x; decrypting, 264-1032 bytes 1.05-1.07x; under 16 blocks mixed, 1-4 whole blocks
+ * 3-10 % slower). */
 #define XTS_STEAL_IN_BATCH_MIN 16
 
 int ct_aes_xts(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak_key, const uint8_t iv[16],
@@ -219,18 +220,23 @@ int ct_aes_xts(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak
 	}
 	ct_aes_base_kernels.ecb_enc(tweak_key, iv, s.t, 1);
 
-	const size_t tail = len & 15;
-	if (encrypt && (!tail || len / 16 >= XTS_STEAL_IN_BATCH_MIN)) {
-		/* Every whole block in the batch, the last one's CC = E(P_{m-1}) with T_{m-1} too: it
-		 * needs nothing from the tail, so its rounds run beside the others', and the stealing
-		 * adds one AES latency after the batch, not two (a 1032-byte unit 1.2-1.3x faster).
-		 * The last block then in registers, P_m from a copy of the unit's last 16 bytes made
-		 * first (after the batch, in place, those bytes straddle its last store). */
-		if (tail) /* P_m, in the unit's last 16 bytes, before the batch writes over the rest */
-			memcpy(s.ending, in + len - 16, 16);
-		kt->xts_enc(data_key, s.t, in, out, len / 16); /* s.t ends as T_m */
+	const size_t tail = len & 15, whole = len / 16;
+	if (!tail || (whole >= XTS_STEAL_IN_BATCH_MIN && (encrypt || kt->xts_dec_steal))) {
+		/* Every whole block in the kernel's pass, the stealing's first block too: encrypting,
+		 * CC = E(P_{m-1}) with T_{m-1}, which needs nothing from the tail; decrypting, PP =
+		 * D(C_{m-1}) with T_m, in the pass's last lane (xts_dec_steal). Its rounds run beside
+		 * the others', and the stealing adds one AES latency after the pass, not two (1032-byte
+		 * units 1.2-1.3x faster encrypting, 1.05x decrypting). The second block then in
+		 * registers, its tail bytes from a copy of the unit's last 16 bytes made first (after
+		 * the pass, in place, those bytes straddle its last store). */
 		if (tail)
-			ct_aes_xts_steal_last_base(data_key, s.t, s.ending, out + 16 * (len / 16 - 1), tail);
+			memcpy(s.ending, in + len - 16, 16);
+		(encrypt ? kt->xts_enc
+		 : tail  ? kt->xts_dec_steal
+			 : kt->xts_dec)(data_key, s.t, in, out, whole);
+		if (tail) /* s.t is T_m encrypting, T_{m-1} decrypting */
+			ct_aes_xts_steal_last_base(data_key, s.t, s.ending, out + 16 * (whole - 1), tail,
+						   encrypt);
 		explicit_bzero(&s, sizeof(s));
 		return 0;
 	}
@@ -238,13 +244,12 @@ int ct_aes_xts(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak
 	 * the unit, in registers, with its last tweak (ct_aes_xts_steal_base). Before, they were two
 	 * one-block kernel calls that passed the blocks through the stack in pieces, and each 16-byte
 	 * load of them waited for narrower stores: decryption of 40-100-byte units is now 1.7-1.9x
-	 * faster, 1032 bytes 1.2x. Running them before the bulk instead, their tweaks made from T,
-	 * measured 3-10 % slower at every length. */
-	const size_t bulk = len / 16 - (tail ? 1 : 0);
+	 * faster. Running them before the bulk instead, their tweaks made from T, measured 3-10 %
+	 * slower at every length. */
+	const size_t bulk = whole - 1;
 	if (bulk)
 		(encrypt ? kt->xts_enc : kt->xts_dec)(data_key, s.t, in, out, bulk); /* s.t ends as T_bulk */
-	if (tail)
-		ct_aes_xts_steal_base(data_key, s.t, in + 16 * bulk, out + 16 * bulk, tail, encrypt);
+	ct_aes_xts_steal_base(data_key, s.t, in + 16 * bulk, out + 16 * bulk, tail, encrypt);
 	explicit_bzero(s.t, sizeof(s.t));
 	return 0;
 }

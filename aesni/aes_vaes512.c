@@ -475,10 +475,17 @@ ZI __m512i xts_mul_x32(__m512i t)
 		st_blocks(out + 64 * (i), _mm512_xor_si512(b##i, t##i), nlast_);                             \
 	else                                                                                                 \
 		ST4(out, i, _mm512_xor_si512(b##i, t##i));
+/* next_last: the last block takes the tweak after its own, x^n where its place gives x^(n-1)
+ * (a decryption's ciphertext stealing: its last whole block is decrypted with T_m, in a lane of
+ * this pass, instead of after it; xts_dec_steal). */
+#define ZTWEAK_NEXT_LAST(i)                                                                                  \
+	if ((i) == last_ && next_last)                                                                       \
+		t##i = xts_mul_xk(t##i, _mm512_maskz_set1_epi64((__mmask8)(3u << (2 * (nlast_ - 1))), 1));
 /* clang-format off */
 #define XTS_SHORT_REGS(name, regs, cipher, keys)                                                             \
 	CT_TARGET_ZMM static void name##_##regs(const struct ct_aes_key *k, const uint8_t tweak[16],         \
-						const uint8_t *in, uint8_t *out, size_t nblocks)             \
+						const uint8_t *in, uint8_t *out, size_t nblocks,             \
+						bool next_last)                                              \
 	{                                                                                                    \
 		const unsigned rounds = k->rounds, last_ = (regs) - 1;                                       \
 		const __m512i t0_ = xts_mul_xk(bcast(tweak), _mm512_set_epi64(3, 3, 2, 2, 1, 1, 0, 0));      \
@@ -486,39 +493,45 @@ ZI __m512i xts_mul_x32(__m512i t)
 		const unsigned nlast_ = (unsigned)nblocks - 4 * last_;                                       \
 		const __m512i k0_ = bcast(rk[0]);                                                            \
 		__m512i k_;                                                                                  \
-		X##regs(ZTWEAK_INIT) X##regs(ZDECL) X##regs(ZXTS_IN_SHORT)                                     \
+		X##regs(ZTWEAK_INIT) X##regs(ZTWEAK_NEXT_LAST) X##regs(ZDECL) X##regs(ZXTS_IN_SHORT)         \
 		ZROUNDS_FROM1_N(X##regs, cipher, SCHED, rk, rounds)                                          \
 		X##regs(ZXTS_OUT_SHORT)                                                                      \
 	}
 /* clang-format on */
+/* name(k, tweak, in, out, nblocks, next_last): the pass in as many registers as it takes; the
+ * tweak goes on to the block after the last (next_last: to the last block's own). */
 #define XTS_SHORT_KERNEL(name, cipher, keys)                                                                 \
 	FOR_REGS_1_8(XTS_SHORT_REGS, name, cipher, keys)                                                     \
 	CT_TARGET_ZMM static void name(const struct ct_aes_key *k, uint8_t tweak[16], const uint8_t *in,     \
-				       uint8_t *out, size_t nblocks)                                         \
+				       uint8_t *out, size_t nblocks, bool next_last)                         \
 	{                                                                                                    \
 		REGS_1_8_BY_COUNT(name, const struct ct_aes_key *, const uint8_t *, const uint8_t *,         \
-				  uint8_t *, size_t)                                                         \
-		by_regs[(nblocks - 1) / 4](k, tweak, in, out, nblocks);                                      \
-		ST(tweak, 0,                                                                                 \
-		   _mm512_castsi512_si128(xts_mul_xk(bcast(tweak), _mm512_set1_epi64((long long)nblocks)))); \
+				  uint8_t *, size_t, bool)                                                   \
+		by_regs[(nblocks - 1) / 4](k, tweak, in, out, nblocks, next_last);                           \
+		const long long steps = (long long)nblocks - (next_last ? 1 : 0);                            \
+		ST(tweak, 0, _mm512_castsi512_si128(xts_mul_xk(bcast(tweak), _mm512_set1_epi64(steps))));    \
 	}
 
 XTS_SHORT_KERNEL(xts_enc_short, ENC, enc)
 XTS_SHORT_KERNEL(xts_dec_short, DEC, dec)
 
-#define XTS_KERNEL(name, cipher, keys)                                                                       \
+/* keep: the blocks at the end that the batches leave to the short pass whatever the count (1 for
+ * xts_dec_steal, whose last block takes the next tweak there). */
+#define XTS_KERNEL(name, cipher, keys, keep)                                                                 \
 	CT_TARGET_ZMM static void name(const struct ct_aes_key *k, uint8_t tweak[16], const uint8_t *in,     \
 				       uint8_t *out, size_t nblocks)                                         \
 	{                                                                                                    \
 		const unsigned rounds = k->rounds;                                                           \
-		/* one batch or less: the batch loop would also make the next batch's tweaks */              \
-		if (nblocks > BATCH) {                                                                       \
+		/* one batch or less: the batch loop would also make the next batch's tweaks (with a     \
+		 * block kept, one batch and it no longer fit the short pass) */   \
+		if (nblocks - (keep) > BATCH || ((keep) && nblocks - (keep) == BATCH)) {                     \
 			const __m512i t0_ =                                                                  \
 				xts_mul_xk(bcast(tweak), _mm512_set_epi64(3, 3, 2, 2, 1, 1, 0, 0));          \
 			X8(ZTWEAK_INIT)                                                                      \
 			const struct zkeys kz = zkeys_load(k->keys, rounds);                                 \
 			const __m512i k0_ = kz.k[0];                                                         \
-			for (; nblocks >= BATCH; in += 16 * BATCH, out += 16 * BATCH, nblocks -= BATCH) {    \
+			for (; nblocks - (keep) >= BATCH;                                                    \
+			     in += 16 * BATCH, out += 16 * BATCH, nblocks -= BATCH) {                        \
 				X8(ZDECL)                                                                    \
 				X8(ZNEXT_DECL)                                                               \
 				X8(ZXTS_IN)                                                                  \
@@ -529,11 +542,18 @@ XTS_SHORT_KERNEL(xts_dec_short, DEC, dec)
 			ST(tweak, 0, _mm512_castsi512_si128(t0));                                            \
 		}                                                                                            \
 		if (nblocks)                                                                                 \
-			name##_short(k, tweak, in, out, nblocks);                                            \
+			cipher##_SHORT(k, tweak, in, out, nblocks, (keep) != 0);                             \
 	}
+#define ENC_SHORT xts_enc_short
+#define DEC_SHORT xts_dec_short
 
-XTS_KERNEL(xts_enc, ENC, enc)
-XTS_KERNEL(xts_dec, DEC, dec)
+XTS_KERNEL(xts_enc, ENC, enc, 0)
+XTS_KERNEL(xts_dec, DEC, dec, 0)
+/* A decryption with ciphertext stealing (aes_internal.h): nblocks whole blocks, the last one
+ * decrypted with the tweak after its own, T_m, in the short pass's last lane, so that only the
+ * final block's AES follows (a 1032-byte unit took two AES latencies after the batch); the
+ * tweak ends as the last block's own, T_{m-1}. */
+XTS_KERNEL(xts_dec_steal, DEC, dec, 1)
 
 /* ---- GHASH ----
  * Thirty-two blocks per reduction: register j (0..7) of a group holds blocks 4j..4j+3,
@@ -904,6 +924,7 @@ const struct ct_aes_kernels ct_aes_kernels_vaes512 = {
 	.ofb = ct_aes_xmm_ofb,
 	.xts_enc = xts_enc,
 	.xts_dec = xts_dec,
+	.xts_dec_steal = xts_dec_steal,
 	.ghash = ghash,
 	.gcm_enc = gcm_enc,
 	.gcm_dec = gcm_dec,

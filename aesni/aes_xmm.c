@@ -371,14 +371,17 @@ CT_TARGET_XMM void ct_aes_xmm_xts_steal(const struct ct_aes_key *k, const uint8_
 	steal_second(rk, k->rounds, encrypt, _mm_xor_si128(b, t_first), ending, t_second, out, tail);
 }
 
-/* An encryption's stealing after a batch that made CC (at out) with the rest: C_{m-1} =
- * E(P_m || CC's bytes n..15) with t_m, C_m = CC's first n bytes. ending: the unit's last 16
- * bytes, copied before the batch could write over them. */
-CT_TARGET_XMM void ct_aes_xmm_xts_steal_last(const struct ct_aes_key *k, const uint8_t t_m[16],
-					     const uint8_t ending[16], uint8_t *out, size_t tail)
+/* The stealing after a kernel that made its first block's result (at out) with the others:
+ * encrypting, CC (with T_{m-1}), and C_{m-1} = E(P_m || CC's bytes n..15) follows with t_second
+ * = T_m; decrypting, PP (with T_m: xts_dec_steal), and P_{m-1} = D(C_m || PP's bytes n..15)
+ * follows with t_second = T_{m-1}. ending: the unit's last 16 bytes, copied before the kernel
+ * could write over them. */
+CT_TARGET_XMM void ct_aes_xmm_xts_steal_last(const struct ct_aes_key *k, const uint8_t t_second[16],
+					     const uint8_t ending[16], uint8_t *out, size_t tail,
+					     bool encrypt)
 {
-	steal_second((const __m128i *)k->enc, k->rounds, true, LD(out, 0), LD(ending, 0), LD(t_m, 0), out,
-		     tail);
+	steal_second((const __m128i *)(encrypt ? k->enc : k->dec), k->rounds, encrypt, LD(out, 0),
+		     LD(ending, 0), LD(t_second, 0), out, tail);
 }
 
 /* ---- GHASH ---- */
