@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """peers.py - the route against its peers, side by side in one run: AES-128, per mode (ECB, CTR,
-CBC-decrypt, XTS, GCM) and request size (16 B .. 16 KiB), GB/s, with the ratios to the best peer
+CBC-decrypt, XTS, XTS-decrypt, GCM) and request size (16 B .. 16 KiB), GB/s, with the ratios to the best peer
 and to the instruction limit of this CPU.
 
   openssl-3.0  this host's `openssl speed -elapsed -seconds S -bytes N [-decrypt] -evp CIPHER`
@@ -48,10 +48,11 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(HERE)
-MODES = ["ecb", "ctr", "cbc-dec", "xts", "gcm"]
+MODES = ["ecb", "ctr", "cbc-dec", "xts", "xts-dec", "gcm"]
 SIZES = [16, 256, 1024, 8192, 16384]
 CIPHER = {"ecb": "aes-128-ecb", "ctr": "aes-128-ctr", "cbc-dec": "aes-128-cbc",
-          "xts": "aes-128-xts", "gcm": "aes-128-gcm"}
+          "xts": "aes-128-xts", "xts-dec": "aes-128-xts", "gcm": "aes-128-gcm"}
+DECRYPT = {"cbc-dec", "xts-dec"}
 
 
 def die(code, msg):
@@ -61,7 +62,7 @@ def die(code, msg):
 
 def speed_args(mode, size, seconds):
     return (["speed", "-elapsed", "-seconds", str(seconds), "-bytes", str(size)] +
-            (["-decrypt"] if mode == "cbc-dec" else []) + ["-evp", CIPHER[mode]])
+            (["-decrypt"] if mode in DECRYPT else []) + ["-evp", CIPHER[mode]])
 
 
 def speed_figure(p, what):
@@ -135,7 +136,8 @@ def backend_peer(exe):
     unit). What the route could give a program whose EVP calls cost nothing: the route's own
     figures carry openssl speed's EVP cost per call (per GCM message: a key set-up, a message
     set-up and a final, ~450 ns in OpenSSL 3.0, `cryptrace report` of the run shows them)."""
-    names = {"ecb": "ecb", "ctr": "ctr", "cbc-dec": "cbc-dec", "xts": "xts-enc", "gcm": "gcm-enc"}
+    names = {"ecb": "ecb", "ctr": "ctr", "cbc-dec": "cbc-dec", "xts": "xts-enc", "xts-dec": "xts-dec",
+             "gcm": "gcm-enc"}
 
     def run(mode, size, seconds):
         p = subprocess.run([exe, "--no-masked", "--modes", names[mode], "--sizes", str(size),
@@ -220,7 +222,7 @@ def main():
     if any(m not in MODES for m in modes) or any(z < 16 for z in sizes):
         die(2, f"modes are {','.join(MODES)}; sizes at least 16 bytes")
     if any(z % 16 for z in sizes) and {"ecb", "cbc-dec"} & set(modes):
-        die(2, "ecb and cbc-dec take whole blocks of 16 bytes (xts, ctr and gcm take any size: "
+        die(2, "ecb and cbc-dec take whole blocks of 16 bytes (xts, xts-dec, ctr and gcm take any size: "
                "520 is a 512-byte XTS unit with ciphertext stealing)")
     if os.uname().machine != "x86_64" or " aes " not in open("/proc/cpuinfo").read():
         die(77, "needs an x86-64 CPU with AES-NI (the peers' figures are x86's)")
