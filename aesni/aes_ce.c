@@ -322,9 +322,8 @@ CT_TARGET_CE void ct_aes_ce_xts_one(const struct ct_aes_key *data_key, const str
 	ST(out, 0, veorq_u8(b0, t));
 }
 
-/* XTS ciphertext stealing's last two blocks in registers (aes_xmm.c's ct_aes_xmm_xts_steal says
- * how): TBL gives 0 for an index past 15, so the moved bytes need no blend. */
-/* The stealing's second block and both stores (aes_xmm.c's steal_second). */
+/* The stealing's second block and both stores (aes_xmm.c's steal_second): TBL gives 0 for an
+ * index past 15, so the moved bytes need no blend. */
 CI void steal_second(const struct ct_aes_key *k, bool encrypt, uint8x16_t first, uint8x16_t ending,
 		     uint8x16_t t_second, uint8_t *out, size_t tail)
 {
@@ -344,6 +343,8 @@ CI void steal_second(const struct ct_aes_key *k, bool encrypt, uint8x16_t first,
 		 vorrq_u8(vqtbl1q_u8(second, from_n), vqtbl1q_u8(first, vsubq_u8(from_n, vdupq_n_u8(16)))));
 }
 
+/* XTS ciphertext stealing's last two blocks in registers (aes_xmm.c's ct_aes_xmm_xts_steal says
+ * how). */
 CT_TARGET_CE void ct_aes_ce_xts_steal(const struct ct_aes_key *k, const uint8_t t_prev[16], const uint8_t *in,
 				      uint8_t *out, size_t tail, bool encrypt)
 {

@@ -167,9 +167,10 @@ void ct_aes_ce_xts_steal_last(const struct ct_aes_key *k, const uint8_t t_second
 			      const uint8_t ending[16], uint8_t *out, size_t tail, bool encrypt);
 
 /* The base level of this architecture: key expansion, GHASH key powers, single blocks, the
- * one-block XTS unit and XTS stealing's two blocks, called directly (no indirect call) by the mode layer. Every wider table of
- * the same architecture uses the same key and H-power layout. Where this build has no kernels the
- * mode layer is unreachable (ct_aes_set_key refuses every key) and these are never called. */
+ * one-block XTS unit and XTS stealing's two blocks, called directly (no indirect call) by the
+ * mode layer. Every wider table of the same architecture uses the same key and H-power layout.
+ * Where this build has no kernels the mode layer is unreachable (ct_aes_set_key refuses every
+ * key) and these are never called. */
 #if CT_AES_HAVE_X86_KERNELS
 #define ct_aes_base_kernels ct_aes_kernels_xmm
 #define ct_aes_expand_key_base ct_aes_expand_key_xmm

@@ -231,9 +231,10 @@ int ct_aes_xts(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak
 		 * the pass, in place, those bytes straddle its last store). */
 		if (tail)
 			memcpy(s.ending, in + len - 16, 16);
-		(encrypt ? kt->xts_enc
-		 : tail  ? kt->xts_dec_steal
-			 : kt->xts_dec)(data_key, s.t, in, out, whole);
+		if (encrypt)
+			kt->xts_enc(data_key, s.t, in, out, whole);
+		else
+			(tail ? kt->xts_dec_steal : kt->xts_dec)(data_key, s.t, in, out, whole);
 		if (tail) /* s.t is T_m encrypting, T_{m-1} decrypting */
 			ct_aes_xts_steal_last_base(data_key, s.t, s.ending, out + 16 * (whole - 1), tail,
 						   encrypt);

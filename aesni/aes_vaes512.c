@@ -4,10 +4,11 @@
  * per register, eight registers (32 blocks) in flight, 32 vector registers so nothing spills,
  * and three-way XORs in one VPTERNLOGQ. Where they pay (docs/aesni.md "512-bit kernels"): XTS,
  * whose tweak update runs on the carry-less multiply port beside the AES one, and GCM, whose
- * GHASH is stitched into the CTR rounds. Inputs under 32 blocks, and the tails, go to the
- * 256-bit kernels, except in ECB, CBC decryption, CTR, XTS and GHASH, whose short inputs and
- * tails run here in one short pass of as many registers as they need; the serial modes stay on
- * the AES-NI ones.
+ * GHASH is stitched into the CTR rounds (its 1-15 blocks after the whole steps too). Inputs
+ * under 32 blocks, and the tails, go to the 256-bit kernels, except in ECB, CBC decryption, CTR,
+ * XTS and GHASH, whose short inputs and tails run here in one short pass of as many registers as
+ * they need (XTS decryption's with stealing: xts_dec_steal); the serial modes stay on the
+ * AES-NI ones.
  */
 #include <string.h>
 #include <x86intrin.h>
@@ -522,8 +523,8 @@ XTS_SHORT_KERNEL(xts_dec_short, DEC, dec)
 				       uint8_t *out, size_t nblocks)                                         \
 	{                                                                                                    \
 		const unsigned rounds = k->rounds;                                                           \
-		/* one batch or less: the batch loop would also make the next batch's tweaks (with a     \
-		 * block kept, one batch and it no longer fit the short pass) */   \
+		/* one batch or less: the batch loop would also make the next batch's tweaks (with a  \
+		 * block kept: a batch and that block are more than the short pass takes) */      \
 		if (nblocks - (keep) > BATCH || ((keep) && nblocks - (keep) == BATCH)) {                     \
 			const __m512i t0_ =                                                                  \
 				xts_mul_xk(bcast(tweak), _mm512_set_epi64(3, 3, 2, 2, 1, 1, 0, 0));          \

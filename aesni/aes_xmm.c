@@ -330,13 +330,6 @@ CT_TARGET_XMM void ct_aes_xmm_xts_one(const struct ct_aes_key *data_key, const s
 	ST(out, 0, _mm_xor_si128(b0, t));
 }
 
-/* XTS ciphertext stealing's last two blocks in registers: in holds the last whole block and the
- * tail (1..15 bytes) after it, t_prev the block's tweak T_{m-1}. Encryption: CC =
- * E(P_{m-1}) with T_{m-1}, C_m = CC's first tail bytes, C_{m-1} = E(P_m || CC's rest) with T_m.
- * Decryption: PP = D(C_{m-1}) with T_m, P_m = PP's first tail bytes, P_{m-1} = D(C_m || PP's
- * rest) with T_{m-1}. Both inputs are read first (the block, and the 16 bytes that end with the
- * tail), and the 16 + tail bytes written as two overlapping stores: in may be out. The bytes
- * move between registers by shuffles whose indices count from the tail's length. */
 /* The stealing's second block and both stores, first's result given (steal_second's caller
  * says which is which): second = crypt(tail bytes || first's bytes n..15) with t_second, the
  * tail bytes being ending's top n; out gets second, and out + n second's bytes n..15 and then
@@ -359,6 +352,13 @@ XI void steal_second(const __m128i *rk, unsigned rounds, bool encrypt, __m128i f
 								  _mm_shuffle_epi8(first, from_n), top_n));
 }
 
+/* XTS ciphertext stealing's last two blocks in registers: in holds the last whole block and the
+ * tail (1..15 bytes) after it, t_prev the block's tweak T_{m-1}. Encryption: CC =
+ * E(P_{m-1}) with T_{m-1}, C_m = CC's first tail bytes, C_{m-1} = E(P_m || CC's rest) with T_m.
+ * Decryption: PP = D(C_{m-1}) with T_m, P_m = PP's first tail bytes, P_{m-1} = D(C_m || PP's
+ * rest) with T_{m-1}. Both inputs are read first (the block, and the 16 bytes that end with the
+ * tail), and the 16 + tail bytes written as two overlapping stores: in may be out. The bytes
+ * move between registers by shuffles whose indices count from the tail's length. */
 CT_TARGET_XMM void ct_aes_xmm_xts_steal(const struct ct_aes_key *k, const uint8_t t_prev[16],
 					const uint8_t *in, uint8_t *out, size_t tail, bool encrypt)
 {
