@@ -141,14 +141,15 @@ struct ct_aes_gcm {
 	uint8_t ctr[16]; /* next counter block */
 	uint8_t xi[16];  /* GHASH accumulator */
 	uint8_t ks[16];  /* keystream of the current partial block */
-	/* A short message's blocks not yet in xi (aes_gcm.c): the tag hashes them with the lengths
-	 * block under one reduction. A partial last block is zero-padded (its bytes are not in xi). */
+	/* Blocks not yet in xi (aes_gcm.c): an AAD of up to a block given in one call, a short
+	 * message's data blocks; the tag hashes them with the lengths block under one reduction. A
+	 * partial last block is zero-padded (its bytes are not in xi). */
 	uint8_t pend[CT_GCM_SHORT_BLOCKS + 2][16];
 	unsigned npend;
 	unsigned ek0_due; /* E(J0) not computed yet: it joins the first AES pass that has room */
 	uint64_t aad_len; /* bytes */
 	uint64_t msg_len; /* bytes */
-	unsigned ares;    /* bytes of a partial AAD block already folded into xi */
+	unsigned ares;    /* bytes of a partial AAD block: in xi, or before the data in pend[0] */
 	unsigned mres;    /* bytes of a partial data block used from ks */
 };
 /* Returns 0, or -1 (bad key size, no AES-NI). */

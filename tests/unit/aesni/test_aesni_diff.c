@@ -369,7 +369,8 @@ static enum ct_aesni_level best;
 /* GCM at the edges of the bulk kernels (the stitched ones take whole batches of 32 blocks, the
  * rest goes to the two-pass kernels, 16 and then 8 blocks at a time, then block-wise): every
  * length 16k + r around 1, 2, 3, 4, 6, 8, 16 and 17 batches of 16 blocks with r in
- * {0, 1, 15}, AAD of 0, 1, 16, 17 and 31 bytes, encryption and decryption, out of place
+ * {0, 1, 15}, AAD of 0, 1, 5, 13, 16, 17 and 31 bytes (one call: up to a block, it waits in pend;
+ * TLS's are 5 and 13), encryption and decryption, out of place
  * (misaligned) and in place, the data in one call or after a 5-byte first call (the kernel then
  * starts mid-stream on an unaligned pointer); ciphertext/plaintext and the tag compared with
  * OpenSSL, decryption's tag verified and a forged one refused. On the level given. */
@@ -377,14 +378,14 @@ static void gcm_edges(enum ct_aesni_level level)
 {
 	static const size_t ks[] = { 15, 16, 17, 31,  32,  33,  47,  48,  49,  63,  64, 65,
 				     95, 96, 97, 127, 128, 129, 255, 256, 257, 271, 272 };
-	static const size_t rs[] = { 0, 1, 15 }, aads[] = { 0, 1, 16, 17, 31 };
+	static const size_t rs[] = { 0, 1, 15 }, aads[] = { 0, 1, 5, 13, 16, 17, 31 };
 	uint8_t key[32], iv[12], aad[32], tag[16];
 	unsigned n = 0;
 
 	ct_aesni_set_max_level(level);
 	for (size_t a = 0; a < sizeof(ks) / sizeof(ks[0]); a++)
 		for (size_t b = 0; b < 3; b++)
-			for (size_t c = 0; c < 5; c++)
+			for (size_t c = 0; c < sizeof(aads) / sizeof(aads[0]); c++)
 				for (int v = 0; v < 8; v++, n++) {
 					const int enc = v & 1, inplace = v >> 1 & 1, lead = v >> 2 & 1;
 					const size_t len = 16 * ks[a] + rs[b], alen = aads[c];
