@@ -452,15 +452,16 @@ ZI __m512i xts_mul_x32(__m512i t)
  * on them. With the update after the batch, XTS ran at 65-69 % of the AES limit on Zen 5 (AES at
  * two 512-bit instructions per cycle, no slack for a late input); here at 81-87 % (docs/aesni.md). */
 /* clang-format off */
-#define ZROUNDS_WHITENED_NEXT_TWEAKS(cipher, rk, rounds)                                                     \
+#define ZXR(cipher, KEY, rk, r) ZROUND_N(X8, cipher, KEY, rk, r)
+#define ZROUNDS_WHITENED_NEXT_TWEAKS(cipher, KEY, rk, rounds)                                                \
 	do {                                                                                                 \
 		__m512i k_;                                                                                  \
-		ZROUND(cipher, rk, 1) ZTWEAK_NEXT(0) ZROUND(cipher, rk, 2) ZTWEAK_NEXT(1)                    \
-		ZROUND(cipher, rk, 3) ZTWEAK_NEXT(2) ZROUND(cipher, rk, 4) ZTWEAK_NEXT(3)                    \
-		ZROUND(cipher, rk, 5) ZTWEAK_NEXT(4) ZROUND(cipher, rk, 6) ZTWEAK_NEXT(5)                    \
-		ZROUND(cipher, rk, 7) ZTWEAK_NEXT(6) ZROUND(cipher, rk, 8) ZTWEAK_NEXT(7)                    \
-		ZROUND(cipher, rk, 9)                                                                        \
-		ZROUNDS_TAIL(cipher, rk, rounds)                                                             \
+		ZXR(cipher, KEY, rk, 1) ZTWEAK_NEXT(0) ZXR(cipher, KEY, rk, 2) ZTWEAK_NEXT(1)                \
+		ZXR(cipher, KEY, rk, 3) ZTWEAK_NEXT(2) ZXR(cipher, KEY, rk, 4) ZTWEAK_NEXT(3)                \
+		ZXR(cipher, KEY, rk, 5) ZTWEAK_NEXT(4) ZXR(cipher, KEY, rk, 6) ZTWEAK_NEXT(5)                \
+		ZXR(cipher, KEY, rk, 7) ZTWEAK_NEXT(6) ZXR(cipher, KEY, rk, 8) ZTWEAK_NEXT(7)                \
+		ZXR(cipher, KEY, rk, 9)                                                                      \
+		ZROUNDS_TAIL_N(X8, cipher, KEY, rk, rounds)                                                  \
 	} while (0)
 /* clang-format on */
 
@@ -516,27 +517,36 @@ ZI __m512i xts_mul_x32(__m512i t)
 XTS_SHORT_KERNEL(xts_enc_short, ENC, enc)
 XTS_SHORT_KERNEL(xts_dec_short, DEC, dec)
 
+/* The batch loop's round keys (xts_keys_broadcast below), from the schedule `keys` (enc, dec):
+ * HELD in registers, loaded once per call, or SCHED, broadcast from the schedule in every
+ * batch. Each declares kz (ZROUND_N's rk) and k0_ (the whitening key). */
+#define XTS_KEYS_HELD(keys)                                                                                  \
+	const struct zkeys kz = zkeys_load(k->keys, rounds);                                                 \
+	const __m512i k0_ = kz.k[0];
+#define XTS_KEYS_SCHED(keys)                                                                                 \
+	const uint8_t(*const kz)[16] = k->keys;                                                              \
+	const __m512i k0_ = bcast(kz[0]);
 /* keep: the blocks at the end that the batches leave to the short pass whatever the count (1 for
- * xts_dec_steal, whose last block takes the next tweak there). */
-#define XTS_KERNEL(name, cipher, keys, keep)                                                                 \
+ * xts_dec_steal, whose last block takes the next tweak there); KEY: HELD or SCHED. */
+/* clang-format off */
+#define XTS_KERNEL(name, cipher, keys, KEY, keep)                                                            \
 	CT_TARGET_ZMM static void name(const struct ct_aes_key *k, uint8_t tweak[16], const uint8_t *in,     \
 				       uint8_t *out, size_t nblocks)                                         \
 	{                                                                                                    \
 		const unsigned rounds = k->rounds;                                                           \
-		/* one batch or less: the batch loop would also make the next batch's tweaks (with a  \
-		 * block kept: a batch and that block are more than the short pass takes) */      \
+		/* one batch or less: the batch loop would also make the next batch's tweaks (with a         \
+		 * block kept: a batch and that block are more than the short pass takes) */                 \
 		if (nblocks - (keep) > BATCH || ((keep) && nblocks - (keep) == BATCH)) {                     \
 			const __m512i t0_ =                                                                  \
 				xts_mul_xk(bcast(tweak), _mm512_set_epi64(3, 3, 2, 2, 1, 1, 0, 0));          \
 			X8(ZTWEAK_INIT)                                                                      \
-			const struct zkeys kz = zkeys_load(k->keys, rounds);                                 \
-			const __m512i k0_ = kz.k[0];                                                         \
+			XTS_KEYS_##KEY(keys)                                                                 \
 			for (; nblocks - (keep) >= BATCH;                                                    \
 			     in += 16 * BATCH, out += 16 * BATCH, nblocks -= BATCH) {                        \
 				X8(ZDECL)                                                                    \
 				X8(ZNEXT_DECL)                                                               \
 				X8(ZXTS_IN)                                                                  \
-				ZROUNDS_WHITENED_NEXT_TWEAKS(cipher, kz, rounds);                            \
+				ZROUNDS_WHITENED_NEXT_TWEAKS(cipher, KEY, kz, rounds);                       \
 				X8(ZXTS_OUT)                                                                 \
 				X8(ZTWEAK_TAKE)                                                              \
 			}                                                                                    \
@@ -545,16 +555,20 @@ XTS_SHORT_KERNEL(xts_dec_short, DEC, dec)
 		if (nblocks)                                                                                 \
 			cipher##_SHORT(k, tweak, in, out, nblocks, (keep) != 0);                             \
 	}
+/* clang-format on */
 #define ENC_SHORT xts_enc_short
 #define DEC_SHORT xts_dec_short
 
-XTS_KERNEL(xts_enc, ENC, enc, 0)
-XTS_KERNEL(xts_dec, DEC, dec, 0)
+XTS_KERNEL(xts_enc_held, ENC, enc, HELD, 0)
+XTS_KERNEL(xts_dec_held, DEC, dec, HELD, 0)
+XTS_KERNEL(xts_enc_sched, ENC, enc, SCHED, 0)
+XTS_KERNEL(xts_dec_sched, DEC, dec, SCHED, 0)
 /* A decryption with ciphertext stealing (aes_internal.h): nblocks whole blocks, the last one
  * decrypted with the tweak after its own, T_m, in the short pass's last lane, so that only the
  * final block's AES follows (a 1032-byte unit took two AES latencies after the batch); the
  * tweak ends as the last block's own, T_{m-1}. */
-XTS_KERNEL(xts_dec_steal, DEC, dec, 1)
+XTS_KERNEL(xts_dec_steal_held, DEC, dec, HELD, 1)
+XTS_KERNEL(xts_dec_steal_sched, DEC, dec, SCHED, 1)
 
 /* ---- GHASH ----
  * Thirty-two blocks per reduction: register j (0..7) of a group holds blocks 4j..4j+3,
@@ -893,6 +907,86 @@ int ct_aes_vaes512_ghash_form(void)
 {
 	return ghash_form_of_cpu();
 }
+
+/* XTS's round keys. Held in registers, the batch loop's 8 blocks, 8 tweaks, 8 next tweaks and 11
+ * keys (AES-128) are more than the 32 registers, and the compiler spills tweaks to the stack in
+ * every batch. Broadcast from the key schedule in every batch instead, nothing spills: where the
+ * broadcast is a load and nothing more (Intel), that is 4-6 % faster at 8-16 KiB when the data
+ * sits off a cache line (an in-place unit at 48 bytes past one, as openssl speed's buffer; the
+ * spills' stores and reloads beside its split loads and stores), 1-5 % at 1 KiB, the same
+ * aligned. Where a broadcast from memory takes an AES unit's slot (AMD Zen 5: docs/aesni.md,
+ * "512-bit kernels"), held. Which one: VAESENC's rate over independent chains with a key
+ * broadcast from memory for every eight of them, as the batch loop has it, against a key in a
+ * register: held if the broadcasts cost more than 5 %. ~20 us, once. */
+#define KEY_CHAINS 16
+CT_TARGET_ZMM static uint64_t time_key_chains(bool broadcast)
+{
+	static const uint8_t sched[16][16] = { { 1 }, { 2 },  { 3 },  { 4 },  { 5 },  { 6 },  { 7 },  { 8 },
+					       { 9 }, { 10 }, { 11 }, { 12 }, { 13 }, { 14 }, { 15 }, { 16 } };
+	__m512i v[KEY_CHAINS];
+	for (int i = 0; i < KEY_CHAINS; i++)
+		v[i] = _mm512_set1_epi64(i + 1);
+	const __m512i reg = bcast(sched[0]);
+	const uint8_t(*rows)[16] = sched;
+	const uint64_t t0 = __rdtsc();
+	for (int r = 0; r < RATE_ROUNDS; r++) {
+		__asm__("" : "+r"(rows)); /* the broadcasts stay in the loop */
+		const __m512i ka = broadcast ? bcast(rows[r & 15]) : reg;
+		const __m512i kb = broadcast ? bcast(rows[(r + 1) & 15]) : reg;
+		for (int i = 0; i < KEY_CHAINS / 2; i++)
+			v[i] = _mm512_aesenc_epi128(v[i], ka);
+		for (int i = KEY_CHAINS / 2; i < KEY_CHAINS; i++)
+			v[i] = _mm512_aesenc_epi128(v[i], kb);
+	}
+	const uint64_t t = __rdtsc() - t0;
+	__m512i sum = v[0];
+	for (int i = 1; i < KEY_CHAINS; i++)
+		sum = _mm512_xor_si512(sum, v[i]);
+	volatile int sink = _mm_cvtsi128_si32(_mm512_castsi512_si128(sum));
+	(void)sink;
+	return t;
+}
+
+static int xts_keys = -1; /* 0 held, 1 broadcast per batch, once measured or set */
+
+static bool xts_keys_broadcast(void)
+{
+	int f = __atomic_load_n(&xts_keys, __ATOMIC_RELAXED);
+	if (f < 0) { /* racing threads measure alike, and either answer is correct */
+		/* a pass first, so that neither is timed while the 512-bit units wake up; then the
+		 * two in turn, best of seven each (one pass alone moved by up to 30 %) */
+		uint64_t held = time_key_chains(false), loaded = UINT64_MAX;
+		held = UINT64_MAX;
+		for (int trial = 0; trial < 7; trial++) {
+			const uint64_t h = time_key_chains(false), l = time_key_chains(true);
+			held = h < held ? h : held;
+			loaded = l < loaded ? l : loaded;
+		}
+		f = 20 * loaded <= 21 * held;
+		__atomic_store_n(&xts_keys, f, __ATOMIC_RELAXED);
+	}
+	return f;
+}
+
+void ct_aes_vaes512_set_xts_keys(int broadcast)
+{
+	__atomic_store_n(&xts_keys, broadcast < 0 ? -1 : broadcast != 0, __ATOMIC_RELAXED);
+}
+
+int ct_aes_vaes512_xts_keys(void)
+{
+	return xts_keys_broadcast();
+}
+
+#define XTS_BY_KEYS(name)                                                                                    \
+	static void name(const struct ct_aes_key *k, uint8_t tweak[16], const uint8_t *in, uint8_t *out,     \
+			 size_t nblocks)                                                                     \
+	{                                                                                                    \
+		(xts_keys_broadcast() ? name##_sched : name##_held)(k, tweak, in, out, nblocks);             \
+	}
+XTS_BY_KEYS(xts_enc)
+XTS_BY_KEYS(xts_dec)
+XTS_BY_KEYS(xts_dec_steal)
 
 static void ghash(const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8_t xi[16], const uint8_t *in,
 		  size_t nblocks)

@@ -16,6 +16,8 @@
  * --limits prints the measured instruction limits, the widest and our code level, and stops.
  * --ghash karatsuba|schoolbook forces the 512-bit level's GHASH multiply form (default: the one
  * measured at first use, aes_vaes512.c); the header says which ran.
+ * --xts-keys held|broadcast forces where the 512-bit XTS batch loop takes its round keys from
+ * (registers, or the key schedule in every batch; default: as measured at first use).
  * Single thread; pin it (taskset -c 1) on a quiet machine for stable numbers.
  */
 #include <cpuid.h>
@@ -530,12 +532,14 @@ int main(int argc, char **argv)
 #if CT_AES_HAVE_X86_KERNELS
 		else if (!strcmp(argv[i], "--ghash") && i + 1 < argc)
 			ct_aes_vaes512_set_ghash_form(!strcmp(argv[++i], "schoolbook"));
+		else if (!strcmp(argv[i], "--xts-keys") && i + 1 < argc)
+			ct_aes_vaes512_set_xts_keys(!strcmp(argv[++i], "broadcast"));
 #endif
 		else {
 			fprintf(stderr,
 				"usage: %s [--bits 128|192|256] [--modes m,..] [--sizes s,..] "
 				"[--ms N] [--level L] [--vs-level L] [--misalign N] [--in-place] [--aad N] [--no-masked] [--limits] "
-				"[--ghash karatsuba|schoolbook]\nlevels: aesni vaes "
+				"[--ghash karatsuba|schoolbook] [--xts-keys held|broadcast]\nlevels: aesni vaes "
 				"vaes512 (x86), armv8-ce\nmodes:",
 				argv[0]);
 			for (int m = 0; m < B_COUNT; m++)
@@ -612,8 +616,9 @@ int main(int argc, char **argv)
 		       width_name[lim.widest], ct_aesni_level_name(ct_aesni_level()));
 #if CT_AES_HAVE_X86_KERNELS
 	if (ct_aesni_level() == CT_AESNI_VAES512)
-		printf("512-bit GHASH: %s multiplies\n",
-		       ct_aes_vaes512_ghash_form() ? "schoolbook (4)" : "Karatsuba (3)");
+		printf("512-bit GHASH: %s multiplies; 512-bit XTS round keys: %s\n",
+		       ct_aes_vaes512_ghash_form() ? "schoolbook (4)" : "Karatsuba (3)",
+		       ct_aes_vaes512_xts_keys() ? "broadcast in every batch" : "held in registers");
 #endif
 	fflush(stdout);
 	if (limits_only)

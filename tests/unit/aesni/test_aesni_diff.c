@@ -215,7 +215,8 @@ static void run_case(uint64_t index, uint64_t *bytes)
 	}
 	ct_aesni_set_max_level(c.level);
 #if CT_AES_HAVE_X86_KERNELS
-	ct_aes_vaes512_set_ghash_form((int)(index & 1)); /* both forms, whichever this CPU picks */
+	ct_aes_vaes512_set_ghash_form((int)(index & 1));    /* both forms, whichever this CPU picks */
+	ct_aes_vaes512_set_xts_keys((int)(index >> 1 & 1)); /* both XTS key sources, too */
 #endif
 
 	const size_t keylen = c.bits / 8 * (c.m == M_XTS ? 2 : 1);
@@ -492,6 +493,7 @@ static void test_random_cases(void **state)
 	print_message("\n%.1f MB compared, seed %" PRIu64 "\n", bytes / 1e6, seed);
 #if CT_AES_HAVE_X86_KERNELS
 	ct_aes_vaes512_set_ghash_form(-1);
+	ct_aes_vaes512_set_xts_keys(-1);
 #endif
 }
 
