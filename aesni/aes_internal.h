@@ -85,13 +85,14 @@ extern const struct ct_aes_kernels ct_aes_kernels_xmm;
 extern const struct ct_aes_kernels ct_aes_kernels_vaes;
 extern const struct ct_aes_kernels ct_aes_kernels_vaes512;
 /* The 512-bit GHASH's multiply form (aes_vaes512.c): 0 Karatsuba, 1 schoolbook, as measured on
- * this CPU at first use; set_ghash_form forces one (-1: measure again), for the differential
- * test and the benchmark. */
+ * this CPU at first use; set_ghash_form forces one (-1: as measured), for the differential test
+ * and the benchmark. */
 int ct_aes_vaes512_ghash_form(void);
 void ct_aes_vaes512_set_ghash_form(int form);
 /* The 512-bit XTS batch loop's round keys (aes_vaes512.c): 0 held in registers, 1 broadcast from
- * the key schedule in every batch, as measured on this CPU at first use; set_xts_keys forces one
- * (-1: measure again), for the differential test and the benchmark. */
+ * the key schedule in every batch, by the CPU (where the measured GHASH form is schoolbook:
+ * broadcast); set_xts_keys forces one (-1: by the CPU), for the differential test and the
+ * benchmark. */
 int ct_aes_vaes512_xts_keys(void);
 void ct_aes_vaes512_set_xts_keys(int broadcast);
 #else

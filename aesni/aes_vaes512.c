@@ -858,7 +858,7 @@ GCM_FORM_KERNELS(GH_SCHOOLBOOK, schoolbook)
  * three): where VPCLMULQDQ keeps up with the AES instruction (Intel: both one a cycle), the
  * fourth multiply is cheaper than the shuffle and XOR it saves (schoolbook 3-6 % faster at
  * 1-16 KiB on an Intel Xeon); where it issues at well under the AES rate (AMD Zen 5: one
- * multiply every other cycle against two AES a cycle), Karatsuba (docs/aesni.md). ~20 us, once. */
+ * multiply every other cycle against two AES a cycle), Karatsuba (docs/aesni.md). ~100 us, once. */
 #define RATE_CHAINS 12 /* more than latency x rate on the CPUs seen, so the rate is timed */
 #define RATE_ROUNDS 512
 CT_TARGET_ZMM static uint64_t time_chains(bool clmul)
@@ -885,17 +885,34 @@ CT_TARGET_ZMM static uint64_t time_chains(bool clmul)
 	return best;
 }
 
-static int ghash_form = -1; /* enum gh_form once measured or set */
+static int measured_form = -1; /* enum gh_form once measured */
+static int ghash_form = -1;    /* enum gh_form where set, else -1: as measured */
+
+static enum gh_form measured_form_of_cpu(void)
+{
+	int f = __atomic_load_n(&measured_form, __ATOMIC_RELAXED);
+	if (f < 0) { /* racing threads measure alike, and either answer is correct */
+		/* the two in turn, six times, the best of each, and a wide margin: on the Intel Xeon
+		 * (a VM on a shared host) the multiplies' time came out 0.67-1.49x the AES one's,
+		 * from one process to the next and one build's code layout to another's, where Zen 5
+		 * is at ~4x; timed once each with a 5/4 margin, a quarter of the processes there
+		 * picked Karatsuba */
+		uint64_t mul = UINT64_MAX, aes = UINT64_MAX;
+		for (int i = 0; i < 6; i++) {
+			const uint64_t m = time_chains(true), a = time_chains(false);
+			mul = m < mul ? m : mul;
+			aes = a < aes ? a : aes;
+		}
+		f = mul <= 2 * aes ? GH_SCHOOLBOOK : GH_KARATSUBA;
+		__atomic_store_n(&measured_form, f, __ATOMIC_RELAXED);
+	}
+	return (enum gh_form)f;
+}
 
 static enum gh_form ghash_form_of_cpu(void)
 {
-	int f = __atomic_load_n(&ghash_form, __ATOMIC_RELAXED);
-	if (f < 0) { /* racing threads measure alike, and either answer is correct */
-		const uint64_t mul = time_chains(true), aes = time_chains(false);
-		f = 4 * mul <= 5 * aes ? GH_SCHOOLBOOK : GH_KARATSUBA;
-		__atomic_store_n(&ghash_form, f, __ATOMIC_RELAXED);
-	}
-	return (enum gh_form)f;
+	const int f = __atomic_load_n(&ghash_form, __ATOMIC_RELAXED);
+	return f < 0 ? measured_form_of_cpu() : (enum gh_form)f;
 }
 
 void ct_aes_vaes512_set_ghash_form(int form)
@@ -910,62 +927,22 @@ int ct_aes_vaes512_ghash_form(void)
 
 /* XTS's round keys. Held in registers, the batch loop's 8 blocks, 8 tweaks, 8 next tweaks and 11
  * keys (AES-128) are more than the 32 registers, and the compiler spills tweaks to the stack in
- * every batch. Broadcast from the key schedule in every batch instead, nothing spills: where the
- * broadcast is a load and nothing more (Intel), that is 4-6 % faster at 8-16 KiB when the data
- * sits off a cache line (an in-place unit at 48 bytes past one, as openssl speed's buffer; the
- * spills' stores and reloads beside its split loads and stores), 1-5 % at 1 KiB, the same
- * aligned. Where a broadcast from memory takes an AES unit's slot (AMD Zen 5: docs/aesni.md,
- * "512-bit kernels"), held. Which one: VAESENC's rate over independent chains with a key
- * broadcast from memory for every eight of them, as the batch loop has it, against a key in a
- * register: held if the broadcasts cost more than 5 %. ~20 us, once. */
-#define KEY_CHAINS 16
-CT_TARGET_ZMM static uint64_t time_key_chains(bool broadcast)
-{
-	static const uint8_t sched[16][16] = { { 1 }, { 2 },  { 3 },  { 4 },  { 5 },  { 6 },  { 7 },  { 8 },
-					       { 9 }, { 10 }, { 11 }, { 12 }, { 13 }, { 14 }, { 15 }, { 16 } };
-	__m512i v[KEY_CHAINS];
-	for (int i = 0; i < KEY_CHAINS; i++)
-		v[i] = _mm512_set1_epi64(i + 1);
-	const __m512i reg = bcast(sched[0]);
-	const uint8_t(*rows)[16] = sched;
-	const uint64_t t0 = __rdtsc();
-	for (int r = 0; r < RATE_ROUNDS; r++) {
-		__asm__("" : "+r"(rows)); /* the broadcasts stay in the loop */
-		const __m512i ka = broadcast ? bcast(rows[r & 15]) : reg;
-		const __m512i kb = broadcast ? bcast(rows[(r + 1) & 15]) : reg;
-		for (int i = 0; i < KEY_CHAINS / 2; i++)
-			v[i] = _mm512_aesenc_epi128(v[i], ka);
-		for (int i = KEY_CHAINS / 2; i < KEY_CHAINS; i++)
-			v[i] = _mm512_aesenc_epi128(v[i], kb);
-	}
-	const uint64_t t = __rdtsc() - t0;
-	__m512i sum = v[0];
-	for (int i = 1; i < KEY_CHAINS; i++)
-		sum = _mm512_xor_si512(sum, v[i]);
-	volatile int sink = _mm_cvtsi128_si32(_mm512_castsi512_si128(sum));
-	(void)sink;
-	return t;
-}
-
-static int xts_keys = -1; /* 0 held, 1 broadcast per batch, once measured or set */
+ * every batch. Broadcast from the key schedule in every batch instead: on the Intel Xeon, where
+ * that broadcast is a load and nothing more, 4-5 % faster at 8-16 KiB when the data sits off a
+ * cache line (an in-place unit 48 bytes past one, as openssl speed's buffer: the spills' stores
+ * and reloads beside its split loads and stores), 3-4 % at 1 KiB, the same aligned. On AMD Zen 5
+ * a broadcast from memory takes an AES unit's slot (docs/aesni.md, "512-bit kernels"): held.
+ * Which CPU is which: the GHASH form's measurement above, whose Intel answer (the multiplier
+ * keeps pace with VAESENC) and Zen 5 answer come from the same difference, the vector units'
+ * sharing. A timing of AES chains with keys broadcast from memory was tried as the test itself:
+ * on the Intel Xeon it put them 0.84-1.09x a register key's time, from one harness to the next,
+ * no margin to tell the two apart by. */
+static int xts_keys = -1; /* 0 held, 1 broadcast per batch, once set; -1: by the CPU */
 
 static bool xts_keys_broadcast(void)
 {
-	int f = __atomic_load_n(&xts_keys, __ATOMIC_RELAXED);
-	if (f < 0) { /* racing threads measure alike, and either answer is correct */
-		/* a pass first, so that neither is timed while the 512-bit units wake up; then the
-		 * two in turn, best of seven each (one pass alone moved by up to 30 %) */
-		uint64_t held = time_key_chains(false), loaded = UINT64_MAX;
-		held = UINT64_MAX;
-		for (int trial = 0; trial < 7; trial++) {
-			const uint64_t h = time_key_chains(false), l = time_key_chains(true);
-			held = h < held ? h : held;
-			loaded = l < loaded ? l : loaded;
-		}
-		f = 20 * loaded <= 21 * held;
-		__atomic_store_n(&xts_keys, f, __ATOMIC_RELAXED);
-	}
-	return f;
+	const int f = __atomic_load_n(&xts_keys, __ATOMIC_RELAXED);
+	return f < 0 ? measured_form_of_cpu() == GH_SCHOOLBOOK : f != 0;
 }
 
 void ct_aes_vaes512_set_xts_keys(int broadcast)

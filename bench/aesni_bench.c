@@ -17,7 +17,7 @@
  * --ghash karatsuba|schoolbook forces the 512-bit level's GHASH multiply form (default: the one
  * measured at first use, aes_vaes512.c); the header says which ran.
  * --xts-keys held|broadcast forces where the 512-bit XTS batch loop takes its round keys from
- * (registers, or the key schedule in every batch; default: as measured at first use).
+ * (registers, or the key schedule in every batch; default: by the CPU, as the GHASH form).
  * Single thread; pin it (taskset -c 1) on a quiet machine for stable numbers.
  */
 #include <cpuid.h>
