@@ -955,11 +955,15 @@ int ct_aes_vaes512_xts_keys(void)
 	return xts_keys_broadcast();
 }
 
+/* The batch loop runs from BATCH + 1 blocks on (XTS_KERNEL, either keep); shorter units, a
+ * 512-byte sector among them, run the same short pass in either variant, and do not wait for
+ * the GHASH form's measurement (~100 us) at their first call. */
 #define XTS_BY_KEYS(name)                                                                                    \
 	static void name(const struct ct_aes_key *k, uint8_t tweak[16], const uint8_t *in, uint8_t *out,     \
 			 size_t nblocks)                                                                     \
 	{                                                                                                    \
-		(xts_keys_broadcast() ? name##_sched : name##_held)(k, tweak, in, out, nblocks);             \
+		(nblocks > BATCH && xts_keys_broadcast() ? name##_sched : name##_held)(k, tweak, in, out,    \
+										       nblocks);             \
 	}
 XTS_BY_KEYS(xts_enc)
 XTS_BY_KEYS(xts_dec)
