@@ -57,6 +57,15 @@ static inline uint64_t le64(uint64_t v)
 #endif
 }
 
+static inline uint32_t le32(uint32_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return v;
+#else
+	return __builtin_bswap32(v);
+#endif
+}
+
 static inline uint64_t load_le64(const uint8_t *p)
 {
 	uint64_t v;
@@ -68,11 +77,7 @@ static inline uint32_t load_le32(const uint8_t *p)
 {
 	uint32_t v;
 	memcpy(&v, p, 4);
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	return v;
-#else
-	return __builtin_bswap32(v);
-#endif
+	return le32(v);
 }
 
 /* A block as one 16-byte vector (GCC/clang vector extension, SSE2 or NEON): a block stored
@@ -113,9 +118,7 @@ static void store_le64(uint8_t *p, uint64_t v)
 
 static void store_le32(uint8_t *p, uint32_t v)
 {
-#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-	v = __builtin_bswap32(v);
-#endif
+	v = le32(v);
 	memcpy(p, &v, 4);
 }
 
