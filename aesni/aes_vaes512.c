@@ -745,7 +745,7 @@ ZI void ghash_in(const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8_t xi[16], cons
  * the mode layer ran it as two passes after the kernel (CTR, then GHASH), and the last whole
  * step's GHASH ran unstitched before them (a 992-byte message took 124 ns against 1024 bytes'
  * 102). Encryption hashes the last whole step's ng registers at gp between its rounds, as a
- * whole step does, and its own blocks afterwards (ghash_short: they are its output); decryption
+ * whole step does, and its own blocks afterwards (ZGH_REST_OWN: they are its output); decryption
  * hashes its own input between its rounds, ghash_short's way (ZGH_REST_SLOT: gh_short_reg). The
  * counter blocks past the rest are made and left unused: z goes back by them. */
 #define ZGH_REST_SLOT(f, n, p, j)                                                                            \
@@ -757,7 +757,19 @@ ZI void ghash_in(const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8_t xi[16], cons
 		gh_short_reg(d_, hrest + 2 * (j), &lo, &mid, &hi);                                           \
 	}
 #define ZGH_REST_CLOSE(f, n) xs = gf_reduce_times_x(fold4(lo), fold4(mid), fold4(hi));
+/* Encryption's rest, hashed after its step from what it wrote at p, xs in its register. As a call
+ * of ghash_short after the kernel (xi stored, reloaded, converted both ways), it cost a message
+ * with a rest ~20 ns: 1008 bytes took 124 ns against 1024 bytes' 103. */
 /* clang-format off */
+#define ZGH_REST_OWN(f, p)                                                                                   \
+	do {                                                                                                 \
+		const unsigned nregs_ = (rest + 3) / 4, last_ = nregs_ - 1, nlast_ = rest - 4 * last_;       \
+		const uint8_t(*const hrest)[16] = hpow + CT_GHASH_POWERS - rest;                             \
+		lo = mid = hi = _mm512_setzero_si512();                                                      \
+		ZGH_REST_SLOT(f, 0, p, 0) ZGH_REST_SLOT(f, 0, p, 2)                                          \
+		ZGH_REST_SLOT(f, 0, p, 4) ZGH_REST_SLOT(f, 0, p, 6)                                          \
+		ZGH_REST_CLOSE(f, 0)                                                                         \
+	} while (0)
 #define GCM_REST_STEP(f, XA, regs, ng, gp, SLOT, CLOSE)                                                      \
 	do {                                                                                                 \
 		const unsigned nregs_ = (regs), last_ = nregs_ - 1, nlast_ = rest - 4 * last_;              \
@@ -775,13 +787,15 @@ ZI void ghash_in(const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8_t xi[16], cons
 	default: GCM_REST_STEP(f, X4, 4, ng, gp, SLOT, CLOSE); break;                                        \
 	}
 /* Encryption's end: the last whole step's n registers at p hashed, stitched into the rest's
- * rounds where there is a rest. */
+ * rounds where there is a rest, and then the rest's own blocks (at out). */
 #define GCM_ENC_END(f, n, p)                                                                                 \
 	do {                                                                                                 \
-		if (rest)                                                                                    \
+		if (rest) {                                                                                  \
 			GCM_REST(f, n, p, ZGH_SLOT, ZGH_CLOSE)                                               \
-		else                                                                                         \
+			ZGH_REST_OWN(f, out);                                                                \
+		} else {                                                                                     \
 			ZGH_GROUP(f, n, p);                                                                  \
+		}                                                                                            \
 	} while (0)
 /* clang-format on */
 
@@ -833,8 +847,6 @@ ZI size_t gcm_stitched(const struct ct_aes_key *k, uint8_t ctr[16], const uint8_
 	}
 	zctr_end(&z, ctr);
 	ST(xi, 0, bswap128(gf_div_x(xs)));
-	if (enc && rest)
-		ghash_short(hpow, xi, out, rest);
 	return all;
 }
 
