@@ -390,7 +390,7 @@ static void gcm_short(struct ct_aes_gcm *g, const uint8_t *in, uint8_t *out, siz
 	ct_aes_kernels_for(k)->ecb_enc(&g->key, ks[0], ks[0], k);
 	if (j0) {
 		memcpy(g->ek0, ks[0], 16);
-		explicit_bzero(ks[0], 16);
+		ct_wipe(ks[0], 16);
 		g->ek0_due = 0;
 	}
 	unsigned n = g->npend;
@@ -586,7 +586,7 @@ int ct_aes_gcm_verify(struct ct_aes_gcm *g, const uint8_t *tag, size_t taglen)
 		for (size_t i = 0; i < taglen; i++)
 			diff |= mine[i] ^ tag[i];
 	}
-	explicit_bzero(mine, sizeof(mine));
+	ct_wipe(mine, sizeof(mine));
 	/* Branch-free on the secret: only the final yes/no leaves this function. */
 	return -(int)((diff | (uint8_t)-diff) >> 7 & 1);
 }

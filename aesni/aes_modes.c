@@ -238,7 +238,7 @@ int ct_aes_xts(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak
 		if (tail) /* s.t is T_m encrypting, T_{m-1} decrypting */
 			ct_aes_xts_steal_last_base(data_key, s.t, s.ending, out + 16 * (whole - 1), tail,
 						   encrypt);
-		explicit_bzero(&s, sizeof(s));
+		ct_wipe(&s, sizeof(s));
 		return 0;
 	}
 	/* Otherwise the stealing's two blocks (the last whole one and the tail) follow the bulk of
@@ -251,6 +251,6 @@ int ct_aes_xts(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak
 	if (bulk)
 		(encrypt ? kt->xts_enc : kt->xts_dec)(data_key, s.t, in, out, bulk); /* s.t ends as T_bulk */
 	ct_aes_xts_steal_base(data_key, s.t, in + 16 * bulk, out + 16 * bulk, tail, encrypt);
-	explicit_bzero(s.t, sizeof(s.t));
+	ct_wipe(s.t, sizeof(s.t));
 	return 0;
 }
