@@ -3,8 +3,9 @@
  * aes_vaes.c - VAES + VPCLMULQDQ kernels on 256-bit registers for the parallel modes (ECB,
  * CBC-decrypt, CTR, CFB-decrypt, XTS, GHASH). Two blocks per register and eight registers in
  * flight: Zen 3 and Ice Lake issue two VAESENC per cycle with a 4-cycle latency, so 16 blocks
- * keep both units busy. Short inputs and tails go to the 128-bit code; the serial modes (CBC and
- * CFB encryption, OFB) cannot use the width and stay on the AES-NI kernels.
+ * keep both units busy. Short inputs and the rest after the batches run in one short pass of as
+ * many registers as they need; the serial modes (CBC and CFB encryption, OFB) cannot use the
+ * width and stay on the AES-NI kernels.
  */
 #include <string.h>
 
@@ -17,8 +18,6 @@
 
 #define LD2(p, i) _mm256_loadu_si256((const __m256i *)(p) + (i))
 #define ST2(p, i, v) _mm256_storeu_si256((__m256i *)(p) + (i), (v))
-
-static const struct ct_aes_kernels *const xmm = &ct_aes_kernels_xmm;
 
 YI __m256i bcast(const uint8_t rk[16])
 {
@@ -77,36 +76,84 @@ YI __m256i pair(__m128i lo, __m128i hi)
 #define YSTORE_OUT(i) ST2(out, i, b##i);
 #define YXOR_IN(i) b##i = _mm256_xor_si256(b##i, LD2(in, i));
 
+/* A short pass: 1..16 blocks (a short input, or the rest after the batches) in ceil(n/2)
+ * registers, one function per register count (unroll.h); an odd count leaves the high lane of
+ * the last register (last_) empty, its block loaded and stored alone (128 bits). Before, the
+ * rest after the batches went to the 128-bit kernels: ECB, CTR and CBC decryption of 1008 bytes
+ * took 12-13 ns more than 1024 bytes' (Intel Xeon, this level). */
+#define YLD_SHORT_AT(p, i) ((i) == last_ && odd_ ? _mm256_zextsi128_si256(LD(p, 2 * (i))) : LD2(p, i))
+#define YST_SHORT_AT(p, i, v)                                                                                \
+	if ((i) == last_ && odd_)                                                                            \
+		ST(p, 2 * (i), _mm256_castsi256_si128(v));                                                   \
+	else                                                                                                 \
+		ST2(p, i, (v));
+#define YLOAD_SHORT(i) b##i = YLD_SHORT_AT(in, i);
+#define YSTORE_SHORT(i) YST_SHORT_AT(out, i, b##i)
+#define YXOR_IN_SHORT(i) b##i = _mm256_xor_si256(b##i, YLD_SHORT_AT(in, i));
+/* Rounds 1 .. the last on XA's registers (their whitening done by the caller), each key
+ * broadcast from rk. */
+/* clang-format off */
+#define YROUND_N(XA, cipher, rk, r)                                                                          \
+	k_ = bcast((rk)[r]);                                                                                 \
+	XA(cipher##_YROUND)
+#define YROUNDS_FROM1_N(XA, cipher, rk, rounds)                                                              \
+	YROUND_N(XA, cipher, rk, 1) YROUND_N(XA, cipher, rk, 2) YROUND_N(XA, cipher, rk, 3)                  \
+	YROUND_N(XA, cipher, rk, 4) YROUND_N(XA, cipher, rk, 5) YROUND_N(XA, cipher, rk, 6)                  \
+	YROUND_N(XA, cipher, rk, 7) YROUND_N(XA, cipher, rk, 8) YROUND_N(XA, cipher, rk, 9)                  \
+	if ((rounds) > 10) {                                                                                 \
+		YROUND_N(XA, cipher, rk, 10) YROUND_N(XA, cipher, rk, 11)                                    \
+	}                                                                                                    \
+	if ((rounds) > 12) {                                                                                 \
+		YROUND_N(XA, cipher, rk, 12) YROUND_N(XA, cipher, rk, 13)                                    \
+	}                                                                                                    \
+	k_ = bcast((rk)[rounds]);                                                                            \
+	XA(cipher##_YLAST)
+/* clang-format on */
+/* The table of a short pass's instances, and the call of the one for nblocks (1..16). */
+#define YSHORT_CALL(name, args, ...)                                                                         \
+	do {                                                                                                 \
+		REGS_1_8_BY_COUNT(name, __VA_ARGS__)                                                         \
+		by_regs[(nblocks - 1) / 2] args;                                                             \
+	} while (0)
+
 /* Below this many blocks the 128-bit code is as fast and needs no broadcasts. */
 #define WIDE_MIN CT_AES_WIDE_MIN_BLOCKS
 
 /* ---- ECB ---- */
 
-CT_TARGET_YMM static void ecb_enc(const struct ct_aes_key *k, const uint8_t *in, uint8_t *out, size_t nblocks)
-{
-	const unsigned rounds = k->rounds;
-	for (; nblocks >= 16; in += 256, out += 256, nblocks -= 16) {
-		X8(YDECL)
-		X8(YLOAD_IN)
-		YROUNDS(ENC, k->enc, rounds);
-		X8(YSTORE_OUT)
+/* clang-format off */
+#define ECB_SHORT_REGS(name, regs, cipher, keys)                                                             \
+	CT_TARGET_YMM static void name##_##regs(const struct ct_aes_key *k, const uint8_t *in, uint8_t *out, \
+						size_t nblocks)                                              \
+	{                                                                                                    \
+		const unsigned rounds = k->rounds, last_ = (regs) - 1;                                       \
+		const bool odd_ = nblocks & 1;                                                               \
+		const uint8_t(*const rk)[16] = k->keys;                                                      \
+		X##regs(YDECL) X##regs(YLOAD_SHORT)                                                          \
+		__m256i k_ = bcast(rk[0]);                                                                   \
+		X##regs(YWHITEN)                                                                             \
+		YROUNDS_FROM1_N(X##regs, cipher, rk, rounds)                                                 \
+		X##regs(YSTORE_SHORT)                                                                        \
 	}
-	if (nblocks)
-		xmm->ecb_enc(k, in, out, nblocks);
-}
-
-CT_TARGET_YMM static void ecb_dec(const struct ct_aes_key *k, const uint8_t *in, uint8_t *out, size_t nblocks)
-{
-	const unsigned rounds = k->rounds;
-	for (; nblocks >= 16; in += 256, out += 256, nblocks -= 16) {
-		X8(YDECL)
-		X8(YLOAD_IN)
-		YROUNDS(DEC, k->dec, rounds);
-		X8(YSTORE_OUT)
+/* clang-format on */
+#define ECB_KERNEL(name, cipher, keys)                                                                       \
+	FOR_REGS_1_8(ECB_SHORT_REGS, name##_short, cipher, keys)                                             \
+	CT_TARGET_YMM static void name(const struct ct_aes_key *k, const uint8_t *in, uint8_t *out,          \
+				       size_t nblocks)                                                       \
+	{                                                                                                    \
+		const unsigned rounds = k->rounds;                                                           \
+		for (; nblocks >= 16; in += 256, out += 256, nblocks -= 16) {                                \
+			X8(YDECL)                                                                            \
+			X8(YLOAD_IN)                                                                         \
+			YROUNDS(cipher, k->keys, rounds);                                                    \
+			X8(YSTORE_OUT)                                                                       \
+		}                                                                                            \
+		if (nblocks)                                                                                 \
+			YSHORT_CALL(name##_short, (k, in, out, nblocks), const struct ct_aes_key *,          \
+				    const uint8_t *, uint8_t *, size_t);                                     \
 	}
-	if (nblocks)
-		xmm->ecb_dec(k, in, out, nblocks);
-}
+ECB_KERNEL(ecb_enc, ENC, enc)
+ECB_KERNEL(ecb_dec, DEC, dec)
 
 /* ---- CBC decryption, CFB decryption ---- */
 
@@ -115,6 +162,69 @@ CT_TARGET_YMM static void ecb_dec(const struct ct_aes_key *k, const uint8_t *in,
  * first store, so in-place operation is safe. */
 #define YPREV(i) __m256i p##i = (i) ? LD2(in - 16, i) : pair(prev, LD(in, 0));
 #define YXOR_PREV(i) b##i = _mm256_xor_si256(b##i, p##i);
+
+/* A short pass's chaining inputs: as YPREV's, the last register's alone when it holds one block
+ * (block 2i - 1: a whole-register load 16 bytes back would read past the input). */
+#define YCHAIN_SHORT(i)                                                                                      \
+	((i) == 0               ? pair(prev, LD(in, 0))                                                      \
+	 : (i) == last_ && odd_ ? _mm256_zextsi128_si256(LD(in, 2 * (i)-1))                                  \
+				: LD2(in - 16, i))
+#define YPREV_SHORT(i) __m256i p##i = YCHAIN_SHORT(i);
+#define YPREV_IN_SHORT(i) b##i = YCHAIN_SHORT(i);
+/* clang-format off */
+#define CBC_DEC_SHORT_REGS(name, regs, unused)                                                               \
+	CT_TARGET_YMM static void name##_##regs(const struct ct_aes_key *k, const __m128i prev,              \
+						const uint8_t *in, uint8_t *out, size_t nblocks)             \
+	{                                                                                                    \
+		const unsigned rounds = k->rounds, last_ = (regs) - 1;                                       \
+		const bool odd_ = nblocks & 1;                                                               \
+		const uint8_t(*const rk)[16] = k->dec;                                                       \
+		X##regs(YDECL) X##regs(YLOAD_SHORT) X##regs(YPREV_SHORT)                                     \
+		__m256i k_ = bcast(rk[0]);                                                                   \
+		X##regs(YWHITEN)                                                                             \
+		YROUNDS_FROM1_N(X##regs, DEC, rk, rounds)                                                    \
+		X##regs(YXOR_PREV)                                                                           \
+		X##regs(YSTORE_SHORT)                                                                        \
+	}
+/* CTR's and CFB decryption's short pass: each register's blocks made by MAKE (counters, or the
+ * chaining inputs) from the value `from` (CTR's counter pair, CFB's previous block), encrypted,
+ * and XORed into the input. */
+#define KEYSTREAM_SHORT_REGS(name, regs, from_type, from, MAKE)                                              \
+	CT_TARGET_YMM static void name##_##regs(const struct ct_aes_key *k, const from_type from,            \
+						const uint8_t *in, uint8_t *out, size_t nblocks)             \
+	{                                                                                                    \
+		const unsigned rounds = k->rounds, last_ = (regs) - 1;                                       \
+		const bool odd_ = nblocks & 1;                                                               \
+		const uint8_t(*const rk)[16] = k->enc;                                                       \
+		X##regs(YDECL) X##regs(MAKE)                                                                 \
+		__m256i k_ = bcast(rk[0]);                                                                   \
+		X##regs(YWHITEN)                                                                             \
+		YROUNDS_FROM1_N(X##regs, ENC, rk, rounds)                                                    \
+		X##regs(YXOR_IN_SHORT)                                                                       \
+		X##regs(YSTORE_SHORT)                                                                        \
+	}
+/* clang-format on */
+FOR_REGS_1_8(CBC_DEC_SHORT_REGS, cbc_dec_short, -)
+FOR_REGS_1_8(KEYSTREAM_SHORT_REGS, cfb_dec_short, __m128i, prev, YPREV_IN_SHORT)
+
+/* prev: the chaining block before in; returns the last ciphertext block, read before any store */
+CT_TARGET_YMM static __m128i cbc_dec_short(const struct ct_aes_key *k, const __m128i prev, const uint8_t *in,
+					   uint8_t *out, size_t nblocks)
+{
+	const __m128i next = LD(in, nblocks - 1);
+	YSHORT_CALL(cbc_dec_short, (k, prev, in, out, nblocks), const struct ct_aes_key *, const __m128i,
+		    const uint8_t *, uint8_t *, size_t);
+	return next;
+}
+
+CT_TARGET_YMM static __m128i cfb_dec_short(const struct ct_aes_key *k, const __m128i prev, const uint8_t *in,
+					   uint8_t *out, size_t nblocks)
+{
+	const __m128i next = LD(in, nblocks - 1);
+	YSHORT_CALL(cfb_dec_short, (k, prev, in, out, nblocks), const struct ct_aes_key *, const __m128i,
+		    const uint8_t *, uint8_t *, size_t);
+	return next;
+}
 
 CT_TARGET_YMM static void cbc_dec(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *in, uint8_t *out,
 				  size_t nblocks)
@@ -130,9 +240,9 @@ CT_TARGET_YMM static void cbc_dec(const struct ct_aes_key *k, uint8_t iv[16], co
 		X8(YXOR_PREV)
 		X8(YSTORE_OUT)
 	}
-	ST(iv, 0, prev);
 	if (nblocks)
-		xmm->cbc_dec(k, iv, in, out, nblocks);
+		prev = cbc_dec_short(k, prev, in, out, nblocks);
+	ST(iv, 0, prev);
 }
 
 /* P_i = C_i ^ E(C_{i-1}): the chaining blocks are the cipher input here. */
@@ -151,9 +261,9 @@ CT_TARGET_YMM static void cfb_dec(const struct ct_aes_key *k, uint8_t iv[16], co
 		X8(YXOR_IN)
 		X8(YSTORE_OUT)
 	}
-	ST(iv, 0, prev);
 	if (nblocks)
-		xmm->cfb_dec(k, iv, in, out, nblocks);
+		prev = cfb_dec_short(k, prev, in, out, nblocks);
+	ST(iv, 0, prev);
 }
 
 /* ---- CTR ---- */
@@ -169,13 +279,23 @@ CT_TARGET_YMM static void cfb_dec(const struct ct_aes_key *k, uint8_t iv[16], co
 #define YCTR_BE(i)                                                                                           \
 	b##i = _mm256_add_epi32(cbe, _mm256_set_epi32((2 * i + 1) << 24, 0, 0, 0, (2 * i) << 24, 0, 0, 0));
 
+FOR_REGS_1_8(KEYSTREAM_SHORT_REGS, ctr_short, __m256i, c, YCTR)
+
+/* c: the counter as ctr_blocks keeps it (lanes c, c + 1) */
+CT_TARGET_YMM static void ctr_short(const struct ct_aes_key *k, const __m256i c, const uint8_t *in,
+				    uint8_t *out, size_t nblocks)
+{
+	YSHORT_CALL(ctr_short, (k, c, in, out, nblocks), const struct ct_aes_key *, const __m256i,
+		    const uint8_t *, uint8_t *, size_t);
+}
+
 CT_TARGET_YMM static void ctr_blocks(const struct ct_aes_key *k, uint8_t ctr[16], const uint8_t *in,
 				     uint8_t *out, size_t nblocks)
 {
 	const unsigned rounds = k->rounds;
+	const __m128i c0 = bswap128(LD(ctr, 0));
+	__m256i c = pair(c0, _mm_add_epi64(c0, _mm_set_epi64x(0, 1)));
 	if (nblocks >= WIDE_MIN) {
-		const __m128i c0 = bswap128(LD(ctr, 0));
-		__m256i c = pair(c0, _mm_add_epi64(c0, _mm_set_epi64x(0, 1)));
 		const __m256i step = _mm256_set_epi64x(0, 16, 0, 16);
 		const __m256i be_step = _mm256_set_epi32(16 << 24, 0, 0, 0, 16 << 24, 0, 0, 0);
 		__m256i cbe = _mm256_broadcastsi128_si256(LD(ctr, 0));
@@ -196,10 +316,12 @@ CT_TARGET_YMM static void ctr_blocks(const struct ct_aes_key *k, uint8_t ctr[16]
 			X8(YXOR_IN)
 			X8(YSTORE_OUT)
 		}
-		ST(ctr, 0, bswap128(_mm256_castsi256_si128(c)));
 	}
-	if (nblocks)
-		xmm->ctr(k, ctr, in, out, nblocks);
+	if (nblocks) {
+		ctr_short(k, c, in, out, nblocks);
+		c = _mm256_add_epi64(c, _mm256_set_epi64x(0, (long long)nblocks, 0, (long long)nblocks));
+	}
+	ST(ctr, 0, bswap128(_mm256_castsi256_si128(c)));
 }
 
 /* ---- XTS ---- */
@@ -242,16 +364,8 @@ YI __m256i xts_mul_xk(__m256i t, __m256i kv)
  * the last register (a 128-bit load and store): the 128-bit kernel this replaced made one tweak
  * after another and ran its blocks one by one past the first eight. One instance per register
  * count (aes_vaes512.c does the same on 512-bit registers). */
-#define YLD_SHORT(i) ((i) == last_ && odd_ ? _mm256_zextsi128_si256(LD(in, 2 * (i))) : LD2(in, i))
-#define YXTS_IN_SHORT(i) b##i = _mm256_xor_si256(_mm256_xor_si256(YLD_SHORT(i), t##i), k_);
-#define YXTS_OUT_SHORT(i)                                                                                    \
-	if ((i) == last_ && odd_)                                                                            \
-		ST(out, 2 * (i), _mm256_castsi256_si128(_mm256_xor_si256(b##i, t##i)));                      \
-	else                                                                                                 \
-		ST2(out, i, _mm256_xor_si256(b##i, t##i));
-#define YROUND_N(XA, cipher, rk, r)                                                                          \
-	k_ = bcast((rk)[r]);                                                                                 \
-	XA(cipher##_YROUND)
+#define YXTS_IN_SHORT(i) b##i = _mm256_xor_si256(_mm256_xor_si256(YLD_SHORT_AT(in, i), t##i), k_);
+#define YXTS_OUT_SHORT(i) YST_SHORT_AT(out, i, _mm256_xor_si256(b##i, t##i))
 /* clang-format off */
 #define XTS_SHORT_REGS(name, regs, cipher, keys)                                                             \
 	CT_TARGET_YMM static void name##_##regs(const struct ct_aes_key *k, const uint8_t tweak[16],         \
@@ -263,19 +377,7 @@ YI __m256i xts_mul_xk(__m256i t, __m256i kv)
 		const uint8_t(*const rk)[16] = k->keys;                                                      \
 		__m256i k_ = bcast(rk[0]);                                                                   \
 		X##regs(YTWEAK_INIT) X##regs(YDECL) X##regs(YXTS_IN_SHORT)                                     \
-		YROUND_N(X##regs, cipher, rk, 1) YROUND_N(X##regs, cipher, rk, 2)                            \
-		YROUND_N(X##regs, cipher, rk, 3) YROUND_N(X##regs, cipher, rk, 4)                            \
-		YROUND_N(X##regs, cipher, rk, 5) YROUND_N(X##regs, cipher, rk, 6)                            \
-		YROUND_N(X##regs, cipher, rk, 7) YROUND_N(X##regs, cipher, rk, 8)                            \
-		YROUND_N(X##regs, cipher, rk, 9)                                                             \
-		if (rounds > 10) {                                                                           \
-			YROUND_N(X##regs, cipher, rk, 10) YROUND_N(X##regs, cipher, rk, 11)                  \
-		}                                                                                            \
-		if (rounds > 12) {                                                                           \
-			YROUND_N(X##regs, cipher, rk, 12) YROUND_N(X##regs, cipher, rk, 13)                  \
-		}                                                                                            \
-		k_ = bcast(rk[rounds]);                                                                      \
-		X##regs(cipher##_YLAST)                                                                      \
+		YROUNDS_FROM1_N(X##regs, cipher, rk, rounds)                                                 \
 		X##regs(YXTS_OUT_SHORT)                                                                      \
 	}
 /* clang-format on */

@@ -21,7 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -101,6 +103,24 @@ static const EVP_CIPHER *evp_cipher(enum mode m, unsigned bits)
  * GUARD_BYTE. */
 #define GUARD_BYTE 0x5a
 static uint8_t src_buf[MAX_LEN + 64], ref_buf[MAX_LEN + 64], our_buf[MAX_LEN + 64];
+
+/* The end of MAX_LEN bytes followed by a page nothing may touch: an input placed there ends at
+ * the page, and a kernel that loads a whole register past its input's end (where a 16-byte tail
+ * should be loaded alone) faults instead of reading another input's bytes unnoticed. */
+static uint8_t *guarded_end(void)
+{
+	static uint8_t *end;
+	if (!end) {
+		const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+		const size_t span = (MAX_LEN + page - 1) / page * page;
+		uint8_t *p =
+			mmap(NULL, span + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED || mprotect(p + span, page, PROT_NONE) != 0)
+			abort();
+		end = p + span;
+	}
+	return end;
+}
 
 struct outcome {
 	uint8_t iv[16]; /* EVP's updated IV / counter */
@@ -230,7 +250,8 @@ static void run_case(uint64_t index, uint64_t *bytes)
 		if (below(2))
 			memset(iv, 0xff, 8);
 	}
-	uint8_t *src = src_buf + below(16), *refo = ref_buf + below(16);
+	uint8_t *src = below(4) == 0 ? guarded_end() - c.len : src_buf + below(16),
+		*refo = ref_buf + below(16);
 	uint8_t *out = our_buf + below(16);
 	fill(src, c.len);
 	*bytes += c.len;
