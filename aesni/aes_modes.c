@@ -140,7 +140,8 @@ void ct_aes_ctr128(const struct ct_aes_key *k, uint8_t ctr[16], uint8_t ecount[1
 void ct_aes_cfb128(const struct ct_aes_key *k, uint8_t iv[16], unsigned *num, const uint8_t *in, uint8_t *out,
 		   size_t len, bool encrypt)
 {
-	const struct ct_aes_kernels *kt = ct_aes_kernels_for(len / 16);
+	const struct ct_aes_kernels *kt =
+		(encrypt ? ct_aes_kernels_for : ct_aes_kernels_for_loaded)(len / 16);
 	unsigned n = *num & 15;
 
 	if (encrypt) {
