@@ -116,11 +116,12 @@ static inline const struct ct_aes_kernels *ct_aes_active_kernels(void)
 	return __builtin_expect(kt != NULL, 1) ? kt : ct_aes_active_kernels_slow();
 }
 
-/* Below this many blocks the VAES kernels hand the whole input to the 128-bit ones, and the
- * 512-bit kernels below theirs to the 256-bit ones: the mode layer then calls those directly
- * (one or two indirect calls less; same code, same output). Only CFB, OFB and GCM's short path
- * still ask here: ECB, CBC decryption, CTR, XTS and GHASH call the level's own kernel at any
- * length, since the 512-bit ones take short inputs in one pass themselves (aes_modes.c). */
+/* The batches: 16 blocks at the 256-bit level, 32 at the 512-bit one. ct_aes_kernels_for hands
+ * inputs under a batch down a level (under 16 blocks to the 128-bit kernels), for the callers
+ * that ask: CFB and OFB, GCM's short path (ct_aes_kernels_for_loaded below: CFB decryption from
+ * 3 blocks on the 256-bit level). ECB, CBC decryption, CTR, XTS and GHASH call the level's own
+ * kernel at any length, since the 512- and 256-bit ones take short inputs in one pass
+ * themselves (aes_modes.c). */
 #define CT_AES_WIDE_MIN_BLOCKS 16
 #define CT_AES_ZMM_MIN_BLOCKS 32
 /* The stitched GCM kernels work in steps of this many blocks (the table's own level: not handed

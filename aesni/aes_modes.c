@@ -33,9 +33,9 @@ void ct_aes_decrypt_block(const struct ct_aes_key *k, const uint8_t in[16], uint
 	ct_aes_base_kernels.ecb_dec(k, in, out, 1);
 }
 
-/* ECB, CBC decryption, CTR and XTS call the level's own kernel at any length: the 512-bit ones
- * take short inputs in one pass of as many registers as they need (aes_vaes512.c), the 256-bit
- * ones hand them down themselves where they have no such pass. One or two blocks of ECB and CBC
+/* ECB, CBC decryption, CTR and XTS call the level's own kernel at any length: the 512- and
+ * 256-bit ones take short inputs in one pass of as many registers as they need (aes_vaes512.c,
+ * aes_vaes.c). One or two blocks of ECB and CBC
  * go to the base level: a lone block is AES latency alone, and on 512-bit registers a 16-byte
  * call ran 25 % slower. */
 static const struct ct_aes_kernels *kernels_at_any_length(size_t nblocks)

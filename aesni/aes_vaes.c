@@ -116,7 +116,7 @@ YI __m256i pair(__m128i lo, __m128i hi)
 		by_regs[(nblocks - 1) / 2] args;                                                             \
 	} while (0)
 
-/* Below this many blocks the 128-bit code is as fast and needs no broadcasts. */
+/* A batch: 8 registers of 2 blocks. */
 #define WIDE_MIN CT_AES_WIDE_MIN_BLOCKS
 
 /* ---- ECB ---- */
@@ -207,24 +207,19 @@ ECB_KERNEL(ecb_dec, DEC, dec)
 FOR_REGS_1_8(CBC_DEC_SHORT_REGS, cbc_dec_short, -)
 FOR_REGS_1_8(KEYSTREAM_SHORT_REGS, cfb_dec_short, __m128i, prev, YPREV_IN_SHORT)
 
-/* prev: the chaining block before in; returns the last ciphertext block, read before any store */
-CT_TARGET_YMM static __m128i cbc_dec_short(const struct ct_aes_key *k, const __m128i prev, const uint8_t *in,
-					   uint8_t *out, size_t nblocks)
-{
-	const __m128i next = LD(in, nblocks - 1);
-	YSHORT_CALL(cbc_dec_short, (k, prev, in, out, nblocks), const struct ct_aes_key *, const __m128i,
-		    const uint8_t *, uint8_t *, size_t);
-	return next;
-}
-
-CT_TARGET_YMM static __m128i cfb_dec_short(const struct ct_aes_key *k, const __m128i prev, const uint8_t *in,
-					   uint8_t *out, size_t nblocks)
-{
-	const __m128i next = LD(in, nblocks - 1);
-	YSHORT_CALL(cfb_dec_short, (k, prev, in, out, nblocks), const struct ct_aes_key *, const __m128i,
-		    const uint8_t *, uint8_t *, size_t);
-	return next;
-}
+/* name(k, prev, in, out, nblocks): the short pass, prev the chaining block before in; returns
+ * the last ciphertext block (the next chaining block), read before any store */
+#define CHAIN_SHORT_KERNEL(name)                                                                             \
+	CT_TARGET_YMM static __m128i name(const struct ct_aes_key *k, const __m128i prev, const uint8_t *in, \
+					  uint8_t *out, size_t nblocks)                                      \
+	{                                                                                                    \
+		const __m128i next = LD(in, nblocks - 1);                                                    \
+		YSHORT_CALL(name, (k, prev, in, out, nblocks), const struct ct_aes_key *, const __m128i,     \
+			    const uint8_t *, uint8_t *, size_t);                                             \
+		return next;                                                                                 \
+	}
+CHAIN_SHORT_KERNEL(cbc_dec_short)
+CHAIN_SHORT_KERNEL(cfb_dec_short)
 
 CT_TARGET_YMM static void cbc_dec(const struct ct_aes_key *k, uint8_t iv[16], const uint8_t *in, uint8_t *out,
 				  size_t nblocks)
@@ -436,11 +431,11 @@ XTS_SHORT_KERNEL(xts_dec_short, DEC, dec)
 				X8(YXTS_OUT)                                                                 \
 				X8(YTWEAK_TAKE)                                                              \
 			}                                                                                    \
-			ST(tweak, 0, _mm256_castsi256_si128(t0));                                            \
 			if (nblocks >= YXTS_PAD_MIN_BLOCKS) {                                                \
 				YXTS_PADDED_BATCH(cipher, keys);                                             \
 				return;                                                                      \
 			}                                                                                    \
+			ST(tweak, 0, _mm256_castsi256_si128(t0));                                            \
 		}                                                                                            \
 		if (nblocks)                                                                                 \
 			name##_short(k, tweak, in, out, nblocks);                                            \
