@@ -499,6 +499,14 @@ ZI __m512i xts_mul_x32(__m512i t)
 		X##regs(ZXTS_OUT_SHORT)                                                                      \
 	}
 /* clang-format on */
+/* tweak = the tweak of the block after n blocks, from t0's lane 0 (next_last: of the last block
+ * itself, which took the next one), for the unit's ciphertext stealing and the next call. */
+ZI void xts_store_tweak_after(uint8_t tweak[16], __m512i t0, size_t n, bool next_last)
+{
+	const long long steps = (long long)n - (next_last ? 1 : 0);
+	ST(tweak, 0, _mm512_castsi512_si128(xts_mul_xk(t0, _mm512_set1_epi64(steps))));
+}
+
 /* name##_from(k, t0, tweak, in, out, nblocks, next_last): the pass in as many registers as it
  * takes, t0 the first register's tweaks (T x^0..3, T in its lane 0); tweak (T in memory) goes on
  * to the block after the last (next_last: to the last block's own). The batch loop gives it t0
@@ -514,8 +522,7 @@ ZI __m512i xts_mul_x32(__m512i t)
 		REGS_1_8_BY_COUNT(name, const struct ct_aes_key *, const __m512i, const uint8_t *,           \
 				  uint8_t *, size_t, bool)                                                   \
 		by_regs[(nblocks - 1) / 4](k, t0, in, out, nblocks, next_last);                              \
-		const long long steps = (long long)nblocks - (next_last ? 1 : 0);                            \
-		ST(tweak, 0, _mm512_castsi512_si128(xts_mul_xk(t0, _mm512_set1_epi64(steps))));              \
+		xts_store_tweak_after(tweak, t0, nblocks, next_last);                                        \
 	}
 
 XTS_SHORT_KERNEL(xts_enc_short, ENC, enc)
@@ -545,8 +552,7 @@ XTS_SHORT_KERNEL(xts_dec_short, DEC, dec)
 		const bool next_last = (keep_next);                                                          \
 		const unsigned nregs_ = (unsigned)(nblocks + 3) / 4, last_ = nregs_ - 1;                     \
 		const unsigned nlast_ = (unsigned)nblocks - 4 * last_;                                       \
-		const long long steps_ = (long long)nblocks - (next_last ? 1 : 0);                           \
-		ST(tweak, 0, _mm512_castsi512_si128(xts_mul_xk(t0, _mm512_set1_epi64(steps_))));             \
+		xts_store_tweak_after(tweak, t0, nblocks, next_last);                                        \
 		__m512i k_;                                                                                  \
 		X8(ZTWEAK_NEXT_LAST)                                                                         \
 		X8(ZDECL)                                                                                    \
