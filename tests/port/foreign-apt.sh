@@ -34,11 +34,25 @@ flock 9
 if [ "${FOREIGN_APT_REFRESH:-0}" = 1 ] || [ ! -e "$state/updated" ] ||
 	[ -z "$(find "$state/updated" -mmin -360 2>/dev/null)" ]; then
 	echo "foreign-apt: fetching Debian's $arch package lists into $state" >&2
-	apt-get -q "${opts[@]}" update >"$state/update.log" 2>&1 || {
-		tail -5 "$state/update.log" >&2
-		echo "foreign-apt: apt-get update for $arch failed (network?)" >&2
-		exit 1
-	}
+	if ! apt-get -q "${opts[@]}" update >"$state/update.log" 2>&1; then
+		sleep 5 # a mirror caught mid-sync may be done: once more
+		apt-get -q "${opts[@]}" update >"$state/update.log" 2>&1 || {
+			# A mirror mid-sync serves an index that does not match its Release file ("File
+			# has unexpected size ... Mirror sync in progress?"), often for one suite only
+			# (bookworm-security's i386 list, 2026-12-05). The base suite's main list is
+			# enough for a sysroot or a guest: go on with the lists that came, and say so.
+			tail -5 "$state/update.log" >&2
+			if ls "$state/lists/"*_dists_*_main_binary-"${arch}"_Packages* 2>/dev/null |
+				grep -qE '_dists_[a-z]+_main_binary' &&
+				! grep -E '^Err:' "$state/update.log" | grep -qvE ' [a-z]+-(security|updates|backports)[ /]'; then
+				echo "foreign-apt: apt-get update for $arch failed for these suites only; using the base suite's lists:" >&2
+				grep -E '^Err:' "$state/update.log" >&2
+			else
+				echo "foreign-apt: apt-get update for $arch failed (network?)" >&2
+				exit 1
+			fi
+		}
+	fi
 	touch "$state/updated"
 fi
 flock -u 9
