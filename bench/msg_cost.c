@@ -3,16 +3,18 @@
  * msg_cost.c - the cost of one whole AEAD message through EVP, where the hooks of the calls
  * around the data (init, ctrl, final) weigh as much as the data call's: AES-GCM messages of LEN
  * bytes on one context, in a loop, timed with this thread's CPU clock, best of ROUNDS batches.
- * Two shapes, as programs make them:
+ * Three shapes, as programs make them:
  *   speed  openssl speed's (3.0) GCM loop: AEAD_SET_IVLEN, a re-init with key and IV, the data,
  *          the final (encrypt)
  *   tls13  a TLS 1.3 record: a re-init with the record's IV, 13 bytes of AAD, the data, the
  *          final, then AEAD_GET_TAG (encrypt) or AEAD_SET_TAG first and the final's check
  *          (decrypt, with the tag of an encrypted record, so every message verifies)
+ *   ssh    an SSH packet as OpenSSH makes it (encrypt): GCM_IV_GEN, then AAD, data and final
+ *          through EVP_Cipher, then GCM_GET_TAG
  * bench/msg_cost.sh runs it natively, traced, and routed with and without the direct lane
  * (route/lane.h), alternating; run alone it prints "ns_per_msg <best>".
  *
- * usage: msg_cost [LEN [MSGS_PER_BATCH [ROUNDS [speed|tls13 [enc|dec [CIPHER]]]]]]
+ * usage: msg_cost [LEN [MSGS_PER_BATCH [ROUNDS [speed|tls13|ssh [enc|dec [CIPHER]]]]]]
  *        (defaults 16, 200000, 15, speed, enc, aes-128-gcm)
  */
 #include <stdio.h>
@@ -54,6 +56,30 @@ static int tls13_msg(EVP_CIPHER_CTX *ctx, int len, int enc, const unsigned char 
 	return !enc || EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag) == 1;
 }
 
+/* One SSH packet as OpenSSH's cipher_crypt() makes it with AES-GCM: the next IV (GCM_IV_GEN), the
+ * tag to check (decrypting), 4 bytes of AAD (the packet length), the data and the final through
+ * EVP_Cipher, then the tag (encrypting). The context set up as OpenSSH does (cipher_init):
+ * SET_IV_FIXED with the whole IV. */
+static int ssh_msg(EVP_CIPHER_CTX *ctx, int len, int enc, const unsigned char *in, unsigned char *out)
+{
+	unsigned char lastiv[1];
+	if (EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_IV_GEN, 1, lastiv) != 1)
+		return 0;
+	if (!enc && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, 16, tag) != 1)
+		return 0;
+	if (EVP_Cipher(ctx, NULL, in, 4) < 0 || EVP_Cipher(ctx, out + 4, in + 4, (unsigned)len) < 0 ||
+	    EVP_Cipher(ctx, NULL, NULL, 0) < 0)
+		return 0;
+	return !enc || EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, 16, tag) == 1;
+}
+
+static int ssh_setup(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cipher, int enc)
+{
+	return EVP_CipherInit(ctx, cipher, NULL, iv, enc) == 1 &&
+	       EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IV_FIXED, -1, iv) == 1 &&
+	       EVP_CipherInit(ctx, NULL, key, NULL, -1) == 1;
+}
+
 int main(int argc, char **argv)
 {
 	int len = argc > 1 ? atoi(argv[1]) : 16;
@@ -62,23 +88,23 @@ int main(int argc, char **argv)
 	const char *shape = argc > 4 ? argv[4] : "speed";
 	int enc = !(argc > 5 && !strcmp(argv[5], "dec"));
 	const char *name = argc > 6 ? argv[6] : "aes-128-gcm";
-	int tls13 = !strcmp(shape, "tls13");
+	int tls13 = !strcmp(shape, "tls13"), ssh = !strcmp(shape, "ssh");
 	const EVP_CIPHER *cipher = EVP_get_cipherbyname(name);
 	if (len <= 0 || len > 65536 || msgs <= 0 || rounds <= 0 || !cipher ||
-	    (!tls13 && strcmp(shape, "speed")) || (!tls13 && !enc)) {
+	    (!tls13 && !ssh && strcmp(shape, "speed")) || (!tls13 && !enc)) {
 		fprintf(stderr,
-			"usage: msg_cost [LEN [MSGS_PER_BATCH [ROUNDS [speed|tls13 [enc|dec [CIPHER]]]]]]"
-			" (speed encrypts only)\n");
+			"usage: msg_cost [LEN [MSGS_PER_BATCH [ROUNDS [speed|tls13|ssh [enc|dec [CIPHER]]]]]]"
+			" (speed and ssh encrypt only)\n");
 		return 2;
 	}
 	static unsigned char record[65536], scratch[65536 + 16];
 	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
-	if (!ctx || !EVP_CipherInit_ex(ctx, cipher, NULL, key, iv, 1)) {
+	if (!ctx || !(ssh ? ssh_setup(ctx, cipher, 1) : EVP_CipherInit_ex(ctx, cipher, NULL, key, iv, 1))) {
 		fprintf(stderr, "msg_cost: EVP set-up failed\n");
 		return 1;
 	}
 	/* the record a decrypting loop opens, and its tag */
-	if (!tls13_msg(ctx, len, 1, record, record) ||
+	if (!(ssh ? ssh_msg(ctx, len, 1, record, record) : tls13_msg(ctx, len, 1, record, record)) ||
 	    (!enc && (EVP_CIPHER_CTX_free(ctx),
 		      !(ctx = EVP_CIPHER_CTX_new()) || !EVP_CipherInit_ex(ctx, cipher, NULL, key, iv, 0)))) {
 		fprintf(stderr, "msg_cost: the first message failed\n");
@@ -89,6 +115,7 @@ int main(int argc, char **argv)
 		double t0 = thread_ns();
 		for (long i = 0; i < msgs; i++) {
 			int ok = tls13 ? tls13_msg(ctx, len, enc, enc ? scratch : record, scratch)
+				 : ssh ? ssh_msg(ctx, len, 1, scratch, scratch)
 				       : speed_msg(ctx, len);
 			if (!ok) {
 				fprintf(stderr, "msg_cost: message %ld failed\n", i);

@@ -136,7 +136,7 @@ int ct_lane_cipher(void *rctx, unsigned char *out, const unsigned char *in, unsi
 int ct_lane_ctrl_type(int type)
 {
 	return type == EVP_CTRL_AEAD_SET_IVLEN || type == EVP_CTRL_AEAD_GET_TAG ||
-	       type == EVP_CTRL_AEAD_SET_TAG;
+	       type == EVP_CTRL_AEAD_SET_TAG || type == EVP_CTRL_GCM_IV_GEN;
 }
 
 /* The provider's answers (provider_gcm.c's context parameters) where they succeed; anything
@@ -161,6 +161,11 @@ int ct_lane_ctrl(void *rctx, int type, int arg, void *ptr)
 		memcpy(c->tag, ptr, (size_t)arg);
 		c->taglen = (size_t)arg;
 		return 1;
+	case EVP_CTRL_GCM_IV_GEN:
+		/* OpenSSH's per packet: EVP asks for arg bytes (a negative arg: the whole IV) */
+		if (!ptr)
+			return CT_LANE_PASS;
+		return ct_prov_gcm_iv_gen(c, ptr, arg < 0 ? 0 : (size_t)arg) ? 1 : CT_LANE_PASS;
 	default:
 		return CT_LANE_PASS;
 	}

@@ -97,6 +97,11 @@ CT_PROV_FAMILY_DECLARE(generic) /* ECB, CBC, CTR, CFB128, OFB: provider_generic.
 CT_PROV_FAMILY_DECLARE(xts)     /* provider_xts.c */
 CT_PROV_FAMILY_DECLARE(gcm)     /* provider_gcm.c */
 
+/* GCM's next TLS/SSH IV (the AEAD_TLS1_GET_IV_GEN parameter's work, for the direct lane): its
+ * last olen bytes (0: the whole IV) into out, the invocation field counted on; 0 where the
+ * parameter would fail. */
+int ct_prov_gcm_iv_gen(void *vctx, unsigned char *out, size_t olen);
+
 /* A gettable/settable list function: the list does not depend on the context. */
 #define CT_PROV_LIST_FN(fn, list)                                                                            \
 	const OSSL_PARAM *fn(void *cctx, void *provctx)                                                      \

@@ -120,6 +120,11 @@ static int gcm_getivgen(struct ct_rctx *c, uint8_t *out, size_t olen)
 	return 1;
 }
 
+int ct_prov_gcm_iv_gen(void *vctx, unsigned char *out, size_t olen)
+{
+	return gcm_getivgen(vctx, out, olen);
+}
+
 static int gcm_setivinv(struct ct_rctx *c, const uint8_t *in, size_t inl)
 {
 	if (!c->iv_gen || !c->key_set || c->enc || inl > c->ivlen)

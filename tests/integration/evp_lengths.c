@@ -15,6 +15,7 @@
  *   phase entry=cipher name=final calls=N
  *   gcm phase=key|message|aad|final|tag calls=N bytes=N   (aes-128-gcm, encrypt)
  *   gcm data calls=N bytes=N
+ *   gcm errors n=N                                       (AAD calls that failed)
  * A bucket is [2^(k-1), 2^k) bytes named by its low end (0 for empty requests), as in the trace.
  */
 #include <stdbool.h>
@@ -74,7 +75,8 @@ static void cipher(EVP_CIPHER_CTX *ctx, const unsigned char *src, unsigned len)
  * final, tag), and the data calls. */
 static const char *const gcm_phase_names[] = { "key", "message", "aad", "final", "tag" };
 enum { G_KEY, G_MSG, G_AAD, G_FINAL, G_TAG, G_PHASES };
-static unsigned long long gcm_calls[G_PHASES], gcm_bytes[G_PHASES], gcm_data_calls, gcm_data_bytes;
+static unsigned long long gcm_calls[G_PHASES], gcm_bytes[G_PHASES], gcm_data_calls, gcm_data_bytes,
+	gcm_errors;
 
 static int gcm_message(EVP_CIPHER_CTX *ctx, bool speed_shape, int len)
 {
@@ -116,6 +118,14 @@ static int gcm_messages(void)
 		ok = gcm_message(g, true, 16); /* openssl speed's loop: one context, one length */
 	for (int i = 0; ok && i < 1500; i++)
 		ok = gcm_message(g, false, 16 + i % 2); /* TLS 1.3 records */
+	for (int i = 0; ok && i < 400; i++) {
+		/* a record, then AAD of a negative length, which fails: an error on the path */
+		int outl;
+		ok = gcm_message(g, false, 16);
+		if (ok && EVP_EncryptUpdate(g, NULL, &outl, in, -1) == 1)
+			ok = 0;
+		gcm_calls[G_AAD]++, gcm_errors++;
+	}
 	for (int i = 0; ok && i < 600; i++)
 		ok = gcm_message(i % 2 ? g : h, i % 3 == 0, 32); /* two contexts taking turns */
 	for (int i = 0; ok && i < 300; i++)
@@ -179,5 +189,6 @@ int main(void)
 		printf("gcm phase=%s calls=%llu bytes=%llu\n", gcm_phase_names[p], gcm_calls[p],
 		       gcm_bytes[p]);
 	printf("gcm data calls=%llu bytes=%llu\n", gcm_data_calls, gcm_data_bytes);
+	printf("gcm errors n=%llu\n", gcm_errors);
 	return 0;
 }
