@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """doctor-multiarch: `cryptrace doctor` on a multiarch host (issue 14, item 10). Debian's real
 libssl3 for arm64 and i386 (their libcrypto.so.3), fetched with apt-get download into a private
-apt state and unpacked with dpkg-deb -x (nothing is installed: installing libssl-dev:ARCH would
+apt state (tests/port/foreign-apt.sh, as the cross builds' sysroots) and unpacked with dpkg-deb -x (nothing is installed: installing libssl-dev:ARCH would
 upgrade the host's OpenSSL), plus a copy of the host's own libcrypto, are put where the doctor
 looks (CRYPTRACE_DOCTOR_LIBDIRS, the test hook, besides /usr/lib/<triplet>). The native copy is
 measured like any other; the foreign ones are listed once, at info level, with their
@@ -25,31 +25,24 @@ def fetch(cache):
              for a in ARCHES}
     missing = [a for a, f in found.items() if not f]
     if missing:
-        apt, dpkg = shutil.which("apt-get"), shutil.which("dpkg-deb")
+        dpkg = shutil.which("dpkg-deb")
         # apt's own environment: no sanitizer runtime preloaded (the sanitizer pass sets one)
         env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "ASAN_OPTIONS")}
-        if not apt or not dpkg:
+        if not shutil.which("apt-get") or not dpkg:
             ctlib.skip("apt-get/dpkg-deb missing: cannot fetch Debian's libssl3 for " + ", ".join(missing))
-        state = os.path.join(cache, "apt")
-        for d in ("lists/partial", "archives/partial"):
-            os.makedirs(os.path.join(state, d), exist_ok=True)
-        opts = ["-o", f"Dir::State::Lists={state}/lists", "-o", f"Dir::Cache={state}",
-                "-o", f"Dir::Cache::archives={state}/archives", "-o", "Debug::NoLocking=1",
-                "-q"]
-        for a in ARCHES:
-            opts += ["-o", f"APT::Architectures::={a}"]
-        p = subprocess.run([apt] + opts + ["update"], stdout=subprocess.PIPE, env=env,
-                           stderr=subprocess.STDOUT, text=True, timeout=600)
-        if p.returncode != 0:
-            ctlib.skip(f"apt-get update (private state, for {', '.join(missing)}) failed: no network? "
-                 f"{p.stdout.strip()[-200:]}")
+        # the cross builds' apt (a private state per architecture, the host's sources; a mirror
+        # caught mid-sync in a -security or -updates suite leaves the base suite's lists)
+        foreign_apt = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "port",
+                                   "foreign-apt.sh")
         debs = os.path.join(cache, "debs")
         os.makedirs(debs, exist_ok=True)
-        p = subprocess.run([apt] + opts + ["download"] + [f"libssl3:{a}" for a in missing],
-                           cwd=debs, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                           timeout=600, env=env)
-        if p.returncode != 0:
-            ctlib.skip(f"apt-get download libssl3 for {', '.join(missing)} failed: {p.stdout[-200:]}")
+        for a in missing:
+            p = subprocess.run([foreign_apt, a, os.path.join(cache, "apt-" + a), "apt-get", "download",
+                                f"libssl3:{a}"], cwd=debs, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, timeout=900, env=env)
+            if p.returncode != 0:
+                ctlib.skip(f"apt-get download libssl3:{a} (tests/port/foreign-apt.sh) failed: no network? "
+                           f"{p.stdout.strip()[-200:]}")
         for a in missing:
             deb = glob.glob(os.path.join(debs, f"libssl3_*_{a}.deb"))
             check(len(deb) == 1, f"downloaded {os.path.basename(deb[0]) if deb else None}")

@@ -5,7 +5,8 @@
 # `dpkg --add-architecture`, no change to /var/lib/apt or dpkg's database. The lists are fetched
 # when STATE has none or they are older than 6 hours (FOREIGN_APT_REFRESH=1: now), so a package
 # version resolved here can still be downloaded. Used by tests/port/sysroot.sh (the cross
-# builds' sysroot) and tests/vm/build-guest.sh (the arm64 guest's kernel and tools).
+# builds' sysroot), tests/vm/build-guest.sh (the arm64 guest's kernel and tools) and
+# tests/compare/doctor_multiarch.py (Debian's libssl3 for arm64 and i386).
 #
 #   ARCH: a Debian architecture (arm64, i386, mipsel...)
 set -euo pipefail
