@@ -4,8 +4,8 @@
  * path. A call on the context this thread used last, of the length it used last, is counted in
  * its cached cell and runs (data_fast, inline in each exported hook: a handful of instructions);
  * another request on that context (AAD, another length) with no timing due is counted by
- * data_quiet; everything else (another context, a nested call, a sample or a span's end:
- * timing.h) goes through data_slow. Also the phase calls' counting on a context's path
+ * update_quiet or cipher_quiet; everything else (another context, a nested call, a sample or a
+ * span's end: timing.h) goes through data_slow. Also the phase calls' counting on a context's path
  * (evp_internal.h), which shares the thread's one-entry context cache.
  */
 #include <openssl/evp.h>
@@ -323,52 +323,68 @@ static __attribute__((noinline)) int data_slow(struct data_fn *f, const struct d
  * The cached context's other requests, between data_fast and data_slow: an AAD or CCM length call
  * (no output), EVP_Cipher's final, or data of another length, on the context and entry this
  * thread used last, when timing.h's ct_tick_quiet counts it (no sample due, no span ending, a
- * cell used before, under 1 KiB). Counted and run as data_slow would, without its lookups (an
- * SSH packet's AAD and final through EVP_Cipher, a TLS record of another length). false: not such
- * a call, nothing done.
+ * cell used before, under 1 KiB). Counted as data_slow would, without its lookups: every TLS 1.3
+ * record's AAD call, an SSH packet's AAD and final, a record of another length. quiet_enter
+ * counts the request and raises the guard (NULL: not such a request, nothing done);
+ * update_quiet and cipher_quiet then run it as the fast paths do.
  */
-static bool data_quiet(struct ct_thread *t, const struct data_fn *f, void *real, const struct data_call *call,
-		       int *r)
+static inline __attribute__((always_inline)) struct ct_counters *
+quiet_enter(struct ct_thread *t, const struct data_fn *f, const EVP_CIPHER_CTX *ctx, uint64_t key,
+	    unsigned ci, uint64_t bytes)
 {
-	if (!ct_evp_hot_ctx_is(t, call->ctx) || t->hot_entry != f->entry || !ct_enter_fast(t, CT_FAM_EVP))
-		return false;
+	if (!ct_evp_hot_ctx_is(t, ctx) || t->hot_entry != f->entry || !ct_enter_fast(t, CT_FAM_EVP))
+		return NULL;
 	struct ct_counters *c = t->hot_c;
-	if (!ct_tick_quiet(t, c, call->ci, call->bytes)) {
+	if (!ct_tick_quiet(t, c, ci, bytes)) {
 		ct_leave_fast(t, CT_FAM_EVP);
-		return false;
+		return NULL;
 	}
-	hot_remember_len(t, call->key, f->entry, call->bytes, call->ci);
-	struct data_call laned = *call;
-	laned.lane = t->hot_lane;
-	*r = data_run(f, real, &laned);
-	if (CT_UNLIKELY(!data_ok(f, &laned, *r)))
+	hot_remember_len(t, key, f->entry, bytes, ci);
+	return c;
+}
+
+/* An update as update_call sees it (its cell and bytes), counted by quiet_enter and run. */
+static inline __attribute__((always_inline)) bool update_quiet(struct ct_thread *t, const struct data_fn *f,
+							       void *real, EVP_CIPHER_CTX *ctx,
+							       unsigned char *out, int *outl,
+							       const unsigned char *in, int inl, int *r)
+{
+	const uint64_t len = inl > 0 ? (uint64_t)inl : 0;
+	const unsigned ci = out ? ct_cell_of_size(len) : CT_CELL_PHASE(in ? CT_PHASE_AAD : CT_PHASE_MSG);
+	struct ct_counters *c = quiet_enter(t, f, ctx, update_key(out, inl), ci, in ? len : 0);
+	if (!c)
+		return false;
+	void *lane = t->hot_lane;
+	*r = lane ? ct_lane_update(lane, f->dir, out, outl, in, inl) : CT_LANE_PASS;
+	if (*r == CT_LANE_PASS)
+		*r = ((update_fn)real)(ctx, out, outl, in, inl);
+	else
+		ct_owned_inc(&t->lane_calls);
+	if (CT_UNLIKELY(*r != 1))
 		CT_ADD(c->errors, 1);
 	ct_leave_fast(t, CT_FAM_EVP);
 	return true;
 }
 
-/* data_quiet for an update without output (AAD, CCM's length), the most common other request
- * (every TLS 1.3 record has one): the same without building the request's struct, ~110
- * instructions where data_slow took ~220 (bench/msg_cost.sh -i). */
-static inline __attribute__((always_inline)) bool aad_quiet(struct ct_thread *t, const struct data_fn *f,
-							    void *real, EVP_CIPHER_CTX *ctx, int *outl,
-							    const unsigned char *in, int inl, int *r)
+/* EVP_Cipher's, as cipher_call sees it. */
+static inline __attribute__((always_inline)) bool cipher_quiet(struct ct_thread *t, void *real,
+							       EVP_CIPHER_CTX *ctx, unsigned char *out,
+							       const unsigned char *in, unsigned int inl,
+							       int *r)
 {
-	if (!ct_evp_hot_ctx_is(t, ctx) || t->hot_entry != f->entry || !ct_enter_fast(t, CT_FAM_EVP))
+	const unsigned ci = !in   ? CT_CELL_PHASE(CT_PHASE_FINAL)
+			    : out ? ct_cell_of_size(inl)
+				  : CT_CELL_PHASE(CT_PHASE_AAD);
+	struct ct_counters *c = quiet_enter(t, &fn_cipher, ctx, cipher_key(out, in, inl), ci, in ? inl : 0);
+	if (!c)
 		return false;
-	struct ct_counters *c = t->hot_c;
-	if (!ct_tick_quiet(t, c, CT_CELL_PHASE(in ? CT_PHASE_AAD : CT_PHASE_MSG),
-			   in && inl > 0 ? (uint64_t)inl : 0)) {
-		ct_leave_fast(t, CT_FAM_EVP);
-		return false;
-	}
 	void *lane = t->hot_lane;
-	*r = lane ? ct_lane_update(lane, f->dir, NULL, outl, in, inl) : CT_LANE_PASS;
+	*r = lane ? ct_lane_cipher(lane, out, in, inl) : CT_LANE_PASS;
 	if (*r == CT_LANE_PASS)
-		*r = ((update_fn)real)(ctx, NULL, outl, in, inl);
+		*r = ((cipher_fn)real)(ctx, out, in, inl);
 	else
 		ct_owned_inc(&t->lane_calls);
-	if (CT_UNLIKELY(*r != 1))
+	if (CT_UNLIKELY(!(*r > 0 || (*r == 0 && !in))))
 		CT_ADD(c->errors, 1);
 	ct_leave_fast(t, CT_FAM_EVP);
 	return true;
@@ -437,14 +453,10 @@ static __attribute__((noinline)) int update_other(struct data_fn *f, enum ct_hot
 		     (how == CT_HOT_NO && t != &ct_thread_none && (t->guard & (1u << CT_FAM_EVP)))))
 		return ((update_fn)real)(ctx, out, outl, in, inl);
 	int r;
-	if (how == CT_HOT_NO && !out && real && aad_quiet(ct_tls_thread, f, real, ctx, outl, in, inl, &r))
+	if (how == CT_HOT_NO && real && update_quiet(ct_tls_thread, f, real, ctx, out, outl, in, inl, &r))
 		return r;
 	struct data_call c = update_call(ctx, out, outl, in, inl);
-	if (how == CT_HOT_SAMPLED)
-		return data_fast_sampled(ct_tls_thread, f, &c);
-	if (real && data_quiet(ct_tls_thread, f, real, &c, &r))
-		return r;
-	return data_slow(f, &c);
+	return how == CT_HOT_SAMPLED ? data_fast_sampled(ct_tls_thread, f, &c) : data_slow(f, &c);
 }
 
 static __attribute__((noinline)) int cipher_other(enum ct_hot how, EVP_CIPHER_CTX *ctx, unsigned char *out,
@@ -453,13 +465,12 @@ static __attribute__((noinline)) int cipher_other(enum ct_hot how, EVP_CIPHER_CT
 	void *real = __atomic_load_n(&fn_cipher.real, __ATOMIC_ACQUIRE);
 	if (real && ct_process_off())
 		return ((cipher_fn)real)(ctx, out, in, inl);
-	struct data_call c = cipher_call(ctx, out, in, inl);
-	if (how == CT_HOT_SAMPLED)
-		return data_fast_sampled(ct_tls_thread, &fn_cipher, &c);
 	int r;
-	if (real && data_quiet(ct_tls_thread, &fn_cipher, real, &c, &r))
+	if (how == CT_HOT_NO && real && cipher_quiet(ct_tls_thread, real, ctx, out, in, inl, &r))
 		return r;
-	return data_slow(&fn_cipher, &c);
+	struct data_call c = cipher_call(ctx, out, in, inl);
+	return how == CT_HOT_SAMPLED ? data_fast_sampled(ct_tls_thread, &fn_cipher, &c)
+				     : data_slow(&fn_cipher, &c);
 }
 
 static inline __attribute__((always_inline)) int update_hook(struct data_fn *f, EVP_CIPHER_CTX *ctx,

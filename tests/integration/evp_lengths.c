@@ -16,6 +16,8 @@
  *   gcm phase=key|message|aad|final|tag calls=N bytes=N   (aes-128-gcm, encrypt)
  *   gcm data calls=N bytes=N
  *   gcm errors n=N                                       (AAD calls that failed)
+ *   ssh message|aad|final|tag|data calls=N bytes=N      (aes-128-gcm, decrypt, EVP_Cipher)
+ *   ssh errors n=N                                       (finals that failed: a wrong tag)
  * A bucket is [2^(k-1), 2^k) bytes named by its low end (0 for empty requests), as in the trace.
  */
 #include <stdbool.h>
@@ -135,6 +137,40 @@ static int gcm_messages(void)
 	return ok;
 }
 
+/*
+ * OpenSSH's AES-GCM packets, decrypting (cipher_crypt): GCM_IV_GEN, a tag (a wrong one, so that
+ * every packet's final fails), 4 bytes of AAD, the data (16 and 17 bytes in turn) and the final,
+ * all through EVP_Cipher on one context: the AAD, the data of either length and the final each
+ * miss the fast path's cached key, and the failed finals are errors.
+ */
+enum { S_MSG, S_AAD, S_FINAL, S_TAG, S_DATA, S_KINDS };
+static const char *const ssh_kind_names[] = { "message", "aad", "final", "tag", "data" };
+static unsigned long long ssh_calls[S_KINDS], ssh_bytes[S_KINDS], ssh_errors;
+
+static int ssh_packets(void)
+{
+	static const unsigned char key[16] = "ssh-key-0123456", iv[12] = "ssh-iv-00000";
+	unsigned char tag[16] = { 0 }, lastiv[1];
+	EVP_CIPHER_CTX *d = EVP_CIPHER_CTX_new();
+	int ok = d && EVP_CipherInit(d, EVP_aes_128_gcm(), NULL, iv, 0) == 1 &&
+		 EVP_CIPHER_CTX_ctrl(d, EVP_CTRL_GCM_SET_IV_FIXED, -1, (void *)iv) == 1 &&
+		 EVP_CipherInit(d, NULL, key, NULL, -1) == 1;
+	ssh_calls[S_MSG]++;
+	for (int i = 0; ok && i < 600; i++) {
+		const unsigned len = 16 + (unsigned)(i % 2);
+		ok = EVP_CIPHER_CTX_ctrl(d, EVP_CTRL_GCM_IV_GEN, 1, lastiv) == 1 &&
+		     EVP_CIPHER_CTX_ctrl(d, EVP_CTRL_GCM_SET_TAG, 16, tag) == 1 &&
+		     EVP_Cipher(d, NULL, in, 4) == 4 && EVP_Cipher(d, out, in, len) == (int)len;
+		ssh_calls[S_MSG]++, ssh_calls[S_TAG]++, ssh_calls[S_AAD]++, ssh_bytes[S_AAD] += 4;
+		ssh_calls[S_DATA]++, ssh_bytes[S_DATA] += len;
+		if (ok && EVP_Cipher(d, NULL, NULL, 0) < 0)
+			ssh_errors++;
+		ssh_calls[S_FINAL]++;
+	}
+	EVP_CIPHER_CTX_free(d);
+	return ok && ssh_errors == ssh_calls[S_FINAL];
+}
+
 int main(void)
 {
 	static const unsigned char key[16] = "0123456789abcdef", iv[16] = "fedcba9876543210";
@@ -176,6 +212,11 @@ int main(void)
 		return 1;
 	}
 
+	if (!ssh_packets()) {
+		fprintf(stderr, "evp_lengths: an SSH packet went otherwise than expected\n");
+		return 1;
+	}
+
 	static const char *const names[ENTRIES] = { "update", "cipher" };
 	for (int e = 0; e < ENTRIES; e++) {
 		for (unsigned k = 0; k < BUCKETS; k++)
@@ -190,5 +231,8 @@ int main(void)
 		       gcm_bytes[p]);
 	printf("gcm data calls=%llu bytes=%llu\n", gcm_data_calls, gcm_data_bytes);
 	printf("gcm errors n=%llu\n", gcm_errors);
+	for (int k = 0; k < S_KINDS; k++)
+		printf("ssh %s calls=%llu bytes=%llu\n", ssh_kind_names[k], ssh_calls[k], ssh_bytes[k]);
+	printf("ssh errors n=%llu\n", ssh_errors);
 	return 0;
 }

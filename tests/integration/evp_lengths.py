@@ -7,7 +7,7 @@ calls OpenSSL refused, and EVP_Cipher without input is a "final" phase, not a da
 pins down the fast path's cached length and its misses. AES-128-GCM messages shaped as openssl
 speed's and as TLS 1.3 records count every phase call (key, message, AAD, final, tag: the inline
 phase path of evp_internal.h and its slow path), and the AAD calls that fail as errors, exactly
-too; once more routed to our AES code, where the direct lane serves most calls."""
+too, and so do OpenSSH's packets (decrypting, through EVP_Cipher, every final failing); once more routed to our AES code, where the direct lane serves most calls."""
 import os
 import re
 
@@ -34,7 +34,12 @@ def expected(text):
     m = re.search(r"^gcm errors n=(\d+)$", text, re.M)
     check(m, "the program printed its GCM errors")
     gcm["errors"] = int(m[1])
-    return buckets, errors, phases, gcm
+    ssh = {m[1]: (int(m[2]), int(m[3]))
+           for m in re.finditer(r"^ssh (\w+) calls=(\d+) bytes=(\d+)$", text, re.M)}
+    m = re.search(r"^ssh errors n=(\d+)$", text, re.M)
+    check(len(ssh) == 5 and m, "the program printed its SSH packets' counts")
+    ssh["errors"] = int(m[1])
+    return buckets, errors, phases, gcm, ssh
 
 
 def verify_gcm(doc, gcm, how):
@@ -53,9 +58,28 @@ def verify_gcm(doc, gcm, how):
             check(got.get(k) == v, f"{how}: aes-128-gcm {k}: report {got.get(k)}, program {v}")
 
 
+def verify_ssh(doc, ssh, how):
+    """OpenSSH's GCM packets, decrypting through EVP_Cipher: the AAD, data and final calls, the IV
+    and tag ctrls, and the finals that failed, exactly."""
+    got = {}
+    for p in ctlib.paths(doc, api="evp", cipher="aes-128-gcm", dir="decrypt"):
+        for ph in p.get("phases", []):
+            c, b = got.get(ph["phase"], (0, 0))
+            got[ph["phase"]] = (c + ph["calls"], b + ph.get("bytes", 0))
+        c, b = got.get("data", (0, 0))
+        got["data"] = (c + sum(s["calls"] for s in p["sizes"]), b + sum(s["bytes"] for s in p["sizes"]))
+        got["errors"] = got.get("errors", 0) + p.get("errors", 0)
+    for k, v in ssh.items():
+        if k in ("message", "tag"):  # their ctrls count calls only
+            check(got.get(k, (0, 0))[0] == v[0], f"{how}: ssh {k} calls: report {got.get(k)}, program {v}")
+        else:
+            check(got.get(k) == v, f"{how}: ssh {k}: report {got.get(k)}, program {v}")
+
+
 def verify(doc, expect, how):
-    buckets, errors, phases, gcm = expect
+    buckets, errors, phases, gcm, ssh = expect
     verify_gcm(doc, gcm, how)
+    verify_ssh(doc, ssh, how)
     got, got_err, got_ph = {}, {}, {}
     for p in ctlib.paths(doc, api="evp", cipher="aes-128-ctr", dir="encrypt"):
         entry = p.get("entry")
