@@ -343,6 +343,17 @@ quiet_enter(struct ct_thread *t, const struct data_fn *f, const EVP_CIPHER_CTX *
 	return c;
 }
 
+/* A quiet request's end: its lane call counted (laned), a failure counted, the guard lowered. */
+static inline __attribute__((always_inline)) void quiet_leave(struct ct_thread *t, struct ct_counters *c,
+							      bool laned, bool ok)
+{
+	if (laned)
+		ct_owned_inc(&t->lane_calls);
+	if (CT_UNLIKELY(!ok))
+		CT_ADD(c->errors, 1);
+	ct_leave_fast(t, CT_FAM_EVP);
+}
+
 /* An update as update_call sees it (its cell and bytes), counted by quiet_enter and run. */
 static inline __attribute__((always_inline)) bool update_quiet(struct ct_thread *t, const struct data_fn *f,
 							       void *real, EVP_CIPHER_CTX *ctx,
@@ -356,13 +367,10 @@ static inline __attribute__((always_inline)) bool update_quiet(struct ct_thread 
 		return false;
 	void *lane = t->hot_lane;
 	*r = lane ? ct_lane_update(lane, f->dir, out, outl, in, inl) : CT_LANE_PASS;
-	if (*r == CT_LANE_PASS)
+	const bool laned = *r != CT_LANE_PASS;
+	if (!laned)
 		*r = ((update_fn)real)(ctx, out, outl, in, inl);
-	else
-		ct_owned_inc(&t->lane_calls);
-	if (CT_UNLIKELY(*r != 1))
-		CT_ADD(c->errors, 1);
-	ct_leave_fast(t, CT_FAM_EVP);
+	quiet_leave(t, c, laned, *r == 1);
 	return true;
 }
 
@@ -380,13 +388,10 @@ static inline __attribute__((always_inline)) bool cipher_quiet(struct ct_thread 
 		return false;
 	void *lane = t->hot_lane;
 	*r = lane ? ct_lane_cipher(lane, out, in, inl) : CT_LANE_PASS;
-	if (*r == CT_LANE_PASS)
+	const bool laned = *r != CT_LANE_PASS;
+	if (!laned)
 		*r = ((cipher_fn)real)(ctx, out, in, inl);
-	else
-		ct_owned_inc(&t->lane_calls);
-	if (CT_UNLIKELY(!(*r > 0 || (*r == 0 && !in))))
-		CT_ADD(c->errors, 1);
-	ct_leave_fast(t, CT_FAM_EVP);
+	quiet_leave(t, c, laned, *r > 0 || (*r == 0 && !in));
 	return true;
 }
 
