@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: MIT
 """doctor-multiarch: `cryptrace doctor` on a multiarch host (issue 14, item 10). Debian's real
-libssl3 for arm64 and i386 (their libcrypto.so.3), fetched with apt-get download into a private
-apt state (tests/port/foreign-apt.sh, as the cross builds' sysroots) and unpacked with dpkg-deb -x (nothing is installed: installing libssl-dev:ARCH would
-upgrade the host's OpenSSL), plus a copy of the host's own libcrypto, are put where the doctor
-looks (CRYPTRACE_DOCTOR_LIBDIRS, the test hook, besides /usr/lib/<triplet>). The native copy is
-measured like any other; the foreign ones are listed once, at info level, with their
-architectures, and nothing warns about them ("libcrypto could not be measured" was the defect).
-The fetched files are kept in the build tree (tests/compare/foreign-libssl3) for the next run;
-without apt or network the test skips and says so."""
+libssl3 for arm64 and i386 (their libcrypto.so.3), fetched with apt-get download into a private apt
+state (tests/port/foreign-apt.sh, as the cross builds' sysroots) and unpacked with dpkg-deb -x
+(nothing is installed: installing libssl-dev:ARCH would upgrade the host's OpenSSL), plus a copy of
+the host's own libcrypto, are put where the doctor looks (CRYPTRACE_DOCTOR_LIBDIRS, the test hook,
+besides /usr/lib/<triplet>). The native copy is measured like any other; the foreign ones are
+listed once, at info level, with their architectures, and nothing warns about them ("libcrypto
+could not be measured" was the defect). The fetched files are kept in the build tree
+(tests/compare/foreign-libssl3) for the next run; without apt or network the test skips and says
+so."""
 import glob
 import os
 import shutil

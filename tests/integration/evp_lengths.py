@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""tests/integration/evp_lengths (equal, alternating, zero, negative and large request lengths,
-two contexts taking turns, EVP_CipherUpdate and EVP_Cipher on one ctx): every size bucket of
-the report holds exactly the calls and bytes the program made, per entry, the errors are the
-calls OpenSSL refused, and EVP_Cipher without input is a "final" phase, not a data call. This
-pins down the fast path's cached length and its misses. AES-128-GCM messages shaped as openssl
-speed's and as TLS 1.3 records count every phase call (key, message, AAD, final, tag: the inline
-phase path of evp_internal.h and its slow path), and the AAD calls that fail as errors, exactly
-too, and so do OpenSSH's packets (decrypting, through EVP_Cipher, every final failing); once more routed to our AES code, where the direct lane serves most calls."""
+"""tests/integration/evp_lengths (equal, alternating, zero, negative and large request lengths, two
+contexts taking turns, EVP_CipherUpdate and EVP_Cipher on one ctx): every size bucket of the report
+holds exactly the calls and bytes the program made, per entry, the errors are the calls OpenSSL
+refused, and EVP_Cipher without input is a "final" phase, not a data call. This pins down the fast
+path's cached length and its misses. AES-128-GCM messages shaped as openssl speed's and as TLS 1.3
+records count every phase call (key, message, AAD, final, tag: the inline phase path of
+evp_internal.h and its slow path), and the AAD calls that fail as errors, exactly too, and so do
+OpenSSH's packets (decrypting, through EVP_Cipher, every final failing); once more routed to our
+AES code, where the direct lane serves most calls."""
 import os
 import re
 
