@@ -14,12 +14,12 @@
 # the ones it offers (AES-NI, AVX2), natively and in our backend alike.
 #
 # usage: bench/msg_cost.sh [-r ROUNDS] [-b BUILD_DIR] [-n LENS] [-s SHAPES] [-o OLD_LIB] [-i]
-#        LENS: "16 1024" by default; SHAPES: "speed tls13-enc tls13-dec ssh"
+#        LENS: "16 1024" by default; SHAPES: "speed tls13-enc tls13-dec tls12-enc tls12-dec ssh"
 set -eu
 rounds=7
 build=
 lens="16 1024"
-shapes="speed tls13-enc tls13-dec ssh"
+shapes="speed tls13-enc tls13-dec tls12-enc tls12-dec ssh"
 old=
 count=
 while getopts r:b:n:s:o:i opt; do
@@ -51,6 +51,8 @@ for shape in $shapes; do
 	speed) args="speed enc" ;;
 	tls13-enc) args="tls13 enc" ;;
 	tls13-dec) args="tls13 dec" ;;
+	tls12-enc) args="tls12 enc" ;;
+	tls12-dec) args="tls12 dec" ;;
 	ssh) args="ssh enc" ;;
 	*) echo "msg_cost.sh: unknown shape $shape" >&2; exit 2 ;;
 	esac

@@ -136,7 +136,7 @@ int ct_lane_cipher(void *rctx, unsigned char *out, const unsigned char *in, unsi
 int ct_lane_ctrl_type(int type)
 {
 	return type == EVP_CTRL_AEAD_SET_IVLEN || type == EVP_CTRL_AEAD_GET_TAG ||
-	       type == EVP_CTRL_AEAD_SET_TAG || type == EVP_CTRL_GCM_IV_GEN;
+	       type == EVP_CTRL_AEAD_SET_TAG || type == EVP_CTRL_GCM_IV_GEN || type == EVP_CTRL_AEAD_TLS1_AAD;
 }
 
 /* The provider's answers (provider_gcm.c's context parameters) where they succeed; anything
@@ -166,6 +166,13 @@ int ct_lane_ctrl(void *rctx, int type, int arg, void *ptr)
 		if (!ptr)
 			return CT_LANE_PASS;
 		return ct_prov_gcm_iv_gen(c, ptr, arg < 0 ? 0 : (size_t)arg) ? 1 : CT_LANE_PASS;
+	case EVP_CTRL_AEAD_TLS1_AAD: {
+		/* a TLS 1.2 record's: EVP sets the AAD, then answers the padding it reads back */
+		if (!ptr || arg != TLS1_AAD_LEN)
+			return CT_LANE_PASS;
+		const size_t pad = ct_prov_gcm_tls_aad(c, ptr, (size_t)arg);
+		return pad ? (int)pad : CT_LANE_PASS;
+	}
 	default:
 		return CT_LANE_PASS;
 	}

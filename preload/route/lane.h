@@ -48,8 +48,8 @@ int ct_lane_update(void *rctx, int dir, unsigned char *out, int *outl, const uns
 int ct_lane_final(void *rctx, int dir, unsigned char *out, int *outl);
 /* EVP_Cipher (any input, none included): its return value, or CT_LANE_PASS. */
 int ct_lane_cipher(void *rctx, unsigned char *out, const unsigned char *in, unsigned int inl);
-/* EVP_CIPHER_CTX_ctrl: GCM's AEAD_GET_TAG, AEAD_SET_TAG and GCM_IV_GEN, and an AEAD_SET_IVLEN
- * that keeps the length. */
+/* EVP_CIPHER_CTX_ctrl: GCM's AEAD_GET_TAG, AEAD_SET_TAG, GCM_IV_GEN and AEAD_TLS1_AAD, and an
+ * AEAD_SET_IVLEN that keeps the length. */
 int ct_lane_ctrl(void *rctx, int type, int arg, void *ptr);
 /* The ctrl types ct_lane_ctrl may serve (a cheap test before looking the context up). */
 int ct_lane_ctrl_type(int type);

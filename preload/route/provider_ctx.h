@@ -101,6 +101,9 @@ CT_PROV_FAMILY_DECLARE(gcm)     /* provider_gcm.c */
  * last olen bytes (0: the whole IV) into out, the invocation field counted on; 0 where the
  * parameter would fail. */
 int ct_prov_gcm_iv_gen(void *vctx, unsigned char *out, size_t olen);
+/* GCM's TLS 1.2 record AAD (the AEAD_TLS1_AAD parameter's work, then AEAD_TLS1_AAD_PAD's
+ * answer): the padding a record grows by, or 0 where the parameter would fail. */
+size_t ct_prov_gcm_tls_aad(void *vctx, const unsigned char *aad, size_t len);
 
 /* A gettable/settable list function: the list does not depend on the context. */
 #define CT_PROV_LIST_FN(fn, list)                                                                            \

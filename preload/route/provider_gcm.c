@@ -156,6 +156,15 @@ static size_t gcm_tls_init(struct ct_rctx *c, const uint8_t *aad, size_t aad_len
 	return GCM_TLS_TAG_LEN;
 }
 
+size_t ct_prov_gcm_tls_aad(void *vctx, const unsigned char *aad, size_t len)
+{
+	struct ct_rctx *c = vctx;
+	const size_t pad = gcm_tls_init(c, aad, len);
+	if (pad)
+		c->tls_aad_pad_sz = pad;
+	return pad;
+}
+
 static int gcm_tls_iv_set_fixed(struct ct_rctx *c, const uint8_t *iv, size_t len)
 {
 	if (len == (size_t)-1) { /* the whole IV (OpenSSH) */
@@ -352,12 +361,9 @@ int ct_prov_gcm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 				c->ivlen = (size_t)sz;
 			}
 		} else if (ct_param_is(p->key, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD)) {
-			if (p->data_type != OSSL_PARAM_OCTET_STRING)
+			if (p->data_type != OSSL_PARAM_OCTET_STRING ||
+			    ct_prov_gcm_tls_aad(c, p->data, p->data_size) == 0)
 				return 0;
-			size_t sz = gcm_tls_init(c, p->data, p->data_size);
-			if (sz == 0)
-				return 0;
-			c->tls_aad_pad_sz = sz;
 		} else if (ct_param_is(p->key, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED)) {
 			if (p->data_type != OSSL_PARAM_OCTET_STRING ||
 			    !gcm_tls_iv_set_fixed(c, p->data, p->data_size))

@@ -684,6 +684,26 @@ static int tls_record(const EVP_CIPHER *c, int enc, const uint8_t *key, const ui
 	return r;
 }
 
+/* AEAD_TLS1_AAD's answers (the padding, or a failure) for AADs of a wrong size and record lengths
+ * too short for the explicit IV (and, opening, the tag), then a good one, on one context. */
+static void tls_aad_answers(const EVP_CIPHER *c, int enc, const uint8_t *key, struct tr *t)
+{
+	static const uint8_t fixed[4] = { 1, 2, 3, 4 };
+	static const int lens[] = { 0, 7, 8, 23, 24, 25, 300 };
+	uint8_t aad[16] = { 0, 0, 0, 0, 0, 0, 0, 1, 23, 3, 3 };
+	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+	tr_int(t, 1, EVP_CipherInit_ex(ctx, c, NULL, key, NULL, enc));
+	tr_int(t, 2, EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IV_FIXED, 4, (void *)fixed));
+	tr_int(t, 3, EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_TLS1_AAD, 12, aad));
+	tr_int(t, 4, EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_TLS1_AAD, 14, aad));
+	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		aad[11] = (uint8_t)(lens[i] >> 8);
+		aad[12] = (uint8_t)lens[i];
+		tr_int(t, 5, EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_TLS1_AAD, 13, aad));
+	}
+	EVP_CIPHER_CTX_free(ctx);
+}
+
 /* The run: CT_ROUTE_CASES, CT_ROUTE_SEED and CT_ROUTE_ONLY (read by main). */
 static long cases = 100000, only = -1;
 static uint64_t seed = 1;
@@ -711,6 +731,15 @@ static void test_aead_flows(void **state)
 			gcm_ssh_flow(ours[i], i, &tb, key, iv, 0, tags_b, data, len);
 			if (!(ta.len == tb.len && !memcmp(ta.buf, tb.buf, ta.len)))
 				fail_msg("%s ssh dec len %zu", names[i], len);
+			free(ta.buf);
+			free(tb.buf);
+		}
+		for (int enc = 0; enc < 2; enc++) {
+			struct tr ta = { 0 }, tb = { 0 };
+			tls_aad_answers(native[i], enc, key, &ta);
+			tls_aad_answers(ours[i], enc, key, &tb);
+			if (!(ta.len == tb.len && !memcmp(ta.buf, tb.buf, ta.len)))
+				fail_msg("%s tls aad answers (enc %d)", names[i], enc);
 			free(ta.buf);
 			free(tb.buf);
 		}
