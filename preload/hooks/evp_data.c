@@ -198,6 +198,9 @@ static void hot_remember_ctx(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, uin
 	if (ct_ctxmap_get(ctx) == path)
 		gen = atomic_load_explicit(&ct_ctxmap_gen, memory_order_relaxed);
 	void *lane = ct_lane_possible() ? ct_evp_lane(t, ctx) : NULL;
+	/* a routed context whose lane was lost (a provider context freed since its init) */
+	if (!lane && ct_lane_possible() && ct_path_route(path) >= CT_ROUTE_AESNI)
+		lane = ct_evp_lane_relearn(t, (EVP_CIPHER_CTX *)ctx);
 	ct_hot_cache_ctx(t, ctx, entry, c, path, gen);
 	t->hot_lane = lane;
 }

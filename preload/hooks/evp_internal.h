@@ -25,6 +25,9 @@ struct ct_counters *ct_evp_ctx_counters(struct ct_thread *t, const EVP_CIPHER_CT
  * ct_evp_lane_learn records what a real call on ctx captured (NULL: forget ctx). */
 void *ct_evp_lane(struct ct_thread *t, const EVP_CIPHER_CTX *ctx);
 void ct_evp_lane_learn(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, void *rctx);
+/* ctx's provider context asked of the provider itself (ctx routed to it, its lane lost), learnt
+ * and returned; NULL when ctx's cipher is not our provider's. */
+void *ct_evp_lane_relearn(struct ct_thread *t, EVP_CIPHER_CTX *ctx);
 
 /* Whether ctx is the thread's cached context (the data calls' one-entry cache: t->hot_*), and
  * the cache still valid. */

@@ -39,6 +39,12 @@ void *ct_lane_capture_end(void);
 /* Called by the provider's init functions with their context. */
 void ct_lane_seen(void *rctx);
 
+/* The provider's private context parameter that answers the provider context itself (an
+ * OSSL_PARAM_OCTET_PTR whose data receives it): how the hooks find a routed EVP context's
+ * provider context again when its lane was lost (any provider context freed voids every lane)
+ * and no init comes to learn it (a TLS 1.2 or SSH context is initialised once). */
+#define CT_LANE_PARAM_RCTX "cryptrace-rctx"
+
 /* EVP_*Init* on a context already set up (no cipher, engine or parameters): enc as EVP takes it
  * (1, 0, or -1 for the current direction). */
 int ct_lane_init(void *rctx, const unsigned char *key, const unsigned char *iv, int enc);

@@ -222,6 +222,28 @@ FAMILY_INITS(generic)
 FAMILY_INITS(xts)
 FAMILY_INITS(gcm)
 
+/* A request for CT_LANE_PARAM_RCTX alone (lane.h): answered with the context itself. */
+static bool lane_rctx_asked(void *vctx, OSSL_PARAM params[])
+{
+	if (!params || !params[0].key || params[1].key || !ct_param_is(params[0].key, CT_LANE_PARAM_RCTX))
+		return false;
+	if (params[0].data_type == OSSL_PARAM_OCTET_PTR && params[0].data) {
+		*(void **)params[0].data = vctx;
+		params[0].return_size = sizeof(void *);
+	}
+	return true;
+}
+
+/* Each family's context parameters, CT_LANE_PARAM_RCTX first. */
+#define FAMILY_GET_CTX_PARAMS(fam)                                                                           \
+	static int lane_get_ctx_params_##fam(void *vctx, OSSL_PARAM params[])                                \
+	{                                                                                                    \
+		return lane_rctx_asked(vctx, params) ? 1 : ct_prov_##fam##_get_ctx_params(vctx, params);     \
+	}
+FAMILY_GET_CTX_PARAMS(generic)
+FAMILY_GET_CTX_PARAMS(xts)
+FAMILY_GET_CTX_PARAMS(gcm)
+
 #define ALG_DISPATCH(id, nm, fam, md, em, kl, il, bs, ae, ci, k)                                             \
 	static void *newctx_##id(void *provctx)                                                              \
 	{                                                                                                    \
@@ -242,7 +264,7 @@ FAMILY_INITS(gcm)
 		FN(OSSL_FUNC_CIPHER_DUPCTX, rctx_dup),                                                       \
 		FN(OSSL_FUNC_CIPHER_GET_PARAMS, get_params_##id),                                            \
 		FN(OSSL_FUNC_CIPHER_GETTABLE_PARAMS, alg_gettable_params),                                   \
-		FN(OSSL_FUNC_CIPHER_GET_CTX_PARAMS, ct_prov_##fam##_get_ctx_params),                         \
+		FN(OSSL_FUNC_CIPHER_GET_CTX_PARAMS, lane_get_ctx_params_##fam),                              \
 		FN(OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, ct_prov_##fam##_gettable_ctx_params),               \
 		FN(OSSL_FUNC_CIPHER_SET_CTX_PARAMS, ct_prov_##fam##_set_ctx_params),                         \
 		FN(OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, ct_prov_##fam##_settable_ctx_params),               \
