@@ -560,6 +560,29 @@ XTS_SHORT_KERNEL(xts_dec_short, DEC, dec)
 		ZROUNDS_FROM1_N(X8, cipher, KEY, kz, rounds)                                                 \
 		X8(ZXTS_OUT_PAD)                                                                             \
 	} while (0)
+/* Data off a 64-byte line: every 512-bit load and store of it splits two lines (in place 16
+ * bytes off, where openssl speed's buffer lands routed, 16 KiB units ran 8 % slower than aligned
+ * ones, 4 KiB 12 %, on the Intel Xeon). From XTS_ALIGN_MIN_BLOCKS on, out's blocks up to the
+ * next line (lead: 1-3) go first, in one register, the line's lanes before out masked (neither
+ * loaded nor stored; masking suppresses their faults) and given T x^(lane - skip); the batches
+ * then run on whole lines from T x^lead. A misaligned unit so takes one more pass than an
+ * aligned one (17 registers for 1 KiB, not 16): 2 KiB units measured 1-3 % slower with the lead,
+ * 3 KiB even, 4-16 KiB 1.01-1.09x faster (8 KiB 459 ns against 499; aligned: 453). */
+#define XTS_ALIGN_MIN_BLOCKS 192
+#define XTS_LEAD(cipher, keys)                                                                               \
+	do {                                                                                                 \
+		const unsigned skip_ = 4 - lead;                                                             \
+		const __mmask8 m_ = (__mmask8)(0xFFu << (2 * skip_));                                        \
+		const uint8_t(*const rk)[16] = k->keys;                                                      \
+		/* lanes before out: a negative shift, 0 (unused) */                                         \
+		const __m512i tl_ =                                                                          \
+			xts_mul_xk(bcast(tweak), _mm512_sub_epi64(_mm512_set_epi64(3, 3, 2, 2, 1, 1, 0, 0),  \
+								  _mm512_set1_epi64(skip_)));                \
+		__m512i k_, b0 = XOR3(_mm512_maskz_loadu_epi64(m_, in - 16 * skip_), tl_, bcast(rk[0]));     \
+		ZROUNDS_FROM1_N(X1, cipher, SCHED, rk, rounds)                                               \
+		_mm512_mask_storeu_epi64(out - 16 * skip_, m_, _mm512_xor_si512(b0, tl_));                   \
+		in += 16 * lead, out += 16 * lead, nblocks -= lead;                                          \
+	} while (0)
 /* keep: the blocks at the end that the batches leave to the short pass whatever the count (1 for
  * xts_dec_steal, whose last block takes the next tweak there); KEY: HELD or SCHED. */
 /* clang-format off */
@@ -568,9 +591,15 @@ XTS_SHORT_KERNEL(xts_dec_short, DEC, dec)
 				       uint8_t *out, size_t nblocks)                                         \
 	{                                                                                                    \
 		const unsigned rounds = k->rounds;                                                           \
+		const unsigned off = (unsigned)(uintptr_t)out & 63;                                          \
+		const unsigned lead = nblocks >= XTS_ALIGN_MIN_BLOCKS && off && !(off & 15) ? 4 - off / 16 : 0; \
+		if (lead)                                                                                    \
+			XTS_LEAD(cipher, keys);                                                              \
 		/* one batch or less: the batch loop would also make the next batch's tweaks (with a         \
 		 * block kept: a batch and that block are more than the short pass takes) */                 \
-		const __m512i t0_ = xts_mul_xk(bcast(tweak), _mm512_set_epi64(3, 3, 2, 2, 1, 1, 0, 0));      \
+		const __m512i t0_ = xts_mul_xk(bcast(tweak), _mm512_add_epi64(_mm512_set_epi64(3, 3, 2, 2, 1, \
+											       1, 0, 0),      \
+									       _mm512_set1_epi64(lead)));     \
 		if (nblocks - (keep) > BATCH || ((keep) && nblocks - (keep) == BATCH)) {                     \
 			X8(ZTWEAK_INIT)                                                                      \
 			XTS_KEYS_##KEY(keys)                                                                 \
