@@ -560,19 +560,36 @@ XTS_SHORT_KERNEL(xts_dec_short, DEC, dec)
 		ZROUNDS_FROM1_N(X8, cipher, KEY, kz, rounds)                                                 \
 		X8(ZXTS_OUT_PAD)                                                                             \
 	} while (0)
-/* Data off a 64-byte line: every 512-bit load and store of it splits two lines (in place 16
- * bytes off, where openssl speed's buffer lands routed, 16 KiB units ran 8 % slower than aligned
- * ones, 4 KiB 12 %, on the Intel Xeon). From XTS_ALIGN_MIN_BLOCKS on, out's blocks up to the
- * next line (lead: 1-3) go first, in one register, the line's lanes before out masked (neither
- * loaded nor stored; masking suppresses their faults) and given T x^(lane - skip); the batches
- * then run on whole lines from T x^lead. A misaligned unit so takes one more pass than an
- * aligned one (17 registers for 1 KiB, not 16): 2 KiB units measured 1-3 % slower with the lead,
- * 3 KiB even, 4-16 KiB 1.01-1.09x faster (8 KiB 459 ns against 499; aligned: 453). */
+/* Data off a 64-byte line: every 512-bit load and store of it splits two lines. In place 16
+ * bytes off (where openssl speed's buffer lands routed) XTS units of 16 KiB ran 8 % slower than
+ * aligned ones and 4 KiB 12 % (Intel Xeon, 2026-12-05). From its threshold on, the XTS kernel
+ * takes out's blocks up to the next line first (the lead: 1-3), in one register whose lanes
+ * before out are masked (neither loaded nor stored; masking suppresses their faults), and runs
+ * its batches on whole lines after it. A misaligned unit then takes one more register than an
+ * aligned one (17 for 1 KiB, not 16), which below the threshold costs more than the splits. ECB
+ * and CTR lost up to 11 % at 4 KiB 16 bytes off a line but nothing 48 bytes off, and the same
+ * lead measured 0.90-1.10x by offset and size for them; GCM's (its GHASH taking the lead's
+ * blocks first) was within the noise at 2-16 KiB: neither is taken. */
+/* The blocks of out's line before out (1-3), or 0: aligned, not on a block boundary (its loads
+ * and stores split lines whatever is done first), or under min_blocks. */
+ZI unsigned line_skip(const uint8_t *out, size_t nblocks, size_t min_blocks)
+{
+	const unsigned off = (unsigned)(uintptr_t)out & 63;
+	return nblocks >= min_blocks && !(off & 15) ? off / 16 : 0;
+}
+/* The lead's lanes (those from skip on) as a mask of qwords. */
+ZI __mmask8 lead_lanes(unsigned skip)
+{
+	return (__mmask8)(0xFFu << (2 * skip));
+}
+/* XTS's lead: its lanes take T x^(lane - skip), the batches T x^lead on. With
+ * it, 2 KiB units measured 1-3 % slower, 3 KiB even, 4-16 KiB 1.01-1.09x faster (8 KiB 459 ns
+ * against 499; aligned: 453). */
 #define XTS_ALIGN_MIN_BLOCKS 192
 #define XTS_LEAD(cipher, keys)                                                                               \
 	do {                                                                                                 \
 		const unsigned skip_ = 4 - lead;                                                             \
-		const __mmask8 m_ = (__mmask8)(0xFFu << (2 * skip_));                                        \
+		const __mmask8 m_ = lead_lanes(skip_);                                                       \
 		const uint8_t(*const rk)[16] = k->keys;                                                      \
 		/* lanes before out: a negative shift, 0 (unused) */                                         \
 		const __m512i tl_ =                                                                          \
@@ -591,8 +608,7 @@ XTS_SHORT_KERNEL(xts_dec_short, DEC, dec)
 				       uint8_t *out, size_t nblocks)                                         \
 	{                                                                                                    \
 		const unsigned rounds = k->rounds;                                                           \
-		const unsigned off = (unsigned)(uintptr_t)out & 63;                                          \
-		const unsigned lead = nblocks >= XTS_ALIGN_MIN_BLOCKS && off && !(off & 15) ? 4 - off / 16 : 0; \
+		const unsigned skip = line_skip(out, nblocks, XTS_ALIGN_MIN_BLOCKS), lead = skip ? 4 - skip : 0; \
 		if (lead)                                                                                    \
 			XTS_LEAD(cipher, keys);                                                              \
 		/* one batch or less: the batch loop would also make the next batch's tweaks (with a         \
