@@ -567,9 +567,10 @@ XTS_SHORT_KERNEL(xts_dec_short, DEC, dec)
  * before out are masked (neither loaded nor stored; masking suppresses their faults), and runs
  * its batches on whole lines after it. A misaligned unit then takes one more register than an
  * aligned one (17 for 1 KiB, not 16), which below the threshold costs more than the splits. ECB
- * and CTR lost up to 11 % at 4 KiB 16 bytes off a line but nothing 48 bytes off, and the same
- * lead measured 0.90-1.10x by offset and size for them; GCM's (its GHASH taking the lead's
- * blocks first) was within the noise at 2-16 KiB: neither is taken. */
+ * and CTR lose 11-12 % at 4 KiB at page offsets 16 and 272 but nothing at 32, 48, 1040 or 2064
+ * (bench/align_cost.sh: not the splits alone), and the same lead measured 0.90-1.10x by offset
+ * and size for them; GCM's (its GHASH taking the lead's blocks first) was within the noise at
+ * 2-16 KiB: neither is taken. */
 /* The blocks of out's line before out (1-3), or 0: aligned, not on a block boundary (its loads
  * and stores split lines whatever is done first), or under min_blocks. */
 ZI unsigned line_skip(const uint8_t *out, size_t nblocks, size_t min_blocks)
