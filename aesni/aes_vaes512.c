@@ -22,7 +22,46 @@
 
 #define LD4(p, i) _mm512_loadu_si512((const void *)((const __m512i *)(p) + (i)))
 #define ST4(p, i, v) _mm512_storeu_si512((void *)((__m512i *)(p) + (i)), (v))
+#define ST4_PAGE(p, i, v) st4_page((uint8_t *)(p) + 64 * (i), (v))
 #define XOR3(a, b, c) _mm512_ternarylogic_epi64((a), (b), (c), 0x96)
+
+/* A 512-bit store, as four 16-byte ones where it would cross a 4 KiB boundary. Such a store (a
+ * program's buffer off a cache line: openssl speed's lands 16 bytes past one, routed) is slow to
+ * complete, and the route's next call waited on it: 4 KiB ECB and CTR updates in place, 16 bytes
+ * past a page's start, ran 11-12 % slower than at other offsets (bench/align_cost.sh). A kernel
+ * of ours alone in a loop did not show it; the route's calls, back to back on the direct lane,
+ * did. The batch loops test once a batch (ZSTORE_BATCH; a test at every store cost CTR 2 % at 1
+ * KiB, and GCM's stitched steps, whose registers are all taken, 7 %: they store plainly, and the
+ * route's GCM lost 1-3 % at those offsets), the short passes at each of their few stores. */
+ZI void st4_page(uint8_t *p, __m512i v)
+{
+	if (__builtin_expect(((uintptr_t)p & 4095) > 4096 - 64, 0)) {
+		ST(p, 0, _mm512_castsi512_si128(v));
+		ST(p, 1, _mm512_extracti32x4_epi32(v, 1));
+		ST(p, 2, _mm512_extracti32x4_epi32(v, 2));
+		ST(p, 3, _mm512_extracti32x4_epi32(v, 3));
+	} else {
+		_mm512_storeu_si512((void *)p, v);
+	}
+}
+
+/* Whether a batch's 512 bytes at p cross a 4 KiB boundary with a store astride it. */
+ZI bool batch_splits_page(const uint8_t *p)
+{
+	const uintptr_t a = (uintptr_t)p;
+	return (a & 63) && (a & 4095) > 4096 - 512;
+}
+
+/* A batch's 8 stores: PAGE (ST4_PAGE) where one of them would cross a 4 KiB boundary, else
+ * PLAIN. */
+#define ZSTORE_BATCH(PLAIN, PAGE)                                                                            \
+	do {                                                                                                 \
+		if (__builtin_expect(batch_splits_page(out), 0)) {                                           \
+			X8(PAGE)                                                                             \
+		} else {                                                                                     \
+			X8(PLAIN)                                                                            \
+		}                                                                                            \
+	} while (0)
 
 /* One batch: 8 registers of 4 blocks (the mode layer sends shorter inputs to the 256-bit kernels
  * itself: aes_internal.h). */
@@ -114,6 +153,7 @@ ZI struct zkeys zkeys_load(const uint8_t rk[][16], unsigned rounds)
 #define ZDECL(i) __m512i b##i;
 #define ZLOAD_IN(i) b##i = LD4(in, i);
 #define ZSTORE_OUT(i) ST4(out, i, b##i);
+#define ZSTORE_OUT_PAGE(i) ST4_PAGE(out, i, b##i);
 #define ZXOR_IN(i) b##i = _mm512_xor_si512(b##i, LD4(in, i));
 
 /* The first n (1..4) blocks of a register from p, and to p, in 16- and 32-byte pieces: the
@@ -149,7 +189,7 @@ ZI void st_blocks(uint8_t *p, __m512i v, unsigned n)
 		ST(p, 2, _mm512_extracti32x4_epi32(v, 2));
 		break;
 	default:
-		ST4(p, 0, v);
+		ST4_PAGE(p, 0, v);
 	}
 }
 
@@ -162,7 +202,7 @@ ZI void st_blocks(uint8_t *p, __m512i v, unsigned n)
 	if ((i) == last_)                                                                                    \
 		st_blocks(out + 64 * (i), b##i, nlast_);                                                     \
 	else                                                                                                 \
-		ST4(out, i, b##i);
+		ST4_PAGE(out, i, b##i);
 
 /* ---- ECB ---- */
 
@@ -205,7 +245,7 @@ ECB_SHORT_KERNEL(ecb_dec_short, DEC, dec)
 			X8(ZDECL)                                                                            \
 			X8(ZLOAD_IN)                                                                         \
 			ZROUNDS(cipher, kz, rounds);                                                         \
-			X8(ZSTORE_OUT)                                                                       \
+			ZSTORE_BATCH(ZSTORE_OUT, ZSTORE_OUT_PAGE);                                           \
 		}                                                                                            \
 		if (nblocks)                                                                                 \
 			name##_short(k, in, out, nblocks);                                                   \
@@ -276,7 +316,7 @@ CT_TARGET_ZMM static void cbc_dec(const struct ct_aes_key *k, uint8_t iv[16], co
 		X8(ZPREV)
 		prevz = bcast(in + 16 * (BATCH - 1));
 		X8(ZXOR_PREV)
-		X8(ZSTORE_OUT)
+		ZSTORE_BATCH(ZSTORE_OUT, ZSTORE_OUT_PAGE);
 	}
 	ST(iv, 0, _mm512_castsi512_si128(prevz));
 	if (nblocks)
@@ -296,7 +336,7 @@ CT_TARGET_ZMM static void cfb_dec(const struct ct_aes_key *k, uint8_t iv[16], co
 		ZROUNDS(ENC, kz, rounds);
 		prevz = bcast(in + 16 * (BATCH - 1));
 		X8(ZXOR_IN)
-		X8(ZSTORE_OUT)
+		ZSTORE_BATCH(ZSTORE_OUT, ZSTORE_OUT_PAGE);
 	}
 	ST(iv, 0, _mm512_castsi512_si128(prevz));
 	if (nblocks)
@@ -405,7 +445,7 @@ CT_TARGET_ZMM static void ctr_blocks(const struct ct_aes_key *k, uint8_t ctr[16]
 			ZCOUNTERS();
 			ZROUNDS(ENC, kz, rounds);
 			X8(ZXOR_IN)
-			X8(ZSTORE_OUT)
+			ZSTORE_BATCH(ZSTORE_OUT, ZSTORE_OUT_PAGE);
 		}
 		zctr_end(&z, ctr);
 	}
@@ -443,6 +483,7 @@ ZI __m512i xts_mul_x32(__m512i t)
 /* The tweak XOR and the whitening key in one ternary-logic instruction. */
 #define ZXTS_IN(i) b##i = XOR3(LD4(in, i), t##i, k0_);
 #define ZXTS_OUT(i) ST4(out, i, _mm512_xor_si512(b##i, t##i));
+#define ZXTS_OUT_PAGE(i) ST4_PAGE(out, i, _mm512_xor_si512(b##i, t##i));
 #define ZTWEAK_NEXT(i) n##i = xts_mul_x32(t##i);
 #define ZTWEAK_TAKE(i) t##i = n##i;
 #define ZNEXT_DECL(i) __m512i n##i;
@@ -476,7 +517,7 @@ ZI __m512i xts_mul_x32(__m512i t)
 	if ((i) == last_)                                                                                    \
 		st_blocks(out + 64 * (i), _mm512_xor_si512(b##i, t##i), nlast_);                             \
 	else                                                                                                 \
-		ST4(out, i, _mm512_xor_si512(b##i, t##i));
+		ST4_PAGE(out, i, _mm512_xor_si512(b##i, t##i));
 /* next_last: the last block takes the tweak after its own, x^n where its place gives x^(n-1)
  * (a decryption's ciphertext stealing: its last whole block is decrypted with T_m, in a lane of
  * this pass, instead of after it; xts_dec_steal). */
@@ -567,10 +608,9 @@ XTS_SHORT_KERNEL(xts_dec_short, DEC, dec)
  * before out are masked (neither loaded nor stored; masking suppresses their faults), and runs
  * its batches on whole lines after it. A misaligned unit then takes one more register than an
  * aligned one (17 for 1 KiB, not 16), which below the threshold costs more than the splits. ECB
- * and CTR lose 11-12 % at 4 KiB at page offsets 16 and 272 but nothing at 32, 48, 1040 or 2064
- * (bench/align_cost.sh: not the splits alone), and the same lead measured 0.90-1.10x by offset
- * and size for them; GCM's (its GHASH taking the lead's blocks first) was within the noise at
- * 2-16 KiB: neither is taken. */
+ * and CTR lose nothing to the line splits themselves, only to a store astride a page (st4_page
+ * above), and the same lead measured 0.90-1.10x by offset and size for them; GCM's (its GHASH
+ * taking the lead's blocks first) was within the noise at 2-16 KiB: neither is taken. */
 /* The blocks of out's line before out (1-3), or 0: aligned, not on a block boundary (its loads
  * and stores split lines whatever is done first), or under min_blocks. */
 ZI unsigned line_skip(const uint8_t *out, size_t nblocks, size_t min_blocks)
@@ -583,24 +623,34 @@ ZI __mmask8 lead_lanes(unsigned skip)
 {
 	return (__mmask8)(0xFFu << (2 * skip));
 }
-/* XTS's lead: its lanes take T x^(lane - skip), the batches T x^lead on. With
- * it, 2 KiB units measured 1-3 % slower, 3 KiB even, 4-16 KiB 1.01-1.09x faster (8 KiB 459 ns
- * against 499; aligned: 453). */
+/* XTS's lead: out's first 4 - skip blocks, their lanes given T x^(lane - skip) (the lanes before
+ * out a negative shift: 0, unused); tweak goes on to T x^lead, where the batches start. With it,
+ * 2 KiB units measured 1-3 % slower, 3 KiB even, 4-16 KiB 1.01-1.09x faster (8 KiB 459 ns
+ * against 499; aligned: 453). Out of line: inline, its code cost the kernels' 1 KiB units, which
+ * never take it, 2-3 % 16 bytes off a line. */
 #define XTS_ALIGN_MIN_BLOCKS 192
-#define XTS_LEAD(cipher, keys)                                                                               \
-	do {                                                                                                 \
-		const unsigned skip_ = 4 - lead;                                                             \
-		const __mmask8 m_ = lead_lanes(skip_);                                                       \
+/* clang-format off */
+#define XTS_LEAD_KERNEL(name, cipher, keys)                                                                  \
+	CT_TARGET_ZMM __attribute__((noinline)) static void name(const struct ct_aes_key *k,                 \
+								 uint8_t tweak[16], const uint8_t *in,       \
+								 uint8_t *out, unsigned skip)                \
+	{                                                                                                    \
+		const unsigned rounds = k->rounds;                                                           \
+		const __mmask8 m = lead_lanes(skip);                                                         \
 		const uint8_t(*const rk)[16] = k->keys;                                                      \
-		/* lanes before out: a negative shift, 0 (unused) */                                         \
-		const __m512i tl_ =                                                                          \
-			xts_mul_xk(bcast(tweak), _mm512_sub_epi64(_mm512_set_epi64(3, 3, 2, 2, 1, 1, 0, 0),  \
-								  _mm512_set1_epi64(skip_)));                \
-		__m512i k_, b0 = XOR3(_mm512_maskz_loadu_epi64(m_, in - 16 * skip_), tl_, bcast(rk[0]));     \
+		const __m512i t = bcast(tweak);                                                              \
+		const __m512i tl = xts_mul_xk(t, _mm512_sub_epi64(_mm512_set_epi64(3, 3, 2, 2, 1, 1, 0, 0), \
+								   _mm512_set1_epi64(skip)));                \
+		__m512i k_, b0 = XOR3(_mm512_maskz_loadu_epi64(m, in - 16 * skip), tl, bcast(rk[0]));        \
 		ZROUNDS_FROM1_N(X1, cipher, SCHED, rk, rounds)                                               \
-		_mm512_mask_storeu_epi64(out - 16 * skip_, m_, _mm512_xor_si512(b0, tl_));                   \
-		in += 16 * lead, out += 16 * lead, nblocks -= lead;                                          \
-	} while (0)
+		_mm512_mask_storeu_epi64(out - 16 * skip, m, _mm512_xor_si512(b0, tl));                      \
+		ST(tweak, 0, _mm512_castsi512_si128(xts_mul_xk(t, _mm512_set1_epi64(4 - skip))));            \
+	}
+/* clang-format on */
+XTS_LEAD_KERNEL(xts_enc_lead, ENC, enc)
+XTS_LEAD_KERNEL(xts_dec_lead, DEC, dec)
+#define ENC_LEAD xts_enc_lead
+#define DEC_LEAD xts_dec_lead
 /* keep: the blocks at the end that the batches leave to the short pass whatever the count (1 for
  * xts_dec_steal, whose last block takes the next tweak there); KEY: HELD or SCHED. */
 /* clang-format off */
@@ -609,14 +659,14 @@ ZI __mmask8 lead_lanes(unsigned skip)
 				       uint8_t *out, size_t nblocks)                                         \
 	{                                                                                                    \
 		const unsigned rounds = k->rounds;                                                           \
-		const unsigned skip = line_skip(out, nblocks, XTS_ALIGN_MIN_BLOCKS), lead = skip ? 4 - skip : 0; \
-		if (lead)                                                                                    \
-			XTS_LEAD(cipher, keys);                                                              \
+		const unsigned skip = line_skip(out, nblocks, XTS_ALIGN_MIN_BLOCKS);                         \
+		if (skip) {                                                                                  \
+			cipher##_LEAD(k, tweak, in, out, skip);                                              \
+			in += 16 * (4 - skip), out += 16 * (4 - skip), nblocks -= 4 - skip;                  \
+		}                                                                                            \
 		/* one batch or less: the batch loop would also make the next batch's tweaks (with a         \
 		 * block kept: a batch and that block are more than the short pass takes) */                 \
-		const __m512i t0_ = xts_mul_xk(bcast(tweak), _mm512_add_epi64(_mm512_set_epi64(3, 3, 2, 2, 1, \
-											       1, 0, 0),      \
-									       _mm512_set1_epi64(lead)));     \
+		const __m512i t0_ = xts_mul_xk(bcast(tweak), _mm512_set_epi64(3, 3, 2, 2, 1, 1, 0, 0));      \
 		if (nblocks - (keep) > BATCH || ((keep) && nblocks - (keep) == BATCH)) {                     \
 			X8(ZTWEAK_INIT)                                                                      \
 			XTS_KEYS_##KEY(keys)                                                                 \
@@ -626,7 +676,7 @@ ZI __mmask8 lead_lanes(unsigned skip)
 				X8(ZNEXT_DECL)                                                               \
 				X8(ZXTS_IN)                                                                  \
 				ZROUNDS_WHITENED_NEXT_TWEAKS(cipher, KEY, kz, rounds);                       \
-				X8(ZXTS_OUT)                                                                 \
+				ZSTORE_BATCH(ZXTS_OUT, ZXTS_OUT_PAGE);                                       \
 				X8(ZTWEAK_TAKE)                                                              \
 			}                                                                                    \
 			if (nblocks >= XTS_PAD_MIN_BLOCKS) {                                                 \
@@ -823,7 +873,8 @@ ZI void ghash_in(const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8_t xi[16], cons
 		XA(XOR_IN)                                                                                   \
 		XA(STORE)                                                                                    \
 	} while (0)
-#define GCM_STEP(f, XA, w, ng, gp) GCM_STEP_WITH(f, XA, w, ng, gp, ZGH_SLOT, ZGH_CLOSE, ZXOR_IN, ZSTORE_OUT)
+#define GCM_STEP(f, XA, w, ng, gp)                                                                           \
+	GCM_STEP_WITH(f, XA, w, ng, gp, ZGH_SLOT, ZGH_CLOSE, ZXOR_IN, ZSTORE_OUT)
 /* clang-format on */
 
 /* The rest after the whole steps, 1..15 blocks (rest) in regs registers, in one step: before,

@@ -35,8 +35,10 @@ int main(int argc, char **argv)
 	const int len = atoi(argv[2]), offset = atoi(argv[3]);
 	const int calls = argc > 4 ? atoi(argv[4]) : 20000, rounds = argc > 5 ? atoi(argv[5]) : 15;
 	const int enc = !(argc > 6 && !strcmp(argv[6], "dec"));
-	if (!cipher || len < 16 || len > (1 << 20) || offset < 0 || offset > 4095 || calls < 1 || rounds < 1) {
-		fprintf(stderr, "align_cost: bad argument (cipher %s, LEN 16..1 MiB, OFFSET 0..4095)\n", argv[1]);
+	if (!cipher || len < 16 || len > (1 << 20) || offset < 0 || offset > 4095 || calls < 1 ||
+	    rounds < 1) {
+		fprintf(stderr, "align_cost: bad argument (cipher %s, LEN 16..1 MiB, OFFSET 0..4095)\n",
+			argv[1]);
 		return 2;
 	}
 	unsigned char key[64], iv[16], *page;

@@ -56,8 +56,10 @@ for cipher in $ciphers; do
 					old) e="LD_PRELOAD=$old CRYPTRACE_ROUTE=aes-*=aesni" ;;
 					esac
 					# shellcheck disable=SC2086
-					env CRYPTRACE_OUT="$out/t" $e "$prog" "$cipher" "$len" "$f" "$calls" 7 "$dir" |
-						sed -n 's/^ns_per_call //p' >>"$out/$m.$f"
+					v=$(env CRYPTRACE_OUT="$out/t" $e "$prog" "$cipher" "$len" "$f" "$calls" 7 "$dir" |
+						sed -n 's/^ns_per_call //p')
+					[ -n "$v" ] || { echo "align_cost.sh: $m $cipher $len B at $f: no figure" >&2; exit 1; }
+					echo "$v" >>"$out/$m.$f"
 					rm -rf "$out/t"
 				done
 			done
