@@ -31,16 +31,9 @@ while getopts r:b:c:n:f:do: opt; do
 	esac
 done
 here=$(cd "$(dirname "$0")" && pwd)
-build=${build:-$here/../build}
-prog=$build/bench/align_cost
-lib=$build/preload/libcryptrace.so
-[ -x "$prog" ] && [ -f "$lib" ] || { echo "align_cost.sh: build first ($prog, $lib)" >&2; exit 77; }
-[ -z "$old" ] || [ -f "$old" ] || { echo "align_cost.sh: -o $old: no such library" >&2; exit 2; }
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT INT TERM
 . "$here/lib.sh"
+bench_build_prog align_cost.sh align_cost
 echo "# $(bench_cpu_line "$build")"
-median() { sort -g "$1" | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 modes="native route"
 [ -z "$old" ] || modes="$modes old"
 for cipher in $ciphers; do
@@ -74,11 +67,11 @@ for cipher in $ciphers; do
 			printf '  %-7s' "$f"
 			for m in $modes; do
 				paste "$out/$m.$(echo "$offsets" | awk '{print $1}')" "$out/$m.$f" | awk '{print $1 / $2}' >"$out/r"
-				printf ' %10s %6.3f' "$(median "$out/$m.$f")" "$(median "$out/r")"
+				printf ' %10s %6.3f' "$(bench_median "$out/$m.$f")" "$(bench_median "$out/r")"
 			done
 			if [ -n "$old" ]; then
 				paste "$out/old.$f" "$out/route.$f" | awk '{print $1 / $2}' >"$out/r"
-				printf ' %9.3f' "$(median "$out/r")"
+				printf ' %9.3f' "$(bench_median "$out/r")"
 			fi
 			echo
 		done

@@ -31,3 +31,20 @@ bench_cpu_line() {
 	fi
 	echo "CPU: $model (family $fam model $mod, $(nproc) CPUs)${level:+; code level: $level}"
 }
+
+# bench_build_prog SCRIPT PROG: for a script that runs BUILD/bench/PROG beside the build's
+# preload: $build (default build/ next to bench/, $here being bench/), $prog and $lib, both
+# required (exit 77: build first); $old, when set, must name a library (exit 2); $out a temporary
+# directory removed on exit. SCRIPT names the script in its messages.
+bench_build_prog() {
+	build=${build:-$here/../build}
+	prog=$build/bench/$2
+	lib=$build/preload/libcryptrace.so
+	[ -x "$prog" ] && [ -f "$lib" ] || { echo "$1: build first ($prog, $lib)" >&2; exit 77; }
+	[ -z "${old:-}" ] || [ -f "$old" ] || { echo "$1: -o $old: no such library" >&2; exit 2; }
+	out=$(mktemp -d)
+	trap 'rm -rf "$out"' EXIT INT TERM
+}
+
+# bench_median FILE: the median of FILE's numbers, one a line (the upper one of an even count).
+bench_median() { sort -g "$1" | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }

@@ -35,17 +35,10 @@ while getopts r:b:n:s:o:i opt; do
 done
 [ -z "$count" ] || command -v valgrind >/dev/null || { echo "msg_cost.sh: -i needs valgrind" >&2; exit 77; }
 here=$(cd "$(dirname "$0")" && pwd)
-build=${build:-$here/../build}
-prog=$build/bench/msg_cost
-lib=$build/preload/libcryptrace.so
-[ -x "$prog" ] && [ -f "$lib" ] || { echo "msg_cost.sh: build first ($prog, $lib)" >&2; exit 77; }
-[ -z "$old" ] || [ -f "$old" ] || { echo "msg_cost.sh: -o $old: no such library" >&2; exit 2; }
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT INT TERM
 . "$here/lib.sh"
+bench_build_prog msg_cost.sh msg_cost
 echo "# $(bench_cpu_line "$build")"
 route='aes-*=aesni'
-median() { sort -g "$1" | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 for shape in $shapes; do
 	case $shape in
 	speed) args="speed enc" ;;
@@ -109,7 +102,7 @@ for shape in $shapes; do
 		printf '  %-11s %10s %8s %s\n' mode ns/msg ratio min..max
 		for m in $modes; do
 			paste "$out/native" "$out/$m" | awk '{print $1 / $2}' >"$out/$m.ratio"
-			printf '  %-11s %10s %8.3f %s..%s\n' "$m" "$(median "$out/$m")" "$(median "$out/$m.ratio")" \
+			printf '  %-11s %10s %8.3f %s..%s\n' "$m" "$(bench_median "$out/$m")" "$(bench_median "$out/$m.ratio")" \
 				"$(sort -g "$out/$m.ratio" | head -1)" "$(sort -g "$out/$m.ratio" | tail -1)"
 		done
 		rm -f "$out"/native "$out"/traced "$out"/lane "$out"/no-lane "$out"/old-* "$out"/*.ratio
