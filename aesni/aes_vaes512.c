@@ -873,8 +873,7 @@ ZI void ghash_in(const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8_t xi[16], cons
 		XA(XOR_IN)                                                                                   \
 		XA(STORE)                                                                                    \
 	} while (0)
-#define GCM_STEP(f, XA, w, ng, gp)                                                                           \
-	GCM_STEP_WITH(f, XA, w, ng, gp, ZGH_SLOT, ZGH_CLOSE, ZXOR_IN, ZSTORE_OUT)
+#define GCM_STEP(f, XA, w, ng, gp) GCM_STEP_WITH(f, XA, w, ng, gp, ZGH_SLOT, ZGH_CLOSE, ZXOR_IN, ZSTORE_OUT)
 /* clang-format on */
 
 /* The rest after the whole steps, 1..15 blocks (rest) in regs registers, in one step: before,
