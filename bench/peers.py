@@ -289,8 +289,8 @@ def main():
         res = {}  # (peer, mode, size) -> [bytes/s per round]
         # The limit follows the core's clock, which a shared host moves (3.8-4.1 GHz within
         # minutes on the Intel Xeon of 2026-12-05: a route at 106 % of the limit read once at
-        # the start). So it is read again after every round and the highest reading is the
-        # one the %lim columns divide by: no figure can pass it unless the code does.
+        # the start). So it is read again after every round and the %lim columns divide by the
+        # highest reading: a figure above 100 % then outran every reading, not a slow first one.
         limit_reads = [limit_bps]
         for rnd in range(a.rounds):
             for mode in modes:
