@@ -8,8 +8,10 @@
 # the runs; with -o, OLD / route (> 1: this build faster).
 #
 # usage: bench/align_cost.sh [-r ROUNDS] [-b BUILD_DIR] [-c CIPHERS] [-n LENS] [-f OFFSETS]
-#                            [-d] [-o OLD_LIB]
-#        CIPHERS "aes-128-xts" by default; LENS "1024 4096 16384"; OFFSETS "0 16 48"; -d: decrypt
+#                            [-d] [-O OUT_OFFSET] [-o OLD_LIB]
+#        CIPHERS "aes-128-xts" by default; LENS "1024 4096 16384"; OFFSETS "0 16 48"; -d: decrypt;
+#        -O: out of place, the output OUT_OFFSET bytes into a page of its own, only the input
+#        moved by OFFSETS (a cost that stays is the loads', one that goes the stores')
 set -eu
 rounds=5
 build=
@@ -18,7 +20,8 @@ lens="1024 4096 16384"
 offsets="0 16 48"
 dir=enc
 old=
-while getopts r:b:c:n:f:do: opt; do
+out_off=
+while getopts r:b:c:n:f:dO:o: opt; do
 	case $opt in
 	r) rounds=$OPTARG ;;
 	b) build=$OPTARG ;;
@@ -26,8 +29,9 @@ while getopts r:b:c:n:f:do: opt; do
 	n) lens=$OPTARG ;;
 	f) offsets=$OPTARG ;;
 	d) dir=dec ;;
+	O) out_off=$OPTARG ;;
 	o) old=$OPTARG ;;
-	*) echo "usage: $0 [-r ROUNDS] [-b BUILD_DIR] [-c CIPHERS] [-n LENS] [-f OFFSETS] [-d] [-o OLD_LIB]" >&2; exit 2 ;;
+	*) echo "usage: $0 [-r ROUNDS] [-b BUILD_DIR] [-c CIPHERS] [-n LENS] [-f OFFSETS] [-d] [-O OUT_OFFSET] [-o OLD_LIB]" >&2; exit 2 ;;
 	esac
 done
 here=$(cd "$(dirname "$0")" && pwd)
@@ -49,7 +53,7 @@ for cipher in $ciphers; do
 					old) e="LD_PRELOAD=$old CRYPTRACE_ROUTE=aes-*=aesni" ;;
 					esac
 					# shellcheck disable=SC2086
-					v=$(env CRYPTRACE_OUT="$out/t" $e "$prog" "$cipher" "$len" "$f" "$calls" 7 "$dir" |
+					v=$(env CRYPTRACE_OUT="$out/t" $e "$prog" "$cipher" "$len" "$f" "$calls" 7 "$dir" $out_off |
 						sed -n 's/^ns_per_call //p')
 					[ -n "$v" ] || { echo "align_cost.sh: $m $cipher $len B at $f: no figure" >&2; exit 1; }
 					echo "$v" >>"$out/$m.$f"
@@ -58,7 +62,9 @@ for cipher in $ciphers; do
 			done
 			i=$((i + 1))
 		done
-		echo "$cipher $dir, $len B in place: ns per call (median of $rounds alternating runs, each the best of 7 x $calls calls), ratio to offset 0"
+		where="in place"
+		[ -z "$out_off" ] || where="out of place, the output $out_off bytes into its page, the input moved"
+		echo "$cipher $dir, $len B $where: ns per call (median of $rounds alternating runs, each the best of 7 x $calls calls), ratio to offset 0"
 		printf '  %-7s' offset
 		for m in $modes; do printf ' %10s %6s' "$m" ratio; done
 		[ -z "$old" ] || printf ' %9s' old/route
