@@ -320,6 +320,21 @@ static void ours_setup(struct ours *o, enum bmode m)
 	ct_aes_set_key(&o->k2, key + bits / 8, bits);
 }
 
+/* One cell: its input, OpenSSL's context and ours set up, measured (our_bps NULL: OpenSSL's
+ * code alone, as the masked child runs it; vs_bps NULL: no second level), and freed. */
+static void measure_cell(enum bmode m, size_t len, double *evp_bps, double *our_bps, double *vs_bps)
+{
+	struct ours o;
+	prepare_input(m, len);
+	EVP_CIPHER_CTX *ctx = evp_setup(m);
+	if (our_bps)
+		ours_setup(&o, m);
+	measure(ctx, our_bps ? &o : NULL, m, len, evp_bps, our_bps, vs_bps);
+	EVP_CIPHER_CTX_free(ctx);
+	if (our_bps)
+		ct_aes_gcm_wipe(&o.gcm);
+}
+
 /* The first cell measured once and dropped: a process's first measurement read 7 % slow in
  * both columns, OpenSSL's and ours alike, for the whole of its trial (60 ms or 1 s: not a clock
  * ramping up, which a 3-second spin before it did not change), and only the first (Intel Xeon,
@@ -328,17 +343,11 @@ static void ours_setup(struct ours *o, enum bmode m)
 static void warm_up_row(bool with_ours)
 {
 	for (int m = 0; m < B_COUNT; m++) {
-		if (!enabled[m])
-			continue;
-		struct ours o;
-		double evp_bps, our_bps;
-		prepare_input(m, sizes[0]);
-		EVP_CIPHER_CTX *ctx = evp_setup(m);
-		ours_setup(&o, m);
-		measure(ctx, with_ours ? &o : NULL, m, sizes[0], &evp_bps, &our_bps, NULL);
-		EVP_CIPHER_CTX_free(ctx);
-		ct_aes_gcm_wipe(&o.gcm);
-		return;
+		if (enabled[m]) {
+			double evp_bps, our_bps;
+			measure_cell(m, sizes[0], &evp_bps, with_ours ? &our_bps : NULL, NULL);
+			return;
+		}
 	}
 }
 
@@ -501,12 +510,8 @@ static void bench_evp_all(int slot)
 	for (int m = 0; m < B_COUNT; m++) {
 		if (!enabled[m])
 			continue;
-		for (int s = 0; s < nsizes; s++) {
-			prepare_input(m, sizes[s]);
-			EVP_CIPHER_CTX *ctx = evp_setup(m);
-			measure(ctx, NULL, m, sizes[s], &results[slot][m][s], NULL, NULL);
-			EVP_CIPHER_CTX_free(ctx);
-		}
+		for (int s = 0; s < nsizes; s++)
+			measure_cell(m, sizes[s], &results[slot][m][s], NULL, NULL);
 	}
 }
 
@@ -712,14 +717,8 @@ int main(int argc, char **argv)
 		if (!enabled[m])
 			continue;
 		for (int s = 0; s < nsizes; s++) {
-			struct ours o;
-			prepare_input(m, sizes[s]);
-			EVP_CIPHER_CTX *ctx = evp_setup(m);
-			ours_setup(&o, m);
-			measure(ctx, &o, m, sizes[s], &results[0][m][s], &results[2][m][s],
-				vs ? &results[3][m][s] : NULL);
-			EVP_CIPHER_CTX_free(ctx);
-			ct_aes_gcm_wipe(&o.gcm);
+			measure_cell(m, sizes[s], &results[0][m][s], &results[2][m][s],
+				     vs ? &results[3][m][s] : NULL);
 
 			const struct limits after = measure_limits();
 			const struct limits row_lim = faster_limits(lim, after);
