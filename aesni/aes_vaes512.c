@@ -848,9 +848,11 @@ ZI void ghash_in(const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8_t xi[16], cons
  * input), each step its own. Encryption hashes what the step before wrote, so its first step is
  * CTR alone and its last GHASH runs in the rest's rounds, or after the loop. Steps of 32 blocks,
  * one of 16 for a remainder of 16 (stitched too: 256- and 768-byte messages ran it as two
- * passes), and one for the 1..15 blocks after them; starting with 16 blocks so that less of a
- * message runs unstitched measured no faster on the Intel host (its ports, not the stitching,
- * bound a whole message). From 16 blocks, every block: returns nblocks (0 under 16). */
+ * passes), and one for the 1..15 blocks after them; starting and ending with 16 blocks so that
+ * less of a message runs unstitched measured no faster on the Intel hosts from 48 blocks (their
+ * ports, not the stitching, bound a whole message), and only 16-block steps slower, but at 32
+ * whole blocks two steps of 16 are faster than one of 32. From 16 blocks, every block: returns
+ * nblocks (0 under 16). */
 /* One step: XA's registers of counter blocks (w blocks) from in to out, and ng registers of
  * blocks at gp hashed into x between the rounds: SLOT(f, ng, gp, j) after rounds 1, 3, 5 and 7
  * (j = 0, 2, 4, 6), CLOSE(f, ng) after round 9. A whole step (GCM_STEP) hashes a group of
@@ -951,7 +953,16 @@ ZI size_t gcm_stitched(const struct ct_aes_key *k, uint8_t ctr[16], const uint8_
 	__m128i xs = gf_mul_x(bswap128(LD(xi, 0)));
 	__m512i lo, mid, hi;
 	if (enc) {
-		if (nblocks >= 32) {
+		if (nblocks == 32) {
+			/* two steps of 16: half as much AES before the first GHASH and GHASH after
+			 * the last AES as one step of 32 leaves unstitched (512-767 bytes 1.03-1.09x
+			 * on an Intel Xeon model 167: bench/README.md) */
+			GCM_STEP(f, X4, 16, 0, out);
+			in += 16 * 16, out += 16 * 16;
+			GCM_STEP(f, X4, 16, 4, out - 16 * 16);
+			in += 16 * 16, out += 16 * 16;
+			GCM_ENC_END(f, 4, out - 16 * 16);
+		} else if (nblocks > 32) {
 			GCM_STEP(f, X8, 32, 0, out);
 			in += 16 * 32, out += 16 * 32, nblocks -= 32;
 			for (; nblocks >= 32; in += 16 * 32, out += 16 * 32, nblocks -= 32)
