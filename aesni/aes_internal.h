@@ -62,17 +62,19 @@ struct ct_aes_kernels {
 	/* xi = (xi ^ block) * H for each block; hpow[j] = H^(CT_GHASH_POWERS-j), byte-reflected. */
 	void (*ghash)(const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8_t xi[16], const uint8_t *in,
 		      size_t nblocks);
-	/* GCM's CTR and GHASH in one pass (NULL: the level has none, aes_gcm.c runs the two above):
-	 * out = in ^ E(ctr..), xi absorbs the ciphertext (out when encrypting, in when decrypting),
-	 * ctr as for ctr (the caller keeps the run inside one 32-bit wrap). Returns how many blocks
-	 * it did, none under CT_GCM_STITCH_MIN_BLOCKS: the 256-bit kernel the largest multiple of
-	 * 16, the 512-bit one every block; the rest is the caller's. */
+	/* GCM's CTR and GHASH in one pass (NULL: the level has none, aes_gcm.c runs the two above;
+	 * only the 512-bit level has one): out = in ^ E(ctr..), xi absorbs the ciphertext (out when
+	 * encrypting, in when decrypting), ctr as for ctr (the caller keeps the run, and with ks
+	 * the block after it, inside one 32-bit wrap). Returns how many blocks it did: none under
+	 * CT_GCM_STITCH_MIN_BLOCKS, else every one. With ks (not NULL) and every block done, ks
+	 * receives the keystream of the block after them, E(ctr + nblocks), ctr still left past
+	 * nblocks only: a partial last block's, made in the kernel's last step. */
 	size_t (*gcm_enc)(const struct ct_aes_key *k, uint8_t ctr[16],
 			  const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8_t xi[16], const uint8_t *in,
-			  uint8_t *out, size_t nblocks);
+			  uint8_t *out, size_t nblocks, uint8_t ks[16]);
 	size_t (*gcm_dec)(const struct ct_aes_key *k, uint8_t ctr[16],
 			  const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8_t xi[16], const uint8_t *in,
-			  uint8_t *out, size_t nblocks);
+			  uint8_t *out, size_t nblocks, uint8_t ks[16]);
 };
 
 /* Which kernel tables this build has: x86 has the AES-NI and the two VAES ones (aes_xmm.c,

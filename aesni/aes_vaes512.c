@@ -163,6 +163,8 @@ ZI struct zkeys zkeys_load(const uint8_t rk[][16], unsigned rounds)
 ZI __m512i ld_blocks(const uint8_t *p, unsigned n)
 {
 	switch (n) {
+	case 0: /* GCM's rest step's register for a partial block's keystream alone */
+		return _mm512_setzero_si512();
 	case 1:
 		return _mm512_zextsi128_si512(LD(p, 0));
 	case 2:
@@ -178,6 +180,8 @@ ZI __m512i ld_blocks(const uint8_t *p, unsigned n)
 ZI void st_blocks(uint8_t *p, __m512i v, unsigned n)
 {
 	switch (n) {
+	case 0:
+		break;
 	case 1:
 		ST(p, 0, _mm512_castsi512_si128(v));
 		break;
@@ -848,11 +852,11 @@ ZI void ghash_in(const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8_t xi[16], cons
  * input), each step its own. Encryption hashes what the step before wrote, so its first step is
  * CTR alone and its last GHASH runs in the rest's rounds, or after the loop. Steps of 32 blocks,
  * one of 16 for a remainder of 16 (stitched too: 256- and 768-byte messages ran it as two
- * passes), and one for the 1..15 blocks after them; starting and ending with 16 blocks so that
- * less of a message runs unstitched measured no faster on the Intel hosts from 48 blocks (their
- * ports, not the stitching, bound a whole message), and only 16-block steps slower, but at 32
- * whole blocks two steps of 16 are faster than one of 32. From 16 blocks, every block: returns
- * nblocks (0 under 16). */
+ * passes), and one for the 1..15 blocks after them (and a partial block's keystream: ks);
+ * starting and ending with 16 blocks so that less of a message runs unstitched measured no
+ * faster on the Intel hosts from 48 blocks (their ports, not the stitching, bound a whole
+ * message), and only 16-block steps slower, but at 32 whole blocks two steps of 16 are faster
+ * than one of 32. From 16 blocks, every block: returns nblocks (0 under 16). */
 /* One step: XA's registers of counter blocks (w blocks) from in to out, and ng registers of
  * blocks at gp hashed into x between the rounds: SLOT(f, ng, gp, j) after rounds 1, 3, 5 and 7
  * (j = 0, 2, 4, 6), CLOSE(f, ng) after round 9. A whole step (GCM_STEP) hashes a group of
@@ -884,9 +888,13 @@ ZI void ghash_in(const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8_t xi[16], cons
  * 102). Encryption hashes the last whole step's ng registers at gp between its rounds, as a
  * whole step does, and its own blocks afterwards (ZGH_REST_OWN: they are its output); decryption
  * hashes its own input between its rounds, ghash_short's way (ZGH_REST_SLOT: gh_short_reg). The
- * counter blocks past the rest are made and left unused: z goes back by them. */
+ * counter blocks past the rest are made and left unused: z goes back by them. With ks (a partial
+ * block follows the whole ones), the block after the rest is one of them, in one more register
+ * where the rest fills its last (ld_blocks' 0 blocks: no data): its keystream goes to ks
+ * (ZSTORE_REST), and aes_gcm.c's partial block needs no AES of its own. A register with no
+ * data (nlast_ 0) is not hashed. */
 #define ZGH_REST_SLOT(f, n, p, j)                                                                            \
-	if ((j) / 2 < nregs_) {                                                                              \
+	if ((j) / 2 < nregs_ && ((j) / 2 != last_ || nlast_)) {                                              \
 		__m512i d_ = bswap512((j) / 2 == last_ ? ld_blocks((p) + 64 * ((j) / 2), nlast_)             \
 						       : LD4(p, (j) / 2));                                   \
 		if ((j) == 0)                                                                                \
@@ -907,29 +915,40 @@ ZI void ghash_in(const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8_t xi[16], cons
 		ZGH_REST_SLOT(f, 0, p, 4) ZGH_REST_SLOT(f, 0, p, 6)                                          \
 		ZGH_REST_CLOSE(f, 0)                                                                         \
 	} while (0)
+/* The rest step's stores, and the keystream of block rest (its input lanes are zero: the register
+ * holds the keystream itself) to ks where asked. */
+#define ZSTORE_REST(i)                                                                                       \
+	ZSTORE_SHORT(i)                                                                                      \
+	if (ks && (i) == rest / 4)                                                                           \
+		ST(ks, 0, _mm512_castsi512_si128(_mm512_maskz_compress_epi64((__mmask8)(3u << 2 * (rest % 4)), \
+									     b##i)));
 #define GCM_REST_STEP(f, XA, regs, ng, gp, SLOT, CLOSE)                                                      \
 	do {                                                                                                 \
 		const unsigned nregs_ = (regs), last_ = nregs_ - 1, nlast_ = rest - 4 * last_;              \
 		const uint8_t(*const hrest)[16] = hpow + CT_GHASH_POWERS - rest;                             \
 		(void)hrest, (void)nregs_;                                                                   \
-		GCM_STEP_WITH(f, XA, 4 * (regs), ng, gp, SLOT, CLOSE, ZXOR_IN_SHORT, ZSTORE_SHORT);          \
+		GCM_STEP_WITH(f, XA, 4 * (regs), ng, gp, SLOT, CLOSE, ZXOR_IN_SHORT, ZSTORE_REST);           \
 		z.c = _mm512_sub_epi64(z.c, _mm512_broadcast_i32x4(_mm_set_epi64x(0, 4 * (regs) - rest)));  \
 	} while (0)
-/* the rest in as many registers as it takes; ng, gp, SLOT and CLOSE as for GCM_REST_STEP */
+/* the rest (and with ks the block after it) in as many registers as it takes; ng, gp, SLOT and
+ * CLOSE as for GCM_REST_STEP */
 #define GCM_REST(f, ng, gp, SLOT, CLOSE)                                                                     \
-	switch ((rest + 3) / 4) {                                                                            \
+	switch ((rest + (ks != NULL) + 3) / 4) {                                                             \
 	case 1: GCM_REST_STEP(f, X1, 1, ng, gp, SLOT, CLOSE); break;                                         \
 	case 2: GCM_REST_STEP(f, X2, 2, ng, gp, SLOT, CLOSE); break;                                         \
 	case 3: GCM_REST_STEP(f, X3, 3, ng, gp, SLOT, CLOSE); break;                                         \
 	default: GCM_REST_STEP(f, X4, 4, ng, gp, SLOT, CLOSE); break;                                        \
 	}
 /* Encryption's end: the last whole step's n registers at p hashed, stitched into the rest's
- * rounds where there is a rest, and then the rest's own blocks (at out). */
+ * rounds where there is a rest, and then the rest's own blocks (at out); with no rest but ks,
+ * into the rounds of the partial block's keystream alone. */
 #define GCM_ENC_END(f, n, p)                                                                                 \
 	do {                                                                                                 \
 		if (rest) {                                                                                  \
 			GCM_REST(f, n, p, ZGH_SLOT, ZGH_CLOSE)                                               \
 			ZGH_REST_OWN(f, out);                                                                \
+		} else if (ks) {                                                                             \
+			GCM_REST_STEP(f, X1, 1, n, p, ZGH_SLOT, ZGH_CLOSE);                                  \
 		} else {                                                                                     \
 			ZGH_GROUP(f, n, p);                                                                  \
 		}                                                                                            \
@@ -937,7 +956,7 @@ ZI void ghash_in(const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8_t xi[16], cons
 /* clang-format on */
 
 ZI size_t gcm_stitched(const struct ct_aes_key *k, uint8_t ctr[16], const uint8_t hpow[CT_GHASH_KEY_ROWS][16],
-		       uint8_t xi[16], const uint8_t *in, uint8_t *out, size_t nblocks, bool enc,
+		       uint8_t xi[16], const uint8_t *in, uint8_t *out, size_t nblocks, uint8_t *ks, bool enc,
 		       enum gh_form f)
 {
 	const unsigned rounds = k->rounds;
@@ -989,6 +1008,8 @@ ZI size_t gcm_stitched(const struct ct_aes_key *k, uint8_t ctr[16], const uint8_
 		if (rest) {
 			lo = mid = hi = _mm512_setzero_si512();
 			GCM_REST(f, 0, in, ZGH_REST_SLOT, ZGH_REST_CLOSE)
+		} else if (ks) { /* the partial block's keystream alone: nothing to hash */
+			GCM_REST_STEP(f, X1, 1, 0, in, ZGH_SLOT, ZGH_CLOSE);
 		}
 	}
 	zctr_end(&z, ctr);
@@ -1005,9 +1026,10 @@ ZI size_t gcm_stitched(const struct ct_aes_key *k, uint8_t ctr[16], const uint8_
 	}                                                                                                    \
 	CT_TARGET_ZMM static size_t gcm_##suffix(const struct ct_aes_key *k, uint8_t ctr[16],                \
 						 const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8_t xi[16],  \
-						 const uint8_t *in, uint8_t *out, size_t nblocks, bool enc)  \
+						 const uint8_t *in, uint8_t *out, size_t nblocks,            \
+						 uint8_t *ks, bool enc)                                      \
 	{                                                                                                    \
-		return gcm_stitched(k, ctr, hpow, xi, in, out, nblocks, enc, f);                             \
+		return gcm_stitched(k, ctr, hpow, xi, in, out, nblocks, ks, enc, f);                         \
 	}
 GCM_FORM_KERNELS(GH_KARATSUBA, karatsuba)
 GCM_FORM_KERNELS(GH_SCHOOLBOOK, schoolbook)
@@ -1134,17 +1156,17 @@ static void ghash(const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8_t xi[16], con
 }
 
 static size_t gcm_enc(const struct ct_aes_key *k, uint8_t ctr[16], const uint8_t hpow[CT_GHASH_KEY_ROWS][16],
-		      uint8_t xi[16], const uint8_t *in, uint8_t *out, size_t nblocks)
+		      uint8_t xi[16], const uint8_t *in, uint8_t *out, size_t nblocks, uint8_t ks[16])
 {
-	return (ghash_form_of_cpu() == GH_SCHOOLBOOK ? gcm_schoolbook : gcm_karatsuba)(k, ctr, hpow, xi, in,
-										       out, nblocks, true);
+	return (ghash_form_of_cpu() == GH_SCHOOLBOOK ? gcm_schoolbook : gcm_karatsuba)(
+		k, ctr, hpow, xi, in, out, nblocks, ks, true);
 }
 
 static size_t gcm_dec(const struct ct_aes_key *k, uint8_t ctr[16], const uint8_t hpow[CT_GHASH_KEY_ROWS][16],
-		      uint8_t xi[16], const uint8_t *in, uint8_t *out, size_t nblocks)
+		      uint8_t xi[16], const uint8_t *in, uint8_t *out, size_t nblocks, uint8_t ks[16])
 {
-	return (ghash_form_of_cpu() == GH_SCHOOLBOOK ? gcm_schoolbook : gcm_karatsuba)(k, ctr, hpow, xi, in,
-										       out, nblocks, false);
+	return (ghash_form_of_cpu() == GH_SCHOOLBOOK ? gcm_schoolbook : gcm_karatsuba)(
+		k, ctr, hpow, xi, in, out, nblocks, ks, false);
 }
 
 const struct ct_aes_kernels ct_aes_kernels_vaes512 = {
