@@ -187,9 +187,10 @@ static void partial_block(const uint8_t ks[16], const uint8_t *in, uint8_t *out,
  * pend before the whole blocks run too: put into xi after them, the tag's GHASH loaded xi while
  * those byte stores were still on their way to the cache, a load that cannot take them, and a
  * 1000-byte message took 15 ns more than a 1008-byte one. (partial_block after the whole blocks
- * measured 2-3 % slower at 1000-1400 bytes.) Returns the partial block's bytes; the caller
- * inc32s the counter past it after the whole blocks. */
-static unsigned partial_first(struct ct_aes_gcm *g, const uint8_t *in, uint8_t *out, size_t len, bool enc)
+ * measured 2-3 % slower at 1000-1400 bytes.) The caller inc32s the counter past it after the
+ * whole blocks. Where the stitched kernel makes the keystream, blocks_and_partial leaves it
+ * the partial block's AES as well. */
+static void partial_first(struct ct_aes_gcm *g, const uint8_t *in, uint8_t *out, size_t len, bool enc)
 {
 	const size_t whole = len / 16, rest = len & 15;
 	block_words c;
@@ -200,7 +201,6 @@ static unsigned partial_first(struct ct_aes_gcm *g, const uint8_t *in, uint8_t *
 	ct_aes_base_kernels.ecb_enc(&g->key, blk, g->ks, 1);
 	partial_block(g->ks, in + 16 * whole, out + 16 * whole, rest, enc, g->pend[0]);
 	g->npend = 1;
-	return (unsigned)rest;
 }
 
 /* The Karatsuba rows (aesni.h, CT_GHASH_KEY_ROWS): each power's two halves XORed, in both
@@ -267,11 +267,10 @@ static void gcm_blocks(struct ct_aes_gcm *g, const uint8_t *in, uint8_t *out, si
 		size_t done = 0;
 		if (run >= CT_GCM_STITCH_MIN_BLOCKS) {
 			const struct ct_aes_kernels *sk = ct_aes_active_kernels();
-			size_t (*const stitched)(const struct ct_aes_key *, uint8_t *, const uint8_t(*)[16],
-						 uint8_t *, const uint8_t *, uint8_t *, size_t,
-						 uint8_t *) = enc ? sk->gcm_enc : sk->gcm_dec;
-			if (stitched)
-				done = stitched(&g->key, g->ctr, hpow, g->xi, in, out, run, ks);
+			if (enc && sk->gcm_enc)
+				done = sk->gcm_enc(&g->key, g->ctr, hpow, g->xi, in, out, run, ks);
+			else if (!enc && sk->gcm_dec)
+				done = sk->gcm_dec(&g->key, g->ctr, hpow, g->xi, in, out, run);
 		}
 		/* the rest in two passes, each on the level's own kernel at any length (the 512-bit
 		 * ones take short runs in one pass themselves) */
@@ -299,42 +298,43 @@ static void inc32(uint8_t ctr[16])
 	memcpy(ctr + 12, &v, 4);
 }
 
-/* Whether the level's stitched kernel takes a data call's whole blocks in one run and makes the
- * partial block's keystream in its last step: from CT_GCM_STITCH_MIN_BLOCKS, no 32-bit wrap up
- * to the partial block. A separate AES for that one block, however early (partial_first), cost a
- * 1000-byte message 8.5 ns (11 %) on an Intel Xeon (1,000 against 992 bytes: 88 and 79.7 ns
- * alone in a loop), about what a chain of 40 multiplies in its place cost, though nothing
- * waits for it until after the blocks: most likely the kernel's first step, all AES on one
- * port, fills the reorder window before that chain retires. */
+/* Whether the level's stitched kernel takes an encryption's whole blocks in one run and makes
+ * the partial block's keystream in its last step: from CT_GCM_STITCH_MIN_BLOCKS, no 32-bit wrap
+ * up to the partial block. A separate AES for that one block, however early (partial_first),
+ * cost a 1000-byte message 8.5 ns (11 %) on an Intel Xeon (1,000 against 992 bytes: 88 and
+ * 79.7 ns alone in a loop), about what a chain of 40 multiplies in its place cost, though
+ * nothing waits for it until after the blocks: most likely the kernel's first step, all AES on
+ * one port, fills the reorder window before that chain retires. Decryption keeps partial_first:
+ * with the keystream from the kernel and the partial block after it, 520-1032 bytes measured
+ * 2-5 % slower. */
 static bool stitched_makes_ks(const struct ct_aes_gcm *g, size_t whole, bool enc)
 {
 	const struct ct_aes_kernels *sk = ct_aes_active_kernels();
 	uint32_t lo32;
 	memcpy(&lo32, g->ctr + 12, 4);
-	return whole >= CT_GCM_STITCH_MIN_BLOCKS && whole < (1ull << 32) - be32(lo32) &&
-	       (enc ? sk->gcm_enc : sk->gcm_dec) != NULL;
+	return enc && sk->gcm_enc && whole >= CT_GCM_STITCH_MIN_BLOCKS && whole < (1ull << 32) - be32(lo32);
 }
 
-/* A data call's whole blocks and partial last block (len bytes from a block boundary, nothing
- * pending): the partial block's keystream from the stitched kernel where it makes it, and its
- * bytes after the blocks; else partial_first's, before them. Returns the partial block's bytes. */
-static unsigned data_blocks(struct ct_aes_gcm *g, const uint8_t *in, uint8_t *out, size_t len, bool enc)
+/* A data call's whole blocks and its partial last block (len bytes from a block boundary,
+ * len % 16 not 0, nothing pending): the partial block's keystream from the stitched kernel where
+ * it makes it, and its bytes after the blocks; else partial_first's, before them. Returns the
+ * partial block's bytes. (Whole blocks alone go to gcm_blocks directly: with them through this
+ * function, 272-512-byte decryption measured 1-2 % slower.) */
+static unsigned blocks_and_partial(struct ct_aes_gcm *g, const uint8_t *in, uint8_t *out, size_t len,
+				   bool enc)
 {
 	const size_t whole = len / 16;
 	const unsigned rest = len & 15;
-	const bool from_kernel = rest && stitched_makes_ks(g, whole, enc);
-	unsigned n = 0;
-	if (rest && !from_kernel)
-		n = partial_first(g, in, out, len, enc);
-	gcm_blocks(g, in, out, whole, enc, from_kernel ? g->ks : NULL);
-	if (from_kernel) {
+	if (!stitched_makes_ks(g, whole, enc)) {
+		partial_first(g, in, out, len, enc);
+		gcm_blocks(g, in, out, whole, enc, NULL);
+	} else {
+		gcm_blocks(g, in, out, whole, enc, g->ks);
 		partial_block(g->ks, in + 16 * whole, out + 16 * whole, rest, enc, g->pend[0]);
 		g->npend = 1;
-		n = rest;
 	}
-	if (rest)
-		inc32(g->ctr); /* past the partial block */
-	return n;
+	inc32(g->ctr); /* past the partial block */
+	return rest;
 }
 
 int ct_aes_gcm_setiv(struct ct_aes_gcm *g, const uint8_t *iv, size_t ivlen)
@@ -543,8 +543,10 @@ int ct_aes_gcm_encrypt(struct ct_aes_gcm *g, const uint8_t *in, uint8_t *out, si
 		if (n == 0)
 			gmult(g);
 	}
-	if (len) /* n is 0: the bytes before reached a block boundary */
-		n = data_blocks(g, in, out, len, true);
+	if (len & 15) /* n is 0: the bytes before reached a block boundary */
+		n = blocks_and_partial(g, in, out, len, true);
+	else
+		gcm_blocks(g, in, out, len / 16, true, NULL);
 	g->mres = n;
 	return 0;
 }
@@ -569,8 +571,10 @@ int ct_aes_gcm_decrypt(struct ct_aes_gcm *g, const uint8_t *in, uint8_t *out, si
 		if (n == 0)
 			gmult(g);
 	}
-	if (len) /* n is 0: the bytes before reached a block boundary */
-		n = data_blocks(g, in, out, len, false);
+	if (len & 15) /* n is 0: the bytes before reached a block boundary */
+		n = blocks_and_partial(g, in, out, len, false);
+	else
+		gcm_blocks(g, in, out, len / 16, false, NULL);
 	g->mres = n;
 	return 0;
 }

@@ -888,13 +888,12 @@ ZI void ghash_in(const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8_t xi[16], cons
  * 102). Encryption hashes the last whole step's ng registers at gp between its rounds, as a
  * whole step does, and its own blocks afterwards (ZGH_REST_OWN: they are its output); decryption
  * hashes its own input between its rounds, ghash_short's way (ZGH_REST_SLOT: gh_short_reg). The
- * counter blocks past the rest are made and left unused: z goes back by them. With ks (a partial
- * block follows the whole ones), the block after the rest is one of them, in one more register
- * where the rest fills its last (ld_blocks' 0 blocks: no data): its keystream goes to ks
- * (ZSTORE_REST), and aes_gcm.c's partial block needs no AES of its own. A register with no
- * data (nlast_ 0) is not hashed. */
+ * counter blocks past the rest are made and left unused: z goes back by them. With ks (an
+ * encryption whose partial block follows the whole ones), the block after the rest is one of
+ * them, in one more register where the rest fills its last (ld_blocks' 0 blocks: no data): its
+ * keystream goes to ks (ZSTORE_REST), and aes_gcm.c's partial block needs no AES of its own. */
 #define ZGH_REST_SLOT(f, n, p, j)                                                                            \
-	if ((j) / 2 < nregs_ && ((j) / 2 != last_ || nlast_)) {                                              \
+	if ((j) / 2 < nregs_) {                                                                              \
 		__m512i d_ = bswap512((j) / 2 == last_ ? ld_blocks((p) + 64 * ((j) / 2), nlast_)             \
 						       : LD4(p, (j) / 2));                                   \
 		if ((j) == 0)                                                                                \
@@ -1008,8 +1007,6 @@ ZI size_t gcm_stitched(const struct ct_aes_key *k, uint8_t ctr[16], const uint8_
 		if (rest) {
 			lo = mid = hi = _mm512_setzero_si512();
 			GCM_REST(f, 0, in, ZGH_REST_SLOT, ZGH_REST_CLOSE)
-		} else if (ks) { /* the partial block's keystream alone: nothing to hash */
-			GCM_REST_STEP(f, X1, 1, 0, in, ZGH_SLOT, ZGH_CLOSE);
 		}
 	}
 	zctr_end(&z, ctr);
@@ -1017,19 +1014,27 @@ ZI size_t gcm_stitched(const struct ct_aes_key *k, uint8_t ctr[16], const uint8_
 	return all;
 }
 
-/* Each form's kernels, instantiated with it as a constant. */
+/* Each form's kernels, instantiated with it as a constant; encryption and decryption each its
+ * own function, compiled alone (decryption carries nothing of encryption's ks). */
 #define GCM_FORM_KERNELS(f, suffix)                                                                          \
 	CT_TARGET_ZMM static void ghash_##suffix(const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8_t xi[16],  \
 						 const uint8_t *in, size_t nblocks)                          \
 	{                                                                                                    \
 		ghash_in(hpow, xi, in, nblocks, f);                                                          \
 	}                                                                                                    \
-	CT_TARGET_ZMM static size_t gcm_##suffix(const struct ct_aes_key *k, uint8_t ctr[16],                \
-						 const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8_t xi[16],  \
-						 const uint8_t *in, uint8_t *out, size_t nblocks,            \
-						 uint8_t *ks, bool enc)                                      \
+	CT_TARGET_ZMM static size_t gcm_enc_##suffix(const struct ct_aes_key *k, uint8_t ctr[16],            \
+						     const uint8_t hpow[CT_GHASH_KEY_ROWS][16],              \
+						     uint8_t xi[16], const uint8_t *in, uint8_t *out,        \
+						     size_t nblocks, uint8_t *ks)                            \
 	{                                                                                                    \
-		return gcm_stitched(k, ctr, hpow, xi, in, out, nblocks, ks, enc, f);                         \
+		return gcm_stitched(k, ctr, hpow, xi, in, out, nblocks, ks, true, f);                        \
+	}                                                                                                    \
+	CT_TARGET_ZMM static size_t gcm_dec_##suffix(const struct ct_aes_key *k, uint8_t ctr[16],            \
+						     const uint8_t hpow[CT_GHASH_KEY_ROWS][16],              \
+						     uint8_t xi[16], const uint8_t *in, uint8_t *out,        \
+						     size_t nblocks)                                         \
+	{                                                                                                    \
+		return gcm_stitched(k, ctr, hpow, xi, in, out, nblocks, NULL, false, f);                     \
 	}
 GCM_FORM_KERNELS(GH_KARATSUBA, karatsuba)
 GCM_FORM_KERNELS(GH_SCHOOLBOOK, schoolbook)
@@ -1158,15 +1163,15 @@ static void ghash(const uint8_t hpow[CT_GHASH_KEY_ROWS][16], uint8_t xi[16], con
 static size_t gcm_enc(const struct ct_aes_key *k, uint8_t ctr[16], const uint8_t hpow[CT_GHASH_KEY_ROWS][16],
 		      uint8_t xi[16], const uint8_t *in, uint8_t *out, size_t nblocks, uint8_t ks[16])
 {
-	return (ghash_form_of_cpu() == GH_SCHOOLBOOK ? gcm_schoolbook : gcm_karatsuba)(
-		k, ctr, hpow, xi, in, out, nblocks, ks, true);
+	return (ghash_form_of_cpu() == GH_SCHOOLBOOK ? gcm_enc_schoolbook : gcm_enc_karatsuba)(
+		k, ctr, hpow, xi, in, out, nblocks, ks);
 }
 
 static size_t gcm_dec(const struct ct_aes_key *k, uint8_t ctr[16], const uint8_t hpow[CT_GHASH_KEY_ROWS][16],
-		      uint8_t xi[16], const uint8_t *in, uint8_t *out, size_t nblocks, uint8_t ks[16])
+		      uint8_t xi[16], const uint8_t *in, uint8_t *out, size_t nblocks)
 {
-	return (ghash_form_of_cpu() == GH_SCHOOLBOOK ? gcm_schoolbook : gcm_karatsuba)(
-		k, ctr, hpow, xi, in, out, nblocks, ks, false);
+	return (ghash_form_of_cpu() == GH_SCHOOLBOOK ? gcm_dec_schoolbook
+						     : gcm_dec_karatsuba)(k, ctr, hpow, xi, in, out, nblocks);
 }
 
 const struct ct_aes_kernels ct_aes_kernels_vaes512 = {
