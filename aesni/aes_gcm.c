@@ -188,8 +188,8 @@ static void partial_block(const uint8_t ks[16], const uint8_t *in, uint8_t *out,
  * those byte stores were still on their way to the cache, a load that cannot take them, and a
  * 1000-byte message took 15 ns more than a 1008-byte one. (partial_block after the whole blocks
  * measured 2-3 % slower at 1000-1400 bytes.) The caller inc32s the counter past it after the
- * whole blocks. Where the stitched kernel makes the keystream, blocks_and_partial leaves it
- * the partial block's AES as well. */
+ * whole blocks. Not called where the stitched kernel makes that keystream (an encryption at
+ * the 512-bit level: blocks_and_partial). */
 static void partial_first(struct ct_aes_gcm *g, const uint8_t *in, uint8_t *out, size_t len, bool enc)
 {
 	const size_t whole = len / 16, rest = len & 15;
