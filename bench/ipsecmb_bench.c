@@ -3,7 +3,11 @@
  * ipsecmb_bench.c - Intel ipsec-mb (Debian's libIPSec_MB) as one of bench/peers.py's peers:
  * AES-128 in one mode and request size through its job API, for a given time, single stream.
  *
- *   ipsecmb_bench MODE BYTES SECONDS      MODE: ecb, ctr, cbc-dec, gcm (ipsec-mb has no XTS)
+ *   ipsecmb_bench MODE BYTES SECONDS [OFFSET]
+ *                                        MODE: ecb, ctr, cbc-dec, gcm (ipsec-mb has no XTS)
+ *
+ * Without OFFSET, from one buffer to another; with it (0..63), in place, the buffer OFFSET bytes
+ * past a cache line's start, as `openssl speed` runs (bench/peers.py --places).
  *
  * Prints one line: "<bytes per second> <ipsec-mb's code level> <version>". Before timing, the
  * job's output for that size is compared with OpenSSL EVP's (ciphertext, GCM tag too): a figure
@@ -26,7 +30,10 @@
 
 enum pmode { P_ECB, P_CTR, P_CBC_DEC, P_GCM };
 
-static uint8_t key[16], iv[16], src[MAX_BYTES], dst[MAX_BYTES], ref[MAX_BYTES], tag[16], ref_tag[16];
+static uint8_t key[16], iv[16], ref[MAX_BYTES], tag[16], ref_tag[16];
+static uint8_t src_store[MAX_BYTES + 64] __attribute__((aligned(64))),
+	dst_store[MAX_BYTES] __attribute__((aligned(64)));
+static uint8_t *src = src_store, *dst = dst_store;
 static DECLARE_ALIGNED(uint32_t enc_keys[4 * 15], 16);
 static DECLARE_ALIGNED(uint32_t dec_keys[4 * 15], 16);
 static DECLARE_ALIGNED(struct gcm_key_data gkey, 64);
@@ -117,20 +124,25 @@ int main(int argc, char **argv)
 {
 	static const char *const names[] = { "ecb", "ctr", "cbc-dec", "gcm" };
 	int m = -1;
-	for (int i = 0; argc == 4 && i < 4; i++)
+	const bool args_ok = argc == 4 || argc == 5;
+	for (int i = 0; args_ok && i < 4; i++)
 		if (!strcmp(argv[1], names[i]))
 			m = i;
-	const long len = argc == 4 ? atol(argv[2]) : 0;
-	const double seconds = argc == 4 ? atof(argv[3]) : 0;
+	const long len = args_ok ? atol(argv[2]) : 0;
+	const double seconds = args_ok ? atof(argv[3]) : 0;
+	const long offset = argc == 5 ? atol(argv[4]) : 0;
 	/* ECB and CBC take whole blocks; CTR and GCM any length (a TLS record's) */
 	const bool whole_blocks_only = m == 0 || m == 2;
-	if (m < 0 || len < 16 || len > MAX_BYTES || (whole_blocks_only && len % 16) || seconds <= 0) {
+	if (m < 0 || len < 16 || len > MAX_BYTES || (whole_blocks_only && len % 16) || seconds <= 0 ||
+	    offset < 0 || offset > 63) {
 		fprintf(stderr,
-			"usage: %s ecb|ctr|cbc-dec|gcm BYTES SECONDS (BYTES: 16..%d, whole blocks for ecb and "
-			"cbc-dec)\n",
+			"usage: %s ecb|ctr|cbc-dec|gcm BYTES SECONDS [OFFSET] (BYTES: 16..%d, whole blocks for ecb "
+			"and cbc-dec; OFFSET 0..63: in place, that far past a cache line)\n",
 			argv[0], MAX_BYTES);
 		return 2;
 	}
+	if (argc == 5)
+		src = dst = src_store + offset;
 	for (int i = 0; i < 16; i++) {
 		key[i] = (uint8_t)(i * 29 + 1);
 		iv[i] = (uint8_t)(0xa0 + i);

@@ -31,9 +31,18 @@ otherwise pass unseen). The header names the CPU, our code level, ipsec-mb's and
 (BUILD/aesni/aesni_bench --limits: the widest AES instruction's measured throughput, read
 before the rounds and after each, the highest reading used: it follows the core's clock).
 
+The buffer's place against a cache line is each program's own: OpenSSL 3.0.22's openssl speed
+runs in place 48 bytes past a line's start, 3.5.9's on one (2026-12-05), ipsec-mb's and
+aesni_bench's (out of place) on one, and our code pays for a buffer off a line where 3.5's does
+not (bench/README.md). With --places every figure is taken at the four places, in place:
+openssl speed at -misalign 0, 16, 32 and 48 (each moves the buffer on from where malloc put it,
+on a 16-byte boundary, so the four meet every place once), ipsec-mb and aesni_bench at those
+offsets; the round's figure is the best of the four (a table) and the worst (another). Four
+times as long.
+
 usage: bench/peers.py [-b BUILD] [-r ROUNDS] [-s SECONDS] [-m MODES] [-z SIZES]
                       [--route-lib NAME=PATH]... [--no-35] [--no-route-35] [--no-ipsecmb]
-                      [--no-backend]
+                      [--no-backend] [--places]
                       [-o FILE]
 Exit 77 when this is not an x86-64 machine with AES-NI or nothing is built."""
 import argparse
@@ -61,8 +70,11 @@ def die(code, msg):
     sys.exit(code)
 
 
-def speed_args(mode, size, seconds):
+def speed_args(mode, size, seconds, place=None):
+    """openssl speed's arguments; place (--places): -misalign, the buffer moved that far on from
+    where the program's heap put it."""
     return (["speed", "-elapsed", "-seconds", str(seconds), "-bytes", str(size)] +
+            (["-misalign", str(place)] if place else []) +
             (["-decrypt"] if mode in DECRYPT else []) + ["-evp", CIPHER[mode]])
 
 
@@ -82,8 +94,8 @@ class Peer:
 
 
 def openssl_peer(name, argv_of, env):
-    def run(mode, size, seconds):
-        p = subprocess.run(argv_of(speed_args(mode, size, seconds)), env=env,
+    def run(mode, size, seconds, place=None):
+        p = subprocess.run(argv_of(speed_args(mode, size, seconds, place)), env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         return speed_figure(p, f"{name} {mode} {size}")
     return Peer(name, run, MODES)
@@ -102,9 +114,9 @@ def route_peer(name, cryptrace, lib, work, tree=None):
         prog = tree.argv(args) if tree else ["openssl"] + args
         return [cryptrace, "run", "-q", "-o", out, "--route", "aes-*=aesni", "--"] + prog
 
-    def run(mode, size, seconds):
+    def run(mode, size, seconds, place=None):
         out = tempfile.mkdtemp(dir=work)
-        p = subprocess.run(cmd(speed_args(mode, size, seconds), out), env=env,
+        p = subprocess.run(cmd(speed_args(mode, size, seconds, place), out), env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         shutil.rmtree(out, ignore_errors=True)
         return speed_figure(p, f"{name} {mode} {size}")
@@ -140,10 +152,11 @@ def backend_peer(exe):
     names = {"ecb": "ecb", "ctr": "ctr", "cbc-dec": "cbc-dec", "xts": "xts-enc", "xts-dec": "xts-dec",
              "gcm": "gcm-enc"}
 
-    def run(mode, size, seconds):
+    def run(mode, size, seconds, place=None):
+        where = [] if place is None else ["--in-place", "--misalign", str(place)]
         p = subprocess.run([exe, "--no-masked", "--modes", names[mode], "--sizes", str(size),
-                            "--ms", str(1000 * seconds)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           text=True)
+                            "--ms", str(1000 * seconds)] + where, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
         row = [ln.split() for ln in p.stdout.splitlines()
                if ln.split()[:2] == [names[mode], str(size)]] if p.returncode == 0 else []
         if not row:
@@ -155,8 +168,9 @@ def backend_peer(exe):
 def ipsecmb_peer(exe):
     names = {"ecb": "ecb", "ctr": "ctr", "cbc-dec": "cbc-dec", "gcm": "gcm"}
 
-    def run(mode, size, seconds):
-        p = subprocess.run([exe, names[mode], str(size), str(seconds)], stdout=subprocess.PIPE,
+    def run(mode, size, seconds, place=None):
+        where = [] if place is None else [str(place)]  # in place, that far past a cache line
+        p = subprocess.run([exe, names[mode], str(size), str(seconds)] + where, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE)
         if p.returncode != 0:
             die(1, f"ipsec-mb {mode} {size}: {p.stderr.decode(errors='replace').strip()}")
@@ -198,6 +212,28 @@ def limits(build):
     return text, widest, level, float(g.group(1)) * 1e9
 
 
+def table_of(res, names, rnames, modes, sizes, limit_bps):
+    """The markdown table: each peer's median (min-max) over the rounds, each route's ratio to
+    the best non-route peer and its share of the limit."""
+    cols = ["mode", "bytes"] + names + [f"{r}/best" for r in rnames] + [f"{r} %lim" for r in rnames]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for mode in modes:
+        for size in sizes:
+            cells, med = [], {}
+            for n in names:
+                v = res.get((n, mode, size))
+                if not v:
+                    cells.append("n/a")
+                    continue
+                med[n] = statistics.median(v)
+                cells.append(f"{med[n] / 1e9:.2f} ({min(v) / 1e9:.2f}-{max(v) / 1e9:.2f})")
+            best = max((med[n] for n in names if n in med and n not in rnames), default=0)
+            ratios = [f"{med[r] / best:.2f}x" if best else "-" for r in rnames]
+            lims = [f"{100 * med[r] / limit_bps:.0f} %" for r in rnames]
+            lines.append("| " + " | ".join([mode, str(size)] + cells + ratios + lims) + " |")
+    return "\n".join(lines)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("-b", "--build", default=os.path.join(SRC, "build"))
@@ -212,6 +248,10 @@ def main():
                     help="leave out the route under OpenSSL 3.5's openssl speed")
     ap.add_argument("--no-ipsecmb", action="store_true", help="leave ipsec-mb out")
     ap.add_argument("--no-backend", action="store_true", help="leave out our code without OpenSSL")
+    ap.add_argument("--places", action="store_true",
+                    help="every figure at the buffer's four places against a cache line (in place; "
+                         "openssl speed at -misalign 0, 16, 32 and 48 from its own): a best-place "
+                         "and a worst-place table")
     ap.add_argument("-o", "--output", help="also write the table to this file")
     a = ap.parse_args()
     build = os.path.abspath(a.build)
@@ -220,6 +260,7 @@ def main():
     if not all(z.isdigit() for z in words):
         die(2, f"-z {a.sizes!r}: sizes are byte counts, separated by commas (16,1024)")
     sizes = [int(z) for z in words]
+    places = [0, 16, 32, 48] if a.places else [None]
     if any(m not in MODES for m in modes) or any(z < 16 for z in sizes):
         die(2, f"modes are {','.join(MODES)}; sizes at least 16 bytes")
     if any(z % 16 for z in sizes) and {"ecb", "cbc-dec"} & set(modes):
@@ -282,11 +323,15 @@ def main():
                 f"command; NAME-3.5: 3.5's own openssl speed, through its loader); " + ", ".join(f"{r.name}" for r in routes) +
                 ("" if a.no_backend else "; backend: aesni_bench's ours (no EVP in front)"),
                 "# GB/s median (min-max over rounds); best peer = best of the openssl and "
-                "ipsec-mb columns; ratio = route / best peer; %lim = route median / limit"]
+                "ipsec-mb columns; ratio = route / best peer; %lim = route median / limit",
+                "# buffers: " + ("in place at 0, 16, 32 and 48 bytes past a cache line (--places)"
+                                 if a.places else "where each program puts them (3.0's openssl speed "
+                                 "48 bytes past a cache line, 3.5's on one; --places to even them)")]
         print("\n".join(head) + "\n" + limit_text.rstrip().replace("\n", "\n# ").join(["# ", ""]))
         sys.stdout.flush()
 
-        res = {}  # (peer, mode, size) -> [bytes/s per round]
+        res = {}  # (peer, mode, size) -> [bytes/s per round]; with --places the best place's
+        worst = {}  # and the worst place's
         # The limit follows the core's clock, which a shared host moves (3.8-4.1 GHz within
         # minutes on the Intel Xeon of 2026-12-05: a route at 106 % of the limit read once at
         # the start). So it is read again after every round and the %lim columns divide by the
@@ -296,9 +341,11 @@ def main():
             for mode in modes:
                 for size in sizes:
                     for p in peers:
-                        if mode in p.modes:
-                            res.setdefault((p.name, mode, size), []).append(
-                                p.run(mode, size, a.seconds))
+                        if mode not in p.modes:
+                            continue
+                        figs = [p.run(mode, size, a.seconds, place) for place in places]
+                        res.setdefault((p.name, mode, size), []).append(max(figs))
+                        worst.setdefault((p.name, mode, size), []).append(min(figs))
             limit_reads.append(limits(build)[3])
             print(f"# round {rnd + 1}/{a.rounds} done, load {os.getloadavg()[0]:.2f}, "
                   f"limit {limit_reads[-1] / 1e9:.2f} GB/s", flush=True)
@@ -310,23 +357,12 @@ def main():
 
         names = [p.name for p in peers]
         rnames = [r.name for r in routes]
-        cols = ["mode", "bytes"] + names + [f"{r}/best" for r in rnames] + [f"{r} %lim" for r in rnames]
-        lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-        for mode in modes:
-            for size in sizes:
-                cells, med = [], {}
-                for n in names:
-                    v = res.get((n, mode, size))
-                    if not v:
-                        cells.append("n/a")
-                        continue
-                    med[n] = statistics.median(v)
-                    cells.append(f"{med[n] / 1e9:.2f} ({min(v) / 1e9:.2f}-{max(v) / 1e9:.2f})")
-                best = max((med[n] for n in names if n in med and n not in rnames), default=0)
-                ratios = [f"{med[r] / best:.2f}x" if best else "-" for r in rnames]
-                lims = [f"{100 * med[r] / limit_bps:.0f} %" for r in rnames]
-                lines.append("| " + " | ".join([mode, str(size)] + cells + ratios + lims) + " |")
-        table = "\n".join(lines)
+        tables = [table_of(res, names, rnames, modes, sizes, limit_bps)]
+        if a.places:
+            tables = [f"# best place (the fastest of the {len(places)} per round)\n" + tables[0],
+                      f"# worst place (the slowest of the {len(places)} per round)\n" +
+                      table_of(worst, names, rnames, modes, sizes, limit_bps)]
+        table = "\n\n".join(tables)
         print(limit_line)
         print(table)
         print(f"# load after: {os.getloadavg()[0]:.2f}")
