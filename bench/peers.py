@@ -72,7 +72,7 @@ def die(code, msg):
 
 def speed_args(mode, size, seconds, place=None):
     """openssl speed's arguments; place (--places): -misalign, the buffer moved that far on from
-    where the program's heap put it."""
+    where the program's heap put it (0 left out: openssl speed refuses "-misalign 0")."""
     return (["speed", "-elapsed", "-seconds", str(seconds), "-bytes", str(size)] +
             (["-misalign", str(place)] if place else []) +
             (["-decrypt"] if mode in DECRYPT else []) + ["-evp", CIPHER[mode]])
