@@ -272,6 +272,14 @@ CI uint8x16_t xts_mulx(uint8x16_t t)
 	return vreinterpretq_u8_u64(veorq_u64(vshlq_n_u64(v, 1), m));
 }
 
+/* The first tweak: tweak itself, or with tk the IV in tweak encrypted (aes_internal.h). */
+CI uint8x16_t xts_tweak(const struct ct_aes_key *tk, const uint8_t tweak[16])
+{
+	if (!tk)
+		return LD(tweak, 0);
+	return veorq_u8(rounds_open(tk->enc, tk->rounds, LD(tweak, 0)), RK(tk->enc, tk->rounds));
+}
+
 #define XTS_TWEAK(i)                                                                                         \
 	uint8x16_t t##i = t;                                                                                 \
 	t = xts_mulx(t);
@@ -287,21 +295,21 @@ CI uint8x16_t xts_mulx(uint8x16_t t)
 		in += 16 * (n), out += 16 * (n), nblocks -= (n);                                             \
 	}
 
-CT_TARGET_CE static void xts_enc(const struct ct_aes_key *k, uint8_t tweak[16], const uint8_t *in,
-				 uint8_t *out, size_t nblocks)
+CT_TARGET_CE static void xts_enc(const struct ct_aes_key *k, const struct ct_aes_key *tk, uint8_t tweak[16],
+				 const uint8_t *in, uint8_t *out, size_t nblocks)
 {
 	const unsigned rounds = k->rounds;
-	uint8x16_t t = LD(tweak, 0);
+	uint8x16_t t = xts_tweak(tk, tweak);
 	XTS_STEP(X8, 8, ENC, k->enc)
 	XTS_STEP(X1, 1, ENC, k->enc)
 	ST(tweak, 0, t);
 }
 
-CT_TARGET_CE static void xts_dec(const struct ct_aes_key *k, uint8_t tweak[16], const uint8_t *in,
-				 uint8_t *out, size_t nblocks)
+CT_TARGET_CE static void xts_dec(const struct ct_aes_key *k, const struct ct_aes_key *tk, uint8_t tweak[16],
+				 const uint8_t *in, uint8_t *out, size_t nblocks)
 {
 	const unsigned rounds = k->rounds;
-	uint8x16_t t = LD(tweak, 0);
+	uint8x16_t t = xts_tweak(tk, tweak);
 	XTS_STEP(X8, 8, DEC, k->dec)
 	XTS_STEP(X1, 1, DEC, k->dec)
 	ST(tweak, 0, t);
@@ -312,8 +320,7 @@ CT_TARGET_CE void ct_aes_ce_xts_one(const struct ct_aes_key *data_key, const str
 				    const uint8_t iv[16], const uint8_t *in, uint8_t *out, bool encrypt)
 {
 	const unsigned rounds = data_key->rounds;
-	const uint8x16_t t = veorq_u8(rounds_open(tweak_key->enc, tweak_key->rounds, LD(iv, 0)),
-				      RK(tweak_key->enc, tweak_key->rounds));
+	const uint8x16_t t = xts_tweak(tweak_key, iv);
 	uint8x16_t b0 = veorq_u8(LD(in, 0), t);
 	if (encrypt)
 		ROUNDS(X1, ENC, data_key->enc, rounds);

@@ -343,6 +343,18 @@ YI __m256i xts_mul_xk(__m256i t, __m256i kv)
 				_mm256_clmulepi64_epi128(_mm256_bsrli_epi128(spill, 8), poly, 0x00));
 }
 
+/* T in both lanes: tweak itself, or with tk the IV in tweak encrypted, in this register
+ * (aes_internal.h). */
+YI __m256i xts_tweak_both_lanes(const struct ct_aes_key *tk, const uint8_t tweak[16])
+{
+	if (!tk)
+		return bcast(tweak);
+	__m256i t = _mm256_xor_si256(bcast(tweak), bcast(tk->enc[0]));
+	for (unsigned r = 1; r < tk->rounds; r++)
+		t = _mm256_aesenc_epi128(t, bcast(tk->enc[r]));
+	return _mm256_aesenclast_epi128(t, bcast(tk->enc[tk->rounds]));
+}
+
 /* Register i lane l gets T x^(2i+l), each from T by its own shift: no serial chain of sixteen
  * x-multiplies before the first round (a 256-byte unit paid it whole). */
 #define YTWEAK_INIT(i) __m256i t##i = (i) ? xts_mul_xk(t0_, _mm256_set1_epi64x(2 * (i))) : t0_;
@@ -415,13 +427,15 @@ XTS_SHORT_KERNEL(xts_dec_short, DEC, dec)
 		X8(YXTS_OUT_PAD)                                                                             \
 	} while (0)
 #define XTS_KERNEL(name, cipher, keys)                                                                       \
-	CT_TARGET_YMM static void name(const struct ct_aes_key *k, uint8_t tweak[16], const uint8_t *in,     \
-				       uint8_t *out, size_t nblocks)                                         \
+	CT_TARGET_YMM static void name(const struct ct_aes_key *k, const struct ct_aes_key *tk,              \
+				       uint8_t tweak[16], const uint8_t *in, uint8_t *out, size_t nblocks)   \
 	{                                                                                                    \
 		const unsigned rounds = k->rounds;                                                           \
 		/* one batch or less: the batch loop would also make the next batch's tweaks */              \
 		if (nblocks > 16) {                                                                          \
-			const __m256i t0_ = xts_mul_xk(bcast(tweak), _mm256_set_epi64x(1, 1, 0, 0));         \
+			const __m256i t0_ =                                                                  \
+				xts_mul_xk(xts_tweak_both_lanes(tk, tweak), _mm256_set_epi64x(1, 1, 0, 0));  \
+			tk = NULL; /* T is in t0_ */                                                         \
 			X8(YTWEAK_INIT)                                                                      \
 			for (; nblocks >= 16; in += 256, out += 256, nblocks -= 16) {                        \
 				X8(YDECL)                                                                    \
@@ -437,8 +451,11 @@ XTS_SHORT_KERNEL(xts_dec_short, DEC, dec)
 			}                                                                                    \
 			ST(tweak, 0, _mm256_castsi256_si128(t0));                                            \
 		}                                                                                            \
-		if (nblocks)                                                                                 \
+		if (nblocks) {                                                                               \
+			if (tk) /* the short pass reads T from memory */                                     \
+				ST(tweak, 0, _mm256_castsi256_si128(xts_tweak_both_lanes(tk, tweak)));       \
 			name##_short(k, tweak, in, out, nblocks);                                            \
+		}                                                                                            \
 	}
 
 XTS_KERNEL(xts_enc, ENC, enc)

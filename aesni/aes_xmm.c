@@ -272,6 +272,16 @@ CT_TARGET_XMM void ct_aes_xmm_ofb(const struct ct_aes_key *k, uint8_t iv[16], co
 
 /* ---- XTS ---- */
 
+/* The first tweak: tweak itself, or with tk the IV in tweak encrypted (aes_internal.h). */
+XI __m128i xts_tweak(const struct ct_aes_key *tk, const uint8_t tweak[16])
+{
+	if (!tk)
+		return LD(tweak, 0);
+	const __m128i *tr = (const __m128i *)tk->enc;
+	const __m128i t = _mm_xor_si128(LD(tweak, 0), tr[0]);
+	return _mm_aesenclast_si128(mid_rounds(tr, tk->rounds, t), tr[tk->rounds]);
+}
+
 #define XTS_TWEAK(i)                                                                                         \
 	__m128i t##i = t;                                                                                    \
 	t = xts_mulx(t);
@@ -287,23 +297,23 @@ CT_TARGET_XMM void ct_aes_xmm_ofb(const struct ct_aes_key *k, uint8_t iv[16], co
 		in += 16 * (n), out += 16 * (n), nblocks -= (n);                                             \
 	}
 
-CT_TARGET_XMM static void xts_enc(const struct ct_aes_key *k, uint8_t tweak[16], const uint8_t *in,
-				  uint8_t *out, size_t nblocks)
+CT_TARGET_XMM static void xts_enc(const struct ct_aes_key *k, const struct ct_aes_key *tk, uint8_t tweak[16],
+				  const uint8_t *in, uint8_t *out, size_t nblocks)
 {
 	const __m128i *rk = (const __m128i *)k->enc;
 	const unsigned rounds = k->rounds;
-	__m128i t = LD(tweak, 0);
+	__m128i t = xts_tweak(tk, tweak);
 	XTS_STEP(X8, 8, ENC)
 	XTS_STEP(X1, 1, ENC)
 	ST(tweak, 0, t);
 }
 
-CT_TARGET_XMM static void xts_dec(const struct ct_aes_key *k, uint8_t tweak[16], const uint8_t *in,
-				  uint8_t *out, size_t nblocks)
+CT_TARGET_XMM static void xts_dec(const struct ct_aes_key *k, const struct ct_aes_key *tk, uint8_t tweak[16],
+				  const uint8_t *in, uint8_t *out, size_t nblocks)
 {
 	const __m128i *rk = (const __m128i *)k->dec;
 	const unsigned rounds = k->rounds;
-	__m128i t = LD(tweak, 0);
+	__m128i t = xts_tweak(tk, tweak);
 	XTS_STEP(X8, 8, DEC)
 	XTS_STEP(X1, 1, DEC)
 	ST(tweak, 0, t);
@@ -315,10 +325,8 @@ CT_TARGET_XMM static void xts_dec(const struct ct_aes_key *k, uint8_t tweak[16],
 CT_TARGET_XMM void ct_aes_xmm_xts_one(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak_key,
 				      const uint8_t iv[16], const uint8_t *in, uint8_t *out, bool encrypt)
 {
-	const __m128i *tk = (const __m128i *)tweak_key->enc;
-	const unsigned trounds = tweak_key->rounds, rounds = data_key->rounds;
-	__m128i t = _mm_xor_si128(LD(iv, 0), tk[0]);
-	t = _mm_aesenclast_si128(mid_rounds(tk, trounds, t), tk[trounds]);
+	const unsigned rounds = data_key->rounds;
+	const __m128i t = xts_tweak(tweak_key, iv);
 	__m128i b0 = _mm_xor_si128(LD(in, 0), t);
 	if (encrypt) {
 		const __m128i *rk = (const __m128i *)data_key->enc;
