@@ -204,9 +204,9 @@ void ct_aes_ofb128(const struct ct_aes_key *k, uint8_t iv[16], unsigned *num, co
 #define XTS_STEAL_IN_BATCH_MIN 16
 /* From this many whole blocks on, the kernel encrypts the tweak itself (aes_internal.h): the
  * 512-bit kernel then multiplies it into the first batch's 32 tweaks in registers, and 1 KiB units
- * ran 3-6 % faster on the Intel Xeon, 2 KiB 2-4 %. Shorter units keep the encryption here: in the
- * kernel (a copy of the IV passed in, the encrypted tweak stored for the short pass) 32-256 bytes
- * ran 5-9 % slower. */
+ * ran 1.04-1.05x faster on the Intel Xeon, 2-4 KiB 1.01-1.02x. Shorter units keep the encryption
+ * here: in the kernel (a copy of the IV passed in, the encrypted tweak stored for the short pass)
+ * 32-256 bytes ran 4-9 % slower. */
 #define XTS_TWEAK_IN_KERNEL_MIN_BLOCKS 33
 
 int ct_aes_xts(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak_key, const uint8_t iv[16],
