@@ -443,24 +443,54 @@ CT_EXPORT int EVP_DecryptInit_ex2(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cipher,
 
 /* ---- final, context life cycle, fetch ----------------------------------------------------- */
 
+typedef int (*final_fn)(EVP_CIPHER_CTX *, unsigned char *, int *);
+
+/* Which final a hook is: its direction for the direct lane (1 encrypt, 0 decrypt), or a Cipher
+ * final, the ctx's (the plain one or the _ex one: its real Encrypt or Decrypt final differs). */
+enum final_form { DECRYPT_FINAL = 0, ENCRYPT_FINAL = 1, CIPHER_FINAL, CIPHER_FINAL_EX };
+
+/* The real function a final runs: for a Cipher final the Encrypt or Decrypt one that libcrypto's
+ * would pass ctx to, chosen as it chooses (evp_data.c, ct_evp_direction_fn: without the round
+ * trip through our hooks), or the Cipher final itself where the direction cannot be asked. Asked
+ * only when the real function runs (not where the direct lane serves the final). */
+static __attribute__((noinline)) final_fn cipher_final_real(final_fn real, enum final_form form,
+							    EVP_CIPHER_CTX *ctx)
+{
+	const ct_direction_fn encrypting = ct_evp_direction_fn();
+	if (!encrypting)
+		return real;
+	final_fn own;
+	if (encrypting(ctx))
+		own = form == CIPHER_FINAL_EX ? CT_REAL(EVP_EncryptFinal_ex) : CT_REAL(EVP_EncryptFinal);
+	else
+		own = form == CIPHER_FINAL_EX ? CT_REAL(EVP_DecryptFinal_ex) : CT_REAL(EVP_DecryptFinal);
+	return own ? own : real;
+}
+
+static inline final_fn final_real(final_fn real, enum final_form form, EVP_CIPHER_CTX *ctx)
+{
+	return form >= CIPHER_FINAL ? cipher_final_real(real, form, ctx) : real;
+}
+
 /* A final: a phase of the operation (CBC's padding block, an AEAD's tag), and the end of a
  * message; failures noted (a bad decrypt is the usual one). */
-static int final_hook(const char *name, int (*real)(EVP_CIPHER_CTX *, unsigned char *, int *), int dir,
-		      EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl)
+static int final_hook(const char *name, final_fn real, enum final_form form, EVP_CIPHER_CTX *ctx,
+		      unsigned char *out, int *outl)
 {
 	if (CT_UNLIKELY(!real)) {
 		errno = ENOSYS;
 		return 0;
 	}
+	const int dir = form >= CIPHER_FINAL ? -1 : (int)form;
 	struct ct_thread *t = ct_thread_fast();
 	if (!t || !ct_enter_fast(t, CT_FAM_EVP))
-		return real(ctx, out, outl);
+		return final_real(real, form, ctx)(ctx, out, outl);
 	struct ct_timed tm;
 	ct_evp_phase_begin(t, ctx, CT_PHASE_FINAL, 0, &tm);
 	void *lane = ct_lane_possible() ? ct_evp_ctx_lane(t, ctx) : NULL;
 	int r = lane ? ct_lane_final(lane, dir, out, outl) : CT_LANE_PASS;
 	if (r == CT_LANE_PASS)
-		r = real(ctx, out, outl);
+		r = final_real(real, form, ctx)(ctx, out, outl);
 	else
 		ct_owned_inc(&t->lane_calls);
 	ct_timed_end(t, &tm);
@@ -476,37 +506,37 @@ static int final_hook(const char *name, int (*real)(EVP_CIPHER_CTX *, unsigned c
 CT_EXPORT int EVP_EncryptFinal(EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl)
 {
 	CT_PASS_FOREIGN(EVP_EncryptFinal, ctx, out, outl);
-	return final_hook("EVP_EncryptFinal", CT_REAL(EVP_EncryptFinal), 1, ctx, out, outl);
+	return final_hook("EVP_EncryptFinal", CT_REAL(EVP_EncryptFinal), ENCRYPT_FINAL, ctx, out, outl);
 }
 
 CT_EXPORT int EVP_EncryptFinal_ex(EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl)
 {
 	CT_PASS_FOREIGN(EVP_EncryptFinal_ex, ctx, out, outl);
-	return final_hook("EVP_EncryptFinal_ex", CT_REAL(EVP_EncryptFinal_ex), 1, ctx, out, outl);
+	return final_hook("EVP_EncryptFinal_ex", CT_REAL(EVP_EncryptFinal_ex), ENCRYPT_FINAL, ctx, out, outl);
 }
 
 CT_EXPORT int EVP_DecryptFinal(EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl)
 {
 	CT_PASS_FOREIGN(EVP_DecryptFinal, ctx, out, outl);
-	return final_hook("EVP_DecryptFinal", CT_REAL(EVP_DecryptFinal), 0, ctx, out, outl);
+	return final_hook("EVP_DecryptFinal", CT_REAL(EVP_DecryptFinal), DECRYPT_FINAL, ctx, out, outl);
 }
 
 CT_EXPORT int EVP_DecryptFinal_ex(EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl)
 {
 	CT_PASS_FOREIGN(EVP_DecryptFinal_ex, ctx, out, outl);
-	return final_hook("EVP_DecryptFinal_ex", CT_REAL(EVP_DecryptFinal_ex), 0, ctx, out, outl);
+	return final_hook("EVP_DecryptFinal_ex", CT_REAL(EVP_DecryptFinal_ex), DECRYPT_FINAL, ctx, out, outl);
 }
 
 CT_EXPORT int EVP_CipherFinal(EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl)
 {
 	CT_PASS_FOREIGN(EVP_CipherFinal, ctx, out, outl);
-	return final_hook("EVP_CipherFinal", CT_REAL(EVP_CipherFinal), -1, ctx, out, outl);
+	return final_hook("EVP_CipherFinal", CT_REAL(EVP_CipherFinal), CIPHER_FINAL, ctx, out, outl);
 }
 
 CT_EXPORT int EVP_CipherFinal_ex(EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl)
 {
 	CT_PASS_FOREIGN(EVP_CipherFinal_ex, ctx, out, outl);
-	return final_hook("EVP_CipherFinal_ex", CT_REAL(EVP_CipherFinal_ex), -1, ctx, out, outl);
+	return final_hook("EVP_CipherFinal_ex", CT_REAL(EVP_CipherFinal_ex), CIPHER_FINAL_EX, ctx, out, outl);
 }
 
 CT_EXPORT EVP_CIPHER_CTX *EVP_CIPHER_CTX_new(void)

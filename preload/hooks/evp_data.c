@@ -35,6 +35,48 @@ static struct data_fn fn_decrypt_update = { "EVP_DecryptUpdate", CT_ENTRY_EVP_UP
 static struct data_fn fn_cipher_update = { "EVP_CipherUpdate", CT_ENTRY_EVP_UPDATE, -1, NULL };
 static struct data_fn fn_cipher = { "EVP_Cipher", CT_ENTRY_EVP_CIPHER, -1, NULL };
 
+/*
+ * libcrypto's EVP_CipherUpdate and EVP_CipherFinal(_ex) only pick the Encrypt or Decrypt function
+ * by the context's direction (1.1.1, 3.0 and 3.5 alike: a test of ctx->encrypt and a jump through
+ * the PLT), and that jump came back through our exported hook as a nested call: ~90 instructions
+ * to pass through, three in every TLS 1.3 record libssl makes. A traced EVP_CipherUpdate or
+ * EVP_CipherFinal_ex runs the real Encrypt or Decrypt function itself, asking libcrypto for the
+ * direction the same way (EVP_CIPHER_CTX_is_encrypting; EVP_CIPHER_CTX_encrypting before 3.0):
+ * the same call, without the round trip. NULL where neither is found: the real Cipher function,
+ * as before.
+ */
+static _Atomic(ct_direction_fn) ctx_direction;
+static _Atomic int ctx_direction_known; /* 0 not resolved yet, 1 found, 2 none */
+
+ct_direction_fn ct_evp_direction_fn(void)
+{
+	const int known = atomic_load_explicit(&ctx_direction_known, memory_order_acquire);
+	if (CT_LIKELY(known))
+		return known == 1 ? atomic_load_explicit(&ctx_direction, memory_order_relaxed) : NULL;
+	void *p = ct_resolve("EVP_CIPHER_CTX_is_encrypting");
+	if (!p)
+		p = ct_resolve("EVP_CIPHER_CTX_encrypting");
+	atomic_store_explicit(&ctx_direction, (ct_direction_fn)p, memory_order_relaxed);
+	atomic_store_explicit(&ctx_direction_known, p ? 1 : 2, memory_order_release);
+	return (ct_direction_fn)p;
+}
+
+/* The real function an update of f runs on ctx: EVP_CipherUpdate's choice made here (above), any
+ * other entry's own. f is a constant in each exported hook, so only EVP_CipherUpdate's pays. */
+static inline __attribute__((always_inline)) void *update_real(const struct data_fn *f, void *real,
+							       const EVP_CIPHER_CTX *ctx)
+{
+	if (f != &fn_cipher_update)
+		return real;
+	const ct_direction_fn encrypting = ct_evp_direction_fn();
+	/* NULL until data_reals_ready has published it: then the Cipher function itself */
+	void *own = encrypting ? __atomic_load_n(encrypting(ctx) ? &fn_encrypt_update.real
+								 : &fn_decrypt_update.real,
+						 __ATOMIC_ACQUIRE)
+			       : NULL;
+	return own ? own : real;
+}
+
 /* One data call, as the slow path sees it: the arguments of either signature, and what the call
  * does (its cell, bytes and cache key). */
 struct data_call {
@@ -61,7 +103,7 @@ static int data_run(const struct data_fn *f, void *real, const struct data_call 
 	}
 	if (cipher)
 		return ((cipher_fn)real)(c->ctx, c->out, c->in, (unsigned int)c->inl);
-	return ((update_fn)real)(c->ctx, c->out, c->outl, c->in, (int)c->inl);
+	return ((update_fn)update_real(f, real, c->ctx))(c->ctx, c->out, c->outl, c->in, (int)c->inl);
 }
 
 /* EVP_Cipher returns 1/0, or a byte count / -1 for ciphers with their own framing (GCM in TLS);
@@ -372,7 +414,7 @@ static inline __attribute__((always_inline)) bool update_quiet(struct ct_thread 
 	*r = lane ? ct_lane_update(lane, f->dir, out, outl, in, inl) : CT_LANE_PASS;
 	const bool laned = *r != CT_LANE_PASS;
 	if (!laned)
-		*r = ((update_fn)real)(ctx, out, outl, in, inl);
+		*r = ((update_fn)update_real(f, real, ctx))(ctx, out, outl, in, inl);
 	quiet_leave(t, c, laned, *r == 1);
 	return true;
 }
@@ -496,7 +538,7 @@ static inline __attribute__((always_inline)) int update_hook(struct data_fn *f, 
 	void *lane = t->hot_lane;
 	int r = lane ? ct_lane_update(lane, f->dir, out, outl, in, inl) : CT_LANE_PASS;
 	if (r == CT_LANE_PASS)
-		r = FAST_REAL(*f, update_fn)(ctx, out, outl, in, inl);
+		r = ((update_fn)update_real(f, FAST_REAL(*f, void *), ctx))(ctx, out, outl, in, inl);
 	else
 		ct_owned_inc(&t->lane_calls);
 	return data_fast_leave(t, r, r == 1);

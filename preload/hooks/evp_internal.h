@@ -29,6 +29,13 @@ void ct_evp_lane_learn(struct ct_thread *t, const EVP_CIPHER_CTX *ctx, void *rct
  * and returned; NULL when ctx's cipher is not our provider's. */
 void *ct_evp_lane_relearn(struct ct_thread *t, EVP_CIPHER_CTX *ctx);
 
+/* libcrypto's own test of a context's direction (EVP_CIPHER_CTX_is_encrypting; before 3.0
+ * EVP_CIPHER_CTX_encrypting), resolved once; NULL where neither is found. The traced Cipher
+ * functions run the Encrypt or Decrypt function themselves with it, as libcrypto's would
+ * (evp_data.c). */
+typedef int (*ct_direction_fn)(const EVP_CIPHER_CTX *);
+ct_direction_fn ct_evp_direction_fn(void);
+
 /* Whether ctx is the thread's cached context (the data calls' one-entry cache: t->hot_*), and
  * the cache still valid. */
 static inline bool ct_evp_hot_ctx_is(const struct ct_thread *t, const EVP_CIPHER_CTX *ctx)
