@@ -510,9 +510,12 @@ ZI __m512i xts_mul_x32(__m512i t)
 /* Register i lane l gets T x^(4i+l): register 0 from T by per-lane shifts of 0..3 bits, the
  * others from register 0 by x^(4i), all independent of each other. */
 #define ZTWEAK_INIT(i) __m512i t##i = (i) ? xts_mul_xk(t0_, _mm512_set1_epi64(4 * (i))) : t0_;
-/* The same for the batch loop, by multiplies (xts_mul_xpow: 1 KiB units 2-3 % faster). */
-#define ZTWEAK_INIT_BATCH(i)                                                                                 \
-	__m512i t##i = (i) ? xts_mul_xpow(t0_, _mm512_set1_epi64(1ll << (4 * (i)))) : t0_;
+/* The same for the batch loop, by multiplies (xts_mul_xpow: 1 KiB units 2-3 % faster), each
+ * register straight from T in every lane (tall_), lane l by x^(4i+l): one multiply deep, not two
+ * as from register 0 (1 KiB units 1-2 % faster on the Intel Xeon). */
+#define XPOW_LANES(e)                                                                                        \
+	_mm512_set_epi64(0, 1ll << ((e) + 3), 0, 1ll << ((e) + 2), 0, 1ll << ((e) + 1), 0, 1ll << (e))
+#define ZTWEAK_INIT_BATCH(i) __m512i t##i = xts_mul_xpow(tall_, XPOW_LANES(4 * (i)));
 /* The tweak XOR and the whitening key in one ternary-logic instruction. */
 #define ZXTS_IN(i) b##i = XOR3(LD4(in, i), t##i, k0_);
 #define ZXTS_OUT(i) ST4(out, i, _mm512_xor_si512(b##i, t##i));
@@ -705,8 +708,7 @@ XTS_LEAD_KERNEL(xts_dec_lead, DEC, dec)
 		/* one batch or less: the batch loop would also make the next batch's tweaks (with a         \
 		 * block kept: a batch and that block are more than the short pass takes) */                 \
 		if (batches_) {                                                                              \
-			const __m512i t0_ = xts_mul_xpow(xts_tweak_all_lanes(tk, tweak),                     \
-							 _mm512_set_epi64(0, 8, 0, 4, 0, 2, 0, 1));            \
+			const __m512i tall_ = xts_tweak_all_lanes(tk, tweak);                                \
 			X8(ZTWEAK_INIT_BATCH)                                                                \
 			XTS_KEYS_##KEY(keys)                                                                 \
 			for (; nblocks - (keep) >= BATCH;                                                    \
