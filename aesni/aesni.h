@@ -126,6 +126,11 @@ void ct_aes_ofb128(const struct ct_aes_key *k, uint8_t iv[16], unsigned *num, co
  * The key split is OpenSSL's: the first half of the EVP key is data_key, the second tweak_key. */
 int ct_aes_xts(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak_key, const uint8_t iv[16],
 	       const uint8_t *in, uint8_t *out, size_t len, bool encrypt);
+/* The same unit from its encrypted tweak, T = E(tweak_key, iv) (ct_aes_xts_tweak): for callers
+ * that set the IV apart from the data, as EVP does, and make T once when they set it. */
+void ct_aes_xts_tweak(const struct ct_aes_key *tweak_key, const uint8_t iv[16], uint8_t tweak[16]);
+int ct_aes_xts_tweaked(const struct ct_aes_key *data_key, const uint8_t tweak[16], const uint8_t *in,
+		       uint8_t *out, size_t len, bool encrypt);
 
 /* A data call of up to this many blocks (128 B) takes aes_gcm.c's short path. */
 #define CT_GCM_SHORT_BLOCKS 8
