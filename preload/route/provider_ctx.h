@@ -53,6 +53,7 @@ struct ct_rctx {
 	size_t keylen, ivlen;
 	uint8_t iv[16], oiv[16]; /* current and original IV (CTR: counter) */
 	uint8_t buf[16];         /* ECB/CBC: partial block; CTR: keystream of the partial block */
+	uint8_t xts_tweak[16];   /* XTS: E(key2, iv), made whenever the key or the IV is set */
 	size_t bufsz;
 	unsigned num;
 	bool enc, pad, key_set, iv_set;

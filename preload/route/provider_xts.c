@@ -31,11 +31,11 @@ static int xts_init(struct ct_rctx *c, const unsigned char *key, size_t keylen, 
 {
 	c->enc = enc;
 	if (iv) {
-		if (ivlen != c->ivlen)
+		if (ivlen != c->ivlen || ivlen != sizeof(c->iv))
 			return 0;
 		c->iv_set = true;
-		memcpy(c->iv, iv, ivlen);
-		memcpy(c->oiv, iv, ivlen);
+		memcpy(c->iv, iv, sizeof(c->iv)); /* a constant length: no call (per-unit inits) */
+		memcpy(c->oiv, iv, sizeof(c->oiv));
 	}
 	if (key) {
 		if (keylen != c->keylen)
@@ -49,7 +49,12 @@ static int xts_init(struct ct_rctx *c, const unsigned char *key, size_t keylen, 
 			return 0;
 		c->key_set = true;
 	}
-	return ct_prov_xts_set_ctx_params(c, params);
+	/* The tweak depends on the key and the IV alone, and each data call encrypts one unit with
+	 * both as set: made here, once per init, not in every call (OpenSSL makes it per call; a
+	 * program that re-inits per unit pays it here instead, a loop over one IV once). */
+	if ((key || iv) && c->key_set && c->iv_set)
+		ct_aes_xts_tweak(&c->u.k.key2, c->iv, c->xts_tweak);
+	return params ? ct_prov_xts_set_ctx_params(c, params) : 1;
 }
 
 int ct_prov_xts_einit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
@@ -73,7 +78,7 @@ int ct_prov_xts_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outs
 		return 0;
 	if (inl > (size_t)XTS_MAX_BLOCKS_PER_DATA_UNIT * CT_AES_BLOCK)
 		return 0;
-	if (ct_aes_xts(&c->u.k.key, &c->u.k.key2, c->iv, in, out, inl, c->enc) != 0)
+	if (ct_aes_xts_tweaked(&c->u.k.key, c->xts_tweak, in, out, inl, c->enc) != 0)
 		return 0;
 	*outl = inl;
 	return 1;

@@ -129,6 +129,8 @@ enum op_kind {
 	OP_REINIT_IV,
 	OP_REINIT_NONE,
 	OP_REINIT_KEY,
+	OP_NEXT_IV,  /* XTS: the next unit's IV alone (derived from the script's and len) */
+	OP_NEXT_KEY, /* XTS: a key alone, the script's with one byte changed (at and by len) */
 	OP_QUERY,
 	OP_SETNUM,
 	OP_PROBE
@@ -285,6 +287,10 @@ static void make_script(struct script *s, unsigned alg)
 			size_t n = u + 1 == units ? left : rnd_below(left + 1);
 			add_op(s, OP_DATA, n, (int)rnd_below(2));
 			left -= n;
+			/* the unit after with another IV or another key, set alone: the tweak must
+			 * follow whichever of the two an init sets */
+			if (rnd_below(3) == 0)
+				add_op(s, rnd_below(3) ? OP_NEXT_IV : OP_NEXT_KEY, rnd_below(1u << 20), 0);
 			if (rnd_below(3) == 0)
 				add_op(s, OP_QUERY, 0, 0);
 			if (rnd_below(8) == 0)
@@ -520,6 +526,20 @@ static int run_ops(EVP_CIPHER_CTX *ctx, const struct script *s, int from, size_t
 				}
 			}
 			break;
+		case OP_NEXT_IV: {
+			uint8_t iv[16];
+			memcpy(iv, s->iv, sizeof(iv));
+			iv[o->len % 16] ^= (uint8_t)(1 + o->len / 16 % 255);
+			tr_int(t, i, EVP_CipherInit_ex(ctx, NULL, NULL, NULL, iv, s->enc));
+			break;
+		}
+		case OP_NEXT_KEY: {
+			uint8_t key[64];
+			memcpy(key, s->key, sizeof(key));
+			key[o->len % (size_t)s->keylen] ^= (uint8_t)(1 + o->len / 64 % 255);
+			tr_int(t, i, EVP_CipherInit_ex(ctx, NULL, NULL, key, NULL, s->enc));
+			break;
+		}
 		case OP_REINIT_NONE:
 			r = EVP_CipherInit_ex(ctx, NULL, NULL, NULL, NULL, s->enc);
 			tr_int(t, i, r);
