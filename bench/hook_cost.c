@@ -7,8 +7,12 @@
  * best of ROUNDS batches. bench/hook_cost.sh runs it natively and under the preload, alternating,
  * and prints the ratios; run alone it prints "ns_per_call <best>".
  *
- * usage: hook_cost [LEN [CALLS_PER_BATCH [ROUNDS [CIPHER [enc|dec [inplace]]]]]]
- *        (defaults 16, 1000000, 15, aes-128-cbc, enc; inplace: out = in, as openssl speed)
+ * usage: hook_cost [LEN [CALLS_PER_BATCH [ROUNDS [CIPHER [enc|dec [inplace|apart [sameiv|newiv
+ *        [OFFSET]]]]]]]]
+ *        (defaults 16, 1000000, 15, aes-128-cbc, enc, apart, sameiv, 0; inplace: out = in, as
+ *        openssl speed; newiv: each call after an init with the next IV, the unit's number, as a
+ *        disk encryptor sets each sector's (bench/xts_units.py); OFFSET: the buffers that many
+ *        bytes past a cache line's start)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,14 +36,18 @@ int main(int argc, char **argv)
 	const char *name = argc > 4 ? argv[4] : "aes-128-cbc";
 	int enc = !(argc > 5 && !strcmp(argv[5], "dec"));
 	int inplace = argc > 6 && !strcmp(argv[6], "inplace");
+	int newiv = argc > 7 && !strcmp(argv[7], "newiv");
+	int offset = argc > 8 ? atoi(argv[8]) : 0;
 	const EVP_CIPHER *cipher = EVP_get_cipherbyname(name);
-	if (len <= 0 || len > 65536 || calls <= 0 || rounds <= 0 || !cipher) {
+	if (len <= 0 || len > 65536 || calls <= 0 || rounds <= 0 || !cipher || offset < 0 || offset > 63) {
 		fprintf(stderr,
 			"usage: hook_cost [LEN [CALLS_PER_BATCH [ROUNDS [CIPHER [enc|dec "
-			"[inplace]]]]]]\n");
+			"[inplace|apart [sameiv|newiv [OFFSET]]]]]]]]\n");
 		return 2;
 	}
-	static unsigned char key[64], iv[16], in[65536], out[65536 + 16];
+	static unsigned char key[64], iv[16], inbuf[65536 + 64] __attribute__((aligned(64))),
+		outbuf[65536 + 16 + 64] __attribute__((aligned(64)));
+	unsigned char *in = inbuf + offset, *out = outbuf + offset;
 	for (size_t i = 0; i < sizeof(key); i++) /* XTS refuses a key whose two halves are equal */
 		key[i] = (unsigned char)i;
 	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
@@ -54,7 +62,14 @@ int main(int argc, char **argv)
 	for (int r = 0; r < rounds; r++) {
 		int outl;
 		double t0 = thread_ns();
-		if (enc) {
+		if (newiv) {
+			for (long i = 0; i < calls; i++) {
+				memcpy(iv, &i, sizeof(i)); /* the unit's number, little-endian on x86 */
+				if (!EVP_CipherInit_ex(ctx, NULL, NULL, NULL, iv, enc) ||
+				    !EVP_CipherUpdate(ctx, dst, &outl, in, len))
+					return 1;
+			}
+		} else if (enc) {
 			for (long i = 0; i < calls; i++)
 				if (!EVP_EncryptUpdate(ctx, dst, &outl, in, len))
 					return 1;

@@ -30,7 +30,11 @@ Rounds alternate: each round runs every peer once on each (mode, size) before th
 so drift and other jobs on the machine hit all peers alike; the table shows the median and the
 range (min-max) over the rounds. Before timing, each route library's report is checked to have
 served every mode on a route:aesni path (a figure of native OpenSSL under another name would
-otherwise pass unseen). The header names the CPU, our code level, ipsec-mb's and the limit
+otherwise pass unseen). Each round also moves the programs' stacks against their buffers: an
+environment variable of a length drawn per round (stack_pad; the same for every peer within the
+round), since where the stack sits modulo 4 KiB moved one program's figure by up to 8 % on the
+Intel Xeon (2026-12-06: a 4 KiB XTS unit in place, whose last stores alias the stack's loads
+after it), and a single place would favour whichever program it happens to suit. The header names the CPU, our code level, ipsec-mb's and the limit
 (BUILD/aesni/aesni_bench --limits: the widest AES instruction's measured throughput, read
 before the rounds and after each, the highest reading used: it follows the core's clock).
 
@@ -51,6 +55,7 @@ Exit 77 when this is not an x86-64 machine with AES-NI or nothing is built."""
 import argparse
 import json
 import os
+import random
 import re
 import shutil
 import statistics
@@ -66,6 +71,16 @@ SIZES = [16, 256, 1024, 8192, 16384]
 CIPHER = {"ecb": "aes-128-ecb", "ctr": "aes-128-ctr", "cbc-dec": "aes-128-cbc",
           "xts": "aes-128-xts", "xts-dec": "aes-128-xts", "gcm": "aes-128-gcm"}
 DECRYPT = {"cbc-dec", "xts-dec"}
+
+
+# The round's stack place (main sets it): merged into every program's environment.
+STACK_PAD = {}
+
+
+def stack_pad(rnd):
+    """An environment entry whose length (0-4080, a multiple of 16, drawn from the round's number)
+    moves the stack of every program started with it: the same for every peer within a round."""
+    return {"CT_BENCH_STACK_PAD": "x" * random.Random(rnd).randrange(0, 4096, 16)}
 
 
 def die(code, msg):
@@ -98,7 +113,7 @@ class Peer:
 
 def openssl_peer(name, argv_of, env):
     def run(mode, size, seconds, place=None):
-        p = subprocess.run(argv_of(speed_args(mode, size, seconds, place)), env=env,
+        p = subprocess.run(argv_of(speed_args(mode, size, seconds, place)), env={**env, **STACK_PAD},
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         return speed_figure(p, f"{name} {mode} {size}")
     return Peer(name, run, MODES)
@@ -119,7 +134,7 @@ def route_peer(name, cryptrace, lib, work, tree=None):
 
     def run(mode, size, seconds, place=None):
         out = tempfile.mkdtemp(dir=work)
-        p = subprocess.run(cmd(speed_args(mode, size, seconds, place), out), env=env,
+        p = subprocess.run(cmd(speed_args(mode, size, seconds, place), out), env={**env, **STACK_PAD},
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         shutil.rmtree(out, ignore_errors=True)
         return speed_figure(p, f"{name} {mode} {size}")
@@ -159,7 +174,7 @@ def backend_peer(exe):
         where = [] if place is None else ["--in-place", "--misalign", str(place)]
         p = subprocess.run([exe, "--no-masked", "--modes", names[mode], "--sizes", str(size),
                             "--ms", str(1000 * seconds)] + where, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, text=True)
+                           stderr=subprocess.PIPE, text=True, env={**os.environ, **STACK_PAD})
         row = [ln.split() for ln in p.stdout.splitlines()
                if ln.split()[:2] == [names[mode], str(size)]] if p.returncode == 0 else []
         if not row:
@@ -174,7 +189,7 @@ def ipsecmb_peer(exe):
     def run(mode, size, seconds, place=None):
         where = [] if place is None else [str(place)]  # in place, that far past a cache line
         p = subprocess.run([exe, names[mode], str(size), str(seconds)] + where, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE)
+                           stderr=subprocess.PIPE, env={**os.environ, **STACK_PAD})
         if p.returncode != 0:
             die(1, f"ipsec-mb {mode} {size}: {p.stderr.decode(errors='replace').strip()}")
         return float(p.stdout.split()[0])
@@ -348,6 +363,8 @@ def main():
         # highest reading: a figure above 100 % then outran every reading, not a slow first one.
         limit_reads = [limit_bps]
         for rnd in range(a.rounds):
+            STACK_PAD.clear()
+            STACK_PAD.update(stack_pad(rnd))
             for mode in modes:
                 for size in sizes:
                     for p in peers:
@@ -358,7 +375,8 @@ def main():
                         worst.setdefault((p.name, mode, size), []).append(min(figs))
             limit_reads.append(limits(build)[3])
             print(f"# round {rnd + 1}/{a.rounds} done, load {os.getloadavg()[0]:.2f}, "
-                  f"limit {limit_reads[-1] / 1e9:.2f} GB/s", flush=True)
+                  f"limit {limit_reads[-1] / 1e9:.2f} GB/s, stack pad "
+                  f"{len(STACK_PAD['CT_BENCH_STACK_PAD'])} B", flush=True)
         limit_bps = max(limit_reads)
         limit_line = (f"# limit for %lim: {limit_bps / 1e9:.2f} GB/s, the highest of {len(limit_reads)} "
                       f"readings (one before the rounds, one after each: "
