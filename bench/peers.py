@@ -24,7 +24,9 @@ and to the instruction limit of this CPU.
                no EVP cost per call (--no-backend leaves it out); each other route's "in front"
                column is its time a request less the backend's: the EVP calls, hooks, lane and
                provider in front of our code, and the buffer's place (a 3.0 openssl speed GCM
-               message is four EVP calls: ~40 ns at any size on an Intel Xeon, 2026-12-05)
+               message is four EVP calls: ~40 ns at any size on an Intel Xeon, 2026-12-05);
+               XTS's tweak the backend makes in the unit and the route at init
+               (provider_xts.c), so there the column can be negative
 
 Rounds alternate: each round runs every peer once on each (mode, size) before the next round,
 so drift and other jobs on the machine hit all peers alike; the table shows the median and the
