@@ -256,6 +256,11 @@ static inline __attribute__((always_inline)) void xts_unit(const struct ct_aes_k
 	ct_aes_xts_steal_base(data_key, s->t, in + 16 * bulk, out + 16 * bulk, tail, encrypt);
 }
 
+void ct_aes_xts_tweak(const struct ct_aes_key *tweak_key, const uint8_t iv[16], uint8_t tweak[16])
+{
+	ct_aes_base_kernels.ecb_enc(tweak_key, iv, tweak, 1);
+}
+
 int ct_aes_xts(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak_key, const uint8_t iv[16],
 	       const uint8_t *in, uint8_t *out, size_t len, bool encrypt)
 {
@@ -271,16 +276,11 @@ int ct_aes_xts(const struct ct_aes_key *data_key, const struct ct_aes_key *tweak
 		memcpy(s.t, iv, 16);
 		tk = tweak_key; /* the kernel encrypts it */
 	} else {
-		ct_aes_base_kernels.ecb_enc(tweak_key, iv, s.t, 1);
+		ct_aes_xts_tweak(tweak_key, iv, s.t);
 	}
 	xts_unit(data_key, tk, &s, in, out, len, encrypt);
 	ct_wipe(&s, sizeof(s));
 	return 0;
-}
-
-void ct_aes_xts_tweak(const struct ct_aes_key *tweak_key, const uint8_t iv[16], uint8_t tweak[16])
-{
-	ct_aes_base_kernels.ecb_enc(tweak_key, iv, tweak, 1);
 }
 
 int ct_aes_xts_tweaked(const struct ct_aes_key *data_key, const uint8_t tweak[16], const uint8_t *in,
