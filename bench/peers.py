@@ -33,11 +33,12 @@ so drift and other jobs on the machine hit all peers alike; the table shows the 
 range (min-max) over the rounds. Before timing, each route library's report is checked to have
 served every mode on a route:aesni path (a figure of native OpenSSL under another name would
 otherwise pass unseen). Each round also moves the programs' stacks against their buffers: an
-environment variable of a length drawn per round (stack_pad; the same for every peer within the
-round), since where the stack sits modulo 4 KiB moved one program's figure by up to 8 % on the
-Intel Xeon (2026-12-06: a 4 KiB XTS unit in place, whose last stores alias the stack's loads
-after it), and a single place would favour whichever program it happens to suit. The header names the CPU, our code level, ipsec-mb's and the limit
-(BUILD/aesni/aesni_bench --limits: the widest AES instruction's measured throughput, read
+environment variable of a length drawn per round (use_stack_pad; the same for every peer within
+the round), since where the stack sits modulo 4 KiB moved one program's figure by up to 8 % on
+the Intel Xeon (2026-12-06: a 4 KiB XTS unit in place; likely its last stores aliasing the
+stack's loads after it), and a single place would favour whichever program it happens to suit.
+The header names the CPU, our code level, ipsec-mb's and the limit (BUILD/aesni/aesni_bench
+--limits: the widest AES instruction's measured throughput, read
 before the rounds and after each, the highest reading used: it follows the core's clock).
 
 The buffer's place against a cache line is each program's own: OpenSSL 3.0.22's openssl speed
@@ -79,10 +80,14 @@ DECRYPT = {"cbc-dec", "xts-dec"}
 STACK_PAD = {}
 
 
-def stack_pad(rnd):
-    """An environment entry whose length (0-4080, a multiple of 16, drawn from the round's number)
-    moves the stack of every program started with it: the same for every peer within a round."""
-    return {"CT_BENCH_STACK_PAD": "x" * random.Random(rnd).randrange(0, 4096, 16)}
+def use_stack_pad(rnd):
+    """Sets STACK_PAD for round rnd: an environment entry whose length (0-4080, a multiple of 16,
+    drawn from the round's number) moves the stack of every program started with it, the same
+    for every peer within the round. Returns that length."""
+    n = random.Random(rnd).randrange(0, 4096, 16)
+    STACK_PAD.clear()
+    STACK_PAD["CT_BENCH_STACK_PAD"] = "x" * n
+    return n
 
 
 def die(code, msg):
@@ -365,8 +370,7 @@ def main():
         # highest reading: a figure above 100 % then outran every reading, not a slow first one.
         limit_reads = [limit_bps]
         for rnd in range(a.rounds):
-            STACK_PAD.clear()
-            STACK_PAD.update(stack_pad(rnd))
+            pad = use_stack_pad(rnd)
             for mode in modes:
                 for size in sizes:
                     for p in peers:
@@ -377,8 +381,7 @@ def main():
                         worst.setdefault((p.name, mode, size), []).append(min(figs))
             limit_reads.append(limits(build)[3])
             print(f"# round {rnd + 1}/{a.rounds} done, load {os.getloadavg()[0]:.2f}, "
-                  f"limit {limit_reads[-1] / 1e9:.2f} GB/s, stack pad "
-                  f"{len(STACK_PAD['CT_BENCH_STACK_PAD'])} B", flush=True)
+                  f"limit {limit_reads[-1] / 1e9:.2f} GB/s, stack pad {pad} B", flush=True)
         limit_bps = max(limit_reads)
         limit_line = (f"# limit for %lim: {limit_bps / 1e9:.2f} GB/s, the highest of {len(limit_reads)} "
                       f"readings (one before the rounds, one after each: "

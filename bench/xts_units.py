@@ -16,8 +16,8 @@ of the route's XTS rests on the benchmark's reuse of one IV.
 Each figure is bench/hook_cost's best of 9 batches (thread CPU time) in ns a unit, in place, the
 buffer OFFSET bytes past a cache line; the table gives the median (min-max) over the rounds and the
 route's speed against the faster OpenSSL (best ns / route ns: > 1 is faster). Each round moves
-the programs' stacks as peers.py does (stack_pad: the same place for every program within a
-round); take 7 rounds or more for a verdict.
+the programs' stacks as peers.py does (use_stack_pad: the same place for every program within
+a round); take 7 rounds or more for a verdict.
 
 usage: bench/xts_units.py [-b BUILD] [-r ROUNDS] [-z SIZES] [-p PLACES] [-d DIRS]
                           [--route-lib NAME=LIB ...] [-o FILE]
@@ -113,8 +113,7 @@ def main():
     print("\n".join(head), flush=True)
     res = {}
     for r in range(a.rounds):
-        peers.STACK_PAD.clear()
-        peers.STACK_PAD.update(peers.stack_pad(r))
+        pad = peers.use_stack_pad(r)
         for size in sizes:
             for shape in SHAPES:
                 for d in dirs:
@@ -123,8 +122,7 @@ def main():
                         for name, run in order:
                             res.setdefault((name, size, shape, d, place), []).append(
                                 ns_a_unit(run, name, size, shape, d, place))
-        print(f"# round {r + 1}/{a.rounds} done, stack pad "
-              f"{len(peers.STACK_PAD['CT_BENCH_STACK_PAD'])} B", flush=True)
+        print(f"# round {r + 1}/{a.rounds} done, stack pad {pad} B", flush=True)
     cols = (["bytes", "IV", "dir", "offset"] + [n for n, _ in runners] + [f"{n}/best" for n in route_names])
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for size in sizes:
